@@ -1,0 +1,107 @@
+// Lint rules, including the layers of DESIGN §2 as import restrictions: crossing a process
+// boundary the wrong way is a build error, as in VS Code's code-layering rule.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const electronOnly = {
+  name: 'electron',
+  message: 'Only electron/main.ts, electron/utility.ts and electron/preload.ts may import electron (DESIGN §2).',
+};
+
+/** SDK layers, lowest first: a module may import only from its own layer or a lower one. */
+const sdkLayers = [
+  ['util', 'errors'],
+  ['format', 'permissions'],
+  ['trust'],
+  ['resolve', 'cache', 'sandbox'],
+  ['registry'],
+  ['store'],
+  ['run'],
+  ['cli'],
+];
+
+function sdkLayerRules() {
+  return sdkLayers.flatMap((layer, index) => {
+    const higher = sdkLayers.slice(index + 1).flat();
+    if (higher.length === 0) return [];
+    return layer.map((dir) => ({
+      files: [dir === 'errors' ? 'sdk/src/errors.ts' : `sdk/src/${dir}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: [electronOnly],
+            patterns: [
+              {
+                group: ['**/electron/**', '**/renderer/**'],
+                message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).',
+              },
+              {
+                group: higher.flatMap((h) => [`../${h}/*`, `../../${h}/*`, `../${h}.js`]),
+                message: `sdk/src/${dir} sits below ${higher.join(', ')} in the SDK's layers and may not import from them.`,
+              },
+            ],
+          },
+        ],
+      },
+    }));
+  });
+}
+
+export default tseslint.config(
+  {
+    ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['sdk/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronOnly],
+          patterns: [{ group: ['**/electron/**', '**/renderer/**'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' }],
+        },
+      ],
+    },
+  },
+  ...sdkLayerRules(),
+  {
+    files: ['electron/host/**/*.ts', 'electron/web.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [electronOnly], patterns: [{ group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] }],
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronOnly],
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto'], message: 'The renderer is browser code: no Node modules (DESIGN §2).' },
+            { group: ['@arcotheon/sdk', '**/sdk/**', '**/electron/**'], message: 'The renderer talks only to window.arcotheon, never to the SDK or the host directly (DESIGN §2).' },
+          ],
+        },
+      ],
+    },
+  },
+);

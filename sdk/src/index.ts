@@ -1,0 +1,9 @@
+/**
+ * @arcotheon/sdk public exports. Everything exported here follows semver (host contract,
+ * "Versioning of this contract") and is listed in sdk/README.md.
+ */
+export { AdcapError, ERROR_CODES, isAdcapError, type ErrorCode } from './errors.js';
+export { canonicalJson, manifestDigest } from './format/canonical-json.js';
+export { parseStrictJson } from './format/strict-json.js';
+export type * from './format/manifest-types.js';
+export { ADCAP_FORMAT_VERSION, ADCAP_SUPPORTED_MAJOR } from './format/manifest-types.js';
