@@ -1,0 +1,70 @@
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock, withLock } from '../../../sdk/src/util/lock.js';
+import { exited, spawnTs, waitForLine } from '../../helpers/spawn-ts.js';
+
+const holder = join(import.meta.dirname, '../../fixtures/lock-holder.ts');
+
+async function lockPathInTemp(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), 'adcap-lock-')), 'locks', 'home.lock');
+}
+
+describe('home lock', () => {
+  it('serialises holders inside one process', async () => {
+    const path = await lockPathInTemp();
+    const order: string[] = [];
+    await Promise.all(
+      ['a', 'b', 'c'].map((name) =>
+        withLock(path, name, async () => {
+          order.push(`${name}+`);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          order.push(`${name}-`);
+        }),
+      ),
+    );
+    // Every entry is immediately followed by its own exit: no two holders overlapped.
+    for (let i = 0; i < order.length; i += 2) expect(order[i]?.[0]).toBe(order[i + 1]?.[0]);
+  });
+
+  it('fails with E_LOCKED naming the holder when another process keeps the lock past the wait', async () => {
+    const path = await lockPathInTemp();
+    const child = spawnTs(holder, [path]);
+    try {
+      await waitForLine(child, (line) => line === 'locked');
+      await expect(acquireLock(path, 'second', { waitMs: 300 })).rejects.toMatchObject({
+        code: 'E_LOCKED',
+        message: expect.stringContaining(`process ${child.pid}`),
+      });
+    } finally {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+  });
+
+  it('waits for a live holder that releases, then takes the lock', async () => {
+    const path = await lockPathInTemp();
+    const child = spawnTs(holder, [path, '400']);
+    await waitForLine(child, (line) => line === 'locked');
+    const started = Date.now();
+    const lock = await acquireLock(path, 'second', { waitMs: 10_000 });
+    expect(Date.now() - started).toBeGreaterThan(100);
+    await lock.release();
+    await exited(child);
+  });
+
+  it('takes over at once from a holder that was SIGKILLed', async () => {
+    const path = await lockPathInTemp();
+    const child = spawnTs(holder, [path]);
+    await waitForLine(child, (line) => line === 'locked');
+    child.kill('SIGKILL');
+    await exited(child);
+    const started = Date.now();
+    const lock = await acquireLock(path, 'recovery', { waitMs: 5_000, staleMs: 60_000 });
+    // Not the heartbeat timeout: the dead pid alone marks the lock stale.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await lock.release();
+    expect(await readdir(join(path, '..'))).toEqual([]);
+  });
+});
