@@ -1,0 +1,182 @@
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AdcapError } from '../errors.js';
+import { canonicalJson } from '../format/canonical-json.js';
+import { writeJsonAtomic } from '../util/fs-atomic.js';
+import { sha256Hex } from '../util/hash.js';
+import { withLock } from '../util/lock.js';
+
+/**
+ * The audit log (issue 6; background: spec/background-skills-and-capsules.md on audit trails).
+ * Every tool and workflow run appends one JSON line to home/audit/<yyyy-mm>.jsonl. Each line holds
+ * a sequence number and the SHA-256 of the previous line's bytes, so editing, removing or
+ * reordering any line breaks the chain; `head.json` records the last sequence and hash, so cutting
+ * lines off the end is detected too.
+ */
+export interface AuditEvent {
+  kind: 'tool' | 'workflow';
+  capability: string;
+  version: string;
+  manifestSha256: string;
+  /** Tool name, or workflow id. */
+  name: string;
+  inputSha256: string;
+  outputSha256: string | null;
+  grantsUsed: string[];
+  durationMs: number;
+  outcome: 'ok' | 'error';
+  errorCode?: string;
+}
+
+export interface AuditLine extends AuditEvent {
+  seq: number;
+  time: string;
+  prev: string;
+}
+
+export interface AuditHead {
+  seq: number;
+  hash: string;
+  file: string;
+}
+
+export const GENESIS = '0'.repeat(64);
+
+export class AuditLog {
+  constructor(private readonly dir: string) {}
+
+  private get headFile(): string {
+    return join(this.dir, 'head.json');
+  }
+
+  /** Appends one event under the audit lock; returns the line as written. */
+  async append(event: AuditEvent, now: Date = new Date()): Promise<AuditLine> {
+    await mkdir(this.dir, { recursive: true });
+    return withLock(join(this.dir, '.lock'), 'audit append', async () => {
+      const head = await this.readHead();
+      const line: AuditLine = { ...event, seq: head.seq + 1, time: now.toISOString(), prev: head.hash };
+      const text = canonicalJson(line);
+      // Never an earlier file than the last line's, even if the clock went back: the chain is read
+      // in file-name order.
+      const month = `${now.toISOString().slice(0, 7)}.jsonl`;
+      const file = head.file !== '' && head.file > month ? head.file : month;
+      const handle = await open(join(this.dir, file), 'a');
+      try {
+        await handle.appendFile(`${text}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await writeJsonAtomic(this.headFile, { seq: line.seq, hash: sha256Hex(text), file } satisfies AuditHead);
+      return line;
+    }, { what: 'The audit log' });
+  }
+
+  private async readHead(): Promise<AuditHead> {
+    try {
+      return JSON.parse(await readFile(this.headFile, 'utf8')) as AuditHead;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // No head yet: either a new log, or a head lost in a crash right after a line was appended.
+      const lines = await this.readAllLines();
+      const last = lines.at(-1);
+      return last === undefined ? { seq: 0, hash: GENESIS, file: '' } : { seq: last.seq, hash: sha256Hex(last.text), file: last.file };
+    }
+  }
+
+  private async readAllLines(): Promise<Array<{ file: string; lineNo: number; text: string; seq: number; prev: string }>> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((n) => /^\d{4}-\d{2}\.jsonl$/.test(n)).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const out: Array<{ file: string; lineNo: number; text: string; seq: number; prev: string }> = [];
+    for (const file of names) {
+      const content = await readFile(join(this.dir, file), 'utf8');
+      const lines = content.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      lines.forEach((text, index) => {
+        let parsed: { seq?: unknown; prev?: unknown };
+        try {
+          parsed = JSON.parse(text) as { seq?: unknown; prev?: unknown };
+        } catch {
+          parsed = {};
+        }
+        out.push({
+          file,
+          lineNo: index + 1,
+          text,
+          seq: typeof parsed.seq === 'number' ? parsed.seq : -1,
+          prev: typeof parsed.prev === 'string' ? parsed.prev : '',
+        });
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Checks the whole chain. Returns the number of lines verified, or throws E_HASH naming the
+   * first line that was edited, removed, inserted or moved.
+   */
+  async verify(): Promise<{ lines: number; head: string }> {
+    const lines = await this.readAllLines();
+    let expectedPrev = GENESIS;
+    let expectedSeq = 1;
+    for (const line of lines) {
+      const where = `${line.file} line ${line.lineNo}`;
+      if (line.seq !== expectedSeq) {
+        throw tampered(`${where} has sequence ${line.seq} where ${expectedSeq} was expected, so a line was removed, inserted or moved`);
+      }
+      if (line.prev !== expectedPrev) {
+        throw tampered(`${where} does not follow the line before it, so that line was edited or the order changed`);
+      }
+      if (canonicalOrNull(line.text) !== line.text) throw tampered(`${where} is not in canonical form, so it was edited`);
+      expectedPrev = sha256Hex(line.text);
+      expectedSeq++;
+    }
+    let head: AuditHead | null = null;
+    try {
+      head = JSON.parse(await readFile(this.headFile, 'utf8')) as AuditHead;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (head !== null && (head.seq !== expectedSeq - 1 || head.hash !== expectedPrev)) {
+      throw tampered(`the log ends at line ${expectedSeq - 1} but its head records ${head.seq} lines, so lines were removed from the end or the head was edited`);
+    }
+    return { lines: lines.length, head: expectedPrev };
+  }
+}
+
+function canonicalOrNull(text: string): string | null {
+  try {
+    return canonicalJson(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+function tampered(problem: string): AdcapError {
+  // E_HASH: a recorded SHA-256 no longer matches what it pins, as for a package entry (DESIGN §9).
+  return new AdcapError('E_HASH', `The audit log was changed: ${problem}.`, { details: { problem } });
+}
+
+/**
+ * The SHA-256 recorded for a tool's input or output: of its JSON with sorted keys. Unlike signed
+ * data, tool data may hold fractions, so this is canonical JSON's key order without its integer rule.
+ */
+export function auditDigest(value: unknown): string {
+  return sha256Hex(sortedJson(value));
+}
+
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => sortedJson(v === undefined ? null : v)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(record[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+

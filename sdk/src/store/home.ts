@@ -1,0 +1,80 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { AdcapError } from '../errors.js';
+
+/**
+ * Paths of the home directory (DESIGN §6). One object knows the layout, so no other module
+ * builds a home path by hand.
+ *
+ *   config.json                      remotes and settings
+ *   remotes/<name>/catalog.json      last verified catalogue
+ *   packages/<pub>/<name>/<version>/ verified, extracted, read-only install
+ *   packages/<pub>/<name>/state.json active version, history, grants
+ *   cache/sha256/<2>/<64>            content-addressed blobs
+ *   tooldata/<pub>/<name>/<tool>/    storage:data
+ *   audit/<yyyy-mm>.jsonl            hash-chained run log
+ *   locks/                           inter-process locks
+ *   journal/<op>.json                intent records of operations in flight (for doctor)
+ */
+export class HomeLayout {
+  constructor(readonly root: string) {}
+
+  get config(): string {
+    return join(this.root, 'config.json');
+  }
+  get packagesDir(): string {
+    return join(this.root, 'packages');
+  }
+  get cacheDir(): string {
+    return join(this.root, 'cache');
+  }
+  get auditDir(): string {
+    return join(this.root, 'audit');
+  }
+  get locksDir(): string {
+    return join(this.root, 'locks');
+  }
+  get homeLock(): string {
+    return join(this.locksDir, 'home.lock');
+  }
+  get journalDir(): string {
+    return join(this.root, 'journal');
+  }
+  remoteDir(name: string): string {
+    return join(this.root, 'remotes', name);
+  }
+  packageDir(id: string): string {
+    const [publisher, name] = splitId(id);
+    return join(this.packagesDir, publisher, name);
+  }
+  versionDir(id: string, version: string): string {
+    return join(this.packageDir(id), version);
+  }
+  stateFile(id: string): string {
+    return join(this.packageDir(id), 'state.json');
+  }
+  toolDataDir(id: string, tool: string): string {
+    const [publisher, name] = splitId(id);
+    return join(this.root, 'tooldata', publisher, name, tool);
+  }
+}
+
+const ID_PART = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** Splits `publisher/name`, refusing anything that could escape the packages directory. */
+export function splitId(id: string): [string, string] {
+  const parts = id.split('/');
+  const [publisher, name] = parts;
+  if (parts.length !== 2 || publisher === undefined || name === undefined || !ID_PART.test(publisher) || !ID_PART.test(name) || publisher.length > 64 || name.length > 64) {
+    throw new AdcapError('E_USAGE', `"${id}" is not a capability id; ids look like publisher/name, in lowercase letters, digits and single hyphens.`);
+  }
+  return [publisher, name];
+}
+
+/** The platform's data directory for Arcotheon, used when no home is given. */
+export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env['ARCOTHEON_HOME']) return env['ARCOTHEON_HOME'];
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Arcotheon');
+  if (platform === 'win32') return join(env['APPDATA'] ?? join(homedir(), 'AppData', 'Roaming'), 'Arcotheon');
+  return join(env['XDG_DATA_HOME'] ?? join(homedir(), '.local', 'share'), 'arcotheon');
+}

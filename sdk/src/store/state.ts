@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { AdcapError } from '../errors.js';
+import { parseStrictJson } from '../format/strict-json.js';
+import { writeJsonAtomic } from '../util/fs-atomic.js';
+import type { HomeLayout } from './home.js';
+
+/** Where an installed version came from: a registry remote, or a local file (sideload). */
+export type InstallSource =
+  | { kind: 'registry'; remote: string; signedBy: string[] }
+  | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean };
+
+export interface VersionRecord {
+  manifestSha256: string;
+  archiveSha256: string;
+  archiveSize: number;
+  installedAt: string;
+  source: InstallSource;
+  /** The grants this version ran with, so a rollback restores them (issue 4). */
+  grants: string[];
+}
+
+/**
+ * packages/<pub>/<name>/state.json (DESIGN §6): `{ active, history, grants, ... }`.
+ * `history` lists earlier versions still on disk, oldest first; `grants` are the grants of the
+ * active version as `id[:scope]` strings.
+ */
+export interface PackageState {
+  id: string;
+  active: string;
+  history: string[];
+  grants: string[];
+  versions: Record<string, VersionRecord>;
+  /** Installed because the user asked for it (true) or only as a dependency (false). */
+  explicit: boolean;
+  updatedAt: string;
+}
+
+export async function readState(home: HomeLayout, id: string): Promise<PackageState | null> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(home.stateFile(id));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new AdcapError('E_IO', `Could not read the state of ${id}: ${(error as Error).message}`, { cause: error });
+  }
+  const value = parseStrictJson(bytes, `The state file of ${id}`);
+  if (!isPackageState(value) || value.id !== id) {
+    throw new AdcapError('E_JSON', `The state file of ${id} is damaged; run "adcap doctor --fix" to repair it.`, {
+      details: { file: home.stateFile(id) },
+    });
+  }
+  return value;
+}
+
+export async function writeState(home: HomeLayout, state: PackageState): Promise<void> {
+  await writeJsonAtomic(home.stateFile(state.id), { ...state, updatedAt: new Date().toISOString() });
+}
+
+function isPackageState(value: unknown): value is PackageState {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v['id'] === 'string' &&
+    typeof v['active'] === 'string' &&
+    Array.isArray(v['history']) &&
+    v['history'].every((h) => typeof h === 'string') &&
+    Array.isArray(v['grants']) &&
+    v['grants'].every((g) => typeof g === 'string') &&
+    typeof v['versions'] === 'object' &&
+    v['versions'] !== null &&
+    typeof v['explicit'] === 'boolean'
+  );
+}
