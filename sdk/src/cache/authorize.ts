@@ -1,0 +1,59 @@
+/**
+ * Entitled downloads (spec §9 `access: "entitled"`, spec §12 distribution metadata): before fetching
+ * an entitled archive or resource the host asks its authoriser, which may hand back a time-limited
+ * URL and/or extra headers. Those are secrets: they are used for the one request and never logged,
+ * never put in an error message and never written to disk.
+ */
+import { AdcapError } from '../errors.js';
+
+export interface AuthorizeRequest {
+  kind: 'package' | 'resource';
+  /** Capability id (`pub/name`) for a package, resource id for a resource. */
+  id: string;
+  version?: string;
+  entitlement?: string;
+}
+
+export interface AuthorizeGrant {
+  /** A replacement URL (for example a signed, time-limited one). Defaults to the mirror URL. */
+  url?: string;
+  /** Extra request headers (for example `Authorization`). */
+  headers?: Record<string, string>;
+}
+
+/** Returns a grant, or null to deny (spec §12): a denial is `E_ENTITLEMENT`. */
+export type AuthorizeFn = (request: AuthorizeRequest, url: string) => Promise<AuthorizeGrant | null>;
+
+export interface Authorization {
+  fn: AuthorizeFn;
+  request: AuthorizeRequest;
+}
+
+/**
+ * Asks the authoriser for one mirror URL. A thrown error or a null answer becomes E_ENTITLEMENT;
+ * the message names only the public request, never the grant.
+ */
+export async function authorizeUrl(auth: Authorization, url: string): Promise<{ url: string; headers: Record<string, string> }> {
+  const what = describeRequest(auth.request);
+  let grant: AuthorizeGrant | null;
+  try {
+    grant = await auth.fn(auth.request, url);
+  } catch (error) {
+    throw new AdcapError('E_ENTITLEMENT', `The authorize callback failed for ${what}; check your sign-in or subscription and try again.`, {
+      cause: error,
+      details: { kind: auth.request.kind, id: auth.request.id },
+    });
+  }
+  if (grant === null || typeof grant !== 'object') {
+    throw new AdcapError(
+      'E_ENTITLEMENT',
+      `Access to ${what} was denied by the authorize callback; it needs an entitlement${auth.request.entitlement === undefined ? '' : ` ("${auth.request.entitlement}")`} this host does not have.`,
+      { details: { kind: auth.request.kind, id: auth.request.id } },
+    );
+  }
+  return { url: grant.url ?? url, headers: { ...(grant.headers ?? {}) } };
+}
+
+export function describeRequest(request: AuthorizeRequest): string {
+  return `${request.kind} ${request.id}${request.version === undefined ? '' : `@${request.version}`}`;
+}
