@@ -7,3 +7,7 @@ export { canonicalJson, manifestDigest } from './format/canonical-json.js';
 export { parseStrictJson } from './format/strict-json.js';
 export type * from './format/manifest-types.js';
 export { ADCAP_FORMAT_VERSION, ADCAP_SUPPORTED_MAJOR } from './format/manifest-types.js';
+export { validateManifest, MANIFEST_RULES, type ManifestRule } from './format/manifest.js';
+export { validateSkillDocument, SKILL_RULES, type SkillFrontMatter } from './format/skills.js';
+export { validateWorkflowDocument, parseTemplatePath, WORKFLOW_RULES, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
+export * from './permissions/index.js';

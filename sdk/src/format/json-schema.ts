@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { AdcapError } from '../errors.js';
+import { escapePointer } from './canonical-json.js';
+
+/**
+ * Shared JSON Schema machinery for the format documents (capability.json, workflow documents):
+ * one Ajv 2020-12 instance, schemas compiled once on first use, and ajv errors turned into
+ * sentences that name the JSON pointer, the failed keyword and what is wrong in plain words.
+ */
+
+let ajvInstance: Ajv2020 | undefined;
+
+/** The Ajv instance for our own schemas (strict about the schema, all errors, formats). */
+export function formatAjv(): Ajv2020 {
+  if (ajvInstance === undefined) {
+    ajvInstance = new Ajv2020({
+      allErrors: true,
+      verbose: true,
+      strictSchema: true,
+      strictNumbers: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+    });
+    addFormatsModule.default(ajvInstance);
+  }
+  return ajvInstance;
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** Loads `sdk/schema/<file>` (the same relative place from src/ and dist/) and compiles it once. */
+export function schemaValidator(file: string): ValidateFunction {
+  let validate = compiled.get(file);
+  if (validate === undefined) {
+    const schema = JSON.parse(readFileSync(new URL(`../../schema/${file}`, import.meta.url), 'utf8')) as object;
+    validate = formatAjv().compile(schema);
+    compiled.set(file, validate);
+  }
+  return validate;
+}
+
+/** How many schema problems one error message lists. */
+const MAX_LISTED = 3;
+
+/**
+ * Validates `value` and throws E_SCHEMA listing the first few problems. `what` names the document
+ * ("The manifest"), `pointerPrefix` is prepended to every pointer (for documents inside a package).
+ */
+export function assertSchema(validate: ValidateFunction, value: unknown, what: string, pointerPrefix = ''): void {
+  if (validate(value)) return;
+  const problems = describeSchemaErrors(validate.errors ?? [], pointerPrefix);
+  const listed = problems.slice(0, MAX_LISTED);
+  const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : '';
+  const first = problems[0];
+  throw new AdcapError('E_SCHEMA', `${what} does not match its schema: ${listed.map((p) => p.text).join('; ')}${more}.`, {
+    details: { pointer: first?.pointer ?? pointerPrefix, keyword: first?.keyword ?? '', problems: listed },
+  });
+}
+
+export interface SchemaProblem {
+  pointer: string;
+  keyword: string;
+  text: string;
+}
+
+const COMBINATORS = new Set(['oneOf', 'anyOf']);
+
+/** Turns ajv errors into plain sentences, dropping the noise of if/then and combinator branches. */
+export function describeSchemaErrors(errors: readonly ErrorObject[], pointerPrefix = ''): SchemaProblem[] {
+  // A oneOf/anyOf that carries its own description explains the problem better than its branches.
+  const explained = errors.filter((e) => COMBINATORS.has(e.keyword) && describedBy(e) !== undefined);
+  const covered = (e: ErrorObject): boolean =>
+    explained.some((c) => c !== e && e.instancePath === c.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`));
+  const problems: SchemaProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'if' || error.keyword === 'propertyNames' || covered(error)) continue;
+    if (COMBINATORS.has(error.keyword) && !explained.includes(error)) {
+      // An unexplained combinator is only useful when nothing more specific was reported there.
+      if (errors.some((o) => o !== error && o.instancePath === error.instancePath && !COMBINATORS.has(o.keyword))) continue;
+    }
+    const pointer = pointerPrefix + error.instancePath;
+    const text = `${pointer || '/'} ${plainWords(error)} (${error.keyword})`;
+    if (seen.has(text)) continue;
+    seen.add(text);
+    problems.push({ pointer, keyword: error.keyword, text });
+  }
+  return problems;
+}
+
+function describedBy(error: ErrorObject): string | undefined {
+  const parent: unknown = error.parentSchema;
+  if (typeof parent === 'object' && parent !== null && 'description' in parent && typeof parent.description === 'string') {
+    return parent.description;
+  }
+  return undefined;
+}
+
+function param(error: ErrorObject, name: string): unknown {
+  return (error.params as Record<string, unknown>)[name];
+}
+
+function plainWords(error: ErrorObject): string {
+  const described = describedBy(error);
+  const propertyName = param(error, 'propertyName');
+  if (typeof propertyName === 'string') {
+    return `has the key ${JSON.stringify(propertyName)}, which is not ${described ?? 'an allowed name'}`;
+  }
+  switch (error.keyword) {
+    case 'required':
+      return `is missing the required field ${JSON.stringify(param(error, 'missingProperty'))}`;
+    case 'additionalProperties': {
+      const field = JSON.stringify(param(error, 'additionalProperty'));
+      return error.instancePath === '' && error.schemaPath === '#/additionalProperties'
+        ? `has the unknown field ${field}; version 1.0 accepts only the fields of the format, and vendor data belongs under "x"`
+        : `has the unknown field ${field}`;
+    }
+    case 'type': {
+      const type = String(param(error, 'type'));
+      return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+    }
+    case 'maxLength':
+      return `is longer than ${String(param(error, 'limit'))} characters`;
+    case 'minLength':
+      return param(error, 'limit') === 1 ? 'must not be empty' : `is shorter than ${String(param(error, 'limit'))} characters`;
+    case 'maxItems':
+      return `has more than ${String(param(error, 'limit'))} items`;
+    case 'minItems':
+      return `has fewer than ${String(param(error, 'limit'))} items`;
+    case 'minProperties':
+      return `has fewer than ${String(param(error, 'limit'))} entries`;
+    case 'uniqueItems':
+      return `lists the same value twice (items ${String(param(error, 'j'))} and ${String(param(error, 'i'))})`;
+    case 'enum':
+      return described !== undefined
+        ? `must be ${described}`
+        : `must be one of ${(param(error, 'allowedValues') as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${described ?? JSON.stringify(param(error, 'allowedValue'))}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `${error.message ?? 'is out of range'}${described !== undefined ? ` (expected ${described})` : ''}`;
+    default:
+      return described !== undefined ? `must be ${described}` : (error.message ?? 'is not valid');
+  }
+}
+
+/**
+ * spec §4 / DESIGN §3: signed data holds integers only. Parsed documents already refuse floats
+ * (strict JSON), but a value built in memory can still carry one; find the first such number.
+ */
+export function findNonInteger(value: unknown, pointer = ''): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? undefined : pointer;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNonInteger(value[i], `${pointer}/${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, child] of Object.entries(value)) {
+      const found = findNonInteger(child, `${pointer}/${escapePointer(key)}`);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}

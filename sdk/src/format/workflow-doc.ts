@@ -1,0 +1,151 @@
+import { AdcapError } from '../errors.js';
+import { escapePointer } from './canonical-json.js';
+import { assertSchema, findNonInteger, schemaValidator } from './json-schema.js';
+import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
+
+/** A workflow document (spec §8), as it is after `validateWorkflowDocument`. */
+export interface WorkflowDocument {
+  'adcap-workflow': string;
+  id: string;
+  name?: string;
+  description?: string;
+  /** A JSON Schema for the inputs; `properties.<name>.default` fills missing inputs. */
+  inputs?: { properties?: Record<string, Record<string, unknown>>; [keyword: string]: unknown };
+  steps: WorkflowStep[];
+  /** The output mapping; its templates are interpolated after the last step. */
+  output?: Record<string, unknown>;
+}
+
+export interface WorkflowToolStep {
+  id: string;
+  tool: string;
+  /** A declared dependency whose tool this step calls (spec §8); the capability itself when absent. */
+  capability?: string;
+  input?: Record<string, unknown> | string;
+}
+
+export interface WorkflowAgentStep {
+  id: string;
+  agent: string;
+}
+
+export type WorkflowStep = WorkflowToolStep | WorkflowAgentStep;
+
+export function isToolStep(step: WorkflowStep): step is WorkflowToolStep {
+  return 'tool' in step;
+}
+
+/** The workflow rules checked after the schema; failures are E_SEMANTIC with `details: { rule, pointer }`. */
+export const WORKFLOW_RULES = ['workflow-step-unique', 'workflow-tool-exists', 'workflow-dependency-declared', 'workflow-template'] as const;
+export type WorkflowRule = (typeof WORKFLOW_RULES)[number];
+
+const SCHEMA_FILE = 'workflow-1.json';
+
+/** spec §8: `{{path}}`, where path is dot-separated segments. */
+const TEMPLATE = /\{\{([^{}]*)\}\}/g;
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Parses the path inside `{{ ... }}` into segments (`steps.analyze.output.x` -> ["steps", "analyze",
+ * "output", "x"]). Returns undefined when it is not a dot-separated list of names or indices.
+ */
+export function parseTemplatePath(path: string): string[] | undefined {
+  const segments = path.trim().split('.');
+  return segments.every((s) => SEGMENT.test(s)) ? segments : undefined;
+}
+
+/** The template paths (text between `{{` and `}}`) in a string, in order. */
+export function templatePaths(text: string): string[] {
+  return [...text.matchAll(TEMPLATE)].map((m) => m[1] ?? '');
+}
+
+function fail(rule: WorkflowRule, pointer: string, problem: string): never {
+  throw new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${problem}.`, { details: { rule, pointer } });
+}
+
+/**
+ * Validates a parsed workflow document against the manifest that lists it (spec §8): the schema
+ * (integers only), unique step ids, tool steps naming a tool of this capability or of a declared
+ * dependency (`capability`), and templates that read only `inputs.*` or the output of an earlier
+ * step. `pointer` prefixes every pointer in messages (e.g. "workflows/main.json#").
+ */
+export function validateWorkflowDocument(value: unknown, manifest: Manifest, pointer: string): WorkflowDocument {
+  checkWorkflowVersion(value, pointer);
+  const nonInteger = findNonInteger(value);
+  if (nonInteger !== undefined) {
+    throw new AdcapError('E_SCHEMA', `The workflow document does not match its schema: ${pointer}${nonInteger} must be an integer, because signed data holds integers only (integer).`, {
+      details: { pointer: pointer + nonInteger, keyword: 'integer' },
+    });
+  }
+  assertSchema(schemaValidator(SCHEMA_FILE), value, 'The workflow document', pointer);
+  const doc = value as WorkflowDocument;
+  const toolNames = new Set((manifest.tools ?? []).map((t) => t.name));
+  const earlier = new Set<string>();
+  doc.steps.forEach((step, index) => {
+    const at = `${pointer}/steps/${index}`;
+    if (earlier.has(step.id)) fail('workflow-step-unique', `${at}/id`, `repeats the step id ${JSON.stringify(step.id)}; step ids must be unique`);
+    if (isToolStep(step)) {
+      checkToolStep(step, manifest, toolNames, at);
+      if (step.input !== undefined) checkTemplates(step.input, earlier, `${at}/input`);
+    } else {
+      checkTemplates(step.agent, earlier, `${at}/agent`);
+    }
+    earlier.add(step.id);
+  });
+  if (doc.output !== undefined) checkTemplates(doc.output, earlier, `${pointer}/output`);
+  return doc;
+}
+
+function checkWorkflowVersion(value: unknown, pointer: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return; // the schema says so
+  const version = (value as Record<string, unknown>)['adcap-workflow'];
+  const match = typeof version === 'string' ? /^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$/.exec(version) : null;
+  if (match !== null && Number(match[1]) > ADCAP_SUPPORTED_MAJOR) {
+    throw new AdcapError('E_VERSION_MAJOR', `The workflow document at ${pointer || '/'} uses workflow format ${version}, which is newer than this software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`, {
+      details: { pointer: `${pointer}/adcap-workflow` },
+    });
+  }
+}
+
+/** spec §8: a tool step calls a tool of this capability, or of `capability` when given. */
+function checkToolStep(step: WorkflowToolStep, manifest: Manifest, toolNames: Set<string>, at: string): void {
+  if (step.capability !== undefined && step.capability !== manifest.id) {
+    if (manifest.dependencies === undefined || !Object.hasOwn(manifest.dependencies, step.capability)) {
+      fail('workflow-dependency-declared', `${at}/capability`, `calls a tool of ${step.capability}, which is not in the capability's dependencies; add it there`);
+    }
+    return; // the dependency's tools are checked when it is resolved, not here
+  }
+  if (!toolNames.has(step.tool)) {
+    fail('workflow-tool-exists', `${at}/tool`, `calls the tool ${JSON.stringify(step.tool)}, which this capability does not declare in tools`);
+  }
+}
+
+/** spec §8: templates read from `inputs` and `steps.<id>.output` (of a step that ran before). */
+function checkTemplates(value: unknown, earlier: ReadonlySet<string>, pointer: string): void {
+  if (typeof value === 'string') {
+    for (const raw of templatePaths(value)) checkTemplatePath(raw, earlier, pointer);
+    const stripped = value.replace(TEMPLATE, '');
+    if (stripped.includes('{{')) fail('workflow-template', pointer, 'has a "{{" without a matching "}}"; close the template or remove the braces');
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => checkTemplates(item, earlier, `${pointer}/${i}`));
+    return;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, child] of Object.entries(value)) checkTemplates(child, earlier, `${pointer}/${escapePointer(key)}`);
+  }
+}
+
+function checkTemplatePath(raw: string, earlier: ReadonlySet<string>, pointer: string): void {
+  const segments = parseTemplatePath(raw);
+  const shown = JSON.stringify(`{{${raw}}}`);
+  if (segments === undefined) fail('workflow-template', pointer, `has the template ${shown}, which is not a dotted path such as {{inputs.name}}`);
+  const [root, stepId, output] = segments;
+  if (root === 'inputs') return;
+  if (root === 'steps' && stepId !== undefined && output === 'output') {
+    if (earlier.has(stepId)) return;
+    fail('workflow-template', pointer, `has the template ${shown}, which reads step ${JSON.stringify(stepId)} before it has run; a template may read only earlier steps`);
+  }
+  fail('workflow-template', pointer, `has the template ${shown}; templates may read only inputs.<name> or steps.<earlier step id>.output`);
+}
