@@ -1,0 +1,137 @@
+import { constants, createWriteStream } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Writable} from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { AdcapError, asAdcapError } from '../../errors.js';
+import { fsyncDir, tempPathFor } from '../../util/fs-atomic.js';
+import { createSha256 } from '../../util/hash.js';
+import { GzipHeaderPatch } from './gzip.js';
+import { BLOCK_SIZE, encodeHeader, RECORD_SIZE } from './ustar.js';
+
+/** One file to write. Entries are written in the order given (the caller sorts them). */
+export interface ArchiveEntrySource {
+  path: string;
+  size: number;
+  executable: boolean;
+  /** The file's bytes; a stream must produce exactly `size` bytes. */
+  open(): Readable | Uint8Array;
+}
+
+/**
+ * The compression level is part of the toolchain that spec §2 says makes builds byte-identical:
+ * changing it changes every archive hash, so it is a constant, not an option.
+ */
+export const ARCHIVE_GZIP_LEVEL = 6;
+const GZIP_CHUNK = 256 * 1024;
+/** Small entries are batched into one buffer before compression to avoid per-write overhead. */
+const BATCH_BYTES = 256 * 1024;
+
+/**
+ * Writes a deterministic .adcap archive (spec §2, DESIGN §4): ustar headers from `encodeHeader`
+ * (mtime/uid/gid 0, empty owner names, mode 0644/0755), two zero blocks and zero padding to a
+ * full record, gzip with FLG 0, MTIME 0 and OS 255. When `out` is a path the file is written to
+ * a temp sibling, fsynced and renamed, so a crash never leaves half a package at `out`.
+ */
+export async function writeArchive(entries: ArchiveEntrySource[], out: NodeJS.WritableStream | string): Promise<{ sha256: string; size: number }> {
+  const hash = createSha256();
+  let size = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+      hash.update(chunk);
+      size += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const gzip = zlib.createGzip({ level: ARCHIVE_GZIP_LEVEL, chunkSize: GZIP_CHUNK });
+  const tar = Readable.from(tarStream(entries), { objectMode: false, highWaterMark: BATCH_BYTES });
+
+  if (typeof out !== 'string') {
+    await runPipeline(tar, gzip, new GzipHeaderPatch(), measure, out as Writable);
+    return { sha256: hash.digest('hex'), size };
+  }
+
+  const temp = tempPathFor(out);
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    const file = createWriteStream('', { fd: handle.fd, autoClose: false, highWaterMark: 1 << 20 });
+    await runPipeline(tar, gzip, new GzipHeaderPatch(), measure, file);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, out);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw asAdcapError(error, `Cannot write the package ${out}`);
+  }
+  await fsyncDir(dirname(out));
+  return { sha256: hash.digest('hex'), size };
+}
+
+async function runPipeline(tar: Readable, gzip: zlib.Gzip, patch: Transform, measure: Transform, out: Writable): Promise<void> {
+  try {
+    await pipeline(tar, gzip, patch, measure, out);
+  } catch (error) {
+    throw asAdcapError(error, 'Cannot write the package');
+  }
+}
+
+/** The uncompressed tar stream, with small pieces batched into buffers of about BATCH_BYTES. */
+async function* tarStream(entries: ArchiveEntrySource[]): AsyncGenerator<Buffer> {
+  const batch: Buffer[] = [];
+  let batched = 0;
+  let written = 0;
+  function* push(piece: Buffer): Generator<Buffer> {
+    written += piece.length;
+    if (piece.length >= BATCH_BYTES) {
+      if (batched > 0) yield flush();
+      yield piece;
+      return;
+    }
+    batch.push(piece);
+    batched += piece.length;
+    if (batched >= BATCH_BYTES) yield flush();
+  }
+  function flush(): Buffer {
+    const joined = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
+    batch.length = 0;
+    batched = 0;
+    return joined;
+  }
+
+  for (const entry of entries) {
+    yield* push(encodeHeader(entry));
+    const content = entry.open();
+    let produced = 0;
+    if (content instanceof Uint8Array) {
+      produced = content.length;
+      if (produced === entry.size) yield* push(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+    } else {
+      for await (const chunk of content) {
+        const piece = chunk as Buffer;
+        produced += piece.length;
+        if (produced > entry.size) {
+          content.destroy();
+          break;
+        }
+        yield* push(piece);
+      }
+    }
+    if (produced !== entry.size) {
+      throw new AdcapError('E_IO', `The file ${entry.path} changed while the package was being written (expected ${entry.size} bytes); build again.`, {
+        details: { path: entry.path },
+      });
+    }
+    const padding = (BLOCK_SIZE - (entry.size % BLOCK_SIZE)) % BLOCK_SIZE;
+    if (padding > 0) yield* push(Buffer.alloc(padding));
+  }
+  // End-of-archive: two zero blocks, then zeros up to a whole record as tar(1) writes them.
+  const end = 2 * BLOCK_SIZE;
+  const total = written + end;
+  yield* push(Buffer.alloc(end + ((RECORD_SIZE - (total % RECORD_SIZE)) % RECORD_SIZE)));
+  if (batched > 0) yield flush();
+}

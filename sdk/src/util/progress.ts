@@ -1,0 +1,36 @@
+/**
+ * The SDK-wide progress shape (DESIGN §7): long operations report bytes `done` of an optional
+ * `total` within a named `phase` through an `onProgress` option.
+ */
+export interface Progress {
+  phase: string;
+  done: number;
+  total?: number;
+}
+
+export type ProgressListener = (progress: Progress) => void;
+
+/**
+ * Wraps a listener so that a hot loop can call `report(done)` on every chunk while the listener
+ * hears at most one update per `step` bytes (plus the final one from `finish`).
+ */
+export function progressReporter(
+  phase: string,
+  listener: ProgressListener | undefined,
+  total?: number,
+  step = 1 << 20,
+): { report(done: number): void; finish(done: number): void } {
+  if (listener === undefined) return { report: () => undefined, finish: () => undefined };
+  let next = 0;
+  const emit = (done: number): void => listener(total === undefined ? { phase, done } : { phase, done, total });
+  return {
+    report(done: number): void {
+      if (done < next) return;
+      next = done + step;
+      emit(done);
+    },
+    finish(done: number): void {
+      emit(done);
+    },
+  };
+}
