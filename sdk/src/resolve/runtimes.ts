@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import semver from 'semver';
+
+export interface DetectedRuntimes {
+  node?: string;
+  python?: string;
+}
+
+export interface ProbeOptions {
+  /** Environment for the probes (PATH decides which interpreters are found). */
+  env?: NodeJS.ProcessEnv;
+  /** Fallback Node.js when no `node` is on PATH: the one running this process. */
+  execPath?: string;
+  timeoutMs?: number;
+}
+
+let cached: Promise<DetectedRuntimes> | undefined;
+
+/**
+ * The interpreter versions on this computer, for spec §11 `compat.runtimes`: `node --version`
+ * (the node on PATH, else the running one) and `python3 --version`. Missing interpreters are
+ * simply absent. Cached for the life of the process; pass `refresh` after installing one.
+ */
+export function detectRuntimes(options: { refresh?: boolean } = {}): Promise<DetectedRuntimes> {
+  if (cached === undefined || options.refresh === true) cached = probeRuntimes();
+  return cached;
+}
+
+/** Uncached probe, with the environment injectable for tests. */
+export async function probeRuntimes(options: ProbeOptions = {}): Promise<DetectedRuntimes> {
+  const env = options.env ?? process.env;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const [node, python] = await Promise.all([
+    versionOf('node', env, timeoutMs).then(
+      async (found) => found ?? (await versionOf(options.execPath ?? process.execPath, env, timeoutMs)),
+    ),
+    versionOf('python3', env, timeoutMs),
+  ]);
+  const result: DetectedRuntimes = {};
+  if (node !== undefined) result.node = node;
+  if (python !== undefined) result.python = python;
+  return result;
+}
+
+function versionOf(command: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(command, ['--version'], { env, timeout: timeoutMs, windowsHide: true }, (error, stdout, stderr) => {
+      if (error !== null) {
+        resolve(undefined);
+        return;
+      }
+      // `v22.23.0` for node; `Python 3.11.2` on stdout (stderr before Python 3.4).
+      resolve(parseVersion(`${String(stdout)} ${String(stderr)}`));
+    });
+  });
+}
+
+/** Pulls a semver version out of a `--version` line (`Python 3.12` becomes `3.12.0`). */
+export function parseVersion(text: string): string | undefined {
+  const match = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  if (match === null) return undefined;
+  return semver.valid(`${match[1]}.${match[2]}.${match[3] ?? '0'}`) ?? undefined;
+}
