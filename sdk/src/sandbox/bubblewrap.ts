@@ -1,0 +1,308 @@
+/**
+ * The Linux sandbox (DESIGN §5 "Linux enforcement (bubblewrap)", spec §6-§7): bubblewrap with
+ * every namespace unshared, no capabilities, a curated read-only system, only the paths the
+ * grants name, a private /tmp and HOME, a cleared environment and a seccomp filter — in the
+ * spirit of flatpak's `flatpak run`.
+ *
+ * The options and the seccomp filter reach bwrap through inherited descriptors (`--args 3`,
+ * `--seccomp 4`): granted secrets passed with `--setenv` never appear in the command line other
+ * users can read in /proc, and the lists can grow without hitting argv limits. Only the command
+ * that runs inside (interpreter, script, its arguments) stays on bwrap's command line.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { AdcapError } from '../errors.js';
+import { executableExposure, findProgram, isInside, sandboxEnv, SAFE_PATH } from './common.js';
+import { FORWARDER_SOURCE } from './forwarder.js';
+import { startNetProxy, type NetProxy } from './net-proxy.js';
+import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type WrappedCommand } from './sandbox.js';
+import { seccompFilterForHost } from './seccomp.js';
+
+/**
+ * The base profile (also in sandbox-profiles/bubblewrap-base.json, kept identical by a test):
+ * top-level system directories bound read-only (or recreated as the same symlink on merged-/usr
+ * systems), and the files of /etc a program needs for name resolution, TLS certificates, the
+ * dynamic linker and time zones. Not /etc as a whole: it holds shadow, ssh host keys, ssl/private.
+ */
+export const BUBBLEWRAP_BASE_PROFILE = {
+  systemDirs: ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'],
+  etcFiles: [
+    '/etc/resolv.conf', '/etc/hosts', '/etc/host.conf', '/etc/nsswitch.conf', '/etc/gai.conf', '/etc/services', '/etc/protocols',
+    '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/timezone', '/etc/alternatives',
+    '/etc/ssl/certs', '/etc/ssl/openssl.cnf', '/etc/ca-certificates', '/etc/ca-certificates.conf', '/etc/pki/ca-trust',
+    '/etc/pki/tls/certs', '/etc/pki/tls/cert.pem', '/etc/pki/tls/openssl.cnf', '/etc/crypto-policies', '/etc/mime.types',
+  ],
+  /** Where per-run files appear inside the sandbox. */
+  runDir: '/run/adcap',
+  hostname: 'adcap-sandbox',
+} as const;
+
+/** One mount, in bwrap's vocabulary. `try` variants skip a missing source. */
+export type Mount =
+  | { kind: 'ro-bind' | 'bind' | 'ro-bind-try' | 'bind-try'; src: string; dest: string }
+  | { kind: 'tmpfs'; dest: string }
+  | { kind: 'symlink'; target: string; dest: string };
+
+export interface BubblewrapPlan {
+  /** bwrap options (namespaces, mounts, environment, cwd), passed through `--args 3`. */
+  options: string[];
+  /** What runs inside, after `--` on bwrap's command line (bwrap reads only options from `--args`). */
+  command: string[];
+  grants: SandboxGrants;
+  /** The environment the tool sees. */
+  env: Record<string, string>;
+}
+
+export interface PlanContext {
+  /** Per-run host directory holding passwd/group and the proxy socket dir. */
+  runDir: string;
+  /** Host path of the proxy's socket dir (scoped net only). */
+  netDir?: string;
+  /** The node binary that runs the forwarder (scoped net only). */
+  nodePath?: string;
+}
+
+const depth = (p: string): number => p.split('/').filter(Boolean).length;
+const PRIORITY: Record<Mount['kind'], number> = { tmpfs: 0, symlink: 0, bind: 1, 'bind-try': 1, 'ro-bind': 2, 'ro-bind-try': 2 };
+
+function systemMounts(): Mount[] {
+  const mounts: Mount[] = [];
+  for (const dir of BUBBLEWRAP_BASE_PROFILE.systemDirs) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) mounts.push({ kind: 'symlink', target: fs.readlinkSync(dir), dest: dir });
+    else if (stat.isDirectory()) mounts.push({ kind: 'ro-bind', src: dir, dest: dir });
+  }
+  for (const file of BUBBLEWRAP_BASE_PROFILE.etcFiles) mounts.push({ kind: 'ro-bind-try', src: file, dest: file });
+  return mounts;
+}
+
+function exposeExecutable(command: string, home: string, out: Mount[]): string {
+  const { real, prefix } = executableExposure(command, home);
+  if (prefix !== null && !isInside(prefix, '/usr')) out.push({ kind: 'ro-bind', src: prefix, dest: prefix });
+  if (prefix === null || !isInside(real, prefix)) out.push({ kind: 'ro-bind', src: real, dest: real });
+  // The path as called (e.g. /opt/node22/bin/node, a symlink into the prefix) must exist too.
+  if (command !== real && !isInside(command, '/usr') && (prefix === null || !isInside(command, prefix))) {
+    out.push({ kind: 'ro-bind', src: real, dest: command });
+  }
+  return real;
+}
+
+/**
+ * Builds the bwrap arguments for `spec` (pure apart from reading the file system to resolve
+ * symlinks and programs). Exported for tests and for `adcap` diagnostics.
+ */
+export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapPlan {
+  const grants = interpretGrants(spec.grants, spec.home);
+  for (const [what, p] of [['capability directory', spec.capabilityDir], ...spec.dependencyDirs.map((d) => ['dependency directory', d] as const)] as const) {
+    if (!path.isAbsolute(p) || !fs.existsSync(p)) {
+      throw new AdcapError('E_IO', `The ${what} ${p} does not exist; run "adcap doctor" to repair the installation.`, { details: { path: p } });
+    }
+  }
+  if (spec.workspace !== null && grants.workspace !== 'none' && !fs.existsSync(spec.workspace)) {
+    throw new AdcapError('E_IO', `The workspace ${spec.workspace} does not exist; choose an existing folder for this run.`, { details: { path: spec.workspace } });
+  }
+
+  const user: Mount[] = [{ kind: 'tmpfs', dest: '/tmp' }];
+  const home = path.resolve(spec.home);
+  if (depth(home) >= 1) user.push({ kind: 'tmpfs', dest: home }); // private, empty HOME at the same path
+
+  const pathDirs: string[] = [];
+  exposeExecutable(spec.command, spec.home, user);
+  if (grants.net === 'scoped') exposeExecutable(ctx.nodePath ?? process.execPath, spec.home, user);
+  const searchPath = spec.env.PATH ?? process.env.PATH ?? SAFE_PATH;
+  for (const program of grants.programs) {
+    const found = findProgram(program, searchPath);
+    if (found === null) continue; // not installed: the tool gets ENOENT, as it would outside
+    exposeExecutable(found, spec.home, user);
+    pathDirs.push(path.dirname(found));
+  }
+
+  // spec §6: the capability's own directory and its dependencies' are always readable, never writable.
+  const alwaysReadOnly = [spec.capabilityDir, ...spec.dependencyDirs];
+  for (const dir of alwaysReadOnly) user.push({ kind: 'ro-bind', src: dir, dest: dir });
+  for (const file of spec.readOnlyFiles) user.push({ kind: 'ro-bind', src: file, dest: file });
+  if (spec.workspace !== null && grants.workspace !== 'none') {
+    user.push({ kind: grants.workspace === 'write' ? 'bind' : 'ro-bind', src: spec.workspace, dest: spec.workspace });
+  }
+  for (const p of grants.readPaths) user.push({ kind: 'ro-bind-try', src: p, dest: p });
+  for (const p of grants.writePaths) user.push({ kind: 'bind-try', src: p, dest: p });
+  if (grants.storageData && spec.toolDataDir !== null) {
+    fs.mkdirSync(spec.toolDataDir, { recursive: true });
+    user.push({ kind: 'bind', src: spec.toolDataDir, dest: spec.toolDataDir });
+  }
+
+  // DESIGN §5 fs:write: "never the capability's own or any installed directory". A writable
+  // mount that contains a protected directory gets that directory re-bound read-only on top; a
+  // writable mount inside one is downgraded to read-only.
+  const protectedDirs = [...alwaysReadOnly, ...(spec.protectedDirs ?? [])].map((d) => path.resolve(d));
+  const writable = user.filter((m): m is Extract<Mount, { src: string }> => m.kind === 'bind' || m.kind === 'bind-try');
+  for (const m of writable) {
+    if (protectedDirs.some((p) => isInside(m.dest, p))) m.kind = m.kind === 'bind' ? 'ro-bind' : 'ro-bind-try';
+    for (const p of protectedDirs) {
+      if (isInside(p, m.dest) && p !== m.dest) user.push({ kind: 'ro-bind-try', src: p, dest: p });
+    }
+  }
+
+  // Parents before children, and at one path: tmpfs, then writable, then read-only (the most
+  // restrictive mount is applied last and wins).
+  const ordered = user
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => depth(a.m.dest) - depth(b.m.dest) || PRIORITY[a.m.kind] - PRIORITY[b.m.kind] || a.i - b.i)
+    .map(({ m }) => m);
+
+  const runDir = BUBBLEWRAP_BASE_PROFILE.runDir;
+  const mounts: Mount[] = [
+    ...systemMounts(),
+    { kind: 'ro-bind', src: path.join(ctx.runDir, 'passwd'), dest: '/etc/passwd' },
+    { kind: 'ro-bind', src: path.join(ctx.runDir, 'group'), dest: '/etc/group' },
+    ...ordered,
+  ];
+  if (grants.net === 'scoped') {
+    if (ctx.netDir === undefined) throw new Error('planBubblewrap: scoped net:connect needs ctx.netDir');
+    mounts.push({ kind: 'ro-bind', src: ctx.netDir, dest: `${runDir}/net` });
+  }
+
+  const env = sandboxEnv(spec, grants, { home, tmp: '/tmp', pathDirs });
+  const options: string[] = [
+    // DESIGN §5: all namespaces; the network only with an unscoped net:connect.
+    '--unshare-all', '--unshare-user', '--disable-userns',
+    ...(grants.net === 'any' ? ['--share-net'] : []),
+    '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', BUBBLEWRAP_BASE_PROFILE.hostname,
+    '--proc', '/proc', '--dev', '/dev',
+  ];
+  for (const m of mounts) {
+    if (m.kind === 'tmpfs') options.push('--tmpfs', m.dest);
+    else if (m.kind === 'symlink') options.push('--symlink', m.target, m.dest);
+    else options.push(`--${m.kind}`, m.src, m.dest);
+  }
+  options.push('--clearenv');
+  for (const [k, v] of Object.entries(env)) options.push('--setenv', k, v);
+  options.push('--chdir', spec.cwd ?? spec.capabilityDir);
+  const command: string[] = [];
+  if (grants.net === 'scoped') {
+    command.push(ctx.nodePath ?? process.execPath, '-e', FORWARDER_SOURCE, '--', `${runDir}/net/proxy.sock`);
+  }
+  command.push(spec.command, ...spec.args);
+  return { options, command, grants, env };
+}
+
+/** NUL-separated, as `bwrap --args FD` reads them. */
+export function encodeBwrapArgs(args: readonly string[]): Buffer {
+  for (const a of args) {
+    if (a.includes('\0')) throw new AdcapError('E_USAGE', 'A sandbox argument contains a NUL byte, which cannot be passed to a program; remove it.');
+  }
+  return Buffer.from(args.map((a) => `${a}\0`).join(''), 'utf8');
+}
+
+/** Opens a private file with `data`, unlinks it and returns the descriptor (the data lives as long as the fd). */
+async function anonymousFile(dir: string, name: string, data: Buffer): Promise<number> {
+  const file = path.join(dir, name);
+  await fsp.writeFile(file, data, { mode: 0o600, flag: 'wx' });
+  const fd = fs.openSync(file, 'r');
+  await fsp.unlink(file);
+  return fd;
+}
+
+const availability = new Map<string, Promise<boolean>>();
+
+export interface BubblewrapOptions {
+  /** Path of bwrap; default: found on PATH, else /usr/bin/bwrap. */
+  bwrapPath?: string;
+  /** The node binary that runs the scoped-network forwarder; default process.execPath. */
+  nodePath?: string;
+}
+
+export class BubblewrapSandbox implements Sandbox {
+  readonly name = 'bubblewrap' as const;
+  readonly bwrapPath: string;
+  readonly #nodePath: string;
+
+  constructor(options: BubblewrapOptions = {}) {
+    this.bwrapPath = options.bwrapPath ?? findProgram('bwrap', process.env.PATH ?? SAFE_PATH) ?? '/usr/bin/bwrap';
+    this.#nodePath = options.nodePath ?? process.execPath;
+  }
+
+  /** Runs a trivial sandboxed command once per bwrap path (user namespaces may be disabled by the kernel or an LSM). */
+  available(): Promise<boolean> {
+    let cached = availability.get(this.bwrapPath);
+    if (cached === undefined) {
+      cached = this.#probe();
+      availability.set(this.bwrapPath, cached);
+    }
+    return cached;
+  }
+
+  #probe(): Promise<boolean> {
+    if (process.platform !== 'linux' || !fs.existsSync(this.bwrapPath)) return Promise.resolve(false);
+    const truePath = findProgram('true', SAFE_PATH);
+    if (truePath === null) return Promise.resolve(false);
+    const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
+      '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', truePath];
+    return new Promise((resolve) => {
+      execFile(this.bwrapPath, args, { timeout: 10_000 }, (error) => resolve(error === null));
+    });
+  }
+
+  async wrap(spec: SandboxSpec): Promise<WrappedCommand> {
+    if (!(await this.available())) {
+      throw new AdcapError(
+        'E_SANDBOX_UNAVAILABLE',
+        `bubblewrap (${this.bwrapPath}) cannot create a sandbox on this machine; install bubblewrap 0.8 or newer and allow unprivileged user namespaces.`,
+      );
+    }
+    const seccomp = seccompFilterForHost();
+    await fsp.mkdir(spec.tmpDir, { recursive: true });
+    const runDir = await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-bwrap-'));
+    const fds: number[] = [];
+    let proxy: NetProxy | null = null;
+    let cleaned = false;
+    const cleanup = async (): Promise<void> => {
+      if (cleaned) return;
+      cleaned = true;
+      for (const fd of fds.splice(0)) {
+        try {
+          fs.closeSync(fd);
+        } catch {
+          // already closed
+        }
+      }
+      await proxy?.close();
+      await fsp.rm(runDir, { recursive: true, force: true });
+    };
+    try {
+      const uid = process.getuid?.() ?? 65534;
+      const gid = process.getgid?.() ?? 65534;
+      const name = uid === 0 ? 'root' : 'user';
+      const home = path.resolve(spec.home);
+      await fsp.writeFile(path.join(runDir, 'passwd'), `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+      await fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`);
+      const ctx: PlanContext = { runDir, nodePath: this.#nodePath };
+      const grants = interpretGrants(spec.grants, spec.home);
+      if (grants.net === 'scoped') {
+        ctx.netDir = path.join(runDir, 'net');
+        await fsp.mkdir(ctx.netDir, { mode: 0o700 });
+        proxy = await startNetProxy({ scopes: grants.netScopes, listen: { path: path.join(ctx.netDir, 'proxy.sock') } });
+      }
+      const plan = planBubblewrap(spec, ctx);
+      fds.push(await anonymousFile(runDir, 'args', encodeBwrapArgs(['--seccomp', '4', ...plan.options])));
+      fds.push(await anonymousFile(runDir, 'seccomp', seccomp));
+      return {
+        command: this.bwrapPath,
+        args: ['--args', '3', '--', ...plan.command],
+        env: {},
+        stdioExtra: [...fds],
+        cleanup,
+      };
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+  }
+}

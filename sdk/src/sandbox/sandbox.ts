@@ -1,0 +1,183 @@
+/**
+ * The Sandbox interface (host contract "Sandbox expectations"; DESIGN §5; spec §6-§7): a sandbox
+ * turns "run this interpreter with these arguments under these grants" into the command a host
+ * spawns. Implementations: bubblewrap (Linux), sandbox-exec (macOS), none (host opt-out only).
+ */
+import path from 'node:path';
+import { AdcapError } from '../errors.js';
+
+export type SandboxName = 'bubblewrap' | 'sandbox-exec' | 'none';
+
+export interface SandboxSpec {
+  /** The program to run: an absolute path (the node or python interpreter, or a binary entry). */
+  command: string;
+  args: string[];
+  /**
+   * The host environment that granted `env:read:<NAME>` variables are taken from. Nothing else of
+   * it reaches the tool: the sandbox builds a minimal environment (DESIGN §5, env:read).
+   */
+  env: Record<string, string>;
+  /** Working directory inside the sandbox; defaults to the capability directory. */
+  cwd?: string;
+  /** Granted permissions of this tool as `id[:scope]` strings (DESIGN §5). */
+  grants: string[];
+  /** spec §6: always readable, never writable. */
+  capabilityDir: string;
+  dependencyDirs: string[];
+  /** Declared resources' cached files (read-only; DESIGN §5 "always available"). */
+  readOnlyFiles: string[];
+  /** The folder chosen for this run, or null. Exposed only with fs:read:workspace / fs:write:workspace. */
+  workspace: string | null;
+  /** home/tooldata/<pub>/<name>/<tool>/, bound read-write only with storage:data. */
+  toolDataDir: string | null;
+  /** A host directory where the sandbox may create its per-run files (removed by cleanup()). */
+  tmpDir: string;
+  /** The user's home directory: `~/` in fs scopes expands against it, and it is hidden (replaced by an empty private dir) inside the sandbox. */
+  home: string;
+  /**
+   * Extension (not in the first contract draft): directories that stay read-only even inside a
+   * writable grant, e.g. the Arcotheon home's packages/ (DESIGN §5: fs:write is "never the
+   * capability's own or any installed directory").
+   */
+  protectedDirs?: string[];
+}
+
+export interface WrappedCommand {
+  command: string;
+  args: string[];
+  /** The complete environment to spawn `command` with (do not merge process.env into it). */
+  env: Record<string, string>;
+  cwd?: string;
+  /**
+   * Extension of the contract: open file descriptors the caller MUST pass to the child as fds 3,
+   * 4, … in this order, e.g. `spawn(w.command, w.args, { env: w.env, stdio: ['pipe', 'pipe', 'pipe', ...w.stdioExtra] })`
+   * (see `stdioFor`). bubblewrap reads its argument list and its seccomp filter from them, which
+   * keeps granted secrets out of the world-readable command line. The descriptors are read once:
+   * a WrappedCommand is single-use. cleanup() closes them.
+   */
+  stdioExtra?: number[];
+  /** Releases per-run resources (temp files, descriptors, the network proxy). Idempotent. */
+  cleanup(): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly name: SandboxName;
+  /** Whether this sandbox works on this machine (cached after the first check). */
+  available(): Promise<boolean>;
+  wrap(spec: SandboxSpec): Promise<WrappedCommand>;
+}
+
+type StdioEntry = 'pipe' | 'ignore' | 'inherit' | number;
+
+/** The `stdio` array for child_process.spawn that hands `w.stdioExtra` over as fds 3, 4, … */
+export function stdioFor(w: WrappedCommand, base: [StdioEntry, StdioEntry, StdioEntry] = ['pipe', 'pipe', 'pipe']): StdioEntry[] {
+  return [...base, ...(w.stdioExtra ?? [])];
+}
+
+/** What the grants of one tool mean for a sandbox (DESIGN §5 table). */
+export interface SandboxGrants {
+  /** 'none': no network; 'any': unscoped net:connect; 'scoped': only `netScopes`, through the filtering proxy. */
+  net: 'none' | 'any' | 'scoped';
+  netScopes: string[];
+  workspace: 'none' | 'read' | 'write';
+  /** Absolute, normalised paths from fs:read / fs:write scopes other than `workspace`. */
+  readPaths: string[];
+  writePaths: string[];
+  envNames: string[];
+  programs: string[];
+  storageData: boolean;
+}
+
+/** DESIGN §5: a grant is `id` or `id:scope`; ids are `namespace:verb`, the rest is the scope. */
+export function splitGrant(grant: string): { id: string; scope?: string } {
+  const first = grant.indexOf(':');
+  const second = first < 0 ? -1 : grant.indexOf(':', first + 1);
+  if (first <= 0) throw new AdcapError('E_NOT_GRANTED', `The grant "${grant}" is not of the form namespace:verb[:scope]; grant the tool's declared permissions again.`);
+  return second < 0 ? { id: grant } : { id: grant.slice(0, second), scope: grant.slice(second + 1) };
+}
+
+/** Expands an fs scope (`~/path`, `/abs/path`) to a normalised absolute path (DESIGN §5). */
+export function fsScopePath(scope: string, home: string): string {
+  let p: string;
+  if (scope === '~') p = home;
+  else if (scope.startsWith('~/')) p = path.join(home, scope.slice(2));
+  else if (path.isAbsolute(scope)) p = scope;
+  else {
+    throw new AdcapError('E_NOT_GRANTED', `The file-system scope "${scope}" is neither "workspace", "~/path" nor "/absolute/path"; ask the publisher to fix the permission.`);
+  }
+  if (scope.split('/').includes('..')) {
+    throw new AdcapError('E_NOT_GRANTED', `The file-system scope "${scope}" contains "..", which the sandbox refuses; grant the real folder instead.`);
+  }
+  return path.resolve(p);
+}
+
+/** Reads the grants a sandbox acts on; unknown ids are ignored here (the permission validator rejects them earlier). */
+export function interpretGrants(grants: readonly string[], home: string): SandboxGrants {
+  const out: SandboxGrants = { net: 'none', netScopes: [], workspace: 'none', readPaths: [], writePaths: [], envNames: [], programs: [], storageData: false };
+  for (const grant of grants) {
+    const { id, scope } = splitGrant(grant);
+    switch (id) {
+      case 'net:connect':
+        if (scope === undefined || scope === '' || scope === '*') out.net = 'any';
+        else {
+          if (out.net !== 'any') out.net = 'scoped';
+          out.netScopes.push(scope);
+        }
+        break;
+      case 'fs:read':
+      case 'fs:write': {
+        if (scope === undefined) {
+          throw new AdcapError('E_NOT_GRANTED', `The grant "${grant}" has no scope; file access needs "workspace", "~/path" or "/absolute/path".`);
+        }
+        const write = id === 'fs:write';
+        if (scope === 'workspace') {
+          if (write) out.workspace = 'write';
+          else if (out.workspace === 'none') out.workspace = 'read';
+        } else (write ? out.writePaths : out.readPaths).push(fsScopePath(scope, home));
+        break;
+      }
+      case 'env:read':
+        // A bare env:read names no variable, so it passes none (DESIGN §5: only granted variables).
+        if (scope !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(scope)) out.envNames.push(scope);
+        break;
+      case 'process:exec':
+        if (scope !== undefined && scope !== '') out.programs.push(scope);
+        break;
+      case 'storage:data':
+        out.storageData = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether `sandboxName` enforces the scope of `grant` (for the permission dialog: a scope that
+ * is not enforced must be shown as such; issue 6). Unscoped grants are "enforced" when the
+ * sandbox applies them at all.
+ */
+export function isScopeEnforced(grant: string, sandboxName: SandboxName): boolean {
+  if (sandboxName === 'none') return false;
+  const { id, scope } = splitGrant(grant);
+  switch (id) {
+    case 'fs:read':
+    case 'fs:write':
+    case 'env:read':
+    case 'storage:data':
+      return true;
+    case 'net:connect':
+      // Scoped connects go through the host-side filtering proxy (net-proxy.ts) on both
+      // platforms: bubblewrap leaves the tool no network but a unix socket to the proxy; the
+      // sandbox-exec profile allows outbound TCP only to the proxy's loopback port.
+      return scope === undefined || scope === '' || scope === '*' || sandboxName === 'bubblewrap' || sandboxName === 'sandbox-exec';
+    case 'process:exec':
+      // bubblewrap: system programs under /usr stay visible (read-only, no new privileges) and a
+      // tool can run executables it ships, so "only this program" is not a boundary there. The
+      // sandbox-exec profile allows process-exec of the interpreter and granted programs only.
+      return sandboxName === 'sandbox-exec';
+    default:
+      return false;
+  }
+}
