@@ -5,6 +5,7 @@
  * never put in an error message and never written to disk.
  */
 import { AdcapError } from '../errors.js';
+import { checkUrlAllowed } from './fetch.js';
 
 export interface AuthorizeRequest {
   kind: 'package' | 'resource';
@@ -51,7 +52,14 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
       { details: { kind: auth.request.kind, id: auth.request.id } },
     );
   }
-  return { url: grant.url ?? url, headers: { ...(grant.headers ?? {}) } };
+  const granted = grant.url ?? url;
+  try {
+    checkUrlAllowed(granted);
+  } catch {
+    // The granted URL is a secret (it may be signed), so neither the message nor a cause repeats it.
+    throw new AdcapError('E_ENTITLEMENT', `The authorize callback returned a URL for ${what} that is not allowed; it must be https, file or loopback http.`);
+  }
+  return { url: granted, headers: { ...(grant.headers ?? {}) } };
 }
 
 export function describeRequest(request: AuthorizeRequest): string {

@@ -212,7 +212,13 @@ async function openHttpSource(initial: URL, label: string, options: OpenSourceOp
       await response.body?.cancel().catch(() => undefined);
       if (location === null) throw new AdcapError('E_DOWNLOAD', `${label} answered a redirect without a Location header.`);
       if (hop + 1 >= MAX_REDIRECTS) throw new AdcapError('E_DOWNLOAD', `${label} redirected more than ${MAX_REDIRECTS} times; the mirror is misconfigured.`);
-      const next = checkUrlAllowed(new URL(location, url));
+      let next: URL;
+      try {
+        next = checkUrlAllowed(new URL(location, url));
+      } catch {
+        // The target is not named: a redirect from an authorised URL may carry a signed query.
+        throw new AdcapError('E_DOWNLOAD', `${label} redirected to a refused URL; only https, file and loopback http URLs are followed.`);
+      }
       // Entitlement headers are for the origin the authoriser named, not for wherever it redirects.
       if (next.origin !== url.origin) {
         headers = options.start !== undefined && options.start > 0 ? { range: `bytes=${options.start}-` } : {};

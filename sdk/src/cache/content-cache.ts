@@ -1,0 +1,498 @@
+/**
+ * The content-addressed cache of DESIGN §6: `home/cache/sha256/<2 hex>/<64 hex>` holds archives,
+ * resources and shards, shared across versions and capabilities (spec §9), so a blob that is already
+ * here is never fetched again.
+ *
+ * Writes follow npm's cacache: bytes go to a temp file under `cache/tmp/`, size and SHA-256 are
+ * checked before the rename into the content address, "already there" is success, and entries are
+ * made read-only. A download keeps its partial file at `cache/tmp/<sha>.partial` (guarded by a lock
+ * so two processes never append to the same file) and resumes it with HTTP Range.
+ */
+import { constants } from 'node:fs';
+import { chmod, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { AdcapError, isAdcapError } from '../errors.js';
+import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
+import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
+import { authorizeUrl, type Authorization } from './authorize.js';
+import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSource } from './fetch.js';
+
+/** The SDK-wide progress shape (same as util/progress `Progress`). */
+export interface DownloadProgress {
+  phase: string;
+  done: number;
+  total?: number;
+}
+export type DownloadProgressListener = (progress: DownloadProgress) => void;
+
+export interface ContentCacheOptions {
+  /** Used for https and http sources; defaults to the global fetch (which honours NODE_EXTRA_CA_CERTS). */
+  fetch?: FetchLike;
+  /** Give a transfer up when no byte arrives for this long (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Attempts per mirror while interrupted transfers keep making progress (default 3). */
+  attemptsPerMirror?: number;
+}
+
+export interface BlobRequest {
+  sha256: string;
+  size: number;
+  /** Mirrors in preference order (spec §9: tried in order). */
+  sources: string[];
+  /** For entitled content (spec §9 access "entitled", spec §12). */
+  authorize?: Authorization;
+  onProgress?: DownloadProgressListener;
+  signal?: AbortSignal;
+  /** Names the blob in messages, e.g. `resource "embeddings"`. */
+  what?: string;
+}
+
+export type EntryState = 'ok' | 'missing' | 'corrupt';
+
+export interface VerifyResult {
+  sha256: string;
+  state: EntryState;
+  /** For a corrupt entry: what the file on disk hashed to before it was removed. */
+  actualSha256?: string;
+  size?: number;
+}
+
+export interface GcResult {
+  /** SHA-256 of every blob removed. */
+  removed: string[];
+  /** Bytes freed by removed blobs and temp files. */
+  freedBytes: number;
+  /** Temp and partial files removed. */
+  tempFilesRemoved: number;
+}
+
+/** A mirror sent bytes that can never become the pinned content: the partial file is discarded. */
+class WrongContentError extends Error {}
+
+/** The server ignored or mangled our Range request; the transfer restarts from byte 0. */
+class RestartFromZero extends Error {}
+
+const PROGRESS_STEP = 256 * 1024;
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+interface Inflight {
+  promise: Promise<string>;
+  listeners: Set<DownloadProgressListener>;
+}
+
+export class ContentCache {
+  readonly dir: string;
+  private readonly fetchImpl: FetchLike | undefined;
+  private readonly idleTimeoutMs: number | undefined;
+  private readonly attemptsPerMirror: number;
+  private readonly inflight = new Map<string, Inflight>();
+
+  /** `dir` is the home's `cache/` directory; blobs live in `dir/sha256/`, temp files in `dir/tmp/`. */
+  constructor(dir: string, options: ContentCacheOptions = {}) {
+    this.dir = dir;
+    this.fetchImpl = options.fetch;
+    this.idleTimeoutMs = options.idleTimeoutMs;
+    this.attemptsPerMirror = Math.max(1, options.attemptsPerMirror ?? 3);
+  }
+
+  get tmpDir(): string {
+    return join(this.dir, 'tmp');
+  }
+
+  /** `dir/sha256/<2 hex>/<64 hex>` (DESIGN §6). */
+  pathFor(sha256: string): string {
+    assertSha(sha256);
+    return join(this.dir, 'sha256', sha256.slice(0, 2), sha256);
+  }
+
+  /** True when the blob is present (and has `size` bytes, when given). Does not re-hash: see verifyEntry. */
+  async has(sha256: string, size?: number): Promise<boolean> {
+    const info = await stat(this.pathFor(sha256)).catch(() => null);
+    return info !== null && info.isFile() && (size === undefined || info.size === size);
+  }
+
+  /**
+   * Returns the local path of a verified blob, downloading it if needed (spec §9): mirrors in order,
+   * at most `size` bytes read from each, SHA-256 and size checked before the blob enters the cache,
+   * the next mirror tried on wrong bytes or errors. Concurrent calls for one blob share one download.
+   */
+  async fetchBlob(request: BlobRequest): Promise<string> {
+    assertSha(request.sha256);
+    assertSize(request.size);
+    const final = this.pathFor(request.sha256);
+    if (await this.presentOrDrop(final, request.size)) return final;
+    // No await between this check and the set below: concurrent callers join one download.
+    const existing = this.inflight.get(request.sha256);
+    if (existing !== undefined) {
+      const listener = request.onProgress;
+      if (listener !== undefined) existing.listeners.add(listener);
+      try {
+        return await existing.promise;
+      } finally {
+        if (listener !== undefined) existing.listeners.delete(listener);
+      }
+    }
+    const listeners = new Set<DownloadProgressListener>(request.onProgress === undefined ? [] : [request.onProgress]);
+    const emit = (progress: DownloadProgress): void => {
+      for (const listener of listeners) listener(progress);
+    };
+    const promise = this.download(request, final, emit).finally(() => this.inflight.delete(request.sha256));
+    this.inflight.set(request.sha256, { promise, listeners });
+    return promise;
+  }
+
+  /** Copies a local file into the cache, verifying size and SHA-256 first (E_HASH on mismatch). */
+  async putFile(path: string, pin: { sha256: string; size: number }): Promise<string> {
+    assertSha(pin.sha256);
+    assertSize(pin.size);
+    const final = this.pathFor(pin.sha256);
+    if (await this.presentOrDrop(final, pin.size)) return final;
+    await mkdir(this.tmpDir, { recursive: true });
+    const temp = tempPathFor(join(this.tmpDir, pin.sha256));
+    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    try {
+      const hash = createSha256();
+      let size = 0;
+      // Read one byte past the pin at most: enough to know the file is too long.
+      const input = createReadStream(path, { end: pin.size, highWaterMark: 1 << 20 });
+      for await (const chunk of input) {
+        const buffer = chunk as Buffer;
+        size += buffer.length;
+        if (size > pin.size) break;
+        hash.update(buffer);
+        await handle.write(buffer);
+      }
+      const digest = hash.digest('hex');
+      if (size !== pin.size || digest !== pin.sha256) {
+        throw new AdcapError(
+          'E_HASH',
+          `${path} does not match its pin (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ${size > pin.size ? `more than ${pin.size} bytes` : `${size} bytes with SHA-256 ${digest}`}).`,
+          { details: { path, expected: pin.sha256 } },
+        );
+      }
+      await handle.sync();
+      await handle.close();
+      await this.commit(temp, final);
+      return final;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(temp, { force: true });
+      throw error instanceof AdcapError ? error : new AdcapError('E_IO', `Copying ${path} into the cache failed: ${errorText(error)}.`, { cause: error });
+    }
+  }
+
+  /**
+   * Re-hashes one entry (used by doctor). A corrupt entry is removed, so the next use fetches it
+   * again (issue 5: corrupt entries are dropped and refetched).
+   */
+  async verifyEntry(sha256: string): Promise<VerifyResult> {
+    const path = this.pathFor(sha256);
+    let actual: { sha256: string; size: number };
+    try {
+      actual = await hashFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { sha256, state: 'missing' };
+      throw new AdcapError('E_IO', `Cannot read cache entry ${path}: ${errorText(error)}.`, { cause: error });
+    }
+    if (actual.sha256 === sha256) return { sha256, state: 'ok', size: actual.size };
+    await rm(path, { force: true });
+    return { sha256, state: 'corrupt', actualSha256: actual.sha256, size: actual.size };
+  }
+
+  /** SHA-256 of every blob in the cache. */
+  async entries(): Promise<string[]> {
+    const result: string[] = [];
+    const root = join(this.dir, 'sha256');
+    for (const prefix of await readdir(root).catch(() => [] as string[])) {
+      if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
+      for (const name of await readdir(join(root, prefix)).catch(() => [] as string[])) {
+        if (SHA256_HEX.test(name) && name.startsWith(prefix)) result.push(name);
+      }
+    }
+    return result.sort();
+  }
+
+  /**
+   * Removes every blob whose SHA-256 is not in `keep` (the caller passes what installed versions and
+   * rollback still reference), stray files in the blob tree, partial downloads of blobs not kept,
+   * and temp files older than an hour. Blobs being downloaded right now are left alone.
+   */
+  async gc(keep: Set<string>): Promise<GcResult> {
+    const result: GcResult = { removed: [], freedBytes: 0, tempFilesRemoved: 0 };
+    const root = join(this.dir, 'sha256');
+    for (const prefix of await readdir(root).catch(() => [] as string[])) {
+      const prefixDir = join(root, prefix);
+      const names = await readdir(prefixDir).catch(() => null);
+      if (names === null) continue;
+      let left = names.length;
+      for (const name of names) {
+        const isBlob = SHA256_HEX.test(name) && name.startsWith(prefix);
+        if (isBlob && (keep.has(name) || this.inflight.has(name))) continue;
+        const info = await stat(join(prefixDir, name)).catch(() => null);
+        if (info === null) continue;
+        // Stray non-blob files are removed only once stale (they may be another process's rename in progress).
+        if (!isBlob && Date.now() - info.mtimeMs < STALE_TEMP_MS) continue;
+        await rm(join(prefixDir, name), { recursive: true, force: true });
+        left -= 1;
+        result.freedBytes += info.size;
+        if (isBlob) result.removed.push(name);
+        else result.tempFilesRemoved += 1;
+      }
+      if (left === 0) await rm(prefixDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+    for (const name of await readdir(this.tmpDir).catch(() => [] as string[])) {
+      const path = join(this.tmpDir, name);
+      if (name.endsWith('.lock')) continue;
+      const partial = /^([0-9a-f]{64})\.partial$/.exec(name);
+      const info = await stat(path).catch(() => null);
+      if (info === null) continue;
+      if (partial !== null) {
+        const sha = partial[1] ?? '';
+        if (keep.has(sha) || this.inflight.has(sha)) continue;
+        if (await lockfile.check(path, { realpath: false, stale: LOCK_STALE_MS }).catch(() => false)) continue;
+      } else if (Date.now() - info.mtimeMs < STALE_TEMP_MS) {
+        continue;
+      }
+      await rm(path, { recursive: true, force: true });
+      result.freedBytes += info.size;
+      result.tempFilesRemoved += 1;
+    }
+    return result;
+  }
+
+  // --- internals -------------------------------------------------------------------------------
+
+  /** True when a file of the right size is at `final`; a wrong-sized one is removed. */
+  private async presentOrDrop(final: string, size: number): Promise<boolean> {
+    const info = await stat(final).catch(() => null);
+    if (info === null) return false;
+    if (info.isFile() && info.size === size) return true;
+    await rm(final, { recursive: true, force: true });
+    return false;
+  }
+
+  private async download(request: BlobRequest, final: string, emit: DownloadProgressListener): Promise<string> {
+    const what = request.what ?? `blob ${request.sha256}`;
+    if (request.sources.length === 0) {
+      throw new AdcapError('E_DOWNLOAD', `${what} is not in the cache and has no sources to download it from.`, {
+        details: { sha256: request.sha256 },
+      });
+    }
+    await mkdir(this.tmpDir, { recursive: true });
+    const partialPath = join(this.tmpDir, `${request.sha256}.partial`);
+    const release = await lockfile
+      .lock(partialPath, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_STALE_MS / 4, retries: 0, onCompromised: () => undefined })
+      .catch(() => null);
+    // Another process holds the partial file: download into a private temp file (no resume) and let
+    // "already there is success" settle the race at the rename.
+    const workPath = release === null ? tempPathFor(join(this.tmpDir, request.sha256)) : partialPath;
+    try {
+      if (await this.presentOrDrop(final, request.size)) return final;
+      const failures: { source: string; error: string }[] = [];
+      for (const source of request.sources) {
+        const label = redactUrl(source);
+        try {
+          checkUrlAllowed(source);
+          let url = source;
+          let headers: Record<string, string> = {};
+          if (request.authorize !== undefined) {
+            // spec §12: entitled content goes through the host's authoriser; a denial ends the fetch.
+            ({ url, headers } = await authorizeUrl(request.authorize, source));
+          }
+          await this.fromMirror({ url, headers, label, workPath, request, emit });
+          await this.commit(workPath, final);
+          return final;
+        } catch (error) {
+          if (isAdcapError(error, 'E_ENTITLEMENT')) throw error;
+          if (request.signal?.aborted === true) {
+            throw new AdcapError('E_DOWNLOAD', `Downloading ${what} was cancelled.`, { cause: error });
+          }
+          failures.push({ source: label, error: reasonOf(error) });
+        }
+      }
+      const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
+      throw new AdcapError(
+        'E_DOWNLOAD',
+        `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
+        { details: { sha256: request.sha256, attempts: failures } },
+      );
+    } finally {
+      if (release === null) await rm(workPath, { force: true }).catch(() => undefined);
+      else await release().catch(() => undefined);
+    }
+  }
+
+  /** Tries one mirror, resuming while interrupted attempts keep making progress. */
+  private async fromMirror(ctx: TransferContext): Promise<void> {
+    let restartedForContent = false;
+    for (let attempt = 1; ; attempt += 1) {
+      const before = await sizeOf(ctx.workPath);
+      try {
+        await this.transfer(ctx);
+        return;
+      } catch (error) {
+        if (error instanceof WrongContentError) {
+          await rm(ctx.workPath, { force: true });
+          // The bad bytes may have come from an earlier mirror's partial: retry this one from zero once.
+          if (before > 0 && !restartedForContent) {
+            restartedForContent = true;
+            continue;
+          }
+          throw error;
+        }
+        if (error instanceof RestartFromZero) {
+          await rm(ctx.workPath, { force: true });
+          continue;
+        }
+        const after = await sizeOf(ctx.workPath);
+        if (after > before && attempt < this.attemptsPerMirror && ctx.request.signal?.aborted !== true) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** One HTTP (or file) transfer into `workPath`, appending to what is already there. */
+  private async transfer(ctx: TransferContext): Promise<void> {
+    const { request, emit } = ctx;
+    const size = request.size;
+    let have = await sizeOf(ctx.workPath);
+    if (have > size) {
+      await rm(ctx.workPath, { force: true });
+      have = 0;
+    }
+    const hash = createSha256();
+    if (have > 0) {
+      for await (const chunk of createReadStream(ctx.workPath, { end: have - 1, highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+    }
+    let source: OpenedSource | null = null;
+    if (have < size || size === 0) {
+      try {
+        source = await openSource(ctx.url, {
+          fetch: this.fetchImpl,
+          headers: ctx.headers,
+          signal: request.signal,
+          idleTimeoutMs: this.idleTimeoutMs,
+          label: ctx.label,
+          start: have > 0 ? have : undefined,
+        });
+      } catch (error) {
+        if (have > 0 && isAdcapError(error, 'E_DOWNLOAD') && error.details['status'] === 416) throw new RestartFromZero();
+        throw error;
+      }
+      if (have > 0) {
+        if (source.status === 200) {
+          // The server ignored Range: start over from the full body it is sending.
+          return this.writeBody(ctx, source, 0, createSha256());
+        }
+        const range = source.contentRange;
+        if (range === null || range.start !== have || (range.total !== null && range.total !== size)) {
+          // Range answers MUST be validated: a 206 for other bytes would splice foreign content in.
+          await source.cancel();
+          throw new RestartFromZero();
+        }
+      }
+    }
+    if (source === null) {
+      // The partial already holds `size` bytes (a previous attempt finished writing but not verifying).
+      emit({ phase: 'download', done: have, total: size });
+      return this.finishFile(ctx, have, hash.digest('hex'));
+    }
+    return this.writeBody(ctx, source, have, hash);
+  }
+
+  private async writeBody(ctx: TransferContext, source: OpenedSource, start: number, hash: ReturnType<typeof createSha256>): Promise<void> {
+    const size = ctx.request.size;
+    if (source.contentLength !== null && start + source.contentLength > size) {
+      await source.cancel();
+      throw new WrongContentError(`it declared ${start + source.contentLength} bytes, more than the pinned ${size}`);
+    }
+    let handle: FileHandle | undefined;
+    let done = start;
+    let lastReported = -Infinity;
+    const report = (force: boolean): void => {
+      if (force || done - lastReported >= PROGRESS_STEP) {
+        lastReported = done;
+        ctx.emit({ phase: 'download', done, total: size });
+      }
+    };
+    try {
+      handle = await open(ctx.workPath, start === 0 ? 'w' : 'r+');
+      if (start === 0) await handle.truncate(0);
+      report(true);
+      for await (const chunk of source.chunks()) {
+        const room = size - done;
+        if (chunk.byteLength > room) {
+          // spec §9: read at most the pinned size; a longer body fails this mirror.
+          await source.cancel();
+          throw new WrongContentError(`it sent more than the pinned ${size} bytes`);
+        }
+        await handle.write(chunk, 0, chunk.byteLength, done);
+        hash.update(chunk);
+        done += chunk.byteLength;
+        report(false);
+      }
+      if (done < size) {
+        throw new AdcapError('E_DOWNLOAD', `${ctx.label} ended after ${done} of ${size} bytes.`);
+      }
+      report(true);
+      await handle.sync();
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+    await this.finishFile(ctx, done, hash.digest('hex'));
+  }
+
+  private async finishFile(ctx: TransferContext, size: number, digest: string): Promise<void> {
+    if (size !== ctx.request.size || digest !== ctx.request.sha256) {
+      throw new WrongContentError(`it sent bytes with SHA-256 ${digest}, not the pinned ${ctx.request.sha256}`);
+    }
+  }
+
+  /** Moves a verified temp file into its content address; "already there" is success (cacache). */
+  private async commit(temp: string, final: string): Promise<void> {
+    await mkdir(dirname(final), { recursive: true });
+    await chmod(temp, 0o444);
+    await rename(temp, final);
+    await fsyncDir(dirname(final));
+  }
+}
+
+interface TransferContext {
+  url: string;
+  headers: Record<string, string>;
+  label: string;
+  workPath: string;
+  request: BlobRequest;
+  emit: DownloadProgressListener;
+}
+
+const LOCK_STALE_MS = 20_000;
+
+async function sizeOf(path: string): Promise<number> {
+  const info = await stat(path).catch(() => null);
+  return info === null ? 0 : info.size;
+}
+
+function assertSha(sha256: string): void {
+  if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) {
+    throw new AdcapError('E_USAGE', `"${String(sha256)}" is not a SHA-256 (64 lowercase hex digits).`);
+  }
+}
+
+function assertSize(size: number): void {
+  if (!Number.isSafeInteger(size) || size < 0) {
+    throw new AdcapError('E_USAGE', `${String(size)} is not a valid blob size (a non-negative integer).`);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof WrongContentError) return error.message;
+  const text = errorText(error).replace(/\.$/, '');
+  return text;
+}
