@@ -1,0 +1,203 @@
+import { createReadStream } from 'node:fs';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { AdcapError, asAdcapError } from '../errors.js';
+import { hashFile } from '../util/hash.js';
+import { progressReporter, type ProgressListener } from '../util/progress.js';
+import { checkEntryPath, comparePaths } from './archive/entry-path.js';
+import { DEFAULT_ARCHIVE_LIMITS } from './archive/limits.js';
+import { BLOCK_SIZE } from './archive/ustar.js';
+import { writeArchive, type ArchiveEntrySource } from './archive/writer.js';
+import { manifestDigest } from './canonical-json.js';
+import { validateManifest } from './manifest.js';
+import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
+import { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './package-read.js';
+import { validateSkillDocument } from './skills.js';
+import { parseStrictJson } from './strict-json.js';
+import { validateWorkflowDocument } from './workflow-doc.js';
+
+export const IGNORE_FILE = '.adcapignore';
+/** Never packaged: VCS metadata and OS litter. Everything else is up to .adcapignore. */
+const ALWAYS_IGNORED = ['.git/', '.hg/', '.svn/', '.DS_Store'];
+
+export interface BuildPackageOptions {
+  /** Where to write the .adcap file (atomically). */
+  out: string;
+  /** Signs the payload; its envelope becomes SIGNATURE.json, the last entry. */
+  envelopeFor?: (payload: PackagePayload) => Promise<Envelope<PackagePayload>> | Envelope<PackagePayload>;
+  onProgress?: ProgressListener;
+}
+
+export interface BuiltPackage {
+  file: string;
+  manifest: Manifest;
+  manifestSha256: string;
+  archiveSha256: string;
+  size: number;
+}
+
+interface SourceFile {
+  path: string;
+  absolute: string;
+  executable: boolean;
+}
+
+/**
+ * Builds a package from a source directory (spec §2-§4): reads capability.json (strict JSON; any
+ * `files` in it is recomputed), walks the directory honouring .adcapignore and refusing symbolic
+ * links and special files, hashes every file into `files`, validates the manifest, its skills
+ * (spec §3.1) and workflow documents (spec §8), and writes a deterministic archive atomically.
+ */
+export async function buildPackage(sourceDir: string, options: BuildPackageOptions): Promise<BuiltPackage> {
+  const root = resolve(sourceDir);
+  const out = resolve(options.out);
+  const source = await readManifestSource(root);
+  const forcedExecutable = binaryEntries(source);
+  const sourceFiles = await walkSource(root, out, forcedExecutable);
+
+  const hashing = progressReporter('hash', options.onProgress);
+  let hashed = 0;
+  const files: FileEntry[] = [];
+  for (const file of sourceFiles) {
+    const { sha256, size } = await hashFile(file.absolute).catch((error: unknown) => {
+      throw asAdcapError(error, `Cannot read ${file.absolute}`);
+    });
+    files.push(file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size });
+    hashed += size;
+    hashing.report(hashed);
+  }
+  checkBuildLimits(files);
+
+  const manifest = validateManifest({ ...source, files });
+  await checkDocuments(root, manifest);
+  const manifestSha256 = manifestDigest(manifest);
+  const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+
+  const entries: ArchiveEntrySource[] = [{ path: MANIFEST_ENTRY, size: manifestBytes.length, executable: false, open: () => manifestBytes }];
+  for (const [i, file] of files.entries()) {
+    const absolute = sourceFiles[i]!.absolute;
+    entries.push({ path: file.path, size: file.size, executable: file.executable === true, open: () => createReadStream(absolute, { highWaterMark: 1 << 20 }) });
+  }
+  if (options.envelopeFor !== undefined) {
+    const envelope = await options.envelopeFor({ adcap: manifest.adcap, id: manifest.id, version: manifest.version, manifestSha256 });
+    const signature = Buffer.from(`${JSON.stringify(envelope, null, 2)}\n`, 'utf8');
+    entries.push({ path: SIGNATURE_ENTRY, size: signature.length, executable: false, open: () => signature });
+  }
+  const archive = await writeArchive(entries, out);
+  options.onProgress?.({ phase: 'write', done: archive.size, total: archive.size });
+  return { file: out, manifest, manifestSha256, archiveSha256: archive.sha256, size: archive.size };
+}
+
+async function readManifestSource(root: string): Promise<Record<string, unknown>> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(root, MANIFEST_ENTRY));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new AdcapError('E_NOT_FOUND', `There is no capability.json in ${root}; run adcap init there or pass the capability's folder.`);
+    }
+    throw asAdcapError(error, `Cannot read ${join(root, MANIFEST_ENTRY)}`);
+  }
+  const value = parseStrictJson(bytes, `${join(root, MANIFEST_ENTRY)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new AdcapError('E_SCHEMA', `${join(root, MANIFEST_ENTRY)} must hold a JSON object (/ must be an object).`, { details: { pointer: '', keyword: 'type' } });
+  }
+  // `files` is the builder's to compute (DESIGN §3); a stale copy from an extracted package is replaced.
+  const { files: _files, ...rest } = value as Record<string, unknown>;
+  return rest;
+}
+
+/** Binary tool runtimes are executed directly, so their entries are marked executable whatever the source mode. */
+function binaryEntries(source: Record<string, unknown>): Set<string> {
+  const forced = new Set<string>();
+  const tools = Array.isArray(source.tools) ? (source.tools as unknown[]) : [];
+  for (const tool of tools) {
+    const runtime = (tool as { runtime?: { type?: unknown; entries?: unknown } } | null)?.runtime;
+    if (runtime?.type === 'binary' && typeof runtime.entries === 'object' && runtime.entries !== null) {
+      for (const entry of Object.values(runtime.entries)) if (typeof entry === 'string') forced.add(entry);
+    }
+  }
+  return forced;
+}
+
+async function loadIgnore(root: string): Promise<Ignore> {
+  const rules = ignore().add(ALWAYS_IGNORED);
+  try {
+    rules.add(await readFile(join(root, IGNORE_FILE), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asAdcapError(error, `Cannot read ${join(root, IGNORE_FILE)}`);
+  }
+  return rules;
+}
+
+/** The files to package, sorted by path bytes (spec §2), with spec §2's rules applied at the source. */
+async function walkSource(root: string, out: string, forcedExecutable: Set<string>): Promise<SourceFile[]> {
+  const rules = await loadIgnore(root);
+  const found: SourceFile[] = [];
+  const reserved = new Set([MANIFEST_ENTRY, SIGNATURE_ENTRY, IGNORE_FILE]);
+
+  async function walk(dir: string): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      throw asAdcapError(error, `Cannot list ${dir}`);
+    }
+    for (const name of names) {
+      const absolute = join(dir, name);
+      if (absolute === out) continue; // a previous build written into the source folder
+      const path = relative(root, absolute).split(sep).join('/');
+      if (dir === root && reserved.has(name)) continue;
+      const info = await lstat(absolute).catch((error: unknown) => {
+        throw asAdcapError(error, `Cannot read ${absolute}`);
+      });
+      if (info.isDirectory()) {
+        if (!rules.ignores(`${path}/`)) await walk(absolute);
+        continue;
+      }
+      if (rules.ignores(path)) continue;
+      if (!info.isFile()) {
+        const kind = info.isSymbolicLink() ? 'a symbolic link' : 'a special file (device, FIFO or socket)';
+        throw new AdcapError('E_ENTRY_TYPE', `${absolute} is ${kind}; packages hold only regular files (spec §2). Replace it with a copy or list it in ${IGNORE_FILE}.`, {
+          details: { path },
+        });
+      }
+      checkEntryPath(path);
+      found.push({ path, absolute, executable: (info.mode & 0o111) !== 0 || forcedExecutable.has(path) });
+    }
+  }
+
+  await walk(root);
+  return found.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** A package the default reader would refuse is refused at build time (spec §2 reference limits). */
+function checkBuildLimits(files: FileEntry[]): void {
+  const limits = DEFAULT_ARCHIVE_LIMITS;
+  if (files.length + 2 > limits.maxEntries) {
+    throw new AdcapError('E_LIMIT', `The package would have ${files.length + 1} or more entries, over the reference limit of ${limits.maxEntries} (spec §2); list unneeded files in ${IGNORE_FILE} or move data into resources.`);
+  }
+  const expanded = files.reduce((sum, file) => sum + BLOCK_SIZE + Math.ceil(file.size / BLOCK_SIZE) * BLOCK_SIZE, 0);
+  if (expanded > limits.maxExpandedBytes) {
+    throw new AdcapError('E_LIMIT', `The package would expand to ${expanded} bytes, over the reference limit of ${limits.maxExpandedBytes} (spec §2); move large data into resources (spec principle 4).`);
+  }
+}
+
+/** spec §3.1 skills and spec §8 workflow documents, read from the source folder. */
+async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
+  for (const [i, skill] of (manifest.skills ?? []).entries()) {
+    const text = await readFile(join(root, ...skill.path.split('/'), 'SKILL.md'), 'utf8').catch((error: unknown) => {
+      throw new AdcapError('E_SEMANTIC', `[skill-md] /skills/${i}/path ${skill.path} has no readable SKILL.md (${(error as Error).message}).`, {
+        details: { rule: 'skill-md', pointer: `/skills/${i}/path` },
+      });
+    });
+    validateSkillDocument(skill.path.split('/').pop() ?? skill.path, text, `/skills/${i}`);
+  }
+  for (const [i, workflow] of (manifest.workflows ?? []).entries()) {
+    const bytes = await readFile(join(root, ...workflow.path.split('/'))).catch((error: unknown) => {
+      throw asAdcapError(error, `Cannot read the workflow ${workflow.path}`);
+    });
+    validateWorkflowDocument(parseStrictJson(bytes, `The workflow ${workflow.path}`), manifest, `/workflows/${i}`);
+  }
+}

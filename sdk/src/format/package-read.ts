@@ -1,0 +1,333 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Hash } from 'node:crypto';
+import { AdcapError, asAdcapError } from '../errors.js';
+import { fsyncDir } from '../util/fs-atomic.js';
+import { createSha256, SHA256_HEX } from '../util/hash.js';
+import type { ProgressListener } from '../util/progress.js';
+import { readArchive } from './archive/reader.js';
+import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
+import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js';
+import { manifestDigest } from './canonical-json.js';
+import { validateManifest } from './manifest.js';
+import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
+import { parseStrictJson } from './strict-json.js';
+
+export const MANIFEST_ENTRY = 'capability.json';
+export const SIGNATURE_ENTRY = 'SIGNATURE.json';
+
+export interface ReadPackageOptions {
+  /** Extract into this directory (which must not exist yet; its parent must). */
+  extractTo?: string;
+  /** Make extracted files and directories read-only (0444/0555, 0555 for directories). */
+  readOnly?: boolean;
+  limits?: Partial<ArchiveLimits>;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+}
+
+export interface ReadPackage {
+  manifest: Manifest;
+  manifestSha256: string;
+  /** SIGNATURE.json, parsed strictly and shape-checked but NOT signature-verified (see verifyPackage). */
+  envelope: Envelope<PackagePayload> | null;
+  /** SHA-256 and size of the compressed archive. */
+  archiveSha256: string;
+  size: number;
+  /** Entry paths in archive order, capability.json and SIGNATURE.json included. */
+  entries: string[];
+  /** The extracted directory, when `extractTo` was given. */
+  dir?: string;
+}
+
+/**
+ * Reads and verifies a package in one streaming pass (spec §2, §4): every archive rule of
+ * spec §2 with its DESIGN §9 code, capability.json first and validated before any other entry is
+ * accepted, each entry hashed as it streams and compared with `files`, unlisted and missing files
+ * refused, and the manifest digest recomputed. With `extractTo`, files are written only into a
+ * fresh staging sibling that is renamed into place after all of that passed (spec §4: nothing is
+ * extracted before verification passes); on any failure the staging directory is removed.
+ */
+export async function readPackage(source: string | Readable, options: ReadPackageOptions = {}): Promise<ReadPackage> {
+  const limits = resolveLimits(options.limits);
+  const staging = options.extractTo === undefined ? undefined : await createStaging(options.extractTo);
+  const visitor = new PackageVisitor(limits, staging);
+  try {
+    const summary = await readArchive(source, visitor, {
+      limits,
+      phase: staging === undefined ? 'verify' : 'extract',
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const { manifest, manifestSha256 } = visitor.complete();
+    const result: ReadPackage = {
+      manifest,
+      manifestSha256,
+      envelope: visitor.envelope,
+      archiveSha256: summary.sha256,
+      size: summary.size,
+      entries: visitor.paths,
+    };
+    if (staging !== undefined && options.extractTo !== undefined) {
+      await visitor.closeAll();
+      await publishStaging(staging, options.extractTo, options.readOnly === true);
+      result.dir = options.extractTo;
+    }
+    return result;
+  } catch (error) {
+    await visitor.closeAll();
+    if (staging !== undefined) await removeTree(staging);
+    throw error;
+  }
+}
+
+type Current =
+  | { kind: 'document'; path: string; chunks: Buffer[]; bytes: number }
+  | { kind: 'file'; path: string; expected: FileEntry; hash: Hash; handle: FileHandle | undefined };
+
+/** The package rules on top of the archive rules: order, manifest, files, signature. */
+class PackageVisitor implements ArchiveVisitor {
+  readonly paths: string[] = [];
+  envelope: Envelope<PackagePayload> | null = null;
+  private manifest: Manifest | undefined;
+  private digest = '';
+  private readonly expected = new Map<string, FileEntry>();
+  private readonly seen = new Set<string>();
+  private current: Current | undefined;
+  private signatureSeen = false;
+  private readonly madeDirs = new Set<string>();
+  private readonly open = new Set<FileHandle>();
+
+  constructor(
+    private readonly limits: ArchiveLimits,
+    private readonly staging: string | undefined,
+  ) {}
+
+  async entry(header: ArchiveEntryHeader): Promise<void> {
+    const { path, size, index } = header;
+    // spec §2: the first entry MUST be capability.json; SIGNATURE.json, if present, MUST be last.
+    if (index === 0 && path !== MANIFEST_ENTRY) {
+      throw new AdcapError('E_ORDER', `The package's first entry is ${JSON.stringify(path)}, but spec §2 requires capability.json first; rebuild it with adcap build.`, {
+        details: { path, index },
+      });
+    }
+    if (this.signatureSeen) {
+      throw new AdcapError('E_ORDER', `The package has ${JSON.stringify(path)} after SIGNATURE.json, but spec §2 requires SIGNATURE.json to be the last entry.`, {
+        details: { path, index },
+      });
+    }
+    this.paths.push(path);
+    if (index === 0 || path === SIGNATURE_ENTRY) {
+      if (path === SIGNATURE_ENTRY) this.signatureSeen = true;
+      if (size > this.limits.maxManifestBytes) {
+        throw new AdcapError('E_LIMIT', `The package's ${path} is ${size} bytes, more than the reader's limit of ${this.limits.maxManifestBytes} bytes.`, {
+          details: { limit: 'maxManifestBytes', path },
+        });
+      }
+      this.current = { kind: 'document', path, chunks: [], bytes: 0 };
+      return;
+    }
+    // spec §4: check each entry against files (hash and size) and reject unlisted files.
+    const expected = this.expected.get(path);
+    if (expected === undefined) {
+      throw new AdcapError('E_UNLISTED', `The package contains ${JSON.stringify(path)}, which its manifest does not list in files; it was tampered with or built wrongly.`, {
+        details: { path },
+      });
+    }
+    if (expected.size !== size) {
+      throw new AdcapError('E_HASH', `The package entry ${JSON.stringify(path)} is ${size} bytes, but the manifest says ${expected.size}; it was tampered with or corrupted.`, {
+        details: { path, expectedSize: expected.size, size },
+      });
+    }
+    this.seen.add(path);
+    this.current = { kind: 'file', path, expected, hash: createSha256(), handle: await this.createFile(path, expected.executable === true) };
+  }
+
+  data(chunk: Buffer): void | Promise<void> {
+    const current = this.current!;
+    if (current.kind === 'document') {
+      current.chunks.push(chunk);
+      current.bytes += chunk.length;
+      return;
+    }
+    current.hash.update(chunk);
+    if (current.handle !== undefined) return writeAll(current.handle, chunk);
+  }
+
+  async entryEnd(): Promise<void> {
+    const current = this.current!;
+    this.current = undefined;
+    if (current.kind === 'document') {
+      const bytes = Buffer.concat(current.chunks, current.bytes);
+      if (current.path === SIGNATURE_ENTRY) this.envelope = parseEnvelope(bytes);
+      else this.acceptManifest(bytes);
+      // The installed directory keeps capability.json and SIGNATURE.json beside the files they cover.
+      const handle = await this.createFile(current.path, false);
+      if (handle !== undefined) {
+        await writeAll(handle, bytes);
+        this.open.delete(handle);
+        await handle.close();
+      }
+      return;
+    }
+    const sha256 = current.hash.digest('hex');
+    if (current.handle !== undefined) {
+      this.open.delete(current.handle);
+      await current.handle.close();
+    }
+    if (sha256 !== current.expected.sha256) {
+      throw new AdcapError('E_HASH', `The package entry ${JSON.stringify(current.path)} does not match the SHA-256 in its manifest; it was tampered with or corrupted.`, {
+        details: { path: current.path, expected: current.expected.sha256, actual: sha256 },
+      });
+    }
+  }
+
+  /** spec §3/§4: parse strictly, validate, and index `files` before any other entry is accepted. */
+  private acceptManifest(bytes: Buffer): void {
+    const manifest = validateManifest(parseStrictJson(bytes, 'The package manifest (capability.json)'));
+    for (const file of manifest.files) this.expected.set(file.path, file);
+    this.manifest = manifest;
+    this.digest = manifestDigest(manifest);
+  }
+
+  /** After the last entry: spec §4 rejects missing files; an empty archive has no manifest at all. */
+  complete(): { manifest: Manifest; manifestSha256: string } {
+    if (this.manifest === undefined) {
+      throw new AdcapError('E_ORDER', 'The package has no entries; spec §2 requires capability.json as its first entry.');
+    }
+    const missing = this.manifest.files.filter((file) => !this.seen.has(file.path)).map((file) => file.path);
+    if (missing.length > 0) {
+      const shown = missing.slice(0, 5).map((p) => JSON.stringify(p)).join(', ');
+      throw new AdcapError('E_MISSING', `The package lacks ${missing.length === 1 ? 'the file' : `${missing.length} files`} ${shown}${missing.length > 5 ? ', ...' : ''} that its manifest lists.`, {
+        details: { missing },
+      });
+    }
+    return { manifest: this.manifest, manifestSha256: this.digest };
+  }
+
+  async closeAll(): Promise<void> {
+    for (const handle of this.open) await handle.close().catch(() => undefined);
+    this.open.clear();
+  }
+
+  private async createFile(path: string, executable: boolean): Promise<FileHandle | undefined> {
+    if (this.staging === undefined) return undefined;
+    const target = join(this.staging, ...path.split('/'));
+    try {
+      const parent = dirname(target);
+      if (!this.madeDirs.has(parent)) {
+        await mkdir(parent, { recursive: true });
+        this.madeDirs.add(parent);
+      }
+      // O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting.
+      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+      this.open.add(handle);
+      await handle.chmod(executable ? 0o755 : 0o644);
+      return handle;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new AdcapError('E_DUPLICATE', `The package path ${JSON.stringify(path)} clashes with another entry on this file system (names that differ only in case?).`, {
+          details: { path },
+        });
+      }
+      throw asAdcapError(error, `Cannot extract ${path}`);
+    }
+  }
+}
+
+async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** spec §5: SIGNATURE.json is { payload: { adcap, id, version, manifestSha256 }, signatures: [{ keyId, alg, sig }] }. */
+function parseEnvelope(bytes: Buffer): Envelope<PackagePayload> {
+  let value: unknown;
+  try {
+    value = parseStrictJson(bytes, 'The package signature (SIGNATURE.json)');
+  } catch (error) {
+    throw new AdcapError('E_SIGNATURE', `The package's SIGNATURE.json is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  const malformed = (problem: string): never => {
+    throw new AdcapError('E_SIGNATURE', `The package's SIGNATURE.json is malformed: ${problem}; sign the package again.`);
+  };
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const onlyKeys = (v: Record<string, unknown>, keys: string[], where: string): void => {
+    for (const key of Object.keys(v)) if (!keys.includes(key)) malformed(`${where} has the unknown field ${JSON.stringify(key)}`);
+    for (const key of keys) if (!(key in v)) malformed(`${where} lacks the field ${JSON.stringify(key)}`);
+  };
+  if (!isObject(value)) return malformed('it is not an object');
+  onlyKeys(value, ['payload', 'signatures'], 'the envelope');
+  const { payload, signatures } = value;
+  if (!isObject(payload)) return malformed('payload is not an object');
+  onlyKeys(payload, ['adcap', 'id', 'version', 'manifestSha256'], 'payload');
+  for (const key of ['adcap', 'id', 'version'] as const) if (typeof payload[key] !== 'string') malformed(`payload.${key} is not a string`);
+  if (typeof payload.manifestSha256 !== 'string' || !SHA256_HEX.test(payload.manifestSha256)) malformed('payload.manifestSha256 is not a lowercase SHA-256 hex digest');
+  if (!Array.isArray(signatures) || signatures.length === 0) return malformed('signatures is not a non-empty list');
+  signatures.forEach((entry: unknown, i) => {
+    if (!isObject(entry)) return malformed(`signatures[${i}] is not an object`);
+    onlyKeys(entry, ['keyId', 'alg', 'sig'], `signatures[${i}]`);
+    if (typeof entry.keyId !== 'string' || !SHA256_HEX.test(entry.keyId)) malformed(`signatures[${i}].keyId is not a SHA-256 hex key id`);
+    if (entry.alg !== 'ed25519') malformed(`signatures[${i}].alg is not "ed25519"`);
+    if (typeof entry.sig !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry.sig)) malformed(`signatures[${i}].sig is not base64`);
+  });
+  return value as unknown as Envelope<PackagePayload>;
+}
+
+/** A fresh, private staging directory beside `extractTo`, so the final rename stays on one file system. */
+async function createStaging(extractTo: string): Promise<string> {
+  const existing = await lstat(extractTo).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw asAdcapError(error, `Cannot check the extraction target ${extractTo}`);
+  });
+  if (existing !== undefined) {
+    throw new AdcapError('E_IO', `The extraction target ${extractTo} already exists; remove it or choose another directory.`, { details: { path: extractTo } });
+  }
+  const staging = join(dirname(extractTo), `.${basename(extractTo)}.staging-${randomBytes(6).toString('hex')}`);
+  try {
+    await mkdir(staging, { mode: 0o700 });
+  } catch (error) {
+    throw asAdcapError(error, `Cannot create a staging directory beside ${extractTo}`);
+  }
+  return staging;
+}
+
+/** Everything verified: apply the final modes and make the directory visible by one rename. */
+async function publishStaging(staging: string, extractTo: string, readOnly: boolean): Promise<void> {
+  try {
+    await applyModes(staging, readOnly);
+    await rename(staging, extractTo);
+  } catch (error) {
+    if (readOnly) await applyModes(staging, false).catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+      throw new AdcapError('E_IO', `The extraction target ${extractTo} appeared while the package was being read; remove it and try again.`, { cause: error });
+    }
+    throw asAdcapError(error, `Cannot move the extracted package into ${extractTo}`);
+  }
+  await fsyncDir(dirname(extractTo));
+}
+
+/** Post-order: directories 0755 (0555 read-only); files keep their exec bit and lose write when read-only. */
+async function applyModes(dir: string, readOnly: boolean): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await applyModes(path, readOnly);
+    else if (readOnly) {
+      const info = await lstat(path);
+      await chmod(path, info.mode & 0o111 ? 0o555 : 0o444);
+    }
+  }
+  await chmod(dir, readOnly ? 0o555 : 0o755);
+}
+
+async function removeTree(dir: string): Promise<void> {
+  await applyModes(dir, false).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+}
