@@ -1,0 +1,278 @@
+/**
+ * The signed catalogue (spec §13, DESIGN §10-§11): building its payload, and verifying one a
+ * client downloaded. Verification is a fixed order of named steps, each refusing with its own
+ * code, and is pure: the caller supplies the pinned root keys and what it accepted before.
+ *
+ *   1. parseCatalogueBytes      strict JSON                                    E_CATALOG
+ *   2. checkCatalogueSignature  signed by a pinned root key, catalogue context E_CATALOG
+ *   3. checkCataloguePayload    the payload has the shape of DESIGN §11        E_CATALOG
+ *   4. checkCatalogueSequence   not lower than seen, same sequence same content E_ROLLBACK
+ *   5. checkCatalogueFreshness  generatedAt within maxCatalogAge               E_STALE
+ */
+import { AdcapError, isAdcapError } from '../errors.js';
+import { canonicalBytes } from '../format/canonical-json.js';
+import { parseStrictJson } from '../format/strict-json.js';
+import type { Envelope } from '../format/manifest-types.js';
+import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
+import { isKeyId, keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
+import { sha256Hex, SHA256_HEX } from '../util/hash.js';
+import { catalogueCapability } from './documents.js';
+import { isIdPart, parseCapabilityId } from './layout.js';
+import {
+  type CatalogueCapability,
+  type CataloguePayload,
+  type CataloguePublisher,
+  type PackageDocument,
+  type PublisherFile,
+  type PublisherKey,
+} from './types.js';
+
+export const DEFAULT_MAX_CATALOG_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** A pinned root key: its base64 public key (as config.json stores it) or a TrustedKey. */
+export type RootKey = string | TrustedKey;
+
+/** What the client accepted before, and its policy (DESIGN §10). */
+export interface CatalogueState {
+  /** Sequence of the last verified catalogue (the rollback floor), if any. */
+  sequence?: number;
+  /** SHA-256 of the canonical payload accepted at `sequence`. */
+  payloadSha256?: string;
+  /** The minimum sequence the app shipped for this remote (DESIGN §10). */
+  minSequence?: number;
+  /** Oldest acceptable `generatedAt`, as an age; default 30 days. */
+  maxAgeMs?: number;
+  /** The clock; default the current time. */
+  now?: Date;
+}
+
+export interface VerifiedCatalogue {
+  payload: CataloguePayload;
+  /** Root keyIds whose signatures verified. */
+  signedBy: string[];
+  /** SHA-256 of the canonical JSON of the payload: the catalogue's content identity. */
+  payloadSha256: string;
+}
+
+/** Verifies a downloaded catalogue (its bytes or its parsed envelope) in the order listed above. */
+export function verifyCatalogue(envelope: Uint8Array | unknown, rootKeys: readonly RootKey[], state: CatalogueState = {}): VerifiedCatalogue {
+  const parsed = envelope instanceof Uint8Array ? parseCatalogueBytes(envelope) : envelope;
+  const { payload: signedPayload, signedBy } = checkCatalogueSignature(parsed, rootKeys);
+  const payload = checkCataloguePayload(signedPayload);
+  const payloadSha256 = sha256Hex(canonicalBytes(payload));
+  checkCatalogueSequence(payload, payloadSha256, state);
+  checkCatalogueFreshness(payload, state);
+  return { payload, signedBy, payloadSha256 };
+}
+
+export function parseCatalogueBytes(bytes: Uint8Array): unknown {
+  try {
+    return parseStrictJson(bytes, 'The catalogue');
+  } catch (error) {
+    throw new AdcapError('E_CATALOG', `The catalogue is not valid JSON (${(error as Error).message}); the registry or a mirror is broken or hostile.`, {
+      cause: error,
+    });
+  }
+}
+
+export function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
+  return rootKeys.map((key) => (typeof key === 'string' ? trustedKeyFromPublicKey(key) : trustedKeyFromPublicKey(key.publicKey, key.status)));
+}
+
+/**
+ * spec §13: the catalogue is verified against pinned root keys, in context arcotheon-catalog-v1.
+ * A package signature replayed as a catalogue fails here, because the context is part of the
+ * signed message (spec §5). Every failure is E_CATALOG: the registry cannot be trusted.
+ */
+export function checkCatalogueSignature(envelope: unknown, rootKeys: readonly RootKey[]): { payload: unknown; signedBy: string[] } {
+  if (rootKeys.length === 0) {
+    throw new AdcapError('E_CATALOG', 'No root key is pinned for this remote; add it again with --root-key <base64> from the registry operator.');
+  }
+  try {
+    return verifyEnvelope<unknown>(envelope, CATALOG_CONTEXT, normalizeRootKeys(rootKeys));
+  } catch (error) {
+    if (!isAdcapError(error)) throw error;
+    const why =
+      error.code === 'E_UNTRUSTED'
+        ? 'it is not signed by any root key pinned for this remote'
+        : error.code === 'E_REVOKED'
+          ? 'its only valid signature is by a revoked root key'
+          : `its signature does not verify as a catalogue signature (${error.message})`;
+    throw new AdcapError('E_CATALOG', `The catalogue was refused: ${why}. Check the remote's root key with the registry operator.`, {
+      cause: error,
+    });
+  }
+}
+
+function catalogError(pointer: string, problem: string): AdcapError {
+  return new AdcapError('E_CATALOG', `The signed catalogue is malformed at ${pointer}: ${problem}; the registry must rebuild it.`, {
+    details: { pointer },
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function expectString(value: unknown, pointer: string): string {
+  if (typeof value !== 'string') throw catalogError(pointer, 'expected a string');
+  return value;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** DESIGN §11: the payload's shape. Unknown fields are tolerated (a later minor may add some). */
+export function checkCataloguePayload(value: unknown): CataloguePayload {
+  if (!isRecord(value)) throw catalogError('/', 'the payload is not an object');
+  const registry = expectString(value['registry'], '/registry');
+  if (value['spec'] !== 1) throw catalogError('/spec', 'only spec 1 catalogues are understood; update Arcotheon');
+  const sequence = value['sequence'];
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) throw catalogError('/sequence', 'expected a non-negative integer');
+  const generatedAt = expectString(value['generatedAt'], '/generatedAt');
+  if (!ISO_INSTANT.test(generatedAt) || Number.isNaN(Date.parse(generatedAt))) throw catalogError('/generatedAt', 'expected a UTC date-time such as 2026-11-30T12:00:00Z');
+  const publishersIn = value['publishers'];
+  if (!isRecord(publishersIn)) throw catalogError('/publishers', 'expected an object');
+  const publishers: Record<string, CataloguePublisher> = {};
+  for (const [id, publisher] of Object.entries(publishersIn)) publishers[id] = checkPublisher(id, publisher);
+  const capabilitiesIn = value['capabilities'];
+  if (!isRecord(capabilitiesIn)) throw catalogError('/capabilities', 'expected an object');
+  const capabilities: Record<string, CatalogueCapability> = {};
+  for (const [id, capability] of Object.entries(capabilitiesIn)) capabilities[id] = checkCapability(id, capability);
+  return { ...value, registry, spec: 1, sequence, generatedAt, publishers, capabilities } as CataloguePayload;
+}
+
+function checkPublisher(id: string, value: unknown): CataloguePublisher {
+  const at = `/publishers/${id}`;
+  if (!isIdPart(id)) throw catalogError(at, 'the publisher id is not valid');
+  if (!isRecord(value)) throw catalogError(at, 'expected an object');
+  expectString(value['name'], `${at}/name`);
+  const keys = value['keys'];
+  if (!Array.isArray(keys)) throw catalogError(`${at}/keys`, 'expected an array');
+  keys.forEach((key: unknown, index) => {
+    const kat = `${at}/keys/${index}`;
+    if (!isRecord(key)) throw catalogError(kat, 'expected an object');
+    if (!isKeyId(key['keyId'])) throw catalogError(`${kat}/keyId`, 'expected a 64-digit hex key id');
+    const publicKey = expectString(key['publicKey'], `${kat}/publicKey`);
+    let derived: string | null;
+    try {
+      derived = keyIdOf(publicKey);
+    } catch {
+      derived = null;
+    }
+    if (derived !== key['keyId']) throw catalogError(`${kat}/publicKey`, 'expected the base64 Ed25519 public key whose SHA-256 is keyId');
+    if (key['status'] !== 'active' && key['status'] !== 'revoked') throw catalogError(`${kat}/status`, 'expected "active" or "revoked"');
+  });
+  return value as unknown as CataloguePublisher;
+}
+
+function checkCapability(id: string, value: unknown): CatalogueCapability {
+  const at = `/capabilities/${id.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  try {
+    parseCapabilityId(id);
+  } catch {
+    throw catalogError(at, 'the capability id is not valid');
+  }
+  if (!isRecord(value)) throw catalogError(at, 'expected an object');
+  expectString(value['name'], `${at}/name`);
+  expectString(value['summary'], `${at}/summary`);
+  expectString(value['publisher'], `${at}/publisher`);
+  if (value['latest'] !== undefined) expectString(value['latest'], `${at}/latest`);
+  if (value['latestPrerelease'] !== undefined) expectString(value['latestPrerelease'], `${at}/latestPrerelease`);
+  if (value['tier'] !== 'free' && value['tier'] !== 'pro') throw catalogError(`${at}/tier`, 'expected "free" or "pro"');
+  if (value['access'] !== 'public' && value['access'] !== 'entitled') throw catalogError(`${at}/access`, 'expected "public" or "entitled"');
+  const keywords = value['keywords'];
+  if (!Array.isArray(keywords) || !keywords.every((k) => typeof k === 'string')) throw catalogError(`${at}/keywords`, 'expected an array of strings');
+  if (typeof value['deprecated'] !== 'boolean') throw catalogError(`${at}/deprecated`, 'expected true or false');
+  const doc = value['doc'];
+  if (!isRecord(doc)) throw catalogError(`${at}/doc`, 'expected { path, sha256 }');
+  expectString(doc['path'], `${at}/doc/path`);
+  if (typeof doc['sha256'] !== 'string' || !SHA256_HEX.test(doc['sha256'])) throw catalogError(`${at}/doc/sha256`, 'expected 64 lowercase hex digits');
+  return value as unknown as CatalogueCapability;
+}
+
+/**
+ * DESIGN §10 / spec §13 rollback protection: never accept a sequence lower than the one accepted
+ * before (or than the app's shipped minimum), and never a different catalogue under the same
+ * sequence (a registry that re-signs must bump the sequence; `registry build` always does).
+ */
+export function checkCatalogueSequence(payload: CataloguePayload, payloadSha256: string, state: CatalogueState): void {
+  if (state.minSequence !== undefined && payload.sequence < state.minSequence) {
+    throw new AdcapError(
+      'E_ROLLBACK',
+      `The catalogue has sequence ${payload.sequence}, older than the minimum ${state.minSequence} this app shipped with; a mirror is serving an old catalogue, try again later or use another mirror.`,
+      { details: { sequence: payload.sequence, minSequence: state.minSequence } },
+    );
+  }
+  if (state.sequence === undefined) return;
+  if (payload.sequence < state.sequence) {
+    throw new AdcapError(
+      'E_ROLLBACK',
+      `The catalogue has sequence ${payload.sequence}, lower than ${state.sequence} already seen; a mirror is replaying an old catalogue, so it was refused.`,
+      { details: { sequence: payload.sequence, seen: state.sequence } },
+    );
+  }
+  if (payload.sequence === state.sequence && state.payloadSha256 !== undefined && state.payloadSha256 !== payloadSha256) {
+    throw new AdcapError(
+      'E_ROLLBACK',
+      `The catalogue has the same sequence ${payload.sequence} as the one already seen but different content; the registry must bump the sequence when it re-signs, so it was refused.`,
+      { details: { sequence: payload.sequence } },
+    );
+  }
+}
+
+/** DESIGN §10 freeze protection: a catalogue older than maxCatalogAge is refused (E_STALE). */
+export function checkCatalogueFreshness(payload: CataloguePayload, state: CatalogueState): void {
+  const maxAgeMs = state.maxAgeMs ?? DEFAULT_MAX_CATALOG_AGE_MS;
+  const now = (state.now ?? new Date()).getTime();
+  const age = now - Date.parse(payload.generatedAt);
+  if (age > maxAgeMs) {
+    const days = Math.floor(age / 86_400_000);
+    throw new AdcapError(
+      'E_STALE',
+      `The catalogue was generated at ${payload.generatedAt} (${days} days ago), older than the ${Math.round(maxAgeMs / 86_400_000)}-day limit; the registry must run "adcap registry build" again, or a mirror is replaying an old catalogue.`,
+      { details: { generatedAt: payload.generatedAt, maxAgeMs } },
+    );
+  }
+}
+
+/** Catalogue publishers (DESIGN §11: keys with their status) from the authoritative publisher files. */
+export function cataloguePublishers(files: readonly PublisherFile[]): Record<string, CataloguePublisher> {
+  const out: Record<string, CataloguePublisher> = {};
+  for (const file of [...files].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    out[file.id] = { name: file.name, keys: file.keys.map((key): PublisherKey => ({ ...key })) };
+  }
+  return out;
+}
+
+export interface CataloguePayloadInput {
+  registry: string;
+  sequence: number;
+  generatedAt: string;
+  publishers: readonly PublisherFile[];
+  /** Each package document with the exact bytes written for it (the pin covers the bytes). */
+  documents: readonly { doc: PackageDocument; bytes: Uint8Array }[];
+}
+
+/** spec §13: { registry, spec: 1, sequence, generatedAt, publishers, capabilities }. */
+export function buildCataloguePayload(input: CataloguePayloadInput): CataloguePayload {
+  const capabilities: Record<string, CatalogueCapability> = {};
+  for (const { doc, bytes } of [...input.documents].sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0))) {
+    capabilities[doc.id] = catalogueCapability(doc, bytes);
+  }
+  return {
+    registry: input.registry,
+    spec: 1,
+    sequence: input.sequence,
+    generatedAt: input.generatedAt,
+    publishers: cataloguePublishers(input.publishers),
+    capabilities,
+  };
+}
+
+/** The publisher's keys as trusted keys for verifyPackage (revoked ones keep their status). */
+export function publisherTrustedKeys(payload: CataloguePayload, publisher: string): TrustedKey[] {
+  const entry = Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher] : undefined;
+  return (entry?.keys ?? []).map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));
+}
+
+export type CatalogueEnvelope = Envelope<CataloguePayload>;

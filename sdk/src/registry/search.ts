@@ -1,0 +1,199 @@
+/**
+ * Catalogue search (issue 3): ranks by id, name, summary and keywords and filters by tier, access
+ * and installed state. Pure and deterministic: the same catalogue and query always give the same
+ * order (score, then non-deprecated first, then id by code unit). The index precomputes lowercase
+ * fields and tokens once so a query over 20,000 capabilities is a single linear scan.
+ */
+import type { Access, CatalogueCapability, Tier } from './types.js';
+
+export interface SearchFilters {
+  tier?: Tier;
+  access?: Access;
+  /** true: only installed capabilities; false: only those not installed; absent: both. */
+  installed?: boolean;
+  /** Ids installed on this host; the install store is the caller's, so the caller passes the set. */
+  installedIds?: ReadonlySet<string>;
+  /** Deprecated capabilities are listed (after the others at equal score) unless this is false. */
+  includeDeprecated?: boolean;
+  limit?: number;
+}
+
+export interface SearchHit {
+  id: string;
+  name: string;
+  summary: string;
+  latest: string | null;
+  latestPrerelease: string | null;
+  tier: Tier;
+  access: Access;
+  installed: boolean;
+  deprecated: boolean;
+  publisher: string;
+  keywords: string[];
+  score: number;
+}
+
+/** Scores of the match kinds, highest first; token scores add up across query tokens. */
+export const SEARCH_SCORES = {
+  exactId: 10_000,
+  exactName: 5_000,
+  exactShortName: 4_000,
+  namePrefix: 3_000,
+  idPrefix: 2_500,
+  keywordExact: 60,
+  nameTokenExact: 50,
+  idTokenExact: 50,
+  nameTokenPrefix: 30,
+  idTokenPrefix: 30,
+  keywordPrefix: 25,
+  summaryTokenExact: 15,
+  summaryTokenPrefix: 8,
+  substring: 3,
+} as const;
+
+interface IndexedCapability {
+  id: string;
+  capability: CatalogueCapability;
+  idLower: string;
+  shortName: string;
+  nameLower: string;
+  summaryLower: string;
+  idTokens: string[];
+  nameTokens: string[];
+  summaryTokens: string[];
+  keywords: string[];
+}
+
+export function tokenize(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((token) => token.length > 0);
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class SearchIndex {
+  private readonly items: IndexedCapability[];
+
+  constructor(capabilities: Readonly<Record<string, CatalogueCapability>>) {
+    this.items = Object.keys(capabilities)
+      .sort(compareCodeUnits)
+      .map((id) => {
+        const capability = capabilities[id] as CatalogueCapability;
+        const slash = id.indexOf('/');
+        return {
+          id,
+          capability,
+          idLower: id.toLowerCase(),
+          shortName: id.slice(slash + 1).toLowerCase(),
+          nameLower: capability.name.toLowerCase(),
+          summaryLower: capability.summary.toLowerCase(),
+          idTokens: tokenize(id),
+          nameTokens: tokenize(capability.name),
+          summaryTokens: tokenize(capability.summary),
+          keywords: capability.keywords.map((k) => k.toLowerCase()),
+        };
+      });
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  search(query: string, filters: SearchFilters = {}): SearchHit[] {
+    const phrase = query.trim().toLowerCase();
+    const tokens = tokenize(phrase);
+    const installedIds = filters.installedIds ?? new Set<string>();
+    const hits: SearchHit[] = [];
+    for (const item of this.items) {
+      const c = item.capability;
+      if (filters.tier !== undefined && c.tier !== filters.tier) continue;
+      if (filters.access !== undefined && c.access !== filters.access) continue;
+      if (filters.includeDeprecated === false && c.deprecated) continue;
+      const installed = installedIds.has(item.id);
+      if (filters.installed !== undefined && installed !== filters.installed) continue;
+      const score = phrase.length === 0 ? 0 : scoreItem(item, phrase, tokens);
+      if (score <= 0 && phrase.length > 0) continue;
+      hits.push({
+        id: item.id,
+        name: c.name,
+        summary: c.summary,
+        latest: c.latest ?? null,
+        latestPrerelease: c.latestPrerelease ?? null,
+        tier: c.tier,
+        access: c.access,
+        installed,
+        deprecated: c.deprecated,
+        publisher: c.publisher,
+        keywords: c.keywords,
+        score,
+      });
+    }
+    // Items are already in id order and Array.prototype.sort is stable, so ties keep id order.
+    hits.sort((a, b) => b.score - a.score || Number(a.deprecated) - Number(b.deprecated));
+    return filters.limit === undefined ? hits : hits.slice(0, Math.max(0, filters.limit));
+  }
+}
+
+/** One-shot search; build a SearchIndex once when searching the same catalogue repeatedly. */
+export function searchCatalogue(
+  capabilities: Readonly<Record<string, CatalogueCapability>>,
+  query: string,
+  filters: SearchFilters = {},
+): SearchHit[] {
+  return new SearchIndex(capabilities).search(query, filters);
+}
+
+/**
+ * Whole-phrase matches decide the band (exact id > exact name > exact short name > name prefix >
+ * id prefix); inside a band, token matches add up. Every query token must match somewhere, unless
+ * the whole phrase already matched, so "pdf tools" does not list everything with "tools" in it.
+ */
+function scoreItem(item: IndexedCapability, phrase: string, tokens: readonly string[]): number {
+  const S = SEARCH_SCORES;
+  let band = 0;
+  if (item.idLower === phrase) band = S.exactId;
+  else if (item.nameLower === phrase) band = S.exactName;
+  else if (item.shortName === phrase) band = S.exactShortName;
+  else if (item.nameLower.startsWith(phrase)) band = S.namePrefix;
+  else if (item.idLower.startsWith(phrase) || item.shortName.startsWith(phrase)) band = S.idPrefix;
+
+  let tokenScore = 0;
+  for (const token of tokens) {
+    const best = scoreToken(item, token);
+    if (best === 0 && band === 0) return 0;
+    tokenScore += best;
+  }
+  return band + tokenScore;
+}
+
+function scoreToken(item: IndexedCapability, token: string): number {
+  const S = SEARCH_SCORES;
+  let best = 0;
+  const consider = (value: number): void => {
+    if (value > best) best = value;
+  };
+  for (const keyword of item.keywords) {
+    if (keyword === token) consider(S.keywordExact);
+    else if (keyword.startsWith(token)) consider(S.keywordPrefix);
+  }
+  if (best === S.keywordExact) return best;
+  for (const t of item.nameTokens) {
+    if (t === token) consider(S.nameTokenExact);
+    else if (t.startsWith(token)) consider(S.nameTokenPrefix);
+  }
+  for (const t of item.idTokens) {
+    if (t === token) consider(S.idTokenExact);
+    else if (t.startsWith(token)) consider(S.idTokenPrefix);
+  }
+  if (best >= S.summaryTokenExact) return best;
+  for (const t of item.summaryTokens) {
+    if (t === token) {
+      consider(S.summaryTokenExact);
+      break;
+    }
+    if (t.startsWith(token)) consider(S.summaryTokenPrefix);
+  }
+  if (best === 0 && (item.nameLower.includes(token) || item.summaryLower.includes(token))) consider(S.substring);
+  return best;
+}

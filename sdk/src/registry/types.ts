@@ -1,0 +1,122 @@
+/**
+ * The registry's files as TypeScript types (spec §13, DESIGN §11). Other registries and hosts read
+ * these files, so their shape is a public interface: add optional fields only.
+ */
+import type { Compat, Permission } from '../format/manifest-types.js';
+
+export type Tier = 'free' | 'pro';
+export type Access = 'public' | 'entitled';
+export type KeyStatus = 'active' | 'revoked';
+
+/** `registry.json` at the registry root: written by `registry init`, never served to clients as trust. */
+export interface RegistryConfigFile {
+  registry: string;
+  spec: 1;
+  /** Public root keys allowed to sign the catalogue (only public halves are stored). */
+  rootKeys: { keyId: string; publicKey: string }[];
+  /** Highest catalogue sequence ever built, so a lost v1/ folder can never reset the sequence. */
+  sequence: number;
+}
+
+export interface PublisherKey {
+  keyId: string;
+  publicKey: string;
+  status: KeyStatus;
+  revokedAt?: string;
+}
+
+/** `publishers/<pub>.json` (authoritative). */
+export interface PublisherFile {
+  id: string;
+  name: string;
+  keys: PublisherKey[];
+}
+
+export interface EntryArchive {
+  sha256: string;
+  size: number;
+  /** Download URLs in preference order; relative ones resolve against the registry's v1/ URL. */
+  urls: string[];
+}
+
+export interface EntryContents {
+  skills: string[];
+  tools: string[];
+  workflows: string[];
+  knowledge: string[];
+  resources: { id: string; size: number }[];
+}
+
+/** `entries/<pub>/<name>/<version>.json`: immutable once written (spec §13). */
+export interface VersionEntry {
+  id: string;
+  version: string;
+  manifestSha256: string;
+  archive: EntryArchive;
+  signers: string[];
+  tier: Tier;
+  access: Access;
+  /** The manifest's distribution.entitlement, passed to the host's authorize callback. */
+  entitlement?: string;
+  compat: Compat;
+  dependencies: Record<string, string>;
+  permissions: Permission[];
+  contents: EntryContents;
+  changelog?: string;
+  publishedAt: string;
+  /** Search metadata copied from the manifest, so `build` never has to open archives. */
+  name: string;
+  summary: string;
+  keywords: string[];
+}
+
+/** `status/<pub>/<name>.json` (mutable): deprecation, yanks, revocations (spec §13). */
+export interface StatusFile {
+  deprecated?: { message: string };
+  /** version -> reason */
+  yanked?: Record<string, string>;
+  /** version -> reason */
+  revoked?: Record<string, string>;
+}
+
+export type VersionStatus = 'yanked' | 'revoked';
+
+export type DocumentVersion = VersionEntry & { status?: VersionStatus; statusReason?: string };
+
+/** `v1/packages/<pub>/<name>.json`: every version of one capability with its status folded in. */
+export interface PackageDocument {
+  id: string;
+  deprecated?: { message: string };
+  versions: Record<string, DocumentVersion>;
+}
+
+export interface CataloguePublisher {
+  name: string;
+  keys: PublisherKey[];
+}
+
+export interface CatalogueCapability {
+  name: string;
+  summary: string;
+  publisher: string;
+  /** Highest stable version that is neither yanked nor revoked; absent when there is none. */
+  latest?: string;
+  /** Highest prerelease that is neither yanked nor revoked, only when newer than `latest`. */
+  latestPrerelease?: string;
+  tier: Tier;
+  access: Access;
+  keywords: string[];
+  deprecated: boolean;
+  /** Pins the package document: SHA-256 of the file's bytes (spec §13). */
+  doc: { path: string; sha256: string };
+}
+
+/** The payload of `v1/catalog.json`, signed in context `arcotheon-catalog-v1`. */
+export interface CataloguePayload {
+  registry: string;
+  spec: 1;
+  sequence: number;
+  generatedAt: string;
+  publishers: Record<string, CataloguePublisher>;
+  capabilities: Record<string, CatalogueCapability>;
+}
