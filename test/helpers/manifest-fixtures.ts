@@ -6,7 +6,8 @@
  * test can write the directory or archive that matches the manifest.
  */
 import { createHash } from 'node:crypto';
-import type { FileEntry, Manifest, Tool } from '../../sdk/src/format/manifest-types.js';
+import { AdcapError } from '../../sdk/src/errors.js';
+import type { FileEntry, Manifest, Resource, Tool } from '../../sdk/src/format/manifest-types.js';
 
 export const FIXTURE_ID = 'acme/demo';
 
@@ -105,4 +106,20 @@ export function fixtureFileContents(manifest: Manifest): Map<string, string> {
 /** A deep copy, so a test can mutate one manifest without touching another. */
 export function cloneManifest<T>(value: T): T {
   return structuredClone(value);
+}
+
+/** A valid public resource `id` (pinned by a made-up digest). */
+export function resource(id = 'dataset', overrides: Partial<Resource> = {}): Resource {
+  return { id, kind: 'dataset', sources: [`https://data.example.com/${id}.bin`], sha256: sha256Of(id), size: 1024, ...overrides };
+}
+
+/** Runs `fn` and returns the AdcapError it throws; fails the test when it returns or throws anything else. */
+export function captureAdcapError(fn: () => unknown): AdcapError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AdcapError) return error;
+    throw error;
+  }
+  throw new Error('expected an AdcapError, but the call succeeded');
 }

@@ -71,9 +71,12 @@ const COMBINATORS = new Set(['oneOf', 'anyOf']);
 /** Turns ajv errors into plain sentences, dropping the noise of if/then and combinator branches. */
 export function describeSchemaErrors(errors: readonly ErrorObject[], pointerPrefix = ''): SchemaProblem[] {
   // A oneOf/anyOf that carries its own description explains the problem better than its branches.
-  const explained = errors.filter((e) => COMBINATORS.has(e.keyword) && describedBy(e) !== undefined);
+  // Errors inside a combinator's branches are noise next to the combinator (or a sibling error).
+  const combinators = errors.filter((e) => COMBINATORS.has(e.keyword));
+  const explained = combinators.filter((e) => describedBy(e) !== undefined);
   const covered = (e: ErrorObject): boolean =>
-    explained.some((c) => c !== e && e.instancePath === c.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`));
+    combinators.some((c) => c !== e && e.instancePath === c.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`)) ||
+    explained.some((c) => c !== e && e.instancePath === c.instancePath);
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
@@ -105,7 +108,7 @@ function param(error: ErrorObject, name: string): unknown {
 
 function plainWords(error: ErrorObject): string {
   const described = describedBy(error);
-  const propertyName = param(error, 'propertyName');
+  const propertyName = error.propertyName ?? param(error, 'propertyName');
   if (typeof propertyName === 'string') {
     return `has the key ${JSON.stringify(propertyName)}, which is not ${described ?? 'an allowed name'}`;
   }
@@ -170,4 +173,26 @@ export function findNonInteger(value: unknown, pointer = ''): string | undefined
     }
   }
   return undefined;
+}
+
+let toolAjv: Ajv2020 | undefined;
+
+/**
+ * Whether a schema a publisher wrote (a tool's inputSchema/outputSchema) can actually be compiled,
+ * as the host must do before each run (spec §7): the meta-schema does not catch a `$ref` that
+ * resolves nowhere. Returns the compiler's complaint, or undefined. Nothing is fetched.
+ */
+export function schemaCompileProblem(schema: object): string | undefined {
+  toolAjv ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  try {
+    toolAjv.compile(schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.split('\n')[0] : String(error);
+  } finally {
+    // Compiled schemas are cached by object and by $id; drop them so manifests never collide or pile up.
+    toolAjv.removeSchema(schema);
+    const id = (schema as { $id?: unknown }).$id;
+    if (typeof id === 'string') toolAjv.removeSchema(id);
+  }
 }

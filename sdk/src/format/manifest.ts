@@ -3,7 +3,7 @@ import { AdcapError } from '../errors.js';
 import { grantCovers, grantString } from '../permissions/grants.js';
 import { fsWriteTargetsOwnDir, parseFsScope, scopeProblem } from '../permissions/scopes.js';
 import { escapePointer } from './canonical-json.js';
-import { assertSchema, findNonInteger, schemaValidator } from './json-schema.js';
+import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
 
 /**
@@ -47,6 +47,7 @@ export function validateManifest(value: unknown): Manifest {
   }
   assertSchema(schemaValidator(SCHEMA_FILE), value, 'The manifest');
   const manifest = value as Manifest;
+  checkToolSchemasCompile(manifest);
   checkSemantics(manifest);
   return manifest;
 }
@@ -78,6 +79,23 @@ function checkFormatVersion(value: unknown): void {
       { details: { pointer: '/adcap', adcap, supportedMajor: ADCAP_SUPPORTED_MAJOR } },
     );
   }
+}
+
+/** spec §7: the host validates input and output against the tool's schemas, so they must compile. */
+function checkToolSchemasCompile(m: Manifest): void {
+  m.tools?.forEach((tool, i) => {
+    for (const key of ['inputSchema', 'outputSchema'] as const) {
+      const schema = tool[key];
+      if (schema === undefined) continue;
+      const problem = schemaCompileProblem(schema);
+      if (problem !== undefined) {
+        const pointer = `/tools/${i}/${key}`;
+        throw new AdcapError('E_SCHEMA', `The manifest does not match its schema: ${pointer} is not a usable JSON Schema: ${problem} (compile).`, {
+          details: { pointer, keyword: 'compile' },
+        });
+      }
+    }
+  });
 }
 
 function fail(rule: ManifestRule, pointer: string, problem: string): never {
