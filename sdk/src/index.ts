@@ -11,3 +11,6 @@ export { validateManifest, MANIFEST_RULES, type ManifestRule } from './format/ma
 export { validateSkillDocument, SKILL_RULES, type SkillFrontMatter } from './format/skills.js';
 export { validateWorkflowDocument, parseTemplatePath, WORKFLOW_RULES, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
 export * from './permissions/index.js';
+export { generateKey, generateKey as keygen, keyFromSeed, keyIdOf, parseKeyFile, publicKeyOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
+export { CATALOG_CONTEXT, PACKAGE_CONTEXT, parseEnvelope, signedMessage, signEnvelope, verifyEnvelope, type SignatureContext, type VerifiedEnvelope } from './trust/envelope.js';
+export { buildSignedPackage, checkPackageSignature, packagePayload, signPackage, verifyPackage, type PackageSignatureOptions, type PackageSignatureResult, type SignedBuild, type SignedPackage, type VerifiedPackage, type VerifyPackageOptions } from './trust/package-signature.js';

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { AdcapError } from '../errors.js';
+import * as authoring from './commands/authoring.js';
+import { resolveHome, type CliContext } from './context.js';
+import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
+
+/**
+ * The `adcap` command (DESIGN §8). Each area lives in `commands/<area>.ts` and exports
+ * `register(program, ctx)`; to add one, import it and call its register in `createProgram`.
+ * Commands throw AdcapError; this file turns that into the error line and the exit code.
+ */
+
+export interface GlobalOptions {
+  home?: string;
+  json?: boolean;
+}
+
+export function createProgram(io: CliIO): { program: Command; ctx: CliContext; exitCode: () => number } {
+  const program = new Command('adcap');
+  let exitCode = EXIT_OK;
+  // Global options are program options: commander accepts them before or after the subcommand.
+  const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+  const output = new Output(io, () => globals().json === true);
+  const ctx: CliContext = {
+    io,
+    output,
+    home: () => resolveHome(globals().home, io),
+    resolvePath: (path) => resolve(io.cwd, path),
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  };
+
+  program
+    .description('Build, sign, verify, install and run .adcap capability packages.')
+    .version(sdkVersion(), '-V, --version', 'print the version')
+    .option('--home <dir>', 'home directory (default: $ARCOTHEON_HOME, else the platform data directory)')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .configureHelp({ showGlobalOptions: true })
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      // Commander's own messages are re-issued as `error E_USAGE: ...` by runCli.
+      outputError: () => undefined,
+    });
+
+  authoring.register(program, ctx);
+
+  // Every subcommand reports parse errors the same way as the program.
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: () => undefined,
+    });
+  }
+  return { program, ctx, exitCode: () => exitCode };
+}
+
+/** Runs `adcap` with `argv` (without node and script) and resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const { program, ctx, exitCode } = createProgram(io);
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return ctx.output.failure(new AdcapError('E_USAGE', 'No command given; run "adcap --help" to see the commands.'));
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode();
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return EXIT_OK;
+      // Parsing may have stopped before commander saw --json, so look for it in argv too.
+      const output = new Output(io, () => ctx.output.json || jsonRequested(argv));
+      output.failure(new AdcapError('E_USAGE', commanderSentence(error.message)));
+      return EXIT_USAGE;
+    }
+    return ctx.output.failure(toAdcapError(error));
+  }
+}
+
+/** "error: unknown option '--x'\n(Did you mean --y?)" -> "Unknown option '--x' (did you mean --y?); run ...". */
+function commanderSentence(message: string): string {
+  const text = message
+    .replace(/^error:\s*/i, '')
+    .replace(/\s*\n\s*\((.*)\)\s*$/s, (_all, hint: string) => ` (${hint.charAt(0).toLowerCase()}${hint.slice(1)})`)
+    .replace(/\s+/g, ' ')
+    .trim();
+  const sentence = text.charAt(0).toUpperCase() + text.slice(1).replace(/\.$/, '');
+  return `${sentence}; run "adcap --help" for usage.`;
+}
+
+function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+
+function sdkVersion(): string {
+  // ../../package.json is sdk/package.json from both src/cli and dist/cli.
+  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+  return pkg.version;
+}
+
+export function processIO(): CliIO {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    platform: process.platform,
+    homedir: homedir(),
+    stdinIsTTY: process.stdin.isTTY === true,
+  };
+}
+
+function invokedAsBin(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    // node_modules/.bin/adcap is a symlink; compare real paths.
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (invokedAsBin()) {
+  // A closed pipe (`adcap inspect x | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  process.exitCode = await runCli(process.argv.slice(2));
+}
