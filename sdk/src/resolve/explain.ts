@@ -2,6 +2,8 @@ import type { Clash, Requirement } from './search.js';
 import type { Candidate, Universe } from './universe.js';
 
 export interface Explanation {
+  /** E_RESOLVE, or E_INCOMPATIBLE / E_NOT_FOUND when every version a requirement allows is excluded for that reason. */
+  code: 'E_RESOLVE' | 'E_INCOMPATIBLE' | 'E_NOT_FOUND';
   message: string;
   details: Record<string, unknown>;
 }
@@ -20,6 +22,7 @@ export function explainConflict(universe: Universe, clashes: readonly Clash[]): 
   }
   const roots = universe.request.roots;
   return {
+    code: 'E_RESOLVE',
     message:
       `No combination of versions satisfies every requirement of ${roots.map((r) => `${r.id} ${r.range}`).join(', ')}; ` +
       'try a wider range or fewer capabilities at once.',
@@ -47,7 +50,14 @@ export function explainClash(universe: Universe, clash: Clash): Explanation | nu
   const unique = dedupe(requirements);
   for (const r of unique) {
     if (fits([r])) continue;
-    return { message: `${capitalise(phrase(universe, target, r))}, but ${noneUsable(universe, versions, r)}.`, details: details([r]) };
+    const matching = versions.filter((c) => book.satisfies(c.version, r.range));
+    const kinds = new Set(matching.map((c) => c.excludedKind));
+    const only = kinds.size === 1 ? [...kinds][0] : undefined;
+    return {
+      code: only === 'incompatible' ? 'E_INCOMPATIBLE' : only === 'missing' ? 'E_NOT_FOUND' : 'E_RESOLVE',
+      message: `${capitalise(phrase(universe, target, r))}, but ${noneUsable(universe, versions, r)}.`,
+      details: details([r]),
+    };
   }
   for (let i = 0; i < unique.length; i++) {
     for (let j = i + 1; j < unique.length; j++) {
@@ -57,6 +67,7 @@ export function explainClash(universe: Universe, clash: Clash): Explanation | nu
       // Lead with the request when it takes part: that is the side the user controls.
       const [first, second] = b.owner === null && a.owner !== null ? [b, a] : [a, b];
       return {
+        code: 'E_RESOLVE',
         message:
           `${capitalise(phrase(universe, target, first))}, but ${phrase(universe, target, second)}; ` +
           `no version of ${target} satisfies both.`,
@@ -66,6 +77,7 @@ export function explainClash(universe: Universe, clash: Clash): Explanation | nu
   }
   if (fits(unique)) return null;
   return {
+    code: 'E_RESOLVE',
     message: `No version of ${target} satisfies all of these together: ${unique.map((r) => phrase(universe, target, r)).join('; ')}.`,
     details: details(unique),
   };

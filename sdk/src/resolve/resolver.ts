@@ -54,7 +54,8 @@ function diagnose(request: ResolveRequest, universe: Universe, search: Search, m
       });
       const first = excluded[0];
       if (first !== undefined) {
-        const others = excluded.length > 1 ? ` ${excluded.length - 1} other needed capabilities are incompatible too.` : '';
+        const more = excluded.length - 1;
+        const others = more === 0 ? '' : ` ${more} other needed ${more === 1 ? 'capability is' : 'capabilities are'} incompatible too.`;
         return new AdcapError('E_INCOMPATIBLE', `${first.reason}${others}`, { details: { incompatible: excluded } });
       }
     }
@@ -79,7 +80,7 @@ function diagnose(request: ResolveRequest, universe: Universe, search: Search, m
     }
   }
   const explained = explainConflict(universe, search.clashes);
-  return new AdcapError('E_RESOLVE', explained.message, { details: explained.details });
+  return new AdcapError(explained.code, explained.message, { details: explained.details });
 }
 
 function attempt(request: ResolveRequest, options: UniverseOptions, maxSteps: number): Search | null {
