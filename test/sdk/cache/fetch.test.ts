@@ -140,7 +140,7 @@ describe('fetchCapped over HTTPS with the test CA', () => {
       res.setHeader('location', '/doc.json');
       res.end();
     });
-    expect(await codeOf(fetchCapped(server.url('/to-http'), { maxBytes: 100, fetch }))).toMatch(/^E_DOWNLOAD: Refusing .*plain http/);
+    expect(await codeOf(fetchCapped(server.url('/to-http'), { maxBytes: 100, fetch }))).toMatch(/^E_DOWNLOAD: .*redirected to a refused URL; only https, file and loopback http URLs are followed/);
     expect((await fetchCapped(server.url('/to-doc'), { maxBytes: 100, fetch })).toString()).toBe('{"ok":true}');
   });
 

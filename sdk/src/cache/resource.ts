@@ -1,0 +1,60 @@
+/**
+ * Resources (spec §9): large files referenced by mirrors and pinned by SHA-256 and size, fetched
+ * into the content cache and handed to tools as verified local paths (spec §7: tools never fetch
+ * their own datasets).
+ */
+import type { Resource } from '../format/manifest-types.js';
+import { AdcapError } from '../errors.js';
+import type { AuthorizeFn, Authorization } from './authorize.js';
+import type { ContentCache, DownloadProgressListener } from './content-cache.js';
+
+export interface MaterializeOptions {
+  /** The host's authoriser (spec §12); required for `access: "entitled"` resources not yet cached. */
+  authorize?: AuthorizeFn;
+  onProgress?: DownloadProgressListener;
+  signal?: AbortSignal;
+}
+
+/** spec §9: `lazy` defaults to true (fetch on first use); `lazy: false` resources are fetched at install. */
+export function isLazy(resource: Resource): boolean {
+  return resource.lazy !== false;
+}
+
+/** The authorisation a download of this resource needs, or undefined for a public one. */
+export function resourceAuthorization(resource: Resource, authorize: AuthorizeFn | undefined): Authorization | undefined {
+  if (resource.access !== 'entitled') return undefined;
+  if (authorize === undefined) {
+    throw new AdcapError(
+      'E_ENTITLEMENT',
+      `Resource "${resource.id}" is entitled content and this host supplied no authorize callback; configure authorisation for it.`,
+      { details: { kind: 'resource', id: resource.id } },
+    );
+  }
+  return {
+    fn: authorize,
+    request: {
+      kind: 'resource',
+      id: resource.id,
+      ...(resource.entitlement === undefined ? {} : { entitlement: resource.entitlement }),
+    },
+  };
+}
+
+/**
+ * Returns the verified local path of a resource, downloading it into the cache when absent.
+ * For a shard set this is the path of its (verified) shard map; see shardset.ts for the shards.
+ * An already-cached blob is returned without contacting any mirror or the authoriser (spec §9:
+ * fetched files are reused across versions and capabilities).
+ */
+export async function materializeResource(cache: ContentCache, resource: Resource, options: MaterializeOptions = {}): Promise<string> {
+  if (await cache.has(resource.sha256, resource.size)) return cache.pathFor(resource.sha256);
+  return cache.fetchBlob({
+    sha256: resource.sha256,
+    size: resource.size,
+    sources: resource.sources,
+    authorize: resourceAuthorization(resource, options.authorize),
+    onProgress: options.onProgress,
+    signal: options.signal,
+    what: `resource "${resource.id}"`,
+  });
+}
