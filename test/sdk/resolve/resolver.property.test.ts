@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
+import type { Compat } from '../../../sdk/src/format/manifest-types.js';
 import { AdcapError } from '../../../sdk/src/errors.js';
 import { checkCompatibility } from '../../../sdk/src/resolve/compat.js';
 import { resolve } from '../../../sdk/src/resolve/resolver.js';
@@ -15,11 +16,11 @@ const RANGES = ['*', '*', '>=0.9.0', '^1.0.0', '^2.0.0', '>=1.0.0', '<2.0.0', '~
 const OPEN_RANGES = ['*', '>=0.9.0', '^1.0.0', '<2.0.0', '>=1.0.0'];
 const rangeArb = fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...OPEN_RANGES) }, fc.constantFrom(...RANGES));
 
-const compatArb = fc.record(
+const compatArb: fc.Arbitrary<Compat> = fc.record(
   {
-    platforms: fc.constantFrom(['any'], ['linux-x64'], ['linux-arm64'], ['darwin-arm64', 'linux-x64']),
-    agents: fc.constantFrom({ claude: '>=1.0.0' }, { claude: '^2.0.0' }, { codex: '*' }, {}),
-    runtimes: fc.constantFrom({ node: '>=20' }, { node: '>=24' }, { python: '>=3.10' }, {}),
+    platforms: fc.constantFrom<string[]>(['any'], ['linux-x64'], ['linux-arm64'], ['darwin-arm64', 'linux-x64']),
+    agents: fc.constantFrom<Record<string, string>>({ claude: '>=1.0.0' }, { claude: '^2.0.0' }, { codex: '*' }, {}),
+    runtimes: fc.constantFrom<Compat['runtimes']>({ node: '>=20' }, { node: '>=24' }, { python: '>=3.10' }, {}),
   },
   { requiredKeys: [] },
 );
