@@ -9,7 +9,7 @@ export type * from './format/manifest-types.js';
 export { ADCAP_FORMAT_VERSION, ADCAP_SUPPORTED_MAJOR } from './format/manifest-types.js';
 export { validateManifest, MANIFEST_RULES, type ManifestRule } from './format/manifest.js';
 export { validateSkillDocument, SKILL_RULES, type SkillFrontMatter } from './format/skills.js';
-export { validateWorkflowDocument, parseTemplatePath, WORKFLOW_RULES, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
+export { validateWorkflowDocument, parseTemplatePath, templatePaths, isToolStep, WORKFLOW_RULES, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
 export * from './permissions/index.js';
 export { generateKey, generateKey as keygen, keyFromSeed, keyIdOf, parseKeyFile, publicKeyOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
 export { CATALOG_CONTEXT, PACKAGE_CONTEXT, parseEnvelope, signedMessage, signEnvelope, verifyEnvelope, type SignatureContext, type VerifiedEnvelope } from './trust/envelope.js';
