@@ -1,0 +1,311 @@
+/**
+ * The registry client (spec §13, DESIGN §10): one remote, its pinned root keys, and the last
+ * verified catalogue kept under home/remotes/<name>/ for offline use.
+ *
+ * - update():     fetch catalog.json (size-capped), verifyCatalogue against the pinned keys and the
+ *                 stored floor, store it. Serialized per remote by a lock.
+ * - catalogue():  the stored catalogue, refreshed first when it was last checked over an hour ago
+ *                 (a network failure then falls back to the stored copy; an attack never does).
+ * - packageDoc(): the package document, checked against the catalogue's pin (E_DOC_HASH).
+ * - downloadArchive(): mirrors in order through the content cache (size and SHA-256 pinned), then
+ *                 the publisher signature under the keys of the signed catalogue.
+ */
+import { join } from 'node:path';
+import { AdcapError, isAdcapError } from '../../errors.js';
+import type { Manifest } from '../../format/manifest-types.js';
+import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
+import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
+import { verifyPackage } from '../../trust/package-signature.js';
+import { withLock } from '../../util/lock.js';
+import { checkCatalogueFreshness, checkCatalogueSequence, publisherTrustedKeys, verifyCatalogue, type VerifiedCatalogue } from '../catalogue.js';
+import { compareVersions } from '../documents.js';
+import { parseCapabilityId } from '../layout.js';
+import { remoteStateDir, type RemoteConfig } from '../remotes.js';
+import { SearchIndex, type SearchFilters, type SearchHit } from '../search.js';
+import type { CatalogueCapability, DocumentVersion, PackageDocument } from '../types.js';
+import { checkDocumentPin, parsePackageDocument } from './package-document.js';
+import { RemoteStore } from './remote-store.js';
+
+export const DEFAULT_MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_REFRESH_AFTER_MS = 60 * 60 * 1000;
+
+export interface RegistryClientOptions {
+  home: string;
+  remote: RemoteConfig;
+  /** Used for https:// and http:// (default: the global fetch, which honours NODE_EXTRA_CA_CERTS). */
+  fetch?: FetchLike;
+  /** DESIGN §10: refuse catalogues generated longer ago than this (default 30 days). */
+  maxCatalogAgeMs?: number;
+  /** DESIGN §10: metadata caps (defaults 16 MiB and 4 MiB). */
+  maxCatalogBytes?: number;
+  maxDocumentBytes?: number;
+  /** Refresh the stored catalogue when it was checked longer ago than this (default 1 hour). */
+  refreshAfterMs?: number;
+  now?: () => Date;
+}
+
+/** What `catalogue()` and `update()` return: the verified payload and where it came from. */
+export interface LoadedCatalogue extends VerifiedCatalogue {
+  remote: string;
+  checkedAt: string;
+  /** True when update() found new content (a higher sequence) rather than the same catalogue. */
+  changed: boolean;
+}
+
+/** The minimal content-cache surface needed here; `ContentCache` (sdk/src/cache) provides it. */
+export interface BlobFetcher {
+  fetchBlob(request: {
+    sha256: string;
+    size: number;
+    sources: string[];
+    authorize?: Authorization;
+    onProgress?: (progress: { phase: string; done: number; total?: number }) => void;
+    signal?: AbortSignal;
+    what?: string;
+  }): Promise<string>;
+}
+
+export interface DownloadOptions {
+  cache: BlobFetcher;
+  /** The host's authoriser, required for entitled archives (spec §12). */
+  authorize?: AuthorizeFn;
+  onProgress?: (progress: { phase: string; done: number; total?: number }) => void;
+  signal?: AbortSignal;
+}
+
+export interface DownloadedArchive {
+  /** Verified archive in the content cache. */
+  path: string;
+  id: string;
+  version: string;
+  entry: DocumentVersion;
+  manifest: Manifest;
+  manifestSha256: string;
+  signedBy: string[];
+}
+
+export class RegistryClient {
+  readonly remote: RemoteConfig;
+  private readonly home: string;
+  private readonly store: RemoteStore;
+  private readonly fetchImpl: FetchLike | undefined;
+  private readonly maxCatalogAgeMs: number | undefined;
+  private readonly maxCatalogBytes: number;
+  private readonly maxDocumentBytes: number;
+  private readonly refreshAfterMs: number;
+  private readonly now: () => Date;
+  private loaded: LoadedCatalogue | null = null;
+  private index: { sha: string; index: SearchIndex } | null = null;
+
+  constructor(options: RegistryClientOptions) {
+    this.remote = options.remote;
+    this.home = options.home;
+    this.store = new RemoteStore(remoteStateDir(options.home, options.remote.name));
+    this.fetchImpl = options.fetch;
+    this.maxCatalogAgeMs = options.maxCatalogAgeMs;
+    this.maxCatalogBytes = options.maxCatalogBytes ?? DEFAULT_MAX_CATALOG_BYTES;
+    this.maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
+    this.refreshAfterMs = options.refreshAfterMs ?? DEFAULT_REFRESH_AFTER_MS;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get name(): string {
+    return this.remote.name;
+  }
+
+  /** The registry's v1/ URL; relative document and archive URLs resolve against it (DESIGN §11). */
+  get baseUrl(): string {
+    return this.remote.url;
+  }
+
+  /** Fetches and verifies the catalogue now, and stores it as the new floor (`adcap remote update`). */
+  async update(options: { signal?: AbortSignal } = {}): Promise<LoadedCatalogue> {
+    const bytes = await fetchCapped(resolveUrl(this.baseUrl, 'catalog.json'), {
+      maxBytes: this.maxCatalogBytes,
+      fetch: this.fetchImpl,
+      signal: options.signal,
+    });
+    return withLock(join(this.home, 'locks', `remote-${this.name}.lock`), `remote update ${this.name}`, async () => {
+      const floor = await this.floor();
+      const verified = verifyCatalogue(bytes, this.remote.rootKeys, { ...floor, ...this.policy() });
+      const changed = floor.payloadSha256 !== verified.payloadSha256;
+      const checkedAt = this.now().toISOString();
+      await this.store.save(changed ? bytes : null, { sequence: verified.payload.sequence, payloadSha256: verified.payloadSha256, checkedAt });
+      if (changed) await this.store.pruneDocuments(new Set(Object.values(verified.payload.capabilities).map((c) => c.doc.sha256)));
+      this.loaded = { ...verified, remote: this.name, checkedAt, changed };
+      return this.loaded;
+    });
+  }
+
+  /**
+   * The last verified catalogue. `refresh: 'auto'` (default) updates first when none is stored or
+   * it was last checked over `refreshAfterMs` ago; `'never'` works offline; `'always'` is update().
+   * A stored catalogue is verified again on load (pinned keys, floor, freshness), so a tampered
+   * file under home/ is refused like a tampered download.
+   */
+  async catalogue(options: { refresh?: 'auto' | 'always' | 'never' } = {}): Promise<LoadedCatalogue> {
+    const mode = options.refresh ?? 'auto';
+    if (mode === 'always') return this.update();
+    const stored = this.loaded ?? (await this.loadStored());
+    const due = stored === null || this.now().getTime() - Date.parse(stored.checkedAt) > this.refreshAfterMs;
+    if (mode === 'auto' && due) {
+      try {
+        return await this.update();
+      } catch (error) {
+        // Offline use: only a failed download falls back to the stored copy. A refused catalogue
+        // (E_CATALOG, E_ROLLBACK, E_STALE) is an attack or a broken registry and is reported.
+        if (stored === null || !isAdcapError(error, 'E_DOWNLOAD')) throw error;
+      }
+    }
+    if (stored === null) {
+      throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no verified catalogue yet; run "adcap remote update ${this.name}" while online.`);
+    }
+    checkCatalogueFreshness(stored.payload, this.policy());
+    this.loaded = stored;
+    return stored;
+  }
+
+  /** Search this remote's catalogue (SearchIndex is built once per catalogue content). */
+  async search(query: string, filters: SearchFilters = {}): Promise<SearchHit[]> {
+    const catalogue = await this.catalogue();
+    return this.searchIndex(catalogue).search(query, filters);
+  }
+
+  searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
+    if (this.index === null || this.index.sha !== catalogue.payloadSha256) {
+      this.index = { sha: catalogue.payloadSha256, index: new SearchIndex(catalogue.payload.capabilities) };
+    }
+    return this.index.index;
+  }
+
+  /** The catalogue record of one capability; E_NOT_FOUND when this remote does not list it. */
+  async capability(id: string): Promise<CatalogueCapability> {
+    parseCapabilityId(id);
+    const { payload } = await this.catalogue();
+    const found = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
+    if (found === undefined) throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no capability ${id}; search for it with "adcap search".`);
+    return found;
+  }
+
+  /** spec §13: the package document, checked against the SHA-256 pinned by the signed catalogue. */
+  async packageDoc(id: string, options: { signal?: AbortSignal } = {}): Promise<PackageDocument> {
+    const capability = await this.capability(id);
+    const pin = capability.doc;
+    const cached = await this.store.readDocument(pin.sha256);
+    if (cached !== null) return parsePackageDocument(cached, id);
+    const bytes = await fetchCapped(resolveUrl(this.baseUrl, pin.path), {
+      maxBytes: this.maxDocumentBytes,
+      fetch: this.fetchImpl,
+      signal: options.signal,
+    });
+    checkDocumentPin(bytes, pin, id);
+    const doc = parsePackageDocument(bytes, id);
+    await this.store.writeDocument(pin.sha256, bytes);
+    return doc;
+  }
+
+  /**
+   * spec §13 archive download: mirrors in order (relative URLs against v1/), at most the pinned
+   * size from each, SHA-256 and size checked before the blob is kept (the content cache does
+   * that); then spec §5: the publisher signature under the publisher's keys from the signed
+   * catalogue, revoked keys refused; and the archive must be the one the entry describes.
+   * Entitled archives go through the host's authorize callback (spec §12, E_ENTITLEMENT).
+   */
+  async downloadArchive(id: string, version: string, options: DownloadOptions): Promise<DownloadedArchive> {
+    const { payload } = await this.catalogue();
+    const doc = await this.packageDoc(id, { signal: options.signal });
+    const entry = selectVersion(doc, id, version);
+    const authorize = entitlementFor(entry, options.authorize);
+    const path = await options.cache.fetchBlob({
+      sha256: entry.archive.sha256,
+      size: entry.archive.size,
+      sources: entry.archive.urls.map((url) => resolveUrl(this.baseUrl, url)),
+      ...(authorize === undefined ? {} : { authorize }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      what: `${id}@${version}`,
+    });
+    const { publisher } = parseCapabilityId(id);
+    const verified = await verifyPackage(path, { trusted: publisherTrustedKeys(payload, publisher), requireSignature: true });
+    checkArchiveMatchesEntry(verified, entry);
+    return { path, id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
+  }
+
+  /** Versions of a document, newest first (for `show`). */
+  static versionsNewestFirst(doc: PackageDocument): DocumentVersion[] {
+    return Object.keys(doc.versions)
+      .sort((a, b) => compareVersions(b, a))
+      .map((version) => doc.versions[version] as DocumentVersion);
+  }
+
+  private policy(): { maxAgeMs?: number; now: Date; minSequence?: number } {
+    const policy: { maxAgeMs?: number; now: Date; minSequence?: number } = { now: this.now() };
+    if (this.maxCatalogAgeMs !== undefined) policy.maxAgeMs = this.maxCatalogAgeMs;
+    if (this.remote.minSequence !== undefined) policy.minSequence = this.remote.minSequence;
+    return policy;
+  }
+
+  /** The rollback floor: state.json, else (damaged state) whatever the stored catalogue says. */
+  private async floor(): Promise<{ sequence?: number; payloadSha256?: string }> {
+    const state = await this.store.readState();
+    if (state !== null) return { sequence: state.sequence, payloadSha256: state.payloadSha256 };
+    const bytes = await this.store.readCatalogue();
+    if (bytes === null) return {};
+    try {
+      const verified = verifyCatalogue(bytes, this.remote.rootKeys, { maxAgeMs: Number.MAX_SAFE_INTEGER });
+      return { sequence: verified.payload.sequence, payloadSha256: verified.payloadSha256 };
+    } catch {
+      return {};
+    }
+  }
+
+  private async loadStored(): Promise<LoadedCatalogue | null> {
+    const [bytes, state] = await Promise.all([this.store.readCatalogue(), this.store.readState()]);
+    if (bytes === null) return null;
+    // Freshness is checked by the caller after a refresh attempt; signature and floor here.
+    const verified = verifyCatalogue(bytes, this.remote.rootKeys, { maxAgeMs: Number.MAX_SAFE_INTEGER, now: this.now() });
+    const floor = state === null ? {} : { sequence: state.sequence, payloadSha256: state.payloadSha256 };
+    checkCatalogueSequence(verified.payload, verified.payloadSha256, { ...floor, ...(this.remote.minSequence === undefined ? {} : { minSequence: this.remote.minSequence }) });
+    return { ...verified, remote: this.name, checkedAt: state?.checkedAt ?? new Date(0).toISOString(), changed: false };
+  }
+}
+
+/** A version of the document that may be downloaded: present, and not revoked (spec §13). */
+export function selectVersion(doc: PackageDocument, id: string, version: string): DocumentVersion {
+  const entry = Object.hasOwn(doc.versions, version) ? doc.versions[version] : undefined;
+  if (entry === undefined) {
+    throw new AdcapError('E_NOT_FOUND', `${id} has no version ${version}; "adcap show ${id}" lists the published versions.`);
+  }
+  if (entry.status === 'revoked') {
+    throw new AdcapError(
+      'E_REVOKED',
+      `${id}@${version} was revoked by the registry (${entry.statusReason ?? 'no reason given'}); it must never be installed or run, choose another version.`,
+      { details: { id, version } },
+    );
+  }
+  return entry;
+}
+
+/** spec §12: an entitled archive needs the host's authoriser; without one it is E_ENTITLEMENT. */
+function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefined): Authorization | undefined {
+  if (entry.access !== 'entitled') return undefined;
+  const request = { kind: 'package' as const, id: entry.id, version: entry.version, ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }) };
+  if (authorize === undefined) {
+    throw new AdcapError('E_ENTITLEMENT', `${entry.id}@${entry.version} is an entitled download and this host passed no authorize callback; sign in or use a host that can authorise it.`, {
+      details: { id: entry.id, version: entry.version },
+    });
+  }
+  return { fn: authorize, request };
+}
+
+/** The verified archive must be the one the signed entry describes (identity is content, spec §4). */
+function checkArchiveMatchesEntry(verified: { manifest: Manifest; manifestSha256: string }, entry: DocumentVersion): void {
+  if (verified.manifestSha256 !== entry.manifestSha256 || verified.manifest.id !== entry.id || verified.manifest.version !== entry.version) {
+    throw new AdcapError(
+      'E_HASH',
+      `The archive for ${entry.id}@${entry.version} holds ${verified.manifest.id}@${verified.manifest.version} with manifest ${verified.manifestSha256}, not the manifest ${entry.manifestSha256} the registry entry names; the registry is inconsistent.`,
+      { details: { id: entry.id, version: entry.version } },
+    );
+  }
+}
