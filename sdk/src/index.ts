@@ -19,3 +19,7 @@ export type { AuthorizeFn, AuthorizeGrant, AuthorizeRequest, Authorization } fro
 export { ContentCache, type BlobRequest, type ContentCacheOptions, type GcResult, type VerifyResult } from './cache/content-cache.js';
 export { isLazy, materializeResource, type MaterializeOptions } from './cache/resource.js';
 export { fetchShard, isShardRequest, parseShardMap, ShardRequestHandler, type ShardEntry, type ShardMap, type ShardRequestMessage, type ShardResultMessage } from './cache/shardset.js';
+export { resolve } from './resolve/resolver.js';
+export { checkCompatibility, hostPlatform, type CompatibilityCandidate, type CompatibilityResult } from './resolve/compat.js';
+export { detectRuntimes, type DetectedRuntimes } from './resolve/runtimes.js';
+export type { CandidateVersion, HostEnvironment, ResolveRequest, Resolution } from './resolve/types.js';

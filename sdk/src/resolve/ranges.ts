@@ -60,9 +60,3 @@ export class RangeBook {
     return pin;
   }
 }
-
-/** A version's precedence key without build metadata (`1.0.0+b1` is pinned by `=1.0.0`). */
-export function normalVersion(version: string): string | null {
-  const parsed = semver.parse(version);
-  return parsed === null ? null : parsed.version;
-}

@@ -19,6 +19,7 @@ export interface Clash {
  * are always true and never appear in facts.
  */
 interface Fact {
+  key: string;
   kind: 'req' | 'is';
   owner: string;
   target: string;
@@ -78,7 +79,7 @@ export class Search {
 
     const learned = new Map<string, Fact>();
     const learn = (facts: Iterable<Fact>): void => {
-      for (const f of facts) if (f.owner !== id) learned.set(factKey(f), f);
+      for (const f of facts) if (f.owner !== id) learned.set(f.key, f);
     };
     const clash: Clash[] = [];
     let leaf = true;
@@ -110,7 +111,7 @@ export class Search {
         const other = this.assigned.get(dep);
         if (other !== undefined && !this.universe.book.satisfies(other.version, range)) {
           blame = [this.reqFact(id, dep, range), this.isFact(dep, other.version)];
-          clash.push({ target: dep, requirements: [...(this.requirements.get(dep) ?? [])] });
+          if (this.clashes.length < MAX_CLASHES) clash.push({ target: dep, requirements: [...(this.requirements.get(dep) ?? [])] });
           break;
         }
       }
@@ -136,7 +137,7 @@ export class Search {
     const requirer = reqs.find((r) => r.owner === null) ?? reqs[0];
     if (requirer !== undefined && requirer.owner !== null) {
       const f = this.reqFact(requirer.owner, id, requirer.range);
-      learned.set(factKey(f), f);
+      learned.set(f.key, f);
     }
     const nogood = [...learned.values()];
     this.remember(nogood);
@@ -232,22 +233,20 @@ export class Search {
   }
 
   private reqFact(owner: string, target: string, range: string): Fact {
-    return this.intern({ kind: 'req', owner, target, value: range });
+    return this.intern('req', owner, target, range);
   }
 
   private isFact(owner: string, version: string): Fact {
-    return this.intern({ kind: 'is', owner, target: owner, value: version });
+    return this.intern('is', owner, owner, version);
   }
 
-  private intern(f: Fact): Fact {
-    const key = factKey(f);
+  /** One object per distinct fact, so nogoods share them and keys are built once. */
+  private intern(kind: Fact['kind'], owner: string, target: string, value: string): Fact {
+    const key = `${kind}\u0000${owner}\u0000${target}\u0000${value}`;
     const known = this.facts.get(key);
     if (known !== undefined) return known;
-    this.facts.set(key, f);
-    return f;
+    const fact: Fact = { key, kind, owner, target, value };
+    this.facts.set(key, fact);
+    return fact;
   }
-}
-
-function factKey(f: Fact): string {
-  return `${f.kind}\u0000${f.owner}\u0000${f.target}\u0000${f.value}`;
 }

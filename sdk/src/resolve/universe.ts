@@ -1,7 +1,7 @@
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
 import { checkCompatibility } from './compat.js';
-import { normalVersion, RangeBook } from './ranges.js';
+import { RangeBook } from './ranges.js';
 import type { CandidateVersion, ResolveRequest } from './types.js';
 
 /** One usable-or-not version of a capability, with what the search needs precomputed. */
@@ -10,6 +10,7 @@ export interface Candidate {
   version: string;
   /** Version without build metadata: what an exact pin names. */
   norm: string;
+  parsed: semver.SemVer;
   source: CandidateVersion;
   /** Dependencies sorted by id, for deterministic search order. */
   deps: Array<[string, string]>;
@@ -71,24 +72,26 @@ export class Universe {
       const candidates: Candidate[] = [];
       const versionsSeen = new Set<string>();
       for (const source of listed) {
-        const norm = normalVersion(source.version);
+        const parsed = semver.parse(source.version);
         // A version that is not strict semver cannot be ordered or pinned: never a candidate.
-        if (norm === null || versionsSeen.has(source.version)) continue;
+        if (parsed === null || versionsSeen.has(source.version)) continue;
+        const norm = parsed.version;
         versionsSeen.add(source.version);
         const deps = Object.entries(source.dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
         for (const [dep] of deps) visit(dep);
-        const prerelease = semver.prerelease(norm) !== null;
+        const prerelease = parsed.prerelease.length > 0;
         candidates.push({
           id,
           version: source.version,
           norm,
+          parsed,
           source,
           deps,
           depMap: new Map(deps),
           needsPin: source.status === 'yanked' || (prerelease && this.request.includePrerelease !== true),
         });
       }
-      candidates.sort((a, b) => semver.rcompare(a.version, b.version));
+      candidates.sort((a, b) => b.parsed.compare(a.parsed) || b.parsed.compareBuild(a.parsed));
       this.packages.set(id, candidates);
     }
     this.decideExclusions();

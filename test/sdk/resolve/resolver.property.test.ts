@@ -220,11 +220,11 @@ describe('resolve: properties over random registries (spec §11)', () => {
           expect(violations(c, kept, false), `${id} could have stayed at ${version}`).not.toEqual([]);
         }
       }),
-      { numRuns: 400, seed: 20240611 },
+      { numRuns: 300, seed: 20240611 },
     );
     // The generator must exercise both outcomes, or the property proves little.
-    expect(solved).toBeGreaterThan(40);
-    expect(failed).toBeGreaterThan(40);
+    expect(solved).toBeGreaterThan(30);
+    expect(failed).toBeGreaterThan(30);
   });
 
   it('random seeds: the same properties hold', () => {
@@ -237,7 +237,7 @@ describe('resolve: properties over random registries (spec §11)', () => {
           expect(violations(c, outcome.versions, true)).toEqual([]);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 });
