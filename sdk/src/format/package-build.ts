@@ -3,7 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { AdcapError, asAdcapError } from '../errors.js';
-import { hashFile } from '../util/hash.js';
+import { hashFile, sha256Hex } from '../util/hash.js';
 import { progressReporter, type ProgressListener } from '../util/progress.js';
 import { checkEntryPath, comparePaths } from './archive/entry-path.js';
 import { DEFAULT_ARCHIVE_LIMITS } from './archive/limits.js';
@@ -41,6 +41,32 @@ interface SourceFile {
   path: string;
   absolute: string;
   executable: boolean;
+  size: number;
+}
+
+/** Files up to this size are read whole (one call instead of a stream per file); larger ones stream. */
+const SMALL_FILE_BYTES = 256 * 1024;
+/** File system calls in flight at once while walking and hashing (each is a thread-pool round trip). */
+const PARALLEL_IO = 16;
+
+/** `items.map(fn)` with at most `limit` calls pending; results keep the input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+async function hashSourceFile(file: SourceFile): Promise<{ sha256: string; size: number }> {
+  if (file.size > SMALL_FILE_BYTES) return hashFile(file.absolute);
+  const bytes = await readFile(file.absolute);
+  return { sha256: sha256Hex(bytes), size: bytes.length };
 }
 
 /**
@@ -58,15 +84,14 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
 
   const hashing = progressReporter('hash', options.onProgress);
   let hashed = 0;
-  const files: FileEntry[] = [];
-  for (const file of sourceFiles) {
-    const { sha256, size } = await hashFile(file.absolute).catch((error: unknown) => {
+  const files: FileEntry[] = await mapLimited(sourceFiles, PARALLEL_IO, async (file) => {
+    const { sha256, size } = await hashSourceFile(file).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot read ${file.absolute}`);
     });
-    files.push(file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size });
     hashed += size;
     hashing.report(hashed);
-  }
+    return file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size };
+  });
   checkBuildLimits(files);
 
   const manifest = validateManifest({ ...source, files });
@@ -77,7 +102,12 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
   const entries: ArchiveEntrySource[] = [{ path: MANIFEST_ENTRY, size: manifestBytes.length, executable: false, open: () => manifestBytes }];
   for (const [i, file] of files.entries()) {
     const absolute = sourceFiles[i]!.absolute;
-    entries.push({ path: file.path, size: file.size, executable: file.executable === true, open: () => createReadStream(absolute, { highWaterMark: 1 << 20 }) });
+    entries.push({
+      path: file.path,
+      size: file.size,
+      executable: file.executable === true,
+      open: () => (file.size <= SMALL_FILE_BYTES ? readFile(absolute) : createReadStream(absolute, { highWaterMark: 1 << 20 })),
+    });
   }
   if (options.envelopeFor !== undefined) {
     const envelope = await options.envelopeFor({ adcap: manifest.adcap, id: manifest.id, version: manifest.version, manifestSha256 });
@@ -144,14 +174,15 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
     } catch (error) {
       throw asAdcapError(error, `Cannot list ${dir}`);
     }
-    for (const name of names) {
-      const absolute = join(dir, name);
-      if (absolute === out) continue; // a previous build written into the source folder
-      const path = relative(root, absolute).split(sep).join('/');
-      if (dir === root && reserved.has(name)) continue;
-      const info = await lstat(absolute).catch((error: unknown) => {
+    const candidates = names.map((name) => join(dir, name)).filter((absolute) => absolute !== out && !(dir === root && reserved.has(absolute.slice(root.length + 1))));
+    const infos = await mapLimited(candidates, PARALLEL_IO, (absolute) =>
+      lstat(absolute).catch((error: unknown) => {
         throw asAdcapError(error, `Cannot read ${absolute}`);
-      });
+      }),
+    );
+    for (const [i, absolute] of candidates.entries()) {
+      const info = infos[i]!;
+      const path = relative(root, absolute).split(sep).join('/');
       if (info.isDirectory()) {
         if (!rules.ignores(`${path}/`)) await walk(absolute);
         continue;
@@ -164,7 +195,7 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
         });
       }
       checkEntryPath(path);
-      found.push({ path, absolute, executable: (info.mode & 0o111) !== 0 || forcedExecutable.has(path) });
+      found.push({ path, absolute, executable: (info.mode & 0o111) !== 0 || forcedExecutable.has(path), size: info.size });
     }
   }
 

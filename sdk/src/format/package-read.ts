@@ -72,6 +72,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
       entries: visitor.paths,
     };
     if (staging !== undefined && options.extractTo !== undefined) {
+      await visitor.flushWrites();
       await visitor.closeAll();
       await publishStaging(staging, options.extractTo, options.readOnly === true);
       result.dir = options.extractTo;
@@ -86,7 +87,15 @@ export async function readPackage(source: string | Readable, options: ReadPackag
 
 type Current =
   | { kind: 'document'; path: string; chunks: Buffer[]; bytes: number }
-  | { kind: 'file'; path: string; expected: FileEntry; hash: Hash; handle: FileHandle | undefined };
+  | { kind: 'file'; path: string; expected: FileEntry; hash: Hash; handle: FileHandle | undefined; chunks: Buffer[] | undefined };
+
+/**
+ * Entries up to this size are extracted with one write after their hash is checked (one file
+ * system call sequence per file matters with thousands of small files); larger ones stream.
+ */
+const SMALL_ENTRY_BYTES = 256 * 1024;
+/** Verified small files are written this many at a time while the stream goes on. */
+const PARALLEL_WRITES = 16;
 
 /** The package rules on top of the archive rules: order, manifest, files, signature. */
 class PackageVisitor implements ArchiveVisitor {
@@ -98,8 +107,10 @@ class PackageVisitor implements ArchiveVisitor {
   private readonly seen = new Set<string>();
   private current: Current | undefined;
   private signatureSeen = false;
-  private readonly madeDirs = new Set<string>();
+  private readonly madeDirs = new Map<string, Promise<unknown>>();
   private readonly open = new Set<FileHandle>();
+  private readonly writes = new Set<Promise<void>>();
+  private writeError: unknown;
 
   constructor(
     private readonly limits: ArchiveLimits,
@@ -143,7 +154,9 @@ class PackageVisitor implements ArchiveVisitor {
       });
     }
     this.seen.add(path);
-    this.current = { kind: 'file', path, expected, hash: createSha256(), handle: await this.createFile(path, expected.executable === true) };
+    const small = this.staging !== undefined && size <= SMALL_ENTRY_BYTES;
+    const handle = small ? undefined : await this.createFile(path, expected.executable === true);
+    this.current = { kind: 'file', path, expected, hash: createSha256(), handle, chunks: small ? [] : undefined };
   }
 
   data(chunk: Buffer): void | Promise<void> {
@@ -154,7 +167,8 @@ class PackageVisitor implements ArchiveVisitor {
       return;
     }
     current.hash.update(chunk);
-    if (current.handle !== undefined) return writeAll(current.handle, chunk);
+    if (current.chunks !== undefined) current.chunks.push(chunk);
+    else if (current.handle !== undefined) return writeAll(current.handle, chunk);
   }
 
   async entryEnd(): Promise<void> {
@@ -165,12 +179,7 @@ class PackageVisitor implements ArchiveVisitor {
       if (current.path === SIGNATURE_ENTRY) this.envelope = parseEnvelope(bytes);
       else this.acceptManifest(bytes);
       // The installed directory keeps capability.json and SIGNATURE.json beside the files they cover.
-      const handle = await this.createFile(current.path, false);
-      if (handle !== undefined) {
-        await writeAll(handle, bytes);
-        this.open.delete(handle);
-        await handle.close();
-      }
+      await this.writeSmallFile(current.path, false, bytes);
       return;
     }
     const sha256 = current.hash.digest('hex');
@@ -183,6 +192,37 @@ class PackageVisitor implements ArchiveVisitor {
         details: { path: current.path, expected: current.expected.sha256, actual: sha256 },
       });
     }
+    if (current.chunks !== undefined) await this.queueWrite(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
+  }
+
+  /** Small verified files are written in the background, at most PARALLEL_WRITES at once. */
+  private async queueWrite(path: string, executable: boolean, bytes: Buffer): Promise<void> {
+    if (this.writeError !== undefined) throw this.writeError;
+    const write = this.writeSmallFile(path, executable, bytes).then(
+      () => {
+        this.writes.delete(write);
+      },
+      (error: unknown) => {
+        this.writes.delete(write);
+        this.writeError ??= error;
+      },
+    );
+    this.writes.add(write);
+    if (this.writes.size >= PARALLEL_WRITES) await Promise.race(this.writes);
+  }
+
+  /** Waits for background writes; the first failure among them is the read's failure. */
+  async flushWrites(): Promise<void> {
+    await Promise.all(this.writes);
+    if (this.writeError !== undefined) throw this.writeError;
+  }
+
+  private async writeSmallFile(path: string, executable: boolean, bytes: Buffer): Promise<void> {
+    const handle = await this.createFile(path, executable);
+    if (handle === undefined) return;
+    await writeAll(handle, bytes);
+    this.open.delete(handle);
+    await handle.close();
   }
 
   /** spec §3/§4: parse strictly, validate, and index `files` before any other entry is accepted. */
@@ -209,6 +249,7 @@ class PackageVisitor implements ArchiveVisitor {
   }
 
   async closeAll(): Promise<void> {
+    await Promise.all(this.writes);
     for (const handle of this.open) await handle.close().catch(() => undefined);
     this.open.clear();
   }
@@ -218,14 +259,17 @@ class PackageVisitor implements ArchiveVisitor {
     const target = join(this.staging, ...path.split('/'));
     try {
       const parent = dirname(target);
-      if (!this.madeDirs.has(parent)) {
-        await mkdir(parent, { recursive: true });
-        this.madeDirs.add(parent);
+      let made = this.madeDirs.get(parent);
+      if (made === undefined) {
+        made = mkdir(parent, { recursive: true });
+        this.madeDirs.set(parent, made);
       }
+      await made;
       // O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting.
-      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+      // Modes 0644/0755 as in the archive (DESIGN §4), narrowed by the umask as tar(1) does;
+      // `readOnly` sets the final modes explicitly before the rename.
+      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), executable ? 0o755 : 0o644);
       this.open.add(handle);
-      await handle.chmod(executable ? 0o755 : 0o644);
       return handle;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {

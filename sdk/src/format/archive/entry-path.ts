@@ -11,15 +11,16 @@ export const MAX_ENTRY_PATH_BYTES = 240;
  */
 export function checkEntryPath(path: string | Uint8Array): string {
   const bytes = typeof path === 'string' ? Buffer.from(path, 'utf8') : path;
-  const shown = JSON.stringify(Buffer.from(bytes).toString('latin1'));
   const fail = (reason: string): never => {
-    throw new AdcapError('E_PATH', `The package path ${shown} ${reason}; spec §2 allows only relative printable-ASCII paths of at most ${MAX_ENTRY_PATH_BYTES} bytes.`, {
-      details: { path: Buffer.from(bytes).toString('latin1') },
+    const raw = Buffer.from(bytes).toString('latin1');
+    throw new AdcapError('E_PATH', `The package path ${JSON.stringify(raw)} ${reason}; spec §2 allows only relative printable-ASCII paths of at most ${MAX_ENTRY_PATH_BYTES} bytes.`, {
+      details: { path: raw },
     });
   };
   if (bytes.length === 0) fail('is empty');
   if (bytes.length > MAX_ENTRY_PATH_BYTES) fail(`is ${bytes.length} bytes long`);
-  for (const byte of bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
     if (byte < 0x20 || byte > 0x7e) fail(`contains the byte 0x${byte.toString(16).padStart(2, '0')}, which is not printable ASCII`);
     if (byte === 0x5c) fail('contains a backslash');
   }

@@ -71,11 +71,15 @@ export async function readArchive(source: string | Readable, visitor: ArchiveVis
   const framer = new GzipMemberFramer(inflater);
   const parser = new TarParser(visitor, limits);
   let crc = 0;
+  // The visitor's work in progress (a file being created, say): a failure elsewhere in the pipeline
+  // waits for it, so the caller's cleanup never races a write that is still under way.
+  let inflight: Promise<void> = Promise.resolve();
   const sink = new Writable({
     highWaterMark: INFLATE_CHUNK,
     write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
       crc = zlib.crc32(chunk, crc);
-      parser.write(chunk).then(() => callback(), callback);
+      inflight = parser.write(chunk);
+      inflight.then(() => callback(), callback);
     },
   });
 
@@ -84,6 +88,8 @@ export async function readArchive(source: string | Readable, visitor: ArchiveVis
     framer.finish(crc, parser.expandedBytes);
     parser.end();
   } catch (error) {
+    parser.abort();
+    await inflight.catch(() => undefined);
     const converted = asGzipError(error);
     if (converted instanceof AdcapError) throw converted;
     if ((converted as { name?: unknown } | null)?.name === 'AbortError') {

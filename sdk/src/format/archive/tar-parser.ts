@@ -23,6 +23,8 @@ export interface ArchiveVisitor {
   entryEnd(): void | Promise<void>;
 }
 
+const ZEROS = Buffer.alloc(64 * 1024);
+
 const enum State {
   Header,
   Data,
@@ -46,11 +48,17 @@ export class TarParser {
   private count = 0;
   private readonly files = new Set<string>();
   private readonly dirs = new Set<string>();
+  private aborted = false;
 
   constructor(
     private readonly visitor: ArchiveVisitor,
     private readonly limits: ArchiveLimits,
   ) {}
+
+  /** Stops a write in progress at its next step, so no visitor call starts after a failure. */
+  abort(): void {
+    this.aborted = true;
+  }
 
   get entries(): number {
     return this.count;
@@ -67,6 +75,7 @@ export class TarParser {
     }
     let offset = 0;
     while (offset < chunk.length) {
+      if (this.aborted) throw new AdcapError('E_IO', 'Reading the package was stopped.');
       switch (this.state) {
         case State.Data: {
           const take = Math.min(this.remaining, chunk.length - offset);
@@ -88,11 +97,12 @@ export class TarParser {
         }
         case State.AfterEnd: {
           // Zero records after the end-of-archive marker are normal; anything else is hidden data.
-          for (; offset < chunk.length; offset++, this.position++) {
-            if (chunk[offset] !== 0) {
-              throw new AdcapError('E_TAR', `The package has data after the tar end-of-archive marker (byte ${this.position}); it is corrupt or was tampered with.`);
-            }
+          const take = Math.min(ZEROS.length, chunk.length - offset);
+          if (!chunk.subarray(offset, offset + take).equals(ZEROS.subarray(0, take))) {
+            throw new AdcapError('E_TAR', `The package has data after the tar end-of-archive marker (near byte ${this.position}); it is corrupt or was tampered with.`);
           }
+          offset += take;
+          this.position += take;
           break;
         }
         default: {

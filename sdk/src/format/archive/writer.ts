@@ -16,8 +16,8 @@ export interface ArchiveEntrySource {
   path: string;
   size: number;
   executable: boolean;
-  /** The file's bytes; a stream must produce exactly `size` bytes. */
-  open(): Readable | Uint8Array;
+  /** The file's bytes; a stream must produce exactly `size` bytes. A promise suits small files read whole. */
+  open(): Readable | Uint8Array | Promise<Uint8Array>;
 }
 
 /**
@@ -80,6 +80,8 @@ async function runPipeline(tar: Readable, gzip: zlib.Gzip, patch: Transform, mea
   }
 }
 
+const PREFETCH_ENTRIES = 16;
+
 /** The uncompressed tar stream, with small pieces batched into buffers of about BATCH_BYTES. */
 async function* tarStream(entries: ArchiveEntrySource[]): AsyncGenerator<Buffer> {
   const batch: Buffer[] = [];
@@ -103,9 +105,37 @@ async function* tarStream(entries: ArchiveEntrySource[]): AsyncGenerator<Buffer>
     return joined;
   }
 
-  for (const entry of entries) {
+  // Entries are opened a few ahead, so small files (read whole) are read while the compressor
+  // works; a stream is only opened there and read when its turn comes.
+  const ahead = new Map<number, ReturnType<ArchiveEntrySource['open']>>();
+  let nextAhead = 0;
+  const prefetch = (upTo: number): void => {
+    for (; nextAhead < Math.min(upTo, entries.length); nextAhead++) {
+      const opened = entries[nextAhead]!.open();
+      if (opened instanceof Promise) opened.catch(() => undefined); // awaited below; never unhandled
+      ahead.set(nextAhead, opened);
+    }
+  };
+
+  try {
+    yield* entryPieces();
+  } finally {
+    // A failed or abandoned write: release the streams that were opened ahead.
+    for (const opened of ahead.values()) if (!(opened instanceof Promise) && !(opened instanceof Uint8Array)) opened.destroy();
+  }
+  // End-of-archive: two zero blocks, then zeros up to a whole record as tar(1) writes them.
+  const end = 2 * BLOCK_SIZE;
+  const total = written + end;
+  yield* push(Buffer.alloc(end + ((RECORD_SIZE - (total % RECORD_SIZE)) % RECORD_SIZE)));
+  if (batched > 0) yield flush();
+
+  async function* entryPieces(): AsyncGenerator<Buffer> {
+  for (const [index, entry] of entries.entries()) {
     yield* push(encodeHeader(entry));
-    const content = entry.open();
+    prefetch(index + PREFETCH_ENTRIES);
+    const opened = ahead.get(index)!;
+    ahead.delete(index);
+    const content = opened instanceof Promise ? await opened : opened;
     let produced = 0;
     if (content instanceof Uint8Array) {
       produced = content.length;
@@ -129,9 +159,5 @@ async function* tarStream(entries: ArchiveEntrySource[]): AsyncGenerator<Buffer>
     const padding = (BLOCK_SIZE - (entry.size % BLOCK_SIZE)) % BLOCK_SIZE;
     if (padding > 0) yield* push(Buffer.alloc(padding));
   }
-  // End-of-archive: two zero blocks, then zeros up to a whole record as tar(1) writes them.
-  const end = 2 * BLOCK_SIZE;
-  const total = written + end;
-  yield* push(Buffer.alloc(end + ((RECORD_SIZE - (total % RECORD_SIZE)) % RECORD_SIZE)));
-  if (batched > 0) yield flush();
+  }
 }
