@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AdcapError } from '../errors.js';
 import * as authoring from './commands/authoring.js';
+import * as client from './commands/client.js';
+import * as registry from './commands/registry.js';
 import { resolveHome, type CliContext } from './context.js';
 import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
 
@@ -55,15 +57,20 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
     });
 
   authoring.register(program, ctx);
+  registry.register(program, ctx);
+  client.register(program, ctx);
 
-  // Every subcommand reports parse errors the same way as the program.
-  for (const command of program.commands) {
+  // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
+  // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.
+  const configure = (command: Command): void => {
     command.exitOverride().configureOutput({
       writeOut: (text) => io.stdout(text),
       writeErr: (text) => io.stderr(text),
       outputError: () => undefined,
     });
-  }
+    command.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
   return { program, ctx, exitCode: () => exitCode };
 }
 

@@ -87,6 +87,21 @@ describe('adcap main: errors, exit codes, global options (DESIGN §8)', () => {
   });
 });
 
+describe('extension by command modules', () => {
+  it('nested commands of a registered module report parse errors through runCli, printing nothing themselves', async () => {
+    let printed = '';
+    const io: CliIO = { stdout: (t) => void (printed += t), stderr: (t) => void (printed += t), env: {}, cwd, platform: 'linux', homedir: '/h', stdinIsTTY: false };
+    const { program } = createProgram(io);
+    program.command('group').command('leaf').argument('<x>').action(() => undefined);
+    const error = await program.parseAsync(['group', 'leaf'], { from: 'user' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'commander.missingArgument' });
+    expect(printed).toBe('');
+  });
+});
+
 describe('home directory resolution', () => {
   const base = { cwd: '/cwd', homedir: '/home/u' };
   it('prefers --home, then ARCOTHEON_HOME, then the platform data dir', () => {
