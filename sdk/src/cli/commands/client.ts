@@ -1,0 +1,273 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { AdcapError, isAdcapError } from '../../errors.js';
+import { RegistryClient, type LoadedCatalogue } from '../../registry/client/registry-client.js';
+import { compareVersions } from '../../registry/documents.js';
+import { isIdPart, parseCapabilityId } from '../../registry/layout.js';
+import { addRemote, checkRemoteConfig, getRemote, listRemotes, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
+import type { SearchFilters, SearchHit } from '../../registry/search.js';
+import type { Access, Tier } from '../../registry/types.js';
+import type { CliContext } from '../context.js';
+
+/**
+ * Registry client commands (DESIGN §8): `remote add|list|remove|update`, `search`, `show`.
+ * `remote add` and `remote update` fetch and verify catalogues now; `search` and `show` use the
+ * last verified catalogue and refresh it when it was checked over an hour ago.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
+  const clientFor = (remote: RemoteConfig): RegistryClient => new RegistryClient({ home: ctx.home(), remote });
+  const remote = program.command('remote').description('registries this home installs from, with their pinned root keys');
+
+  remote
+    .command('add')
+    .description("add a registry by the URL of its v1/ folder and pin its root key; fetches and verifies the catalogue now")
+    .argument('<name>', 'a short local name, e.g. examples')
+    .argument('<url>', 'https:// (or file://, or http:// on 127.0.0.1) URL of the v1/ folder')
+    .requiredOption('--root-key <base64>', "the registry's root public key (repeatable)", collect, [] as string[])
+    .option('--min-sequence <n>', 'refuse catalogues older than this sequence', parseNonNegative)
+    .action(async (name: string, url: string, opts: { rootKey: string[]; minSequence?: number }) => {
+      const home = ctx.home();
+      if ((await listRemotes(home)).some((r) => r.name === name)) {
+        throw new AdcapError('E_USAGE', `A remote named "${name}" already exists; remove it first with "adcap remote remove ${name}".`);
+      }
+      const config: RemoteConfig = { name, url, rootKeys: opts.rootKey, ...(opts.minSequence === undefined ? {} : { minSequence: opts.minSequence }) };
+      // Validate and normalise before touching the network, then verify before saving: a remote
+      // whose catalogue does not verify under the given key is never added.
+      const normalized = checkRemoteConfig(config, `The remote "${name}"`);
+      const loaded = await clientFor(normalized).update();
+      await addRemote(home, normalized);
+      output.result(remoteSummary(normalized, loaded), () =>
+        `added remote ${name} (${normalized.url}): catalogue "${loaded.payload.registry}" sequence ${loaded.payload.sequence}, ${Object.keys(loaded.payload.capabilities).length} capabilities`,
+      );
+    });
+
+  remote
+    .command('list')
+    .description('list remotes')
+    .action(async () => {
+      const remotes = await listRemotes(ctx.home());
+      const rows: (RemoteConfig & { sequence: number | null; checkedAt: string | null })[] = [];
+      for (const r of remotes) {
+        const stored = await clientFor(r)
+          .catalogue({ refresh: 'never' })
+          .catch(() => null);
+        rows.push({ ...r, sequence: stored?.payload.sequence ?? null, checkedAt: stored?.checkedAt ?? null });
+      }
+      output.result(rows, () =>
+        rows.length === 0
+          ? 'no remotes; add one with: adcap remote add <name> <url> --root-key <base64>'
+          : rows.map((r) => `${r.name}\t${r.url}\t${r.sequence === null ? 'not fetched' : `sequence ${r.sequence}`}`),
+      );
+    });
+
+  remote
+    .command('remove')
+    .description('remove a remote and its stored catalogue')
+    .argument('<name>', 'remote name')
+    .action(async (name: string) => {
+      await removeRemote(ctx.home(), name);
+      output.result({ removed: name }, () => `removed remote ${name}`);
+    });
+
+  remote
+    .command('update')
+    .description('fetch and verify catalogues now (all remotes, or one)')
+    .argument('[name]', 'remote name')
+    .action(async (name: string | undefined) => {
+      const home = ctx.home();
+      const remotes = name === undefined ? await listRemotes(home) : [await getRemote(home, name)];
+      const rows: RemoteSummary[] = [];
+      let firstError: unknown = null;
+      for (const r of remotes) {
+        try {
+          rows.push(remoteSummary(r, await clientFor(r).update()));
+        } catch (error) {
+          firstError ??= error;
+          output.note(`remote ${r.name}: ${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}`);
+        }
+      }
+      if (firstError !== null) throw firstError;
+      output.result(rows, () =>
+        rows.length === 0 ? 'no remotes to update' : rows.map((r) => `${r.name}: sequence ${r.sequence}${r.changed ? ' (new)' : ' (unchanged)'}, ${r.capabilities} capabilities`),
+      );
+    });
+
+  program
+    .command('search')
+    .description('search the catalogues of all remotes by id, name, summary and keywords')
+    .argument('[query]', 'words to look for (empty lists everything)', '')
+    .option('--tier <tier>', 'free or pro', parseTier)
+    .option('--access <access>', 'public or entitled', parseAccess)
+    .option('--installed', 'only installed capabilities')
+    .option('--not-installed', 'only capabilities that are not installed')
+    .option('--remote <name>', 'search only this remote')
+    .option('--limit <n>', 'at most this many results', parseNonNegative)
+    .action(async (query: string, opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number }) => {
+      const home = ctx.home();
+      const filters: SearchFilters = { installedIds: await installedIds(home) };
+      if (opts.tier !== undefined) filters.tier = opts.tier;
+      if (opts.access !== undefined) filters.access = opts.access;
+      if (opts.installed === true) filters.installed = true;
+      if (opts.notInstalled === true) filters.installed = false;
+      const hits = await searchAll(await remotesFor(home, opts.remote), (r) => clientFor(r), query, filters);
+      const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
+      output.result(
+        limited.map((h) => ({ id: h.id, name: h.name, summary: h.summary, latest: h.latest, tier: h.tier, access: h.access, installed: h.installed })),
+        () =>
+          limited.length === 0
+            ? `no capabilities match "${query}"`
+            : limited.map((h) => `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${h.name} - ${h.summary}${flags(h)}`),
+      );
+    });
+
+  program
+    .command('show')
+    .description('show a capability: its package document, versions and their status')
+    .argument('<id>', 'capability id, e.g. acme/pdf')
+    .option('--remote <name>', 'look only in this remote')
+    .action(async (id: string, opts: { remote?: string }) => {
+      parseCapabilityId(id);
+      const home = ctx.home();
+      const shown = await showCapability(await remotesFor(home, opts.remote), (r) => clientFor(r), id);
+      output.result(shown, () => showLines(shown));
+    });
+}
+
+interface RemoteSummary {
+  name: string;
+  url: string;
+  registry: string;
+  sequence: number;
+  generatedAt: string;
+  capabilities: number;
+  changed: boolean;
+}
+
+/** What `remote add` and `remote update` report per remote. */
+function remoteSummary(remote: RemoteConfig, loaded: LoadedCatalogue): RemoteSummary {
+  return {
+    name: remote.name,
+    url: remote.url,
+    registry: loaded.payload.registry,
+    sequence: loaded.payload.sequence,
+    generatedAt: loaded.payload.generatedAt,
+    capabilities: Object.keys(loaded.payload.capabilities).length,
+    changed: loaded.changed,
+  };
+}
+
+async function remotesFor(home: string, name: string | undefined): Promise<RemoteConfig[]> {
+  if (name !== undefined) return [await getRemote(home, name)];
+  const { remotes } = await readHomeConfig(home);
+  if (remotes.length === 0) throw new AdcapError('E_NOT_FOUND', 'No remotes are configured; add one with "adcap remote add <name> <url> --root-key <base64>".');
+  return remotes;
+}
+
+/**
+ * Searches every remote and merges the hits: a capability listed by several remotes appears once,
+ * from the first remote in configuration order; the merged list keeps the ranking's order
+ * (score, then non-deprecated, then id).
+ */
+export async function searchAll(
+  remotes: readonly RemoteConfig[],
+  clientFor: (remote: RemoteConfig) => RegistryClient,
+  query: string,
+  filters: SearchFilters,
+): Promise<(SearchHit & { remote: string })[]> {
+  const seen = new Set<string>();
+  const merged: (SearchHit & { remote: string })[] = [];
+  for (const remote of remotes) {
+    for (const hit of await clientFor(remote).search(query, filters)) {
+      if (seen.has(hit.id)) continue;
+      seen.add(hit.id);
+      merged.push({ ...hit, remote: remote.name });
+    }
+  }
+  merged.sort((a, b) => b.score - a.score || Number(a.deprecated) - Number(b.deprecated) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return merged;
+}
+
+async function showCapability(remotes: readonly RemoteConfig[], clientFor: (remote: RemoteConfig) => RegistryClient, id: string) {
+  for (const remote of remotes) {
+    const client = clientFor(remote);
+    const { payload } = await client.catalogue();
+    const cap = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
+    if (cap === undefined) continue;
+    const doc = await client.packageDoc(id);
+    const ordered = Object.fromEntries(
+      Object.keys(doc.versions)
+        .sort((a, b) => compareVersions(b, a))
+        .map((v) => [v, doc.versions[v]]),
+    );
+    return {
+      id,
+      remote: remote.name,
+      name: cap.name,
+      summary: cap.summary,
+      publisher: cap.publisher,
+      latest: cap.latest ?? null,
+      latestPrerelease: cap.latestPrerelease ?? null,
+      tier: cap.tier,
+      access: cap.access,
+      keywords: cap.keywords,
+      deprecated: doc.deprecated ?? null,
+      versions: ordered,
+    };
+  }
+  throw new AdcapError('E_NOT_FOUND', `No remote lists ${id}; search for it with "adcap search".`);
+}
+
+function showLines(shown: Awaited<ReturnType<typeof showCapability>>): string[] {
+  const lines = [`${shown.id} - ${shown.name} (from ${shown.remote})`, shown.summary];
+  if (shown.deprecated !== null) lines.push(`DEPRECATED: ${shown.deprecated.message}`);
+  lines.push(`latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`);
+  lines.push('versions:');
+  for (const [version, entry] of Object.entries(shown.versions)) {
+    if (entry === undefined) continue;
+    const status = entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${entry.statusReason}`}]`;
+    lines.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
+  }
+  return lines;
+}
+
+function flags(hit: SearchHit): string {
+  const parts = [hit.tier === 'pro' ? 'pro' : '', hit.access === 'entitled' ? 'entitled' : '', hit.installed ? 'installed' : '', hit.deprecated ? 'deprecated' : ''].filter((p) => p !== '');
+  return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
+}
+
+/** Installed capability ids: packages/<pub>/<name>/ with a state.json (DESIGN §6; the store owns that file). */
+async function installedIds(home: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  const packages = join(home, 'packages');
+  const publishers = await readdir(packages).catch(() => [] as string[]);
+  for (const publisher of publishers) {
+    if (!isIdPart(publisher)) continue;
+    for (const name of await readdir(join(packages, publisher)).catch(() => [] as string[])) {
+      if (!isIdPart(name)) continue;
+      const isState = await stat(join(packages, publisher, name, 'state.json')).then((s) => s.isFile(), () => false);
+      if (isState) ids.add(`${publisher}/${name}`);
+    }
+  }
+  return ids;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseNonNegative(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new AdcapError('E_USAGE', `"${value}" is not a non-negative integer.`);
+  return Number(value);
+}
+
+function parseTier(value: string): Tier {
+  if (value !== 'free' && value !== 'pro') throw new AdcapError('E_USAGE', `--tier must be "free" or "pro", not "${value}".`);
+  return value;
+}
+
+function parseAccess(value: string): Access {
+  if (value !== 'public' && value !== 'entitled') throw new AdcapError('E_USAGE', `--access must be "public" or "entitled", not "${value}".`);
+  return value;
+}
