@@ -1,0 +1,790 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import semver from 'semver';
+import type { AuthorizeFn } from '../cache/authorize.js';
+import { ContentCache } from '../cache/content-cache.js';
+import type { FetchLike } from '../cache/fetch.js';
+import { AdcapError, isAdcapError } from '../errors.js';
+import type { ArchiveLimits } from '../format/archive/limits.js';
+import type { Manifest, Permission } from '../format/manifest-types.js';
+import { validateManifest } from '../format/manifest.js';
+import { readPackage } from '../format/package-read.js';
+import { parseStrictJson } from '../format/strict-json.js';
+import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
+import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
+import type { SearchFilters, SearchHit } from '../registry/search.js';
+import type { DocumentVersion, PackageDocument } from '../registry/types.js';
+import { checkCompatibility, hostPlatform } from '../resolve/compat.js';
+import { resolve } from '../resolve/resolver.js';
+import { detectRuntimes } from '../resolve/runtimes.js';
+import type { CandidateVersion, HostEnvironment } from '../resolve/types.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { checkPackageSignature, verifyPackage } from '../trust/package-signature.js';
+import type { TrustedKey } from '../trust/keys.js';
+import { withLock } from '../util/lock.js';
+import type { Progress } from '../util/progress.js';
+import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
+import { HomeLayout, splitId } from './home.js';
+import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
+import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
+import { readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
+import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
+
+export interface HostInfo {
+  /** `${os}-${arch}`; defaults to this process's. */
+  platform?: string;
+  agent: { id: string; version: string };
+}
+
+export interface ArcotheonOptions {
+  /** The home directory (DESIGN §6), inside the host app's data directory. */
+  home: string;
+  /** Pinned root keys (base64) for default remotes that do not carry their own. */
+  rootKeys?: string[];
+  /** Remotes the host ships; a fresh home with no remote configured uses them (issue 7). */
+  remotes?: Array<{ name: string; url: string; rootKeys?: string[]; minSequence?: number }>;
+  host: HostInfo;
+  /** spec §12: obtains authorisation for entitled downloads; null denies. */
+  authorize?: AuthorizeFn;
+  fetch?: FetchLike;
+  limits?: {
+    /** DESIGN §10 (default 30 days). */
+    maxCatalogAgeMs?: number;
+    /** Previous versions kept for rollback (default 2). */
+    keepVersions?: number;
+    /** How long to wait for another process's operation before E_LOCKED (default 30 s). */
+    lockWaitMs?: number;
+    archive?: Partial<ArchiveLimits>;
+  };
+  /** Interpreter versions to assume instead of probing this computer (tests, hosts that ship their own). */
+  runtimes?: HostEnvironment['runtimes'];
+  /**
+   * How tools are sandboxed (DESIGN §5). By default the platform's sandbox (bubblewrap, sandbox-exec)
+   * and E_SANDBOX_UNAVAILABLE without one. `optOut` names capabilities the host ships itself and
+   * runs without a sandbox (host contract: "only for capabilities it ships itself").
+   */
+  sandbox?: SandboxChoice;
+  /**
+   * The host's tier check, called before each tool run (host contract "Free and Pro": the SDK
+   * trusts the host here). Return false to refuse the run.
+   */
+  checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
+  now?: () => Date;
+}
+
+export interface SandboxChoice {
+  /** A specific sandbox implementation (tests, hosts with their own). */
+  use?: Sandbox;
+  /** Capability ids, or a predicate, that run unsandboxed because the host ships them. */
+  optOut?: string[] | ((id: string) => boolean);
+}
+
+export type PackageSpec = string | { id: string; range?: string };
+
+export interface InstallRequest {
+  packages?: PackageSpec[];
+  /** Sideload a local .adcap file. */
+  file?: string;
+  /** spec §11: consider prereleases. */
+  includePrerelease?: boolean;
+}
+
+export type LifecycleProgress = Progress & { item?: string };
+
+export interface ApplyOptions {
+  /** Asked with the exact plan; nothing is installed unless it returns true (host contract, "Install"). */
+  approve?: (plan: Plan) => boolean | Promise<boolean>;
+  /** Alternatively, the digest of a plan the user approved earlier; a different plan is refused. */
+  approvedDigest?: string;
+  /** The extra confirmation an unsigned or unknown-signer sideload needs. */
+  allowUnsigned?: boolean;
+  onProgress?: (progress: LifecycleProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface ApplyResult {
+  plan: Plan;
+  applied: boolean;
+  installed: Array<{ id: string; version: string }>;
+}
+
+export interface UpdateResult extends ApplyResult {
+  /** True when the update needs permissions nobody approved, so it was not applied. */
+  needsApproval: boolean;
+}
+
+export interface InstalledCapability {
+  id: string;
+  version: string;
+  /** "ok", "unsigned", "unknown-signer" or "sideloaded", from where the version came from. */
+  status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded';
+  grants: string[];
+  explicit: boolean;
+  history: string[];
+  source: InstallSource;
+}
+
+interface SideloadCandidate {
+  file: string;
+  manifest: Manifest;
+  manifestSha256: string;
+  archiveSha256: string;
+  size: number;
+  unsigned: boolean;
+  unknownSigner: boolean;
+  signedBy: string[];
+  trusted: TrustedKey[];
+}
+
+/** What the plan needs to carry out each item, kept beside the user-facing plan. */
+interface PlanContext {
+  plan: Plan;
+  located: Map<string, LocatedPackage>;
+  sideload: SideloadCandidate | null;
+  states: Map<string, PackageState | null>;
+}
+
+/**
+ * The SDK's host-facing object (host contract "Embedding", DESIGN §7): discovery, plan and
+ * approval, install, grants, update, rollback, uninstall and doctor over one home directory.
+ */
+export class Arcotheon {
+  readonly home: HomeLayout;
+  readonly cache: ContentCache;
+  readonly sources: RegistrySources;
+  private readonly options: ArcotheonOptions;
+  private hostEnv: Promise<HostEnvironment> | undefined;
+
+  constructor(options: ArcotheonOptions) {
+    if (typeof options.home !== 'string' || options.home === '') throw new AdcapError('E_USAGE', 'Arcotheon needs a home directory (the "home" option).');
+    if (options.host?.agent?.id === undefined) throw new AdcapError('E_USAGE', 'Arcotheon needs host.agent { id, version } to check capability compatibility (spec §11).');
+    this.options = options;
+    this.home = new HomeLayout(options.home);
+    this.cache = new ContentCache(join(this.home.cacheDir), options.fetch === undefined ? {} : { fetch: options.fetch });
+    const defaults: RemoteConfig[] = (options.remotes ?? []).map((r) => ({
+      name: r.name,
+      url: normalizeRemoteUrl(r.url),
+      rootKeys: r.rootKeys ?? options.rootKeys ?? [],
+      ...(r.minSequence === undefined ? {} : { minSequence: r.minSequence }),
+    }));
+    for (const remote of defaults) {
+      if (remote.rootKeys.length === 0) throw new AdcapError('E_USAGE', `The default remote "${remote.name}" has no pinned root key; pass rootKeys.`);
+    }
+    this.sources = new RegistrySources({
+      home: options.home,
+      defaults,
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.limits?.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: options.limits.maxCatalogAgeMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
+  }
+
+  /** The environment capabilities are checked against (spec §11). */
+  hostEnvironment(): Promise<HostEnvironment> {
+    this.hostEnv ??= (async () => ({
+      platform: this.options.host.platform ?? hostPlatform(),
+      agent: this.options.host.agent,
+      runtimes: this.options.runtimes ?? (await detectRuntimes()),
+    }))();
+    return this.hostEnv;
+  }
+
+  get authorize(): AuthorizeFn | undefined {
+    return this.options.authorize;
+  }
+
+  get sandboxChoice(): SandboxChoice {
+    return this.options.sandbox ?? {};
+  }
+
+  get checkTier(): ArcotheonOptions['checkTier'] {
+    return this.options.checkTier;
+  }
+
+  // ---------------------------------------------------------------- discovery (metadata only)
+
+  /** Searches every remote; the first remote listing an id wins. */
+  async search(query: string, filters: Omit<SearchFilters, 'installedIds'> = {}): Promise<Array<SearchHit & { remote: string }>> {
+    const installedIds = new Set((await this.list()).map((c) => c.id));
+    const seen = new Set<string>();
+    const hits: Array<SearchHit & { remote: string }> = [];
+    for (const client of await this.sources.clients()) {
+      for (const hit of await client.search(query, { ...filters, installedIds, limit: undefined })) {
+        if (seen.has(hit.id)) continue;
+        seen.add(hit.id);
+        hits.push({ ...hit, remote: client.remote.name });
+      }
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return filters.limit === undefined ? hits : hits.slice(0, filters.limit);
+  }
+
+  /** The verified package document of a capability (every version and its status). */
+  async packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
+    splitId(id);
+    const located = await this.sources.locate(id);
+    if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
+    return { ...located.doc, remote: located.remote };
+  }
+
+  // ---------------------------------------------------------------- installed state
+
+  async list(): Promise<InstalledCapability[]> {
+    const out: InstalledCapability[] = [];
+    for (const id of await this.installedIds()) {
+      const state = await readState(this.home, id);
+      if (state === null) continue;
+      const record = state.versions[state.active];
+      const source = record?.source ?? { kind: 'registry', remote: '?', signedBy: [] };
+      const status = source.kind === 'file' ? (source.unsigned ? 'unsigned' : source.unknownSigner ? 'unknown-signer' : 'sideloaded') : 'ok';
+      out.push({ id, version: state.active, status, grants: state.grants, explicit: state.explicit, history: state.history, source });
+    }
+    return out;
+  }
+
+  async installedIds(): Promise<string[]> {
+    const { readdir } = await import('node:fs/promises');
+    const ids: string[] = [];
+    const publishers = await readdir(this.home.packagesDir).catch(() => [] as string[]);
+    for (const publisher of publishers.sort()) {
+      if (publisher.startsWith('.')) continue;
+      const names = await readdir(join(this.home.packagesDir, publisher)).catch(() => [] as string[]);
+      for (const name of names.sort()) {
+        if (name.startsWith('.')) continue;
+        const id = `${publisher}/${name}`;
+        if (await readState(this.home, id).catch(() => null)) ids.push(id);
+      }
+    }
+    return ids;
+  }
+
+  async state(id: string): Promise<PackageState> {
+    splitId(id);
+    const state = await readState(this.home, id);
+    if (state === null) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed; install it with "adcap install ${id}".`);
+    return state;
+  }
+
+  /** Directory of the active installed version (host contract "Skills"). */
+  async installedDir(id: string): Promise<string> {
+    const state = await this.state(id);
+    return this.home.versionDir(id, state.active);
+  }
+
+  /** The manifest of the active installed version, re-validated from disk. */
+  async installedManifest(id: string): Promise<Manifest> {
+    const state = await this.state(id);
+    return this.readInstalledManifest(id, state.active);
+  }
+
+  async readInstalledManifest(id: string, version: string): Promise<Manifest> {
+    const path = join(this.home.versionDir(id, version), 'capability.json');
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (cause) {
+      throw new AdcapError('E_MISSING', `The installed files of ${id}@${version} are missing; run "adcap doctor --fix" to reinstall them.`, { cause });
+    }
+    return validateManifest(parseStrictJson(bytes, `capability.json of ${id}@${version}`));
+  }
+
+  // ---------------------------------------------------------------- grants
+
+  async grants(id: string): Promise<{ granted: string[]; declared: Permission[] }> {
+    const state = await this.state(id);
+    const manifest = await this.readInstalledManifest(id, state.active);
+    return { granted: state.grants, declared: manifest.permissions ?? [] };
+  }
+
+  /** Withdraws a grant; the tools that need it stop running (E_NOT_GRANTED) until it is granted again. */
+  async revokeGrant(id: string, grant: string): Promise<string[]> {
+    parseGrant(grant);
+    return this.changeGrants(id, (grants) => {
+      if (!grants.includes(grant)) {
+        throw new AdcapError('E_NOT_FOUND', `${id} does not hold the grant "${grant}"; "adcap grants ${id}" lists what it holds.`);
+      }
+      return grants.filter((g) => g !== grant);
+    });
+  }
+
+  /** Grants a permission the capability declares (spec §6: never more than it declares). */
+  async grant(id: string, grant: string): Promise<string[]> {
+    parseGrant(grant);
+    const manifest = await this.installedManifest(id);
+    const declared = (manifest.permissions ?? []).map(grantString);
+    if (!declared.includes(grant)) {
+      throw new AdcapError('E_NOT_GRANTED', `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`);
+    }
+    return this.changeGrants(id, (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()));
+  }
+
+  private async changeGrants(id: string, change: (grants: string[]) => string[]): Promise<string[]> {
+    return this.withHome(`grants ${id}`, async () => {
+      const state = await this.state(id);
+      const grants = change([...state.grants]);
+      const record = state.versions[state.active];
+      const after: PackageState = {
+        ...state,
+        grants,
+        versions: record === undefined ? state.versions : { ...state.versions, [state.active]: { ...record, grants } },
+      };
+      await runOperation(this.home, { op: 'install', before: { [id]: state }, after: { [id]: after }, creates: [] });
+      return grants;
+    });
+  }
+
+  // ---------------------------------------------------------------- plan and install
+
+  /** What installing `request` would do, for the approval dialog. Changes nothing. */
+  async plan(request: InstallRequest | PackageSpec | PackageSpec[]): Promise<Plan> {
+    return (await this.planInstall(normalizeRequest(request))).plan;
+  }
+
+  /** Installs exactly the plan the user approved (host contract: reject unless the user confirms). */
+  async install(request: InstallRequest | PackageSpec | PackageSpec[], options: ApplyOptions = {}): Promise<ApplyResult> {
+    const normalized = normalizeRequest(request);
+    return this.withHome('install', async () => {
+      const context = await this.planInstall(normalized);
+      await this.requireApproval(context, options, true);
+      return this.apply(context, 'install', options);
+    });
+  }
+
+  /**
+   * Updates installed capabilities (all, or `ids`) to the newest versions their constraints allow.
+   * spec §6: an update that needs permissions the user has not granted is not applied unless
+   * `approve` accepts the plan that lists them.
+   */
+  async update(ids?: string[], options: ApplyOptions & { includePrerelease?: boolean } = {}): Promise<UpdateResult> {
+    return this.withHome('update', async () => {
+      const context = await this.planUpdate(ids, options.includePrerelease === true);
+      const { plan } = context;
+      if (plan.items.length === 0) return { plan, applied: false, installed: [], needsApproval: false };
+      const needsApproval = plan.newPermissions.length > 0;
+      if (options.approve === undefined && options.approvedDigest === undefined) {
+        if (needsApproval) return { plan, applied: false, installed: [], needsApproval: true };
+      } else {
+        await this.requireApproval(context, options, false);
+      }
+      return { ...(await this.apply(context, 'update', options)), needsApproval };
+    });
+  }
+
+  private async requireApproval(context: PlanContext, options: ApplyOptions, always: boolean): Promise<void> {
+    const { plan } = context;
+    if (plan.items.length === 0) return;
+    const risky = plan.items.filter((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
+    if (risky.length > 0 && options.allowUnsigned !== true) {
+      throw new AdcapError(
+        'E_DENIED',
+        `${risky.map((i) => `${i.id}@${i.version}`).join(', ')} is ${risky[0]?.source.kind === 'file' && risky[0].source.unsigned ? 'not signed' : 'signed by an unknown key'}; installing it needs your explicit extra confirmation (allowUnsigned, or --allow-unsigned).`,
+      );
+    }
+    if (options.approvedDigest !== undefined) {
+      if (options.approvedDigest !== plan.digest) {
+        throw new AdcapError('E_DENIED', 'The plan changed since it was approved (the registry or the installed set changed); review the new plan and approve it again.', {
+          details: { approved: options.approvedDigest, current: plan.digest },
+        });
+      }
+      if (options.approve === undefined) return;
+    }
+    if (options.approve === undefined) {
+      if (always) throw new AdcapError('E_DENIED', 'Installing needs the user\'s approval of the plan; pass an approve callback (or --yes on the command line).');
+      return;
+    }
+    // Hand the callback a copy, so it cannot change what gets installed after approving it.
+    const approved = await options.approve(structuredClone(plan));
+    if (approved !== true) throw new AdcapError('E_DENIED', 'The plan was not approved, so nothing was installed.');
+  }
+
+  private async planInstall(request: InstallRequest): Promise<PlanContext> {
+    const sideload = request.file === undefined ? null : await this.inspectSideload(request.file);
+    const roots = (request.packages ?? []).map(parseSpec);
+    if (sideload !== null) roots.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
+    if (roots.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
+    const explicitIds = new Set(roots.map((r) => r.id));
+    const installed = await this.installedStates();
+    // Installed explicit capabilities stay as they are: pin them so their dependencies stay satisfied.
+    for (const [id, state] of installed) {
+      if (state !== null && state.explicit && !explicitIds.has(id)) roots.push({ id, range: `=${state.active}` });
+    }
+    const preferred: Record<string, string> = {};
+    for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
+    return this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
+  }
+
+  private async planUpdate(ids: string[] | undefined, includePrerelease: boolean): Promise<PlanContext> {
+    const installed = await this.installedStates();
+    const targets = new Set(ids ?? [...installed.keys()]);
+    for (const id of targets) {
+      if (!installed.has(id)) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so it cannot be updated; install it with "adcap install ${id}".`);
+    }
+    const roots: Array<{ id: string; range: string }> = [];
+    const preferred: Record<string, string> = {};
+    for (const [id, state] of installed) {
+      if (state === null) continue;
+      const sideloaded = state.versions[state.active]?.source.kind === 'file';
+      if (state.explicit) roots.push({ id, range: targets.has(id) && !sideloaded ? '*' : `=${state.active}` });
+      if (!targets.has(id) || sideloaded) preferred[id] = state.active;
+    }
+    // Dependencies of updated capabilities may move too; everything else stays where it is.
+    return this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
+  }
+
+  private async resolvePlan(
+    roots: Array<{ id: string; range: string }>,
+    preferred: Record<string, string>,
+    explicitIds: Set<string>,
+    installed: Map<string, PackageState | null>,
+    sideload: SideloadCandidate | null,
+    includePrerelease: boolean,
+    isUpdate: boolean,
+  ): Promise<PlanContext> {
+    const host = await this.hostEnvironment();
+    const located = await this.sources.closure(roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})));
+    const available = (id: string): CandidateVersion[] => {
+      if (sideload !== null && id === sideload.manifest.id) return [sideloadCandidate(sideload.manifest)];
+      const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
+      // A sideloaded version stays resolvable although no registry lists it.
+      const state = installed.get(id);
+      if (state && state.versions[state.active]?.source.kind === 'file' && !versions.some((v) => v.version === state.active)) {
+        versions.push({ version: state.active, dependencies: {}, hasTools: false });
+      }
+      return versions;
+    };
+    const resolution = resolve({ roots, available, installed: preferred, host, includePrerelease });
+    const items: PlanItem[] = [];
+    for (const id of resolution.order) {
+      const version = resolution.versions[id] as string;
+      const state = installed.get(id) ?? null;
+      if (state !== null && state.active === version) continue;
+      const action: PlanAction = state === null ? 'install' : semver.gt(version, state.active) ? 'upgrade' : semver.lt(version, state.active) ? 'downgrade' : 'reinstall';
+      if (isUpdate && action === 'downgrade') continue;
+      const explicit = explicitIds.has(id) || (state?.explicit ?? false);
+      const granted = state?.grants ?? [];
+      if (sideload !== null && id === sideload.manifest.id) {
+        items.push(sideloadItem(sideload, action, state, explicit, granted));
+        continue;
+      }
+      const place = located.get(id);
+      const entry = place?.doc.versions[version];
+      if (place === undefined || entry === undefined) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}@${version}.`);
+      const compat = checkCompatibility(candidateOf(entry), host);
+      if (!compat.ok) throw new AdcapError('E_INCOMPATIBLE', compat.reason, { details: { id, version } });
+      const cached = await this.cache.has(entry.archive.sha256, entry.archive.size);
+      items.push(registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size));
+    }
+    const plan = finishPlan(items, resolution.versions);
+    return { plan, located, sideload, states: installed };
+  }
+
+  private async installedStates(): Promise<Map<string, PackageState | null>> {
+    const map = new Map<string, PackageState | null>();
+    for (const id of await this.installedIds()) map.set(id, await readState(this.home, id));
+    return map;
+  }
+
+  private async inspectSideload(file: string): Promise<SideloadCandidate> {
+    const read = await readPackage(file, this.options.limits?.archive === undefined ? {} : { limits: this.options.limits.archive });
+    const publisher = splitId(read.manifest.id)[0];
+    const trusted = await this.sources.publisherKeys(publisher);
+    let unknownSigner = false;
+    let signedBy: string[] = [];
+    if (read.envelope !== null) {
+      try {
+        signedBy = checkPackageSignature(read, { trusted }).signedBy;
+      } catch (error) {
+        // A signature nobody we know made is labelled, not hidden; a revoked or broken one is refused.
+        if (!isAdcapError(error, 'E_UNTRUSTED')) throw error;
+        checkPackageSignature(read, {});
+        unknownSigner = true;
+      }
+    }
+    return {
+      file,
+      manifest: read.manifest,
+      manifestSha256: read.manifestSha256,
+      archiveSha256: read.archiveSha256,
+      size: read.size,
+      unsigned: read.envelope === null,
+      unknownSigner,
+      signedBy,
+      trusted,
+    };
+  }
+
+  /** Downloads, verifies and switches in every item of the plan under one journal record. */
+  private async apply(context: PlanContext, op: 'install' | 'update', options: ApplyOptions): Promise<ApplyResult> {
+    const { plan } = context;
+    if (plan.items.length === 0) return { plan, applied: false, installed: [] };
+    const progress = options.onProgress;
+    const creates: VersionToCreate[] = [];
+    const before: Record<string, PackageState | null> = {};
+    const after: Record<string, PackageState | null> = {};
+    const now = (this.options.now?.() ?? new Date()).toISOString();
+    for (const item of plan.items) {
+      const label = `${item.id}@${item.version}`;
+      const report = (p: Progress): void => progress?.({ ...p, item: label });
+      let archivePath: string;
+      let trusted: TrustedKey[];
+      let source: InstallSource;
+      if (item.source.kind === 'file') {
+        const sideload = context.sideload as SideloadCandidate;
+        // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
+        archivePath = await this.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
+        trusted = sideload.trusted;
+        source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
+      } else {
+        const place = context.located.get(item.id) as LocatedPackage;
+        const downloaded = await place.client.downloadArchive(item.id, item.version, {
+          cache: this.cache,
+          ...(this.options.authorize === undefined ? {} : { authorize: this.options.authorize }),
+          onProgress: report,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+        archivePath = downloaded.path;
+        trusted = place.publisherKeys;
+        source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
+      }
+      const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
+      creates.push({
+        id: item.id,
+        version: item.version,
+        extract: async (target) => {
+          await verifyPackage(archivePath, {
+            ...(unsignedOk ? {} : { trusted, requireSignature: true }),
+            extractTo: target,
+            readOnly: true,
+            onProgress: report,
+            ...(this.options.limits?.archive === undefined ? {} : { limits: this.options.limits.archive }),
+          });
+        },
+      });
+      const previous = context.states.get(item.id) ?? null;
+      before[item.id] = previous;
+      after[item.id] = this.nextState(previous, item, source, now);
+    }
+    await runOperation(this.home, { op, before, after, creates });
+    return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
+  }
+
+  private nextState(previous: PackageState | null, item: PlanItem, source: InstallSource, now: string): PackageState {
+    const declared = item.permissions.map(grantString);
+    // Grants carried over are only those the new version still declares (spec §6: never more than
+    // declared); the approved plan adds the new ones.
+    const kept = (previous?.grants ?? []).filter((g) => declared.some((d) => grantCovers(g, d) || g === d));
+    const grants = [...new Set([...kept, ...item.newPermissions.map(grantString)])].sort();
+    const record: VersionRecord = {
+      manifestSha256: item.manifestSha256,
+      archiveSha256: item.archive.sha256,
+      archiveSize: item.archive.size,
+      installedAt: now,
+      source,
+      grants,
+    };
+    const keep = this.options.limits?.keepVersions ?? 2;
+    let history = previous === null ? [] : [...previous.history.filter((v) => v !== item.version && v !== previous.active), previous.active];
+    if (previous !== null && previous.active === item.version) history = previous.history.filter((v) => v !== item.version);
+    history = history.slice(Math.max(0, history.length - keep));
+    const versions: Record<string, VersionRecord> = {};
+    for (const v of history) {
+      const old = previous?.versions[v];
+      if (old !== undefined) versions[v] = old;
+    }
+    versions[item.version] = record;
+    return {
+      id: item.id,
+      active: item.version,
+      history: history.filter((v) => versions[v] !== undefined),
+      grants,
+      versions,
+      explicit: item.explicit,
+      updatedAt: now,
+    };
+  }
+
+  // ---------------------------------------------------------------- rollback and uninstall
+
+  /** Back to the previous version, with the grants it had (issue 4). */
+  async rollback(id: string): Promise<{ id: string; from: string; to: string }> {
+    return this.withHome(`rollback ${id}`, async () => {
+      const state = await this.state(id);
+      const previous = state.history.at(-1);
+      if (previous === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no earlier version to roll back to; only ${state.active} is installed.`);
+      const target = await this.readInstalledManifest(id, previous);
+      const installed = await this.installedStates();
+      for (const [dep, range] of Object.entries(target.dependencies ?? {})) {
+        const have = installed.get(dep)?.active;
+        if (have === undefined || !semver.satisfies(have, range, { includePrerelease: true })) {
+          throw new AdcapError('E_RESOLVE', `${id} ${previous} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install a matching ${dep} first.`);
+        }
+      }
+      await this.assertNoDependentsBroken(id, previous, installed);
+      const record = state.versions[previous];
+      const after: PackageState = {
+        ...state,
+        active: previous,
+        history: [...state.history.filter((v) => v !== previous), state.active],
+        grants: record?.grants ?? [],
+      };
+      await runOperation(this.home, { op: 'rollback', before: { [id]: state }, after: { [id]: after }, creates: [] });
+      return { id, from: state.active, to: previous };
+    });
+  }
+
+  /** Removes a capability, and dependencies nothing else needs; refuses while a dependent is installed. */
+  async uninstall(id: string): Promise<{ removed: string[] }> {
+    return this.withHome(`uninstall ${id}`, async () => {
+      await this.state(id);
+      const installed = await this.installedStates();
+      const dependents = await this.dependentsOf(id, installed, new Set([id]));
+      if (dependents.length > 0) {
+        throw new AdcapError('E_DEPENDENTS', `${id} is needed by ${dependents.join(', ')}; uninstall ${dependents.length === 1 ? 'it' : 'them'} first.`, { details: { dependents } });
+      }
+      const removing = new Set([id]);
+      // Dependencies installed only for what is being removed go with it.
+      for (let changed = true; changed; ) {
+        changed = false;
+        for (const [other, state] of installed) {
+          if (state === null || removing.has(other) || state.explicit) continue;
+          if ((await this.dependentsOf(other, installed, removing)).length === 0) {
+            removing.add(other);
+            changed = true;
+          }
+        }
+      }
+      const before: Record<string, PackageState | null> = {};
+      const after: Record<string, PackageState | null> = {};
+      for (const r of removing) {
+        before[r] = installed.get(r) ?? null;
+        after[r] = null;
+      }
+      await runOperation(this.home, { op: 'uninstall', before, after, creates: [] });
+      return { removed: [...removing] };
+    });
+  }
+
+  /** Installed capabilities (not in `ignore`) whose active version depends on `id`. */
+  private async dependentsOf(id: string, installed: Map<string, PackageState | null>, ignore: Set<string>): Promise<string[]> {
+    const out: string[] = [];
+    for (const [other, state] of installed) {
+      if (state === null || ignore.has(other)) continue;
+      const manifest = await this.readInstalledManifest(other, state.active).catch(() => null);
+      if (manifest !== null && Object.hasOwn(manifest.dependencies ?? {}, id)) out.push(other);
+    }
+    return out;
+  }
+
+  private async assertNoDependentsBroken(id: string, version: string, installed: Map<string, PackageState | null>): Promise<void> {
+    for (const [other, state] of installed) {
+      if (state === null || other === id) continue;
+      const manifest = await this.readInstalledManifest(other, state.active).catch(() => null);
+      const range = manifest?.dependencies?.[id];
+      if (range !== undefined && !semver.satisfies(version, range, { includePrerelease: true })) {
+        throw new AdcapError('E_DEPENDENTS', `${other} needs ${id} ${range}, which ${version} does not satisfy; roll back or update ${other} first.`, { details: { dependents: [other] } });
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- repair
+
+  /** Checks (and with `fix`, repairs) the home, like `flatpak repair` (issue 4). */
+  async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+    const work = (): Promise<DoctorReport> => runDoctor(this, options);
+    if (options.fix === true && options.dryRun !== true) return this.withHome('doctor --fix', work, false);
+    return work();
+  }
+
+  /** Takes the home lock, finishing or undoing any operation a crash interrupted first. */
+  async withHome<T>(purpose: string, fn: () => Promise<T>, recoverFirst = true): Promise<T> {
+    return withLock(
+      this.home.homeLock,
+      purpose,
+      async () => {
+        if (recoverFirst) await recoverOperations(this.home);
+        return fn();
+      },
+      { waitMs: this.options.limits?.lockWaitMs ?? 30_000, what: `The Arcotheon home ${this.home.root}` },
+    );
+  }
+}
+
+function normalizeRequest(request: InstallRequest | PackageSpec | PackageSpec[]): InstallRequest {
+  if (typeof request === 'string') return { packages: [request] };
+  if (Array.isArray(request)) return { packages: request };
+  if ('id' in request) return { packages: [request] };
+  return request;
+}
+
+/** `publisher/name` or `publisher/name@range`. */
+export function parseSpec(spec: PackageSpec): { id: string; range: string } {
+  if (typeof spec !== 'string') {
+    splitId(spec.id);
+    return { id: spec.id, range: spec.range ?? '*' };
+  }
+  const at = spec.indexOf('@');
+  const id = at < 0 ? spec : spec.slice(0, at);
+  const range = at < 0 ? '*' : spec.slice(at + 1);
+  splitId(id);
+  if (semver.validRange(range) === null) throw new AdcapError('E_USAGE', `"${range}" in "${spec}" is not a semver range (try ^1.2.0, ~1.2, 1.2.3 or *).`);
+  return { id, range };
+}
+
+function sideloadCandidate(manifest: Manifest): CandidateVersion {
+  return {
+    version: manifest.version,
+    dependencies: manifest.dependencies ?? {},
+    ...(manifest.compat === undefined ? {} : { compat: manifest.compat }),
+    hasTools: (manifest.tools ?? []).length > 0,
+  };
+}
+
+function sideloadItem(s: SideloadCandidate, action: PlanAction, state: PackageState | null, explicit: boolean, granted: string[]): PlanItem {
+  const permissions = s.manifest.permissions ?? [];
+  return {
+    id: s.manifest.id,
+    version: s.manifest.version,
+    action,
+    ...(state === null ? {} : { from: state.active }),
+    explicit,
+    source: { kind: 'file', file: s.file, unsigned: s.unsigned, unknownSigner: s.unknownSigner },
+    archive: { sha256: s.archiveSha256, size: s.size },
+    downloadSize: 0,
+    manifestSha256: s.manifestSha256,
+    permissions,
+    newPermissions: newPermissionsOf(permissions, granted),
+    tier: s.manifest.distribution?.tier ?? 'free',
+    access: s.manifest.distribution?.access ?? 'public',
+    prerelease: semver.prerelease(s.manifest.version) !== null,
+  };
+}
+
+function registryItem(
+  place: LocatedPackage,
+  entry: DocumentVersion,
+  action: PlanAction,
+  state: PackageState | null,
+  explicit: boolean,
+  granted: string[],
+  downloadSize: number,
+): PlanItem {
+  return {
+    id: entry.id,
+    version: entry.version,
+    action,
+    ...(state === null ? {} : { from: state.active }),
+    explicit,
+    source: { kind: 'registry', remote: place.remote },
+    archive: { sha256: entry.archive.sha256, size: entry.archive.size },
+    downloadSize,
+    manifestSha256: entry.manifestSha256,
+    permissions: entry.permissions,
+    newPermissions: newPermissionsOf(entry.permissions, granted),
+    tier: entry.tier,
+    access: entry.access,
+    ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }),
+    ...(entry.status === 'yanked' ? { yanked: entry.statusReason ?? 'no reason given' } : {}),
+    ...(place.doc.deprecated === undefined ? {} : { deprecated: place.doc.deprecated.message }),
+    prerelease: semver.prerelease(entry.version) !== null,
+  };
+}

@@ -1,0 +1,329 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import semver from 'semver';
+import { AdcapError, isAdcapError } from '../errors.js';
+import { manifestDigest } from '../format/canonical-json.js';
+import type { Manifest } from '../format/manifest-types.js';
+import { validateManifest } from '../format/manifest.js';
+import { parseStrictJson } from '../format/strict-json.js';
+import { detectRuntimes } from '../resolve/runtimes.js';
+import { defaultSandbox } from '../sandbox/select.js';
+import { verifyPackage } from '../trust/package-signature.js';
+import { removeTree } from '../util/fs-tree.js';
+import { hashFile } from '../util/hash.js';
+import type { Arcotheon } from './arcotheon.js';
+import { pendingOperations } from './journal.js';
+import { readState, writeState, type PackageState } from './state.js';
+import { exists, recoverOperations } from './transaction.js';
+
+export type ProblemKind =
+  | 'half-finished-operation'
+  | 'damaged-state'
+  | 'damaged-install'
+  | 'leftover-files'
+  | 'revoked'
+  | 'missing-dependency'
+  | 'missing-interpreter'
+  | 'missing-sandbox'
+  | 'corrupt-cache-entry';
+
+export interface Problem {
+  kind: ProblemKind;
+  id?: string;
+  version?: string;
+  message: string;
+  /** Whether `doctor --fix` can repair it. */
+  fixable: boolean;
+  /** Set by a fix run: what was done. */
+  fixed?: string;
+}
+
+export interface DoctorOptions {
+  fix?: boolean;
+  /** With fix: say what would be repaired, change nothing. */
+  dryRun?: boolean;
+  /** Also check the revocation status of installed versions against the registries (default true). */
+  checkRevocations?: boolean;
+  /** Re-hash every blob in the content cache (default true). */
+  checkCache?: boolean;
+}
+
+export interface DoctorReport {
+  problems: Problem[];
+  /** True when nothing is left to repair. */
+  ok: boolean;
+  checked: { packages: number; versions: number; cacheEntries: number };
+}
+
+/**
+ * `doctor()` (issue 4, like `flatpak repair`): re-hash installed files against their manifest, find
+ * revoked installed versions, missing dependencies, half-finished operations, missing interpreters
+ * and a missing sandbox; `fix` repairs what can be repaired (reinstall from the cache or the
+ * registry, finish or undo half-done work). A fix run holds the home lock (the caller takes it).
+ */
+export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise<DoctorReport> {
+  const fix = options.fix === true && options.dryRun !== true;
+  const problems: Problem[] = [];
+  const checked = { packages: 0, versions: 0, cacheEntries: 0 };
+
+  // 1. Operations a crash interrupted: finish or undo them before looking at anything else.
+  const pending = await pendingOperations(arc.home);
+  if (pending.length > 0) {
+    const outcomes = await recoverOperations(arc.home, { dryRun: !fix });
+    for (const outcome of outcomes) {
+      problems.push({
+        kind: 'half-finished-operation',
+        message: `An interrupted ${outcome.op} of ${outcome.packages.join(', ')} (started ${outcome.startedAt}) ${fix ? 'was' : 'can be'} ${outcome.outcome === 'completed' ? 'completed' : 'undone'}.`,
+        fixable: true,
+        ...(fix ? { fixed: outcome.outcome } : {}),
+      });
+    }
+  }
+
+  // 2. Cache entries (issue 5: corrupt entries are dropped and fetched again on next use).
+  if (options.checkCache !== false) {
+    for (const sha of await arc.cache.entries()) {
+      checked.cacheEntries++;
+      const result = fix ? await arc.cache.verifyEntry(sha) : await verifyWithoutRemoving(arc, sha);
+      if (result === 'corrupt') {
+        problems.push({ kind: 'corrupt-cache-entry', message: `The cached blob ${sha.slice(0, 12)}… is corrupt${fix ? ' and was removed; it is fetched again when needed' : ''}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
+      }
+    }
+  }
+
+  // 3. Installed packages.
+  const manifests = new Map<string, Manifest>();
+  const actives = new Map<string, string>();
+  for (const id of await packageIds(arc)) {
+    checked.packages++;
+    let state: PackageState | null;
+    try {
+      state = await readState(arc.home, id);
+    } catch (error) {
+      problems.push(await repairState(arc, id, error, fix));
+      state = fix ? await readState(arc.home, id).catch(() => null) : null;
+    }
+    if (state === null) continue;
+    actives.set(id, state.active);
+    for (const version of [state.active, ...state.history]) {
+      checked.versions++;
+      const damage = await checkInstall(arc, id, version, state);
+      if (damage === null) {
+        if (version === state.active) manifests.set(id, await arc.readInstalledManifest(id, version));
+        continue;
+      }
+      const problem: Problem = { kind: 'damaged-install', id, version, message: `${id}@${version}: ${damage}`, fixable: true };
+      if (fix) {
+        problem.fixed = await reinstall(arc, id, version, state);
+        if (version === state.active) manifests.set(id, await arc.readInstalledManifest(id, version));
+      }
+      problems.push(problem);
+    }
+    const leftovers = await leftoverEntries(arc, id, state);
+    if (leftovers.length > 0) {
+      problems.push({ kind: 'leftover-files', id, message: `${id} has leftover files from an interrupted operation: ${leftovers.join(', ')}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
+      if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
+    }
+    if (options.checkRevocations !== false) {
+      const revoked = await revocationOf(arc, id, state.active);
+      if (revoked !== null) {
+        problems.push({
+          kind: 'revoked',
+          id,
+          version: state.active,
+          message: `${id}@${state.active} was revoked by its registry (${revoked}); its tools will not run. Update it ("adcap update ${id}") or uninstall it.`,
+          fixable: false,
+        });
+      }
+    }
+  }
+
+  // 4. Dependencies, interpreters and the sandbox of what is installed.
+  const runtimes = await detectRuntimes();
+  let needsSandbox = false;
+  for (const [id, manifest] of manifests) {
+    for (const [dep, range] of Object.entries(manifest.dependencies ?? {})) {
+      const have = actives.get(dep);
+      if (have === undefined || !semver.satisfies(have, range, { includePrerelease: true })) {
+        problems.push({
+          kind: 'missing-dependency',
+          id,
+          message: `${id} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install it with "adcap install ${dep}@${range}".`,
+          fixable: false,
+        });
+      }
+    }
+    for (const tool of manifest.tools ?? []) {
+      const runtime = tool.runtime;
+      if (runtime.type !== 'node' && runtime.type !== 'python') continue;
+      needsSandbox = true;
+      const found = runtimes[runtime.type];
+      const range = typeof runtime.version === 'string' ? runtime.version : undefined;
+      if (found === undefined || (range !== undefined && !semver.satisfies(found, range))) {
+        problems.push({
+          kind: 'missing-interpreter',
+          id,
+          message: `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
+          fixable: false,
+        });
+      }
+    }
+    if ((manifest.tools ?? []).some((t) => t.runtime.type === 'binary')) needsSandbox = true;
+  }
+  if (needsSandbox && arc.sandboxChoice.use === undefined) {
+    try {
+      await defaultSandbox(process.platform);
+    } catch (error) {
+      if (!isAdcapError(error, 'E_SANDBOX_UNAVAILABLE')) throw error;
+      problems.push({ kind: 'missing-sandbox', message: error.message, fixable: false });
+    }
+  }
+  return { problems, ok: problems.every((p) => p.fixed !== undefined), checked };
+}
+
+async function verifyWithoutRemoving(arc: Arcotheon, sha: string): Promise<'ok' | 'corrupt'> {
+  try {
+    const actual = await hashFile(arc.cache.pathFor(sha));
+    return actual.sha256 === sha ? 'ok' : 'corrupt';
+  } catch {
+    return 'corrupt';
+  }
+}
+
+async function packageIds(arc: Arcotheon): Promise<string[]> {
+  const ids: string[] = [];
+  for (const publisher of (await readdir(arc.home.packagesDir).catch(() => [] as string[])).sort()) {
+    if (publisher.startsWith('.')) continue;
+    for (const name of (await readdir(join(arc.home.packagesDir, publisher)).catch(() => [] as string[])).sort()) {
+      if (!name.startsWith('.')) ids.push(`${publisher}/${name}`);
+    }
+  }
+  return ids;
+}
+
+/**
+ * Re-hashes one installed version against its manifest: the manifest digest must be the one
+ * recorded at install, every listed file present with its size and SHA-256, and nothing else there.
+ * Returns null when intact, else what is wrong.
+ */
+async function checkInstall(arc: Arcotheon, id: string, version: string, state: PackageState): Promise<string | null> {
+  const dir = arc.home.versionDir(id, version);
+  if (!(await exists(dir))) return 'its installed files are missing';
+  let manifest: Manifest;
+  try {
+    manifest = validateManifest(parseStrictJson(await readFile(join(dir, 'capability.json')), `capability.json of ${id}@${version}`));
+  } catch (error) {
+    return `its capability.json is missing or damaged (${error instanceof Error ? error.message : String(error)})`;
+  }
+  const expected = state.versions[version]?.manifestSha256;
+  if (expected !== undefined && manifestDigest(manifest) !== expected) return 'its capability.json differs from the one that was installed';
+  const listed = new Set(manifest.files.map((f) => f.path));
+  for (const file of manifest.files) {
+    try {
+      const actual = await hashFile(join(dir, file.path));
+      if (actual.sha256 !== file.sha256 || actual.size !== file.size) return `${file.path} was changed after installation`;
+    } catch {
+      return `${file.path} is missing`;
+    }
+  }
+  for (const path of await walk(dir, '')) {
+    if (path !== 'capability.json' && path !== 'SIGNATURE.json' && !listed.has(path)) return `${path} was added after installation`;
+  }
+  return null;
+}
+
+async function walk(dir: string, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await walk(join(dir, entry.name), rel)));
+    else out.push(rel);
+  }
+  return out;
+}
+
+/** Reinstalls one version: from the cached archive when it is intact, else from the registry. */
+async function reinstall(arc: Arcotheon, id: string, version: string, state: PackageState): Promise<string> {
+  const record = state.versions[version];
+  if (record === undefined) throw new AdcapError('E_NOT_FOUND', `The state of ${id} has no record of ${version}, so it cannot be reinstalled; uninstall and install it again.`);
+  let archive: string;
+  let from: string;
+  if ((await arc.cache.verifyEntry(record.archiveSha256)).state === 'ok') {
+    archive = arc.cache.pathFor(record.archiveSha256);
+    from = 'reinstalled from the cache';
+  } else if (record.source.kind === 'registry') {
+    const client = await arc.sources.client(record.source.remote);
+    archive = (await client.downloadArchive(id, version, { cache: arc.cache, ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }) })).path;
+    from = `reinstalled from the registry "${record.source.remote}"`;
+  } else {
+    throw new AdcapError('E_MISSING', `${id}@${version} was sideloaded from ${record.source.file} and its archive is no longer cached; install that file again.`);
+  }
+  const target = arc.home.versionDir(id, version);
+  await removeTree(target);
+  const trusted = record.source.kind === 'registry' ? await arc.sources.publisherKeys(id.split('/')[0] ?? '') : [];
+  const verified = await verifyPackage(archive, {
+    ...(record.source.kind === 'registry' ? { trusted, requireSignature: true } : {}),
+    extractTo: target,
+    readOnly: true,
+  });
+  if (verified.manifestSha256 !== record.manifestSha256) {
+    await removeTree(target);
+    throw new AdcapError('E_HASH', `The archive for ${id}@${version} is not the one that was installed (manifest digest differs); uninstall and install it again.`);
+  }
+  return from;
+}
+
+/** Entries in the package directory that no state references: staging dirs, temp files, old versions. */
+async function leftoverEntries(arc: Arcotheon, id: string, state: PackageState): Promise<string[]> {
+  const keep = new Set(['state.json', state.active, ...state.history]);
+  return (await readdir(arc.home.packageDir(id)).catch(() => [] as string[])).filter((name) => !keep.has(name)).sort();
+}
+
+async function repairState(arc: Arcotheon, id: string, error: unknown, fix: boolean): Promise<Problem> {
+  const message = error instanceof Error ? error.message : String(error);
+  const problem: Problem = { kind: 'damaged-state', id, message: `The state file of ${id} is damaged: ${message}`, fixable: true };
+  if (!fix) return problem;
+  // Rebuild from what is on disk: the highest intact version becomes active. Grants cannot be
+  // recovered from a damaged file, so none are kept: the user grants them again.
+  const versions = (await readdir(arc.home.packageDir(id)).catch(() => [] as string[])).filter((v) => semver.valid(v) !== null).sort(semver.rcompare);
+  for (const version of versions) {
+    try {
+      const manifest = await arc.readInstalledManifest(id, version);
+      await writeState(arc.home, {
+        id,
+        active: version,
+        history: [],
+        grants: [],
+        versions: {
+          [version]: {
+            manifestSha256: manifestDigest(manifest),
+            archiveSha256: '',
+            archiveSize: 0,
+            installedAt: new Date().toISOString(),
+            source: { kind: 'registry', remote: '?', signedBy: [] },
+            grants: [],
+          },
+        },
+        explicit: true,
+        updatedAt: new Date().toISOString(),
+      });
+      problem.fixed = `rebuilt with ${version} active and no grants; grant its permissions again`;
+      return problem;
+    } catch {
+      // try the next version
+    }
+  }
+  await removeTree(arc.home.packageDir(id));
+  problem.fixed = 'removed (no intact version was left); install it again';
+  return problem;
+}
+
+async function revocationOf(arc: Arcotheon, id: string, version: string): Promise<string | null> {
+  try {
+    const located = await arc.sources.locate(id);
+    const entry = located?.doc.versions[version];
+    return entry?.status === 'revoked' ? (entry.statusReason ?? 'no reason given') : null;
+  } catch {
+    return null; // offline or registry trouble: revocation is checked again next time
+  }
+}

@@ -1,0 +1,144 @@
+import { canonicalJson } from '../format/canonical-json.js';
+import type { Permission } from '../format/manifest-types.js';
+import { describePermission, grantCovers, grantString } from '../permissions/index.js';
+import { sha256Hex } from '../util/hash.js';
+
+export type PlanAction = 'install' | 'upgrade' | 'downgrade' | 'reinstall';
+
+/** One capability the plan installs or changes. */
+export interface PlanItem {
+  id: string;
+  version: string;
+  action: PlanAction;
+  /** The active version before, when the capability is installed. */
+  from?: string;
+  /** Asked for by the user (true) or pulled in as a dependency (false). */
+  explicit: boolean;
+  source: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  archive: { sha256: string; size: number };
+  /** Bytes still to download (0 when the archive is already in the cache or on disk). */
+  downloadSize: number;
+  manifestSha256: string;
+  /** Every permission this version declares. */
+  permissions: Permission[];
+  /** Those of `permissions` not already granted to the installed version. */
+  newPermissions: Permission[];
+  tier: 'free' | 'pro';
+  access: 'public' | 'entitled';
+  entitlement?: string;
+  /** Set when the registry marks the version yanked (only installed when pinned exactly). */
+  yanked?: string;
+  deprecated?: string;
+  prerelease: boolean;
+}
+
+export interface PlanPermission {
+  id: string;
+  permission: Permission;
+  /** The grant string that will be recorded, `id[:scope]`. */
+  grant: string;
+  /** Plain language for the dialog (DESIGN §5). */
+  text: string;
+  reason: string;
+}
+
+/** What `plan()` returns and what `approve` is asked about (host contract, "Install"). */
+export interface Plan {
+  items: PlanItem[];
+  /** The full resolution: every capability needed, including ones kept as installed. */
+  versions: Record<string, string>;
+  /** Every permission that the user has not granted yet, with its reason. */
+  newPermissions: PlanPermission[];
+  downloadSize: number;
+  warnings: string[];
+  /** The plan in plain language, one line each, for a terminal or a dialog. */
+  report: { lines: string[] };
+  /** SHA-256 of the plan's substance: approval is bound to it. */
+  digest: string;
+}
+
+export function newPermissionsOf(permissions: Permission[], granted: readonly string[]): Permission[] {
+  return permissions.filter((p) => !granted.some((g) => grantCovers(g, grantString(p))));
+}
+
+export function finishPlan(items: PlanItem[], versions: Record<string, string>, extraWarnings: string[] = []): Plan {
+  const newPermissions: PlanPermission[] = items.flatMap((item) =>
+    item.newPermissions.map((permission) => ({
+      id: item.id,
+      permission,
+      grant: grantString(permission),
+      text: describePermission(permission),
+      reason: permission.reason,
+    })),
+  );
+  const warnings = [...extraWarnings, ...items.flatMap(warningsOf)];
+  const downloadSize = items.reduce((sum, item) => sum + item.downloadSize, 0);
+  // The digest covers everything the user is shown and everything that decides what gets
+  // installed and granted: ids, versions, archives, sources and permissions.
+  const digest = sha256Hex(
+    canonicalJson({
+      items: items.map((i) => ({
+        id: i.id,
+        version: i.version,
+        action: i.action,
+        from: i.from ?? null,
+        archive: i.archive,
+        manifestSha256: i.manifestSha256,
+        source: i.source,
+        permissions: i.permissions.map((p) => ({ grant: grantString(p), reason: p.reason })),
+      })),
+      versions,
+    }),
+  );
+  const plan: Plan = { items, versions, newPermissions, downloadSize, warnings, report: { lines: [] }, digest };
+  plan.report.lines = reportLines(plan);
+  return plan;
+}
+
+function warningsOf(item: PlanItem): string[] {
+  const label = `${item.id}@${item.version}`;
+  const out: string[] = [];
+  if (item.source.kind === 'file') {
+    if (item.source.unsigned) out.push(`${label} is an UNSIGNED package from a local file: nobody vouches for its contents.`);
+    else if (item.source.unknownSigner) out.push(`${label} is from a local file signed by a key no configured registry knows.`);
+    else out.push(`${label} is installed from a local file (sideloaded), not from a registry.`);
+  }
+  if (item.yanked !== undefined) out.push(`${label} was yanked by its publisher (${item.yanked}); it is installed only because you asked for exactly this version.`);
+  if (item.deprecated !== undefined) out.push(`${item.id} is deprecated: ${item.deprecated}`);
+  if (item.tier === 'pro') out.push(`${item.id} is a Pro capability.`);
+  if (item.access === 'entitled') out.push(`${item.id} needs an entitlement${item.entitlement === undefined ? '' : ` (${item.entitlement})`} to download.`);
+  if (item.prerelease) out.push(`${label} is a prerelease.`);
+  if (item.action === 'downgrade') out.push(`${item.id} goes back from ${item.from ?? '?'} to ${item.version}.`);
+  return out;
+}
+
+function reportLines(plan: Plan): string[] {
+  if (plan.items.length === 0) return ['Nothing to do: everything asked for is installed and up to date.'];
+  const lines: string[] = [];
+  for (const item of plan.items) {
+    const verb = { install: 'Install', upgrade: 'Update', downgrade: 'Downgrade', reinstall: 'Reinstall' }[item.action];
+    const from = item.from === undefined ? '' : ` (from ${item.from})`;
+    const why = item.explicit ? '' : ' as a dependency';
+    const size = item.downloadSize > 0 ? `, ${formatBytes(item.downloadSize)} to download` : '';
+    lines.push(`${verb} ${item.id} ${item.version}${from}${why}${size}`);
+    for (const permission of item.newPermissions) {
+      lines.push(`  new permission: ${describePermission(permission)} (${permission.reason})`);
+    }
+  }
+  if (plan.newPermissions.length === 0) lines.push('No new permissions.');
+  lines.push(`Total download: ${formatBytes(plan.downloadSize)}`);
+  for (const warning of plan.warnings) lines.push(`Warning: ${warning}`);
+  return lines;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,135 @@
+import { AdcapError, isAdcapError } from '../errors.js';
+import type { FetchLike } from '../cache/fetch.js';
+import { publisherTrustedKeys } from '../registry/catalogue.js';
+import { RegistryClient } from '../registry/client/registry-client.js';
+import { listRemotes, type RemoteConfig } from '../registry/remotes.js';
+import type { DocumentVersion, PackageDocument } from '../registry/types.js';
+import type { CandidateVersion } from '../resolve/types.js';
+import type { TrustedKey } from '../trust/keys.js';
+
+export interface SourcesOptions {
+  home: string;
+  /** Remotes the host ships (the embedded default registry); config.json entries of the same name win. */
+  defaults: RemoteConfig[];
+  fetch?: FetchLike;
+  maxCatalogAgeMs?: number;
+  now?: () => Date;
+}
+
+/** Where a capability was found: the first remote, in configuration order, that lists it. */
+export interface LocatedPackage {
+  remote: string;
+  client: RegistryClient;
+  doc: PackageDocument;
+  publisherKeys: TrustedKey[];
+}
+
+/**
+ * The registries an Arcotheon instance installs from: the remotes in home/config.json, plus the
+ * host's default remotes (issue 7: a fresh home starts on the embedded default registry).
+ */
+export class RegistrySources {
+  private clientsByName = new Map<string, RegistryClient>();
+
+  constructor(private readonly options: SourcesOptions) {}
+
+  async remotes(): Promise<RemoteConfig[]> {
+    const configured = await listRemotes(this.options.home);
+    const names = new Set(configured.map((r) => r.name));
+    return [...configured, ...this.options.defaults.filter((r) => !names.has(r.name))];
+  }
+
+  async clients(): Promise<RegistryClient[]> {
+    const remotes = await this.remotes();
+    return remotes.map((remote) => {
+      const known = this.clientsByName.get(remote.name);
+      if (known !== undefined && known.remote.url === remote.url && known.remote.rootKeys.join() === remote.rootKeys.join()) return known;
+      const client = new RegistryClient({
+        home: this.options.home,
+        remote,
+        ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+        ...(this.options.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: this.options.maxCatalogAgeMs }),
+        ...(this.options.now === undefined ? {} : { now: this.options.now }),
+      });
+      this.clientsByName.set(remote.name, client);
+      return client;
+    });
+  }
+
+  async client(name: string): Promise<RegistryClient> {
+    const found = (await this.clients()).find((c) => c.remote.name === name);
+    if (found === undefined) throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; "adcap remote list" shows the configured ones.`);
+    return found;
+  }
+
+  /** The first remote that lists `id`, with its verified package document; null when none does. */
+  async locate(id: string): Promise<LocatedPackage | null> {
+    let lastError: unknown = null;
+    for (const client of await this.clients()) {
+      try {
+        const { payload } = await client.catalogue();
+        if (!Object.hasOwn(payload.capabilities, id)) continue;
+        const doc = await client.packageDoc(id);
+        const publisher = id.split('/')[0] ?? '';
+        return { remote: client.remote.name, client, doc, publisherKeys: publisherTrustedKeys(payload, publisher) };
+      } catch (error) {
+        // A remote that cannot be reached should not hide the others; attacks are still reported
+        // when no remote has the capability.
+        if (!isAdcapError(error)) throw error;
+        lastError = error;
+      }
+    }
+    if (lastError !== null) throw lastError;
+    return null;
+  }
+
+  /** Publisher keys for `publisher` from every remote's verified catalogue (for sideloads). */
+  async publisherKeys(publisher: string): Promise<TrustedKey[]> {
+    const keys: TrustedKey[] = [];
+    for (const client of await this.clients()) {
+      try {
+        const { payload } = await client.catalogue({ refresh: 'never' });
+        keys.push(...publisherTrustedKeys(payload, publisher));
+      } catch (error) {
+        if (!isAdcapError(error)) throw error;
+      }
+    }
+    return keys;
+  }
+
+  /**
+   * Locates `ids` and, transitively, every capability any of their versions depends on, so the
+   * synchronous resolver can see the whole universe it may need.
+   */
+  async closure(ids: Iterable<string>): Promise<Map<string, LocatedPackage>> {
+    const found = new Map<string, LocatedPackage>();
+    const missing = new Set<string>();
+    const queue = [...ids];
+    while (queue.length > 0) {
+      const id = queue.shift() as string;
+      if (found.has(id) || missing.has(id)) continue;
+      const located = await this.locate(id);
+      if (located === null) {
+        missing.add(id);
+        continue;
+      }
+      found.set(id, located);
+      for (const entry of Object.values(located.doc.versions)) {
+        if (entry.status === 'revoked') continue;
+        for (const dep of Object.keys(entry.dependencies)) if (!found.has(dep)) queue.push(dep);
+      }
+    }
+    return found;
+  }
+}
+
+/** A document version as the resolver sees it (spec §11). */
+export function candidateOf(entry: DocumentVersion): CandidateVersion {
+  return {
+    version: entry.version,
+    ...(entry.status === undefined ? {} : { status: entry.status }),
+    dependencies: entry.dependencies,
+    compat: entry.compat,
+    hasTools: entry.contents.tools.length > 0,
+  };
+}

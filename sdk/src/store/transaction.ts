@@ -1,0 +1,144 @@
+import { lstat, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { removeTree } from '../util/fs-tree.js';
+import type { HomeLayout } from './home.js';
+import { beginOperation, pendingOperations, type JournalRecord, type OperationKind } from './journal.js';
+import { writeState, type PackageState } from './state.js';
+
+/** A version directory an operation creates, with the function that extracts it (verified). */
+export interface VersionToCreate {
+  id: string;
+  version: string;
+  extract(target: string): Promise<void>;
+}
+
+export interface OperationSpec {
+  op: OperationKind;
+  before: Record<string, PackageState | null>;
+  after: Record<string, PackageState | null>;
+  creates: VersionToCreate[];
+  /** Called between steps; tests use it to observe progress. */
+  onStep?: (step: 'journal' | 'extracted' | 'states' | 'pruned') => void;
+}
+
+/**
+ * Carries out one change of installed packages in the order of journal.ts, so a crash at any point
+ * leaves a journal record from which `recoverOperations` reaches either the old or the new state.
+ * The caller holds the home lock.
+ */
+export async function runOperation(home: HomeLayout, spec: OperationSpec): Promise<void> {
+  const journal = await beginOperation(home, {
+    op: spec.op,
+    before: spec.before,
+    after: spec.after,
+    creates: spec.creates.map(({ id, version }) => ({ id, version })),
+  });
+  spec.onStep?.('journal');
+  for (const create of spec.creates) {
+    const target = home.versionDir(create.id, create.version);
+    if (await exists(target)) continue; // kept from an earlier install of the same version
+    await create.extract(target);
+  }
+  spec.onStep?.('extracted');
+  await applyStates(home, journal.record);
+  spec.onStep?.('states');
+  await pruneUnreferenced(home, journal.record);
+  spec.onStep?.('pruned');
+  await journal.complete();
+}
+
+export interface RecoveryOutcome {
+  opId: string;
+  op: OperationKind;
+  startedAt: string;
+  outcome: 'completed' | 'undone';
+  packages: string[];
+}
+
+/**
+ * Finishes or undoes operations that a crash interrupted (DESIGN §6). Forward when every version
+ * directory the new states need is on disk (extraction finished), backward otherwise. Either way
+ * nothing the surviving states reference is removed. The caller holds the home lock.
+ */
+export async function recoverOperations(home: HomeLayout, options: { dryRun?: boolean } = {}): Promise<RecoveryOutcome[]> {
+  const outcomes: RecoveryOutcome[] = [];
+  for (const { file, record } of await pendingOperations(home)) {
+    const forward = await allPresent(home, record.after);
+    const outcome: RecoveryOutcome = {
+      opId: record.opId,
+      op: record.op,
+      startedAt: record.startedAt,
+      outcome: forward ? 'completed' : 'undone',
+      packages: Object.keys(record.after),
+    };
+    outcomes.push(outcome);
+    if (options.dryRun === true) continue;
+    if (forward) {
+      await applyStates(home, record);
+      await pruneUnreferenced(home, record);
+    } else {
+      const undo: JournalRecord = { ...record, before: record.after, after: record.before };
+      await applyStates(home, undo);
+      await pruneUnreferenced(home, undo);
+    }
+    await rm(file, { force: true });
+  }
+  return outcomes;
+}
+
+async function applyStates(home: HomeLayout, record: Pick<JournalRecord, 'after'>): Promise<void> {
+  for (const [id, state] of Object.entries(record.after)) {
+    if (state === null) await rm(home.stateFile(id), { force: true });
+    else await writeState(home, state);
+  }
+}
+
+function referenced(state: PackageState | null | undefined): Set<string> {
+  return new Set(state === null || state === undefined ? [] : [state.active, ...state.history]);
+}
+
+/**
+ * Removes version directories of the touched packages that the new states no longer reference,
+ * staging leftovers, and whole package directories of uninstalled capabilities.
+ */
+async function pruneUnreferenced(home: HomeLayout, record: Pick<JournalRecord, 'after'>): Promise<void> {
+  for (const [id, state] of Object.entries(record.after)) {
+    const dir = home.packageDir(id);
+    if (state === null) {
+      await removeTree(dir);
+      continue;
+    }
+    const keep = referenced(state);
+    for (const name of await listDir(dir)) {
+      if (name === 'state.json' || keep.has(name)) continue;
+      await removeTree(join(dir, name));
+    }
+  }
+}
+
+async function allPresent(home: HomeLayout, after: Record<string, PackageState | null>): Promise<boolean> {
+  for (const [id, state] of Object.entries(after)) {
+    for (const version of referenced(state)) {
+      if (!(await exists(home.versionDir(id, version)))) return false;
+    }
+  }
+  return true;
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
