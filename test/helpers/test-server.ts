@@ -31,6 +31,8 @@ export interface ServeBytesOptions {
   /** Destroy the connection after this many body bytes, for the first `dropTimes` requests. */
   dropAfterBytes?: number;
   dropTimes?: number;
+  /** How long to wait after the cut bytes were written before dropping (default 20 ms). */
+  dropDelayMs?: number;
   /** Answer 403 unless every header here is present with this exact value. */
   requireHeaders?: Record<string, string>;
   /** Send this Content-Length instead of the real one (a lie), or null to send none (chunked). */
@@ -135,9 +137,9 @@ export class TestServer {
         drops += 1;
         const cut = Math.min(options.dropAfterBytes, body.length);
         res.flushHeaders();
-        await writeAll(res, body.subarray(0, cut));
-        // Let the bytes leave before the connection is torn down mid-body.
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Wait until the bytes are handed to the socket, then a little, before tearing it down mid-body.
+        await new Promise<void>((resolve) => res.write(body.subarray(0, cut), () => resolve()));
+        await new Promise((resolve) => setTimeout(resolve, options.dropDelayMs ?? 20));
         res.socket?.destroy();
         return;
       }

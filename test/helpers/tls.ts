@@ -14,7 +14,6 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 
 export interface TestTls {
   dir: string;
@@ -88,7 +87,7 @@ export function trustingFetch(ca: string = testTls().caPem): typeof globalThis.f
         }
         const nullBody = status === 204 || status === 304 || (init.method ?? 'GET') === 'HEAD';
         if (nullBody) res.resume();
-        const body = nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+        const body = nullBody ? null : bodyStream(res);
         resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
       };
       const req = url.protocol === 'https:' ? httpsRequest(url, options, onResponse) : httpRequest(url, options, onResponse);
@@ -97,4 +96,63 @@ export function trustingFetch(ca: string = testTls().caPem): typeof globalThis.f
     });
   };
   return impl as typeof globalThis.fetch;
+}
+
+/**
+ * The response body as a web stream that hands over every byte received before reporting a broken
+ * connection (Readable.toWeb errors the stream at once and drops what is queued, which would make
+ * the byte counts of resume tests depend on timing).
+ */
+function bodyStream(res: IncomingMessage): ReadableStream<Uint8Array> {
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let ended = false;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  res.on('data', (chunk: Buffer) => {
+    queue.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    queued += chunk.byteLength;
+    if (queued > 8 * 1024 * 1024) res.pause();
+    notify();
+  });
+  res.on('end', () => {
+    ended = true;
+    notify();
+  });
+  res.on('error', (error) => {
+    failure ??= error;
+    notify();
+  });
+  res.on('close', () => {
+    if (!res.complete) failure ??= new Error('the connection closed before the body was complete');
+    notify();
+  });
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (queue.length === 0 && !ended && failure === null) {
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+        const chunk = queue.shift();
+        if (chunk !== undefined) {
+          queued -= chunk.byteLength;
+          if (res.isPaused() && queued < 1024 * 1024) res.resume();
+          controller.enqueue(chunk);
+        } else if (failure !== null) {
+          controller.error(failure);
+        } else {
+          controller.close();
+        }
+      },
+      cancel() {
+        res.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

@@ -16,16 +16,13 @@ import lockfile from 'proper-lockfile';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
+import type { Progress, ProgressListener } from '../util/progress.js';
 import { authorizeUrl, type Authorization } from './authorize.js';
 import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSource } from './fetch.js';
 
-/** The SDK-wide progress shape (same as util/progress `Progress`). */
-export interface DownloadProgress {
-  phase: string;
-  done: number;
-  total?: number;
-}
-export type DownloadProgressListener = (progress: DownloadProgress) => void;
+/** Download progress uses the SDK-wide shape: `{ phase: 'download', done, total }` in bytes. */
+export type DownloadProgress = Progress;
+export type DownloadProgressListener = ProgressListener;
 
 export interface ContentCacheOptions {
   /** Used for https and http sources; defaults to the global fetch (which honours NODE_EXTRA_CA_CERTS). */
@@ -346,8 +343,11 @@ export class ContentCache {
           await rm(ctx.workPath, { force: true });
           continue;
         }
+        // A transfer that broke mid-body (or made progress) is retried on this mirror, resuming with
+        // Range; a refused connection or an HTTP error moves on to the next mirror at once.
         const after = await sizeOf(ctx.workPath);
-        if (after > before && attempt < this.attemptsPerMirror && ctx.request.signal?.aborted !== true) continue;
+        const broke = after > before || ctx.bodyStarted === true;
+        if (broke && attempt < this.attemptsPerMirror && ctx.request.signal?.aborted !== true) continue;
         throw error;
       }
     }
@@ -357,6 +357,7 @@ export class ContentCache {
   private async transfer(ctx: TransferContext): Promise<void> {
     const { request, emit } = ctx;
     const size = request.size;
+    ctx.bodyStarted = false;
     let have = await sizeOf(ctx.workPath);
     if (have > size) {
       await rm(ctx.workPath, { force: true });
@@ -381,6 +382,7 @@ export class ContentCache {
         if (have > 0 && isAdcapError(error, 'E_DOWNLOAD') && error.details['status'] === 416) throw new RestartFromZero();
         throw error;
       }
+      ctx.bodyStarted = true;
       if (have > 0) {
         if (source.status === 200) {
           // The server ignored Range: start over from the full body it is sending.
@@ -466,6 +468,8 @@ interface TransferContext {
   workPath: string;
   request: BlobRequest;
   emit: DownloadProgressListener;
+  /** Set once the current attempt received a 200/206 answer. */
+  bodyStarted?: boolean;
 }
 
 const LOCK_STALE_MS = 20_000;

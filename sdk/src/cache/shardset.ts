@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Resource } from '../format/manifest-types.js';
 import { AdcapError, isAdcapError } from '../errors.js';
+import { checkEntryPath } from '../format/archive/entry-path.js';
 import { SHA256_HEX } from '../util/hash.js';
 import type { AuthorizeFn } from './authorize.js';
 import type { ContentCache, DownloadProgressListener } from './content-cache.js';
@@ -27,24 +28,19 @@ export interface ShardMap {
   byPath: ReadonlyMap<string, ShardEntry>;
 }
 
-const MAX_PATH_BYTES = 240;
-
 /**
- * A shard path follows the package path rules of spec §2: relative, `/`-separated, printable
- * ASCII without `\`, at most 240 bytes, no empty, `.` or `..` segments. Returns the reason it
- * fails, or null.
+ * A shard path follows the package path rules of spec §2 (checkEntryPath): relative, `/`-separated,
+ * printable ASCII without `\`, at most 240 bytes, no empty, `.` or `..` segments. Returns the
+ * reason it fails (a sentence), or null.
  */
 export function shardPathProblem(path: unknown): string | null {
-  if (typeof path !== 'string' || path.length === 0) return 'is empty or not a string';
-  if (path.length > MAX_PATH_BYTES) return `is longer than ${MAX_PATH_BYTES} bytes`;
-  if (!/^[\x20-\x7e]+$/.test(path)) return 'has characters outside printable ASCII';
-  if (path.includes('\\')) return 'contains a backslash';
-  if (path.startsWith('/')) return 'is absolute';
-  for (const segment of path.split('/')) {
-    if (segment === '') return 'has an empty segment';
-    if (segment === '.' || segment === '..') return `has a "${segment}" segment`;
+  if (typeof path !== 'string') return 'The shard path is not a string.';
+  try {
+    checkEntryPath(path);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
-  return null;
 }
 
 /**
@@ -80,7 +76,7 @@ export function parseShardMap(input: string | Uint8Array, what = 'shard map'): S
     if (typeof path !== 'string') throw bad(`${at}/path`, 'expected a string');
     const problem = shardPathProblem(path);
     if (problem !== null) {
-      throw new AdcapError('E_PATH', `The ${what} lists a shard path that ${problem} (${at}/path); spec §2 path rules apply to shards.`, {
+      throw new AdcapError('E_PATH', `The ${what} has an invalid shard path at ${at}/path: ${problem}`, {
         details: { pointer: `${at}/path` },
       });
     }
@@ -225,7 +221,7 @@ export class ShardRequestHandler {
         throw new AdcapError('E_NOT_FOUND', `Resource "${resource.id}" is not a shard set (its format is "${resource.format ?? 'file'}").`);
       }
       const problem = shardPathProblem(message.path);
-      if (problem !== null) throw new AdcapError('E_PATH', `Shard path "${message.path}" ${problem}.`);
+      if (problem !== null) throw new AdcapError('E_PATH', `The tool asked for an invalid shard path: ${problem}`);
       const mapPath = await this.mapFor(resource);
       const path = await fetchShard(this.cache, resource, mapPath, message.path, this.options);
       return { type: 'shard.result', reqId, path };
