@@ -261,11 +261,24 @@ export class ContentCache {
 
   // --- internals -------------------------------------------------------------------------------
 
-  /** True when a file of the right size is at `final`; a wrong-sized one is removed. */
+  /**
+   * True when a file of the right size is at `final`. A wrong-sized entry is re-hashed: if it is
+   * corrupt it is removed (and refetched by the caller); if it is intact, the caller's size pin
+   * contradicts its SHA-256 and no download could ever satisfy it, so that is E_DOWNLOAD (a bad pin
+   * must not be able to evict a good entry).
+   */
   private async presentOrDrop(final: string, size: number): Promise<boolean> {
     const info = await stat(final).catch(() => null);
     if (info === null) return false;
     if (info.isFile() && info.size === size) return true;
+    const sha256 = final.slice(-64);
+    if (info.isFile() && (await this.verifyEntry(sha256)).state === 'ok') {
+      throw new AdcapError(
+        'E_DOWNLOAD',
+        `The pin for ${sha256} says ${size} bytes, but the content with that SHA-256 has ${info.size}; the manifest or registry entry is wrong.`,
+        { details: { sha256, size, actualSize: info.size } },
+      );
+    }
     await rm(final, { recursive: true, force: true });
     return false;
   }

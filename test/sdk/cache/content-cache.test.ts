@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, open, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import lockfile from 'proper-lockfile';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ContentCache, type DownloadProgress } from '../../../sdk/src/cache/content-cache.js';
@@ -238,6 +240,17 @@ describe('ContentCache over HTTPS (test CA)', () => {
     expect(server.statsFor('/t.bin').requests).toBe(2);
   });
 
+  it('a pin whose size contradicts an intact entry is E_DOWNLOAD and does not evict the entry', async () => {
+    const b = blob(2_000);
+    server.serveBytes('/pin.bin', b.data);
+    const path = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/pin.bin')] });
+    const error = await rejection(cache.fetchBlob({ sha256: b.sha256, size: b.size + 1, sources: [server.url('/pin.bin')] }));
+    expect(error.code).toBe('E_DOWNLOAD');
+    expect(error.message).toContain(`says ${b.size + 1} bytes, but the content with that SHA-256 has ${b.size}`);
+    expect((await readFile(path)).equals(b.data)).toBe(true);
+    expect(server.statsFor('/pin.bin').requests).toBe(1);
+  });
+
   it('gc keeps what is asked, removes the rest and stale temp files, and reports bytes freed', async () => {
     const kept = blob(1000);
     const dropped = blob(3000);
@@ -323,6 +336,41 @@ describe('ContentCache with file:// sources, loopback http and putFile', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('streams: memory does not grow with the blob size (48 MiB via file://)', async () => {
+    const size = 48 * 1024 * 1024;
+    const source = join(dir, 'large.bin');
+    const chunk = randomBytes(1024 * 1024);
+    const handle = await open(source, 'w');
+    const hash = createHash('sha256');
+    for (let i = 0; i < 48; i += 1) {
+      await handle.write(chunk);
+      hash.update(chunk);
+    }
+    await handle.close();
+    const cache = new ContentCache(join(dir, 'cache'));
+    // Garbage chunks count until collected, so collect before each sample.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const baseline = process.memoryUsage().arrayBuffers;
+    let peak = 0;
+    let next = 0;
+    const path = await cache.fetchBlob({
+      sha256: hash.digest('hex'),
+      size,
+      sources: [pathToFileURL(source).href],
+      onProgress: (p) => {
+        if (p.done < next) return;
+        next = p.done + 4 * 1024 * 1024;
+        gc();
+        peak = Math.max(peak, process.memoryUsage().arrayBuffers - baseline);
+      },
+    });
+    expect((await stat(path)).size).toBe(size);
+    console.log(`memory: peak arrayBuffers growth ${(peak / 1024 / 1024).toFixed(1)} MiB for a ${size / 1024 / 1024} MiB blob`);
+    expect(peak).toBeLessThan(8 * 1024 * 1024);
   });
 
   it('putFile copies a matching file in and refuses a mismatching one with E_HASH', async () => {
