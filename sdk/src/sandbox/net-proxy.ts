@@ -216,5 +216,6 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
 function refuse(client: net.Socket, status: number, reason: string): void {
   const body = `arcotheon sandbox proxy: ${reason}\n`;
   const phrase = status === 403 ? 'Forbidden' : status === 502 ? 'Bad Gateway' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-  client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // The client may be paused mid-handshake; destroy once flushed so the socket never lingers.
+  client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => client.destroy());
 }

@@ -81,6 +81,8 @@ export function sbplString(value: string): string {
 const real = (p: string): string => safeRealpath(p) ?? path.resolve(p);
 const subpath = (p: string): string => `(subpath ${sbplString(real(p))})`;
 const literal = (p: string): string => `(literal ${sbplString(real(p))})`;
+/** The path as called, without resolving symlinks (process-exec of `/usr/bin/sh` next to its target). */
+const literalAsCalled = (p: string): string => `(literal ${sbplString(path.resolve(p))})`;
 
 function rule(head: string, filters: string[], none: string): string {
   const unique = [...new Set(filters)];
@@ -118,7 +120,7 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
 
   const protect = [spec.capabilityDir, ...spec.dependencyDirs, ...(spec.protectedDirs ?? [])].map(subpath);
 
-  const exec: string[] = [literal(spec.command), literal(interpreter.real), ...programs.flatMap((p) => [literal(p.command), literal(p.real)])];
+  const exec: string[] = [literalAsCalled(spec.command), literal(interpreter.real), ...programs.flatMap((p) => [literalAsCalled(p.command), literal(p.real)])];
 
   let network: string;
   if (grants.net === 'any') {

@@ -98,9 +98,22 @@ export function parseProbe(result: RunResult): ProbeResults {
 
 /** A TCP listener on the host's 127.0.0.1 that greets and closes. */
 export async function startListener(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = net.createServer((s) => s.end('listener-says-hi\n'));
+  const open = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    open.add(s);
+    s.on('close', () => open.delete(s));
+    s.on('error', () => s.destroy());
+    s.end('listener-says-hi\n');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port: address.port,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
