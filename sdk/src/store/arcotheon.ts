@@ -42,7 +42,7 @@ export interface ArcotheonOptions {
   /** Pinned root keys (base64) for default remotes that do not carry their own. */
   rootKeys?: string[];
   /** Remotes the host ships; a fresh home with no remote configured uses them (issue 7). */
-  remotes?: Array<{ name: string; url: string; rootKeys?: string[]; minSequence?: number }>;
+  remotes?: Array<{ name: string; url: string; rootKeys?: string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
   host: HostInfo;
   /** spec §12: obtains authorisation for entitled downloads; null denies. */
   authorize?: AuthorizeFn;
@@ -139,6 +139,8 @@ interface SideloadCandidate {
 /** What the plan needs to carry out each item, kept beside the user-facing plan. */
 interface PlanContext {
   plan: Plan;
+  /** The range asked for, per explicitly requested id (recorded in state.json). */
+  ranges: Map<string, string>;
   located: Map<string, LocatedPackage>;
   sideload: SideloadCandidate | null;
   states: Map<string, PackageState | null>;
@@ -166,6 +168,7 @@ export class Arcotheon {
       url: normalizeRemoteUrl(r.url),
       rootKeys: r.rootKeys ?? options.rootKeys ?? [],
       ...(r.minSequence === undefined ? {} : { minSequence: r.minSequence }),
+      ...(r.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: r.maxCatalogAgeMs }),
     }));
     for (const remote of defaults) {
       if (remote.rootKeys.length === 0) throw new AdcapError('E_USAGE', `The default remote "${remote.name}" has no pinned root key; pass rootKeys.`);
@@ -404,16 +407,20 @@ export class Arcotheon {
     if (roots.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
     const explicitIds = new Set(roots.map((r) => r.id));
     const installed = await this.installedStates();
-    // Installed explicit capabilities stay as they are: pin them so their dependencies stay satisfied.
+    // Installed explicit capabilities keep to the range the user asked for (a sideload to its
+    // version), so their dependencies stay satisfied; `preferred` keeps them where they are.
     for (const [id, state] of installed) {
-      if (state !== null && state.explicit && !explicitIds.has(id)) roots.push({ id, range: `=${state.active}` });
+      if (state !== null && state.explicit && !explicitIds.has(id)) roots.push({ id, range: rootRange(state) });
     }
     const preferred: Record<string, string> = {};
     for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
-    return this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
+    const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
+    for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
+    return context;
   }
 
   private async planUpdate(ids: string[] | undefined, includePrerelease: boolean): Promise<PlanContext> {
+    await this.refreshRemotes();
     const installed = await this.installedStates();
     const targets = new Set(ids ?? [...installed.keys()]);
     for (const id of targets) {
@@ -424,7 +431,7 @@ export class Arcotheon {
     for (const [id, state] of installed) {
       if (state === null) continue;
       const sideloaded = state.versions[state.active]?.source.kind === 'file';
-      if (state.explicit) roots.push({ id, range: targets.has(id) && !sideloaded ? '*' : `=${state.active}` });
+      if (state.explicit) roots.push({ id, range: rootRange(state) });
       if (!targets.has(id) || sideloaded) preferred[id] = state.active;
     }
     // Dependencies of updated capabilities may move too; everything else stays where it is.
@@ -475,7 +482,21 @@ export class Arcotheon {
       items.push(registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size));
     }
     const plan = finishPlan(items, resolution.versions);
-    return { plan, located, sideload, states: installed };
+    return { plan, ranges: new Map(), located, sideload, states: installed };
+  }
+
+  /**
+   * Fetches every remote's catalogue now (an update looks for what is new). A remote that cannot
+   * be reached keeps its last verified catalogue; a refused one (an attack) stops the update.
+   */
+  async refreshRemotes(): Promise<void> {
+    for (const client of await this.sources.clients()) {
+      try {
+        await client.update();
+      } catch (error) {
+        if (!isAdcapError(error, 'E_DOWNLOAD')) throw error;
+      }
+    }
   }
 
   private async installedStates(): Promise<Map<string, PackageState | null>> {
@@ -516,11 +537,22 @@ export class Arcotheon {
   /** Downloads, verifies and switches in every item of the plan under one journal record. */
   private async apply(context: PlanContext, op: 'install' | 'update', options: ApplyOptions): Promise<ApplyResult> {
     const { plan } = context;
-    if (plan.items.length === 0) return { plan, applied: false, installed: [] };
-    const progress = options.onProgress;
-    const creates: VersionToCreate[] = [];
     const before: Record<string, PackageState | null> = {};
     const after: Record<string, PackageState | null> = {};
+    // Asking for an installed capability again records the request (explicit, range) even when
+    // no version changes.
+    for (const [id, range] of context.ranges) {
+      const state = context.states.get(id) ?? null;
+      if (state === null || plan.items.some((i) => i.id === id) || (state.explicit && state.range === range)) continue;
+      before[id] = state;
+      after[id] = { ...state, explicit: true, range };
+    }
+    if (plan.items.length === 0) {
+      if (Object.keys(after).length > 0) await runOperation(this.home, { op, before, after, creates: [] });
+      return { plan, applied: false, installed: [] };
+    }
+    const progress = options.onProgress;
+    const creates: VersionToCreate[] = [];
     const now = (this.options.now?.() ?? new Date()).toISOString();
     for (const item of plan.items) {
       const label = `${item.id}@${item.version}`;
@@ -562,13 +594,13 @@ export class Arcotheon {
       });
       const previous = context.states.get(item.id) ?? null;
       before[item.id] = previous;
-      after[item.id] = this.nextState(previous, item, source, now);
+      after[item.id] = this.nextState(previous, item, source, now, context.ranges.get(item.id));
     }
     await runOperation(this.home, { op, before, after, creates });
     return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
   }
 
-  private nextState(previous: PackageState | null, item: PlanItem, source: InstallSource, now: string): PackageState {
+  private nextState(previous: PackageState | null, item: PlanItem, source: InstallSource, now: string, range: string | undefined): PackageState {
     const declared = item.permissions.map(grantString);
     // Grants carried over are only those the new version still declares (spec §6: never more than
     // declared); the approved plan adds the new ones.
@@ -599,6 +631,7 @@ export class Arcotheon {
       grants,
       versions,
       explicit: item.explicit,
+      ...(range !== undefined ? { range } : previous?.range !== undefined ? { range: previous.range } : {}),
       updatedAt: now,
     };
   }
@@ -707,6 +740,12 @@ export class Arcotheon {
       { waitMs: this.options.limits?.lockWaitMs ?? 30_000, what: `The Arcotheon home ${this.home.root}` },
     );
   }
+}
+
+/** The constraint an installed explicit capability keeps: the range asked for; a sideload its own version. */
+function rootRange(state: PackageState): string {
+  if (state.versions[state.active]?.source.kind === 'file') return `=${state.active}`;
+  return state.range ?? '*';
 }
 
 function normalizeRequest(request: InstallRequest | PackageSpec | PackageSpec[]): InstallRequest {

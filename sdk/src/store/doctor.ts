@@ -84,7 +84,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
   if (options.checkCache !== false) {
     for (const sha of await arc.cache.entries()) {
       checked.cacheEntries++;
-      const result = fix ? await arc.cache.verifyEntry(sha) : await verifyWithoutRemoving(arc, sha);
+      const result = fix ? (await arc.cache.verifyEntry(sha)).state : await verifyWithoutRemoving(arc, sha);
       if (result === 'corrupt') {
         problems.push({ kind: 'corrupt-cache-entry', message: `The cached blob ${sha.slice(0, 12)}… is corrupt${fix ? ' and was removed; it is fetched again when needed' : ''}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
       }

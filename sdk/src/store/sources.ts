@@ -88,7 +88,7 @@ export class RegistrySources {
     const keys: TrustedKey[] = [];
     for (const client of await this.clients()) {
       try {
-        const { payload } = await client.catalogue({ refresh: 'never' });
+        const { payload } = await client.catalogue();
         keys.push(...publisherTrustedKeys(payload, publisher));
       } catch (error) {
         if (!isAdcapError(error)) throw error;

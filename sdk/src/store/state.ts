@@ -32,6 +32,8 @@ export interface PackageState {
   versions: Record<string, VersionRecord>;
   /** Installed because the user asked for it (true) or only as a dependency (false). */
   explicit: boolean;
+  /** The range the user asked for (explicit installs); updates stay within it, like npm. */
+  range?: string;
   updatedAt: string;
 }
 

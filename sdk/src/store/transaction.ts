@@ -1,5 +1,5 @@
-import { lstat, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { removeTree } from '../util/fs-tree.js';
 import type { HomeLayout } from './home.js';
 import { beginOperation, pendingOperations, type JournalRecord, type OperationKind } from './journal.js';
@@ -37,6 +37,7 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
   for (const create of spec.creates) {
     const target = home.versionDir(create.id, create.version);
     if (await exists(target)) continue; // kept from an earlier install of the same version
+    await mkdir(dirname(target), { recursive: true });
     await create.extract(target);
   }
   spec.onStep?.('extracted');
