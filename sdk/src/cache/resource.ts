@@ -13,6 +13,11 @@ export interface MaterializeOptions {
   authorize?: AuthorizeFn;
   onProgress?: DownloadProgressListener;
   signal?: AbortSignal;
+  /**
+   * Content-addressed mirrors tried after the declared sources: base URLs under which the blob is
+   * `<base><sha256>` (a registry's `<v1>/blobs/sha256/`). The pin still decides what is accepted.
+   */
+  mirrors?: string[];
 }
 
 /** spec §9: `lazy` defaults to true (fetch on first use); `lazy: false` resources are fetched at install. */
@@ -51,10 +56,16 @@ export async function materializeResource(cache: ContentCache, resource: Resourc
   return cache.fetchBlob({
     sha256: resource.sha256,
     size: resource.size,
-    sources: resource.sources,
+    sources: withMirrors(resource.sources, resource.sha256, options.mirrors),
     authorize: resourceAuthorization(resource, options.authorize),
     onProgress: options.onProgress,
     signal: options.signal,
     what: `resource "${resource.id}"`,
   });
+}
+
+/** `sources`, then each content-addressed mirror's URL for `sha256` (spec §9: mirrors tried in order). */
+export function withMirrors(sources: readonly string[], sha256: string, mirrors: readonly string[] | undefined): string[] {
+  const extra = (mirrors ?? []).map((base) => `${base}${sha256}`).filter((url) => !sources.includes(url));
+  return [...sources, ...extra];
 }

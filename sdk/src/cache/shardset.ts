@@ -13,7 +13,7 @@ import { SHA256_HEX } from '../util/hash.js';
 import type { AuthorizeFn } from './authorize.js';
 import type { ContentCache, DownloadProgressListener } from './content-cache.js';
 import { resolveUrl } from './fetch.js';
-import { materializeResource, resourceAuthorization } from './resource.js';
+import { materializeResource, resourceAuthorization, withMirrors } from './resource.js';
 
 export interface ShardEntry {
   path: string;
@@ -130,6 +130,8 @@ export interface ShardFetchOptions {
   authorize?: AuthorizeFn;
   onProgress?: DownloadProgressListener;
   signal?: AbortSignal;
+  /** Content-addressed mirrors tried after the shard's own sources (see MaterializeOptions.mirrors). */
+  mirrors?: string[];
 }
 
 /**
@@ -155,7 +157,7 @@ export async function fetchShard(
   return cache.fetchBlob({
     sha256: shard.sha256,
     size: shard.size,
-    sources: shardSources(resource, shard),
+    sources: withMirrors(shardSources(resource, shard), shard.sha256, options.mirrors),
     authorize: resourceAuthorization(resource, options.authorize),
     onProgress: options.onProgress,
     signal: options.signal,
