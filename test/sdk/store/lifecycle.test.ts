@@ -184,7 +184,8 @@ describe('sideloading', () => {
   it('refuses a tampered local file before anything is installed', async () => {
     const file = await buildCapability({ id: 'local/bad', version: '0.1.0' }, join(reg.registry.work, 'side'), []);
     const bytes = await readFile(file);
-    bytes[bytes.length - 30] ^= 0xff;
+    const at = bytes.length - 30;
+    bytes.writeUInt8((bytes.readUInt8(at) ^ 0xff) & 0xff, at);
     await writeFile(file, bytes);
     const home = await reg.newHome();
     await expect(reg.arcotheon(home).install({ file }, { approve: approveAll, allowUnsigned: true })).rejects.toMatchObject({ code: expect.stringMatching(/^E_(GZIP|TAR|HASH)$/) });
