@@ -38,6 +38,11 @@ export interface CatalogueState {
   sequence?: number;
   /** SHA-256 of the canonical payload accepted at `sequence`. */
   payloadSha256?: string;
+  /**
+   * SHA-256 of the catalogue file's bytes accepted at `sequence`. When the new bytes are identical
+   * the content is the same and the (costly, 20,000-entry) canonical digest is not needed.
+   */
+  catalogueSha256?: string;
   /** The minimum sequence the app shipped for this remote (DESIGN §10). */
   minSequence?: number;
   /** Oldest acceptable `generatedAt`, as an age; default 30 days. */
@@ -50,8 +55,16 @@ export interface VerifiedCatalogue {
   payload: CataloguePayload;
   /** Root keyIds whose signatures verified. */
   signedBy: string[];
-  /** SHA-256 of the canonical JSON of the payload: the catalogue's content identity. */
-  payloadSha256: string;
+  /** SHA-256 of the catalogue bytes, when verifyCatalogue was given bytes. */
+  catalogueSha256?: string;
+  /** SHA-256 of the canonical JSON of the payload: the catalogue's content identity (computed on first use). */
+  readonly payloadSha256: string;
+}
+
+/** The content identity of a catalogue: its bytes' digest, and its canonical digest on demand. */
+export interface CatalogueIdentity {
+  catalogueSha256?: string;
+  payloadSha256(): string;
 }
 
 /** Verifies a downloaded catalogue (its bytes or its parsed envelope) in the order listed above. */
@@ -59,10 +72,20 @@ export function verifyCatalogue(envelope: Uint8Array | unknown, rootKeys: readon
   const parsed = envelope instanceof Uint8Array ? parseCatalogueBytes(envelope) : envelope;
   const { payload: signedPayload, signedBy } = checkCatalogueSignature(parsed, rootKeys);
   const payload = checkCataloguePayload(signedPayload);
-  const payloadSha256 = sha256Hex(canonicalBytes(payload));
-  checkCatalogueSequence(payload, payloadSha256, state);
+  let digest: string | undefined;
+  const identity: CatalogueIdentity = { payloadSha256: () => (digest ??= sha256Hex(canonicalBytes(payload))) };
+  if (envelope instanceof Uint8Array) identity.catalogueSha256 = sha256Hex(envelope);
+  checkCatalogueSequence(payload, identity, state);
   checkCatalogueFreshness(payload, state);
-  return { payload, signedBy, payloadSha256 };
+  const verified: VerifiedCatalogue = {
+    payload,
+    signedBy,
+    get payloadSha256() {
+      return identity.payloadSha256();
+    },
+  };
+  if (identity.catalogueSha256 !== undefined) verified.catalogueSha256 = identity.catalogueSha256;
+  return verified;
 }
 
 export function parseCatalogueBytes(bytes: Uint8Array): unknown {
@@ -195,7 +218,7 @@ function checkCapability(id: string, value: unknown): CatalogueCapability {
  * before (or than the app's shipped minimum), and never a different catalogue under the same
  * sequence (a registry that re-signs must bump the sequence; `registry build` always does).
  */
-export function checkCatalogueSequence(payload: CataloguePayload, payloadSha256: string, state: CatalogueState): void {
+export function checkCatalogueSequence(payload: CataloguePayload, identity: CatalogueIdentity, state: CatalogueState): void {
   if (state.minSequence !== undefined && payload.sequence < state.minSequence) {
     throw new AdcapError(
       'E_ROLLBACK',
@@ -211,7 +234,9 @@ export function checkCatalogueSequence(payload: CataloguePayload, payloadSha256:
       { details: { sequence: payload.sequence, seen: state.sequence } },
     );
   }
-  if (payload.sequence === state.sequence && state.payloadSha256 !== undefined && state.payloadSha256 !== payloadSha256) {
+  if (payload.sequence !== state.sequence) return;
+  const sameBytes = state.catalogueSha256 !== undefined && state.catalogueSha256 === identity.catalogueSha256;
+  if (!sameBytes && state.payloadSha256 !== undefined && state.payloadSha256 !== identity.payloadSha256()) {
     throw new AdcapError(
       'E_ROLLBACK',
       `The catalogue has the same sequence ${payload.sequence} as the one already seen but different content; the registry must bump the sequence when it re-signs, so it was refused.`,

@@ -62,6 +62,8 @@ interface IndexedCapability {
   nameTokens: string[];
   summaryTokens: string[];
   keywords: string[];
+  /** Every searchable field, lowercase, in one string: a token absent from it matches nothing. */
+  text: string;
 }
 
 export function tokenize(text: string): string[] {
@@ -92,6 +94,7 @@ export class SearchIndex {
           nameTokens: tokenize(capability.name),
           summaryTokens: tokenize(capability.summary),
           keywords: capability.keywords.map((k) => k.toLowerCase()),
+          text: [id.toLowerCase(), capability.name.toLowerCase(), capability.summary.toLowerCase(), ...capability.keywords.map((k) => k.toLowerCase())].join('\n'),
         };
       });
   }
@@ -160,7 +163,9 @@ function scoreItem(item: IndexedCapability, phrase: string, tokens: readonly str
 
   let tokenScore = 0;
   for (const token of tokens) {
-    const best = scoreToken(item, token);
+    // Every match kind below implies a substring of some field, so one native search rules out
+    // most of a large catalogue before any per-token work.
+    const best = item.text.includes(token) ? scoreToken(item, token) : 0;
     if (best === 0 && band === 0) return 0;
     tokenScore += best;
   }
@@ -170,30 +175,23 @@ function scoreItem(item: IndexedCapability, phrase: string, tokens: readonly str
 function scoreToken(item: IndexedCapability, token: string): number {
   const S = SEARCH_SCORES;
   let best = 0;
-  const consider = (value: number): void => {
-    if (value > best) best = value;
-  };
   for (const keyword of item.keywords) {
-    if (keyword === token) consider(S.keywordExact);
-    else if (keyword.startsWith(token)) consider(S.keywordPrefix);
+    if (keyword === token) return S.keywordExact;
+    if (best < S.keywordPrefix && keyword.startsWith(token)) best = S.keywordPrefix;
   }
-  if (best === S.keywordExact) return best;
   for (const t of item.nameTokens) {
-    if (t === token) consider(S.nameTokenExact);
-    else if (t.startsWith(token)) consider(S.nameTokenPrefix);
+    if (t === token) best = Math.max(best, S.nameTokenExact);
+    else if (best < S.nameTokenPrefix && t.startsWith(token)) best = S.nameTokenPrefix;
   }
   for (const t of item.idTokens) {
-    if (t === token) consider(S.idTokenExact);
-    else if (t.startsWith(token)) consider(S.idTokenPrefix);
+    if (t === token) best = Math.max(best, S.idTokenExact);
+    else if (best < S.idTokenPrefix && t.startsWith(token)) best = S.idTokenPrefix;
   }
   if (best >= S.summaryTokenExact) return best;
   for (const t of item.summaryTokens) {
-    if (t === token) {
-      consider(S.summaryTokenExact);
-      break;
-    }
-    if (t.startsWith(token)) consider(S.summaryTokenPrefix);
+    if (t === token) return S.summaryTokenExact;
+    if (best < S.summaryTokenPrefix && t.startsWith(token)) best = S.summaryTokenPrefix;
   }
-  if (best === 0 && (item.nameLower.includes(token) || item.summaryLower.includes(token))) consider(S.substring);
+  if (best === 0 && (item.nameLower.includes(token) || item.summaryLower.includes(token))) best = S.substring;
   return best;
 }

@@ -17,14 +17,14 @@ import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
 import { verifyPackage } from '../../trust/package-signature.js';
 import { withLock } from '../../util/lock.js';
-import { checkCatalogueFreshness, checkCatalogueSequence, publisherTrustedKeys, verifyCatalogue, type VerifiedCatalogue } from '../catalogue.js';
+import { checkCatalogueFreshness, publisherTrustedKeys, verifyCatalogue, type VerifiedCatalogue } from '../catalogue.js';
 import { compareVersions } from '../documents.js';
 import { parseCapabilityId } from '../layout.js';
 import { remoteStateDir, type RemoteConfig } from '../remotes.js';
 import { SearchIndex, type SearchFilters, type SearchHit } from '../search.js';
-import type { CatalogueCapability, DocumentVersion, PackageDocument } from '../types.js';
+import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDocument } from '../types.js';
 import { checkDocumentPin, parsePackageDocument } from './package-document.js';
-import { RemoteStore } from './remote-store.js';
+import { RemoteStore, type RemoteState } from './remote-store.js';
 
 export const DEFAULT_MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
@@ -35,7 +35,7 @@ export interface RegistryClientOptions {
   remote: RemoteConfig;
   /** Used for https:// and http:// (default: the global fetch, which honours NODE_EXTRA_CA_CERTS). */
   fetch?: FetchLike;
-  /** DESIGN §10: refuse catalogues generated longer ago than this (default 30 days). */
+  /** DESIGN §10: refuse catalogues generated longer ago than this (default 30 days); `remote.maxCatalogAgeMs` overrides it. */
   maxCatalogAgeMs?: number;
   /** DESIGN §10: metadata caps (defaults 16 MiB and 4 MiB). */
   maxCatalogBytes?: number;
@@ -96,7 +96,7 @@ export class RegistryClient {
   private readonly refreshAfterMs: number;
   private readonly now: () => Date;
   private loaded: LoadedCatalogue | null = null;
-  private index: { sha: string; index: SearchIndex } | null = null;
+  private index: { payload: CataloguePayload; index: SearchIndex } | null = null;
 
   constructor(options: RegistryClientOptions) {
     this.remote = options.remote;
@@ -129,11 +129,19 @@ export class RegistryClient {
     return withLock(join(this.home, 'locks', `remote-${this.name}.lock`), `remote update ${this.name}`, async () => {
       const floor = await this.floor();
       const verified = verifyCatalogue(bytes, this.remote.rootKeys, { ...floor, ...this.policy() });
-      const changed = floor.payloadSha256 !== verified.payloadSha256;
+      // Identical bytes are identical content; otherwise compare canonical digests (a re-serialised
+      // but equal catalogue is not a change).
+      const changed = floor.catalogueSha256 !== verified.catalogueSha256 && floor.payloadSha256 !== verified.payloadSha256;
       const checkedAt = this.now().toISOString();
-      await this.store.save(changed ? bytes : null, { sequence: verified.payload.sequence, payloadSha256: verified.payloadSha256, checkedAt });
+      const state: RemoteState = {
+        sequence: verified.payload.sequence,
+        payloadSha256: changed || floor.payloadSha256 === undefined ? verified.payloadSha256 : floor.payloadSha256,
+        catalogueSha256: verified.catalogueSha256 as string,
+        checkedAt,
+      };
+      await this.store.save(changed ? bytes : null, state);
       if (changed) await this.store.pruneDocuments(new Set(Object.values(verified.payload.capabilities).map((c) => c.doc.sha256)));
-      this.loaded = { ...verified, remote: this.name, checkedAt, changed };
+      this.loaded = loadedCatalogue(verified, { remote: this.name, checkedAt, changed });
       return this.loaded;
     });
   }
@@ -173,8 +181,8 @@ export class RegistryClient {
   }
 
   searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
-    if (this.index === null || this.index.sha !== catalogue.payloadSha256) {
-      this.index = { sha: catalogue.payloadSha256, index: new SearchIndex(catalogue.payload.capabilities) };
+    if (this.index === null || this.index.payload !== catalogue.payload) {
+      this.index = { payload: catalogue.payload, index: new SearchIndex(catalogue.payload.capabilities) };
     }
     return this.index.index;
   }
@@ -241,15 +249,20 @@ export class RegistryClient {
 
   private policy(): { maxAgeMs?: number; now: Date; minSequence?: number } {
     const policy: { maxAgeMs?: number; now: Date; minSequence?: number } = { now: this.now() };
-    if (this.maxCatalogAgeMs !== undefined) policy.maxAgeMs = this.maxCatalogAgeMs;
+    // The remote's own setting wins over the client's default; null means no age limit (a
+    // registry bundled on local disk, DESIGN §10), and minSequence still guards against rollback.
+    const perRemote = this.remote.maxCatalogAgeMs;
+    if (perRemote === null) policy.maxAgeMs = Number.MAX_SAFE_INTEGER;
+    else if (perRemote !== undefined) policy.maxAgeMs = perRemote;
+    else if (this.maxCatalogAgeMs !== undefined) policy.maxAgeMs = this.maxCatalogAgeMs;
     if (this.remote.minSequence !== undefined) policy.minSequence = this.remote.minSequence;
     return policy;
   }
 
   /** The rollback floor: state.json, else (damaged state) whatever the stored catalogue says. */
-  private async floor(): Promise<{ sequence?: number; payloadSha256?: string }> {
+  private async floor(): Promise<{ sequence?: number; payloadSha256?: string; catalogueSha256?: string }> {
     const state = await this.store.readState();
-    if (state !== null) return { sequence: state.sequence, payloadSha256: state.payloadSha256 };
+    if (state !== null) return floorOf(state);
     const bytes = await this.store.readCatalogue();
     if (bytes === null) return {};
     try {
@@ -263,12 +276,33 @@ export class RegistryClient {
   private async loadStored(): Promise<LoadedCatalogue | null> {
     const [bytes, state] = await Promise.all([this.store.readCatalogue(), this.store.readState()]);
     if (bytes === null) return null;
-    // Freshness is checked by the caller after a refresh attempt; signature and floor here.
-    const verified = verifyCatalogue(bytes, this.remote.rootKeys, { maxAgeMs: Number.MAX_SAFE_INTEGER, now: this.now() });
-    const floor = state === null ? {} : { sequence: state.sequence, payloadSha256: state.payloadSha256 };
-    checkCatalogueSequence(verified.payload, verified.payloadSha256, { ...floor, ...(this.remote.minSequence === undefined ? {} : { minSequence: this.remote.minSequence }) });
-    return { ...verified, remote: this.name, checkedAt: state?.checkedAt ?? new Date(0).toISOString(), changed: false };
+    // Signature, shape and floor here; freshness is checked by the caller after a refresh attempt.
+    const verified = verifyCatalogue(bytes, this.remote.rootKeys, {
+      ...(state === null ? {} : floorOf(state)),
+      ...(this.remote.minSequence === undefined ? {} : { minSequence: this.remote.minSequence }),
+      maxAgeMs: Number.MAX_SAFE_INTEGER,
+      now: this.now(),
+    });
+    return loadedCatalogue(verified, { remote: this.name, checkedAt: state?.checkedAt ?? new Date(0).toISOString(), changed: false });
   }
+}
+
+function floorOf(state: RemoteState): { sequence: number; payloadSha256: string; catalogueSha256?: string } {
+  return { sequence: state.sequence, payloadSha256: state.payloadSha256, ...(state.catalogueSha256 === undefined ? {} : { catalogueSha256: state.catalogueSha256 }) };
+}
+
+/** Adds where-from fields without forcing the lazy payload digest (a spread would compute it). */
+function loadedCatalogue(verified: VerifiedCatalogue, meta: { remote: string; checkedAt: string; changed: boolean }): LoadedCatalogue {
+  const loaded: LoadedCatalogue = {
+    payload: verified.payload,
+    signedBy: verified.signedBy,
+    get payloadSha256() {
+      return verified.payloadSha256;
+    },
+    ...meta,
+  };
+  if (verified.catalogueSha256 !== undefined) loaded.catalogueSha256 = verified.catalogueSha256;
+  return loaded;
 }
 
 /** A version of the document that may be downloaded: present, and not revoked (spec §13). */

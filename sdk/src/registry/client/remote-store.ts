@@ -18,6 +18,8 @@ import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
 export interface RemoteState {
   sequence: number;
   payloadSha256: string;
+  /** SHA-256 of catalog.json's bytes (lets an unchanged catalogue skip the canonical digest). */
+  catalogueSha256?: string;
   /** When the remote was last fetched and verified (ISO), successful or unchanged. */
   checkedAt: string;
 }
@@ -44,7 +46,9 @@ export class RemoteStore {
     try {
       const value = parseStrictJson(bytes, this.statePath) as Partial<RemoteState>;
       if (typeof value.sequence === 'number' && typeof value.payloadSha256 === 'string' && typeof value.checkedAt === 'string') {
-        return { sequence: value.sequence, payloadSha256: value.payloadSha256, checkedAt: value.checkedAt };
+        const state: RemoteState = { sequence: value.sequence, payloadSha256: value.payloadSha256, checkedAt: value.checkedAt };
+        if (typeof value.catalogueSha256 === 'string') state.catalogueSha256 = value.catalogueSha256;
+        return state;
       }
     } catch {
       // fall through
