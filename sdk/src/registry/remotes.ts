@@ -21,6 +21,12 @@ export interface RemoteConfig {
   rootKeys: string[];
   /** DESIGN §10: never accept a catalogue older than this sequence (shipped by the app). */
   minSequence?: number;
+  /**
+   * DESIGN §10 freeze protection for this remote: refuse catalogues generated longer ago than this.
+   * Absent = the client's default (30 days); null = no age limit, for a registry bundled with the
+   * app on local disk, which cannot be replayed by a mirror (minSequence still stops rollback).
+   */
+  maxCatalogAgeMs?: number | null;
 }
 
 export interface HomeConfig {
@@ -74,6 +80,7 @@ export function checkRemoteConfig(value: unknown, where: string): RemoteConfig {
   const url = record['url'];
   const rootKeys = record['rootKeys'];
   const minSequence = record['minSequence'];
+  const maxCatalogAgeMs = record['maxCatalogAgeMs'];
   if (typeof name !== 'string') throw new AdcapError('E_USAGE', `${where} has no name; fix or remove it in config.json.`);
   assertRemoteName(name);
   if (typeof url !== 'string') throw new AdcapError('E_USAGE', `Remote "${name}" has no url; remove it and add it again.`);
@@ -84,8 +91,12 @@ export function checkRemoteConfig(value: unknown, where: string): RemoteConfig {
   if (minSequence !== undefined && (typeof minSequence !== 'number' || !Number.isSafeInteger(minSequence) || minSequence < 0)) {
     throw new AdcapError('E_USAGE', `Remote "${name}" has a minSequence that is not a non-negative integer; fix it in config.json.`);
   }
+  if (maxCatalogAgeMs !== undefined && maxCatalogAgeMs !== null && (typeof maxCatalogAgeMs !== 'number' || !Number.isSafeInteger(maxCatalogAgeMs) || maxCatalogAgeMs <= 0)) {
+    throw new AdcapError('E_USAGE', `Remote "${name}" has a maxCatalogAgeMs that is neither null nor a positive integer of milliseconds; fix it in config.json.`);
+  }
   const remote: RemoteConfig = { name, url: normalizeRemoteUrl(url), rootKeys: [...(rootKeys as string[])] };
   if (minSequence !== undefined) remote.minSequence = minSequence;
+  if (maxCatalogAgeMs !== undefined) remote.maxCatalogAgeMs = maxCatalogAgeMs as number | null;
   return remote;
 }
 
