@@ -9,6 +9,7 @@ import { AdcapError } from '../errors.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
 import * as registry from './commands/registry.js';
+import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
 import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
 
@@ -59,6 +60,7 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   authoring.register(program, ctx);
   registry.register(program, ctx);
   client.register(program, ctx);
+  run.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.

@@ -1,0 +1,125 @@
+/**
+ * mcpServe (host contract "Tools": "run mcpServe in a child process and register it as an MCP
+ * server for the agents ... only granted tools exist"): an MCP server over stdio, built on the
+ * official @modelcontextprotocol/sdk, exposing the granted tools of the named capabilities with
+ * their input schemas, and running each call through runTool (sandbox, limits, audit).
+ *
+ * Tool names are `<publisher>__<name>__<tool>` (`acme__pdf__pdf_extract`): MCP names allow
+ * letters, digits, `_` and `-`, and a double underscore cannot occur inside an id part or a tool
+ * name, so the name maps back to exactly one tool. A name longer than 64 characters (some clients'
+ * limit) becomes `<tool>__<12 hex of SHA-256 of the long name>`.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
+import type { Tool } from '../format/manifest-types.js';
+import { grantCovers } from '../permissions/index.js';
+import { splitId } from '../store/home.js';
+import type { Arcotheon } from '../store/arcotheon.js';
+import { sha256Hex } from '../util/hash.js';
+import { runTool, type RunToolOptions } from './run-tool.js';
+import { runtimeProblem } from './runtimes.js';
+
+export interface McpServeOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  /** The folder tools get as their workspace (default: none). */
+  workspace?: string | null;
+  env?: RunToolOptions['env'];
+  /** Reported to the client in `initialize` (default: the SDK name and version). */
+  serverInfo?: { name: string; version: string };
+}
+
+export interface McpServerHandle {
+  /** Resolves when the client disconnects (stdin ends) or close() is called. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `<publisher>__<name>__<tool>`, shortened with a hash past 64 characters. */
+export function mcpToolName(id: string, tool: string): string {
+  const [publisher, name] = splitId(id);
+  const full = `${publisher}__${name}__${tool}`;
+  return full.length <= 64 ? full : `${tool.slice(0, 48)}__${sha256Hex(full).slice(0, 12)}`;
+}
+
+interface Exposed {
+  id: string;
+  tool: Tool;
+  mcp: McpTool;
+}
+
+/** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
+export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): Promise<Exposed[]> {
+  const out: Exposed[] = [];
+  for (const id of ids) {
+    const state = await arc.state(id);
+    const manifest = await arc.readInstalledManifest(id, state.active);
+    for (const tool of manifest.tools ?? []) {
+      const granted = (tool.permissions ?? []).every((needed) => state.grants.some((g) => grantCovers(g, needed)));
+      if (!granted || runtimeProblem(tool) !== null) continue;
+      const inputSchema = { ...tool.inputSchema, type: 'object' } as McpTool['inputSchema'];
+      const mcp: McpTool = {
+        name: mcpToolName(id, tool.name),
+        title: `${manifest.name}: ${tool.name}`,
+        description: `${tool.description} (${id}@${state.active})`,
+        inputSchema,
+      };
+      if (tool.outputSchema !== undefined && tool.outputSchema['type'] === 'object') mcp.outputSchema = tool.outputSchema as McpTool['outputSchema'];
+      out.push({ id, tool, mcp });
+    }
+  }
+  return out;
+}
+
+/**
+ * Serves the granted tools of `ids` over MCP on stdin/stdout (default: this process's). The list
+ * is computed again for every request, so a revoked grant takes effect without a restart.
+ */
+export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
+  if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability to serve over MCP.');
+  for (const id of ids) await arc.state(id); // E_NOT_INSTALLED up front, not at the first request
+  const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await grantedMcpTools(arc, ids)).map((e) => e.mcp) }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const exposed = (await grantedMcpTools(arc, ids)).find((e) => e.mcp.name === request.params.name);
+    if (exposed === undefined) {
+      return errorResult(new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`));
+    }
+    try {
+      const result = await runTool(arc, exposed.id, exposed.tool.name, request.params.arguments ?? {}, {
+        signal: extra.signal,
+        ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+        ...(options.env === undefined ? {} : { env: options.env }),
+      });
+      return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output };
+    } catch (error) {
+      return errorResult(asAdcapError(error, 'The tool failed'));
+    }
+  });
+
+  const stdin = options.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  transport.onclose = () => resolveClosed();
+  await server.connect(transport);
+  const close = async (): Promise<void> => {
+    await server.close();
+    resolveClosed();
+  };
+  // The client going away (stdin closed) ends the server.
+  stdin.once('end', () => void close());
+  stdin.once('close', () => void close());
+  return { closed, close };
+}
+
+/** spec-independent MCP convention: tool failures are results with isError, not protocol errors. */
+function errorResult(error: AdcapError): CallToolResult {
+  const text = `${error.code}: ${error.message}`;
+  return { isError: true, content: [{ type: 'text', text: isAdcapError(error) ? text : String(error) }] };
+}

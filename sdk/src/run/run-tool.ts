@@ -1,0 +1,479 @@
+/**
+ * runTool (spec §7; host contract "Tools"; DESIGN §7): runs one declared tool of an installed
+ * capability in the OS sandbox and speaks the wire protocol with it.
+ *
+ * Order of checks, all before anything starts: the tool exists, the version is not revoked
+ * (spec §13), the host's tier hook agrees (host contract "Free and Pro"), the runtime and platform
+ * are supported (spec §7), every permission the tool declares is granted (spec §6), the input
+ * matches inputSchema (spec §7), the interpreter matches runtime.version, a sandbox exists.
+ * Then resources are materialised, the process starts, and timeoutMs, the output limit and the
+ * protocol are enforced; the output is validated against outputSchema. Every attempt is audited.
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, link, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ShardRequestHandler, type ShardRequestMessage, type ShardResultMessage } from '../cache/shardset.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
+import { manifestDigest } from '../format/canonical-json.js';
+import type { Manifest, Tool } from '../format/manifest-types.js';
+import { grantCovers } from '../permissions/index.js';
+import { stdioFor, type Sandbox, type SandboxName, type WrappedCommand } from '../sandbox/sandbox.js';
+import { defaultSandbox } from '../sandbox/select.js';
+import type { Arcotheon } from '../store/arcotheon.js';
+import type { PackageState } from '../store/state.js';
+import type { Progress } from '../util/progress.js';
+import { AuditLog, auditDigest } from './audit.js';
+import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor } from './context.js';
+import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
+import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
+import { assertMatches } from './schemas.js';
+
+/** spec §7: the default timeout. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default cap on a tool's stdout (all bytes, every message). */
+export const DEFAULT_OUTPUT_LIMIT = 16 * 1024 * 1024;
+/** How much of a tool's stderr is kept for the UI (the last bytes). */
+export const STDERR_TAIL_BYTES = 64 * 1024;
+/** After a result or error message, how long the tool may take to exit before it is killed. */
+const EXIT_GRACE_MS = 2_000;
+
+export type RunProgress = Progress & { tool?: string };
+
+export interface RunToolOptions {
+  /** The folder chosen for this run (exposed only with fs:read:workspace / fs:write:workspace). */
+  workspace?: string | null;
+  signal?: AbortSignal;
+  onProgress?: (progress: RunProgress) => void;
+  /** May lower the timeout; the tool's own timeoutMs (else 30 s) is the most it gets. */
+  timeoutMs?: number;
+  /** Bytes of stdout allowed (default 16 MiB); more is E_OUTPUT_LIMIT. */
+  outputLimit?: number;
+  /** The environment granted env:read variables are taken from (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The interpreters to run node and python tools with (see runtimes.ts for the defaults). */
+  interpreters?: Interpreters;
+}
+
+export interface ToolRunResult {
+  capability: string;
+  version: string;
+  tool: string;
+  output: Record<string, unknown>;
+  /** The last 64 KiB of the tool's stderr, for the UI. */
+  stderr: string;
+  durationMs: number;
+  /** Which sandbox ran the tool. */
+  sandbox: SandboxName;
+  /** The permissions the tool ran with (its declared ones, each covered by a grant). */
+  grantsUsed: string[];
+}
+
+/**
+ * Runs `toolName` of the installed capability `id` with `input`. Resolves with the validated
+ * output; rejects with an AdcapError (E_NOT_FOUND, E_REVOKED, E_ENTITLEMENT/E_DENIED,
+ * E_RUNTIME_UNSUPPORTED, E_INCOMPATIBLE, E_NOT_GRANTED, E_INPUT, E_SANDBOX_UNAVAILABLE, E_TIMEOUT,
+ * E_OUTPUT_LIMIT, E_PROTOCOL, E_TOOL, E_OUTPUT, ...). Errors raised after the tool started carry
+ * `details.stderr` (the captured tail).
+ */
+export async function runTool(arc: Arcotheon, id: string, toolName: string, input: unknown, options: RunToolOptions = {}): Promise<ToolRunResult> {
+  const started = Date.now();
+  const state = await arc.state(id);
+  const version = state.active;
+  const manifest = await arc.readInstalledManifest(id, version);
+  const tool = (manifest.tools ?? []).find((t) => t.name === toolName);
+  if (tool === undefined) {
+    const names = (manifest.tools ?? []).map((t) => t.name);
+    throw new AdcapError('E_NOT_FOUND', `${id}@${version} has no tool named "${toolName}"; its tools are: ${names.join(', ') || 'none'}.`);
+  }
+  const manifestSha256 = state.versions[version]?.manifestSha256 ?? manifestDigest(manifest);
+  const grantsUsed: string[] = [];
+  let result: ToolRunResult | undefined;
+  let failure: AdcapError | undefined;
+  try {
+    result = await execute(arc, { id, version, state, manifest, tool, input, options, started, grantsUsed });
+  } catch (error) {
+    failure = asAdcapError(error, `Running ${id} ${toolName} failed`);
+  }
+  // Audit every attempt, refused ones included (issue 6 "Audit log").
+  await new AuditLog(arc.home.auditDir).append({
+    kind: 'tool',
+    capability: id,
+    version,
+    manifestSha256,
+    name: toolName,
+    inputSha256: auditDigest(input),
+    outputSha256: result === undefined ? null : auditDigest(result.output),
+    grantsUsed: [...grantsUsed],
+    durationMs: Date.now() - started,
+    outcome: failure === undefined ? 'ok' : 'error',
+    ...(failure === undefined ? {} : { errorCode: failure.code }),
+  });
+  if (failure !== undefined) throw failure;
+  return result as ToolRunResult;
+}
+
+interface ExecuteArgs {
+  id: string;
+  version: string;
+  state: PackageState;
+  manifest: Manifest;
+  tool: Tool;
+  input: unknown;
+  options: RunToolOptions;
+  started: number;
+  /** Filled in once the grants are checked, for the audit line. */
+  grantsUsed: string[];
+}
+
+async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
+  const { id, version, state, manifest, tool, options } = a;
+  const label = `${id} ${tool.name}`;
+
+  // spec §13: revoked versions never run.
+  const revoked = await revocationReason(arc, id, state);
+  if (revoked !== null) {
+    throw new AdcapError('E_REVOKED', `${id}@${version} was revoked by its registry (${revoked}), so its tools do not run; update it ("adcap update ${id}") or uninstall it.`, {
+      details: { id, version, reason: revoked },
+    });
+  }
+
+  // Host contract "Free and Pro": the SDK trusts the host's tier check, before each run.
+  const tier = manifest.distribution?.tier ?? 'free';
+  if (arc.checkTier !== undefined && !(await arc.checkTier({ id, version, tier }))) {
+    throw tier === 'pro'
+      ? new AdcapError('E_ENTITLEMENT', `${id} is a Pro capability and this host's plan does not include it; upgrade to Pro to run ${tool.name}.`, { details: { id, tier } })
+      : new AdcapError('E_DENIED', `The host does not allow running ${id} (tier ${tier}) right now; check its settings.`, { details: { id, tier } });
+  }
+
+  const unsupported = runtimeProblem(tool);
+  if (unsupported !== null) throw unsupported;
+
+  // spec §6: a tool may use only the permissions it names, and only those granted.
+  const declared = tool.permissions ?? [];
+  const missing = declared.filter((needed) => !state.grants.some((granted) => grantCovers(granted, needed)));
+  if (missing.length > 0) {
+    throw new AdcapError(
+      'E_NOT_GRANTED',
+      `The tool ${tool.name} of ${id} needs ${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted (${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in Arcotheon to run this tool.`,
+      { details: { missing } },
+    );
+  }
+  // Only what the tool declares (each covered by a grant) reaches the sandbox: least privilege.
+  a.grantsUsed.push(...declared);
+
+  // spec §7: input validated before the tool starts.
+  if (typeof a.input !== 'object' || a.input === null || Array.isArray(a.input)) {
+    throw new AdcapError('E_INPUT', `The input of tool ${tool.name} must be a JSON object.`, { details: { pointer: '' } });
+  }
+  const input = a.input as Record<string, unknown>;
+  assertMatches(tool.inputSchema, input, 'E_INPUT', `The input of tool ${tool.name}`, 'inputSchema');
+
+  const dir = arc.home.versionDir(id, version);
+  const launch = await resolveLaunch(tool, dir, options.interpreters === undefined ? {} : { interpreters: options.interpreters });
+  const sandbox = await chooseSandbox(arc, id);
+  const workspace = await checkWorkspace(options.workspace ?? null);
+
+  const progress = options.onProgress;
+  const mirrors = await blobMirrors(arc, state, version);
+  const materialized = await materializeToolResources(arc, manifest, tool, {
+    mirrors,
+    ...(progress === undefined ? {} : { onProgress: (p: Progress) => progress({ ...p, phase: 'resource', tool: tool.name }) }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const dependencies = await dependencyDirs(arc, manifest);
+  const toolDataDir = await toolDataDirFor(arc, id, tool, declared);
+  const context: ToolContext = { capability: id, version, dir, workspace, resources: materialized.paths, dependencies, toolDataDir };
+
+  const runDir = await mkdtemp(path.join(os.tmpdir(), 'adcap-run-'));
+  const shardDir = path.join(runDir, 'shards');
+  await mkdir(shardDir);
+  const shards = new ShardRequestHandler(arc.cache, {
+    resources: materialized.resources,
+    mirrors,
+    ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  let wrapped: WrappedCommand | undefined;
+  try {
+    const env = Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    wrapped = await sandbox.wrap({
+      command: launch.command,
+      args: launch.args,
+      env,
+      cwd: dir,
+      grants: declared,
+      capabilityDir: dir,
+      // spec §6: dependency directories are readable; the per-run shard folder is read-only too
+      // (shards fetched during the run are linked into it, so the sandbox sees them).
+      dependencyDirs: [...Object.values(dependencies), shardDir],
+      readOnlyFiles: Object.values(materialized.paths),
+      workspace,
+      toolDataDir,
+      tmpDir: path.join(runDir, 'sandbox'),
+      home: os.homedir(),
+      // DESIGN §5: fs:write never reaches installed directories; nor the rest of the home (grants,
+      // audit log, cache), except the tool data folders.
+      protectedDirs: protectedPaths(arc),
+    });
+    progress?.({ phase: 'run', done: 0, tool: tool.name });
+    const call: CallMessage = { type: 'call', tool: tool.name, input, context };
+    const timeoutMs = Math.min(tool.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.timeoutMs ?? Number.POSITIVE_INFINITY);
+    const driven = await driveTool(wrapped, encodeMessage(call), {
+      label,
+      timeoutMs,
+      outputLimit: options.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      onShard: async (message) => exposeShard(await shards.handle(message), shardDir),
+    });
+    // spec §7: output validated after the tool finished.
+    if (tool.outputSchema !== undefined) {
+      try {
+        assertMatches(tool.outputSchema, driven.output, 'E_OUTPUT', `The output of tool ${tool.name}`, 'outputSchema');
+      } catch (error) {
+        throw withStderr(error, driven.stderr);
+      }
+    }
+    progress?.({ phase: 'run', done: 1, total: 1, tool: tool.name });
+    return {
+      capability: id,
+      version,
+      tool: tool.name,
+      output: driven.output,
+      stderr: driven.stderr,
+      durationMs: Date.now() - a.started,
+      sandbox: sandbox.name,
+      grantsUsed: [...declared],
+    };
+  } finally {
+    await wrapped?.cleanup().catch(() => undefined);
+    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** arc.sandboxChoice.use when set, else the platform's (E_SANDBOX_UNAVAILABLE, never a silent fallback). */
+async function chooseSandbox(arc: Arcotheon, id: string): Promise<Sandbox> {
+  const choice = arc.sandboxChoice;
+  if (choice.use !== undefined) {
+    if (!(await choice.use.available())) {
+      throw new AdcapError('E_SANDBOX_UNAVAILABLE', `The sandbox "${choice.use.name}" the host chose does not work on this computer, so tools cannot run; fix it or choose another.`);
+    }
+    return choice.use;
+  }
+  const optOut = typeof choice.optOut === 'function' ? choice.optOut(id) : (choice.optOut ?? []).includes(id);
+  return defaultSandbox(process.platform, { optOut });
+}
+
+async function checkWorkspace(workspace: string | null): Promise<string | null> {
+  if (workspace === null) return null;
+  const absolute = path.resolve(workspace);
+  const info = await stat(absolute).catch(() => null);
+  if (info === null || !info.isDirectory()) {
+    throw new AdcapError('E_IO', `The workspace ${absolute} is not an existing folder; choose an existing folder for this run.`, { details: { path: absolute } });
+  }
+  return realpath(absolute);
+}
+
+function protectedPaths(arc: Arcotheon): string[] {
+  const h = arc.home;
+  return [h.packagesDir, h.cacheDir, h.auditDir, h.locksDir, h.journalDir, path.join(h.root, 'remotes'), h.config];
+}
+
+/** Links a cached shard into the per-run shard folder (copies across file systems) and answers with that path. */
+async function exposeShard(answer: ShardResultMessage, shardDir: string): Promise<ShardResultMessage> {
+  if (!('path' in answer)) return answer;
+  const sha = path.basename(answer.path);
+  const target = path.join(shardDir, sha);
+  if ((await stat(target).catch(() => null)) === null) {
+    await link(answer.path, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') return;
+      await copyFile(answer.path, target);
+    });
+  }
+  return { type: 'shard.result', reqId: answer.reqId, path: target };
+}
+
+function withStderr(error: unknown, stderr: string): AdcapError {
+  const e = asAdcapError(error, 'The tool run failed');
+  return new AdcapError(e.code, e.message, { cause: e.cause, details: { ...e.details, stderr } });
+}
+
+interface DriveOptions {
+  label: string;
+  timeoutMs: number;
+  outputLimit: number;
+  signal?: AbortSignal;
+  onShard: (message: ShardRequestMessage) => Promise<ShardResultMessage>;
+}
+
+type Final = { kind: 'result'; output: Record<string, unknown> } | { kind: 'error'; message: string } | { kind: 'fail'; error: AdcapError };
+
+/**
+ * Spawns the wrapped command in its own process group, sends the call, reads messages, and ends
+ * with the whole process tree killed: `kill(-pgid)` reaches every descendant that stayed in the
+ * group; under bubblewrap, killing bwrap also kills the sandbox's PID namespace (--die-with-parent),
+ * which takes every process inside with it, including ones that started a new session.
+ */
+function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): Promise<{ output: Record<string, unknown>; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(wrapped.command, wrapped.args, {
+      env: wrapped.env,
+      ...(wrapped.cwd === undefined ? {} : { cwd: wrapped.cwd }),
+      stdio: stdioFor(wrapped),
+      detached: true,
+    });
+    const stdin = child.stdin;
+    const stdout = child.stdout;
+    const stderrStream = child.stderr;
+    if (stdin === null || stdout === null || stderrStream === null) throw new Error('spawn without pipes');
+    const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+    const splitter = new LineSplitter();
+    let final: Final | null = null;
+    let outBytes = 0;
+    let exited = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let stdoutClosed = false;
+    let stderrClosed = false;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const killTree = (): void => {
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // the group is gone already
+        }
+      }
+      if (!exited) child.kill('SIGKILL');
+    };
+    const fail = (error: AdcapError): void => {
+      if (final === null || final.kind !== 'fail') final = { kind: 'fail', error };
+      killTree();
+      maybeFinish();
+    };
+    const onAbort = (): void => fail(new AdcapError('E_DENIED', `The run of ${o.label} was cancelled.`));
+
+    timers.push(
+      setTimeout(() => {
+        if (final === null) fail(new AdcapError('E_TIMEOUT', `The tool ${o.label} ran longer than its ${o.timeoutMs} ms limit and was stopped (with every process it started).`, { details: { timeoutMs: o.timeoutMs } }));
+        else killTree();
+      }, o.timeoutMs),
+    );
+    if (o.signal !== undefined) {
+      if (o.signal.aborted) queueMicrotask(onAbort);
+      else o.signal.addEventListener('abort', onAbort, { once: true });
+    }
+
+    const handleLine = (line: string): void => {
+      if (final !== null || line.trim() === '') return;
+      let message;
+      try {
+        message = parseToolLine(line);
+      } catch (error) {
+        fail(asAdcapError(error, 'Protocol failure'));
+        return;
+      }
+      if (message.type === 'shard') {
+        o.onShard(message).then(
+          (answer) => {
+            if (final === null && stdin.writable) stdin.write(encodeMessage(answer));
+          },
+          (error: unknown) => fail(asAdcapError(error, 'Answering a shard request failed')),
+        );
+        return;
+      }
+      final = message.type === 'result' ? { kind: 'result', output: message.output } : { kind: 'error', message: message.message };
+      stdin.end();
+      // The tool had its say; it may exit on its own, else it is stopped shortly.
+      timers.push(setTimeout(killTree, EXIT_GRACE_MS));
+    };
+
+    stdout.on('data', (chunk: Buffer) => {
+      if (final !== null && final.kind === 'fail') return;
+      outBytes += chunk.length;
+      if (outBytes > o.outputLimit) {
+        fail(new AdcapError('E_OUTPUT_LIMIT', `The tool ${o.label} wrote more than ${o.outputLimit} bytes of output and was stopped.`, { details: { limit: o.outputLimit } }));
+        stdout.destroy();
+        return;
+      }
+      for (const line of splitter.push(chunk)) handleLine(line);
+    });
+    stdout.on('close', () => {
+      stdoutClosed = true;
+      const last = splitter.end();
+      if (last !== null && (final === null || final.kind !== 'fail')) handleLine(last);
+      maybeFinish();
+    });
+    stderrStream.on('data', (chunk: Buffer) => stderr.push(chunk));
+    stderrStream.on('close', () => {
+      stderrClosed = true;
+      maybeFinish();
+    });
+    stdin.on('error', () => undefined); // EPIPE when the tool exits without reading: reported by its exit
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      exited = true;
+      stdoutClosed = true;
+      stderrClosed = true;
+      fail(new AdcapError('E_RUNTIME_UNSUPPORTED', `The tool ${o.label} could not be started (${error.code ?? error.message}); check that its interpreter or sandbox program is installed.`, { cause: error }));
+    });
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = signal;
+      killTree(); // descendants left in the group
+      // Output still in the pipe is read; a descendant that kept the pipe open is not waited for.
+      timers.push(
+        setTimeout(() => {
+          stdout.destroy();
+          stderrStream.destroy();
+          stdoutClosed = true;
+          stderrClosed = true;
+          maybeFinish();
+        }, 1_000),
+      );
+      maybeFinish();
+    });
+    stdin.write(callLine);
+
+    function maybeFinish(): void {
+      if (settled || !exited || !stdoutClosed || !stderrClosed) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      o.signal?.removeEventListener('abort', onAbort);
+      const tail = stderr.text();
+      const details = { stderr: tail.text, stderrTruncated: tail.truncated, exitCode, signal: exitSignal };
+      const current = final as Final | null;
+      if (current?.kind === 'result') {
+        resolve({ output: current.output, stderr: tail.text });
+        return;
+      }
+      if (current?.kind === 'fail') {
+        const e = current.error;
+        reject(new AdcapError(e.code, e.message, { cause: e.cause, details: { ...e.details, ...details } }));
+        return;
+      }
+      if (current?.kind === 'error') {
+        reject(new AdcapError('E_TOOL', `The tool ${o.label} reported an error: ${current.message}`, { details: { ...details, toolMessage: current.message } }));
+        return;
+      }
+      const how = exitSignal !== null ? `was killed by ${exitSignal}` : `exited with code ${String(exitCode)}`;
+      const last = lastLines(tail.text);
+      reject(
+        new AdcapError('E_TOOL', `The tool ${o.label} ${how} without sending a result${last === '' ? '' : `; its last error output: ${last}`}`, { details }),
+      );
+    }
+  });
+}
+
+/** The last few stderr lines, shortened, for an error sentence. */
+function lastLines(text: string): string {
+  const lines = text.trimEnd().split('\n').slice(-3).join(' | ');
+  return lines.length > 500 ? `…${lines.slice(-500)}` : lines;
+}
+
+/** True for the errors a run reports after the tool started (they carry details.stderr). */
+export function isToolFailure(error: unknown): boolean {
+  return isAdcapError(error) && typeof error.details['stderr'] === 'string';
+}
