@@ -5,6 +5,7 @@ import { AdcapError, isAdcapError } from '../../errors.js';
 import { RegistryClient, type LoadedCatalogue } from '../../registry/client/registry-client.js';
 import { compareVersions } from '../../registry/documents.js';
 import { isIdPart, parseCapabilityId } from '../../registry/layout.js';
+import { loadEmbeddedRemote } from '../../registry/embedded.js';
 import { addRemote, checkRemoteConfig, getRemote, listRemotes, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
 import type { SearchFilters, SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
@@ -111,7 +112,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.access !== undefined) filters.access = opts.access;
       if (opts.installed === true) filters.installed = true;
       if (opts.notInstalled === true) filters.installed = false;
-      const hits = await searchAll(await remotesFor(home, opts.remote), (r) => clientFor(r), query, filters);
+      const hits = await searchAll(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), query, filters);
       const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
       output.result(
         limited.map((h) => ({ id: h.id, name: h.name, summary: h.summary, latest: h.latest, tier: h.tier, access: h.access, installed: h.installed })),
@@ -130,7 +131,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { remote?: string }) => {
       parseCapabilityId(id);
       const home = ctx.home();
-      const shown = await showCapability(await remotesFor(home, opts.remote), (r) => clientFor(r), id);
+      const shown = await showCapability(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), id);
       output.result(shown, () => showLines(shown));
     });
 }
@@ -158,11 +159,23 @@ function remoteSummary(remote: RemoteConfig, loaded: LoadedCatalogue): RemoteSum
   };
 }
 
-async function remotesFor(home: string, name: string | undefined): Promise<RemoteConfig[]> {
-  if (name !== undefined) return [await getRemote(home, name)];
-  const { remotes } = await readHomeConfig(home);
+async function remotesFor(home: string, name: string | undefined, env: CliContext['io']['env']): Promise<RemoteConfig[]> {
+  const remotes = await withEmbeddedDefault((await readHomeConfig(home)).remotes, env);
+  if (name !== undefined) {
+    const found = remotes.find((r) => r.name === name);
+    return found === undefined ? [await getRemote(home, name)] : [found];
+  }
   if (remotes.length === 0) throw new AdcapError('E_NOT_FOUND', 'No remotes are configured; add one with "adcap remote add <name> <url> --root-key <base64>".');
   return remotes;
+}
+
+/**
+ * issue 7: the embedded default remote (the bundled example registry, sdk/src/registry/embedded.ts)
+ * comes after the configured remotes, unless config.json has a remote of the same name.
+ */
+export async function withEmbeddedDefault(configured: RemoteConfig[], env: CliContext['io']['env']): Promise<RemoteConfig[]> {
+  const embedded = await loadEmbeddedRemote(env);
+  return embedded === null || configured.some((r) => r.name === embedded.name) ? configured : [...configured, embedded];
 }
 
 /**
