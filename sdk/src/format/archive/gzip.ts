@@ -5,30 +5,12 @@ import { AdcapError } from '../../errors.js';
 /**
  * The gzip member around the tar stream (RFC 1952).
  *
- * Writing: spec §2 / DESIGN §4 want a header with no name, time or OS information: FLG 0,
- * MTIME 0, OS 255 (unknown). zlib writes FLG 0 and MTIME 0 but its build's OS byte, so the writer
- * patches byte 9.
+ * Writing is in writer.ts (its own header: FLG 0, MTIME 0, OS 255; parallel deflate pieces).
  *
  * Reading: zlib's gunzip silently accepts a second member and ignores trailing zeros, so the
  * reader frames the member itself: it parses the header, feeds the deflate body to a raw
  * inflater, and checks that exactly the 8-byte trailer (CRC-32, size) follows the deflate stream.
  */
-export const GZIP_OS_UNKNOWN = 255;
-const OS_OFFSET = 9;
-
-/** Patches the OS byte of the gzip header zlib writes (the first chunk holds all 10 bytes). */
-export class GzipHeaderPatch extends Transform {
-  private seen = 0;
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.seen <= OS_OFFSET && this.seen + chunk.length > OS_OFFSET) {
-      chunk[OS_OFFSET - this.seen] = GZIP_OS_UNKNOWN;
-    }
-    this.seen += chunk.length;
-    callback(null, chunk);
-  }
-}
-
 const FTEXT = 1;
 const FHCRC = 2;
 const FEXTRA = 4;

@@ -77,8 +77,12 @@ export async function readArchive(source: string | Readable, visitor: ArchiveVis
   const sink = new Writable({
     highWaterMark: INFLATE_CHUNK,
     write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-      crc = zlib.crc32(chunk, crc);
-      inflight = parser.write(chunk);
+      // Parsed and hashed on the next turn of the event loop, not inside the inflater's callback:
+      // the inflater then starts on its next chunk in the thread pool while this one is hashed.
+      inflight = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        crc = zlib.crc32(chunk, crc);
+        return parser.write(chunk);
+      });
       inflight.then(() => callback(), callback);
     },
   });

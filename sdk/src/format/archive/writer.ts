@@ -4,11 +4,11 @@ import { dirname } from 'node:path';
 import type { Writable} from 'node:stream';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import zlib, { type InputType, type ZlibOptions } from 'node:zlib';
 import { AdcapError, asAdcapError } from '../../errors.js';
 import { fsyncDir, tempPathFor } from '../../util/fs-atomic.js';
 import { createSha256 } from '../../util/hash.js';
-import { GzipHeaderPatch } from './gzip.js';
 import { BLOCK_SIZE, encodeHeader, RECORD_SIZE } from './ustar.js';
 
 /** One file to write. Entries are written in the order given (the caller sorts them). */
@@ -21,13 +21,23 @@ export interface ArchiveEntrySource {
 }
 
 /**
- * The compression level is part of the toolchain that spec §2 says makes builds byte-identical:
- * changing it changes every archive hash, so it is a constant, not an option.
+ * The compression settings are part of the toolchain that spec §2 says makes builds
+ * byte-identical: changing them changes every archive hash, so they are constants, not options.
+ *
+ * The tar stream is cut into CHUNK_BYTES pieces that are deflated independently on the libuv
+ * thread pool (several cores at once, as pigz does): each piece is primed with the last 32 KiB of
+ * the previous one as its dictionary and ends with a sync flush, so the pieces concatenate into
+ * one ordinary deflate stream that any gunzip reads. The cut points depend only on the bytes, so
+ * the output is still deterministic.
  */
 export const ARCHIVE_GZIP_LEVEL = 6;
-const GZIP_CHUNK = 256 * 1024;
+const CHUNK_BYTES = 1 << 20;
+const DICTIONARY_BYTES = 32 * 1024;
+const PARALLEL_DEFLATES = 4;
 /** Small entries are batched into one buffer before compression to avoid per-write overhead. */
 const BATCH_BYTES = 256 * 1024;
+/** spec §2 / DESIGN §4: no name, no time, OS unknown (255). */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
 
 /**
  * Writes a deterministic .adcap archive (spec §2, DESIGN §4): ustar headers from `encodeHeader`
@@ -45,11 +55,10 @@ export async function writeArchive(entries: ArchiveEntrySource[], out: NodeJS.Wr
       callback(null, chunk);
     },
   });
-  const gzip = zlib.createGzip({ level: ARCHIVE_GZIP_LEVEL, chunkSize: GZIP_CHUNK });
-  const tar = Readable.from(tarStream(entries), { objectMode: false, highWaterMark: BATCH_BYTES });
+  const gzip = Readable.from(gzipMember(tarStream(entries)), { objectMode: false, highWaterMark: CHUNK_BYTES });
 
   if (typeof out !== 'string') {
-    await runPipeline(tar, gzip, new GzipHeaderPatch(), measure, out as Writable);
+    await runPipeline(gzip, measure, out as Writable);
     return { sha256: hash.digest('hex'), size };
   }
 
@@ -58,7 +67,7 @@ export async function writeArchive(entries: ArchiveEntrySource[], out: NodeJS.Wr
   try {
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
     const file = createWriteStream('', { fd: handle.fd, autoClose: false, highWaterMark: 1 << 20 });
-    await runPipeline(tar, gzip, new GzipHeaderPatch(), measure, file);
+    await runPipeline(gzip, measure, file);
     await handle.sync();
     await handle.close();
     handle = undefined;
@@ -72,12 +81,52 @@ export async function writeArchive(entries: ArchiveEntrySource[], out: NodeJS.Wr
   return { sha256: hash.digest('hex'), size };
 }
 
-async function runPipeline(tar: Readable, gzip: zlib.Gzip, patch: Transform, measure: Transform, out: Writable): Promise<void> {
+async function runPipeline(gzip: Readable, measure: Transform, out: Writable): Promise<void> {
   try {
-    await pipeline(tar, gzip, patch, measure, out);
+    await pipeline(gzip, measure, out);
   } catch (error) {
     throw asAdcapError(error, 'Cannot write the package');
   }
+}
+
+const deflateRaw = promisify<InputType, ZlibOptions, Buffer>(zlib.deflateRaw);
+
+/** One gzip member (RFC 1952) around the tar stream, deflated in parallel pieces. */
+async function* gzipMember(tar: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield GZIP_HEADER;
+  let crc = 0;
+  let length = 0;
+  let dictionary: Buffer | undefined;
+  const inFlight: Promise<Buffer>[] = [];
+  const start = (piece: Buffer, last: boolean): void => {
+    crc = zlib.crc32(piece, crc);
+    length += piece.length;
+    const options: ZlibOptions = { level: ARCHIVE_GZIP_LEVEL, ...(last ? {} : { finishFlush: zlib.constants.Z_SYNC_FLUSH }), ...(dictionary ? { dictionary } : {}) };
+    const job = deflateRaw(piece, options);
+    job.catch(() => undefined); // awaited in order below
+    inFlight.push(job);
+    dictionary = Buffer.from(piece.subarray(Math.max(0, piece.length - DICTIONARY_BYTES)));
+  };
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of tar) {
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    while (pendingBytes >= CHUNK_BYTES + 1) {
+      // Keep at least one byte back, so the final piece (Z_FINISH) is never empty.
+      const joined = Buffer.concat(pending, pendingBytes);
+      start(joined.subarray(0, CHUNK_BYTES), false);
+      pending = [joined.subarray(CHUNK_BYTES)];
+      pendingBytes -= CHUNK_BYTES;
+      if (inFlight.length >= PARALLEL_DEFLATES) yield await inFlight.shift()!;
+    }
+  }
+  start(Buffer.concat(pending, pendingBytes), true);
+  while (inFlight.length > 0) yield await inFlight.shift()!;
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(length % 2 ** 32, 4);
+  yield trailer;
 }
 
 const PREFETCH_ENTRIES = 16;

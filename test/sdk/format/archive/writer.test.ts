@@ -63,6 +63,23 @@ describe('writeArchive', () => {
     expect((await readFile(join(out, 'data/big.txt'))).length).toBe(300_000);
   });
 
+  it('deflates pieces in parallel into one stream that gzip and tar read (entries over several 1 MiB pieces)', async () => {
+    const text = Buffer.from(Array.from({ length: 150_000 }, (_, i) => `line ${i} ${(i * 7919) % 104729}\n`).join(''));
+    expect(text.length).toBeGreaterThan(2 * 1024 * 1024);
+    const entries = (): ArchiveEntrySource[] => [
+      { path: 'capability.json', size: 2, executable: false, open: () => Buffer.from('{}') },
+      { path: 'big.txt', size: text.length, executable: false, open: () => Readable.from([text.subarray(0, 1000), text.subarray(1000)]) },
+    ];
+    const a = await writeArchive(entries(), join(work, 'multi-a.adcap'));
+    const b = await writeArchive(entries(), join(work, 'multi-b.adcap'));
+    expect(a.sha256).toBe(b.sha256);
+    expect(a.size).toBeLessThan(text.length / 2);
+    expect(spawnSync('gzip', ['-t', join(work, 'multi-a.adcap')]).status).toBe(0);
+    const out = await mkdtemp(join(work, 'multi-'));
+    execFileSync('tar', ['-xzf', join(work, 'multi-a.adcap'), '-C', out]);
+    expect((await readFile(join(out, 'big.txt'))).equals(text)).toBe(true);
+  });
+
   it('writes to a stream as well as to a path, with the same bytes', async () => {
     const sink = new PassThrough();
     const chunks: Buffer[] = [];
