@@ -3,6 +3,7 @@
  * lifecycle tests (issue 4). Real packages, built and signed by the SDK, published and catalogued
  * by the real registry builder; installs go through a real `Arcotheon` over file:// remotes.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,7 +103,9 @@ export async function buildCapability(spec: CapabilitySpec, workDir: string, key
     );
   }
   await writeFile(join(src, 'capability.json'), JSON.stringify(manifest, null, 2));
-  await writeFile(join(src, 'README.md'), `# ${spec.id} ${spec.version}\n${'x'.repeat(spec.padding ?? 0)}\n`);
+  await writeFile(join(src, 'README.md'), `# ${spec.id} ${spec.version}\n`);
+  // Incompressible padding, so download and extraction take real time (progress and crash tests).
+  if ((spec.padding ?? 0) > 0) await writeFile(join(src, 'padding.bin'), randomBytes(spec.padding ?? 0));
   const out = join(workDir, 'out', `${slug}.adcap`);
   await mkdir(join(workDir, 'out'), { recursive: true });
   if (keys.length === 0) {

@@ -596,7 +596,16 @@ export class Arcotheon {
       before[item.id] = previous;
       after[item.id] = this.nextState(previous, item, source, now, context.ranges.get(item.id));
     }
-    await runOperation(this.home, { op, before, after, creates });
+    await runOperation(this.home, {
+      op,
+      before,
+      after,
+      creates,
+      // 'switch': the journal is written and new versions are being switched in.
+      onStep: (step) => {
+        if (step === 'journal') progress?.({ phase: 'switch', done: 0, total: creates.length });
+      },
+    });
     return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
   }
 

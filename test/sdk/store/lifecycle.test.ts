@@ -30,7 +30,7 @@ beforeAll(async () => {
     { id: 'acme/bad', version: '1.0.0' },
     { id: 'acme/bad', version: '1.1.0' },
     { id: 'acme/armonly', version: '1.0.0', compat: { platforms: ['linux-arm64'], agents: { arcotheon: '*' } }, tool: true },
-    { id: 'acme/big', version: '1.0.0', padding: 300_000 },
+    
   ]);
   await yankVersion(reg.registry.dir, 'acme/yanky', '1.1.0', 'broken on Tuesdays');
   await revokeVersion(reg.registry.dir, 'acme/bad', '1.1.0', 'malicious');
