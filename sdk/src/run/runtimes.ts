@@ -66,33 +66,43 @@ export function runtimeProblem(tool: Tool, platform: string = currentPlatform())
   return null;
 }
 
-const versionCache = new Map<string, Promise<string | undefined>>();
+const probeCache = new Map<string, Promise<{ command: string; version: string } | undefined>>();
 
-function probeVersion(command: string): Promise<string | undefined> {
-  let cached = versionCache.get(command);
+/**
+ * Asks an interpreter for its real executable and version. `python3` on PATH is often a shim (pyenv,
+ * asdf) that needs the user's home, which the sandbox hides, so the real binary is what runs.
+ */
+function probeInterpreter(command: string, kind: 'node' | 'python'): Promise<{ command: string; version: string } | undefined> {
+  const key = `${kind}:${command}`;
+  let cached = probeCache.get(key);
   if (cached === undefined) {
+    const args =
+      kind === 'node'
+        ? ['-e', 'process.stdout.write(process.execPath + "\\n" + process.versions.node + "\\n")']
+        : ['-E', '-s', '-c', 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version_info[:3])'];
     cached = new Promise((resolve) => {
-      execFile(command, ['--version'], { timeout: 10_000, windowsHide: true }, (error, stdout, stderr) => {
-        resolve(error === null ? parseVersion(`${String(stdout)} ${String(stderr)}`) : undefined);
+      execFile(command, args, { timeout: 10_000, windowsHide: true }, (error, stdout) => {
+        const [executable, versionText] = String(stdout).trim().split('\n');
+        const version = versionText === undefined ? undefined : parseVersion(versionText);
+        resolve(error === null && executable !== undefined && path.isAbsolute(executable) && version !== undefined ? { command: executable, version } : undefined);
       });
     });
-    versionCache.set(command, cached);
+    probeCache.set(key, cached);
   }
   return cached;
 }
 
 async function nodeInterpreter(given: string | undefined): Promise<{ command: string; version: string | undefined }> {
-  if (given !== undefined) return { command: given, version: await probeVersion(given) };
-  if (process.versions.electron === undefined) return { command: process.execPath, version: process.versions.node };
-  const found = findProgram('node', process.env.PATH ?? SAFE_PATH);
+  if (given === undefined && process.versions.electron === undefined) return { command: process.execPath, version: process.versions.node };
+  const found = given ?? findProgram('node', process.env.PATH ?? SAFE_PATH);
   if (found === null) return { command: '', version: undefined };
-  return { command: found, version: await probeVersion(found) };
+  return (await probeInterpreter(found, 'node')) ?? { command: found, version: undefined };
 }
 
 async function pythonInterpreter(given: string | undefined): Promise<{ command: string; version: string | undefined }> {
   const found = given ?? findProgram('python3', process.env.PATH ?? SAFE_PATH);
   if (found === null) return { command: '', version: undefined };
-  return { command: found, version: await probeVersion(found) };
+  return (await probeInterpreter(found, 'python')) ?? { command: found, version: undefined };
 }
 
 /**

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Manifest, Permission, Resource, Tool } from '../../../sdk/src/format/manifest-types.js';
 import { buildPackage } from '../../../sdk/src/format/package-build.js';
 import { Arcotheon, type ArcotheonOptions } from '../../../sdk/src/store/arcotheon.js';
+import type { KeyFile } from '../../../sdk/src/trust/keys.js';
+import { buildSignedPackage } from '../../../sdk/src/trust/package-signature.js';
 
 export const TOOLS_DIR = fileURLToPath(new URL('../../fixtures/tools/', import.meta.url));
 export const PROBE_DIR = fileURLToPath(new URL('../../fixtures/probe/', import.meta.url));
@@ -49,8 +51,8 @@ export class RunHome {
     return new Arcotheon({ home: this.home, host: { agent: AGENT }, ...extra });
   }
 
-  /** Builds the capability from fixtures into an unsigned package file. */
-  async build(spec: CapabilityFixture): Promise<string> {
+  /** Builds the capability from fixtures into a package file, signed with `keys` (unsigned without). */
+  async build(spec: CapabilityFixture, keys: KeyFile[] = []): Promise<string> {
     const version = spec.version ?? '1.0.0';
     const src = join(this.root, 'src', `${spec.id.replace('/', '__')}-${version}-${Math.random().toString(36).slice(2, 8)}`);
     await mkdir(src, { recursive: true });
@@ -86,7 +88,8 @@ export class RunHome {
     await writeFile(join(src, 'capability.json'), JSON.stringify(manifest, null, 2));
     const out = join(this.root, 'out', `${spec.id.replace('/', '__')}-${version}-${Math.random().toString(36).slice(2, 8)}.adcap`);
     await mkdir(dirname(out), { recursive: true });
-    await buildPackage(src, { out });
+    if (keys.length === 0) await buildPackage(src, { out });
+    else await buildSignedPackage(src, { out, keys });
     return out;
   }
 
