@@ -138,7 +138,9 @@ registerBench({
         label: `verify peak RSS growth from the ${(smallSize / MiB).toFixed(0)} MiB to the ${(size / MiB).toFixed(0)} MiB package`,
         value: (rssBig - rssSmall) / MiB,
         unit: 'MiB',
-        target: 16,
+        // Not a buffer growing with the data (that would be ~150 MiB here): V8 lets the heap grow
+        // a little further before collecting on a longer run; measured 8-17 MiB on a loaded machine.
+        target: 32,
       });
     } finally {
       await rm(work, { recursive: true, force: true });
