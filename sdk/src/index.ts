@@ -48,3 +48,5 @@ export { addPublisher, deprecateCapability, initRegistry, revokeKey, revokeVersi
 export { publishPackage, type PublishResult } from './registry/builder/publish.js';
 export { buildRegistry, type BuildResult } from './registry/builder/build.js';
 export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js';
+export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
+export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote } from './registry/embedded.js';
