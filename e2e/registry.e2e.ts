@@ -23,7 +23,8 @@ let work: string;
 let server: ChildProcessWithoutNullStreams | undefined;
 
 function env(): NodeJS.ProcessEnv {
-  return { ...process.env, ARCOTHEON_HOME: join(work, 'home') };
+  // The embedded example registry (issue 7) is switched off so only the served registry answers.
+  return { ...process.env, ARCOTHEON_HOME: join(work, 'home'), ARCOTHEON_EMBEDDED_REGISTRY: '' };
 }
 
 function adcap(args: string[]): Promise<Run> {
