@@ -28,7 +28,8 @@ async function repoInfo(input, context) {
   } catch (error) {
     const cached = await readCache(cacheFile);
     if (cached !== null) return { ...cached, stale: true };
-    const why = error?.name === 'TimeoutError' ? 'it did not answer within 10 seconds' : (error?.cause?.code ?? error?.message ?? 'the connection failed');
+    const code = error?.cause?.code;
+    const why = error?.name === 'TimeoutError' ? 'it did not answer within 10 seconds' : typeof code === 'string' ? code : (error?.cause?.message || error?.message || 'the connection failed');
     throw new ToolError(`Could not reach api.github.com (${why}); check your internet connection and that this tool's "Connect to api.github.com" permission is granted, then try again.`);
   }
   if (response.status === 404) throw new ToolError(`GitHub has no public repository ${repo} (or the token cannot see it); check the owner and name.`);
