@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { AdcapError } from '../errors.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
+import * as lifecycle from './commands/lifecycle.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
@@ -60,6 +61,7 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   authoring.register(program, ctx);
   registry.register(program, ctx);
   client.register(program, ctx);
+  lifecycle.register(program, ctx);
   run.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
@@ -130,6 +132,16 @@ export function processIO(): CliIO {
     platform: process.platform,
     homedir: homedir(),
     stdinIsTTY: process.stdin.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    ask: async (question) => {
+      const { createInterface } = await import('node:readline/promises');
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    },
   };
 }
 

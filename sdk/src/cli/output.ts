@@ -13,6 +13,10 @@ export interface CliIO {
   homedir: string;
   /** Whether stdin is an interactive terminal (for commands that ask questions). */
   stdinIsTTY: boolean;
+  /** Whether stderr is a terminal (progress bars are drawn only there). */
+  stderrIsTTY?: boolean;
+  /** Asks a question on the terminal and resolves to the answer (absent: no terminal). */
+  ask?: (question: string) => Promise<string>;
 }
 
 /** Exit codes (DESIGN §8): 0 success, 1 an operation failed, 2 the command line was wrong. */

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
 import type { AuthorizeFn } from '../cache/authorize.js';
-import { ContentCache } from '../cache/content-cache.js';
+import { ContentCache, type GcResult } from '../cache/content-cache.js';
+import { parseShardMap } from '../cache/shardset.js';
 import type { FetchLike } from '../cache/fetch.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
@@ -726,6 +727,35 @@ export class Arcotheon {
         throw new AdcapError('E_DEPENDENTS', `${other} needs ${id} ${range}, which ${version} does not satisfy; roll back or update ${other} first.`, { details: { dependents: [other] } });
       }
     }
+  }
+
+  // ---------------------------------------------------------------- cache
+
+  /**
+   * `cache gc` (issue 5): removes blobs that no installed version references. Archives and
+   * resources of the active and the kept previous versions stay (rollback needs them), and so do
+   * the shards listed by the cached shard maps of those resources.
+   */
+  async gcCache(): Promise<GcResult & { kept: number }> {
+    return this.withHome('cache gc', async () => {
+      const keep = new Set<string>();
+      for (const id of await this.installedIds()) {
+        const state = await readState(this.home, id);
+        if (state === null) continue;
+        for (const version of [state.active, ...state.history]) {
+          const archive = state.versions[version]?.archiveSha256;
+          if (archive) keep.add(archive);
+          const manifest = await this.readInstalledManifest(id, version).catch(() => null);
+          for (const resource of manifest?.resources ?? []) {
+            keep.add(resource.sha256);
+            if (resource.format !== 'shardset' || !(await this.cache.has(resource.sha256))) continue;
+            const map = parseShardMap(await readFile(this.cache.pathFor(resource.sha256)), `the shard map of ${id} resource ${resource.id}`);
+            for (const shard of map.shards) keep.add(shard.sha256);
+          }
+        }
+      }
+      return { ...(await this.cache.gc(keep)), kept: keep.size };
+    });
   }
 
   // ---------------------------------------------------------------- repair

@@ -1,0 +1,25 @@
+import { createRequire } from 'node:module';
+import { loadEmbeddedRemote } from '../registry/embedded.js';
+import { Arcotheon } from '../store/arcotheon.js';
+import type { CliContext } from './context.js';
+
+/**
+ * The `Arcotheon` instance behind the host commands of `adcap` (install, run, …). The CLI is a
+ * host like any other (host contract "Embedding"): its agent id is "arcotheon", the id capabilities
+ * list in compat.agents for the reference app and CLI, and the embedded example registry is its
+ * default remote when config.json has none of that name (issue 7).
+ */
+export const CLI_AGENT_ID = 'arcotheon';
+
+export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
+  const embedded = await loadEmbeddedRemote(ctx.io.env);
+  return new Arcotheon({
+    home: ctx.home(),
+    host: { agent: { id: CLI_AGENT_ID, version: sdkVersion() } },
+    ...(embedded === null ? {} : { remotes: [embedded] }),
+  });
+}
+
+export function sdkVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
