@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 
@@ -69,12 +68,4 @@ export function splitId(id: string): [string, string] {
     throw new AdcapError('E_USAGE', `"${id}" is not a capability id; ids look like publisher/name, in lowercase letters, digits and single hyphens.`);
   }
   return [publisher, name];
-}
-
-/** The platform's data directory for Arcotheon, used when no home is given. */
-export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env['ARCOTHEON_HOME']) return env['ARCOTHEON_HOME'];
-  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Arcotheon');
-  if (platform === 'win32') return join(env['APPDATA'] ?? join(homedir(), 'AppData', 'Roaming'), 'Arcotheon');
-  return join(env['XDG_DATA_HOME'] ?? join(homedir(), '.local', 'share'), 'arcotheon');
 }
