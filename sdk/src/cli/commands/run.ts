@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { AdcapError } from '../../errors.js';
 import { AuditLog } from '../../run/audit.js';
 import { mcpServe } from '../../run/mcp.js';
 import { runTool } from '../../run/run-tool.js';
 import { runWorkflow } from '../../run/workflow.js';
-import { Arcotheon } from '../../store/arcotheon.js';
 import type { CliContext } from '../context.js';
+// The shared CLI host: agent id "arcotheon" and the embedded default remote, whose blob mirror
+// serves the examples' resources and shards offline (issue 7).
+import { openArcotheon, sdkVersion } from '../host.js';
 
 /**
  * Running capabilities (DESIGN §8): `run <id> <tool> --input JSON [--workspace DIR]`,
@@ -27,7 +28,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--timeout <ms>', 'a lower timeout than the tool declares', parsePositiveInt)
     .action(async (id: string, tool: string, opts: { input: string; workspace?: string; timeout?: number }) => {
       const input = parseJsonArg(opts.input, '--input', ctx);
-      const result = await runTool(openArcotheon(ctx), id, tool, input, {
+      const result = await runTool(await openArcotheon(ctx), id, tool, input, {
         workspace: opts.workspace === undefined ? null : ctx.resolvePath(opts.workspace),
         env: ctx.io.env,
         ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout }),
@@ -44,7 +45,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--workspace <dir>', 'the folder tool steps may read or write, if they were granted that')
     .action(async (id: string, workflowId: string, opts: { inputs: string; workspace?: string }) => {
       const inputs = parseJsonArg(opts.inputs, '--inputs', ctx);
-      const result = await runWorkflow(openArcotheon(ctx), id, workflowId, inputs, {
+      const result = await runWorkflow(await openArcotheon(ctx), id, workflowId, inputs, {
         workspace: opts.workspace === undefined ? null : ctx.resolvePath(opts.workspace),
         env: ctx.io.env,
       });
@@ -58,7 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<ids...>', 'installed capability ids')
     .option('--workspace <dir>', 'the folder tools may read or write, if they were granted that')
     .action(async (ids: string[], opts: { workspace?: string }) => {
-      const handle = await mcpServe(openArcotheon(ctx), ids, {
+      const handle = await mcpServe(await openArcotheon(ctx), ids, {
         ...(opts.workspace === undefined ? {} : { workspace: ctx.resolvePath(opts.workspace) }),
         env: ctx.io.env,
         serverInfo: { name: 'adcap', version: sdkVersion() },
@@ -71,19 +72,10 @@ export function register(program: Command, ctx: CliContext): void {
     .command('verify')
     .description('check that no line of the audit log was edited, removed, inserted or reordered')
     .action(async () => {
-      const arc = openArcotheon(ctx);
+      const arc = await openArcotheon(ctx);
       const verified = await new AuditLog(arc.home.auditDir).verify();
       output.result({ ok: true, lines: verified.lines, head: verified.head }, () => `audit log intact: ${verified.lines} line${verified.lines === 1 ? '' : 's'}`);
     });
-}
-
-function openArcotheon(ctx: CliContext): Arcotheon {
-  return new Arcotheon({ home: ctx.home(), host: { agent: { id: 'adcap', version: sdkVersion() } } });
-}
-
-function sdkVersion(): string {
-  // ../../../package.json is sdk/package.json from both src/cli/commands and dist/cli/commands.
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 }
 
 function parseJsonArg(text: string, flag: string, ctx: CliContext): unknown {
