@@ -14,6 +14,8 @@ export function parseStrictJson(input: string | Uint8Array, what: string): unkno
 }
 
 const MAX_DEPTH = 512;
+/** RFC 8259 number syntax, matched in place (sticky) at the parser's position. */
+const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
 function decodeUtf8(bytes: Uint8Array, what: string): string {
   try {
@@ -25,6 +27,8 @@ function decodeUtf8(bytes: Uint8Array, what: string): string {
 
 class StrictParser {
   private pos = 0;
+  /** Keys and indexes down to the value being parsed; a JSON pointer is built only on failure. */
+  private readonly path: Array<string | number> = [];
 
   constructor(
     private readonly text: string,
@@ -32,15 +36,20 @@ class StrictParser {
   ) {}
 
   parseDocument(): unknown {
-    if (this.text.charCodeAt(0) === 0xfeff) this.fail('starts with a byte order mark, which signed JSON may not carry');
+    if (this.text.charCodeAt(0) === 0xfeff) this.fail('starts with a byte order mark, which signed JSON may not carry', false);
     this.skipWhitespace();
-    const value = this.parseValue('', 0);
+    const value = this.parseValue(0);
     this.skipWhitespace();
-    if (this.pos !== this.text.length) this.fail('has extra text after the JSON value');
+    if (this.pos !== this.text.length) this.fail('has extra text after the JSON value', false);
     return value;
   }
 
-  private fail(problem: string, pointer?: string): never {
+  private pointer(): string {
+    return this.path.map((token) => `/${typeof token === 'number' ? token : escapePointer(token)}`).join('');
+  }
+
+  private fail(problem: string, withPointer = true): never {
+    const pointer = withPointer ? this.pointer() : undefined;
     const where = pointer === undefined ? `at offset ${this.pos}` : `at ${pointer || '/'} (offset ${this.pos})`;
     throw new AdcapError('E_JSON', `${this.what} ${problem} ${where}.`, {
       details: { offset: this.pos, ...(pointer === undefined ? {} : { pointer }) },
@@ -55,14 +64,14 @@ class StrictParser {
     }
   }
 
-  private parseValue(pointer: string, depth: number): unknown {
-    if (depth > MAX_DEPTH) this.fail(`nests deeper than ${MAX_DEPTH} levels`, pointer);
+  private parseValue(depth: number): unknown {
+    if (depth > MAX_DEPTH) this.fail(`nests deeper than ${MAX_DEPTH} levels`);
     const c = this.text[this.pos];
     switch (c) {
       case '{':
-        return this.parseObject(pointer, depth);
+        return this.parseObject(depth);
       case '[':
-        return this.parseArray(pointer, depth);
+        return this.parseArray(depth);
       case '"':
         return this.parseString();
       case 't':
@@ -72,8 +81,8 @@ class StrictParser {
       case 'n':
         return this.parseLiteral('null', null);
       default:
-        if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.parseNumber(pointer);
-        return this.fail(c === undefined ? 'ends unexpectedly' : `has an unexpected character ${JSON.stringify(c)}`, pointer);
+        if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.parseNumber();
+        return this.fail(c === undefined ? 'ends unexpectedly' : `has an unexpected character ${JSON.stringify(c)}`);
     }
   }
 
@@ -85,10 +94,9 @@ class StrictParser {
     return this.fail('has an invalid literal');
   }
 
-  private parseObject(pointer: string, depth: number): Record<string, unknown> {
+  private parseObject(depth: number): Record<string, unknown> {
     this.pos++; // {
-    // A null-prototype object so a "__proto__" key is plain data, never a prototype change.
-    const result = Object.create(null) as Record<string, unknown>;
+    const result: Record<string, unknown> = {};
     const seen = new Set<string>();
     this.skipWhitespace();
     if (this.text[this.pos] === '}') {
@@ -97,16 +105,20 @@ class StrictParser {
     }
     for (;;) {
       this.skipWhitespace();
-      if (this.text[this.pos] !== '"') this.fail('expects a quoted object key', pointer);
+      if (this.text[this.pos] !== '"') this.fail('expects a quoted object key');
       const key = this.parseString();
-      const childPointer = `${pointer}/${escapePointer(key)}`;
-      if (seen.has(key)) this.fail(`has the key ${JSON.stringify(key)} twice; duplicate keys are not allowed in signed data`, childPointer);
+      this.path.push(key);
+      if (seen.has(key)) this.fail(`has the key ${JSON.stringify(key)} twice; duplicate keys are not allowed in signed data`);
       seen.add(key);
       this.skipWhitespace();
-      if (this.text[this.pos] !== ':') this.fail('expects ":" after an object key', childPointer);
+      if (this.text[this.pos] !== ':') this.fail('expects ":" after an object key');
       this.pos++;
       this.skipWhitespace();
-      result[key] = this.parseValue(childPointer, depth + 1);
+      const value = this.parseValue(depth + 1);
+      // A "__proto__" key is plain data, never a prototype change.
+      if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+      else result[key] = value;
+      this.path.pop();
       this.skipWhitespace();
       const next = this.text[this.pos];
       if (next === ',') {
@@ -117,12 +129,12 @@ class StrictParser {
         this.pos++;
         break;
       }
-      this.fail('expects "," or "}" in an object', pointer);
+      this.fail('expects "," or "}" in an object');
     }
-    return toPlainObject(result);
+    return result;
   }
 
-  private parseArray(pointer: string, depth: number): unknown[] {
+  private parseArray(depth: number): unknown[] {
     this.pos++; // [
     const result: unknown[] = [];
     this.skipWhitespace();
@@ -132,7 +144,9 @@ class StrictParser {
     }
     for (;;) {
       this.skipWhitespace();
-      result.push(this.parseValue(`${pointer}/${result.length}`, depth + 1));
+      this.path.push(result.length);
+      result.push(this.parseValue(depth + 1));
+      this.path.pop();
       this.skipWhitespace();
       const next = this.text[this.pos];
       if (next === ',') {
@@ -143,7 +157,7 @@ class StrictParser {
         this.pos++;
         return result;
       }
-      this.fail('expects "," or "]" in an array', pointer);
+      this.fail('expects "," or "]" in an array');
     }
   }
 
@@ -203,26 +217,18 @@ class StrictParser {
     }
   }
 
-  private parseNumber(pointer: string): number {
-    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(this.text.slice(this.pos, this.pos + 400));
-    if (match === null || match[0] === '-') this.fail('has an invalid number', pointer);
+  private parseNumber(): number {
+    NUMBER.lastIndex = this.pos;
+    const match = NUMBER.exec(this.text);
+    if (match === null || match[0] === '-') this.fail('has an invalid number');
     const literal = match[0];
     // spec §4 / DESIGN §3: signed data holds integers only; "1.0" and "1e3" are refused as written.
     if (match[2] !== undefined || match[3] !== undefined) {
-      this.fail(`has the number ${literal}, but only integers are allowed in signed data`, pointer);
+      this.fail(`has the number ${literal}, but only integers are allowed in signed data`);
     }
     const value = Number(literal);
-    if (!Number.isSafeInteger(value)) this.fail(`has the integer ${literal}, which is outside the safe range (±2^53-1)`, pointer);
+    if (!Number.isSafeInteger(value)) this.fail(`has the integer ${literal}, which is outside the safe range (±2^53-1)`);
     this.pos += literal.length;
     return value === 0 ? 0 : value;
   }
-}
-
-/** Turns the parser's null-prototype object into an ordinary one without invoking __proto__ setters. */
-function toPlainObject(source: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) {
-    Object.defineProperty(out, key, { value: source[key], enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
