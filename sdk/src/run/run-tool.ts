@@ -14,7 +14,7 @@ import { copyFile, link, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/prom
 import os from 'node:os';
 import path from 'node:path';
 import { ShardRequestHandler, type ShardRequestMessage, type ShardResultMessage } from '../cache/shardset.js';
-import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
+import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
@@ -473,7 +473,3 @@ function lastLines(text: string): string {
   return lines.length > 500 ? `…${lines.slice(-500)}` : lines;
 }
 
-/** True for the errors a run reports after the tool started (they carry details.stderr). */
-export function isToolFailure(error: unknown): boolean {
-  return isAdcapError(error) && typeof error.details['stderr'] === 'string';
-}
