@@ -15,7 +15,7 @@ import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-t
 import { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './package-read.js';
 import { validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
-import { validateWorkflowDocument } from './workflow-doc.js';
+import { validateWorkflowFiles } from './workflow-doc.js';
 
 export const IGNORE_FILE = '.adcapignore';
 /** Never packaged: VCS metadata and OS litter. Everything else is up to .adcapignore. */
@@ -225,10 +225,5 @@ async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
     });
     validateSkillDocument(skill.path.split('/').pop() ?? skill.path, text, `/skills/${i}`);
   }
-  for (const [i, workflow] of (manifest.workflows ?? []).entries()) {
-    const bytes = await readFile(join(root, ...workflow.path.split('/'))).catch((error: unknown) => {
-      throw asAdcapError(error, `Cannot read the workflow ${workflow.path}`);
-    });
-    validateWorkflowDocument(parseStrictJson(bytes, `The workflow ${workflow.path}`), manifest, `/workflows/${i}`);
-  }
+  await validateWorkflowFiles(manifest, root);
 }

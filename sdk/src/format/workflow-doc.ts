@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import { escapePointer } from './canonical-json.js';
 import { assertSchema, findNonInteger, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
+import { parseStrictJson } from './strict-json.js';
 
 /** A workflow document (spec §8), as it is after `validateWorkflowDocument`. */
 export interface WorkflowDocument {
@@ -148,4 +151,31 @@ function checkTemplatePath(raw: string, earlier: ReadonlySet<string>, pointer: s
     fail('workflow-template', pointer, `has the template ${shown}, which reads step ${JSON.stringify(stepId)} before it has run; a template may read only earlier steps`);
   }
   fail('workflow-template', pointer, `has the template ${shown}; templates may read only inputs.<name> or steps.<earlier step id>.output`);
+}
+
+/**
+ * Every workflow document of a capability, read from its folder (a source folder at build time,
+ * an installed one at install and run time) and validated (spec §8): the document rules above,
+ * plus workflow ids unique across the capability (DESIGN §3).
+ */
+export async function validateWorkflowFiles(manifest: Manifest, dir: string): Promise<WorkflowDocument[]> {
+  const docs: WorkflowDocument[] = [];
+  const ids = new Set<string>();
+  for (const [index, ref] of (manifest.workflows ?? []).entries()) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(dir, ...ref.path.split('/')));
+    } catch (error) {
+      throw new AdcapError('E_MISSING', `The workflow ${ref.path} of ${manifest.id} cannot be read; check that the file exists (reinstall an installed capability).`, { cause: error });
+    }
+    const doc = validateWorkflowDocument(parseStrictJson(bytes, `The workflow ${ref.path}`), manifest, `/workflows/${index}`);
+    if (ids.has(doc.id)) {
+      throw new AdcapError('E_SEMANTIC', `[workflow-id-unique] /workflows/${index} repeats the workflow id ${JSON.stringify(doc.id)}; workflow ids must be unique.`, {
+        details: { rule: 'workflow-id-unique', pointer: `/workflows/${index}` },
+      });
+    }
+    ids.add(doc.id);
+    docs.push(doc);
+  }
+  return docs;
 }

@@ -4,13 +4,10 @@
  * without an agent step it returns the interpolated `output` mapping. Workflows are data: they run
  * nothing but declared tools, each through runTool (grants, sandbox, audit apply per step).
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
-import { parseStrictJson } from '../format/strict-json.js';
-import { isToolStep, validateWorkflowDocument, type WorkflowDocument } from '../format/workflow-doc.js';
+import { isToolStep, validateWorkflowFiles, type WorkflowDocument } from '../format/workflow-doc.js';
 import type { Arcotheon } from '../store/arcotheon.js';
 import { AuditLog, auditDigest } from './audit.js';
 import { runTool, type RunProgress, type RunToolOptions } from './run-tool.js';
@@ -44,25 +41,7 @@ export interface RunWorkflowOptions {
  * and unique workflow ids. For the install path, which validates capability.json only.
  */
 export async function validateInstalledWorkflows(manifest: Manifest, dir: string): Promise<WorkflowDocument[]> {
-  const docs: WorkflowDocument[] = [];
-  const ids = new Set<string>();
-  for (const [index, ref] of (manifest.workflows ?? []).entries()) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path.join(dir, ...ref.path.split('/')));
-    } catch (error) {
-      throw new AdcapError('E_MISSING', `The workflow ${ref.path} of ${manifest.id} is missing; reinstall the capability.`, { cause: error });
-    }
-    const doc = validateWorkflowDocument(parseStrictJson(bytes, `The workflow ${ref.path}`), manifest, `/workflows/${index}`);
-    if (ids.has(doc.id)) {
-      throw new AdcapError('E_SEMANTIC', `[workflow-id-unique] /workflows/${index} repeats the workflow id ${JSON.stringify(doc.id)}; workflow ids must be unique.`, {
-        details: { rule: 'workflow-id-unique', pointer: `/workflows/${index}` },
-      });
-    }
-    ids.add(doc.id);
-    docs.push(doc);
-  }
-  return docs;
+  return validateWorkflowFiles(manifest, dir);
 }
 
 /** The validated document of `workflowId` in the active version of `id` (E_NOT_FOUND when absent). */

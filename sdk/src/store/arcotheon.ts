@@ -9,6 +9,7 @@ import { AdcapError, isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
 import type { Manifest, Permission } from '../format/manifest-types.js';
 import { validateManifest } from '../format/manifest.js';
+import { validateWorkflowFiles } from '../format/workflow-doc.js';
 import { readPackage } from '../format/package-read.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
@@ -22,6 +23,7 @@ import type { CandidateVersion, HostEnvironment } from '../resolve/types.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { checkPackageSignature, verifyPackage } from '../trust/package-signature.js';
 import type { TrustedKey } from '../trust/keys.js';
+import { removeTree } from '../util/fs-tree.js';
 import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
@@ -450,14 +452,19 @@ export class Arcotheon {
   ): Promise<PlanContext> {
     const host = await this.hostEnvironment();
     const located = await this.sources.closure(roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})));
+    // An installed version stays resolvable although no configured registry lists it (a sideload,
+    // or a remote that was removed): its own manifest says what it needs.
+    const installedCandidates = new Map<string, CandidateVersion>();
+    for (const [id, state] of installed) {
+      if (state === null) continue;
+      const manifest = await this.readInstalledManifest(id, state.active).catch(() => null);
+      if (manifest !== null) installedCandidates.set(id, sideloadCandidate(manifest));
+    }
     const available = (id: string): CandidateVersion[] => {
       if (sideload !== null && id === sideload.manifest.id) return [sideloadCandidate(sideload.manifest)];
       const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
-      // A sideloaded version stays resolvable although no registry lists it.
-      const state = installed.get(id);
-      if (state && state.versions[state.active]?.source.kind === 'file' && !versions.some((v) => v.version === state.active)) {
-        versions.push({ version: state.active, dependencies: {}, hasTools: false });
-      }
+      const kept = installedCandidates.get(id);
+      if (kept !== undefined && !versions.some((v) => v.version === kept.version)) versions.push(kept);
       return versions;
     };
     const resolution = resolve({ roots, available, installed: preferred, host, includePrerelease });
@@ -584,13 +591,20 @@ export class Arcotheon {
         id: item.id,
         version: item.version,
         extract: async (target) => {
-          await verifyPackage(archivePath, {
+          const verified = await verifyPackage(archivePath, {
             ...(unsignedOk ? {} : { trusted, requireSignature: true }),
             extractTo: target,
             readOnly: true,
             onProgress: report,
             ...(this.options.limits?.archive === undefined ? {} : { limits: this.options.limits.archive }),
           });
+          // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
+          try {
+            await validateWorkflowFiles(verified.manifest, target);
+          } catch (error) {
+            await removeTree(target);
+            throw error;
+          }
         },
       });
       const previous = context.states.get(item.id) ?? null;

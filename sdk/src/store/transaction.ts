@@ -34,11 +34,21 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
     creates: spec.creates.map(({ id, version }) => ({ id, version })),
   });
   spec.onStep?.('journal');
-  for (const create of spec.creates) {
-    const target = home.versionDir(create.id, create.version);
-    if (await exists(target)) continue; // kept from an earlier install of the same version
-    await mkdir(dirname(target), { recursive: true });
-    await create.extract(target);
+  try {
+    for (const create of spec.creates) {
+      const target = home.versionDir(create.id, create.version);
+      if (await exists(target)) continue; // kept from an earlier install of the same version
+      await mkdir(dirname(target), { recursive: true });
+      await create.extract(target);
+    }
+  } catch (error) {
+    // A refused or failed extraction: undo now (the before-states are all on disk), so the home
+    // is as it was and no journal waits for doctor. A crash in here is still recovered later.
+    const undo: JournalRecord = { ...journal.record, before: journal.record.after, after: journal.record.before };
+    await applyStates(home, undo);
+    await pruneUnreferenced(home, undo);
+    await journal.complete();
+    throw error;
   }
   spec.onStep?.('extracted');
   await applyStates(home, journal.record);

@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeVersion, yankVersion, deprecateCapability } from '../../../sdk/src/registry/builder/maintain.js';
 import type { Plan } from '../../../sdk/src/store/plan.js';
 import { generateKey } from '../../../sdk/src/trust/keys.js';
+import { writeArchive } from '../../../sdk/src/format/archive/writer.js';
+import { sha256Hex } from '../../../sdk/src/util/hash.js';
 import { buildCapability, LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the files you point it at.' };
@@ -190,6 +192,58 @@ describe('sideloading', () => {
     const home = await reg.newHome();
     await expect(reg.arcotheon(home).install({ file }, { approve: approveAll, allowUnsigned: true })).rejects.toMatchObject({ code: expect.stringMatching(/^E_(GZIP|TAR|HASH)$/) });
     expect(await reg.arcotheon(home).list()).toEqual([]);
+  });
+});
+
+describe('installs that registries no longer describe', () => {
+  it('keeps an installed capability resolvable after its registry is gone', async () => {
+    const home = await reg.newHome();
+    await reg.arcotheon(home).install('acme/app@^1.0.0', { approve: approveAll });
+    const other = await LifecycleRegistry.create();
+    await other.publishAll([{ id: 'beta/tool', version: '1.0.0' }]);
+    // The same home, now configured with another registry only.
+    const arc = other.arcotheon(home, { remotes: [{ name: 'other', url: other.registry.v1Url, rootKeys: [other.registry.rootKey.publicKey] }] });
+    await arc.install('beta/tool', { approve: approveAll });
+    expect((await arc.list()).map((c) => `${c.id}@${c.version}`)).toEqual(['acme/app@1.1.0', 'acme/lib@1.2.0', 'beta/tool@1.0.0']);
+  });
+
+  it('refuses a package whose workflow document is invalid at install, leaving nothing behind', async () => {
+    // The builder refuses such a package, so it is written below it, as an attacker would.
+    const workflow = Buffer.from(JSON.stringify({ 'adcap-workflow': '1.0', id: 'w', steps: [{ id: 'a', tool: 'no_such_tool' }] }));
+    const readme = Buffer.from('# bad workflow\n');
+    const manifest = {
+      adcap: '1.0',
+      id: 'local/badflow',
+      version: '1.0.0',
+      name: 'Bad workflow',
+      summary: 'A workflow naming a tool that does not exist.',
+      workflows: [{ path: 'workflows/w.json' }],
+      files: [
+        { path: 'README.md', sha256: sha256Hex(readme), size: readme.length },
+        { path: 'workflows/w.json', sha256: sha256Hex(workflow), size: workflow.length },
+      ],
+    };
+    const manifestBytes = Buffer.from(JSON.stringify(manifest));
+    const file = join(reg.registry.work, 'badflow.adcap');
+    await writeArchive(
+      [
+        { path: 'capability.json', size: manifestBytes.length, executable: false, open: () => manifestBytes },
+        { path: 'README.md', size: readme.length, executable: false, open: () => readme },
+        { path: 'workflows/w.json', size: workflow.length, executable: false, open: () => workflow },
+      ],
+      file,
+    );
+    const home = await reg.newHome();
+    const arc = reg.arcotheon(home);
+    await expect(arc.install({ file }, { approve: approveAll, allowUnsigned: true })).rejects.toMatchObject({
+      code: 'E_SEMANTIC',
+      message: expect.stringContaining('no_such_tool'),
+    });
+    expect(await arc.list()).toEqual([]);
+    expect(await readdir(join(home, 'packages', 'local', 'badflow')).catch(() => [])).toEqual([]);
+    // The failed operation undid itself at once: no journal is left for doctor.
+    expect(await readdir(join(home, 'journal')).catch(() => [])).toEqual([]);
+    expect((await arc.doctor({ checkRevocations: false })).problems).toEqual([]);
   });
 });
 
