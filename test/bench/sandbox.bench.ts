@@ -1,0 +1,76 @@
+/**
+ * Sandbox bench (issue 6 "Performance"): a trivial node tool call (spawn a node script that
+ * prints one line, wait for exit) through BubblewrapSandbox vs NoSandbox in the same run, 30
+ * iterations each, interleaved so both see the same machine load. Each iteration includes
+ * wrap() (temp files, seccomp filter), the spawn and cleanup(). Target: median ratio under 1.3x.
+ * The scoped-network variant (host proxy + in-sandbox forwarder, a second node start) is
+ * reported without a target.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BubblewrapSandbox } from '../../sdk/src/sandbox/bubblewrap.js';
+import { NoSandbox } from '../../sdk/src/sandbox/none.js';
+import { stdioFor, type Sandbox, type SandboxSpec } from '../../sdk/src/sandbox/sandbox.js';
+import { registerBench } from './registry.js';
+
+const ITERATIONS = 30;
+
+async function callOnce(sandbox: Sandbox, spec: SandboxSpec): Promise<number> {
+  const start = process.hrtime.bigint();
+  const w = await sandbox.wrap(spec);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(w.command, w.args, { env: w.env, cwd: w.cwd, stdio: stdioFor(w, ['ignore', 'pipe', 'inherit']) });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 && out === 'ok\n' ? resolve() : reject(new Error(`tool exited ${code} with ${JSON.stringify(out)}`))));
+    });
+  } finally {
+    await w.cleanup();
+  }
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+registerBench({
+  name: 'sandbox: trivial node tool call',
+  async run(report) {
+    const bwrap = new BubblewrapSandbox();
+    if (!(await bwrap.available())) throw new Error('bubblewrap does not work on this machine; the sandbox bench needs it');
+    const root = mkdtempSync(join(tmpdir(), 'adcap-sandbox-bench-'));
+    try {
+      const cap = join(root, 'cap');
+      mkdirSync(cap);
+      writeFileSync(join(cap, 'tool.mjs'), "process.stdout.write('ok\\n');\n");
+      const spec = (grants: string[]): SandboxSpec => ({
+        command: process.execPath, args: [join(cap, 'tool.mjs')], env: { PATH: process.env.PATH ?? '' }, grants,
+        capabilityDir: cap, dependencyDirs: [], readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: join(root, 'run'), home: join(root, 'home'),
+      });
+      const none = new NoSandbox();
+      // Warm-up: page cache, bwrap availability probe.
+      await callOnce(none, spec([]));
+      await callOnce(bwrap, spec([]));
+      const plain: number[] = [];
+      const boxed: number[] = [];
+      const scoped: number[] = [];
+      for (let i = 0; i < ITERATIONS; i++) {
+        plain.push(await callOnce(none, spec([])));
+        boxed.push(await callOnce(bwrap, spec([])));
+        if (i < 10) scoped.push(await callOnce(bwrap, spec(['net:connect:api.example.com'])));
+      }
+      const base = { label: 'unsandboxed', value: median(plain) };
+      report({ label: `bubblewrap, median of ${ITERATIONS}`, value: median(boxed), unit: 'ms', baseline: base, target: 1.3 });
+      report({ label: 'bubblewrap + scoped net:connect proxy, median of 10', value: median(scoped), unit: 'ms', baseline: base });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+});
