@@ -204,7 +204,7 @@ export class SandboxExecSandbox implements Sandbox {
       const env = sandboxEnv(spec, grants, { home: ctx.home, tmp: ctx.tmp });
       if (ctx.proxyPort !== undefined) {
         const url = `http://127.0.0.1:${ctx.proxyPort}`;
-        Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url, NODE_USE_ENV_PROXY: '1' });
+        Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url, NODE_USE_ENV_PROXY: '1', NODE_OPTIONS: `${env['NODE_OPTIONS'] ?? ''} --disable-warning=UNDICI-EHPA`.trim() });
       }
       return {
         command: this.sandboxExecPath,
