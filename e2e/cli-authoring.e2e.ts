@@ -1,44 +1,21 @@
-import { spawn } from 'node:child_process';
-import { access, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adcap as runAdcap, assertBuilt, ok, type Run } from './helpers/adcap.js';
 
 /**
  * The authoring flow through the BUILT bin (`npm run e2e` builds it first), as real child
  * processes: exit codes, stdout JSON and the `error E_CODE: sentence` line (DESIGN §8).
  */
-const BIN = fileURLToPath(new URL('../sdk/dist/cli/main.js', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function adcap(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ARCOTHEON_HOME: join(cwd, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function ok(run: Run): Run {
-  if (run.code !== 0) throw new Error(`adcap exited ${run.code}: ${run.stderr}`);
-  return run;
+  return runAdcap(args, { cwd, env: { ...process.env, ARCOTHEON_HOME: join(cwd, 'home') } });
 }
 
 let work: string;
 beforeAll(async () => {
-  await access(BIN).catch(() => {
-    throw new Error(`${BIN} is missing; run "npm run build -w @arcotheon/sdk" (npm run e2e does).`);
-  });
+  await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-e2e-'));
 });
 afterAll(async () => {

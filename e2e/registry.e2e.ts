@@ -1,9 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adcap as runAdcap, assertBuilt, BIN, type Run } from './helpers/adcap.js';
 
 /**
  * A registry end to end through the BUILT bin (`npm run e2e` builds it first), as real child
@@ -11,13 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * `registry serve` as a long-running child, then remote add over http://127.0.0.1, search and
  * show, with --json assertions (DESIGN §8, §11).
  */
-const BIN = fileURLToPath(new URL('../sdk/dist/cli/main.js', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let work: string;
 let server: ChildProcessWithoutNullStreams | undefined;
@@ -28,15 +21,7 @@ function env(): NodeJS.ProcessEnv {
 }
 
 function adcap(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runAdcap(args, { cwd: work, env: env() });
 }
 
 async function json<T>(args: string[]): Promise<T> {
@@ -70,9 +55,7 @@ function serve(dir: string): Promise<{ url: string; remoteUrl: string }> {
 }
 
 beforeAll(async () => {
-  await access(BIN).catch(() => {
-    throw new Error(`${BIN} is missing; run "npm run build -w @arcotheon/sdk" (npm run e2e does).`);
-  });
+  await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-e2e-registry-'));
 });
 afterAll(async () => {

@@ -1,47 +1,26 @@
-import { spawn } from 'node:child_process';
-import { access, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adcap as runAdcap, assertBuilt, ok, type Run } from './helpers/adcap.js';
 
 /**
  * Running capabilities through the BUILT bin (`npm run e2e` builds it first), as real child
  * processes: a sideloaded package is built and installed into a temp home, then `adcap run`,
  * `adcap workflow` and `adcap audit verify` run its tool (in bubblewrap) and check the audit log.
  */
-const BIN = fileURLToPath(new URL('../sdk/dist/cli/main.js', import.meta.url));
 const ECHO = fileURLToPath(new URL('../test/fixtures/tools/echo.mjs', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let work: string;
 
 function adcap(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env: { ...process.env, ARCOTHEON_HOME: join(work, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runAdcap(args, { cwd: work, env: { ...process.env, ARCOTHEON_HOME: join(work, 'home') } });
 }
 
-function ok(run: Run): Run {
-  if (run.code !== 0) throw new Error(`adcap exited ${run.code}: ${run.stderr}`);
-  return run;
-}
 
 beforeAll(async () => {
-  await access(BIN).catch(() => {
-    throw new Error(`${BIN} is missing; run "npm run build -w @arcotheon/sdk" (npm run e2e does).`);
-  });
+  await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-run-e2e-'));
   const src = join(work, 'echo-cap');
   await mkdir(join(src, 'tools'), { recursive: true });
