@@ -6,47 +6,24 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import lockfile from 'proper-lockfile';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentCache, type DownloadProgress } from '../../../sdk/src/cache/content-cache.js';
-import { isAdcapError, type AdcapError } from '../../../sdk/src/errors.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
 import { TestServer } from '../../helpers/test-server.js';
-import { trustingFetch } from '../../helpers/tls.js';
+import { useCacheFixture, rejection } from '../../helpers/cache-fixture.js';
 
 function blob(size: number): { data: Buffer; sha256: string; size: number } {
   const data = randomBytes(size);
   return { data, sha256: sha256Hex(data), size };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AdcapError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isAdcapError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('ContentCache over HTTPS (test CA)', () => {
   let server: TestServer;
   let dir: string;
   let cache: ContentCache;
-  const fetch = trustingFetch();
-
-  beforeAll(async () => {
-    server = await TestServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'arcotheon-cache-'));
-    cache = new ContentCache(join(dir, 'cache'), { fetch });
-    server.resetStats();
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  useCacheFixture('arcotheon-cache-', (fx) => {
+    ({ server, dir, cache } = fx);
   });
 
   it('stores a blob at cache/sha256/<2 hex>/<64 hex>, read-only, and never fetches it again', async () => {

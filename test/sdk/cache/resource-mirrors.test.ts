@@ -2,36 +2,22 @@
 // `<v1>/blobs/sha256/<hex>`; resources and shards are tried from their declared sources first,
 // then from those mirrors, and the pin still decides what is accepted.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ContentCache } from '../../../sdk/src/cache/content-cache.js';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import type { ContentCache } from '../../../sdk/src/cache/content-cache.js';
 import { materializeResource, withMirrors } from '../../../sdk/src/cache/resource.js';
 import { fetchShard } from '../../../sdk/src/cache/shardset.js';
 import { isAdcapError } from '../../../sdk/src/errors.js';
 import type { Resource } from '../../../sdk/src/format/manifest-types.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
-import { TestServer } from '../../helpers/test-server.js';
-import { trustingFetch } from '../../helpers/tls.js';
+import type { TestServer } from '../../helpers/test-server.js';
+import { useCacheFixture } from '../../helpers/cache-fixture.js';
 
 describe('content-addressed mirrors for resources and shards', () => {
   let server: TestServer;
-  let dir: string;
   let cache: ContentCache;
-  beforeAll(async () => {
-    server = await TestServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'arcotheon-mirrors-'));
-    cache = new ContentCache(join(dir, 'cache'), { fetch: trustingFetch() });
-    server.resetStats();
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  useCacheFixture('arcotheon-mirrors-', (fx) => {
+    ({ server, cache } = fx);
   });
 
   it('withMirrors appends <base><sha256> after the declared sources, without duplicates', () => {

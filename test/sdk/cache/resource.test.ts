@@ -1,47 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import type { AuthorizeRequest } from '../../../sdk/src/cache/authorize.js';
-import { ContentCache } from '../../../sdk/src/cache/content-cache.js';
+import type { ContentCache } from '../../../sdk/src/cache/content-cache.js';
 import { isLazy, materializeResource } from '../../../sdk/src/cache/resource.js';
-import { isAdcapError, type AdcapError } from '../../../sdk/src/errors.js';
 import type { Resource } from '../../../sdk/src/format/manifest-types.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
-import { TestServer } from '../../helpers/test-server.js';
-import { trustingFetch } from '../../helpers/tls.js';
+import type { TestServer } from '../../helpers/test-server.js';
+import { useCacheFixture, rejection } from '../../helpers/cache-fixture.js';
 
-async function rejection(promise: Promise<unknown>): Promise<AdcapError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isAdcapError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('materializeResource', () => {
   let server: TestServer;
-  let dir: string;
   let cache: ContentCache;
   const data = randomBytes(120_000);
   const sha256 = sha256Hex(data);
-
-  beforeAll(async () => {
-    server = await TestServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'arcotheon-resource-'));
-    cache = new ContentCache(join(dir, 'cache'), { fetch: trustingFetch() });
-    server.resetStats();
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  useCacheFixture('arcotheon-resource-', (fx) => {
+    ({ server, cache } = fx);
   });
 
   const resource = (over: Partial<Resource>): Resource => ({ id: 'data', kind: 'dataset', sources: [], sha256, size: data.length, ...over });

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ContentCache } from '../../../sdk/src/cache/content-cache.js';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import type { ContentCache } from '../../../sdk/src/cache/content-cache.js';
 import { materializeResource } from '../../../sdk/src/cache/resource.js';
 import {
   fetchShard,
@@ -15,8 +13,8 @@ import {
 } from '../../../sdk/src/cache/shardset.js';
 import type { Resource } from '../../../sdk/src/format/manifest-types.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
-import { TestServer } from '../../helpers/test-server.js';
-import { trustingFetch } from '../../helpers/tls.js';
+import type { TestServer } from '../../helpers/test-server.js';
+import { useCacheFixture } from '../../helpers/cache-fixture.js';
 
 interface Shard {
   path: string;
@@ -103,22 +101,9 @@ describe('parseShardMap (spec §9)', () => {
 
 describe('shard sets over HTTPS (test CA)', () => {
   let server: TestServer;
-  let dir: string;
   let cache: ContentCache;
-
-  beforeAll(async () => {
-    server = await TestServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'arcotheon-shards-'));
-    cache = new ContentCache(join(dir, 'cache'), { fetch: trustingFetch() });
-    server.resetStats();
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  useCacheFixture('arcotheon-shards-', (fx) => {
+    ({ server, cache } = fx);
   });
 
   it('a shard set of 1,000 shards: a query touching 3 shards downloads exactly those 3 (bytes fetched / needed = 1.0)', async () => {
