@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { publishPackage } from '../../sdk/src/registry/builder/publish.js';
 import { Arcotheon, type ArcotheonOptions } from '../../sdk/src/store/arcotheon.js';
 import { buildSignedPackage } from '../../sdk/src/trust/package-signature.js';
-import type { Permission } from '../../sdk/src/format/manifest-types.js';
+import type { Permission, Resource } from '../../sdk/src/format/manifest-types.js';
 import { TestRegistry } from './test-registry.js';
 
 export interface CapabilitySpec {
@@ -21,8 +21,10 @@ export interface CapabilitySpec {
   /** Adds a node tool `main` that uses every declared permission. */
   tool?: boolean;
   compat?: Record<string, unknown>;
-  /** Extra bytes, to make a package bigger (progress tests). */
+  /** Extra bytes, to make a package bigger (progress and crash tests). */
   padding?: number;
+  /** Resources declared by the manifest (spec §9). */
+  resources?: Resource[];
 }
 
 export const HOST = { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } } as const;
@@ -84,6 +86,7 @@ export async function buildCapability(spec: CapabilitySpec, workDir: string, key
     readme: 'README.md',
     ...(permissions.length > 0 ? { permissions } : {}),
     ...(spec.dependencies === undefined ? {} : { dependencies: spec.dependencies }),
+    ...(spec.resources === undefined ? {} : { resources: spec.resources }),
     compat: spec.compat ?? { agents: { arcotheon: '*' } },
   };
   if (spec.tool === true) {

@@ -4,7 +4,8 @@ import semver from 'semver';
 import type { AuthorizeFn } from '../cache/authorize.js';
 import { ContentCache, type GcResult } from '../cache/content-cache.js';
 import { parseShardMap } from '../cache/shardset.js';
-import type { FetchLike } from '../cache/fetch.js';
+import { resolveUrl, type FetchLike } from '../cache/fetch.js';
+import { isLazy, materializeResource } from '../cache/resource.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
 import type { Manifest, Permission } from '../format/manifest-types.js';
@@ -574,6 +575,7 @@ export class Arcotheon {
         archivePath = await this.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
         trusted = sideload.trusted;
         source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
+        await this.fetchEagerResources(sideload.manifest, [], report, options.signal);
       } else {
         const place = context.located.get(item.id) as LocatedPackage;
         const downloaded = await place.client.downloadArchive(item.id, item.version, {
@@ -585,6 +587,7 @@ export class Arcotheon {
         archivePath = downloaded.path;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
+        await this.fetchEagerResources(downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], report, options.signal);
       }
       const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
       creates.push({
@@ -622,6 +625,23 @@ export class Arcotheon {
       },
     });
     return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
+  }
+
+  /**
+   * spec §9: resources with `lazy: false` are fetched at install (lazy ones on first use by a
+   * tool), verified into the cache before anything is switched in. After the declared sources,
+   * the installing registry's content-addressed mirror is tried.
+   */
+  private async fetchEagerResources(manifest: Manifest, mirrors: string[], onProgress: (p: Progress) => void, signal: AbortSignal | undefined): Promise<void> {
+    for (const resource of manifest.resources ?? []) {
+      if (isLazy(resource)) continue;
+      await materializeResource(this.cache, resource, {
+        mirrors,
+        onProgress,
+        ...(this.options.authorize === undefined ? {} : { authorize: this.options.authorize }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    }
   }
 
   private nextState(previous: PackageState | null, item: PlanItem, source: InstallSource, now: string, range: string | undefined): PackageState {
