@@ -1,4 +1,3 @@
-import { Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import { AdcapError } from '../../errors.js';
 
@@ -18,6 +17,7 @@ const FNAME = 8;
 const FCOMMENT = 16;
 const MAX_HEADER_BYTES = 64 * 1024;
 const TRAILER_BYTES = 8;
+const EMPTY = Buffer.alloc(0);
 
 function gzipError(problem: string, cause?: unknown): AdcapError {
   return new AdcapError('E_GZIP', `The package ${problem}; it is not an intact .adcap file (download or copy it again).`, cause === undefined ? {} : { cause });
@@ -36,56 +36,66 @@ export function asGzipError(error: unknown): unknown {
 
 /**
  * Sits between the compressed source and a raw inflater: strips and checks the gzip header,
- * forwards the deflate body, and remembers the last bytes so `finish` can check the trailer.
- * `inflater.bytesWritten` tells where the deflate stream ended.
+ * returns the deflate body, and remembers the last bytes so `finish` can check the trailer.
+ * `inflater.bytesWritten` tells where the deflate stream ended. It keeps no reference to the
+ * chunks it is given (what it retains is copied), so the caller may reuse their memory once the
+ * inflater has consumed the body.
  */
-export class GzipMemberFramer extends Transform {
+export class GzipMemberFramer {
   private headerBuffer: Buffer | null = Buffer.alloc(0);
   private bodyBytes = 0;
-  private tail = Buffer.alloc(0);
+  private readonly tail = Buffer.alloc(TRAILER_BYTES);
+  private tailFill = 0;
   private inflaterEnded = false;
 
   constructor(private readonly inflater: zlib.InflateRaw) {
-    super({ readableHighWaterMark: 1 << 20, writableHighWaterMark: 1 << 20 });
     inflater.once('end', () => {
       this.inflaterEnded = true;
     });
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
-      let body = chunk;
-      if (this.headerBuffer !== null) {
-        const buffered = this.headerBuffer.length === 0 ? chunk : Buffer.concat([this.headerBuffer, chunk]);
-        const headerLength = parseGzipHeader(buffered);
-        if (headerLength === undefined) {
-          if (buffered.length > MAX_HEADER_BYTES) throw gzipError('has a gzip header longer than 64 KiB');
-          this.headerBuffer = buffered;
-          callback();
-          return;
-        }
-        this.headerBuffer = null;
-        body = buffered.subarray(headerLength);
+  /** The deflate bytes in `chunk` (possibly empty, a view of `chunk`), to be written to the inflater. */
+  accept(chunk: Buffer): Buffer {
+    let body = chunk;
+    if (this.headerBuffer !== null) {
+      const buffered = this.headerBuffer.length === 0 ? chunk : Buffer.concat([this.headerBuffer, chunk]);
+      const headerLength = parseGzipHeader(buffered);
+      if (headerLength === undefined) {
+        if (buffered.length > MAX_HEADER_BYTES) throw gzipError('has a gzip header longer than 64 KiB');
+        // A copy: the caller may reuse `chunk` (the source's read buffer) for the next read.
+        this.headerBuffer = Buffer.from(buffered);
+        return EMPTY;
       }
-      this.bodyBytes += body.length;
-      // A copy, so the tail does not pin a whole 1 MiB chunk in memory.
-      this.tail = Buffer.from(body.length >= TRAILER_BYTES ? body.subarray(body.length - TRAILER_BYTES) : Buffer.concat([this.tail, body]).subarray(-TRAILER_BYTES));
-      // Stop early when the deflate stream has ended and more than a trailer follows it.
-      if (this.inflaterEnded && this.bodyBytes - this.inflater.bytesWritten > TRAILER_BYTES) {
-        throw gzipError('has data after the end of its gzip stream');
-      }
-      callback(null, body);
-    } catch (error) {
-      callback(error as Error);
+      this.headerBuffer = null;
+      body = buffered.subarray(headerLength);
+    }
+    this.bodyBytes += body.length;
+    this.keepTail(body);
+    // Stop early when the deflate stream has ended and more than a trailer follows it.
+    if (this.inflaterEnded && this.bodyBytes - this.inflater.bytesWritten > TRAILER_BYTES) {
+      throw gzipError('has data after the end of its gzip stream');
+    }
+    return body;
+  }
+
+  /** After the last compressed byte: the gzip header must have been complete. */
+  end(): void {
+    if (this.headerBuffer !== null) {
+      throw this.headerBuffer.length === 0 ? gzipError('is empty') : gzipError('is not gzip-compressed or its gzip header is cut short');
     }
   }
 
-  override _flush(callback: TransformCallback): void {
-    if (this.headerBuffer !== null) {
-      callback(this.headerBuffer.length === 0 ? gzipError('is empty') : gzipError('is not gzip-compressed or its gzip header is cut short'));
+  /** Copies the last TRAILER_BYTES bytes seen into `tail` (a copy: nothing pins a source chunk). */
+  private keepTail(body: Buffer): void {
+    if (body.length >= TRAILER_BYTES) {
+      body.copy(this.tail, 0, body.length - TRAILER_BYTES);
+      this.tailFill = TRAILER_BYTES;
       return;
     }
-    callback();
+    const keep = Math.min(this.tailFill, TRAILER_BYTES - body.length);
+    this.tail.copyWithin(0, this.tailFill - keep, this.tailFill);
+    body.copy(this.tail, keep);
+    this.tailFill = keep + body.length;
   }
 
   /**
@@ -96,7 +106,7 @@ export class GzipMemberFramer extends Transform {
     const after = this.bodyBytes - this.inflater.bytesWritten;
     if (after < TRAILER_BYTES) throw gzipError('is truncated (the gzip trailer is missing)');
     if (after > TRAILER_BYTES) throw gzipError('has data after the end of its gzip stream');
-    const trailer = this.tail.subarray(this.tail.length - TRAILER_BYTES);
+    const trailer = this.tail;
     if (trailer.readUInt32LE(0) !== crc >>> 0) throw gzipError('fails its gzip CRC-32 check');
     if (trailer.readUInt32LE(4) !== inflatedBytes % 2 ** 32) throw gzipError('fails its gzip length check');
   }
