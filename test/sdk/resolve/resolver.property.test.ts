@@ -83,15 +83,36 @@ function find(c: Case, id: string, version: string): CandidateVersion | undefine
   return (c.registry[id] ?? []).find((v) => v.version === version);
 }
 
-/** Requirements on each id from the roots and from every selected version. */
+/**
+ * Requirements on each id from the roots and from every selected version reachable from them.
+ * Only reachable versions count: a package nobody asked for must not justify itself through a
+ * self-dependency (or a cycle among unrequested packages) and so pin something into the result.
+ */
 function requirementsOf(c: Case, selection: Record<string, string>): Map<string, string[]> {
   const reqs = new Map<string, string[]>();
   const add = (id: string, range: string): void => {
     reqs.set(id, [...(reqs.get(id) ?? []), range]);
   };
-  for (const r of c.roots) add(r.id, r.range);
-  for (const [id, version] of Object.entries(selection)) {
-    for (const [dep, range] of Object.entries(find(c, id, version)?.dependencies ?? {})) add(dep, range);
+  const queue: string[] = [];
+  const visited = new Set<string>();
+  const reach = (id: string): void => {
+    if (!visited.has(id)) {
+      visited.add(id);
+      queue.push(id);
+    }
+  };
+  for (const r of c.roots) {
+    add(r.id, r.range);
+    reach(r.id);
+  }
+  while (queue.length > 0) {
+    const id = queue.shift() as string;
+    const version = selection[id];
+    if (version === undefined) continue;
+    for (const [dep, range] of Object.entries(find(c, id, version)?.dependencies ?? {})) {
+      add(dep, range);
+      reach(dep);
+    }
   }
   return reqs;
 }
@@ -225,6 +246,23 @@ describe('resolve: properties over random registries (spec §11)', () => {
     // The generator must exercise both outcomes, or the property proves little.
     expect(solved).toBeGreaterThan(30);
     expect(failed).toBeGreaterThan(30);
+  });
+
+  it('an unrequested package that depends on itself does not pin a prerelease into the result (found by a random seed)', () => {
+    const c: Case = {
+      registry: {
+        'p/b': [{ version: '0.9.0', dependencies: { 'p/d': '1.2.0-beta.1', 'p/b': '*' }, hasTools: false }],
+        'p/d': [
+          { version: '1.2.0-beta.1', dependencies: {}, hasTools: false },
+          { version: '0.9.0', dependencies: { 'p/ghost': '*' }, compat: {}, hasTools: false },
+        ],
+      },
+      roots: [{ id: 'p/d', range: '*' }],
+      installed: {},
+      includePrerelease: false,
+    };
+    expect(attempt(c)).toBeInstanceOf(AdcapError);
+    expect(bruteForce(c)).toEqual([]);
   });
 
   it('random seeds: the same properties hold', () => {
