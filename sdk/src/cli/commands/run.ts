@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AdcapError } from '../../errors.js';
 import { AuditLog } from '../../run/audit.js';
-import { mcpServe } from '../../run/mcp.js';
 import { runTool } from '../../run/run-tool.js';
 import { runWorkflow } from '../../run/workflow.js';
 import type { CliContext } from '../context.js';
@@ -59,6 +58,8 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<ids...>', 'installed capability ids')
     .option('--workspace <dir>', 'the folder tools may read or write, if they were granted that')
     .action(async (ids: string[], opts: { workspace?: string }) => {
+      // Loaded on demand: the MCP SDK and zod are large, and only this command needs them.
+      const { mcpServe } = await import('../../run/mcp.js');
       const handle = await mcpServe(await openArcotheon(ctx), ids, {
         ...(opts.workspace === undefined ? {} : { workspace: ctx.resolvePath(opts.workspace) }),
         env: ctx.io.env,
