@@ -1,0 +1,92 @@
+/**
+ * The host API: every method the UI may call, described once and shared by the host service, the
+ * preload bridge and the renderer (DESIGN §2; STYLE: "one typed API description … beats
+ * hand-written channels that drift apart"). Methods are namespaced (`catalogue.search`), take
+ * JSON-serialisable arguments and resolve to a plain `Result`, because errors lose their fields
+ * across contextBridge and WebSocket boundaries.
+ *
+ * Approval never crosses the boundary as a callback: the UI asks for a plan, shows it, and sends
+ * back the plan's digest; the SDK installs only if the plan it is about to carry out has that
+ * digest (issue 4: approval bound to the plan the user saw).
+ */
+import type {
+  ApplyResult,
+  DoctorReport,
+  ErrorCode,
+  InstalledCapability,
+  InstallRequest,
+  PackageDocument,
+  PackageSpec,
+  Permission,
+  Plan,
+  RemoteConfig,
+  SearchFilters,
+  SearchHit,
+  ToolRunResult,
+  UpdateResult,
+  WorkflowRunResult,
+} from '@arcotheon/sdk';
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string } };
+
+export type SearchQuery = Omit<SearchFilters, 'installedIds'>;
+export type InstallTarget = InstallRequest | PackageSpec | PackageSpec[];
+
+export interface HostApi {
+  catalogue: {
+    search(query: string, filters?: SearchQuery): Promise<Result<Array<SearchHit & { remote: string }>>>;
+    show(id: string): Promise<Result<PackageDocument & { remote: string }>>;
+  };
+  remotes: {
+    list(): Promise<Result<RemoteConfig[]>>;
+    update(): Promise<Result<null>>;
+  };
+  installs: {
+    list(): Promise<Result<InstalledCapability[]>>;
+    plan(request: InstallTarget): Promise<Result<Plan>>;
+    install(request: InstallTarget, approval: { approvedDigest: string; allowUnsigned?: boolean }): Promise<Result<ApplyResult>>;
+    /** Without `approvedDigest`, applies only an update that needs no new permission. */
+    update(ids: string[] | null, approval?: { approvedDigest: string }): Promise<Result<UpdateResult>>;
+    rollback(id: string): Promise<Result<{ id: string; from: string; to: string }>>;
+    uninstall(id: string): Promise<Result<{ removed: string[] }>>;
+    grants(id: string): Promise<Result<{ granted: string[]; declared: Permission[] }>>;
+    revokeGrant(id: string, grant: string): Promise<Result<string[]>>;
+    grant(id: string, grant: string): Promise<Result<string[]>>;
+    doctor(options?: { fix?: boolean; dryRun?: boolean }): Promise<Result<DoctorReport>>;
+  };
+  run: {
+    tool(id: string, tool: string, input: unknown, options?: { workspace?: string | null }): Promise<Result<ToolRunResult>>;
+    workflow(id: string, workflowId: string, inputs: unknown, options?: { workspace?: string | null }): Promise<Result<WorkflowRunResult>>;
+  };
+}
+
+/** Events the host pushes to the UI. */
+export type HostEvent =
+  | { type: 'progress'; operation: number; method: HostMethod; phase: string; done: number; total?: number; item?: string }
+  | { type: 'installed-changed' };
+
+/** Every callable method, `namespace.name`: the allow-list the transports check before dispatching. */
+export const HOST_METHODS = [
+  'catalogue.search',
+  'catalogue.show',
+  'remotes.list',
+  'remotes.update',
+  'installs.list',
+  'installs.plan',
+  'installs.install',
+  'installs.update',
+  'installs.rollback',
+  'installs.uninstall',
+  'installs.grants',
+  'installs.revokeGrant',
+  'installs.grant',
+  'installs.doctor',
+  'run.tool',
+  'run.workflow',
+] as const;
+
+export type HostMethod = (typeof HOST_METHODS)[number];
+
+export function isHostMethod(value: unknown): value is HostMethod {
+  return typeof value === 'string' && (HOST_METHODS as readonly string[]).includes(value);
+}

@@ -1,0 +1,105 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Arcotheon } from '@arcotheon/sdk';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HOST_METHODS, type HostEvent } from '../../../electron/host/api.js';
+import { createHostService, type HostService } from '../../../electron/host/service.js';
+import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+
+/**
+ * The host service as a transport calls it (electron IPC, the `arcotheon ui` WebSocket): method
+ * names and JSON arguments in, plain Results and events out, over a real SDK instance and a real
+ * signed test registry.
+ */
+let reg: LifecycleRegistry;
+
+beforeAll(async () => {
+  reg = await LifecycleRegistry.create();
+  await reg.publishAll([
+    { id: 'acme/lib', version: '1.0.0' },
+    { id: 'acme/echo', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }], tool: true },
+  ]);
+});
+
+async function service(): Promise<{ host: HostService; events: HostEvent[] }> {
+  const home = await mkdtemp(join(tmpdir(), 'adcap-host-service-'));
+  const host = createHostService(new Arcotheon(reg.options(home)));
+  const events: HostEvent[] = [];
+  host.subscribe((event) => events.push(event));
+  return { host, events };
+}
+
+describe('host service', () => {
+  it('describes every method once, as namespace.name', () => {
+    expect(new Set(HOST_METHODS).size).toBe(HOST_METHODS.length);
+    for (const method of HOST_METHODS) expect(method).toMatch(/^[a-z]+\.[a-zA-Z]+$/);
+  });
+
+  it('searches and shows the catalogue', async () => {
+    const { host } = await service();
+    const found = await host.dispatch('catalogue.search', ['echo']);
+    expect(found).toMatchObject({ ok: true, value: [expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' })] });
+    const shown = await host.dispatch('catalogue.show', ['acme/echo']);
+    expect(shown).toMatchObject({ ok: true, value: { id: 'acme/echo', versions: { '1.0.0': expect.objectContaining({ version: '1.0.0' }) } } });
+  });
+
+  it('installs only the plan whose digest the user approved, then tells every UI to refresh', async () => {
+    const { host, events } = await service();
+    const planned = await host.dispatch('installs.plan', ['acme/echo']);
+    if (!planned.ok) throw new Error(planned.error.message);
+    const plan = planned.value as { digest: string; newPermissions: Array<{ text: string }> };
+    expect(plan.newPermissions.map((p) => p.text)).toEqual([expect.stringMatching(/folder you choose/)]);
+
+    const refused = await host.dispatch('installs.install', ['acme/echo', { approvedDigest: '0'.repeat(64) }]);
+    expect(refused).toEqual({ ok: false, error: { code: 'E_DENIED', message: expect.stringMatching(/plan changed/) } });
+    expect(events.filter((e) => e.type === 'installed-changed')).toEqual([]);
+
+    const installed = await host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.digest }]);
+    expect(installed).toMatchObject({ ok: true, value: { applied: true, installed: [{ id: 'acme/lib' }, { id: 'acme/echo' }] } });
+    expect(events.filter((e) => e.type === 'installed-changed')).toHaveLength(1);
+    expect(events.some((e) => e.type === 'progress' && e.method === 'installs.install' && e.phase === 'download' && e.item === 'acme/echo@1.0.0')).toBe(true);
+    expect(await host.dispatch('installs.list', [])).toMatchObject({ ok: true, value: [{ id: 'acme/echo', grants: ['fs:read:workspace'] }, { id: 'acme/lib' }] });
+  });
+
+  it('runs a granted tool, and refuses it once the grant is revoked', async () => {
+    const { host } = await service();
+    const planned = await host.dispatch('installs.plan', ['acme/echo']);
+    if (!planned.ok) throw new Error(planned.error.message);
+    await host.dispatch('installs.install', ['acme/echo', { approvedDigest: (planned.value as { digest: string }).digest }]);
+    const workspace = await mkdtemp(join(tmpdir(), 'adcap-host-ws-'));
+    const ran = await host.dispatch('run.tool', ['acme/echo', 'main', { hello: 'world' }, { workspace }]);
+    expect(ran).toMatchObject({ ok: true, value: { output: { hello: 'world' }, tool: 'main' } });
+    expect(await host.dispatch('installs.revokeGrant', ['acme/echo', 'fs:read:workspace'])).toEqual({ ok: true, value: [] });
+    const refused = await host.dispatch('run.tool', ['acme/echo', 'main', {}, { workspace }]);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'E_NOT_GRANTED' } });
+  });
+
+  it('returns SDK failures as codes and sentences, not exceptions', async () => {
+    const { host } = await service();
+    expect(await host.dispatch('installs.rollback', ['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED', message: expect.stringMatching(/\.$/) } });
+    expect(await host.dispatch('catalogue.show', ['acme/nothing'])).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
+  });
+
+  it('refuses what a transport must never pass through: unknown methods and malformed arguments', async () => {
+    const { host } = await service();
+    expect(await host.dispatch('installs.__proto__', [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await host.dispatch('constructor', [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await host.dispatch('installs.list', 'not an array')).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    // An install without an approval digest never reaches the SDK.
+    expect(await host.dispatch('installs.install', ['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringContaining('approvedDigest') } });
+    expect(await host.dispatch('installs.grant', ['acme/echo', 42])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await host.dispatch('run.tool', ['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+  });
+
+  it('stops sending events to a listener that unsubscribed', async () => {
+    const { host } = await service();
+    const seen: HostEvent[] = [];
+    const stop = host.subscribe((e) => seen.push(e));
+    stop();
+    const planned = await host.dispatch('installs.plan', ['acme/lib']);
+    if (!planned.ok) throw new Error(planned.error.message);
+    await host.dispatch('installs.install', ['acme/lib', { approvedDigest: (planned.value as { digest: string }).digest }]);
+    expect(seen).toEqual([]);
+  });
+});
