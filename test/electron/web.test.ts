@@ -1,0 +1,156 @@
+import { request } from 'node:http';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Arcotheon } from '@arcotheon/sdk';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { HostEvent } from '../../electron/host/api.js';
+import { createHostService } from '../../electron/host/service.js';
+import { startWebHost, type WebHost } from '../../electron/web.js';
+import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';
+
+/** The host API over a real WebSocket on 127.0.0.1, with the checks DESIGN §8 asks for. */
+let reg: LifecycleRegistry;
+const hosts: WebHost[] = [];
+
+beforeAll(async () => {
+  reg = await LifecycleRegistry.create();
+  await reg.publishAll([{ id: 'acme/lib', version: '1.0.0' }]);
+});
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.close();
+});
+
+async function start(staticDir?: string): Promise<WebHost> {
+  const home = await mkdtemp(join(tmpdir(), 'adcap-web-'));
+  const host = await startWebHost({ service: createHostService(new Arcotheon(reg.options(home))), ...(staticDir === undefined ? {} : { staticDir }) });
+  hosts.push(host);
+  return host;
+}
+
+function connect(host: WebHost, token = host.token, origin = `http://127.0.0.1:${host.port}`): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api?token=${encodeURIComponent(token)}`, { origin });
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+/** A raw upgrade request, to send headers a WebSocket client library would not (a foreign Host). */
+function upgradeStatus(host: WebHost, headers: Record<string, string>, path = `/api?token=${host.token}`): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: host.port, path, headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers } });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 101);
+    });
+    req.on('response', (res) => resolve(res.statusCode ?? 0));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function call(ws: WebSocket, id: number, method: string, args: unknown[]): Promise<{ id: unknown; result: { ok: boolean; value?: unknown; error?: { code: string } } }> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData): void => {
+      const message = JSON.parse(data.toString()) as { id?: unknown; result?: { ok: boolean } };
+      if (message.id === id) {
+        ws.off('message', onMessage);
+        resolve(message as { id: unknown; result: { ok: boolean } });
+      }
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ id, method, args }));
+  });
+}
+
+describe('web host', () => {
+  it('prints a loopback URL carrying a fresh random token', async () => {
+    const [a, b] = [await start(), await start()];
+    expect(a.url).toBe(`http://127.0.0.1:${a.port}/#token=${a.token}`);
+    expect(a.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(a.token).not.toBe(b.token);
+  });
+
+  it('answers calls with plain results and pushes events to the connected UI', async () => {
+    const host = await start();
+    const ws = await connect(host);
+    const events: HostEvent[] = [];
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as { event?: HostEvent };
+      if (message.event !== undefined) events.push(message.event);
+    });
+    expect((await call(ws, 1, 'installs.list', [])).result).toEqual({ ok: true, value: [] });
+    const planned = await call(ws, 2, 'installs.plan', ['acme/lib']);
+    const digest = (planned.result.value as { digest: string }).digest;
+    const installed = await call(ws, 3, 'installs.install', ['acme/lib', { approvedDigest: digest }]);
+    expect(installed.result).toMatchObject({ ok: true, value: { applied: true } });
+    expect(events.some((e) => e.type === 'installed-changed')).toBe(true);
+    expect(events.some((e) => e.type === 'progress' && e.phase === 'download')).toBe(true);
+    ws.close();
+  });
+
+  it('answers a malformed message with E_PROTOCOL and an unknown method with E_USAGE', async () => {
+    const ws = await connect(await start());
+    const reply = await new Promise<{ result: { error: { code: string } } }>((resolve) => {
+      ws.once('message', (data) => resolve(JSON.parse(data.toString()) as { result: { error: { code: string } } }));
+      ws.send('not json');
+    });
+    expect(reply.result.error.code).toBe('E_PROTOCOL');
+    expect((await call(ws, 7, 'fs.readFile', ['/etc/passwd'])).result).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    ws.close();
+  });
+
+  it('refuses a missing or wrong token (401)', async () => {
+    const host = await start();
+    await expect(connect(host, '')).rejects.toThrow('HTTP 401');
+    await expect(connect(host, `${host.token.slice(0, -1)}x`)).rejects.toThrow('HTTP 401');
+  });
+
+  it('refuses a foreign Origin: a web page trying the socket from another site (403)', async () => {
+    const host = await start();
+    await expect(connect(host, host.token, 'http://evil.example')).rejects.toThrow('HTTP 403');
+    await expect(connect(host, host.token, `http://127.0.0.1:${host.port + 1}`)).rejects.toThrow('HTTP 403');
+  });
+
+  it('refuses a foreign Host header: DNS rebinding (403)', async () => {
+    const host = await start();
+    expect(await upgradeStatus(host, { Host: `rebind.evil.example:${host.port}` })).toBe(403);
+    expect(await upgradeStatus(host, { Host: `127.0.0.1:${host.port}` })).toBe(101);
+    expect(await upgradeStatus(host, { Host: `127.0.0.1:${host.port}` }, '/elsewhere?token=x')).toBe(404);
+  });
+
+  it('serves the built UI with a strict CSP, and nothing outside it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'adcap-web-static-'));
+    await mkdir(join(dir, 'assets'));
+    await writeFile(join(dir, 'index.html'), '<!doctype html><title>Arcotheon</title>');
+    await writeFile(join(dir, 'assets', 'app.js'), 'console.log(1)');
+    await writeFile(join(dir, '..', 'adcap-web-secret.txt'), 'secret');
+    const host = await start(dir);
+    const get = async (path: string, hostHeader = `127.0.0.1:${host.port}`): Promise<{ status: number; type: string | null; csp: string | null; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: host.port, path, headers: { Host: hostHeader } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? null, csp: (res.headers['content-security-policy'] as string | undefined) ?? null, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const index = await get('/');
+    expect(index).toMatchObject({ status: 200, type: 'text/html; charset=utf-8', body: '<!doctype html><title>Arcotheon</title>' });
+    expect(index.csp).toContain("default-src 'self'");
+    expect(await get('/assets/app.js')).toMatchObject({ status: 200, type: 'text/javascript; charset=utf-8' });
+    // Dot segments, plain or percent-encoded, never reach outside the folder.
+    for (const path of ['/../adcap-web-secret.txt', '/%2e%2e/adcap-web-secret.txt', '/assets/..%2f..%2fadcap-web-secret.txt', '/..%5cadcap-web-secret.txt']) {
+      const res = await get(path);
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.body, path).not.toContain('secret');
+    }
+    expect((await get('/', `rebind.evil.example:${host.port}`)).status).toBe(403);
+    expect((await get('/missing.js')).status).toBe(404);
+  });
+});
