@@ -87,6 +87,12 @@ export const HOST_METHODS = [
 
 export type HostMethod = (typeof HOST_METHODS)[number];
 
+/** Every method `HostApi` declares, as `namespace.name`. */
+type ApiMethod = { [N in keyof HostApi]: `${N}.${Extract<keyof HostApi[N], string>}` }[keyof HostApi];
+// Compile-time check: HOST_METHODS lists exactly the methods of HostApi, so a name that passes
+// isHostMethod always has an implementation.
+const _hostMethodsComplete: [ApiMethod] extends [HostMethod] ? ([HostMethod] extends [ApiMethod] ? true : never) : never = true;
+
 export function isHostMethod(value: unknown): value is HostMethod {
   return typeof value === 'string' && (HOST_METHODS as readonly string[]).includes(value);
 }

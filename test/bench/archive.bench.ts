@@ -15,27 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { buildPackage } from '../../sdk/src/format/package-build.js';
 import { readPackage } from '../../sdk/src/format/package-read.js';
 import { registerBench } from './registry.js';
+import { mulberry32 } from '../helpers/prng.js';
 
 const MiB = 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..', '..');
 
-/** A small deterministic PRNG (mulberry32), so every run packages the same bytes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = 'the of capability package manifest tool skill workflow resource permission archive verify signature registry install update rollback sandbox agent host file data index model text read write network process storage environment'.split(' ');
 
 export async function writeSource(dir: string, textFiles: number, binaries: number, binaryBytes: number): Promise<number> {
-  const random = prng(42);
+  const random = mulberry32(42);
   let total = 0;
   await writeFile(join(dir, 'capability.json'), JSON.stringify({ adcap: '1.0', id: 'bench/archive', version: '1.0.0', name: 'Bench', summary: 'Archive benchmark package.' }));
   for (let i = 0; i < textFiles; i++) {

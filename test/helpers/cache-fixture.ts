@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { ContentCache } from '../../sdk/src/cache/content-cache.js';
-import { isAdcapError, type AdcapError } from '../../sdk/src/errors.js';
 import { TestServer } from './test-server.js';
 import { trustingFetch } from './tls.js';
 
@@ -36,15 +35,4 @@ export function useCacheFixture(prefix: string, use: (fixture: CacheFixture) => 
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
   });
-}
-
-/** The AdcapError a promise rejects with (anything else is rethrown). */
-export async function rejection(promise: Promise<unknown>): Promise<AdcapError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isAdcapError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }

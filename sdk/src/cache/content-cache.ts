@@ -184,7 +184,7 @@ export class ContentCache {
    * Re-hashes one entry (used by doctor). A corrupt entry is removed, so the next use fetches it
    * again (issue 5: corrupt entries are dropped and refetched).
    */
-  async verifyEntry(sha256: string): Promise<VerifyResult> {
+  async verifyEntry(sha256: string, options: { remove?: boolean } = {}): Promise<VerifyResult> {
     const path = this.pathFor(sha256);
     let actual: { sha256: string; size: number };
     try {
@@ -194,7 +194,8 @@ export class ContentCache {
       throw new AdcapError('E_IO', `Cannot read cache entry ${path}: ${errorText(error)}.`, { cause: error });
     }
     if (actual.sha256 === sha256) return { sha256, state: 'ok', size: actual.size };
-    await rm(path, { force: true });
+    // A corrupt entry is dropped (and fetched again on next use) unless the caller only looks.
+    if (options.remove !== false) await rm(path, { force: true });
     return { sha256, state: 'corrupt', actualSha256: actual.sha256, size: actual.size };
   }
 

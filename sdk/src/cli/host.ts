@@ -20,6 +20,7 @@ export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
   });
 }
 
+/** The SDK's version: ../../package.json is sdk/package.json from both src/cli and dist/cli. */
 export function sdkVersion(): string {
   return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +11,7 @@ import * as lifecycle from './commands/lifecycle.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
+import { sdkVersion } from './host.js';
 import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
 
 /**
@@ -114,13 +114,6 @@ function commanderSentence(message: string): string {
 function jsonRequested(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
-}
-
-
-function sdkVersion(): string {
-  // ../../package.json is sdk/package.json from both src/cli and dist/cli.
-  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
-  return pkg.version;
 }
 
 export function processIO(): CliIO {

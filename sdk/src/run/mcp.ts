@@ -16,7 +16,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
-import { splitId } from '../store/home.js';
+import { parseCapabilityId } from '../registry/layout.js';
 import type { Arcotheon } from '../store/arcotheon.js';
 import { sha256Hex } from '../util/hash.js';
 import { runTool, type RunToolOptions } from './run-tool.js';
@@ -40,7 +40,7 @@ export interface McpServerHandle {
 
 /** `<publisher>__<name>__<tool>`, shortened with a hash past 64 characters. */
 export function mcpToolName(id: string, tool: string): string {
-  const [publisher, name] = splitId(id);
+  const { publisher, name } = parseCapabilityId(id);
   const full = `${publisher}__${name}__${tool}`;
   return full.length <= 64 ? full : `${tool.slice(0, 48)}__${sha256Hex(full).slice(0, 12)}`;
 }

@@ -14,6 +14,7 @@ import { validateWorkflowFiles } from '../format/workflow-doc.js';
 import { readPackage } from '../format/package-read.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
+import { parseCapabilityId } from '../registry/layout.js';
 import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
 import type { DocumentVersion, PackageDocument } from '../registry/types.js';
@@ -28,10 +29,10 @@ import { removeTree } from '../util/fs-tree.js';
 import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
-import { HomeLayout, splitId } from './home.js';
+import { HomeLayout } from './home.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
-import { readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
+import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
 
 export interface HostInfo {
@@ -228,7 +229,7 @@ export class Arcotheon {
 
   /** The verified package document of a capability (every version and its status). */
   async packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
-    splitId(id);
+    parseCapabilityId(id);
     const located = await this.sources.locate(id);
     if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
     return { ...located.doc, remote: located.remote };
@@ -249,24 +250,17 @@ export class Arcotheon {
     return out;
   }
 
+  /** Installed capabilities: package directories with a readable state.json. */
   async installedIds(): Promise<string[]> {
-    const { readdir } = await import('node:fs/promises');
     const ids: string[] = [];
-    const publishers = await readdir(this.home.packagesDir).catch(() => [] as string[]);
-    for (const publisher of publishers.sort()) {
-      if (publisher.startsWith('.')) continue;
-      const names = await readdir(join(this.home.packagesDir, publisher)).catch(() => [] as string[]);
-      for (const name of names.sort()) {
-        if (name.startsWith('.')) continue;
-        const id = `${publisher}/${name}`;
-        if (await readState(this.home, id).catch(() => null)) ids.push(id);
-      }
+    for (const id of await packageIdsOnDisk(this.home, { withState: true })) {
+      if (await readState(this.home, id).catch(() => null)) ids.push(id);
     }
     return ids;
   }
 
   async state(id: string): Promise<PackageState> {
-    splitId(id);
+    parseCapabilityId(id);
     const state = await readState(this.home, id);
     if (state === null) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed; install it with "adcap install ${id}".`);
     return state;
@@ -335,7 +329,7 @@ export class Arcotheon {
         grants,
         versions: record === undefined ? state.versions : { ...state.versions, [state.active]: { ...record, grants } },
       };
-      await runOperation(this.home, { op: 'install', before: { [id]: state }, after: { [id]: after }, creates: [] });
+      await runOperation(this.home, { op: 'grants', before: { [id]: state }, after: { [id]: after }, creates: [] });
       return grants;
     });
   }
@@ -456,13 +450,11 @@ export class Arcotheon {
     // An installed version stays resolvable although no configured registry lists it (a sideload,
     // or a remote that was removed): its own manifest says what it needs.
     const installedCandidates = new Map<string, CandidateVersion>();
-    for (const [id, state] of installed) {
-      if (state === null) continue;
-      const manifest = await this.readInstalledManifest(id, state.active).catch(() => null);
-      if (manifest !== null) installedCandidates.set(id, sideloadCandidate(manifest));
+    for (const [id, manifest] of await this.activeManifests(installed)) {
+      if (manifest !== null) installedCandidates.set(id, candidateOfManifest(manifest));
     }
     const available = (id: string): CandidateVersion[] => {
-      if (sideload !== null && id === sideload.manifest.id) return [sideloadCandidate(sideload.manifest)];
+      if (sideload !== null && id === sideload.manifest.id) return [candidateOfManifest(sideload.manifest)];
       const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
       const kept = installedCandidates.get(id);
       if (kept !== undefined && !versions.some((v) => v.version === kept.version)) versions.push(kept);
@@ -516,7 +508,7 @@ export class Arcotheon {
 
   private async inspectSideload(file: string): Promise<SideloadCandidate> {
     const read = await readPackage(file, this.options.limits?.archive === undefined ? {} : { limits: this.options.limits.archive });
-    const publisher = splitId(read.manifest.id)[0];
+    const { publisher } = parseCapabilityId(read.manifest.id);
     const trusted = await this.sources.publisherKeys(publisher);
     let unknownSigner = false;
     let signedBy: string[] = [];
@@ -696,7 +688,7 @@ export class Arcotheon {
           throw new AdcapError('E_RESOLVE', `${id} ${previous} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install a matching ${dep} first.`);
         }
       }
-      await this.assertNoDependentsBroken(id, previous, installed);
+      assertNoDependentsBroken(id, previous, await this.activeManifests(installed));
       const record = state.versions[previous];
       const after: PackageState = {
         ...state,
@@ -714,7 +706,8 @@ export class Arcotheon {
     return this.withHome(`uninstall ${id}`, async () => {
       await this.state(id);
       const installed = await this.installedStates();
-      const dependents = await this.dependentsOf(id, installed, new Set([id]));
+      const manifests = await this.activeManifests(installed);
+      const dependents = dependentsOf(id, manifests, new Set([id]));
       if (dependents.length > 0) {
         throw new AdcapError('E_DEPENDENTS', `${id} is needed by ${dependents.join(', ')}; uninstall ${dependents.length === 1 ? 'it' : 'them'} first.`, { details: { dependents } });
       }
@@ -724,7 +717,7 @@ export class Arcotheon {
         changed = false;
         for (const [other, state] of installed) {
           if (state === null || removing.has(other) || state.explicit) continue;
-          if ((await this.dependentsOf(other, installed, removing)).length === 0) {
+          if (dependentsOf(other, manifests, removing).length === 0) {
             removing.add(other);
             changed = true;
           }
@@ -741,26 +734,16 @@ export class Arcotheon {
     });
   }
 
-  /** Installed capabilities (not in `ignore`) whose active version depends on `id`. */
-  private async dependentsOf(id: string, installed: Map<string, PackageState | null>, ignore: Set<string>): Promise<string[]> {
-    const out: string[] = [];
-    for (const [other, state] of installed) {
-      if (state === null || ignore.has(other)) continue;
-      const manifest = await this.readInstalledManifest(other, state.active).catch(() => null);
-      if (manifest !== null && Object.hasOwn(manifest.dependencies ?? {}, id)) out.push(other);
+  /**
+   * The manifest of each installed capability's active version, read and validated once per
+   * operation (null when it cannot be read: doctor reports that).
+   */
+  private async activeManifests(installed: Map<string, PackageState | null>): Promise<Map<string, Manifest | null>> {
+    const manifests = new Map<string, Manifest | null>();
+    for (const [id, state] of installed) {
+      if (state !== null) manifests.set(id, await this.readInstalledManifest(id, state.active).catch(() => null));
     }
-    return out;
-  }
-
-  private async assertNoDependentsBroken(id: string, version: string, installed: Map<string, PackageState | null>): Promise<void> {
-    for (const [other, state] of installed) {
-      if (state === null || other === id) continue;
-      const manifest = await this.readInstalledManifest(other, state.active).catch(() => null);
-      const range = manifest?.dependencies?.[id];
-      if (range !== undefined && !semver.satisfies(version, range, { includePrerelease: true })) {
-        throw new AdcapError('E_DEPENDENTS', `${other} needs ${id} ${range}, which ${version} does not satisfy; roll back or update ${other} first.`, { details: { dependents: [other] } });
-      }
-    }
+    return manifests;
   }
 
   // ---------------------------------------------------------------- cache
@@ -815,6 +798,25 @@ export class Arcotheon {
   }
 }
 
+/** Installed capabilities (not in `ignore`) whose active version depends on `id`. */
+function dependentsOf(id: string, manifests: Map<string, Manifest | null>, ignore: Set<string>): string[] {
+  const out: string[] = [];
+  for (const [other, manifest] of manifests) {
+    if (!ignore.has(other) && manifest !== null && Object.hasOwn(manifest.dependencies ?? {}, id)) out.push(other);
+  }
+  return out;
+}
+
+/** E_DEPENDENTS when an installed capability needs `id` in a range `version` does not satisfy. */
+function assertNoDependentsBroken(id: string, version: string, manifests: Map<string, Manifest | null>): void {
+  for (const [other, manifest] of manifests) {
+    const range = other === id ? undefined : manifest?.dependencies?.[id];
+    if (range !== undefined && !semver.satisfies(version, range, { includePrerelease: true })) {
+      throw new AdcapError('E_DEPENDENTS', `${other} needs ${id} ${range}, which ${version} does not satisfy; roll back or update ${other} first.`, { details: { dependents: [other] } });
+    }
+  }
+}
+
 /** The constraint an installed explicit capability keeps: the range asked for; a sideload its own version. */
 function rootRange(state: PackageState): string {
   if (state.versions[state.active]?.source.kind === 'file') return `=${state.active}`;
@@ -831,18 +833,19 @@ function normalizeRequest(request: InstallRequest | PackageSpec | PackageSpec[])
 /** `publisher/name` or `publisher/name@range`. */
 export function parseSpec(spec: PackageSpec): { id: string; range: string } {
   if (typeof spec !== 'string') {
-    splitId(spec.id);
+    parseCapabilityId(spec.id);
     return { id: spec.id, range: spec.range ?? '*' };
   }
   const at = spec.indexOf('@');
   const id = at < 0 ? spec : spec.slice(0, at);
   const range = at < 0 ? '*' : spec.slice(at + 1);
-  splitId(id);
+  parseCapabilityId(id);
   if (semver.validRange(range) === null) throw new AdcapError('E_USAGE', `"${range}" in "${spec}" is not a semver range (try ^1.2.0, ~1.2, 1.2.3 or *).`);
   return { id, range };
 }
 
-function sideloadCandidate(manifest: Manifest): CandidateVersion {
+/** A version as the resolver sees it, from its own manifest (a sideload, or an installed version). */
+function candidateOfManifest(manifest: Manifest): CandidateVersion {
   return {
     version: manifest.version,
     dependencies: manifest.dependencies ?? {},

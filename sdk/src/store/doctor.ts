@@ -13,7 +13,7 @@ import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
 import type { Arcotheon } from './arcotheon.js';
 import { pendingOperations } from './journal.js';
-import { readState, writeState, type PackageState } from './state.js';
+import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
 import { exists, recoverOperations } from './transaction.js';
 
 export type ProblemKind =
@@ -84,7 +84,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
   if (options.checkCache !== false) {
     for (const sha of await arc.cache.entries()) {
       checked.cacheEntries++;
-      const result = fix ? (await arc.cache.verifyEntry(sha)).state : await verifyWithoutRemoving(arc, sha);
+      const result = (await arc.cache.verifyEntry(sha, { remove: fix })).state;
       if (result === 'corrupt') {
         problems.push({ kind: 'corrupt-cache-entry', message: `The cached blob ${sha.slice(0, 12)}… is corrupt${fix ? ' and was removed; it is fetched again when needed' : ''}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
       }
@@ -94,7 +94,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
   // 3. Installed packages.
   const manifests = new Map<string, Manifest>();
   const actives = new Map<string, string>();
-  for (const id of await packageIds(arc)) {
+  for (const id of await packageIdsOnDisk(arc.home)) {
     checked.packages++;
     let state: PackageState | null;
     try {
@@ -107,12 +107,12 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
     actives.set(id, state.active);
     for (const version of [state.active, ...state.history]) {
       checked.versions++;
-      const damage = await checkInstall(arc, id, version, state);
-      if (damage === null) {
-        if (version === state.active) manifests.set(id, await arc.readInstalledManifest(id, version));
+      const checkedInstall = await checkInstall(arc, id, version, state);
+      if ('manifest' in checkedInstall) {
+        if (version === state.active) manifests.set(id, checkedInstall.manifest);
         continue;
       }
-      const problem: Problem = { kind: 'damaged-install', id, version, message: `${id}@${version}: ${damage}`, fixable: true };
+      const problem: Problem = { kind: 'damaged-install', id, version, message: `${id}@${version}: ${checkedInstall.damage}`, fixable: true };
       if (fix) {
         problem.fixed = await reinstall(arc, id, version, state);
         if (version === state.active) manifests.set(id, await arc.readInstalledManifest(id, version));
@@ -181,55 +181,36 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
   return { problems, ok: problems.every((p) => p.fixed !== undefined), checked };
 }
 
-async function verifyWithoutRemoving(arc: Arcotheon, sha: string): Promise<'ok' | 'corrupt'> {
-  try {
-    const actual = await hashFile(arc.cache.pathFor(sha));
-    return actual.sha256 === sha ? 'ok' : 'corrupt';
-  } catch {
-    return 'corrupt';
-  }
-}
-
-async function packageIds(arc: Arcotheon): Promise<string[]> {
-  const ids: string[] = [];
-  for (const publisher of (await readdir(arc.home.packagesDir).catch(() => [] as string[])).sort()) {
-    if (publisher.startsWith('.')) continue;
-    for (const name of (await readdir(join(arc.home.packagesDir, publisher)).catch(() => [] as string[])).sort()) {
-      if (!name.startsWith('.')) ids.push(`${publisher}/${name}`);
-    }
-  }
-  return ids;
-}
-
 /**
  * Re-hashes one installed version against its manifest: the manifest digest must be the one
  * recorded at install, every listed file present with its size and SHA-256, and nothing else there.
- * Returns null when intact, else what is wrong.
+ * Returns the verified manifest when intact, else what is wrong.
  */
-async function checkInstall(arc: Arcotheon, id: string, version: string, state: PackageState): Promise<string | null> {
+async function checkInstall(arc: Arcotheon, id: string, version: string, state: PackageState): Promise<{ manifest: Manifest } | { damage: string }> {
+  const damaged = (damage: string): { damage: string } => ({ damage });
   const dir = arc.home.versionDir(id, version);
-  if (!(await exists(dir))) return 'its installed files are missing';
+  if (!(await exists(dir))) return damaged('its installed files are missing');
   let manifest: Manifest;
   try {
     manifest = validateManifest(parseStrictJson(await readFile(join(dir, 'capability.json')), `capability.json of ${id}@${version}`));
   } catch (error) {
-    return `its capability.json is missing or damaged (${error instanceof Error ? error.message : String(error)})`;
+    return damaged(`its capability.json is missing or damaged (${error instanceof Error ? error.message : String(error)})`);
   }
   const expected = state.versions[version]?.manifestSha256;
-  if (expected !== undefined && manifestDigest(manifest) !== expected) return 'its capability.json differs from the one that was installed';
+  if (expected !== undefined && manifestDigest(manifest) !== expected) return damaged('its capability.json differs from the one that was installed');
   const listed = new Set(manifest.files.map((f) => f.path));
   for (const file of manifest.files) {
     try {
       const actual = await hashFile(join(dir, file.path));
-      if (actual.sha256 !== file.sha256 || actual.size !== file.size) return `${file.path} was changed after installation`;
+      if (actual.sha256 !== file.sha256 || actual.size !== file.size) return damaged(`${file.path} was changed after installation`);
     } catch {
-      return `${file.path} is missing`;
+      return damaged(`${file.path} is missing`);
     }
   }
   for (const path of await walk(dir, '')) {
-    if (path !== 'capability.json' && path !== 'SIGNATURE.json' && !listed.has(path)) return `${path} was added after installation`;
+    if (path !== 'capability.json' && path !== 'SIGNATURE.json' && !listed.has(path)) return damaged(`${path} was added after installation`);
   }
-  return null;
+  return { manifest };
 }
 
 async function walk(dir: string, prefix: string): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { AdcapError } from '../errors.js';
+import { parseCapabilityId } from '../registry/layout.js';
 
 /**
  * Paths of the home directory (DESIGN §6). One object knows the layout, so no other module
@@ -43,7 +43,7 @@ export class HomeLayout {
     return join(this.root, 'remotes', name);
   }
   packageDir(id: string): string {
-    const [publisher, name] = splitId(id);
+    const { publisher, name } = parseCapabilityId(id);
     return join(this.packagesDir, publisher, name);
   }
   versionDir(id: string, version: string): string {
@@ -53,19 +53,7 @@ export class HomeLayout {
     return join(this.packageDir(id), 'state.json');
   }
   toolDataDir(id: string, tool: string): string {
-    const [publisher, name] = splitId(id);
+    const { publisher, name } = parseCapabilityId(id);
     return join(this.root, 'tooldata', publisher, name, tool);
   }
-}
-
-const ID_PART = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-/** Splits `publisher/name`, refusing anything that could escape the packages directory. */
-export function splitId(id: string): [string, string] {
-  const parts = id.split('/');
-  const [publisher, name] = parts;
-  if (parts.length !== 2 || publisher === undefined || name === undefined || !ID_PART.test(publisher) || !ID_PART.test(name) || publisher.length > 64 || name.length > 64) {
-    throw new AdcapError('E_USAGE', `"${id}" is not a capability id; ids look like publisher/name, in lowercase letters, digits and single hyphens.`);
-  }
-  return [publisher, name];
 }

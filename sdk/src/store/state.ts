@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
+import { isIdPart } from '../registry/layout.js';
 import type { HomeLayout } from './home.js';
 
 /** Where an installed version came from: a registry remote, or a local file (sideload). */
@@ -72,4 +74,22 @@ function isPackageState(value: unknown): value is PackageState {
     v['versions'] !== null &&
     typeof v['explicit'] === 'boolean'
   );
+}
+
+/**
+ * Ids of the package directories under home/packages (`<pub>/<name>`), sorted; staging and temp
+ * entries (dot names) and anything that is not an id are skipped. `withState` keeps only those
+ * that have a state.json (installed); doctor wants them all, damaged ones included.
+ */
+export async function packageIdsOnDisk(home: HomeLayout, options: { withState?: boolean } = {}): Promise<string[]> {
+  const ids: string[] = [];
+  const list = (dir: string): Promise<string[]> => readdir(dir).then((names) => names.filter(isIdPart).sort(), () => []);
+  for (const publisher of await list(home.packagesDir)) {
+    for (const name of await list(join(home.packagesDir, publisher))) {
+      const id = `${publisher}/${name}`;
+      if (options.withState === true && !(await stat(home.stateFile(id)).then((s) => s.isFile(), () => false))) continue;
+      ids.push(id);
+    }
+  }
+  return ids;
 }

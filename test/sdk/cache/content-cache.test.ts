@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentCache, type DownloadProgress } from '../../../sdk/src/cache/content-cache.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
 import { TestServer } from '../../helpers/test-server.js';
-import { useCacheFixture, rejection } from '../../helpers/cache-fixture.js';
+import { useCacheFixture } from '../../helpers/cache-fixture.js';
+import { rejection } from '../../helpers/errors.js';
 
 function blob(size: number): { data: Buffer; sha256: string; size: number } {
   const data = randomBytes(size);

@@ -7,7 +7,8 @@ import { isLazy, materializeResource } from '../../../sdk/src/cache/resource.js'
 import type { Resource } from '../../../sdk/src/format/manifest-types.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
 import type { TestServer } from '../../helpers/test-server.js';
-import { useCacheFixture, rejection } from '../../helpers/cache-fixture.js';
+import { useCacheFixture } from '../../helpers/cache-fixture.js';
+import { rejection } from '../../helpers/errors.js';
 
 
 describe('materializeResource', () => {

@@ -2,33 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { canonicalBytes } from '../../../sdk/src/format/canonical-json.js';
 import { buildCataloguePayload, verifyCatalogue } from '../../../sdk/src/registry/catalogue.js';
 import { foldPackageDocument, packageDocumentBytes } from '../../../sdk/src/registry/documents.js';
-import type { CataloguePayload, VersionEntry } from '../../../sdk/src/registry/types.js';
+import type { CataloguePayload } from '../../../sdk/src/registry/types.js';
 import { CATALOG_CONTEXT, PACKAGE_CONTEXT, signEnvelope } from '../../../sdk/src/trust/envelope.js';
 import { generateKey } from '../../../sdk/src/trust/keys.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
+import { versionEntry } from '../../helpers/registry-fixtures.js';
 
 const root = generateKey();
 const publisherKey = generateKey();
 const now = new Date('2026-11-30T12:00:00Z');
 
 function payload(sequence: number, generatedAt = '2026-11-30T11:00:00Z'): CataloguePayload {
-  const entry = {
-    id: 'acme/pdf',
-    version: '1.0.0',
-    manifestSha256: 'a'.repeat(64),
+  const entry = versionEntry('1.0.0', {
     archive: { sha256: 'b'.repeat(64), size: 1, urls: [] },
     signers: [publisherKey.keyId],
-    tier: 'free',
-    access: 'public',
-    compat: {},
-    dependencies: {},
-    permissions: [],
-    contents: { skills: [], tools: [], workflows: [], knowledge: [], resources: [] },
     publishedAt: generatedAt,
     name: 'PDF',
-    summary: 'PDF tools',
     keywords: [],
-  } satisfies VersionEntry;
+  });
   const doc = foldPackageDocument('acme/pdf', [entry], {});
   return buildCataloguePayload({
     registry: 'test',

@@ -1,32 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueCapability, foldPackageDocument, latestVersions, packageDocumentBytes } from '../../../sdk/src/registry/documents.js';
-import type { VersionEntry } from '../../../sdk/src/registry/types.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
+import { versionEntry } from '../../helpers/registry-fixtures.js';
 
-function entry(version: string, extra: Partial<VersionEntry> = {}): VersionEntry {
-  return {
-    id: 'acme/pdf',
-    version,
-    manifestSha256: 'a'.repeat(64),
-    archive: { sha256: 'b'.repeat(64), size: 10, urls: [`blobs/sha256/${'b'.repeat(64)}.adcap`] },
-    signers: [],
-    tier: 'free',
-    access: 'public',
-    compat: {},
-    dependencies: {},
-    permissions: [],
-    contents: { skills: [], tools: [], workflows: [], knowledge: [], resources: [] },
-    publishedAt: '2026-11-30T12:00:00Z',
-    name: `PDF ${version}`,
-    summary: 'PDF tools',
-    keywords: ['pdf'],
-    ...extra,
-  };
-}
 
 describe('foldPackageDocument (spec §13: status folded into package documents)', () => {
   it('marks yanked and revoked versions with their reasons, revocation outranking a yank', () => {
-    const doc = foldPackageDocument('acme/pdf', [entry('1.1.0'), entry('1.0.0'), entry('1.2.0')], {
+    const doc = foldPackageDocument('acme/pdf', [versionEntry('1.1.0'), versionEntry('1.0.0'), versionEntry('1.2.0')], {
       yanked: { '1.1.0': 'broken on Windows', '1.2.0': 'oops' },
       revoked: { '1.2.0': 'malicious' },
     });
@@ -38,7 +18,7 @@ describe('foldPackageDocument (spec §13: status folded into package documents)'
   });
 
   it('carries the deprecation message and ignores status for versions never published', () => {
-    const doc = foldPackageDocument('acme/pdf', [entry('1.0.0')], { deprecated: { message: 'Use acme/pdf2' }, yanked: { '9.9.9': 'x' } });
+    const doc = foldPackageDocument('acme/pdf', [versionEntry('1.0.0')], { deprecated: { message: 'Use acme/pdf2' }, yanked: { '9.9.9': 'x' } });
     expect(doc.deprecated).toEqual({ message: 'Use acme/pdf2' });
     expect(Object.keys(doc.versions)).toEqual(['1.0.0']);
   });
@@ -46,7 +26,7 @@ describe('foldPackageDocument (spec §13: status folded into package documents)'
 
 describe('latestVersions (DESIGN §11)', () => {
   it('latest is the highest stable version neither yanked nor revoked', () => {
-    const doc = foldPackageDocument('acme/pdf', [entry('1.0.0'), entry('1.1.0'), entry('1.2.0'), entry('0.9.0')], {
+    const doc = foldPackageDocument('acme/pdf', [versionEntry('1.0.0'), versionEntry('1.1.0'), versionEntry('1.2.0'), versionEntry('0.9.0')], {
       yanked: { '1.2.0': 'bad' },
       revoked: { '1.1.0': 'worse' },
     });
@@ -54,20 +34,20 @@ describe('latestVersions (DESIGN §11)', () => {
   });
 
   it('lists latestPrerelease only when it is newer than latest', () => {
-    const newer = foldPackageDocument('acme/pdf', [entry('1.0.0'), entry('2.0.0-beta.1'), entry('2.0.0-alpha.3')], {});
+    const newer = foldPackageDocument('acme/pdf', [versionEntry('1.0.0'), versionEntry('2.0.0-beta.1'), versionEntry('2.0.0-alpha.3')], {});
     expect(latestVersions(newer)).toEqual({ latest: '1.0.0', latestPrerelease: '2.0.0-beta.1' });
-    const older = foldPackageDocument('acme/pdf', [entry('1.0.0'), entry('1.0.0-rc.1')], {});
+    const older = foldPackageDocument('acme/pdf', [versionEntry('1.0.0'), versionEntry('1.0.0-rc.1')], {});
     expect(latestVersions(older)).toEqual({ latest: '1.0.0' });
-    const onlyPre = foldPackageDocument('acme/pdf', [entry('0.1.0-beta.1')], {});
+    const onlyPre = foldPackageDocument('acme/pdf', [versionEntry('0.1.0-beta.1')], {});
     expect(latestVersions(onlyPre)).toEqual({ latestPrerelease: '0.1.0-beta.1' });
-    const yankedPre = foldPackageDocument('acme/pdf', [entry('1.0.0'), entry('2.0.0-beta.1')], { yanked: { '2.0.0-beta.1': 'x' } });
+    const yankedPre = foldPackageDocument('acme/pdf', [versionEntry('1.0.0'), versionEntry('2.0.0-beta.1')], { yanked: { '2.0.0-beta.1': 'x' } });
     expect(latestVersions(yankedPre)).toEqual({ latest: '1.0.0' });
   });
 });
 
 describe('catalogueCapability', () => {
   it('pins the SHA-256 of the document bytes and takes search fields from the latest version', () => {
-    const doc = foldPackageDocument('acme/pdf', [entry('1.0.0'), entry('1.1.0', { tier: 'pro', access: 'entitled', keywords: ['forms'] })], {
+    const doc = foldPackageDocument('acme/pdf', [versionEntry('1.0.0'), versionEntry('1.1.0', { tier: 'pro', access: 'entitled', keywords: ['forms'] })], {
       deprecated: { message: 'gone' },
     });
     const bytes = packageDocumentBytes(doc);

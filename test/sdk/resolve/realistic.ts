@@ -1,16 +1,5 @@
+import { mulberry32 } from '../../helpers/prng.js';
 import type { Registry } from './fixtures.js';
-
-/** Deterministic pseudo-random numbers (mulberry32), so a "realistic" graph is the same every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A registry shaped like a real one: `count` capabilities with `perId` versions across three
@@ -19,7 +8,7 @@ export function rng(seed: number): () => number {
  * revoked release, and prereleases.
  */
 export function realisticRegistry(count: number, perId: number, seed: number): Registry {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const pick = (n: number): number => Math.floor(random() * n);
   const registry: Registry = {};
   const versionsOf = (i: number): string[] =>

@@ -104,12 +104,5 @@ export class RunHome {
   }
 }
 
-/** Awaits a promise that must reject, and returns the rejection. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: string; details?: Record<string, unknown> };
-  }
-  throw new Error('expected a rejection, but it resolved');
-}
+/** Awaits a promise that must reject, and returns the rejection (the shared helper). */
+export { rejection as rejectionOf } from '../../helpers/errors.js';

@@ -1,14 +1,14 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { AdcapError, isAdcapError } from '../../errors.js';
 import { RegistryClient, type LoadedCatalogue } from '../../registry/client/registry-client.js';
 import { compareVersions } from '../../registry/documents.js';
-import { isIdPart, parseCapabilityId } from '../../registry/layout.js';
+import { parseCapabilityId } from '../../registry/layout.js';
 import { loadEmbeddedRemote } from '../../registry/embedded.js';
 import { addRemote, checkRemoteConfig, getRemote, listRemotes, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
 import type { SearchFilters, SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
+import { HomeLayout } from '../../store/home.js';
+import { packageIdsOnDisk } from '../../store/state.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -252,18 +252,7 @@ function flags(hit: SearchHit): string {
 
 /** Installed capability ids: packages/<pub>/<name>/ with a state.json (DESIGN §6; the store owns that file). */
 async function installedIds(home: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  const packages = join(home, 'packages');
-  const publishers = await readdir(packages).catch(() => [] as string[]);
-  for (const publisher of publishers) {
-    if (!isIdPart(publisher)) continue;
-    for (const name of await readdir(join(packages, publisher)).catch(() => [] as string[])) {
-      if (!isIdPart(name)) continue;
-      const isState = await stat(join(packages, publisher, name, 'state.json')).then((s) => s.isFile(), () => false);
-      if (isState) ids.add(`${publisher}/${name}`);
-    }
-  }
-  return ids;
+  return new Set(await packageIdsOnDisk(new HomeLayout(home), { withState: true }));
 }
 
 function collect(value: string, previous: string[]): string[] {

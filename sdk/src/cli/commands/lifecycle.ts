@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { SingleBar } from 'cli-progress';
 import { existsSync } from 'node:fs';
 import { AdcapError } from '../../errors.js';
+import { describePermission, grantString } from '../../permissions/index.js';
 import type { ApplyOptions, Arcotheon, LifecycleProgress } from '../../store/arcotheon.js';
 import type { DoctorReport } from '../../store/doctor.js';
 import { formatBytes, type Plan } from '../../store/plan.js';
@@ -99,7 +100,6 @@ export function register(program: Command, ctx: CliContext): void {
       const arc = await openArcotheon(ctx);
       if (opts.revoke !== undefined) await arc.revokeGrant(id, opts.revoke);
       if (opts.grant !== undefined) await arc.grant(id, opts.grant);
-      const { describePermission, grantString } = await import('../../permissions/index.js');
       const { granted, declared } = await arc.grants(id);
       const rows = declared.map((p) => ({ grant: grantString(p), granted: granted.includes(grantString(p)), text: describePermission(p), reason: p.reason }));
       output.result({ id, granted, permissions: rows }, () =>
