@@ -17,7 +17,7 @@ import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
 import { Installed } from './installed.js';
 import { Operations, type OperationContext } from './operations.js';
 import { Settings } from './settings.js';
-import { problemSeverity } from './views.js';
+import { planView, problemSeverity } from './views.js';
 
 export interface HostServiceOptions {
   /** Largest sideloaded file accepted from a transport (default 64 MiB). */
@@ -102,7 +102,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     'installs.list': () => arc.list(),
     'installs.overview': () => installed.overview(),
     'installs.detail': (id) => installed.detail(id),
-    'installs.plan': async (target): Promise<PlanData> => arc.plan(toRequest(target)),
+    'installs.plan': async (target): Promise<PlanData> => planView(await arc.plan(toRequest(target))),
     'installs.rollback': async (id) => {
       const result = await arc.rollback(id);
       installedChanged();
@@ -181,7 +181,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
           signal: ctx.signal,
         });
         installedChanged();
-        return result;
+        return { ...result, plan: planView(result.plan) };
       },
     },
     'installs.update': {
@@ -235,7 +235,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       signal: ctx.signal,
     });
     if (result.applied) installedChanged();
-    return result;
+    return { ...result, plan: planView(result.plan) };
   }
 
   async function dispatch(method: unknown, args: unknown): Promise<Result<unknown>> {

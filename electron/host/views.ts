@@ -15,8 +15,9 @@ import {
   validateSkillDocument,
   type Manifest,
   type Permission,
+  type Plan,
 } from '@arcotheon/sdk';
-import type { PackageContentsView, PermissionChange, PermissionView, ProblemSeverity, SkillView, WorkflowView } from '../common/types.js';
+import type { PlanData, PackageContentsView, PermissionChange, PermissionView, ProblemSeverity, SkillView, WorkflowView } from '../common/types.js';
 
 export function permissionView(permission: Permission, granted?: readonly string[]): PermissionView {
   const grant = grantString(permission);
@@ -30,6 +31,11 @@ export function permissionView(permission: Permission, granted?: readonly string
   if (permission.scope !== undefined) view.scope = permission.scope;
   if (granted !== undefined) view.granted = granted.some((g) => grantCovers(g, grant) || g === grant);
   return view;
+}
+
+/** The SDK's plan with each new permission's risk level from the permission table. */
+export function planView(plan: Plan): PlanData {
+  return { ...plan, newPermissions: plan.newPermissions.map((p) => ({ ...p, risk: riskLevel(p.permission) })) };
 }
 
 /**
