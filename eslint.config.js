@@ -91,7 +91,7 @@ export default tseslint.config(
   },
   ...sdkLayerRules(),
   {
-    files: ['electron/host/**/*.ts', 'electron/web.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
+    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
     rules: {
       'no-restricted-imports': ['error', { paths: [electronOnly], patterns: [{ group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] }],
     },
