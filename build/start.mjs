@@ -13,19 +13,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(repo, 'out', 'electron', 'cli.js');
 
-/** Whether a browser window can be shown here (Linux needs an X11 or Wayland display). */
-export function hasDisplay(env = process.env, platform = process.platform) {
-  if (platform !== 'linux' && platform !== 'freebsd' && platform !== 'openbsd') return true;
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
-}
-
 /** How `npm start` opens Arcotheon: today, `arcotheon ui` in the browser (or only the URL without a display). */
 export async function launch({ home, env = process.env }) {
   if (!existsSync(compiled)) {
     console.error('Arcotheon is not built yet; run "npm install" (or "npm run build") first.');
     return 1;
   }
-  const { main } = await import(pathToFileURL(compiled).href);
+  const { main, hasDisplay } = await import(pathToFileURL(compiled).href);
   const args = ['ui', '--home', home];
   if (!hasDisplay(env)) {
     console.error('No display found (DISPLAY / WAYLAND_DISPLAY unset): open the address below in a browser that can reach this machine.');

@@ -95,6 +95,12 @@ export function openBrowser(url: string, log: (message: string) => void): void {
   }
 }
 
+/** Whether a browser window can be shown here (Linux and the BSDs need an X11 or Wayland display). */
+export function hasDisplay(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform !== 'linux' && platform !== 'freebsd' && platform !== 'openbsd') return true;
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
 const USAGE = `Usage: arcotheon ui [--home DIR] [--port N] [--no-open]
 
 Serves the Arcotheon manager UI and its API on 127.0.0.1 and opens it in your browser.
