@@ -21,10 +21,13 @@ const PREFETCH_CONCURRENCY = 4;
 /** Archives larger than this are not downloaded just to show the capability page. */
 const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
 const DEFAULT_PAGE = 50;
+const SMALL_CATALOGUE = 1000;
 
 export class Catalogue {
   private readonly contents = new Map<string, Contents>();
   private readonly packages = new Map<string, PackageContentsView>();
+  /** Ids whose package document could not be read (skipped until the catalogue changes). */
+  private readonly unreadable = new Set<string>();
   private prefetching: Promise<void> | null = null;
   private closed = false;
 
@@ -35,7 +38,7 @@ export class Catalogue {
   ) {}
 
   invalidate(): void {
-    this.prefetching = null;
+    this.unreadable.clear();
   }
 
   close(): void {
@@ -71,7 +74,11 @@ export class Catalogue {
       }
     }
     rows.sort((a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1));
-    this.startPrefetch(rows.map((r) => r.hit.id));
+    // What capabilities contain comes from their package documents, read in the background: for a
+    // small catalogue at once, for a large one only once a contents filter asks (a 20,000-entry
+    // catalogue is not read behind the user's back while they type).
+    const wantsContents = filters.hasTools !== undefined || filters.hasSkills !== undefined || filters.hasWorkflows !== undefined;
+    if (wantsContents || rows.length <= SMALL_CATALOGUE) this.startPrefetch(rows.map((r) => r.hit.id));
 
     type Facet = 'tier' | 'access' | 'installed' | 'hasTools' | 'hasSkills' | 'hasWorkflows' | 'deprecated';
     const passes = (hit: SearchHit, skip: Facet | null): boolean => {
@@ -127,7 +134,7 @@ export class Catalogue {
   /** Reads package documents (cached by the registry client, pinned by the catalogue) to learn contents. */
   private startPrefetch(ids: string[]): void {
     if (this.prefetching !== null) return;
-    const todo = ids.filter((id) => !this.contents.has(id)).slice(0, MAX_PREFETCH);
+    const todo = ids.filter((id) => !this.contents.has(id) && !this.unreadable.has(id)).slice(0, MAX_PREFETCH);
     if (todo.length === 0) return;
     this.prefetching = (async () => {
       let learned = 0;
@@ -135,12 +142,16 @@ export class Catalogue {
         while (todo.length > 0 && !this.closed) {
           const id = todo.shift() as string;
           const located = await this.arc.sources.locate(id).catch(() => null);
-          if (located === null) continue;
+          if (located === null) {
+            this.unreadable.add(id);
+            continue;
+          }
           this.learn(located.doc);
           learned++;
         }
       };
       await Promise.all(Array.from({ length: PREFETCH_CONCURRENCY }, worker));
+      this.prefetching = null;
       if (learned > 0 && !this.closed) this.changed();
     })();
   }
