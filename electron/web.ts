@@ -70,7 +70,7 @@ const CONTENT_TYPES: Record<string, string> = {
 export const NOT_BUILT_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Arcotheon</title></head><body>' +
   '<h1>Arcotheon</h1><p>The user interface has not been built yet. Run <code>npm run build</code> ' +
-  '(or <code>npm run build -w renderer</code>) in the Arcotheon folder, then reload this page.</p></body></html>';
+  '(or <code>npm run build:renderer</code>) in the Arcotheon folder, then reload this page.</p></body></html>';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = randomBytes(24).toString('base64url');
