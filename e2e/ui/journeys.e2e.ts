@@ -340,7 +340,24 @@ describe('the manager UI, end to end in a browser', () => {
     expect(dom.hrefs.some((l) => l.href.includes('javascript') || l.href.startsWith('data:') || l.href.startsWith('http://'))).toBe(false);
     // The text is there, as text.
     expect(await page.getByText('run me').count()).toBeGreaterThan(0);
-    await page.keyboard.press('Escape');
+
+    // Installed and run by hand: the form (field descriptions, defaults) and the tool's output
+    // carry markup too, and stay text.
+    await dialog.getByRole('button', { name: 'Install', exact: true }).click();
+    await page.getByRole('dialog', { name: /is installed$/ }).getByRole('button', { name: 'Done' }).click();
+    await go('#/run/evil/inert/tool/echo');
+    await page.getByText('<img src=x onerror=alert(8)>').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.locator('table.data td', { hasText: '<img src=x onerror=alert(15)>' }).waitFor({ timeout: 60_000 });
+    const after = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ attributes: ArrayLike<{ name: string }> }> } }).document;
+      return {
+        scripts: doc.querySelectorAll('script').length,
+        embedded: doc.querySelectorAll('iframe, object, embed, frame, img').length,
+        handlers: Array.from(doc.querySelectorAll('*')).filter((el) => Array.from(el.attributes).some((a) => a.name.startsWith('on'))).length,
+      };
+    });
+    expect(after).toEqual({ scripts: appScripts, embedded: 0, handlers: 0 });
     expect(app.dialogs).toEqual([]);
     expect(app.errors).toEqual([]);
   });
