@@ -88,9 +88,10 @@ export function Capability({ id }: { id: string }) {
           ) : (
             <>
               {d.installed.updateAvailable !== null && (
-                <button type="button" className="primary" onClick={() => setDialog({ target: `${d.id}@${d.installed?.updateAvailable ?? ''}`, name: d.name })}>
+                // Updates go through the Updates screen: the permission difference, then the dialog that names new permissions.
+                <a className="button primary" href={hrefOf({ screen: 'updates' })}>
                   Update to {d.installed.updateAvailable}
-                </button>
+                </a>
               )}
               <a className={`button${d.installed.updateAvailable === null ? ' primary' : ''}`} href={hrefOf({ screen: 'run', id: d.id, kind: null, name: null })}>
                 Open in Run
