@@ -18,6 +18,7 @@ import { registerBench } from './registry.js';
 
 const COUNT = 20_000;
 const KEYSTROKES = 50;
+const WARM_UP_MS = 5000;
 const QUERIES = ['pdf tool 1', 'index vector', 'summarise csv', 'chart 42', 'translate audio'];
 export const UI_KEYSTROKE_TARGET_MS = 50;
 
@@ -56,6 +57,9 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
     const app = await openInBrowser(ui.url);
     const page = app.page;
     await page.locator('a.card').first().waitFor();
+    // Steady state: the host has built its search index and finished reading package documents in
+    // the background (it starts when the catalogue is first listed) before the keystrokes count.
+    await page.waitForTimeout(WARM_UP_MS);
     // Plain source text: tsx rewrites functions (esbuild's __name helper), which the page does not have.
     await page.evaluate(MEASURE_SOURCE);
     const search = page.getByRole('searchbox', { name: 'Search capabilities' });
