@@ -179,9 +179,13 @@ function attach(ws: WebSocket, service: HostService, limits: { maxBuffered: numb
     });
   };
   // Oversized messages (1009), malformed frames (1002) and resets arrive here: that client only.
+  // ws has already started the closing handshake with the right code; the socket is destroyed if
+  // the client does not finish it within a second.
   ws.on('error', (error) => {
-    limits.log(`closed a websocket client: ${error.message}`);
-    ws.terminate();
+    limits.log(`closing a websocket client: ${error.message}`);
+    const force = setTimeout(() => ws.terminate(), 1000);
+    force.unref();
+    ws.once('close', () => clearTimeout(force));
   });
   const unsubscribe = service.subscribe((event) => send({ event }));
   ws.on('close', unsubscribe);
