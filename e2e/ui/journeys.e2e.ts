@@ -49,6 +49,7 @@ const REPORT: CapabilitySource = {
   manifest: manifest('acme/report-kit', '1.0.0', {
     name: 'Report kit',
     summary: 'Gathers figures with a tool, then has your agent write the report.',
+    dependencies: { 'acme/notes': '^1.0.0' },
     tools: [
       {
         name: 'figures',
@@ -288,6 +289,25 @@ describe('the manager UI, end to end in a browser', () => {
     // The run is in the audit log, which verifies.
     const audit = await reg.adcapJson<{ ok: boolean }>(home, ['audit', 'verify']);
     expect(audit.ok).toBe(true);
+  });
+
+  it('withdraws and grants again a permission, and refuses to uninstall what another capability needs', async () => {
+    await go('#/installed/acme/notes');
+    await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
+    const grants = (): Promise<{ granted: string[] }> => reg.adcapJson<{ granted: string[] }>(home, ['grants', 'acme/notes']);
+    await page.getByRole('button', { name: 'Withdraw fs:read:workspace' }).click();
+    await page.getByRole('button', { name: 'Grant again fs:read:workspace' }).waitFor();
+    expect((await grants()).granted).toEqual([]);
+    await page.getByRole('button', { name: 'Grant again fs:read:workspace' }).click();
+    await page.getByRole('button', { name: 'Withdraw fs:read:workspace' }).waitFor();
+    expect((await grants()).granted).toEqual(['fs:read:workspace']);
+
+    await page.getByText('Needed by: acme/report-kit').waitFor();
+    await page.getByRole('button', { name: 'Uninstall' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Meeting notes is still needed' });
+    await dialog.getByText('acme/report-kit').waitFor();
+    await page.keyboard.press('Escape');
+    expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
   });
 
   it('sideloads an unsigned package: the dialog warns, and Install needs an explicit yes', async () => {
