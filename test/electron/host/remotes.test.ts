@@ -42,4 +42,18 @@ describe('remotes refresh', () => {
       await writeFile(file, genuine);
     }
   });
+
+  it('answers a query again from the new catalogue after a refresh (no stale cached results)', async () => {
+    const host = createHostService(new Arcotheon(reg.options(await mkdtemp(join(tmpdir(), 'adcap-remotes-cache-')))));
+    const ids = async (): Promise<string[]> => {
+      const result = await host.api.catalogue.query({ text: 'lib' });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.value.hits.map((h) => h.id);
+    };
+    expect(await ids()).toEqual(['acme/lib']);
+    expect(await ids()).toEqual(['acme/lib']);
+    await reg.publishAll([{ id: 'acme/libby', version: '1.0.0' }]);
+    expect((await host.api.perform('remotes.refresh', null)).ok).toBe(true);
+    expect(await ids()).toEqual(['acme/lib', 'acme/libby']);
+  });
 });
