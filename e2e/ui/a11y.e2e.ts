@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
-import { closeBrowser, openInBrowser, seriousA11yViolations, startUi, type UiProcess } from './helpers/app.js';
+import { closeBrowser, openApp, seriousA11yViolations, startUi, type UiProcess } from './helpers/app.js';
 import { manifest, nodeTool, UiRegistry, type CapabilitySource } from './helpers/registry.js';
 
 function tasks(version: string, permissions: object[]): CapabilitySource {
@@ -118,7 +118,7 @@ afterAll(async () => {
 describe('every screen is accessible in both themes and fits 800 px', () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`has no serious or critical axe violations in the ${colorScheme} theme`, async () => {
-      const app = await openInBrowser(ui.url, { colorScheme });
+      const app = await openApp(ui, { colorScheme });
       try {
         const found: string[] = [];
         for (const screen of SCREENS) {
@@ -134,7 +134,7 @@ describe('every screen is accessible in both themes and fits 800 px', () => {
   }
 
   it('works from the keyboard alone: / to search, arrows to a card, Enter, a dialog that traps focus, Escape', async () => {
-    const app = await openInBrowser(ui.url);
+    const app = await openApp(ui);
     const page = app.page;
     const focused = (): Promise<string> =>
       page.evaluate(() => {
@@ -171,7 +171,7 @@ describe('every screen is accessible in both themes and fits 800 px', () => {
   });
 
   it('needs no horizontal scrolling at 800 px wide, and the window itself never scrolls', async () => {
-    const app = await openInBrowser(ui.url, { width: 800, height: 800 });
+    const app = await openApp(ui, { width: 800, height: 800 });
     try {
       const overflowing: string[] = [];
       for (const screen of SCREENS) {

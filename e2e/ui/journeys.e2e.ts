@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
-import { closeBrowser, openInBrowser, startUi, type AppDriver, type UiProcess } from './helpers/app.js';
+import { closeBrowser, openApp, startUi, type AppDriver, type UiProcess } from './helpers/app.js';
 import { manifest, nodeTool, tempDir, UiRegistry, type CapabilitySource } from './helpers/registry.js';
 
 interface Listed {
@@ -142,7 +142,7 @@ beforeAll(async () => {
   await reg.publish(notes('1.0.0', [NOTES_READ], 'First release.'), REPORT, HOSTILE);
   home = await reg.newHome();
   ui = await startUi(home, reg.env);
-  app = await openInBrowser(ui.url);
+  app = await openApp(ui);
   page = app.page;
 }, 120_000);
 

@@ -101,6 +101,15 @@ export async function openInBrowser(url: string, options: { colorScheme?: 'light
   return { page, dialogs, errors, close: () => context.close() };
 }
 
+/**
+ * The app under test, as the specs open it. Today: the page `arcotheon ui` serves, in Chromium.
+ * The Electron window joins here (`_electron.launch` from playwright-core when
+ * ARCOTHEON_ELECTRON_PATH is set), returning the same AppDriver, so the specs need no change.
+ */
+export function openApp(ui: UiProcess, options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<AppDriver> {
+  return openInBrowser(ui.url, options);
+}
+
 const requireFromHere = createRequire(import.meta.url);
 let axeSource: string | null = null;
 
