@@ -149,7 +149,8 @@ function invokedAsBin(): boolean {
   }
 }
 
-if (invokedAsBin()) {
+/** Runs the CLI as the process (from bin.ts, the package's bin, or when main.js is run directly). */
+export async function runAsBin(): Promise<void> {
   // A closed pipe (`adcap inspect x | head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -157,3 +158,5 @@ if (invokedAsBin()) {
   });
   process.exitCode = await runCli(process.argv.slice(2));
 }
+
+if (invokedAsBin()) await runAsBin();

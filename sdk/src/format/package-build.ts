@@ -3,6 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { AdcapError, asAdcapError } from '../errors.js';
+import { assertNoSecretKeys } from './secret-scan.js';
 import { hashFile, sha256Hex } from '../util/hash.js';
 import { progressReporter, type ProgressListener } from '../util/progress.js';
 import { checkEntryPath, comparePaths } from './archive/entry-path.js';
@@ -81,6 +82,7 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
   const source = await readManifestSource(root);
   const forcedExecutable = binaryEntries(source);
   const sourceFiles = await walkSource(root, out, forcedExecutable);
+  await assertNoSecretKeys(sourceFiles);
 
   const hashing = progressReporter('hash', options.onProgress);
   let hashed = 0;
