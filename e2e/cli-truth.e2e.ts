@@ -164,7 +164,7 @@ describe('item 14: long lists are cut with a count, hostile text is escaped', ()
   it('show prints a summary with escape sequences and a bidi override as visible escapes', () => {
     const { stdout } = ok(adcap(['show', 'acme/greeter']));
     expect(stdout).toContain('Greets \\u{1b}[31mred\\u{1b}[0m people\\u{202e}.');
-    expect(stdout).not.toMatch(/[\u001b\u202e]/);
+    expect(stdout.includes('\u001b') || stdout.includes('\u202e')).toBe(false);
   });
 });
 
