@@ -313,11 +313,14 @@ function showLines(shown: Shown): string[] {
   if (shown.remote !== null) {
     lines.push(`latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`);
     lines.push('versions:');
+    const versions: string[] = [];
     for (const [version, entry] of Object.entries(shown.versions)) {
       if (entry === undefined) continue;
       const status = entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${t(entry.statusReason)}`}]`;
-      lines.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
+      versions.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
     }
+    // Newest first; a long history is cut with a count (issue 12 item 14).
+    lines.push(...truncatedRows(versions, DEFAULT_LIST_ROWS, 'use --json to see every version'));
   }
   return lines;
 }
