@@ -11,6 +11,7 @@ import * as lifecycle from './commands/lifecycle.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
+import { withCliHint } from './hints.js';
 import { sdkVersion } from './host.js';
 import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
 
@@ -96,7 +97,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
       output.failure(new AdcapError('E_USAGE', commanderSentence(error.message)));
       return EXIT_USAGE;
     }
-    return ctx.output.failure(toAdcapError(error));
+    return ctx.output.failure(withCliHint(toAdcapError(error)));
   }
 }
 
