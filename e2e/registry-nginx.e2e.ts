@@ -152,8 +152,8 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     const doc = await head('/v1/packages/acme/app.json');
     expect(doc.status).toBe(200);
     expect(doc.headers['cache-control']).toBe('no-cache');
-    const entry = JSON.parse(await readFile(reg.registry.path('v1/packages/acme/app.json'), 'utf8')) as { versions: Array<{ archive: { sha256: string } }> };
-    const blob = await head(`/v1/blobs/sha256/${entry.versions[0]?.archive.sha256 ?? ''}.adcap`);
+    const packageDoc = JSON.parse(await readFile(reg.registry.path('v1/packages/acme/app.json'), 'utf8')) as { versions: Record<string, { archive: { sha256: string } }> };
+    const blob = await head(`/v1/blobs/sha256/${packageDoc.versions['1.0.0']?.archive.sha256 ?? ''}.adcap`);
     expect(blob.status).toBe(200);
     expect(blob.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     // The registry's source of truth and dot-files are not served.
@@ -166,8 +166,8 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     expect(json<Array<{ id: string }>>('search', 'acme').map((h) => h.id)).toEqual(['acme/app']);
     const installed = json<{ installed: Array<{ id: string; version: string }> }>('install', 'acme/app', '--yes');
     expect(installed.installed).toEqual([{ id: 'acme/app', version: '1.0.0' }]);
-    const ran = json<{ output: unknown }>('run', 'acme/app', 'main', '--input', '{"hello":"nginx"}', '--workspace', work);
-    expect(ran.output).toEqual({ hello: 'nginx' });
+    // `run --json` prints the tool's output object itself.
+    expect(json<unknown>('run', 'acme/app', 'main', '--input', '{"hello":"nginx"}', '--workspace', work)).toEqual({ hello: 'nginx' });
   });
 
   it('updates to a newly published version, resuming a broken download with a Range request', async () => {
