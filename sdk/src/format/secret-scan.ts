@@ -1,19 +1,18 @@
 import { open } from 'node:fs/promises';
-import { AdcapError, asAdcapError } from '../errors.js';
+import { AdcapError } from '../errors.js';
 
 /**
  * `adcap build` never packages a secret key (issue 12 item 17): a package is public, and a signing
  * key inside one lets anyone publish in its owner's name. Two kinds of file are recognised:
  *  - an Arcotheon key file as `adcap keygen` writes it (sdk/src/trust/keys.ts, spec §5): a JSON
- *    object with `alg` and a string `secretKey`;
+ *    object with `alg` and a non-empty string `secretKey`;
  *  - PEM or OpenSSH private keys: a "-----BEGIN … PRIVATE KEY-----" line (PKCS#1, PKCS#8,
  *    encrypted PKCS#8, SEC1 EC, DSA, OpenSSH) or a PGP private key block.
- * Only the first SCAN_BYTES of each file are read: key files are small, and a PEM block sits at the
- * top of the files that carry one.
+ * Only the first SCAN_BYTES of each file are looked at: key files are small, and a PEM block sits at
+ * the top of the files that carry one. The builder checks the bytes it reads for hashing anyway.
  */
 
 export const SCAN_BYTES = 64 * 1024;
-const BATCH = 16;
 
 const PEM_PRIVATE = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
 
@@ -36,35 +35,35 @@ export function secretKeyKind(text: string): string | null {
   return null;
 }
 
-/** Throws E_SEMANTIC naming the first file (package path) that holds a secret key. */
-export async function assertNoSecretKeys(files: readonly { path: string; absolute: string }[]): Promise<void> {
-  // Read in batches (a package may have thousands of files), then report in package order.
-  const kinds: (string | null)[] = [];
-  for (let i = 0; i < files.length; i += BATCH) {
-    kinds.push(...(await Promise.all(files.slice(i, i + BATCH).map(async (f) => secretKeyKind(await readHead(f.absolute))))));
-  }
-  for (const [i, file] of files.entries()) {
-    const kind = kinds[i] ?? null;
-    if (kind !== null) {
-      throw new AdcapError(
-        'E_SEMANTIC',
-        `${file.path} holds ${kind} and would be published inside the package; move it out of the capability folder (keep keys under your user config directory) or list it in .adcapignore.`,
-        { details: { path: file.path } },
-      );
-    }
+/** secretKeyKind of the first SCAN_BYTES of a file's bytes. */
+export function secretKeyIn(bytes: Uint8Array): string | null {
+  return secretKeyKind(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, SCAN_BYTES)).toString('latin1'));
+}
+
+/** The first SCAN_BYTES of a file (for files too large to read whole). */
+export async function readHead(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(SCAN_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SCAN_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
   }
 }
 
-async function readHead(path: string): Promise<string> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-    const buffer = Buffer.alloc(SCAN_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SCAN_BYTES, 0);
-    return buffer.subarray(0, bytesRead).toString('latin1');
-  } catch (error) {
-    throw asAdcapError(error, `Cannot read ${path}`);
-  } finally {
-    await handle?.close();
+/**
+ * Throws E_SEMANTIC naming the first path, in package order, that `found` (path -> kind) lists.
+ */
+export function assertNoSecretKey(paths: readonly string[], found: ReadonlyMap<string, string>): void {
+  if (found.size === 0) return;
+  for (const path of paths) {
+    const kind = found.get(path);
+    if (kind === undefined) continue;
+    throw new AdcapError(
+      'E_SEMANTIC',
+      `${path} holds ${kind} and would be published inside the package; move it out of the capability folder (keep keys under your user config directory) or list it in .adcapignore.`,
+      { details: { path } },
+    );
   }
 }

@@ -79,9 +79,9 @@ describe('buildPackage refuses a secret key', () => {
     await expect(readFile(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('finds a PEM private key at the top of a large file, and builds once .adcapignore leaves it out', async () => {
+  it('finds a PEM private key at the top of a file larger than the builder reads whole (320 KiB), and builds once .adcapignore leaves it out', async () => {
     const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    const dir = await capability('with-pem', { 'data/bundle.txt': `${pem}${'x'.repeat(2 * SCAN_BYTES)}` });
+    const dir = await capability('with-pem', { 'data/bundle.txt': `${pem}${'x'.repeat(5 * SCAN_BYTES)}` });
     const error = await rejection(buildPackage(dir, { out: join(work, 'with-pem.adcap') }));
     expect([error.code, error.details]).toEqual(['E_SEMANTIC', { path: 'data/bundle.txt' }]);
     await writeFile(join(dir, '.adcapignore'), 'data/bundle.txt\n');
