@@ -49,8 +49,9 @@ export { publishPackage, type PublishResult } from './registry/builder/publish.j
 export { buildRegistry, type BuildResult } from './registry/builder/build.js';
 export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js';
 export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
-export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote } from './registry/embedded.js';
-export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type SandboxChoice, type UpdateResult } from './store/arcotheon.js';
+export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote, shippedRemote } from './registry/embedded.js';
+export { ARCOTHEON_ROOT_KEYS } from './registry/root-keys.js';
+export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type PinnedUpdate, type SandboxChoice, type UpdateResult, type WaitingUpdate } from './store/arcotheon.js';
 export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission } from './store/plan.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
 export type { InstallSource, PackageState, VersionRecord } from './store/state.js';
