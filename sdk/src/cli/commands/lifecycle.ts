@@ -8,6 +8,7 @@ import type { DoctorReport } from '../../store/doctor.js';
 import { formatBytes, type Plan } from '../../store/plan.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
+import { updateLines } from '../update-text.js';
 
 /**
  * Host commands of the install lifecycle (DESIGN §8, issue 4): install, list, update, rollback,
@@ -65,9 +66,7 @@ export function register(program: Command, ctx: CliContext): void {
       const result = await withProgress(ctx, (onProgress) =>
         arc.update(ids.length === 0 ? undefined : ids, { ...approval(ctx, opts.yes === true, 'Update'), onProgress, ...(opts.prerelease === true ? { includePrerelease: true } : {}) }),
       );
-      output.result({ applied: result.applied, installed: result.installed, plan: planJson(result.plan) }, () =>
-        result.applied ? result.installed.map((i) => `updated ${i.id} to ${i.version}`) : result.plan.report.lines,
-      );
+      output.result({ applied: result.applied, installed: result.installed, waiting: result.waiting, pinned: result.pinned, plan: planJson(result.plan) }, () => updateLines(result));
     });
 
   program
