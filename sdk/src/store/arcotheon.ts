@@ -136,7 +136,8 @@ export interface ApplyResult {
 export interface UpdateResult extends ApplyResult {
   /**
    * True when some update needs permissions nobody approved: those wait (listed in `waiting`),
-   * while the plain updates of other capabilities were applied (issue 12 item 7).
+   * while the plain updates of other capabilities were applied (issue 12 item 7). `plan` is then
+   * what is left to approve: show it, and pass its digest as `approvedDigest` to the next update().
    */
   needsApproval: boolean;
   /** Updates that wait for the user's approval of new permissions; `update(ids, { approve })` applies them. */
@@ -421,8 +422,8 @@ export class Arcotheon {
    * Updates installed capabilities (all, or `ids`) to the newest versions their constraints allow.
    * spec §6: an update that needs permissions the user has not granted is not applied unless
    * `approve` accepts the plan that lists them. Issue 12 item 7: without `approve`, such updates
-   * wait (`waiting`) while the plain updates of other capabilities are applied; `plan` is then the
-   * whole update, waiting parts included, to show the user. Issue 12 item 10: capabilities that the
+   * wait (`waiting`) while the plain updates of other capabilities are applied; `plan` is then what
+   * is left to approve (its digest is the next update's). Issue 12 item 10: capabilities that the
    * range the user asked for keeps below the newest version are listed in `pinned`.
    */
   async update(ids?: string[], options: ApplyOptions & { includePrerelease?: boolean } = {}): Promise<UpdateResult> {
@@ -443,8 +444,12 @@ export class Arcotheon {
         // Hold back what needs approval (and what cannot move without it); apply the rest.
         const plain = await this.planPlainUpdate(context, ids, prerelease);
         const waiting = waitingUpdates(plan, plain.plan);
-        const applied = plain.plan.items.length === 0 ? { applied: false, installed: [] } : await this.apply(plain, 'update', options);
-        return { plan, applied: applied.applied, installed: applied.installed, needsApproval: true, waiting, pinned };
+        if (plain.plan.items.length === 0) return { plan, applied: false, installed: [], needsApproval: true, waiting, pinned };
+        const applied = await this.apply(plain, 'update', options);
+        // `plan` is what is left: the plan the next update() carries out, so a host can show it and
+        // pass its digest back as `approvedDigest`.
+        const remaining = (await this.planUpdate(ids, prerelease, new Set(), false)).plan;
+        return { plan: remaining, applied: applied.applied, installed: applied.installed, needsApproval: true, waiting, pinned };
       }),
     );
   }
@@ -547,8 +552,8 @@ export class Arcotheon {
     return context;
   }
 
-  private async planUpdate(ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set()): Promise<PlanContext> {
-    if (held.size === 0) await this.refreshRemotes();
+  private async planUpdate(ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set(), refresh = held.size === 0): Promise<PlanContext> {
+    if (refresh) await this.refreshRemotes();
     const installed = await this.installedStates();
     const targets = new Set(ids ?? [...installed.keys()]);
     for (const id of targets) {

@@ -65,14 +65,17 @@ describe('update applies what it can (item 7)', () => {
     const result = await arc.update();
     expect(result).toMatchObject({ applied: true, needsApproval: true, installed: [{ id: 'acme/plain', version: '1.1.0' }] });
     expect(result.waiting).toEqual([{ id: 'acme/app', from: '1.0.0', version: '2.0.0', newPermissions: ['net:connect:api.example.com'] }]);
-    // The plan is the whole update, to show the user what waits.
+    // The plan is what is left to approve; its digest is the next update's, so a host that shows
+    // it can pass the digest back.
+    expect(result.plan.items.map((i) => `${i.id}@${i.version}`)).toEqual(['acme/app@2.0.0']);
     expect(result.plan.newPermissions.map((p) => p.grant)).toEqual(['net:connect:api.example.com']);
     expect((await arc.state('acme/app')).active).toBe('1.0.0');
     expect((await arc.state('acme/plain')).active).toBe('1.1.0');
 
-    const approved = await arc.update(['acme/app'], { approve: approveAll });
+    const approved = await arc.update(undefined, { approvedDigest: result.plan.digest });
     expect(approved).toMatchObject({ applied: true, needsApproval: true, waiting: [] });
     expect((await arc.state('acme/app')).active).toBe('2.0.0');
+    expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace', 'net:connect:api.example.com']);
   });
 
   it('holds back a capability whose new version depends on one that waits', async () => {
