@@ -16,7 +16,7 @@ export type { ArchiveEntryHeader, ArchiveVisitor } from './format/archive/tar-pa
 export { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './format/archive/limits.js';
 export { checkEntryPath, MAX_ENTRY_PATH_BYTES } from './format/archive/entry-path.js';
 export type { Progress, ProgressListener } from './util/progress.js';
-export { validateSkillDocument, SKILL_RULES, type SkillFrontMatter } from './format/skills.js';
+export { skillDocumentProblems, validateSkillDocument, SKILL_RULES, type SkillFrontMatter } from './format/skills.js';
 export { validateWorkflowDocument, parseTemplatePath, templatePaths, isToolStep, WORKFLOW_RULES, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
 export * from './permissions/index.js';
 export { generateKey, generateKey as keygen, keyFromSeed, keyIdOf, parseKeyFile, publicKeyOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
@@ -31,7 +31,7 @@ export { resolve } from './resolve/resolver.js';
 export { checkCompatibility, hostPlatform, type CompatibilityCandidate, type CompatibilityResult } from './resolve/compat.js';
 export { detectRuntimes, type DetectedRuntimes } from './resolve/runtimes.js';
 export type { CandidateVersion, HostEnvironment, ResolveRequest, Resolution } from './resolve/types.js';
-export { interpretGrants, isScopeEnforced, splitGrant, stdioFor, type Sandbox, type SandboxGrants, type SandboxName, type SandboxSpec, type WrappedCommand } from './sandbox/sandbox.js';
+export { interpretGrants, isScopeEnforced, splitGrant, stdioFor, type Sandbox, type SandboxGrants, type OwnedWrappedCommand, type SandboxName, type SandboxSpec, type WrappedCommand } from './sandbox/sandbox.js';
 export { BubblewrapSandbox, planBubblewrap, BUBBLEWRAP_BASE_PROFILE, type BubblewrapOptions, type BubblewrapPlan } from './sandbox/bubblewrap.js';
 export { buildSandboxExecProfile, SandboxExecSandbox, TOOL_PROFILE_TEMPLATE } from './sandbox/sandbox-exec.js';
 export { NoSandbox } from './sandbox/none.js';
