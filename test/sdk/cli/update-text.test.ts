@@ -3,6 +3,7 @@
 // command that moves to it. Real registry and CLI.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { revokeVersion } from '../../../sdk/src/registry/builder/maintain.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { adcap } from './run-cli.js';
 
@@ -35,5 +36,23 @@ describe('adcap update', () => {
     expect(json.pinned).toEqual([{ id: 'acme/lib', version: '1.0.0', range: '1.0.0', latest: '2.0.0', request: 'acme/lib@^2.0.0' }]);
     expect((await run('install', 'acme/lib@^2.0.0', '--yes')).code).toBe(0);
     expect((await run('list', '--json')).stdout).toContain('"version": "2.0.0"');
+  });
+
+  it('adcap list marks a revoked install (its reason in --json), and update goes on around it', async () => {
+    const reg = await LifecycleRegistry.create();
+    await reg.publishAll([{ id: 'acme/bad', version: '1.0.0' }, { id: 'acme/lib', version: '1.0.0' }]);
+    const home = join(await reg.newHome(), 'home');
+    const run = (...argv: string[]): ReturnType<typeof adcap> => adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
+    expect((await run('remote', 'add', 'test', reg.registry.v1Url, '--root-key', reg.registry.rootKey.publicKey)).code).toBe(0);
+    expect((await run('install', 'acme/bad@1.0.0', 'acme/lib', '--yes')).code).toBe(0);
+    await revokeVersion(reg.registry.dir, 'acme/bad', '1.0.0', 'malicious');
+    await reg.publish({ id: 'acme/lib', version: '1.1.0' });
+    await reg.registry.build();
+    const update = await run('update', '--yes');
+    expect(update.stdout).toContain('updated acme/lib to 1.1.0');
+    expect((await run('list')).stdout).toContain('acme/bad@1.0.0 [revoked: update or uninstall it]');
+    const listed = JSON.parse((await run('list', '--json')).stdout) as Array<{ id: string; revoked?: string }>;
+    expect(listed.find((c) => c.id === 'acme/bad')?.revoked).toBe('malicious');
+    expect(listed.find((c) => c.id === 'acme/lib')?.revoked).toBeUndefined();
   });
 });

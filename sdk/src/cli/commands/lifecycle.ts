@@ -50,8 +50,9 @@ export function register(program: Command, ctx: CliContext): void {
       const arc = await openArcotheon(ctx);
       const list = await arc.list();
       output.result(
-        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history })),
-        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.explicit ? '' : ' (dependency)'}  grants: ${c.grants.join(', ') || 'none'}`)),
+        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, ...(c.revoked === undefined ? {} : { revoked: c.revoked }) })),
+        // A revoked install is marked (issue 12 item 6); the registry's reason is in --json and "adcap doctor".
+        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}  grants: ${c.grants.join(', ') || 'none'}`)),
       );
     });
 
