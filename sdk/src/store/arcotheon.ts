@@ -604,7 +604,10 @@ export class Arcotheon {
       // prefers it only for the capability that has it installed.
       return [...versions.filter((v) => v.version !== kept.version), kept];
     };
-    const resolution = resolve({ roots, available, installed: preferred, host, includePrerelease });
+    // Issue 12 item 6: an installed capability nothing can resolve any more (its registry gone and
+    // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
+    const resolvable = roots.filter((r) => explicitIds.has(r.id) || !installed.has(r.id) || available(r.id).length > 0);
+    const resolution = resolve({ roots: resolvable, available, installed: preferred, host, includePrerelease });
     const items: PlanItem[] = [];
     for (const id of resolution.order) {
       const version = resolution.versions[id] as string;

@@ -2,6 +2,8 @@
 // version blocks no unrelated plan, install or update and is reported; an update that needs new
 // permissions waits without holding back plain updates of other capabilities; an install pinned to
 // a version is told when newer ones exist and how to move. Real registry, packages and installs.
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { revokeVersion } from '../../../sdk/src/registry/builder/maintain.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
@@ -46,6 +48,25 @@ describe('a revoked installed version (item 6)', () => {
     ]);
     // Offered for removal: uninstalling it works as for any capability.
     expect(await arc.uninstall('acme/bad')).toEqual({ removed: ['acme/bad'] });
+  });
+});
+
+describe('an installed capability nothing can resolve any more (item 6)', () => {
+  it('is no root of unrelated installs and updates; doctor reports it', async () => {
+    const first = await LifecycleRegistry.create();
+    await first.publishAll([{ id: 'acme/gone', version: '1.0.0' }]);
+    const home = await first.newHome();
+    await first.arcotheon(home).install('acme/gone', { approve: approveAll });
+    // Its files are damaged, and the host now uses another registry that does not list it.
+    const manifest = join(home, 'packages', 'acme', 'gone', '1.0.0', 'capability.json');
+    await chmod(manifest, 0o644);
+    await writeFile(manifest, '{ damaged');
+    const second = await LifecycleRegistry.create();
+    await second.publishAll([{ id: 'acme/other', version: '1.0.0' }]);
+    const arc = second.arcotheon(home, { remotes: [{ name: 'second', url: second.registry.v1Url, rootKeys: [second.registry.rootKey.publicKey] }] });
+    expect((await arc.install('acme/other', { approve: approveAll })).installed).toEqual([{ id: 'acme/other', version: '1.0.0' }]);
+    expect((await arc.update()).plan.items).toEqual([]);
+    expect((await arc.doctor({ checkCache: false })).problems.map((p) => `${p.kind} ${p.id ?? ''}`)).toEqual(['damaged-install acme/gone']);
   });
 });
 
