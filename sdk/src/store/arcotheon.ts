@@ -871,7 +871,10 @@ export class Arcotheon {
   async uninstall(id: string): Promise<{ removed: string[] }> {
     checkId(id, 'uninstall');
     return this.withHome(`uninstall ${id}`, async () => {
-      await this.state(id);
+      parseCapabilityId(id);
+      if ((await readState(this.home, id)) === null) {
+        throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
+      }
       const installed = await this.installedStates();
       const manifests = await this.activeManifests(installed);
       const dependents = dependentsOf(id, manifests, new Set([id]));
