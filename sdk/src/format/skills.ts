@@ -77,3 +77,98 @@ export function validateSkillDocument(dirName: string, skillMd: string, pointer:
   }
   return { name, description };
 }
+
+/** One problem of one SKILL.md, for a build report that lists them all (issue 13). */
+export interface SkillDocumentProblem {
+  /** A rule of SKILL_RULES, or a rule another check names (e.g. "skill-md"). */
+  rule: string;
+  /** What is wrong, as a sentence. */
+  message: string;
+  /** What to do about it, as a sentence. */
+  fix: string;
+}
+
+/**
+ * Every spec §3.1 problem of one SKILL.md, not only the first: the build report lists them all in
+ * one run (issue 13: "every problem of every skill in one run, with path, rule and the fix").
+ * `dirName` is the skill directory's name. Whatever else `validateSkillDocument` refuses (rules
+ * added there later) is reported too, so the two never disagree on whether a skill is valid.
+ */
+export function skillDocumentProblems(dirName: string, skillMd: string): SkillDocumentProblem[] {
+  let refusal: unknown;
+  try {
+    validateSkillDocument(dirName, skillMd, '');
+    return [];
+  } catch (error) {
+    refusal = error;
+  }
+  const problems: SkillDocumentProblem[] = [];
+  const add = (rule: string, message: string, fix: string): void => void problems.push({ rule, message, fix });
+  const quoted = JSON.stringify;
+  const source = extractFrontMatter(skillMd);
+  const dirValid = SKILL_NAME.test(dirName) && [...dirName].length <= MAX_NAME;
+  if (source === undefined) {
+    add(
+      'skill-front-matter',
+      'SKILL.md does not start with YAML front matter between two "---" lines',
+      `start SKILL.md with "---", then "name: ${dirValid ? dirName : '<folder name>'}" and "description: <what it does and when to use it>", then "---"`,
+    );
+  } else {
+    let data: unknown;
+    let parsed = true;
+    try {
+      data = parseYaml(source, { maxAliasCount: 50, uniqueKeys: true });
+    } catch (cause) {
+      parsed = false;
+      const detail = cause instanceof Error ? (cause.message.split('\n')[0] ?? '') : String(cause);
+      add('skill-front-matter', `the front matter is not valid YAML (${detail})`, 'correct the YAML between the two "---" lines (quote values that contain ": " or start with a special character)');
+    }
+    if (parsed && (typeof data !== 'object' || data === null || Array.isArray(data))) {
+      add('skill-front-matter', 'the front matter is not a set of "key: value" lines', 'write the front matter as "name: ..." and "description: ..." lines');
+    } else if (parsed) {
+      const record = data as Record<string, unknown>;
+      const name = record.name;
+      if (typeof name !== 'string' || name.length === 0) {
+        add('skill-name', 'the front matter has no name', `add "name: ${dirValid ? dirName : '<folder name>'}" to the front matter`);
+      } else {
+        const nameValid = [...name].length <= MAX_NAME && SKILL_NAME.test(name);
+        if (!nameValid) {
+          add('skill-name', `the name ${quoted(name)} is not lowercase letters, digits and single hyphens of at most ${MAX_NAME} characters`, `change the name to ${quoted(dirValid ? dirName : suggestName(name))}`);
+        }
+        if (name !== dirName) {
+          const fix = nameValid && dirValid
+            ? `rename the folder to ${name} or the name to ${dirName}`
+            : nameValid
+              ? `rename the folder to ${name}`
+              : dirValid
+                ? `change the name to ${dirName}`
+                : `rename the folder and the name to ${quoted(suggestName(name))}`;
+          add('skill-name-matches-dir', `the name ${quoted(name)} differs from the folder name ${quoted(dirName)}`, fix);
+        }
+      }
+      const description = record.description;
+      if (typeof description !== 'string' || description.trim().length === 0) {
+        add('skill-description', 'the front matter has no description', 'add "description: <what the skill does and when to use it>" in one or two sentences');
+      } else if ([...description].length > MAX_DESCRIPTION) {
+        add('skill-description', `the description has ${[...description].length} characters`, `shorten the description to at most ${MAX_DESCRIPTION} characters`);
+      }
+    }
+  }
+  // A rule the validator knows beyond the ones above (it stops at its first problem).
+  const rule = refusal instanceof AdcapError && typeof refusal.details.rule === 'string' ? refusal.details.rule : 'skill-front-matter';
+  if (!problems.some((p) => p.rule === rule)) {
+    add(rule, refusal instanceof Error ? refusal.message.replace(/^\[[^\]]*\]\s*\/\s*/, '') : String(refusal), 'correct SKILL.md as the message says');
+  }
+  return problems;
+}
+
+/** A valid skill name close to `text` (lowercase, hyphens), for a suggested fix. */
+function suggestName(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_NAME)
+    .replace(/-+$/, '');
+  return slug === '' ? 'my-skill' : slug;
+}

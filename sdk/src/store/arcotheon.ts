@@ -12,6 +12,7 @@ import type { Manifest, Permission } from '../format/manifest-types.js';
 import { validateManifest } from '../format/manifest.js';
 import { validateWorkflowFiles } from '../format/workflow-doc.js';
 import { readPackage } from '../format/package-read.js';
+import { skillProgramsOf, type SkillPrograms } from '../format/skill-repo.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
@@ -871,6 +872,7 @@ function sideloadItem(s: SideloadCandidate, action: PlanAction, state: PackageSt
     tier: s.manifest.distribution?.tier ?? 'free',
     access: s.manifest.distribution?.access ?? 'public',
     prerelease: semver.prerelease(s.manifest.version) !== null,
+    ...withPrograms(skillProgramsOf(s.manifest)),
   };
 }
 
@@ -901,5 +903,11 @@ function registryItem(
     ...(entry.status === 'yanked' ? { yanked: entry.statusReason ?? 'no reason given' } : {}),
     ...(place.doc.deprecated === undefined ? {} : { deprecated: place.doc.deprecated.message }),
     prerelease: semver.prerelease(entry.version) !== null,
+    ...withPrograms(entry.contents.skillPrograms ?? []),
   };
+}
+
+/** issue 13: the plan names the skills that ship programs (none: no field). */
+function withPrograms(programs: SkillPrograms[]): { skillPrograms?: SkillPrograms[] } {
+  return programs.length > 0 ? { skillPrograms: programs } : {};
 }

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../format/canonical-json.js';
 import type { Permission } from '../format/manifest-types.js';
+import { skillProgramsSentence, type SkillPrograms } from '../format/skill-repo.js';
 import { describePermission, grantCovers, grantString } from '../permissions/index.js';
 import { sha256Hex } from '../util/hash.js';
 
@@ -30,6 +31,12 @@ export interface PlanItem {
   yanked?: string;
   deprecated?: string;
   prerelease: boolean;
+  /**
+   * Skills of this version that ship programs (scripts, executables) an agent may run on the
+   * user's computer outside any sandbox (issue 13); absent when none do, or when the registry's
+   * entry predates this field.
+   */
+  skillPrograms?: SkillPrograms[];
 }
 
 export interface PlanPermission {
@@ -124,6 +131,8 @@ function reportLines(plan: Plan): string[] {
     for (const permission of item.newPermissions) {
       lines.push(`  new permission: ${describePermission(permission)} (${permission.reason})`);
     }
+    // Skill programs run as the agent runs them, with the user's permissions, not in the sandbox.
+    for (const entry of item.skillPrograms ?? []) lines.push(`  ${skillProgramsSentence(entry)}`);
   }
   if (plan.newPermissions.length === 0) lines.push('No new permissions.');
   lines.push(`Total download: ${formatBytes(plan.downloadSize)}`);
