@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   // Not in DESIGN §9's table: usage mistakes and local I/O failures still need a stable code.
   'E_USAGE',
   'E_IO',
+  // Something the user made (or another capability's link) is where a link would go; never overwritten (issue 13).
+  'E_CONFLICT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -17,6 +17,9 @@ export { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './format/archive/lim
 export { checkEntryPath, MAX_ENTRY_PATH_BYTES } from './format/archive/entry-path.js';
 export type { Progress, ProgressListener } from './util/progress.js';
 export { validateSkillDocument, SKILL_RULES, type SkillFrontMatter } from './format/skills.js';
+export { skillDocumentProblems, type SkillDocumentProblem } from './format/skills.js';
+export { findSkills, initSkillsRepository, isSkillProgram, skillProgramsOf, skillProgramsSentence, sourceFileWarnings, type FoundSkill, type InitSkillsOptions, type InitSkillsResult, type SkillPrograms, type SourceWarning } from './format/skill-repo.js';
+export type { SkillBuildProblem } from './format/package-build.js';
 export { validateWorkflowDocument, parseTemplatePath, templatePaths, isToolStep, WORKFLOW_RULES, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
 export * from './permissions/index.js';
 export { generateKey, generateKey as keygen, keyFromSeed, keyIdOf, parseKeyFile, publicKeyOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
@@ -53,6 +56,7 @@ export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE,
 export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type SandboxChoice, type UpdateResult } from './store/arcotheon.js';
 export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission } from './store/plan.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
+export { AGENT_IDS, AGENTS, agentDefinition, LINK_MARKER, type AgentDefinition, type AgentId, type AgentStatus, type LinkOptions, type LinkRecord, type LinkResult, type LinkState, type LinkStatus, type McpRegistration, type UnlinkResult } from './store/agent-links.js';
 export type { InstallSource, PackageState, VersionRecord } from './store/state.js';
 export { HomeLayout } from './store/home.js';
 export { AuditLog, auditDigest, type AuditEvent, type AuditLine } from './run/audit.js';

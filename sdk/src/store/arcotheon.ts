@@ -29,6 +29,7 @@ import type { TrustedKey } from '../trust/keys.js';
 import { removeTree } from '../util/fs-tree.js';
 import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
+import { agentsStatus, linkSkillsLocked, mcpRegistrations, syncLinks, unlinkSkillsLocked, type AgentStatus, type LinkOptions, type LinkResult, type McpRegistration, type UnlinkResult } from './agent-links.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { HomeLayout } from './home.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
@@ -617,6 +618,7 @@ export class Arcotheon {
         if (step === 'journal') progress?.({ phase: 'switch', done: 0, total: creates.length });
       },
     });
+    await syncLinks(this, plan.items.map((i) => i.id)); // issue 13: links follow the active version
     return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
   }
 
@@ -698,6 +700,7 @@ export class Arcotheon {
         grants: record?.grants ?? [],
       };
       await runOperation(this.home, { op: 'rollback', before: { [id]: state }, after: { [id]: after }, creates: [] });
+      await syncLinks(this, [id]); // issue 13: links follow the active version
       return { id, from: state.active, to: previous };
     });
   }
@@ -731,6 +734,7 @@ export class Arcotheon {
         after[r] = null;
       }
       await runOperation(this.home, { op: 'uninstall', before, after, creates: [] });
+      await syncLinks(this, [...removing]); // issue 13: uninstall removes its links
       return { removed: [...removing] };
     });
   }
@@ -745,6 +749,32 @@ export class Arcotheon {
       if (state !== null) manifests.set(id, await this.readInstalledManifest(id, state.active).catch(() => null));
     }
     return manifests;
+  }
+
+  // ---------------------------------------------------------------- skills in agents (issue 13)
+
+  /** Links every skill of an installed capability into an agent's skills folder (agent-links.ts). */
+  async linkSkills(id: string, options: LinkOptions): Promise<LinkResult> {
+    return this.withHome(`link ${id}`, () => linkSkillsLocked(this, id, options));
+  }
+
+  /** Removes the links Arcotheon made for `id` (one agent, or every agent); nothing else. */
+  async unlinkSkills(id: string, options: { agent?: string; project?: string } = {}): Promise<UnlinkResult> {
+    return this.withHome(`unlink ${id}`, () => unlinkSkillsLocked(this, id, options));
+  }
+
+  /** The agents Arcotheon knows, whether each is present, and what is linked where. */
+  async agents(options: { userHome?: string } = {}): Promise<AgentStatus[]> {
+    return agentsStatus(this, options);
+  }
+
+  /** Per agent, how to register the granted tools of `ids` as an MCP server. */
+  async agentMcp(ids: string[], options: { userHome?: string; command?: string } = {}): Promise<McpRegistration[]> {
+    for (const id of ids) {
+      const manifest = await this.installedManifest(id);
+      if ((manifest.tools ?? []).length === 0) throw new AdcapError('E_NOT_FOUND', `${id} has no tools to serve over MCP; link its skills instead ("adcap link ${id} --agent <agent>").`);
+    }
+    return mcpRegistrations(ids, { home: this.home.root, ...options });
   }
 
   // ---------------------------------------------------------------- cache

@@ -11,6 +11,7 @@ import { defaultSandbox } from '../sandbox/select.js';
 import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
+import { checkLinks } from './agent-links.js';
 import type { Arcotheon } from './arcotheon.js';
 import { pendingOperations } from './journal.js';
 import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
@@ -25,7 +26,11 @@ export type ProblemKind =
   | 'missing-dependency'
   | 'missing-interpreter'
   | 'missing-sandbox'
-  | 'corrupt-cache-entry';
+  | 'corrupt-cache-entry'
+  // issue 13: skill links in agents' folders (agent-links.ts)
+  | 'dangling-link'
+  | 'stale-link'
+  | 'missing-link';
 
 export interface Problem {
   kind: ProblemKind;
@@ -178,6 +183,8 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
       problems.push({ kind: 'missing-sandbox', message: error.message, fixable: false });
     }
   }
+  // 5. Skills linked into agents (issue 13): dangling or stale links, moved or removed by --fix.
+  problems.push(...(await checkLinks(arc, fix)));
   return { problems, ok: problems.every((p) => p.fixed !== undefined), checked };
 }
 
