@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AdcapError } from '../errors.js';
+import * as agents from './commands/agents.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
 import * as lifecycle from './commands/lifecycle.js';
@@ -63,6 +64,7 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   client.register(program, ctx);
   lifecycle.register(program, ctx);
   run.register(program, ctx);
+  agents.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.

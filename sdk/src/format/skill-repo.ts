@@ -67,6 +67,8 @@ export interface InitSkillsOptions {
   force?: boolean;
   /** The version to start at (default 0.1.0). */
   version?: string;
+  /** The display name (default: the README's first heading, else the id's name). */
+  name?: string;
 }
 
 export interface InitSkillsResult {
@@ -128,7 +130,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   const readme = await firstFile(root, ['README.md', 'readme.md', 'Readme.md']);
   const readmeText = readme === null ? null : await readFile(join(root, readme), 'utf8');
   const fromReadme = readmeText === null ? {} : readmeSummary(readmeText);
-  const name = truncate(fromReadme.title ?? titleCase(match[2] ?? options.id), 80);
+  const name = truncate(options.name ?? fromReadme.title ?? titleCase(match[2] ?? options.id), 80);
   let summary = fromReadme.summary;
   if (summary === undefined) {
     const first = skills.find((s) => s.description !== undefined);

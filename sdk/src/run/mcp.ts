@@ -12,7 +12,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
@@ -108,14 +108,66 @@ export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: 
   });
   transport.onclose = () => resolveClosed();
   await server.connect(transport);
-  const close = async (): Promise<void> => {
-    await server.close();
-    resolveClosed();
+  const inFlight = trackRequests(transport);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await server.close();
+      resolveClosed();
+    })();
+    return closing;
   };
-  // The client going away (stdin closed) ends the server.
-  stdin.once('end', () => void close());
-  stdin.once('close', () => void close());
+  // The client going away (stdin closed) ends the server, but only after every request it sent
+  // has been answered: a client may write `tools/list` and close its end at once (issue 13).
+  const finish = (): void => {
+    void inFlight.idle().then(close);
+  };
+  stdin.once('end', finish);
+  stdin.once('close', finish);
   return { closed, close };
+}
+
+/**
+ * Counts the requests the transport has received and not yet answered, by wrapping its message
+ * handler (requests in) and its send (responses out); `idle()` resolves once every one of them
+ * has been written.
+ */
+function trackRequests(transport: StdioServerTransport): { idle(): Promise<void> } {
+  let pending = 0;
+  let waiters: Array<() => void> = [];
+  const settle = (): void => {
+    if (pending > 0) return;
+    const ready = waiters;
+    waiters = [];
+    for (const resolve of ready) resolve();
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && 'id' in message) pending++;
+    receive?.call(transport, message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    try {
+      await send(message);
+    } finally {
+      if (!('method' in message) && 'id' in message) {
+        pending = Math.max(0, pending - 1);
+        settle();
+      }
+    }
+  };
+  return {
+    idle: () =>
+      new Promise<void>((resolve) => {
+        // Data already read is dispatched before 'end'; a turn of the event loop lets the
+        // handlers of the last messages start before the count is looked at.
+        setImmediate(() => {
+          waiters.push(resolve);
+          settle();
+        });
+      }),
+  };
 }
 
 /** spec-independent MCP convention: tool failures are results with isError, not protocol errors. */
