@@ -10,11 +10,14 @@
  * digest (issue 4: approval bound to the plan the user saw).
  */
 import type {
+  AgentStatus,
   ApplyResult,
   DoctorReport,
   ErrorCode,
   InstalledCapability,
   InstallRequest,
+  LinkResult,
+  McpRegistration,
   PackageDocument,
   PackageSpec,
   Permission,
@@ -23,6 +26,7 @@ import type {
   SearchFilters,
   SearchHit,
   ToolRunResult,
+  UnlinkResult,
   UpdateResult,
   WorkflowRunResult,
 } from '@arcotheon/sdk';
@@ -54,6 +58,16 @@ export interface HostApi {
     grant(id: string, grant: string): Promise<Result<string[]>>;
     doctor(options?: { fix?: boolean; dryRun?: boolean }): Promise<Result<DoctorReport>>;
   };
+  /** issue 13: the capability page's "Use with…" control and the MCP Copy button. */
+  agents: {
+    /** The agents, whether each is present under the user's home, and what is linked where. */
+    list(): Promise<Result<AgentStatus[]>>;
+    /** Links the skills of `id` into `agent`'s personal folder (E_CONFLICT names the choices). */
+    link(id: string, agent: string, options?: { as?: Record<string, string>; skip?: string[]; project?: string }): Promise<Result<LinkResult>>;
+    unlink(id: string, agent?: string): Promise<Result<UnlinkResult>>;
+    /** Per agent, the command line (or config entry) that registers the granted tools of `ids` over MCP. */
+    mcp(ids: string[]): Promise<Result<McpRegistration[]>>;
+  };
   run: {
     tool(id: string, tool: string, input: unknown, options?: { workspace?: string | null }): Promise<Result<ToolRunResult>>;
     workflow(id: string, workflowId: string, inputs: unknown, options?: { workspace?: string | null }): Promise<Result<WorkflowRunResult>>;
@@ -81,6 +95,10 @@ export const HOST_METHODS = [
   'installs.revokeGrant',
   'installs.grant',
   'installs.doctor',
+  'agents.list',
+  'agents.link',
+  'agents.unlink',
+  'agents.mcp',
   'run.tool',
   'run.workflow',
 ] as const;

@@ -69,6 +69,21 @@ export function createHostService(arc: Arcotheon): HostService {
       grant: (id, grant) => changing(() => arc.grant(id, grant)),
       doctor: (options = {}) => changing(() => arc.doctor(options)),
     },
+    agents: {
+      list: () => settle(() => arc.agents()),
+      // Only the fields the UI may choose (never userHome or mode) reach the SDK.
+      link: (id, agent, options = {}) =>
+        changing(() =>
+          arc.linkSkills(id, {
+            agent,
+            ...(options.as === undefined ? {} : { as: options.as }),
+            ...(options.skip === undefined ? {} : { skip: options.skip }),
+            ...(options.project === undefined ? {} : { project: options.project }),
+          }),
+        ),
+      unlink: (id, agent) => changing(() => arc.unlinkSkills(id, agent === undefined ? {} : { agent })),
+      mcp: (ids) => settle(() => arc.agentMcp(ids)),
+    },
     run: {
       tool: (id, tool, input, options = {}) => settle(() => runTool(arc, id, tool, input, { workspace: options.workspace ?? null, onProgress: progress('run.tool') })),
       workflow: (id, workflowId, inputs, options = {}) =>
@@ -114,6 +129,17 @@ const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null &&
 const isTarget = (v: unknown): v is InstallTarget =>
   isString(v) || isObject(v) || (Array.isArray(v) && v.every((x) => isString(x) || isObject(x)));
 
+const isLinkOptions = (v: unknown): boolean => {
+  if (!isObject(v)) return false;
+  const { as, skip, project, ...rest } = v as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    (as === undefined || (isObject(as) && Object.values(as as object).every(isString))) &&
+    (skip === undefined || (Array.isArray(skip) && skip.every(isString))) &&
+    (project === undefined || isString(project))
+  );
+};
+
 /**
  * The shape each method accepts from a transport (the renderer is less trusted than the host):
  * argument count and types. The SDK then validates meaning (ids, ranges, grants).
@@ -147,6 +173,14 @@ function argumentProblem(method: HostMethod, args: unknown[]): string | null {
       return expect(args.length === 2 && isString(a) && isString(b), '(id: string, grant: string)');
     case 'installs.doctor':
       return expect(args.length <= 1 && (a === undefined || isObject(a)), '(options?: { fix, dryRun })');
+    case 'agents.list':
+      return expect(args.length === 0, 'no arguments');
+    case 'agents.link':
+      return expect(args.length >= 2 && args.length <= 3 && isString(a) && isString(b) && (c === undefined || isLinkOptions(c)), '(id: string, agent: string, options?: { as?: { skill: name }, skip?: string[], project?: string })');
+    case 'agents.unlink':
+      return expect(args.length >= 1 && args.length <= 2 && isString(a) && (b === undefined || isString(b)), '(id: string, agent?: string)');
+    case 'agents.mcp':
+      return expect(args.length === 1 && Array.isArray(a) && a.length > 0 && a.every(isString), '(ids: string[])');
     case 'run.tool':
       return expect(args.length >= 3 && args.length <= 4 && isString(a) && isString(b) && (d === undefined || isObject(d)), '(id, tool, input, options?)');
     case 'run.workflow':

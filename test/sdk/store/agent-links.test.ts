@@ -62,6 +62,13 @@ async function linkTarget(path: string): Promise<string> {
 describe('link and unlink', () => {
   it('links every skill into Claude Code\'s folder as symbolic links to the installed version, and agents() shows them', async () => {
     await mkdir(join(userHome, '.claude'), { recursive: true });
+    // The registry entry carries the skills' programs, so the plan names them before download.
+    const plan = await arc.plan('obra/superpowers');
+    expect(plan.items[0]?.skillPrograms).toEqual([
+      { skill: 'brainstorming', programs: ['helpers/render.js', 'scripts/collect.py', 'scripts/start-session.sh'] },
+      { skill: 'pdf', programs: ['forms.py'] },
+    ]);
+    expect(plan.report.lines).toContain('  brainstorming contains 3 programs your agent may run on your computer with your permissions');
     await arc.install('obra/superpowers', approve);
     const result = await arc.linkSkills('obra/superpowers', { agent: 'claude-code', userHome });
     expect(result.dir).toBe(claudeDir());
