@@ -394,18 +394,20 @@ export async function linkSkillsLocked(arc: Arcotheon, id: string, options: Link
       collisions.push({ skill: w.skill, path: w.path, owner: recorded.id });
       continue;
     }
-    if (await lstat(w.path).then(() => true, () => false)) collisions.push({ skill: w.skill, path: w.path, owner: 'user' });
+    if (!(await lstat(w.path).then(() => true, () => false))) continue;
+    // An unrecorded link of this very skill (made just before a crash) is Arcotheon's: adopt it.
+    const probe: LinkRecord = { id, skill: w.skill, as: w.as, agent: agent.id, scope, path: w.path, mode: 'symlink', version: state.active, linkedAt: '' };
+    if ((await onDisk(arc, probe)).ours) continue;
+    collisions.push({ skill: w.skill, path: w.path, owner: 'user' });
   }
   if (collisions.length > 0) throw conflictError(id, agent, dir, collisions, options.project);
 
   const linked: LinkResult['linked'] = [];
   const now = new Date().toISOString();
-  const next = links.filter((l) => !paths.has(l.path));
+  let next = links.filter((l) => !paths.has(l.path));
   for (const w of wanted) {
     const target = skillTarget(arc, id, state.active, manifest, w.skill) as string;
-    const mode = await placeLink(w.path, target, { id, skill: w.skill, version: state.active }, options.mode ?? 'auto');
-    linked.push({ skill: w.skill, path: w.path, mode });
-    next.push({
+    const record: LinkRecord = {
       id,
       skill: w.skill,
       as: w.as,
@@ -413,12 +415,23 @@ export async function linkSkillsLocked(arc: Arcotheon, id: string, options: Link
       scope,
       ...(options.project === undefined ? {} : { project: resolve(options.project) }),
       path: w.path,
-      mode,
+      mode: options.mode === 'copy' ? 'copy' : 'symlink',
       version: state.active,
       linkedAt: now,
-    });
-    // Recorded as each link is made, so a failure half-way leaves no link unrecorded.
-    await writeLinks(arc, next);
+    };
+    // Recorded before the link is made: a crash in between leaves a record of a missing link
+    // (doctor forgets it), never a link nobody knows Arcotheon made.
+    await writeLinks(arc, [...next, record]);
+    let mode: 'symlink' | 'copy';
+    try {
+      mode = await placeLink(w.path, target, { id, skill: w.skill, version: state.active }, options.mode ?? 'auto');
+    } catch (error) {
+      await writeLinks(arc, next).catch(() => undefined);
+      throw error;
+    }
+    next = [...next, { ...record, mode }];
+    if (mode !== record.mode) await writeLinks(arc, next);
+    linked.push({ skill: w.skill, path: w.path, mode });
   }
   return { id, agent: agent.id, dir, linked };
 }

@@ -166,6 +166,15 @@ describe('collisions', () => {
     await arc.linkSkills('obra/superpowers', { agent: 'cursor', userHome });
   });
 
+  it('adopts an unrecorded link to its own skill (made just before a crash) instead of calling it a collision', async () => {
+    await arc.install('obra/superpowers', approve);
+    await mkdir(claudeDir(), { recursive: true });
+    await symlink(join(arc.home.versionDir('obra/superpowers', '1.0.0'), 'skills', 'pdf'), join(claudeDir(), 'pdf'));
+    const result = await arc.linkSkills('obra/superpowers', { agent: 'claude-code', userHome });
+    expect(result.linked).toHaveLength(3);
+    expect((await arc.agents({ userHome })).find((a) => a.id === 'claude-code')?.links.map((l) => l.state)).toEqual(['ok', 'ok', 'ok']);
+  });
+
   it('a link the user replaced with their own folder is left alone by unlink', async () => {
     await arc.install('obra/superpowers', approve);
     await arc.linkSkills('obra/superpowers', { agent: 'opencode', userHome });
