@@ -88,6 +88,7 @@ describe('adcap with a skills repository', () => {
     expect((await run(['install', 'greeter.adcap', '--allow-unsigned', '--yes'])).code).toBe(0);
     const mcp = await run(['agents', '--mcp', 'acme/greeter']);
     expect(mcp.code, mcp.stderr).toBe(0);
+    expect(mcp.stdout).toContain('the server lists 1 granted tool: acme__greeter__greet');
     expect(mcp.stdout).toContain(`Claude Code (claude-code):\n  claude mcp add --scope user arcotheon-acme-greeter -- adcap mcp acme/greeter --home ${home}`);
     expect(mcp.stdout).toContain(`  add to ${join(userHome, '.cursor', 'mcp.json')}: {"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`);
     const noTools = await run(['agents', '--mcp', 'obra/superpowers']);

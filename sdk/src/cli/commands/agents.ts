@@ -72,7 +72,15 @@ export function register(program: Command, ctx: CliContext): void {
       const arc = await openArcotheon(ctx);
       if (opts.mcp !== undefined) {
         const registrations = await arc.agentMcp(opts.mcp, { userHome: userHome() });
-        output.result(registrations, () => registrations.map((r) => `${agentDefinition(r.agent).name} (${r.agent}):\n  ${r.line}`));
+        // Loaded on demand, as for `adcap mcp`: the MCP SDK is large. Only granted tools are served.
+        const { grantedMcpTools } = await import('../../run/mcp.js');
+        const tools = (await grantedMcpTools(arc, opts.mcp)).map((t) => t.mcp.name);
+        output.result({ tools, registrations }, () => [
+          tools.length === 0
+            ? `no tool of ${opts.mcp?.join(', ')} is granted yet, so the server would list none; grant them with "adcap grants <id> --grant <permission>"`
+            : `the server lists ${tools.length} granted tool${tools.length === 1 ? '' : 's'}: ${tools.join(', ')}`,
+          ...registrations.map((r) => `${agentDefinition(r.agent).name} (${r.agent}):\n  ${r.line}`),
+        ]);
         return;
       }
       const agents = await arc.agents({ userHome: userHome() });
