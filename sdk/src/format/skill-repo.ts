@@ -332,7 +332,7 @@ const LFS_POINTER_MAX = 1024;
 
 /** File names that usually hold credentials. */
 const SECRET_NAMES: Array<[RegExp, string]> = [
-  [/^\.env(\..+)?$/, 'an environment file'],
+  [/^\.env(?!\.(example|sample|template|dist)$)(\..+)?$/, 'an environment file'],
   [/^id_(rsa|dsa|ecdsa|ed25519)$/, 'an SSH private key'],
   [/\.(pem|key|p12|pfx|jks|keystore)$/i, 'a private key or certificate store'],
   [/^(credentials|client_secret[^/]*|service[-_]account[^/]*)\.json$/i, 'a credentials file'],
@@ -344,7 +344,8 @@ const SECRET_CONTENTS: Array<[RegExp, string]> = [
   [/\bAKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
   [/\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}/, 'a GitHub token'],
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
-  [/\bsk-(proj-|ant-)?[A-Za-z0-9_-]{32,}/, 'an API secret key'],
+  // OpenAI and Anthropic style keys; a long kebab-case word is not one (it needs a digit and a capital).
+  [/\bsk-(?:proj-|ant-[a-z0-9]+-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}/, 'an API secret key'],
   [/\bAIza[0-9A-Za-z_-]{35}\b/, 'a Google API key'],
   [/"secretKey"\s*:\s*"[A-Za-z0-9+/=]{40,}"/, 'a signing key file (adcap keygen)'],
 ];

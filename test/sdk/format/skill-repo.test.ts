@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage, type SkillBuildProblem } from '../../../sdk/src/format/package-build.js';
 import { readPackage } from '../../../sdk/src/format/package-read.js';
-import { detectLicense, findSkills, initSkillsRepository, isSkillProgram, readmeSummary, SKILLS_ADCAPIGNORE, skillProgramsOf } from '../../../sdk/src/format/skill-repo.js';
+import { detectLicense, findSkills, initSkillsRepository, isSkillProgram, readmeSummary, SKILLS_ADCAPIGNORE, skillProgramsOf, sourceFileWarnings } from '../../../sdk/src/format/skill-repo.js';
 import { skillDocumentProblems } from '../../../sdk/src/format/skills.js';
 import { contentsOf } from '../../../sdk/src/registry/builder/publish.js';
 import { AdcapError } from '../../../sdk/src/errors.js';
@@ -146,6 +146,20 @@ describe('build of a skills repository', () => {
     ]);
     expect(built.warnings[0]?.message).toContain('git lfs pull');
     expect(built.warnings[1]?.message).toContain('a private key');
+  });
+});
+
+describe('sourceFileWarnings', () => {
+  const warn = (path: string, text: string): string[] => sourceFileWarnings(path, Buffer.byteLength(text), Buffer.from(text)).map((w) => w.kind);
+  it('flags credentials by name and by content, and leaves look-alikes alone', () => {
+    expect(warn('.env', 'A=1')).toEqual(['secret']);
+    expect(warn('config/.env.production', 'A=1')).toEqual(['secret']);
+    expect(warn('.env.example', 'API_KEY=')).toEqual([]);
+    expect(warn('notes.md', `token ghp_${'a'.repeat(36)}`)).toEqual(['secret']);
+    expect(warn('notes.md', `key sk-proj-${'Ab1'.repeat(16)}`)).toEqual(['secret']);
+    expect(warn('notes.md', 'see sk-learn-compatible-preprocessing-pipeline-options here')).toEqual([]);
+    expect(warn('key.json', '{"alg":"ed25519","secretKey":"' + 'A'.repeat(44) + '"}')).toEqual(['secret']);
+    expect(warn('big.bin', 'version https://git-lfs.github.com/spec/v1 but not a pointer')).toEqual([]);
   });
 });
 
