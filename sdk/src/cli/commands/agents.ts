@@ -43,6 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
         `linked ${result.linked.length} skill${result.linked.length === 1 ? '' : 's'} of ${id} into ${agentDefinition(result.agent).name} (${result.dir}):`,
         ...result.linked.map((l) => `  ${l.skill} -> ${l.path}${l.mode === 'copy' ? ' (copy)' : ''}`),
         'they follow updates and rollbacks; "adcap unlink" removes them',
+        `restart ${agentDefinition(result.agent).name} (or reload its skills) to see them`,
       ]);
     });
 
