@@ -27,7 +27,8 @@ export interface FoundSkill {
 
 /**
  * The skill folders of `root`: every `skills/<dir>/SKILL.md`, else every `<dir>/SKILL.md` at the
- * top (the two layouts public skills repositories use), sorted by path. Dot folders are skipped.
+ * top (the two layouts public skills repositories use), sorted by path, dot folders skipped; else
+ * every SKILL.md a few folders down (other layouts).
  */
 export async function findSkills(root: string): Promise<FoundSkill[]> {
   const under = async (prefix: string): Promise<FoundSkill[]> => {
@@ -45,7 +46,38 @@ export async function findSkills(root: string): Promise<FoundSkill[]> {
     return found;
   };
   const nested = await under('skills');
-  return nested.length > 0 ? nested : under('');
+  if (nested.length > 0) return nested;
+  const top = await under('');
+  return top.length > 0 ? top : deeper(root);
+}
+
+/** Folders never searched for skills (VCS metadata, dependencies, CI). */
+const NOT_SKILLS = new Set(['.git', '.github', '.hg', '.svn', 'node_modules', '__pycache__', '.venv']);
+const MAX_SKILL_DEPTH = 4;
+
+/**
+ * The last resort for other layouts (e.g. `skills/.curated/<name>/SKILL.md`, or
+ * `<category>/<name>/SKILL.md`): every SKILL.md up to four folders down, not looking inside a skill.
+ */
+async function deeper(root: string): Promise<FoundSkill[]> {
+  const found: FoundSkill[] = [];
+  const walk = async (prefix: string, depth: number): Promise<void> => {
+    if (depth > MAX_SKILL_DEPTH) return;
+    const entries = await readdir(prefix === '' ? root : join(root, ...prefix.split('/')), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (!entry.isDirectory() || NOT_SKILLS.has(entry.name)) continue;
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      const text = await readFile(join(root, ...path.split('/'), 'SKILL.md'), 'utf8').catch(() => null);
+      if (text === null) {
+        await walk(path, depth + 1);
+        continue;
+      }
+      const description = frontMatterDescription(text);
+      found.push({ path, dir: entry.name, ...(description === undefined ? {} : { description }) });
+    }
+  };
+  await walk('', 1);
+  return found;
 }
 
 function frontMatterDescription(text: string): string | undefined {

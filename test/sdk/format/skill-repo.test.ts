@@ -1,5 +1,5 @@
 /** issue 13: a skills repository becomes a capability (init), builds with every problem reported, warns about LFS pointers and secrets, and says which skills ship programs. */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,15 @@ describe('findSkills', () => {
   it('finds <name>/SKILL.md at the top when there is no skills/ folder, skipping dot folders', async () => {
     const dir = await repo({ layout: 'top' });
     expect((await findSkills(dir)).map((s) => s.path)).toEqual(['brainstorming', 'pdf', 'writing-plans']);
+  });
+
+  it('falls back to SKILL.md files a few folders down for other layouts (skills/.curated/<name>, <category>/<name>)', async () => {
+    const dir = await mkdtemp(join(work, 'deep-'));
+    for (const path of ['skills/.curated/gh-fix-ci', 'skills/.experimental/create-plan', 'document-skills/docx', 'node_modules/x/skill']) {
+      await mkdir(join(dir, ...path.split('/')), { recursive: true });
+      await writeFile(join(dir, ...path.split('/'), 'SKILL.md'), skillMd(path.split('/').pop() as string, 'A skill.'));
+    }
+    expect((await findSkills(dir)).map((s) => s.path)).toEqual(['document-skills/docx', 'skills/.curated/gh-fix-ci', 'skills/.experimental/create-plan']);
   });
 });
 
