@@ -218,7 +218,7 @@ export function agentSkillDir(agent: AgentDefinition, options: { userHome?: stri
 // ---------------------------------------------------------------- the record
 
 function linksFile(arc: Arcotheon): string {
-  return join(arc.home.root, 'links.json');
+  return arc.home.linksFile;
 }
 
 export async function readLinks(arc: Arcotheon): Promise<LinkRecord[]> {
