@@ -402,37 +402,36 @@ export async function linkSkillsLocked(arc: Arcotheon, id: string, options: Link
   }
   if (collisions.length > 0) throw conflictError(id, agent, dir, collisions, options.project);
 
-  const linked: LinkResult['linked'] = [];
   const now = new Date().toISOString();
-  let next = links.filter((l) => !paths.has(l.path));
-  for (const w of wanted) {
-    const target = skillTarget(arc, id, state.active, manifest, w.skill) as string;
-    const record: LinkRecord = {
-      id,
-      skill: w.skill,
-      as: w.as,
-      agent: agent.id,
-      scope,
-      ...(options.project === undefined ? {} : { project: resolve(options.project) }),
-      path: w.path,
-      mode: options.mode === 'copy' ? 'copy' : 'symlink',
-      version: state.active,
-      linkedAt: now,
-    };
-    // Recorded before the link is made: a crash in between leaves a record of a missing link
-    // (doctor forgets it), never a link nobody knows Arcotheon made.
-    await writeLinks(arc, [...next, record]);
-    let mode: 'symlink' | 'copy';
-    try {
-      mode = await placeLink(w.path, target, { id, skill: w.skill, version: state.active }, options.mode ?? 'auto');
-    } catch (error) {
-      await writeLinks(arc, next).catch(() => undefined);
-      throw error;
+  const kept = links.filter((l) => !paths.has(l.path));
+  const intended: LinkRecord[] = wanted.map((w) => ({
+    id,
+    skill: w.skill,
+    as: w.as,
+    agent: agent.id,
+    scope,
+    ...(options.project === undefined ? {} : { project: resolve(options.project) }),
+    path: w.path,
+    mode: options.mode === 'copy' ? 'copy' : 'symlink',
+    version: state.active,
+    linkedAt: now,
+  }));
+  // Recorded before the links are made: a crash in between leaves records of missing links
+  // (doctor forgets them), never a link nobody knows Arcotheon made.
+  await writeLinks(arc, [...kept, ...intended]);
+  const made: LinkRecord[] = [];
+  try {
+    for (const record of intended) {
+      const target = skillTarget(arc, id, state.active, manifest, record.skill) as string;
+      const mode = await placeLink(record.path, target, { id, skill: record.skill, version: state.active }, options.mode ?? 'auto');
+      made.push({ ...record, mode });
     }
-    next = [...next, { ...record, mode }];
-    if (mode !== record.mode) await writeLinks(arc, next);
-    linked.push({ skill: w.skill, path: w.path, mode });
+  } catch (error) {
+    await writeLinks(arc, [...kept, ...made]).catch(() => undefined);
+    throw error;
   }
+  if (made.some((r, i) => r.mode !== intended[i]?.mode)) await writeLinks(arc, [...kept, ...made]);
+  const linked: LinkResult['linked'] = made.map((r) => ({ skill: r.skill, path: r.path, mode: r.mode }));
   return { id, agent: agent.id, dir, linked };
 }
 
