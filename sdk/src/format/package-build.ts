@@ -13,12 +13,12 @@ import { manifestDigest } from './canonical-json.js';
 import { validateManifest } from './manifest.js';
 import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
 import { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './package-read.js';
-import { sourceFileWarnings, type SourceWarning } from './skill-repo.js';
+import { ADCAPIGNORE_FILE, sourceFileWarnings, type SourceWarning } from './skill-repo.js';
 import { skillDocumentProblems, validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
 import { validateWorkflowFiles } from './workflow-doc.js';
 
-export const IGNORE_FILE = '.adcapignore';
+export const IGNORE_FILE = ADCAPIGNORE_FILE;
 /** Never packaged: VCS metadata and OS litter. Everything else is up to .adcapignore. */
 const ALWAYS_IGNORED = ['.git/', '.hg/', '.svn/', '.DS_Store'];
 

@@ -10,9 +10,10 @@ import { parse as parseYaml } from 'yaml';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { writeFileAtomic } from '../util/fs-atomic.js';
 import type { FileEntry, Manifest } from './manifest-types.js';
+import { MANIFEST_ENTRY } from './package-read.js';
 import { extractFrontMatter } from './skills.js';
 
-export const MANIFEST_FILE = 'capability.json';
+/** The builder's ignore file (package-build.ts re-exports it as IGNORE_FILE). */
 export const ADCAPIGNORE_FILE = '.adcapignore';
 
 /** A skill folder found in a repository: its package path and what its front matter says. */
@@ -154,7 +155,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   if (skills.length === 0) {
     throw new AdcapError('E_NOT_FOUND', `${root} holds no skills: expected skills/<name>/SKILL.md or <name>/SKILL.md.`);
   }
-  const manifestPath = join(root, MANIFEST_FILE);
+  const manifestPath = join(root, MANIFEST_ENTRY);
   if (options.force !== true && (await pathExists(manifestPath))) {
     throw new AdcapError('E_USAGE', `${manifestPath} already exists; pass --force to replace it with one listing the ${skills.length} skills found.`);
   }
@@ -189,7 +190,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   const wrote: string[] = [];
   const kept: string[] = [];
   await writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  wrote.push(MANIFEST_FILE);
+  wrote.push(MANIFEST_ENTRY);
   const ignorePath = join(root, ADCAPIGNORE_FILE);
   if (options.force === true || !(await pathExists(ignorePath))) {
     await writeFileAtomic(ignorePath, SKILLS_ADCAPIGNORE);
