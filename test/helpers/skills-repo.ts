@@ -24,7 +24,7 @@ export interface SkillsRepoOptions {
   layout?: 'skills' | 'top';
   /** Adds two broken skills: a name that differs from its folder, and a missing description. */
   broken?: boolean;
-  /** Adds a Git LFS pointer file and a file holding a private key. */
+  /** Adds a Git LFS pointer file and a file holding an access token. */
   hazards?: boolean;
   /** Extra skills (name -> description), e.g. a second version's new skill. */
   extraSkills?: Record<string, string>;
@@ -64,7 +64,8 @@ export async function writeSkillsRepo(root: string, options: SkillsRepoOptions =
   }
   if (options.hazards === true) {
     files[`${base}pdf/assets/template.pdf`] = LFS_POINTER;
-    files[`${base}pdf/notes/deploy.txt`] = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n';
+    // A token is warned about (a private key would be refused outright, issue 12).
+    files[`${base}pdf/notes/deploy.txt`] = `GITHUB_TOKEN=ghp_${'x1Y2z3'.repeat(6)}\n`;
   }
   for (const [name, description] of Object.entries(options.extraSkills ?? {})) files[`${base}${name}/SKILL.md`] = skillMd(name, description);
   for (const [path, content] of Object.entries(files)) {

@@ -3,6 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { AdcapError, asAdcapError } from '../errors.js';
+import { assertNoSecretKey, readHead, secretKeyIn } from './secret-scan.js';
 import { hashFile, sha256Hex } from '../util/hash.js';
 import { progressReporter, type ProgressListener } from '../util/progress.js';
 import { checkEntryPath, comparePaths } from './archive/entry-path.js';
@@ -77,15 +78,19 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   return results;
 }
 
-async function hashSourceFile(file: SourceFile, warnings: SourceWarning[]): Promise<{ sha256: string; size: number }> {
+/**
+ * Hashes one file and, from the same read, says whether it holds a secret key (issue 12, refused)
+ * and collects the warnings of issue 13 (Git LFS pointers and other credentials, printed).
+ */
+async function hashSourceFile(file: SourceFile, warnings: SourceWarning[]): Promise<{ sha256: string; size: number; secret: string | null }> {
   if (file.size > SMALL_FILE_BYTES) {
-    warnings.push(...sourceFileWarnings(file.path, file.size, null));
-    return hashFile(file.absolute);
+    const [hashed, head] = await Promise.all([hashFile(file.absolute), readHead(file.absolute)]);
+    warnings.push(...sourceFileWarnings(file.path, file.size, head));
+    return { ...hashed, secret: secretKeyIn(head) };
   }
   const bytes = await readFile(file.absolute);
-  // Small files are in memory anyway: scan them for LFS pointers and secrets (issue 13).
   warnings.push(...sourceFileWarnings(file.path, bytes.length, bytes));
-  return { sha256: sha256Hex(bytes), size: bytes.length };
+  return { sha256: sha256Hex(bytes), size: bytes.length, secret: secretKeyIn(bytes) };
 }
 
 /**
@@ -104,14 +109,18 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
   const hashing = progressReporter('hash', options.onProgress);
   let hashed = 0;
   const warnings: SourceWarning[] = [];
+  const secrets = new Map<string, string>();
   const files: FileEntry[] = await mapLimited(sourceFiles, PARALLEL_IO, async (file) => {
-    const { sha256, size } = await hashSourceFile(file, warnings).catch((error: unknown) => {
+    const { sha256, size, secret } = await hashSourceFile(file, warnings).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot read ${file.absolute}`);
     });
     hashed += size;
     hashing.report(hashed);
+    if (secret !== null) secrets.set(file.path, secret);
     return file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size };
   });
+  // A package is public: a secret key in it is refused before anything is written (issue 12).
+  assertNoSecretKey(sourceFiles.map((f) => f.path), secrets);
   checkBuildLimits(files);
 
   const manifest = validateManifest({ ...source, files });

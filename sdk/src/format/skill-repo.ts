@@ -371,16 +371,17 @@ const SECRET_NAMES: Array<[RegExp, string]> = [
   [/^(credentials|client_secret[^/]*|service[-_]account[^/]*)\.json$/i, 'a credentials file'],
   [/^\.(npmrc|pypirc|netrc|git-credentials)$/, 'a file that often holds tokens'],
 ];
-/** Contents that are credentials whatever the file is called. */
+/**
+ * Contents that are credentials whatever the file is called. Private keys and signing key files
+ * are not here: secret-scan.ts refuses those outright (issue 12).
+ */
 const SECRET_CONTENTS: Array<[RegExp, string]> = [
-  [/-----BEGIN ((RSA|DSA|EC|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----/, 'a private key'],
   [/\bAKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
   [/\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}/, 'a GitHub token'],
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
   // OpenAI and Anthropic style keys; a long kebab-case word is not one (it needs a digit and a capital).
   [/\bsk-(?:proj-|ant-[a-z0-9]+-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}/, 'an API secret key'],
   [/\bAIza[0-9A-Za-z_-]{35}\b/, 'a Google API key'],
-  [/"secretKey"\s*:\s*"[A-Za-z0-9+/=]{40,}"/, 'a signing key file (adcap keygen)'],
 ];
 
 /**

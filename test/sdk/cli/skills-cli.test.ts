@@ -37,7 +37,7 @@ describe('adcap with a skills repository', () => {
     const build = await run(['build', 'superpowers', '-o', 'superpowers.adcap']);
     expect(build.code, build.stderr).toBe(0);
     expect(build.stderr).toContain('warning: skills/pdf/assets/template.pdf is a Git LFS pointer');
-    expect(build.stderr).toContain('warning: skills/pdf/notes/deploy.txt looks like a private key');
+    expect(build.stderr).toContain('warning: skills/pdf/notes/deploy.txt looks like a GitHub token');
 
     // Without --yes and without a terminal: the plan is printed, then refused.
     const asked = await run(['install', 'superpowers.adcap', '--allow-unsigned']);

@@ -154,7 +154,7 @@ describe('build of a skills repository', () => {
       ['secret', 'skills/pdf/notes/deploy.txt'],
     ]);
     expect(built.warnings[0]?.message).toContain('git lfs pull');
-    expect(built.warnings[1]?.message).toContain('a private key');
+    expect(built.warnings[1]?.message).toContain('a GitHub token');
   });
 });
 
@@ -167,7 +167,7 @@ describe('sourceFileWarnings', () => {
     expect(warn('notes.md', `token ghp_${'a'.repeat(36)}`)).toEqual(['secret']);
     expect(warn('notes.md', `key sk-proj-${'Ab1'.repeat(16)}`)).toEqual(['secret']);
     expect(warn('notes.md', 'see sk-learn-compatible-preprocessing-pipeline-options here')).toEqual([]);
-    expect(warn('key.json', '{"alg":"ed25519","secretKey":"' + 'A'.repeat(44) + '"}')).toEqual(['secret']);
+    expect(warn('.npmrc', '//registry.npmjs.org/:_authToken=x')).toEqual(['secret']);
     expect(warn('big.bin', 'version https://git-lfs.github.com/spec/v1 but not a pointer')).toEqual([]);
   });
 });
