@@ -49,6 +49,11 @@ export const ERROR_CODES = [
   // Not in DESIGN §9's table: usage mistakes and local I/O failures still need a stable code.
   'E_USAGE',
   'E_IO',
+  // DESIGN §9: the user or host cancelled a running operation (its AbortSignal fired).
+  'E_CANCELLED',
+  // A function the host supplied (approve, onProgress, checkTier, a Sandbox) threw or returned
+  // something the SDK cannot use; details.callback names it.
+  'E_HOST_CALLBACK',
   // Something the user made (or another capability's link) is where a link would go; never overwritten (issue 13).
   'E_CONFLICT',
 ] as const;

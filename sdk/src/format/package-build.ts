@@ -15,7 +15,7 @@ import { validateManifest } from './manifest.js';
 import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
 import { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './package-read.js';
 import { ADCAPIGNORE_FILE, sourceFileWarnings, type SourceWarning } from './skill-repo.js';
-import { skillDocumentProblems, validateSkillDocument } from './skills.js';
+import { skillProblemFixes, validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
 import { validateWorkflowFiles } from './workflow-doc.js';
 
@@ -268,7 +268,7 @@ async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
       problems.push({ path: skill.path, pointer, rule: 'skill-md', message: 'SKILL.md cannot be read', fix: `add a SKILL.md to ${skill.path} or remove the skill from capability.json` });
       continue;
     }
-    const found = skillDocumentProblems(dirName, text);
+    const found = skillProblemFixes(dirName, text);
     if (found.length === 0) continue;
     if (single === undefined) {
       try {

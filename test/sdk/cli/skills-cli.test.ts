@@ -77,8 +77,8 @@ describe('adcap with a skills repository', () => {
     const build = await run(['build', 'broken', '-o', 'broken.adcap']);
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('2 problems to fix before this builds:');
-    expect(build.stderr).toContain('  skills/composition-patterns/SKILL.md [skill-name-matches-dir] the name "vercel-composition-patterns" differs from the folder name "composition-patterns"\n    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns');
-    expect(build.stderr).toContain('  skills/no-description/SKILL.md [skill-description] the front matter has no description');
+    expect(build.stderr).toContain('  skills/composition-patterns/SKILL.md [skill-name-matches-dir] has the skill name "vercel-composition-patterns" in a directory named "composition-patterns"; the two must be equal\n    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns');
+    expect(build.stderr).toContain('  skills/no-description/SKILL.md [skill-description] has a SKILL.md without a description in its front matter');
     expect(build.stderr).toMatch(/^error E_SEMANTIC: 2 problems in 2 skills/m);
   });
 

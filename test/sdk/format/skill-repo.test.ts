@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage, type SkillBuildProblem } from '../../../sdk/src/format/package-build.js';
 import { readPackage } from '../../../sdk/src/format/package-read.js';
 import { detectLicense, findSkills, initSkillsRepository, isSkillProgram, readmeSummary, SKILLS_ADCAPIGNORE, skillProgramsOf, sourceFileWarnings } from '../../../sdk/src/format/skill-repo.js';
-import { skillDocumentProblems } from '../../../sdk/src/format/skills.js';
+import { skillProblemFixes } from '../../../sdk/src/format/skills.js';
 import { contentsOf } from '../../../sdk/src/registry/builder/publish.js';
 import { AdcapError } from '../../../sdk/src/errors.js';
 import { rejection } from '../../helpers/errors.js';
@@ -124,25 +124,30 @@ describe('build of a skills repository', () => {
         path: 'skills/composition-patterns',
         pointer: '/skills/1',
         rule: 'skill-name-matches-dir',
-        message: 'the name "vercel-composition-patterns" differs from the folder name "composition-patterns"',
+        message: 'has the skill name "vercel-composition-patterns" in a directory named "composition-patterns"; the two must be equal',
         fix: 'rename the folder to vercel-composition-patterns or the name to composition-patterns',
       },
       {
         path: 'skills/no-description',
         pointer: '/skills/2',
         rule: 'skill-description',
-        message: 'the front matter has no description',
+        message: 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it',
         fix: 'add "description: <what the skill does and when to use it>" in one or two sentences',
       },
     ]);
     expect(error.message).toMatch(/^2 problems in 2 skills: skills\/composition-patterns\/SKILL.md \[skill-name-matches-dir\]/);
   });
 
-  it('lists several problems of one skill, and none for a valid one (agreeing with the validator)', () => {
-    expect(skillDocumentProblems('pdf', skillMd('pdf', 'Works with PDFs.'))).toEqual([]);
-    const rules = skillDocumentProblems('My_Skill', '---\nname: My Skill\ndescription: ""\n---\n').map((p) => p.rule);
-    expect(rules).toEqual(['skill-name', 'skill-name-matches-dir', 'skill-description']);
-    expect(skillDocumentProblems('x', 'no front matter')[0]).toMatchObject({ rule: 'skill-front-matter' });
+  it('gives a fix for each problem the validator reports, naming the names involved, and nothing for a valid skill', () => {
+    expect(skillProblemFixes('pdf', skillMd('pdf', 'Works with PDFs.'))).toEqual([]);
+    const bad = skillProblemFixes('my-skill', '---\nname: My Skill\ndescription: ""\ncompatibility: [1]\n---\n');
+    expect(bad.map((p) => [p.rule, p.fix])).toEqual([
+      ['skill-name', 'change the name to my-skill'],
+      ['skill-description', 'add "description: <what the skill does and when to use it>" in one or two sentences'],
+      ['skill-compatibility', 'write "compatibility" as text of at most 500 characters, or remove it'],
+    ]);
+    expect(skillProblemFixes('x', 'no front matter')[0]).toMatchObject({ rule: 'skill-front-matter', fix: expect.stringContaining('name: x') });
+    expect(skillProblemFixes('x', '---\nname: [x\n---\n')[0]?.message).toMatch(/not valid YAML at line \d+/);
   });
 
   it('warns (and still builds) about a Git LFS pointer and a file that looks like a secret', async () => {
