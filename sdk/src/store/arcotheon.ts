@@ -925,11 +925,16 @@ export class Arcotheon {
 
   /** Links every skill of an installed capability into an agent's skills folder (agent-links.ts). */
   async linkSkills(id: string, options: LinkOptions): Promise<LinkResult> {
+    checkId(id, 'linkSkills');
+    if (typeof options !== 'object' || options === null || typeof options.agent !== 'string') {
+      throw new AdcapError('E_USAGE', 'linkSkills() takes { agent } naming the agent to link into.', { details: { argument: 'options' } });
+    }
     return this.withHome(`link ${id}`, () => linkSkillsLocked(this, id, options));
   }
 
   /** Removes the links Arcotheon made for `id` (one agent, or every agent); nothing else. */
   async unlinkSkills(id: string, options: { agent?: string; project?: string } = {}): Promise<UnlinkResult> {
+    checkId(id, 'unlinkSkills');
     return this.withHome(`unlink ${id}`, () => unlinkSkillsLocked(this, id, options));
   }
 
@@ -940,6 +945,7 @@ export class Arcotheon {
 
   /** Per agent, how to register the granted tools of `ids` as an MCP server. */
   async agentMcp(ids: string[], options: { userHome?: string; command?: string } = {}): Promise<McpRegistration[]> {
+    checkIds(ids, 'agentMcp');
     for (const id of ids) {
       const manifest = await this.installedManifest(id);
       if ((manifest.tools ?? []).length === 0) throw new AdcapError('E_NOT_FOUND', `${id} has no tools to serve over MCP; link its skills instead ("adcap link ${id} --agent <agent>").`);
