@@ -5,7 +5,7 @@
  * spirit of flatpak's `flatpak run`.
  *
  * The options and the seccomp filter reach bwrap through inherited descriptors (`--args 3`,
- * `--seccomp 4`): granted secrets passed with `--setenv` never appear in the command line other
+ * `--add-seccomp-fd 4`): granted secrets passed with `--setenv` never appear in the command line other
  * users can read in /proc, and the lists can grow without hitting argv limits. Only the command
  * that runs inside (interpreter, script, its arguments) stays on bwrap's command line.
  */
@@ -18,7 +18,7 @@ import { executableExposure, findProgram, isInside, sandboxEnv, SAFE_PATH } from
 import { FORWARDER_SOURCE } from './forwarder.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type WrappedCommand } from './sandbox.js';
-import { seccompFilterForHost } from './seccomp.js';
+import { allowAllSeccompFilter, seccompFilterForHost } from './seccomp.js';
 
 /**
  * The base profile (also in sandbox-profiles/bubblewrap-base.json, kept identical by a test):
@@ -210,6 +210,40 @@ async function anonymousFile(dir: string, name: string, data: Buffer): Promise<n
   return fd;
 }
 
+/** O_CLOEXEC as /proc/<pid>/fdinfo prints it (octal flags). */
+const O_CLOEXEC = 0o2000000;
+/** More inherited descriptors than this and the run is refused (each one costs a stacked filter). */
+const MAX_INHERITED_DESCRIPTORS = 512;
+
+/**
+ * Descriptors above stderr that this process holds without close-on-exec (issue 11, item 4).
+ * Node opens everything close-on-exec, so these came from whoever started the host (a shell's
+ * `100<>file`, a parent's pipe, a native module): every child would inherit them, bwrap passes
+ * them on, and a tool could read and write the files behind them through /proc/self/fd.
+ */
+export function inheritedDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc/self/fdinfo');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd < 3) continue;
+    let info: string;
+    try {
+      info = fs.readFileSync(`/proc/self/fdinfo/${name}`, 'latin1');
+    } catch {
+      continue; // closed meanwhile (e.g. the directory listing's own descriptor)
+    }
+    const flags = /^flags:\s*([0-7]+)$/m.exec(info)?.[1];
+    if (flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) === 0) out.push(fd);
+  }
+  return out.sort((a, b) => a - b);
+}
+
 const availability = new Map<string, Promise<boolean>>();
 
 export interface BubblewrapOptions {
@@ -291,13 +325,32 @@ export class BubblewrapSandbox implements Sandbox {
         proxy = await startNetProxy({ scopes: grants.netScopes, listen: { path: path.join(ctx.netDir, 'proxy.sock') } });
       }
       const plan = planBubblewrap(spec, ctx);
-      fds.push(await anonymousFile(runDir, 'args', encodeBwrapArgs(['--seccomp', '4', ...plan.options])));
-      fds.push(await anonymousFile(runDir, 'seccomp', seccomp));
+      // Issue 11, item 4: every descriptor this process would pass on besides stdio is closed
+      // before the tool starts. Each inherited one is overwritten in the child by a descriptor
+      // bwrap consumes and closes: an allow-all seccomp filter loaded with --add-seccomp-fd.
+      // (--add-seccomp-fd cannot be mixed with --seccomp, so the real filter goes the same way.)
+      const inherited = inheritedDescriptors().filter((fd) => fd > 4);
+      if (inherited.length > MAX_INHERITED_DESCRIPTORS) {
+        throw new AdcapError(
+          'E_SANDBOX_UNAVAILABLE',
+          `This program holds ${inherited.length} open descriptors that every program it starts would inherit; the sandbox closes at most ${MAX_INHERITED_DESCRIPTORS}. Start the host without passing descriptors to it.`,
+        );
+      }
+      const closers = inherited.flatMap((fd) => ['--add-seccomp-fd', String(fd)]);
+      const stdioExtra: Array<number | 'ignore'> = [];
+      stdioExtra.push(await anonymousFile(runDir, 'args', encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options])));
+      stdioExtra.push(await anonymousFile(runDir, 'seccomp', seccomp));
+      const allowAll = inherited.length > 0 ? allowAllSeccompFilter() : null;
+      for (const fd of inherited) {
+        while (stdioExtra.length < fd - 3) stdioExtra.push('ignore');
+        stdioExtra.push(await anonymousFile(runDir, `close-${fd}`, allowAll ?? Buffer.alloc(0)));
+      }
+      for (const entry of stdioExtra) if (typeof entry === 'number') fds.push(entry);
       return {
         command: this.bwrapPath,
         args: ['--args', '3', '--', ...plan.command],
         env: {},
-        stdioExtra: [...fds],
+        stdioExtra,
         cleanup,
       };
     } catch (error) {

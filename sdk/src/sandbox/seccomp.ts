@@ -241,6 +241,16 @@ export function encodeSeccompProgram(program: readonly SockFilter[]): Buffer {
   return out;
 }
 
+/**
+ * A one-instruction filter that allows everything. Loading it changes nothing (stacked filters
+ * take the strictest answer), but bwrap reads each `--add-seccomp-fd` descriptor to its end and
+ * closes it before the tool starts: the sandbox uses that to close descriptors the host process
+ * inherited without close-on-exec (issue 11, item 4).
+ */
+export function allowAllSeccompFilter(): Buffer {
+  return encodeSeccompProgram([ret(SECCOMP_RET_ALLOW)]);
+}
+
 /** The encoded filter for this machine, or E_SANDBOX_UNAVAILABLE on an arch we have no table for. */
 export function seccompFilterForHost(nodeArch: string = process.arch): Buffer {
   const arch = seccompArchFor(nodeArch);
