@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
-import { executableExposure, findProgram, isInside, sandboxEnv, SAFE_PATH } from './common.js';
+import { executableExposure, findProgram, isInside, programExposure, sandboxEnv, SAFE_PATH } from './common.js';
 import { FORWARDER_SOURCE } from './forwarder.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type WrappedCommand } from './sandbox.js';
@@ -94,6 +94,14 @@ function exposeExecutable(command: string, home: string, out: Mount[]): string {
   return real;
 }
 
+/** A process:exec program: its executable only, plus library folders chosen on purpose (see programExposure). */
+function exposeProgram(found: string, home: string, out: Mount[]): void {
+  const { real, libraryDirs } = programExposure(found, home);
+  if (!isInside(real, '/usr')) out.push({ kind: 'ro-bind', src: real, dest: real });
+  if (found !== real && !isInside(found, '/usr')) out.push({ kind: 'ro-bind', src: real, dest: found });
+  for (const dir of libraryDirs) out.push({ kind: 'ro-bind', src: dir, dest: dir });
+}
+
 /**
  * Builds the bwrap arguments for `spec` (pure apart from reading the file system to resolve
  * symlinks and programs). Exported for tests and for `adcap` diagnostics.
@@ -120,7 +128,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
   for (const program of grants.programs) {
     const found = findProgram(program, searchPath);
     if (found === null) continue; // not installed: the tool gets ENOENT, as it would outside
-    exposeExecutable(found, spec.home, user);
+    exposeProgram(found, spec.home, user);
     pathDirs.push(path.dirname(found));
   }
 
