@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
-import { executableExposure, findProgram, isInside, programExposure, sandboxEnv, SAFE_PATH } from './common.js';
+import { executableExposure, existingRealPath, findProgram, isInside, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
 import { FORWARDER_SOURCE } from './forwarder.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type WrappedCommand } from './sandbox.js';
@@ -141,20 +141,31 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
   }
   for (const p of grants.readPaths) user.push({ kind: 'ro-bind-try', src: p, dest: p });
   for (const p of grants.writePaths) user.push({ kind: 'bind-try', src: p, dest: p });
+  let ownData: Mount | null = null;
   if (grants.storageData && spec.toolDataDir !== null) {
     fs.mkdirSync(spec.toolDataDir, { recursive: true });
-    user.push({ kind: 'bind', src: spec.toolDataDir, dest: spec.toolDataDir });
+    ownData = { kind: 'bind', src: spec.toolDataDir, dest: spec.toolDataDir };
+    user.push(ownData);
   }
 
   // DESIGN §5 fs:write: "never the capability's own or any installed directory". A writable
   // mount that contains a protected directory gets that directory re-bound read-only on top; a
-  // writable mount inside one is downgraded to read-only.
-  const protectedDirs = [...alwaysReadOnly, ...(spec.protectedDirs ?? [])].map((d) => path.resolve(d));
-  const writable = user.filter((m): m is Extract<Mount, { src: string }> => m.kind === 'bind' || m.kind === 'bind-try');
+  // writable mount inside one is downgraded to read-only. Issue 11, item 11: compared on REAL
+  // paths (bwrap follows links in a mount's source, so a home reached through a symlink is the
+  // same directory), and a protected path that does not exist yet is protected through its
+  // nearest existing ancestor, so a writable grant cannot create it. The tool's own data folder
+  // (storage:data) is the one writable mount allowed inside a protected directory.
+  const protectedDirs = [...new Set([...alwaysReadOnly, ...(spec.protectedDirs ?? [])].map(existingRealPath))];
+  const writable = user.filter((m): m is Extract<Mount, { src: string }> => (m.kind === 'bind' || m.kind === 'bind-try') && m !== ownData);
   for (const m of writable) {
-    if (protectedDirs.some((p) => isInside(m.dest, p))) m.kind = m.kind === 'bind' ? 'ro-bind' : 'ro-bind-try';
+    const real = safeRealpath(m.src);
+    if (real === null) continue; // a missing bind-try source mounts nothing
+    if (protectedDirs.some((p) => isInside(real, p))) {
+      m.kind = m.kind === 'bind' ? 'ro-bind' : 'ro-bind-try';
+      continue;
+    }
     for (const p of protectedDirs) {
-      if (isInside(p, m.dest) && p !== m.dest) user.push({ kind: 'ro-bind-try', src: p, dest: p });
+      if (isInside(p, real) && p !== real) user.push({ kind: 'ro-bind-try', src: p, dest: path.join(m.dest, path.relative(real, p)) });
     }
   }
 

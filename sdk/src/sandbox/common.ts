@@ -99,3 +99,18 @@ export function safeRealpath(p: string): string | null {
     return null;
   }
 }
+
+/**
+ * The real path of `p`, or of its nearest existing ancestor when `p` does not exist yet: what
+ * must stay read-only so that `p` cannot be created or changed (issue 11, item 11).
+ */
+export function existingRealPath(p: string): string {
+  let current = path.resolve(p);
+  for (;;) {
+    const real = safeRealpath(current);
+    if (real !== null) return real;
+    const parent = path.dirname(current);
+    if (parent === current) return current;
+    current = parent;
+  }
+}
