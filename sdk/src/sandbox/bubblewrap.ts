@@ -16,6 +16,7 @@ import path from 'node:path';
 import { AdcapError } from '../errors.js';
 import { executableExposure, existingRealPath, findProgram, isInside, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
 import { FORWARDER_SOURCE } from './forwarder.js';
+import { DEFAULT_RESOURCE_LIMITS, limitRun, type LimitedRun, type ResourceLimits } from './limits.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type WrappedCommand } from './sandbox.js';
 import { allowAllSeccompFilter, seccompFilterForHost } from './seccomp.js';
@@ -62,6 +63,8 @@ export interface PlanContext {
   netDir?: string;
   /** The node binary that runs the forwarder (scoped net only). */
   nodePath?: string;
+  /** Size cap of the private /tmp and HOME tmpfs mounts (bwrap --size), in bytes. */
+  tmpfsSizeBytes?: number;
 }
 
 const depth = (p: string): number => p.split('/').filter(Boolean).length;
@@ -197,7 +200,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
     '--proc', '/proc', '--dev', '/dev',
   ];
   for (const m of mounts) {
-    if (m.kind === 'tmpfs') options.push('--tmpfs', m.dest);
+    if (m.kind === 'tmpfs') options.push(...(ctx.tmpfsSizeBytes === undefined ? [] : ['--size', String(ctx.tmpfsSizeBytes)]), '--tmpfs', m.dest);
     else if (m.kind === 'symlink') options.push('--symlink', m.target, m.dest);
     else options.push(`--${m.kind}`, m.src, m.dest);
   }
@@ -270,16 +273,28 @@ export interface BubblewrapOptions {
   bwrapPath?: string;
   /** The node binary that runs the scoped-network forwarder; default process.execPath. */
   nodePath?: string;
+  /**
+   * Resource limits of every run (issue 11; limits.ts): DEFAULT_RESOURCE_LIMITS with these
+   * values replaced, or false for none. The private /tmp and HOME are capped at memoryBytes too.
+   */
+  limits?: Partial<ResourceLimits> | false;
 }
 
 export class BubblewrapSandbox implements Sandbox {
   readonly name = 'bubblewrap' as const;
   readonly bwrapPath: string;
   readonly #nodePath: string;
+  readonly #limits: ResourceLimits | null;
 
   constructor(options: BubblewrapOptions = {}) {
     this.bwrapPath = options.bwrapPath ?? findProgram('bwrap', process.env.PATH ?? SAFE_PATH) ?? '/usr/bin/bwrap';
     this.#nodePath = options.nodePath ?? process.execPath;
+    this.#limits = options.limits === false ? null : { ...DEFAULT_RESOURCE_LIMITS, ...options.limits };
+  }
+
+  /** The limits every run gets, or null when the host turned them off. */
+  get limits(): Readonly<ResourceLimits> | null {
+    return this.#limits;
   }
 
   /** Runs a trivial sandboxed command once per bwrap path (user namespaces may be disabled by the kernel or an LSM). */
@@ -315,6 +330,7 @@ export class BubblewrapSandbox implements Sandbox {
     const runDir = await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-bwrap-'));
     const fds: number[] = [];
     let proxy: NetProxy | null = null;
+    let limited: LimitedRun | null = null;
     let cleaned = false;
     const cleanup = async (): Promise<void> => {
       if (cleaned) return;
@@ -327,6 +343,7 @@ export class BubblewrapSandbox implements Sandbox {
         }
       }
       await proxy?.close();
+      await limited?.cleanup();
       await fsp.rm(runDir, { recursive: true, force: true });
     };
     try {
@@ -336,7 +353,7 @@ export class BubblewrapSandbox implements Sandbox {
       const home = path.resolve(spec.home);
       await fsp.writeFile(path.join(runDir, 'passwd'), `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
       await fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`);
-      const ctx: PlanContext = { runDir, nodePath: this.#nodePath };
+      const ctx: PlanContext = { runDir, nodePath: this.#nodePath, ...(this.#limits === null ? {} : { tmpfsSizeBytes: this.#limits.memoryBytes }) };
       const grants = interpretGrants(spec.grants, spec.home);
       if (grants.net === 'scoped') {
         ctx.netDir = path.join(runDir, 'net');
@@ -365,9 +382,14 @@ export class BubblewrapSandbox implements Sandbox {
         stdioExtra.push(await anonymousFile(runDir, `close-${fd}`, allowAll ?? Buffer.alloc(0)));
       }
       for (const entry of stdioExtra) if (typeof entry === 'number') fds.push(entry);
+      // Issue 11, resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
+      // rlimits set by prlimit inside the sandbox, in front of the tool (and the forwarder).
+      limited = this.#limits === null ? null : await limitRun(this.#limits);
+      const hostPrefix = limited?.hostPrefix ?? [];
+      const bwrapArgs = ['--args', '3', '--', ...(limited?.sandboxPrefix ?? []), ...plan.command];
       return {
-        command: this.bwrapPath,
-        args: ['--args', '3', '--', ...plan.command],
+        command: hostPrefix[0] ?? this.bwrapPath,
+        args: hostPrefix.length === 0 ? bwrapArgs : [...hostPrefix.slice(1), this.bwrapPath, ...bwrapArgs],
         env: {},
         stdioExtra,
         cleanup,
