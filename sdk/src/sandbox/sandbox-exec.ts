@@ -61,6 +61,9 @@ export const TOOL_PROFILE_TEMPLATE = `;; Arcotheon tool profile for macOS sandbo
 ;; Never writable: the capability's own directory, its dependencies, installed packages (DESIGN §5).
 @@PROTECT@@
 
+;; storage:data: the tool's own data folder stays writable inside the protected Arcotheon home.
+@@OWNDATA@@
+
 ;; Programs: the interpreter (or the tool's binary) and process:exec grants only.
 @@EXEC@@
 
@@ -140,6 +143,7 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
     READ: rule('allow file-read*', read, 'nothing else readable'),
     WRITE: rule('allow file-read* file-write*', write, 'nothing writable'),
     PROTECT: rule('deny file-write*', protect, 'nothing to protect'),
+    OWNDATA: rule('allow file-read* file-write*', grants.storageData && spec.toolDataDir !== null ? [subpath(spec.toolDataDir)] : [], 'no data folder'),
     EXEC: rule('allow process-exec', exec, 'no programs'),
     NETWORK: network,
   };
