@@ -390,7 +390,7 @@ export class BubblewrapSandbox implements Sandbox {
       return {
         command: hostPrefix[0] ?? this.bwrapPath,
         args: hostPrefix.length === 0 ? bwrapArgs : [...hostPrefix.slice(1), this.bwrapPath, ...bwrapArgs],
-        env: {},
+        env: { ...limited?.hostEnv },
         stdioExtra,
         cleanup,
       };

@@ -14,7 +14,7 @@
  * The manifest format declares no resource needs (spec §7 has only timeoutMs), so the limits
  * are the host's: DEFAULT_RESOURCE_LIMITS unless it passes others to the sandbox.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -46,6 +46,8 @@ export interface LimitEnforcement {
 export interface LimitedRun {
   /** Prepended to the bwrap command line (runs on the host), or empty. */
   hostPrefix: string[];
+  /** Environment the host prefix needs (systemd-run: the user's bus), merged into bwrap's otherwise empty one. */
+  hostEnv: Record<string, string>;
   /** Prepended to the command inside the sandbox (prlimit …), or empty. */
   sandboxPrefix: string[];
   cleanup(): Promise<void>;
@@ -146,9 +148,41 @@ async function removeCgroups(dirs: readonly string[]): Promise<void> {
   }
 }
 
-function succeeds(file: string, args: string[]): Promise<boolean> {
+/** What systemd-run needs to reach the user's manager, and nothing else of the host's environment. */
+function busEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Whether `systemd-run … --scope` works here and hands inherited descriptors on (bwrap reads its
+ * arguments from fd 3): runs `sh -c '[ -e /proc/self/fd/3 ]'` in a scope with fd 3 open.
+ */
+function systemdRunWorks(base: string[]): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: 5_000 }, (error) => resolve(error === null));
+    let fd: number;
+    try {
+      fd = fs.openSync('/dev/null', 'r');
+    } catch {
+      resolve(false);
+      return;
+    }
+    const child = spawn(base[0] ?? 'systemd-run', [...base.slice(1), '-p', 'TasksMax=16', '--', '/bin/sh', '-c', '[ -e /proc/self/fd/3 ]'], {
+      env: busEnv(),
+      stdio: ['ignore', 'ignore', 'ignore', fd],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      fs.closeSync(fd);
+      resolve(ok);
+    };
+    child.once('error', () => done(false));
+    child.once('exit', (code) => done(code === 0));
   });
 }
 
@@ -176,8 +210,7 @@ export function detectMechanisms(): Promise<Mechanisms> {
     const systemd = cgroup === null ? findProgram('systemd-run', SAFE_PATH) : null;
     if (systemd !== null) {
       const base = [systemd, ...(isRoot() ? [] : ['--user']), '--scope', '--quiet', '--collect'];
-      const truePath = findProgram('true', SAFE_PATH) ?? '/bin/true';
-      if (await succeeds(base[0] ?? systemd, [...base.slice(1), '-p', 'TasksMax=16', '--', truePath])) systemdRun = base;
+      if (await systemdRunWorks(base)) systemdRun = base;
     }
     return { cgroup, systemdRun, prlimit };
   })();
@@ -202,6 +235,7 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
   }
   const m = await detectMechanisms();
   let hostPrefix: string[] = [];
+  let hostEnv: Record<string, string> = {};
   let dirs: string[] = [];
   let memoryHeld = false;
   if (m.cgroup !== null) {
@@ -211,11 +245,12 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
     memoryHeld = true;
   } else if (m.systemdRun !== null) {
     hostPrefix = [...m.systemdRun, '-p', `TasksMax=${limits.processes}`, '-p', `MemoryMax=${limits.memoryBytes}`, '-p', 'MemorySwapMax=0', '--'];
+    hostEnv = busEnv();
     memoryHeld = true;
   }
   const sandboxPrefix =
     m.prlimit === null
       ? []
       : [m.prlimit, `--fsize=${limits.fileSizeBytes}`, `--nproc=${limits.processes}`, ...(memoryHeld ? [] : [`--as=${limits.memoryBytes}`]), '--'];
-  return { hostPrefix, sandboxPrefix, cleanup: () => removeCgroups(dirs) };
+  return { hostPrefix, hostEnv, sandboxPrefix, cleanup: () => removeCgroups(dirs) };
 }
