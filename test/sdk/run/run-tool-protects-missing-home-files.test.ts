@@ -2,10 +2,11 @@
 // only existing parts of the home were bound read-only, so a writable grant on the home's parent
 // could create config.json, remotes/ or journal/ entries. The whole home is protected now, so
 // nothing can be created in it; the tool's own data folder stays writable with storage:data.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
+import { planBubblewrap } from '../../../sdk/src/sandbox/bubblewrap.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, RunHome } from './run-fixture.js';
 
@@ -45,5 +46,23 @@ describe("paths of the home that do not exist yet", () => {
     }
     // storage:data: the tool's own folder in the protected home is still writable.
     expect(r['writeOwnData']).toBe('ok');
+  });
+});
+
+describe('any protected path a host names that does not exist yet', () => {
+  it('is protected through its nearest existing folder, mounted read-only over the writable grant', () => {
+    const out = join(h.root, 'out');
+    mkdirSync(join(out, 'settings'), { recursive: true });
+    const missing = join(out, 'settings', 'not-yet', 'config.json');
+    const runDir = mkdtempSync(join(h.root, 'plan-'));
+    const plan = planBubblewrap({
+      command: process.execPath, args: [], env: {}, grants: [`fs:write:${out}`], capabilityDir: arc.home.versionDir(ID, '1.0.0'), dependencyDirs: [],
+      readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: runDir, home: join(h.root, 'userhome'), protectedDirs: [missing],
+    }, { runDir });
+    const o = plan.options.join(' ');
+    const rw = o.indexOf(`--bind-try ${out} ${out}`);
+    const ro = o.indexOf(`--ro-bind-try ${join(out, 'settings')} ${join(out, 'settings')}`);
+    expect(rw).toBeGreaterThan(0);
+    expect(ro).toBeGreaterThan(rw);
   });
 });
