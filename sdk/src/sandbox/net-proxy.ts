@@ -167,8 +167,12 @@ export async function resolveDestination(
   const scope = matchingScope(scopes, host, port);
   if (scope === null) return { ok: false, reason: `net:connect does not grant ${host}:${port}` };
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  // An address the scope names literally is what the user granted: it may be internal.
-  if (net.isIP(bare) !== 0) return { ok: true, address: bare };
+  // An address the scope names literally is what the user granted: it may be internal. A
+  // wildcard scope (`*.1`) never names an address.
+  if (net.isIP(bare) !== 0) {
+    if (scope.wildcard) return { ok: false, reason: `net:connect grants no address ${bare} by a wildcard; name the address itself` };
+    return { ok: true, address: bare };
+  }
   let addresses: string[];
   try {
     addresses = await lookup(bare);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BubblewrapSandbox } from '../../../sdk/src/sandbox/bubblewrap.js';
-import { isForbiddenForName, isInternalAddress, isOwnAddress, startNetProxy, type LookupFn, type NetProxy } from '../../../sdk/src/sandbox/net-proxy.js';
+import { isForbiddenForName, isInternalAddress, isOwnAddress, parseNetScope, resolveDestination, startNetProxy, type LookupFn, type NetProxy } from '../../../sdk/src/sandbox/net-proxy.js';
 import { makeFixture, parseProbe, runSandboxed, type Fixture } from './sandbox-fixture.js';
 
 describe('addresses a granted name may not resolve to', () => {
@@ -31,6 +31,12 @@ describe('addresses a granted name may not resolve to', () => {
     for (const ip of ['2606:4700::1111', '2001:db8::1', '::ffff:93.184.215.14', '64:ff9b::8.8.8.8', '2002:0808:0808::1']) {
       expect(isInternalAddress(ip), ip).toBe(false);
     }
+  });
+
+  it('are reachable only through a scope that names the address itself, never a wildcard', async () => {
+    const scopes = ['*.1', '10.0.0.5:5432'].map(parseNetScope);
+    expect(await resolveDestination(scopes, '192.168.0.1', 80)).toMatchObject({ ok: false });
+    expect(await resolveDestination(scopes, '10.0.0.5', 5432)).toEqual({ ok: true, address: '10.0.0.5' });
   });
 
   it("include this machine's own interface addresses, whatever their range", () => {
