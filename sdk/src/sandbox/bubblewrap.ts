@@ -374,14 +374,18 @@ export class BubblewrapSandbox implements Sandbox {
       }
       const closers = inherited.flatMap((fd) => ['--add-seccomp-fd', String(fd)]);
       const stdioExtra: Array<number | 'ignore'> = [];
-      stdioExtra.push(await anonymousFile(runDir, 'args', encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options])));
-      stdioExtra.push(await anonymousFile(runDir, 'seccomp', seccomp));
-      const allowAll = inherited.length > 0 ? allowAllSeccompFilter() : null;
+      const pass = async (name: string, data: Buffer): Promise<void> => {
+        const fd = await anonymousFile(runDir, name, data);
+        fds.push(fd); // closed by cleanup(), also when a later step fails
+        stdioExtra.push(fd);
+      };
+      await pass('args', encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options]));
+      await pass('seccomp', seccomp);
+      const allowAll = allowAllSeccompFilter();
       for (const fd of inherited) {
         while (stdioExtra.length < fd - 3) stdioExtra.push('ignore');
-        stdioExtra.push(await anonymousFile(runDir, `close-${fd}`, allowAll ?? Buffer.alloc(0)));
+        await pass(`close-${fd}`, allowAll);
       }
-      for (const entry of stdioExtra) if (typeof entry === 'number') fds.push(entry);
       // Issue 11, resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
       // rlimits set by prlimit inside the sandbox, in front of the tool (and the forwarder).
       limited = this.#limits === null ? null : await limitRun(this.#limits);
