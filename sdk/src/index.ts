@@ -37,6 +37,7 @@ export type { CandidateVersion, HostEnvironment, ResolveRequest, Resolution } fr
 export { interpretGrants, isScopeEnforced, splitGrant, stdioFor, type Sandbox, type SandboxGrants, type OwnedWrappedCommand, type SandboxName, type SandboxSpec, type WrappedCommand } from './sandbox/sandbox.js';
 export { BubblewrapSandbox, planBubblewrap, BUBBLEWRAP_BASE_PROFILE, type BubblewrapOptions, type BubblewrapPlan } from './sandbox/bubblewrap.js';
 export { buildSandboxExecProfile, SandboxExecSandbox, TOOL_PROFILE_TEMPLATE } from './sandbox/sandbox-exec.js';
+export { DEFAULT_RESOURCE_LIMITS, limitEnforcement, type LimitEnforcement, type ResourceLimits } from './sandbox/limits.js';
 export { NoSandbox } from './sandbox/none.js';
 export { defaultSandbox, type DefaultSandboxOptions } from './sandbox/select.js';
 export { buildSeccompProgram, encodeSeccompProgram, seccompFilterForHost, type SeccompArch } from './sandbox/seccomp.js';

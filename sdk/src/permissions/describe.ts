@@ -27,7 +27,8 @@ export function describePermission(permission: Grant | Permission | string, opti
       return net.port === undefined ? `Connect to ${where}` : `Connect to ${where} on port ${net.port}`;
     }
     case 'process:exec':
-      return `Run the program ${scope ?? '(unnamed)'} on your computer`;
+      // Issue 11, item 5: say what the program can read (it runs in the tool's sandbox; only its executable is added).
+      return `Run the program ${scope ?? '(unnamed)'} on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in`;
     case 'env:read':
       return `Read the environment variable ${scope ?? '(unnamed)'} (the app asks you for its value)`;
     case 'storage:data':

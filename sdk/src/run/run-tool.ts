@@ -96,6 +96,17 @@ export async function runTool(arc: Arcotheon, id: string, toolName: string, inpu
   const progress = new GuardedListener<RunProgress>('onProgress', options.onProgress);
   try {
     if (options.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
+    // Issue 11, item 11: the installed manifest must still be the one verified at install time
+    // (spec §4: the package's identity is its manifest digest); a tool that rewrote its own
+    // manifest or tools does not run.
+    const actual = manifestDigest(manifest);
+    if (actual !== manifestSha256) {
+      throw new AdcapError(
+        'E_HASH',
+        `The installed manifest of ${id}@${version} was changed after it was installed (its SHA-256 is ${actual}, not ${manifestSha256}), so its tools do not run; run "adcap doctor --fix" or reinstall ${id}.`,
+        { details: { id, version, expected: manifestSha256, actual } },
+      );
+    }
     const guarded: RunToolOptions = { ...options };
     if (progress.fn === undefined) delete guarded.onProgress;
     else guarded.onProgress = progress.fn;
@@ -282,7 +293,10 @@ async function checkWorkspace(workspace: string | null): Promise<string | null> 
 
 function protectedPaths(arc: Arcotheon): string[] {
   const h = arc.home;
-  return [h.packagesDir, h.cacheDir, h.auditDir, h.locksDir, h.journalDir, path.join(h.root, 'remotes'), h.config];
+  // Issue 11, item 11: the whole home, so files that do not exist yet (a fresh home has no
+  // config.json) cannot be created by a writable grant either; the tool's own data folder is the
+  // one writable place in it (storage:data). The sandbox compares real paths.
+  return [h.root, h.packagesDir, h.cacheDir, h.auditDir, h.locksDir, h.journalDir, path.join(h.root, 'remotes'), h.config];
 }
 
 /** Links a cached shard into the per-run shard folder (copies across file systems) and answers with that path. */

@@ -60,15 +60,17 @@ export interface WrappedCommand {
    * Extension of the contract: open file descriptors the caller MUST pass to the child as fds 3,
    * 4, … in this order, e.g. `spawn(w.command, w.args, { env: w.env, stdio: ['pipe', 'pipe', 'pipe', ...w.stdioExtra] })`
    * (see `stdioFor`). bubblewrap reads its argument list and its seccomp filter from them, which
-   * keeps granted secrets out of the world-readable command line. The descriptors are read once:
-   * a WrappedCommand is single-use. cleanup() closes them.
+   * keeps granted secrets out of the world-readable command line; further entries overwrite
+   * descriptors the host inherited without close-on-exec, so bwrap closes them before the tool
+   * starts ('ignore' leaves a number alone). The descriptors are read once: a WrappedCommand is
+   * single-use. cleanup() closes them.
    */
-  stdioExtra?: number[];
+  stdioExtra?: Array<number | 'ignore'>;
   /** Releases per-run resources (temp files, descriptors, the network proxy), after the run. Optional. */
   cleanup?(): void | Promise<void>;
 }
 
-/** What the SDK's own sandboxes return: cleanup() is always there. */
+/** What the SDK's own sandboxes return: cleanup() is always there, and idempotent. */
 export interface OwnedWrappedCommand extends WrappedCommand {
   cleanup(): Promise<void>;
 }

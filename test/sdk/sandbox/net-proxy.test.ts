@@ -34,7 +34,7 @@ describe('net:connect scopes', () => {
     expect(await resolveDestination(scopes, 'api.example.com', 443, lookup(['::ffff:127.0.0.1', '93.184.215.14']))).toEqual({ ok: true, address: '93.184.215.14' });
     expect(await resolveDestination(scopes, 'localhost', 8080, lookup(['127.0.0.1']))).toEqual({ ok: true, address: '127.0.0.1' });
     expect(await resolveDestination(scopes, 'other.test', 443, lookup(['93.184.215.14']))).toMatchObject({ ok: false });
-    expect(isInternalAddress('10.0.0.1')).toBe(false);
+    expect(isInternalAddress('10.0.0.1')).toBe(true); // issue 11 item 7: private ranges are internal now
     expect(isInternalAddress('fe80::1')).toBe(true);
   });
 });
