@@ -30,6 +30,7 @@ import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { HomeLayout } from './home.js';
+import { addRevocation, clearRevocations, grantsAfterRollback } from './revocations.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
 import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
@@ -300,12 +301,16 @@ export class Arcotheon {
   /** Withdraws a grant; the tools that need it stop running (E_NOT_GRANTED) until it is granted again. */
   async revokeGrant(id: string, grant: string): Promise<string[]> {
     parseGrant(grant);
-    return this.changeGrants(id, (grants) => {
-      if (!grants.includes(grant)) {
-        throw new AdcapError('E_NOT_FOUND', `${id} does not hold the grant "${grant}"; "adcap grants ${id}" lists what it holds.`);
-      }
-      return grants.filter((g) => g !== grant);
-    });
+    return this.changeGrants(
+      id,
+      (grants) => {
+        if (!grants.includes(grant)) {
+          throw new AdcapError('E_NOT_FOUND', `${id} does not hold the grant "${grant}"; "adcap grants ${id}" lists what it holds.`);
+        }
+        return grants.filter((g) => g !== grant);
+      },
+      (revoked) => addRevocation(revoked, grant),
+    );
   }
 
   /** Grants a permission the capability declares (spec §6: never more than it declares). */
@@ -316,16 +321,23 @@ export class Arcotheon {
     if (!declared.includes(grant)) {
       throw new AdcapError('E_NOT_GRANTED', `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`);
     }
-    return this.changeGrants(id, (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()));
+    return this.changeGrants(
+      id,
+      (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()),
+      (revoked) => clearRevocations(revoked, [grant]),
+    );
   }
 
-  private async changeGrants(id: string, change: (grants: string[]) => string[]): Promise<string[]> {
+  private async changeGrants(id: string, change: (grants: string[]) => string[], changeRevoked: (revoked: string[] | undefined) => string[]): Promise<string[]> {
     return this.withHome(`grants ${id}`, async () => {
       const state = await this.state(id);
       const grants = change([...state.grants]);
+      const revoked = changeRevoked(state.revoked);
       const record = state.versions[state.active];
+      const { revoked: _old, ...rest } = state;
       const after: PackageState = {
-        ...state,
+        ...rest,
+        ...(revoked.length === 0 ? {} : { revoked }),
         grants,
         versions: record === undefined ? state.versions : { ...state.versions, [state.active]: { ...record, grants } },
       };
@@ -641,7 +653,10 @@ export class Arcotheon {
     // Grants carried over are only those the new version still declares (spec §6: never more than
     // declared); the approved plan adds the new ones.
     const kept = (previous?.grants ?? []).filter((g) => declared.some((d) => grantCovers(g, d) || g === d));
-    const grants = [...new Set([...kept, ...item.newPermissions.map(grantString)])].sort();
+    const approved = item.newPermissions.map(grantString);
+    const grants = [...new Set([...kept, ...approved])].sort();
+    // Approving a plan that lists a revoked permission grants it again (issue 11, item 10).
+    const revoked = clearRevocations(previous?.revoked, approved);
     const record: VersionRecord = {
       manifestSha256: item.manifestSha256,
       archiveSha256: item.archive.sha256,
@@ -668,13 +683,17 @@ export class Arcotheon {
       versions,
       explicit: item.explicit,
       ...(range !== undefined ? { range } : previous?.range !== undefined ? { range: previous.range } : {}),
+      ...(revoked.length === 0 ? {} : { revoked }),
       updatedAt: now,
     };
   }
 
   // ---------------------------------------------------------------- rollback and uninstall
 
-  /** Back to the previous version, with the grants it had (issue 4). */
+  /**
+   * Back to the previous version, with the grants it had (issue 4) minus what the user revoked
+   * since (issue 11, item 10); anything more is asked for when a tool needs it.
+   */
   async rollback(id: string): Promise<{ id: string; from: string; to: string }> {
     return this.withHome(`rollback ${id}`, async () => {
       const state = await this.state(id);
@@ -694,7 +713,7 @@ export class Arcotheon {
         ...state,
         active: previous,
         history: [...state.history.filter((v) => v !== previous), state.active],
-        grants: record?.grants ?? [],
+        grants: grantsAfterRollback(record?.grants ?? [], state.revoked),
       };
       await runOperation(this.home, { op: 'rollback', before: { [id]: state }, after: { [id]: after }, creates: [] });
       return { id, from: state.active, to: previous };

@@ -72,7 +72,7 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('rollback')
-    .description('go back to the previous installed version, with the grants it had')
+    .description('go back to the previous installed version, with the grants it had minus any you revoked since')
     .argument('<id>', 'capability id')
     .action(async (id: string) => {
       const arc = await openArcotheon(ctx);
