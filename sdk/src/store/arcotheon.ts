@@ -15,7 +15,7 @@ import { readPackage } from '../format/package-read.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
-import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
+import { assertRemoteName, normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
 import type { DocumentVersion, PackageDocument } from '../registry/types.js';
 import { checkCompatibility, hostPlatform } from '../resolve/compat.js';
@@ -31,7 +31,7 @@ import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { HomeLayout } from './home.js';
 import { addRevocation, clearRevocations, grantsAfterRollback } from './revocations.js';
-import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
+import { describeSource, finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem, type PlanSource } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
 import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
@@ -85,10 +85,21 @@ export interface SandboxChoice {
   optOut?: string[] | ((id: string) => boolean);
 }
 
-export type PackageSpec = string | { id: string; range?: string };
+/**
+ * `publisher/name[@range]`, or `remote:publisher/name[@range]` to install from that remote (moving
+ * an installed capability there: issue 11, item 1); the object form has the same three parts.
+ */
+export type PackageSpec = string | { id: string; range?: string; remote?: string };
 
 export interface InstallRequest {
   packages?: PackageSpec[];
+  /**
+   * The remote every package of this request comes from (a spec's own remote wins). Without one, an
+   * installed capability keeps to the registry it came from and a new one comes from the first
+   * remote that lists it. Naming another remote moves an installed capability there; the plan
+   * shows that as a change of source (`PlanItem.previousSource`).
+   */
+  remote?: string;
   /** Sideload a local .adcap file. */
   file?: string;
   /** spec §11: consider prereleases. */
@@ -412,11 +423,22 @@ export class Arcotheon {
 
   private async planInstall(request: InstallRequest): Promise<PlanContext> {
     const sideload = request.file === undefined ? null : await this.inspectSideload(request.file);
-    const roots = (request.packages ?? []).map(parseSpec);
-    if (sideload !== null) roots.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
-    if (roots.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
+    const specs = (request.packages ?? []).map(parseSpec);
+    if (sideload !== null) specs.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
+    if (specs.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
+    const roots: Array<{ id: string; range: string }> = specs.map(({ id, range }) => ({ id, range }));
     const explicitIds = new Set(roots.map((r) => r.id));
     const installed = await this.installedStates();
+    // Issue 11, item 1: an installed capability comes only from where it came from, unless this
+    // request names another remote for it (an explicit move, shown in the plan).
+    const requested = new Map<string, string>();
+    for (const spec of specs) {
+      const remote = spec.remote ?? (sideload !== null && spec.id === sideload.manifest.id ? undefined : request.remote);
+      if (remote === undefined) continue;
+      await this.sources.client(remote); // E_NOT_FOUND for a remote that is not configured
+      requested.set(spec.id, remote);
+    }
+    const pins = sourcePins(installed, requested, explicitIds);
     // Installed explicit capabilities keep to the range the user asked for (a sideload to its
     // version), so their dependencies stay satisfied; `preferred` keeps them where they are.
     for (const [id, state] of installed) {
@@ -424,7 +446,7 @@ export class Arcotheon {
     }
     const preferred: Record<string, string> = {};
     for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
-    const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
+    const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false, pins);
     for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
     return context;
   }
@@ -444,8 +466,9 @@ export class Arcotheon {
       if (state.explicit) roots.push({ id, range: rootRange(state) });
       if (!targets.has(id) || sideloaded) preferred[id] = state.active;
     }
-    // Dependencies of updated capabilities may move too; everything else stays where it is.
-    return this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
+    // Dependencies of updated capabilities may move too; everything else stays where it is. Every
+    // installed capability updates only from the registry it came from (issue 11, item 1).
+    return this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true, sourcePins(installed, new Map(), new Set()));
   }
 
   private async resolvePlan(
@@ -456,9 +479,13 @@ export class Arcotheon {
     sideload: SideloadCandidate | null,
     includePrerelease: boolean,
     isUpdate: boolean,
+    pins: ReadonlyMap<string, string | null>,
   ): Promise<PlanContext> {
     const host = await this.hostEnvironment();
-    const located = await this.sources.closure(roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})));
+    const located = await this.sources.closure(
+      roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})),
+      pins,
+    );
     // An installed version stays resolvable although no configured registry lists it (a sideload,
     // or a remote that was removed): its own manifest says what it needs.
     const installedCandidates = new Map<string, CandidateVersion>();
@@ -477,22 +504,34 @@ export class Arcotheon {
     for (const id of resolution.order) {
       const version = resolution.versions[id] as string;
       const state = installed.get(id) ?? null;
-      if (state !== null && state.active === version) continue;
+      const isSideload = sideload !== null && id === sideload.manifest.id;
+      const place = isSideload ? undefined : located.get(id);
+      const previousSource = state === null ? undefined : movedFrom(state, isSideload ? { kind: 'file', file: sideload.file } : place === undefined ? undefined : { kind: 'registry', remote: place.remote });
+      if (state !== null && state.active === version && previousSource === undefined) continue;
       const action: PlanAction = state === null ? 'install' : semver.gt(version, state.active) ? 'upgrade' : semver.lt(version, state.active) ? 'downgrade' : 'reinstall';
       if (isUpdate && action === 'downgrade') continue;
       const explicit = explicitIds.has(id) || (state?.explicit ?? false);
       const granted = state?.grants ?? [];
-      if (sideload !== null && id === sideload.manifest.id) {
-        items.push(sideloadItem(sideload, action, state, explicit, granted));
+      const moved = previousSource === undefined ? {} : { previousSource };
+      if (isSideload) {
+        items.push({ ...sideloadItem(sideload, action, state, explicit, granted), ...moved });
         continue;
       }
-      const place = located.get(id);
       const entry = place?.doc.versions[version];
       if (place === undefined || entry === undefined) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}@${version}.`);
+      const kept = state?.versions[version];
+      if (kept !== undefined && kept.manifestSha256 !== entry.manifestSha256) {
+        // A version still on disk is reused, not extracted again: a move must not relabel it.
+        throw new AdcapError(
+          'E_USAGE',
+          `${id} ${version} from registry "${place.remote}" is a different package than the ${version} installed from ${previousSource === undefined ? 'before' : describeSource(previousSource)}; uninstall ${id} first to switch, or install another version.`,
+          { details: { id, version } },
+        );
+      }
       const compat = checkCompatibility(candidateOf(entry), host);
       if (!compat.ok) throw new AdcapError('E_INCOMPATIBLE', compat.reason, { details: { id, version } });
       const cached = await this.cache.has(entry.archive.sha256, entry.archive.size);
-      items.push(registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size));
+      items.push({ ...registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size), ...moved });
     }
     const plan = finishPlan(items, resolution.versions);
     return { plan, ranges: new Map(), located, sideload, states: installed };
@@ -836,6 +875,36 @@ function assertNoDependentsBroken(id: string, version: string, manifests: Map<st
   }
 }
 
+/**
+ * Where each installed capability may come from (issue 11, item 1): the remote it was installed
+ * from, or no registry for a sideload, unless the request names a remote for it (`requested`) or,
+ * for a sideload, asks for it by id (explicitly choosing a registry). Unpinned ids (new ones) come
+ * from the first remote that lists them.
+ */
+function sourcePins(installed: Map<string, PackageState | null>, requested: ReadonlyMap<string, string>, explicitIds: ReadonlySet<string>): Map<string, string | null> {
+  const pins = new Map<string, string | null>(requested);
+  for (const [id, state] of installed) {
+    if (state === null || pins.has(id)) continue;
+    const source = state.versions[state.active]?.source;
+    if (source?.kind === 'registry') pins.set(id, source.remote);
+    else if (source?.kind === 'file' && !explicitIds.has(id)) pins.set(id, null);
+  }
+  return pins;
+}
+
+/** The installed version's source when `next` differs from it (a move), else undefined. */
+function movedFrom(state: PackageState, next: { kind: 'registry'; remote: string } | { kind: 'file'; file: string } | undefined): PlanSource | undefined {
+  const current = state.versions[state.active]?.source;
+  if (current === undefined || next === undefined) return undefined;
+  if (current.kind === 'registry') {
+    if (next.kind === 'registry' && next.remote === current.remote) return undefined;
+    return { kind: 'registry', remote: current.remote };
+  }
+  // A sideload replaced by another local file is not a change of source kind worth a warning.
+  if (next.kind === 'file') return undefined;
+  return { kind: 'file', file: current.file, unsigned: current.unsigned, unknownSigner: current.unknownSigner };
+}
+
 /** The constraint an installed explicit capability keeps: the range asked for; a sideload its own version. */
 function rootRange(state: PackageState): string {
   if (state.versions[state.active]?.source.kind === 'file') return `=${state.active}`;
@@ -849,18 +918,24 @@ function normalizeRequest(request: InstallRequest | PackageSpec | PackageSpec[])
   return request;
 }
 
-/** `publisher/name` or `publisher/name@range`. */
-export function parseSpec(spec: PackageSpec): { id: string; range: string } {
+/** `publisher/name`, `publisher/name@range`, each optionally after `remote:`. */
+export function parseSpec(spec: PackageSpec): { id: string; range: string; remote?: string } {
   if (typeof spec !== 'string') {
     parseCapabilityId(spec.id);
-    return { id: spec.id, range: spec.range ?? '*' };
+    if (spec.remote !== undefined) assertRemoteName(spec.remote);
+    return { id: spec.id, range: spec.range ?? '*', ...(spec.remote === undefined ? {} : { remote: spec.remote }) };
   }
-  const at = spec.indexOf('@');
-  const id = at < 0 ? spec : spec.slice(0, at);
-  const range = at < 0 ? '*' : spec.slice(at + 1);
+  const colon = spec.indexOf(':');
+  const slash = spec.indexOf('/');
+  const remote = colon >= 0 && (slash < 0 || colon < slash) ? spec.slice(0, colon) : undefined;
+  if (remote !== undefined) assertRemoteName(remote);
+  const rest = remote === undefined ? spec : spec.slice(colon + 1);
+  const at = rest.indexOf('@');
+  const id = at < 0 ? rest : rest.slice(0, at);
+  const range = at < 0 ? '*' : rest.slice(at + 1);
   parseCapabilityId(id);
   if (semver.validRange(range) === null) throw new AdcapError('E_USAGE', `"${range}" in "${spec}" is not a semver range (try ^1.2.0, ~1.2, 1.2.3 or *).`);
-  return { id, range };
+  return { id, range, ...(remote === undefined ? {} : { remote }) };
 }
 
 /** A version as the resolver sees it, from its own manifest (a sideload, or an installed version). */
