@@ -14,6 +14,9 @@ export interface SkillFrontMatter {
 const SKILL_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
+/** C0 and C1 control characters and DEL, except tab and newline. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 
 function fail(rule: SkillRule, pointer: string, problem: string): never {
   throw new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${problem}.`, { details: { rule, pointer } });
@@ -70,6 +73,10 @@ export function validateSkillDocument(dirName: string, skillMd: string, pointer:
   const description = record.description;
   if (typeof description !== 'string' || description.trim().length === 0) {
     fail('skill-description', pointer, 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it');
+  }
+  // Issue 11, item 2: text shown to people carries no terminal control sequences (newline and tab only).
+  if (CONTROL_EXCEPT_NEWLINE_TAB.test(description)) {
+    fail('skill-description', pointer, 'has a skill description with a control character; only newlines and tabs are allowed');
   }
   const length = [...description].length;
   if (length > MAX_DESCRIPTION) {
