@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { resolveUrl } from '../cache/fetch.js';
 import { materializeResource } from '../cache/resource.js';
+import type { SourcePolicy } from '../cache/source-policy.js';
 import type { Manifest, Resource, Tool } from '../format/manifest-types.js';
 import { parsePackageDocument } from '../registry/client/package-document.js';
 import { RemoteStore } from '../registry/client/remote-store.js';
@@ -87,7 +88,7 @@ export async function materializeToolResources(
   arc: Arcotheon,
   manifest: Manifest,
   tool: Tool,
-  options: { mirrors: string[]; onProgress?: ProgressListener; signal?: AbortSignal },
+  options: { mirrors: string[]; policy: SourcePolicy; onProgress?: ProgressListener; signal?: AbortSignal },
 ): Promise<MaterializedResources> {
   const paths: Record<string, string> = {};
   const resources: Resource[] = [];
@@ -103,6 +104,7 @@ export async function materializeToolResources(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       mirrors: options.mirrors,
+      policy: options.policy,
     });
   }
   return { paths, resources };

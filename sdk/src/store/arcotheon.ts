@@ -5,6 +5,7 @@ import type { AuthorizeFn } from '../cache/authorize.js';
 import { ContentCache, type GcResult } from '../cache/content-cache.js';
 import { parseShardMap } from '../cache/shardset.js';
 import { resolveUrl, type FetchLike } from '../cache/fetch.js';
+import type { SourcePolicy } from '../cache/source-policy.js';
 import { isLazy, materializeResource } from '../cache/resource.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
@@ -50,8 +51,17 @@ export interface ArcotheonOptions {
   /** Remotes the host ships; a fresh home with no remote configured uses them (issue 7). */
   remotes?: Array<{ name: string; url: string; rootKeys?: string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
   host: HostInfo;
-  /** spec §12: obtains authorisation for entitled downloads; null denies. */
+  /**
+   * spec §12: obtains authorisation for entitled downloads; null denies. It is asked only about
+   * URLs on the installing registry, never about a URL a publisher chose (issue 11, item 13).
+   */
   authorize?: AuthorizeFn;
+  /**
+   * Origins such as `https://mirror.intranet:8443` that resource and shard sources may use
+   * although they are on this computer or a private network (issue 11, item 3: otherwise only
+   * public https and the installing registry are fetched for a publisher).
+   */
+  sourceOrigins?: string[];
   fetch?: FetchLike;
   limits?: {
     /** DESIGN §10 (default 30 days). */
@@ -211,6 +221,25 @@ export class Arcotheon {
 
   get authorize(): AuthorizeFn | undefined {
     return this.options.authorize;
+  }
+
+  /**
+   * The rules for publisher-chosen URLs of a version (resources, shards; issue 11, items 3 and 13):
+   * the installing registry's URL (null for a sideload or a removed remote) and the host's allowed
+   * private origins.
+   */
+  async sourcePolicy(source: InstallSource | undefined): Promise<SourcePolicy> {
+    let registry: string | null = null;
+    if (source?.kind === 'registry') {
+      registry = await this.sources.client(source.remote).then(
+        (client) => client.remote.url,
+        (error: unknown) => {
+          if (isAdcapError(error)) return null;
+          throw error;
+        },
+      );
+    }
+    return { registry, allowedOrigins: this.options.sourceOrigins ?? [] };
   }
 
   get sandboxChoice(): SandboxChoice {
@@ -618,7 +647,7 @@ export class Arcotheon {
         archivePath = await this.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
         trusted = sideload.trusted;
         source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
-        await this.fetchEagerResources(sideload.manifest, [], report, options.signal);
+        await this.fetchEagerResources(sideload.manifest, [], { registry: null, allowedOrigins: this.options.sourceOrigins ?? [] }, report, options.signal);
       } else {
         const place = context.located.get(item.id) as LocatedPackage;
         const downloaded = await place.client.downloadArchive(item.id, item.version, {
@@ -630,7 +659,8 @@ export class Arcotheon {
         archivePath = downloaded.path;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
-        await this.fetchEagerResources(downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], report, options.signal);
+        const policy = { registry: place.client.remote.url, allowedOrigins: this.options.sourceOrigins ?? [] };
+        await this.fetchEagerResources(downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], policy, report, options.signal);
       }
       const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
       creates.push({
@@ -675,11 +705,18 @@ export class Arcotheon {
    * tool), verified into the cache before anything is switched in. After the declared sources,
    * the installing registry's content-addressed mirror is tried.
    */
-  private async fetchEagerResources(manifest: Manifest, mirrors: string[], onProgress: (p: Progress) => void, signal: AbortSignal | undefined): Promise<void> {
+  private async fetchEagerResources(
+    manifest: Manifest,
+    mirrors: string[],
+    policy: SourcePolicy,
+    onProgress: (p: Progress) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     for (const resource of manifest.resources ?? []) {
       if (isLazy(resource)) continue;
       await materializeResource(this.cache, resource, {
         mirrors,
+        policy,
         onProgress,
         ...(this.options.authorize === undefined ? {} : { authorize: this.options.authorize }),
         ...(signal === undefined ? {} : { signal }),
