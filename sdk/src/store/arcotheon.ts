@@ -271,7 +271,10 @@ export class Arcotheon {
   /** The verified package document of a capability (every version and its status). */
   async packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
     parseCapabilityId(id);
-    const located = await this.sources.locate(id);
+    // An installed capability is shown as its own registry has it (issue 11, item 1).
+    const state = await readState(this.home, id).catch(() => null);
+    const installedFrom = state?.versions[state.active]?.source;
+    const located = await this.sources.locate(id, installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {});
     if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
     return { ...located.doc, remote: located.remote };
   }

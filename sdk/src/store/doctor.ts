@@ -6,14 +6,16 @@ import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { validateManifest } from '../format/manifest.js';
 import { parseStrictJson } from '../format/strict-json.js';
+import { publisherTrustedKeys } from '../registry/catalogue.js';
 import { detectRuntimes } from '../resolve/runtimes.js';
 import { defaultSandbox } from '../sandbox/select.js';
+import type { TrustedKey } from '../trust/keys.js';
 import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
 import type { Arcotheon } from './arcotheon.js';
 import { pendingOperations } from './journal.js';
-import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
+import { packageIdsOnDisk, readState, writeState, type InstallSource, type PackageState } from './state.js';
 import { exists, recoverOperations } from './transaction.js';
 
 export type ProblemKind =
@@ -125,7 +127,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
       if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
     }
     if (options.checkRevocations !== false) {
-      const revoked = await revocationOf(arc, id, state.active);
+      const revoked = await revocationOf(arc, id, state.active, state.versions[state.active]?.source);
       if (revoked !== null) {
         problems.push({
           kind: 'revoked',
@@ -241,7 +243,8 @@ async function reinstall(arc: Arcotheon, id: string, version: string, state: Pac
   }
   const target = arc.home.versionDir(id, version);
   await removeTree(target);
-  const trusted = record.source.kind === 'registry' ? await arc.sources.publisherKeys(id.split('/')[0] ?? '') : [];
+  // Issue 11, item 1: only the keys the installing registry trusts for the publisher.
+  const trusted = record.source.kind === 'registry' ? await registryPublisherKeys(arc, record.source.remote, id) : [];
   const verified = await verifyPackage(archive, {
     ...(record.source.kind === 'registry' ? { trusted, requireSignature: true } : {}),
     extractTo: target,
@@ -252,6 +255,12 @@ async function reinstall(arc: Arcotheon, id: string, version: string, state: Pac
     throw new AdcapError('E_HASH', `The archive for ${id}@${version} is not the one that was installed (manifest digest differs); uninstall and install it again.`);
   }
   return from;
+}
+
+/** The keys the remote `remote` lists for the publisher of `id` (from its last verified catalogue). */
+async function registryPublisherKeys(arc: Arcotheon, remote: string, id: string): Promise<TrustedKey[]> {
+  const { payload } = await (await arc.sources.client(remote)).catalogue();
+  return publisherTrustedKeys(payload, id.split('/')[0] ?? '');
 }
 
 /** Entries in the package directory that no state references: staging dirs, temp files, old versions. */
@@ -299,9 +308,10 @@ async function repairState(arc: Arcotheon, id: string, error: unknown, fix: bool
   return problem;
 }
 
-async function revocationOf(arc: Arcotheon, id: string, version: string): Promise<string | null> {
+async function revocationOf(arc: Arcotheon, id: string, version: string, source: InstallSource | undefined): Promise<string | null> {
   try {
-    const located = await arc.sources.locate(id);
+    // Issue 11, item 1: a registry install answers to its own registry, not to the first that lists the id.
+    const located = await arc.sources.locate(id, source?.kind === 'registry' ? { only: source.remote } : {});
     const entry = located?.doc.versions[version];
     return entry?.status === 'revoked' ? (entry.statusReason ?? 'no reason given') : null;
   } catch {

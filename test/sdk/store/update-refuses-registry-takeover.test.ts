@@ -6,6 +6,7 @@
 import { Arcotheon } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHostService } from '../../../electron/host/service.js';
+import { revokeVersion } from '../../../sdk/src/registry/builder/maintain.js';
 import { addRemote } from '../../../sdk/src/registry/remotes.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { adcap } from '../cli/run-cli.js';
@@ -110,6 +111,21 @@ describe('update refuses a registry takeover', () => {
     expect(state.versions['9.0.0']?.source).toMatchObject({ kind: 'registry', remote: 'attacker', signedBy: [attacker.registry.keyOf('acme').keyId] });
     // And the same version from another registry with other contents is refused, not relabelled.
     await expect(arc.plan('test:acme/app@1.0.0')).resolves.toMatchObject({ items: [expect.objectContaining({ previousSource: { kind: 'registry', remote: 'attacker' } })] });
+  });
+
+  it('the installing registry also decides what is shown and what is revoked (doctor)', async () => {
+    const local = await LifecycleRegistry.create();
+    await local.publishAll([{ id: 'acme/app', version: '1.0.0', tool: true }]);
+    const home = await local.newHome();
+    await new Arcotheon(local.options(home)).install('acme/app', { approve: approveAll });
+    await addRemote(home, { name: 'attacker', url: attacker.registry.v1Url, rootKeys: [attacker.registry.rootKey.publicKey] });
+    await revokeVersion(local.registry.dir, 'acme/app', '1.0.0', 'malicious');
+    await local.registry.build();
+    const arc = new Arcotheon(local.options(home));
+    await arc.refreshRemotes();
+    expect((await arc.packageDoc('acme/app')).remote).toBe('test');
+    const report = await arc.doctor();
+    expect(report.problems).toEqual([expect.objectContaining({ kind: 'revoked', id: 'acme/app' })]);
   });
 
   it('refuses to relabel a version on disk as coming from a registry whose package differs', async () => {
