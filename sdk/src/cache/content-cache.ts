@@ -18,7 +18,7 @@ import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
 import type { Progress, ProgressListener } from '../util/progress.js';
 import { authorizeUrl, type Authorization } from './authorize.js';
-import { onRegistry, publisherSourceProblem, type SourcePolicy } from './source-policy.js';
+import { onRegistry, publisherSourceProblem, publisherSourceResolvesPrivately, type LookupAddresses, type SourcePolicy } from './source-policy.js';
 import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSource } from './fetch.js';
 
 /** Download progress uses the SDK-wide shape: `{ phase: 'download', done, total }` in bytes. */
@@ -32,6 +32,8 @@ export interface ContentCacheOptions {
   idleTimeoutMs?: number;
   /** Attempts per mirror while interrupted transfers keep making progress (default 3). */
   attemptsPerMirror?: number;
+  /** Resolves host names for the publisher-source check (default: the system resolver). */
+  lookup?: LookupAddresses;
 }
 
 export interface BlobRequest {
@@ -90,6 +92,7 @@ export class ContentCache {
   private readonly fetchImpl: FetchLike | undefined;
   private readonly idleTimeoutMs: number | undefined;
   private readonly attemptsPerMirror: number;
+  private readonly lookup: LookupAddresses | undefined;
   private readonly inflight = new Map<string, Inflight>();
 
   /** `dir` is the home's `cache/` directory; blobs live in `dir/sha256/`, temp files in `dir/tmp/`. */
@@ -98,6 +101,7 @@ export class ContentCache {
     this.fetchImpl = options.fetch;
     this.idleTimeoutMs = options.idleTimeoutMs;
     this.attemptsPerMirror = Math.max(1, options.attemptsPerMirror ?? 3);
+    this.lookup = options.lookup;
   }
 
   get tmpDir(): string {
@@ -312,7 +316,8 @@ export class ContentCache {
         const label = redactUrl(source);
         try {
           const parsed = checkUrlAllowed(source);
-          const problem = request.policy === undefined ? null : publisherSourceProblem(parsed, request.policy);
+          const problem =
+            request.policy === undefined ? null : (publisherSourceProblem(parsed, request.policy) ?? (await publisherSourceResolvesPrivately(parsed, request.policy, this.lookup)));
           if (problem !== null) throw new AdcapError('E_DOWNLOAD', `refused before any request: ${problem}`);
           let url = source;
           let headers: Record<string, string> = {};

@@ -14,7 +14,8 @@
  * URLs on the installing registry, the party the entitlement is with, never about a URL a
  * publisher chose: otherwise a publisher could collect the user's credentials on its own server.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import dns from 'node:dns/promises';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 
 export interface SourcePolicy {
   /** The installing registry's v1/ URL, or null when there is none (a sideload). */
@@ -59,6 +60,31 @@ export function publisherSourceProblem(url: string | URL, policy: SourcePolicy):
   if (policy.allowedOrigins?.includes(parsed.origin) === true) return null;
   if (isPrivateHost(parsed.hostname)) return 'it points at this computer or a private network, which publishers may not make the host reach';
   return null;
+}
+
+/** Resolves a host name to its addresses (injectable for tests). */
+export type LookupAddresses = (hostname: string) => Promise<string[]>;
+
+const defaultLookup: LookupAddresses = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * The same question for what a publisher-chosen https host *name* resolves to now: a sentence when
+ * any address is private (a public name pointed at 127.0.0.1 or the LAN), else null. A name that
+ * does not resolve is left to the request to fail. Registry URLs and allowed origins are not
+ * looked up. The request resolves the name again, so a name that changes its answer in between
+ * (DNS rebinding) is not caught; SECURITY.md says so.
+ */
+export async function publisherSourceResolvesPrivately(url: URL, policy: SourcePolicy, lookup: LookupAddresses = defaultLookup): Promise<string | null> {
+  if (onRegistry(url, policy.registry) || policy.allowedOrigins?.includes(url.origin) === true) return null;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (url.protocol !== 'https:' || isIP(host) !== 0) return null;
+  let addresses: string[];
+  try {
+    addresses = await lookup(host);
+  } catch {
+    return null;
+  }
+  return addresses.some((a) => isPrivateHost(a)) ? 'its name resolves to this computer or a private network, which publishers may not make the host reach' : null;
 }
 
 /** Names that never leave this computer or the local network. */

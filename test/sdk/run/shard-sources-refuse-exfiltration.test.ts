@@ -8,6 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentCache } from '../../../sdk/src/cache/content-cache.js';
+import { materializeResource } from '../../../sdk/src/cache/resource.js';
 import { publisherSourceProblem } from '../../../sdk/src/cache/source-policy.js';
 import { mirrorBlob } from '../../../sdk/src/registry/builder/mirror.js';
 import { publishPackage } from '../../../sdk/src/registry/builder/publish.js';
@@ -129,6 +131,15 @@ describe('shard and resource sources cannot exfiltrate', () => {
     } finally {
       await home.remove();
     }
+  });
+
+  it('a public name that resolves to a private address is refused before any request', async () => {
+    const cache = new ContentCache(join(h.root, 'dns-cache'), { fetch: trustingFetch(), lookup: async () => ['93.184.216.34', '127.0.0.1'] });
+    const resource = { id: 'r', kind: 'dataset', sources: [`https://127.0.0.1.nip.example:${new URL(baitHttps.origin).port}/secret.txt`], sha256: sha(secret), size: secret.length };
+    const error = await rejection(materializeResource(cache, resource, { policy: { registry: null } }));
+    expect(error.code).toBe('E_DOWNLOAD');
+    expect(error.message).toContain('its name resolves to this computer or a private network');
+    expect(baitHttps.statsFor('/secret.txt').requests).toBe(0);
   });
 
   it('the rule itself: public https or the installing registry (wherever it is), or an origin the host allows', () => {
