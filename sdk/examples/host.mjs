@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A complete agent host in one file: what the host contract (spec/host-integration-contract.txt)
+// A complete agent host in one file: what the host contract (docs/spec/host-integration-contract.txt)
 // asks a host to do, with @arcotheon/sdk. It runs offline against the example registry bundled
 // with this repository (the SDK's embedded default remote):
 //

@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'E_SANDBOX_UNAVAILABLE',
   'E_TOOL',
   'E_PROTOCOL',
+  'E_DISABLED',
+  'E_POLICY',
   // Not in DESIGN §9's table: usage mistakes and local I/O failures still need a stable code.
   'E_USAGE',
   'E_IO',

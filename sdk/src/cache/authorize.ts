@@ -46,7 +46,7 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
   try {
     grant = await auth.fn(auth.request, url);
   } catch (error) {
-    throw new AdcapError('E_ENTITLEMENT', `The authorize callback failed for ${what}; check your sign-in or subscription and try again.`, {
+    throw new AdcapError('E_ENTITLEMENT', `The host's authorize callback failed for ${what}, so the host could not obtain access to this entitled download; check the host's entitlement service or account and try again.`, {
       cause: error,
       details: { kind: auth.request.kind, id: auth.request.id },
     });

@@ -155,7 +155,7 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   if (missing.length > 0) {
     throw new AdcapError(
       'E_NOT_GRANTED',
-      `The tool ${tool.name} of ${id} needs ${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted (${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in Arcotheon to run this tool.`,
+      `The tool ${tool.name} of ${id} needs ${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted (${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in the host app, or with "adcap grants ${id} ${missing.map((g) => `--grant ${g}`).join(' ')}", to run this tool.`,
       { details: { missing } },
     );
   }

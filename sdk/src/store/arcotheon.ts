@@ -802,7 +802,10 @@ export class Arcotheon {
   /** Removes a capability, and dependencies nothing else needs; refuses while a dependent is installed. */
   async uninstall(id: string): Promise<{ removed: string[] }> {
     return this.withHome(`uninstall ${id}`, async () => {
-      await this.state(id);
+      parseCapabilityId(id);
+      if ((await readState(this.home, id)) === null) {
+        throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
+      }
       const installed = await this.installedStates();
       const manifests = await this.activeManifests(installed);
       const dependents = dependentsOf(id, manifests, new Set([id]));
