@@ -51,7 +51,8 @@ export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js'
 export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
 export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote } from './registry/embedded.js';
 export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type SandboxChoice, type UpdateResult } from './store/arcotheon.js';
-export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission } from './store/plan.js';
+export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission, type PlanSource } from './store/plan.js';
+export { isPrivateHost, onRegistry, publisherSourceProblem, type SourcePolicy } from './cache/source-policy.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
 export type { InstallSource, PackageState, VersionRecord } from './store/state.js';
 export { HomeLayout } from './store/home.js';
