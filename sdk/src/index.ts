@@ -56,7 +56,8 @@ export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './regis
 export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote, shippedRemote } from './registry/embedded.js';
 export { ARCOTHEON_ROOT_KEYS } from './registry/root-keys.js';
 export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type PinnedUpdate, type SandboxChoice, type UpdateResult, type WaitingUpdate } from './store/arcotheon.js';
-export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission } from './store/plan.js';
+export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission, type PlanSource } from './store/plan.js';
+export { isPrivateHost, onRegistry, publisherSourceProblem, type SourcePolicy } from './cache/source-policy.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
 export { AGENT_IDS, AGENTS, agentDefinition, LINK_MARKER, type AgentDefinition, type AgentId, type AgentStatus, type LinkOptions, type LinkRecord, type LinkResult, type LinkState, type LinkStatus, type McpRegistration, type UnlinkResult } from './store/agent-links.js';
 export type { InstallSource, PackageState, VersionRecord } from './store/state.js';

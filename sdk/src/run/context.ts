@@ -8,6 +8,7 @@ import path from 'node:path';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { resolveUrl } from '../cache/fetch.js';
 import { materializeResource } from '../cache/resource.js';
+import type { SourcePolicy } from '../cache/source-policy.js';
 import type { Manifest, Resource, Tool } from '../format/manifest-types.js';
 import type { Arcotheon } from '../store/arcotheon.js';
 import { revocationReason as revocationOf } from '../store/revocations.js';
@@ -55,7 +56,7 @@ export async function materializeToolResources(
   arc: Arcotheon,
   manifest: Manifest,
   tool: Tool,
-  options: { mirrors: string[]; onProgress?: ProgressListener; signal?: AbortSignal },
+  options: { mirrors: string[]; policy: SourcePolicy; onProgress?: ProgressListener; signal?: AbortSignal },
 ): Promise<MaterializedResources> {
   const paths: Record<string, string> = {};
   const resources: Resource[] = [];
@@ -71,6 +72,7 @@ export async function materializeToolResources(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       mirrors: options.mirrors,
+      policy: options.policy,
     });
   }
   return { paths, resources };

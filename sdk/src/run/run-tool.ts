@@ -206,8 +206,11 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
 
   const progress = options.onProgress;
   const mirrors = await blobMirrors(arc, state, version);
+  // Issue 11, items 3 and 13: sources the publisher chose stay on public https or the installing registry.
+  const policy = await arc.sourcePolicy(state.versions[version]?.source);
   const materialized = await materializeToolResources(arc, manifest, tool, {
     mirrors,
+    policy,
     ...(progress === undefined ? {} : { onProgress: (p: Progress) => progress({ ...p, phase: 'resource', tool: tool.name }) }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
@@ -221,6 +224,7 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   const shards = new ShardRequestHandler(arc.cache, {
     resources: materialized.resources,
     mirrors,
+    policy,
     ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });

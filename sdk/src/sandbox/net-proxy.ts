@@ -10,6 +10,7 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import os from 'node:os';
+import { netScopeAllows, parseNetScope as parsePermissionNetScope } from '../permissions/index.js';
 
 export interface NetScope {
   /** Lower-case host name or IP literal, without brackets; for `*.example.com` the suffix `example.com`. */
@@ -19,45 +20,22 @@ export interface NetScope {
   port: number | null;
 }
 
-/** Parses a net:connect scope: `host`, `*.host`, `host:port`, `*.host:port`, `[v6]`, `[v6]:port` (DESIGN §5). */
+/**
+ * Parses a net:connect scope with the permission table's grammar (DESIGN §5; issue 11, item 12: the
+ * proxy accepts exactly what the validator accepts, nothing more lenient). Throws when invalid.
+ */
 export function parseNetScope(scope: string): NetScope {
-  let rest = scope.trim().toLowerCase();
-  let port: number | null = null;
-  let host: string;
-  if (rest.startsWith('[')) {
-    const end = rest.indexOf(']');
-    if (end < 0) throw new Error(`bad net scope ${scope}`);
-    host = rest.slice(1, end);
-    const after = rest.slice(end + 1);
-    if (after.startsWith(':')) port = parsePort(after.slice(1), scope);
-    else if (after !== '') throw new Error(`bad net scope ${scope}`);
-  } else {
-    const colon = rest.lastIndexOf(':');
-    if (colon >= 0 && rest.indexOf(':') === colon) {
-      port = parsePort(rest.slice(colon + 1), scope);
-      rest = rest.slice(0, colon);
-    }
-    host = rest;
-  }
-  const wildcard = host.startsWith('*.');
-  if (wildcard) host = host.slice(2);
-  host = host.replace(/\.$/, '');
-  if (host === '' || host.includes('*')) throw new Error(`bad net scope ${scope}`);
-  return { host, wildcard, port };
+  const parsed = parsePermissionNetScope(scope);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  const host = parsed.host.startsWith('[') ? parsed.host.slice(1, -1) : parsed.host;
+  return { host, wildcard: parsed.wildcard, port: parsed.port ?? null };
 }
 
-function parsePort(text: string, scope: string): number {
-  const port = Number(text);
-  if (!/^[0-9]{1,5}$/.test(text) || port < 1 || port > 65535) throw new Error(`bad port in net scope ${scope}`);
-  return port;
-}
-
-/** The scope that allows `host:port`, or null. `*.example.com` matches sub-domains, not example.com itself. */
+/** The scope that allows `host:port` (the permission table's matching), or null. `*.example.com` matches sub-domains, not example.com itself. */
 export function matchingScope(scopes: readonly NetScope[], host: string, port: number): NetScope | null {
-  const h = host.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
   for (const scope of scopes) {
-    if (scope.port !== null && scope.port !== port) continue;
-    if (scope.wildcard ? h.endsWith(`.${scope.host}`) : h === scope.host) return scope;
+    const host6 = net.isIPv6(scope.host) ? `[${scope.host}]` : scope.host;
+    if (netScopeAllows({ host: host6, wildcard: scope.wildcard, ...(scope.port === null ? {} : { port: scope.port }) }, host, port)) return scope;
   }
   return null;
 }

@@ -36,6 +36,11 @@ export interface PackageState {
   explicit: boolean;
   /** The range the user asked for (explicit installs); updates stay within it, like npm. */
   range?: string;
+  /**
+   * Grants the user revoked and has not granted again since (issue 11, item 10): a rollback
+   * restores the old version's grants minus these, so a revocation survives going back.
+   */
+  revoked?: string[];
   updatedAt: string;
 }
 
@@ -70,6 +75,7 @@ function isPackageState(value: unknown): value is PackageState {
     v['history'].every((h) => typeof h === 'string') &&
     Array.isArray(v['grants']) &&
     v['grants'].every((g) => typeof g === 'string') &&
+    (v['revoked'] === undefined || (Array.isArray(v['revoked']) && v['revoked'].every((g) => typeof g === 'string'))) &&
     typeof v['versions'] === 'object' &&
     v['versions'] !== null &&
     typeof v['explicit'] === 'boolean'

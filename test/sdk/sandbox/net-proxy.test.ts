@@ -6,7 +6,9 @@ import { startListener } from './sandbox-fixture.js';
 
 describe('net:connect scopes', () => {
   it('parses host, *.host, host:port and [v6]:port', () => {
-    expect(parseNetScope('API.Example.com')).toEqual({ host: 'api.example.com', wildcard: false, port: null });
+    expect(parseNetScope('api.example.com')).toEqual({ host: 'api.example.com', wildcard: false, port: null });
+    // Issue 11, item 12: the proxy accepts exactly the validator's grammar (lower-case names only).
+    expect(() => parseNetScope('API.Example.com')).toThrow();
     expect(parseNetScope('*.example.com')).toEqual({ host: 'example.com', wildcard: true, port: null });
     expect(parseNetScope('example.com:8443')).toEqual({ host: 'example.com', wildcard: false, port: 8443 });
     expect(parseNetScope('[::1]:443')).toEqual({ host: '::1', wildcard: false, port: 443 });
