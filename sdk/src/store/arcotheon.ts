@@ -29,10 +29,13 @@ import { removeTree } from '../util/fs-tree.js';
 import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
+import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
+import { loadPolicy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
+import { applyPolicy, enforcePlan, managedMark, policyFindings, policyForChange, policyForReading, policyRemotes, type ManagedMark, type PolicyApplyResult } from './policy-enforce.js';
 import { HomeLayout } from './home.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
-import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
+import { packageIdsOnDisk, readState, type DisabledMark, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
 
 export interface HostInfo {
@@ -75,6 +78,17 @@ export interface ArcotheonOptions {
    */
   checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
   now?: () => Date;
+  /**
+   * Where the organisation policy is read from (issue 17, docs/admin.md). Default: ARCOTHEON_POLICY
+   * in process.env, else the system location. A host that ships its own policy passes
+   * `{ env: { ARCOTHEON_POLICY: path } }`.
+   */
+  policy?: LoadPolicyOptions;
+  /**
+   * Called after a capability is disabled or enabled, inside the home lock (issue 17: skills are
+   * unlinked from agents while a capability is disabled, and linked again when it is enabled).
+   */
+  onEnablement?: EnablementHook;
 }
 
 export interface SandboxChoice {
@@ -127,6 +141,10 @@ export interface InstalledCapability {
   explicit: boolean;
   history: string[];
   source: InstallSource;
+  /** Set while it is switched off (issue 17): by the user, or by the policy's `blocked` rule. */
+  disabled?: DisabledMark;
+  /** Set when the organisation policy manages it: required, blocked, or holding a denied grant. */
+  managed?: ManagedMark;
 }
 
 interface SideloadCandidate {
@@ -181,6 +199,8 @@ export class Arcotheon {
     this.sources = new RegistrySources({
       home: options.home,
       defaults,
+      // issue 17: when the policy lists registries, they are the ones in force.
+      policyRemotes: async () => policyRemotes((await policyForReading(this)).loaded),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.limits?.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: options.limits.maxCatalogAgeMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
@@ -207,6 +227,42 @@ export class Arcotheon {
 
   get checkTier(): ArcotheonOptions['checkTier'] {
     return this.options.checkTier;
+  }
+
+  get enablementHook(): EnablementHook | undefined {
+    return this.options.onEnablement;
+  }
+
+  // ---------------------------------------------------------------- organisation policy (issue 17)
+
+  /** The policy in force, read now (never cached): null when none; E_POLICY when it is invalid. */
+  policyInForce(): Promise<LoadedPolicy | null> {
+    return loadPolicy(this.options.policy ?? {});
+  }
+
+  /**
+   * Brings this home in line with the policy: blocked capabilities disabled, required ones
+   * installed, enabled and updated (their permissions granted by the policy), and with
+   * `updates.automatic` the updates that need no new permission applied. Hosts call it at start-up.
+   */
+  applyPolicy(): Promise<PolicyApplyResult> {
+    return applyPolicy(this, this.nowIso());
+  }
+
+  // ---------------------------------------------------------------- enable and disable (issue 17)
+
+  /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
+  async disable(id: string): Promise<EnablementResult> {
+    return this.withHome(`disable ${id}`, async () => disableCapability(this, id, await policyForChange(this), this.nowIso(), this.options.onEnablement));
+  }
+
+  /** Switches a disabled capability back on; refuses one whose installed version the policy blocks. */
+  async enable(id: string): Promise<EnablementResult> {
+    return this.withHome(`enable ${id}`, async () => enableCapability(this, id, await policyForChange(this), this.options.onEnablement));
+  }
+
+  private nowIso(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
   }
 
   // ---------------------------------------------------------------- discovery (metadata only)
@@ -239,13 +295,25 @@ export class Arcotheon {
 
   async list(): Promise<InstalledCapability[]> {
     const out: InstalledCapability[] = [];
+    const { loaded } = await policyForReading(this);
     for (const id of await this.installedIds()) {
       const state = await readState(this.home, id);
       if (state === null) continue;
       const record = state.versions[state.active];
       const source = record?.source ?? { kind: 'registry', remote: '?', signedBy: [] };
       const status = source.kind === 'file' ? (source.unsigned ? 'unsigned' : source.unknownSigner ? 'unknown-signer' : 'sideloaded') : 'ok';
-      out.push({ id, version: state.active, status, grants: state.grants, explicit: state.explicit, history: state.history, source });
+      const managed = managedMark(loaded, state);
+      out.push({
+        id,
+        version: state.active,
+        status,
+        grants: state.grants,
+        explicit: state.explicit,
+        history: state.history,
+        source,
+        ...(state.disabled === undefined ? {} : { disabled: state.disabled }),
+        ...(managed === undefined ? {} : { managed }),
+      });
     }
     return out;
   }
@@ -316,6 +384,7 @@ export class Arcotheon {
     if (!declared.includes(grant)) {
       throw new AdcapError('E_NOT_GRANTED', `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`);
     }
+    assertGrantsAllowed(await policyForChange(this), [{ id, grant }]);
     return this.changeGrants(id, (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()));
   }
 
@@ -414,6 +483,7 @@ export class Arcotheon {
     for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
     const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
     for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
+    this.enforcePolicy(await policyForChange(this), context);
     return context;
   }
 
@@ -433,7 +503,14 @@ export class Arcotheon {
       if (!targets.has(id) || sideloaded) preferred[id] = state.active;
     }
     // Dependencies of updated capabilities may move too; everything else stays where it is.
-    return this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
+    const context = await this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
+    this.enforcePolicy(await policyForChange(this), context);
+    return context;
+  }
+
+  /** issue 17: blocked ids and versions, denied permissions, sideload, unsigned and registries. */
+  private enforcePolicy(loaded: LoadedPolicy | null, context: PlanContext): void {
+    enforcePlan(loaded, context.plan, (name) => [...context.located.values()].find((l) => l.remote === name)?.client.remote);
   }
 
   private async resolvePlan(
@@ -668,6 +745,8 @@ export class Arcotheon {
       versions,
       explicit: item.explicit,
       ...(range !== undefined ? { range } : previous?.range !== undefined ? { range: previous.range } : {}),
+      // issue 17: an update keeps a disabled capability disabled.
+      ...(previous?.disabled === undefined ? {} : { disabled: previous.disabled }),
       updatedAt: now,
     };
   }
@@ -680,6 +759,9 @@ export class Arcotheon {
       const state = await this.state(id);
       const previous = state.history.at(-1);
       if (previous === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no earlier version to roll back to; only ${state.active} is installed.`);
+      const loaded = await policyForChange(this);
+      assertNotBlocked(loaded, id, previous);
+      assertGrantsAllowed(loaded, (state.versions[previous]?.grants ?? []).map((grant) => ({ id, grant })));
       const target = await this.readInstalledManifest(id, previous);
       const installed = await this.installedStates();
       for (const [dep, range] of Object.entries(target.dependencies ?? {})) {
@@ -708,6 +790,7 @@ export class Arcotheon {
       if ((await readState(this.home, id)) === null) {
         throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
       }
+      assertNotRequired(await policyForChange(this), id, 'uninstall');
       const installed = await this.installedStates();
       const manifests = await this.activeManifests(installed);
       const dependents = dependentsOf(id, manifests, new Set([id]));
@@ -782,7 +865,12 @@ export class Arcotheon {
 
   /** Checks (and with `fix`, repairs) the home, like `flatpak repair` (issue 4). */
   async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    const work = (): Promise<DoctorReport> => runDoctor(this, options);
+    const work = async (): Promise<DoctorReport> => {
+      const report = await runDoctor(this, options);
+      // issue 17: policy findings (invalid policy, blocked installed, required missing, denied grants).
+      const findings = await policyFindings(this);
+      return findings.length === 0 ? report : { ...report, problems: [...report.problems, ...findings], ok: false };
+    };
     if (options.fix === true && options.dryRun !== true) return this.withHome('doctor --fix', work, false);
     return work();
   }

@@ -25,7 +25,9 @@ export type ProblemKind =
   | 'missing-dependency'
   | 'missing-interpreter'
   | 'missing-sandbox'
-  | 'corrupt-cache-entry';
+  | 'corrupt-cache-entry'
+  /** issue 17: the organisation policy is invalid, or this home is out of line with it. */
+  | 'policy';
 
 export interface Problem {
   kind: ProblemKind;
