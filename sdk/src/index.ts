@@ -53,7 +53,10 @@ export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE,
 export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type SandboxChoice, type UpdateResult } from './store/arcotheon.js';
 export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission } from './store/plan.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
-export type { InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { EnablementHook, EnablementResult } from './store/enablement.js';
+export { checkPolicy, describePolicy, loadPolicy, systemPolicyPath, type LoadedPolicy, type LoadPolicyOptions, type Policy, type PolicyRemote, type PolicyRule } from './store/policy.js';
+export type { ManagedMark, PolicyApplyResult } from './store/policy-enforce.js';
 export { HomeLayout } from './store/home.js';
 export { AuditLog, auditDigest, type AuditEvent, type AuditLine } from './run/audit.js';
 export { runTool, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT_MS, type RunProgress, type RunToolOptions, type ToolRunResult } from './run/run-tool.js';

@@ -8,6 +8,7 @@ import { AdcapError } from '../errors.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
 import * as lifecycle from './commands/lifecycle.js';
+import * as policy from './commands/policy.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
@@ -63,6 +64,7 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   registry.register(program, ctx);
   client.register(program, ctx);
   lifecycle.register(program, ctx);
+  policy.register(program, ctx);
   run.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
