@@ -184,9 +184,11 @@ export async function applyPolicy(arc: Arcotheon, now: string): Promise<PolicyAp
         await arc.withHome(`policy enable ${id}`, () => setEnablement(arc, id, null, arc.enablementHook));
         result.enabled.push(id);
       }
-      // Keep it to the policy's range (and explicit): asking for it records the range.
-      if (range !== undefined && (state.range !== range || !state.explicit)) {
-        const done = await arc.install({ id, range }, { approve: () => true });
+      // Keep it to the policy's range (any version when it names none), explicit: asking for it
+      // records the range, so the update below may move it anywhere the policy allows.
+      const wanted = range ?? '*';
+      if (state.range !== wanted || !state.explicit) {
+        const done = await arc.install({ id, range: wanted }, { approve: () => true });
         result.installed.push(...done.installed);
       }
       const updated = await arc.update([id], { approve: () => true });
