@@ -30,7 +30,7 @@ import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
-import { loadPolicy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
+import { loadPolicy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, assertSideloadAllowed, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
 import { applyPolicy, enforcePlan, managedMark, policyFindings, policyForChange, policyForReading, policyRemotes, type ManagedMark, type PolicyApplyResult } from './policy-enforce.js';
 import { HomeLayout } from './home.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
@@ -468,6 +468,9 @@ export class Arcotheon {
   }
 
   private async planInstall(request: InstallRequest): Promise<PlanContext> {
+    // issue 17: read the policy first, so an invalid one stops the change before anything else.
+    const loaded = await policyForChange(this);
+    if (request.file !== undefined) assertSideloadAllowed(loaded, request.file);
     const sideload = request.file === undefined ? null : await this.inspectSideload(request.file);
     const roots = (request.packages ?? []).map(parseSpec);
     if (sideload !== null) roots.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
@@ -483,11 +486,12 @@ export class Arcotheon {
     for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
     const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
     for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
-    this.enforcePolicy(await policyForChange(this), context);
+    this.enforcePolicy(loaded, context);
     return context;
   }
 
   private async planUpdate(ids: string[] | undefined, includePrerelease: boolean): Promise<PlanContext> {
+    const loaded = await policyForChange(this);
     await this.refreshRemotes();
     const installed = await this.installedStates();
     const targets = new Set(ids ?? [...installed.keys()]);
@@ -504,7 +508,7 @@ export class Arcotheon {
     }
     // Dependencies of updated capabilities may move too; everything else stays where it is.
     const context = await this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
-    this.enforcePolicy(await policyForChange(this), context);
+    this.enforcePolicy(loaded, context);
     return context;
   }
 

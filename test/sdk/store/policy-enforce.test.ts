@@ -44,14 +44,10 @@ async function policyFile(policy: Policy | string): Promise<string> {
 }
 
 /** An Arcotheon over a fresh home whose policy file can be rewritten between operations. */
-async function managed(policy: Policy | string | null, extra: Parameters<LifecycleRegistry['arcotheon']>[1] = {}): Promise<{ arc: Arcotheon; set: (p: Policy | string | null) => Promise<void>; path: string }> {
+async function managed(policy: Policy | string, extra: Parameters<LifecycleRegistry['arcotheon']>[1] = {}): Promise<{ arc: Arcotheon; set: (p: Policy | string) => Promise<void>; path: string }> {
   const path = join(dir, `live-${++count}.json`);
-  const set = async (p: Policy | string | null): Promise<void> => {
-    await (p === null ? rm(path, { force: true }) : writeFile(path, typeof p === 'string' ? p : JSON.stringify(p)));
-  };
+  const set = async (p: Policy | string): Promise<void> => writeFile(path, typeof p === 'string' ? p : JSON.stringify(p));
   await set(policy);
-  // A policy named by ARCOTHEON_POLICY that is missing is refused (E_POLICY); "no policy" is an
-  // empty environment, so tests that remove the file point the variable at it only while it exists.
   const env = { ARCOTHEON_POLICY: path };
   const arc = reg.arcotheon(await reg.newHome(), { policy: { env, systemPath: join(dir, 'no-system-policy.json') }, ...extra });
   return { arc, set, path };
