@@ -1,13 +1,13 @@
 // issue 17, "Organisation policy": every rule enforced through the SDK with a real policy file in a
 // temporary folder (named through ARCOTHEON_POLICY), a real signed registry and real installs.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
-import type { Policy } from '../../../sdk/src/store/policy.js';
+import { checkPolicy, type Policy } from '../../../sdk/src/store/policy.js';
 import { rejection } from '../../helpers/errors.js';
 import { buildCapability, LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
@@ -248,6 +248,17 @@ describe('updates: automatic', () => {
     await manual.install('acme/auto@1.0.0', { approve });
     await manual.install('acme/auto@*', { approve });
     expect((await manual.applyPolicy()).updated).toEqual([]);
+  });
+});
+
+describe('the administrators\' guide', () => {
+  it('docs/admin.md gives a complete example policy that the schema and the checks accept', async () => {
+    const text = await readFile(fileURLToPath(new URL('../../../docs/admin.md', import.meta.url)), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(text)?.[1];
+    expect(example).toBeDefined();
+    const policy = checkPolicy(JSON.parse(example as string), 'docs/admin.md');
+    // Every rule of the format appears in the example.
+    expect(Object.keys(policy).sort()).toEqual(['blocked', 'contact', 'deniedPermissions', 'organisation', 'policy', 'remotes', 'required', 'sideload', 'unsigned', 'updates']);
   });
 });
 
