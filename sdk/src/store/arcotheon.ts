@@ -30,7 +30,7 @@ import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
-import { loadPolicy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, assertSideloadAllowed, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
+import { loadPolicy, blockedBy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, assertSideloadAllowed, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
 import { applyPolicy, enforcePlan, managedMark, policyFindings, policyForChange, policyForReading, policyRemotes, type ManagedMark, type PolicyApplyResult } from './policy-enforce.js';
 import { HomeLayout } from './home.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
@@ -507,7 +507,9 @@ export class Arcotheon {
       if (!targets.has(id) || sideloaded) preferred[id] = state.active;
     }
     // Dependencies of updated capabilities may move too; everything else stays where it is.
-    const context = await this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
+    // issue 17: an update never moves to a version the policy blocks (it stays, or takes a newer allowed one).
+    const skip = (id: string, version: string): boolean => loaded !== null && installed.get(id)?.active !== version && blockedBy(loaded.policy, id, version) !== undefined;
+    const context = await this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true, skip);
     this.enforcePolicy(loaded, context);
     return context;
   }
@@ -525,6 +527,7 @@ export class Arcotheon {
     sideload: SideloadCandidate | null,
     includePrerelease: boolean,
     isUpdate: boolean,
+    skip?: (id: string, version: string) => boolean,
   ): Promise<PlanContext> {
     const host = await this.hostEnvironment();
     const located = await this.sources.closure(roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})));
@@ -539,7 +542,7 @@ export class Arcotheon {
       const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
       const kept = installedCandidates.get(id);
       if (kept !== undefined && !versions.some((v) => v.version === kept.version)) versions.push(kept);
-      return versions;
+      return skip === undefined ? versions : versions.filter((v) => !skip(id, v.version));
     };
     const resolution = resolve({ roots, available, installed: preferred, host, includePrerelease });
     const items: PlanItem[] = [];

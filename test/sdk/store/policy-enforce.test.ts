@@ -130,6 +130,18 @@ describe('blocked', () => {
     expect((await arc.state('acme/app')).disabled).toBeUndefined();
   });
 
+  it('an update passes over a blocked newer version instead of failing', async () => {
+    const { arc, set } = await managed({ ...ORG });
+    await arc.install('acme/lib@1.0.0', { approve });
+    await arc.install('acme/lib@^1.0.0', { approve });
+    expect((await arc.state('acme/lib')).active).toBe('1.0.0');
+    await set({ ...ORG, blocked: ['acme/lib@1.2.0'] });
+    const blocked = await arc.update();
+    expect(blocked.plan.items).toEqual([]);
+    await set({ ...ORG });
+    expect((await arc.update()).installed).toEqual([{ id: 'acme/lib', version: '1.2.0' }]);
+  });
+
   it('refuses a rollback to a blocked version', async () => {
     const { arc, set } = await managed({ ...ORG });
     await arc.install('acme/lib@1.0.0', { approve });
