@@ -22,8 +22,11 @@ export interface AuthorizeGrant {
   headers?: Record<string, string>;
 }
 
-/** Returns a grant, or null to deny (spec §12): a denial is `E_ENTITLEMENT`. */
-export type AuthorizeFn = (request: AuthorizeRequest, url: string) => Promise<AuthorizeGrant | null>;
+/**
+ * Returns a grant, or null to deny (spec §12): a denial is `E_ENTITLEMENT`. The answer may be the
+ * value itself or a promise of it (issue 12 item 5).
+ */
+export type AuthorizeFn = (request: AuthorizeRequest, url: string) => AuthorizeGrant | null | Promise<AuthorizeGrant | null>;
 
 export interface Authorization {
   fn: AuthorizeFn;

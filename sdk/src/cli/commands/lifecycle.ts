@@ -9,6 +9,7 @@ import { formatBytes, type Plan } from '../../store/plan.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { skillViews, type SkillView } from '../installed-view.js';
+import { updateLines } from '../update-text.js';
 
 /**
  * Host commands of the install lifecycle (DESIGN §8, issue 4): install, list, update, rollback,
@@ -57,8 +58,9 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       output.result(
-        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, skills: skills.get(c.id) ?? null, disabled: c.disabled ?? null, managed: c.managed ?? null })),
-        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.explicit ? '' : ' (dependency)'}${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`)),
+        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, ...(c.revoked === undefined ? {} : { revoked: c.revoked }), skills: skills.get(c.id) ?? null, disabled: c.disabled ?? null, managed: c.managed ?? null })),
+        // A revoked install is marked (issue 12 item 6); the registry's reason is in --json and "adcap doctor".
+        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`)),
       );
     });
 
@@ -73,9 +75,7 @@ export function register(program: Command, ctx: CliContext): void {
       const result = await withProgress(ctx, (onProgress) =>
         arc.update(ids.length === 0 ? undefined : ids, { ...approval(ctx, opts.yes === true, 'Update'), onProgress, ...(opts.prerelease === true ? { includePrerelease: true } : {}) }),
       );
-      output.result({ applied: result.applied, installed: result.installed, plan: planJson(result.plan) }, () =>
-        result.applied ? result.installed.map((i) => `updated ${i.id} to ${i.version}`) : result.plan.report.lines,
-      );
+      output.result({ applied: result.applied, installed: result.installed, waiting: result.waiting, pinned: result.pinned, plan: planJson(result.plan) }, () => updateLines(result));
     });
 
   program
