@@ -19,6 +19,7 @@ import { grantCovers } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import type { Arcotheon } from '../store/arcotheon.js';
 import { disabledError } from '../store/enablement.js';
+import { policyForReading, toolAllowed } from '../store/policy-enforce.js';
 import { sha256Hex } from '../util/hash.js';
 import { runTool, type RunToolOptions } from './run-tool.js';
 import { runtimeProblem } from './runtimes.js';
@@ -55,6 +56,9 @@ interface Exposed {
 /** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
 export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): Promise<Exposed[]> {
   const out: Exposed[] = [];
+  // issue 17: nor are tools the organisation policy forbids (an invalid policy lists them, and a
+  // call answers E_POLICY saying why).
+  const { loaded } = await policyForReading(arc);
   for (const id of ids) {
     const state = await arc.state(id);
     // issue 17: a disabled capability's tools are not listed (a call to one is refused with E_DISABLED).
@@ -62,7 +66,7 @@ export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): P
     const manifest = await arc.readInstalledManifest(id, state.active);
     for (const tool of manifest.tools ?? []) {
       const granted = (tool.permissions ?? []).every((needed) => state.grants.some((g) => grantCovers(g, needed)));
-      if (!granted || runtimeProblem(tool) !== null) continue;
+      if (!granted || runtimeProblem(tool) !== null || !toolAllowed(loaded, id, state.active, tool.permissions ?? [])) continue;
       const inputSchema = { ...tool.inputSchema, type: 'object' } as McpTool['inputSchema'];
       const mcp: McpTool = {
         name: mcpToolName(id, tool.name),

@@ -84,6 +84,12 @@ export function assertToolAllowed(loaded: LoadedPolicy | null, id: string, versi
   assertGrantsAllowed(loaded, permissions.map((grant) => ({ id, grant })));
 }
 
+/** Whether the tool may run under the policy (what assertToolAllowed checks), for lists such as MCP's. */
+export function toolAllowed(loaded: LoadedPolicy | null, id: string, version: string, permissions: readonly string[]): boolean {
+  if (loaded === null) return true;
+  return blockedBy(loaded.policy, id, version) === undefined && permissions.every((p) => deniedBy(loaded.policy, p) === undefined);
+}
+
 /** How the policy manages an installed capability, for `list` and the UI. */
 export interface ManagedMark {
   /** "Managed by <organisation> (rule ... in <path>)." */

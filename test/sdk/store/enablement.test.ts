@@ -163,5 +163,11 @@ describe('workflows and MCP of a disabled capability', () => {
 
     await arc.enable('acme/flow');
     expect((await grantedMcpTools(arc, ['acme/flow'])).length).toBe(1);
+
+    // issue 17 policy: a capability the policy blocks is not listed either, even before applyPolicy.
+    const path = join(h.root, 'policy.json');
+    await writeFile(path, JSON.stringify({ policy: 1, blocked: ['acme/flow'] }));
+    const managedArc = h.arc({ sandbox: { optOut: ['acme/flow'] }, policy: { env: { ARCOTHEON_POLICY: path } } });
+    expect(await grantedMcpTools(managedArc, ['acme/flow'])).toEqual([]);
   });
 });
