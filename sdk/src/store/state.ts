@@ -37,6 +37,11 @@ export interface PackageState {
   /** The range the user asked for (explicit installs); updates stay within it, like npm. */
   range?: string;
   /**
+   * Grants the user revoked and has not granted again since (issue 11, item 10): a rollback
+   * restores the old version's grants minus these, so a revocation survives going back.
+   */
+  revoked?: string[];
+  /**
    * Set while the capability is switched off (issue 17): its files, versions, grants and tool data
    * stay; its tools do not run. `by: 'policy'` when the organisation's `blocked` rule did it.
    * Older state files have no such field and read as enabled.
@@ -83,6 +88,7 @@ function isPackageState(value: unknown): value is PackageState {
     v['history'].every((h) => typeof h === 'string') &&
     Array.isArray(v['grants']) &&
     v['grants'].every((g) => typeof g === 'string') &&
+    (v['revoked'] === undefined || (Array.isArray(v['revoked']) && v['revoked'].every((g) => typeof g === 'string'))) &&
     typeof v['versions'] === 'object' &&
     v['versions'] !== null &&
     typeof v['explicit'] === 'boolean' &&

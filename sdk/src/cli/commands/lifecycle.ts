@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('install')
     .description('install capabilities (publisher/name[@range]) or a local .adcap file, with their dependencies')
-    .argument('<specs...>', 'capability ids with optional ranges, e.g. acme/pdf@^1.2, or a path to a .adcap file')
+    .argument('<specs...>', 'capability ids with optional ranges, e.g. acme/pdf@^1.2, optionally from one remote (examples:acme/pdf), or a path to a .adcap file')
     .option('-y, --yes', 'approve the plan without asking (grants every permission it lists)')
     .option('--allow-unsigned', 'confirm installing an unsigned or unknown-signer local file')
     .option('--prerelease', 'consider prerelease versions')
@@ -80,7 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('rollback')
-    .description('go back to the previous installed version, with the grants it had')
+    .description('go back to the previous installed version, with the grants it had minus any you revoked since')
     .argument('<id>', 'capability id')
     .action(async (id: string) => {
       const arc = await openArcotheon(ctx);
@@ -179,7 +179,17 @@ async function withProgress<T>(ctx: CliContext, work: (onProgress: (p: Lifecycle
 function planJson(plan: Plan): Record<string, unknown> {
   return {
     digest: plan.digest,
-    items: plan.items.map((i) => ({ id: i.id, version: i.version, action: i.action, from: i.from ?? null, explicit: i.explicit, downloadSize: i.downloadSize, newPermissions: i.newPermissions })),
+    items: plan.items.map((i) => ({
+      id: i.id,
+      version: i.version,
+      action: i.action,
+      from: i.from ?? null,
+      explicit: i.explicit,
+      downloadSize: i.downloadSize,
+      newPermissions: i.newPermissions,
+      source: i.source,
+      previousSource: i.previousSource ?? null,
+    })),
     versions: plan.versions,
     newPermissions: plan.newPermissions,
     downloadSize: plan.downloadSize,
