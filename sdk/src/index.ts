@@ -60,7 +60,10 @@ export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermis
 export { isPrivateHost, onRegistry, publisherSourceProblem, type SourcePolicy } from './cache/source-policy.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
 export { AGENT_IDS, AGENTS, agentDefinition, LINK_MARKER, type AgentDefinition, type AgentId, type AgentStatus, type LinkOptions, type LinkRecord, type LinkResult, type LinkState, type LinkStatus, type McpRegistration, type UnlinkResult } from './store/agent-links.js';
-export type { InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { EnablementHook, EnablementResult } from './store/enablement.js';
+export { checkPolicy, describePolicy, loadPolicy, systemPolicyPath, type LoadedPolicy, type LoadPolicyOptions, type Policy, type PolicyRemote, type PolicyRule } from './store/policy.js';
+export type { ManagedMark, PolicyApplyResult } from './store/policy-enforce.js';
 export { HomeLayout } from './store/home.js';
 export { AuditLog, auditDigest, type AuditEvent, type AuditLine } from './run/audit.js';
 export { runTool, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT_MS, type RunProgress, type RunToolOptions, type ToolRunResult } from './run/run-tool.js';

@@ -9,6 +9,7 @@ import * as agents from './commands/agents.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
 import * as lifecycle from './commands/lifecycle.js';
+import * as policy from './commands/policy.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
@@ -66,6 +67,7 @@ export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext
   registry.register(program, ctx);
   client.register(program, ctx);
   lifecycle.register(program, ctx);
+  policy.register(program, ctx);
   run.register(program, ctx);
   agents.register(program, ctx);
 

@@ -20,6 +20,8 @@ import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { assertEnabled } from '../store/enablement.js';
+import { assertToolAllowed } from '../store/policy-enforce.js';
 import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
 import { chooseSandbox, cleanupWrapped, wrapChecked } from './host-sandbox.js';
 import type { PackageState } from '../store/state.js';
@@ -148,6 +150,11 @@ interface ExecuteArgs {
 async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   const { id, version, state, manifest, tool, options } = a;
   const label = `${id} ${tool.name}`;
+
+  // issue 17: a disabled capability's tools do not run; nor do tools the organisation policy
+  // forbids now (a blocked version, or a permission it denies since the grant was given).
+  assertEnabled(state);
+  assertToolAllowed(await arc.policyInForce(), id, version, tool.permissions ?? []);
 
   // spec §13: revoked versions never run.
   const revoked = await revocationReason(arc, id, state);

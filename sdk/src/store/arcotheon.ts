@@ -34,11 +34,14 @@ import type { Progress } from '../util/progress.js';
 import { agentsStatus, linkSkillsLocked, mcpRegistrations, syncLinks, unlinkSkillsLocked, type AgentStatus, type LinkOptions, type LinkResult, type McpRegistration, type UnlinkResult } from './agent-links.js';
 import { checkApplyOptions, checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
+import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
+import { loadPolicy, blockedBy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, assertSideloadAllowed, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
+import { applyPolicy, enforcePlan, managedMark, policyFindings, policyForChange, policyForReading, policyRemotes, type ManagedMark, type PolicyApplyResult } from './policy-enforce.js';
 import { HomeLayout } from './home.js';
 import { addRevocation, clearRevocations, grantsAfterRollback } from './grant-revocations.js';
 import { describeSource, finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem, type PlanSource } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
-import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
+import { packageIdsOnDisk, readState, type DisabledMark, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
 import { dependentsWithin, waitingUpdates } from './update-split.js';
 import { callHost, cancelledError, explainCancel, GuardedListener } from '../util/host-call.js';
@@ -105,6 +108,17 @@ export interface ArcotheonOptions {
    */
   checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
   now?: () => Date;
+  /**
+   * Where the organisation policy is read from (issue 17, docs/admin.md). Default: ARCOTHEON_POLICY
+   * in process.env, else the system location. A host that ships its own policy passes
+   * `{ env: { ARCOTHEON_POLICY: path } }`.
+   */
+  policy?: LoadPolicyOptions;
+  /**
+   * Called after a capability is disabled or enabled, inside the home lock (issue 17: skills are
+   * unlinked from agents while a capability is disabled, and linked again when it is enabled).
+   */
+  onEnablement?: EnablementHook;
 }
 
 export interface SandboxChoice {
@@ -206,6 +220,10 @@ export interface InstalledCapability {
    * the reason. Its tools do not run; update or uninstall it.
    */
   revoked?: string;
+  /** Set while it is switched off (issue 17): by the user, or by the policy's `blocked` rule. */
+  disabled?: DisabledMark;
+  /** Set when the organisation policy manages it: required, blocked, or holding a denied grant. */
+  managed?: ManagedMark;
 }
 
 interface SideloadCandidate {
@@ -261,6 +279,8 @@ export class Arcotheon {
     this.sources = new RegistrySources({
       home: options.home,
       defaults,
+      // issue 17: when the policy lists registries, they are the ones in force.
+      policyRemotes: async () => policyRemotes((await policyForReading(this)).loaded),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.limits?.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: options.limits.maxCatalogAgeMs }),
       ...(options.limits?.refreshAfterMs === undefined ? {} : { refreshAfterMs: options.limits.refreshAfterMs }),
@@ -309,6 +329,42 @@ export class Arcotheon {
     return this.options.checkTier;
   }
 
+  get enablementHook(): EnablementHook | undefined {
+    return this.options.onEnablement;
+  }
+
+  // ---------------------------------------------------------------- organisation policy (issue 17)
+
+  /** The policy in force, read now (never cached): null when none; E_POLICY when it is invalid. */
+  policyInForce(): Promise<LoadedPolicy | null> {
+    return loadPolicy(this.options.policy ?? {});
+  }
+
+  /**
+   * Brings this home in line with the policy: blocked capabilities disabled, required ones
+   * installed, enabled and updated (their permissions granted by the policy), and with
+   * `updates.automatic` the updates that need no new permission applied. Hosts call it at start-up.
+   */
+  applyPolicy(): Promise<PolicyApplyResult> {
+    return applyPolicy(this, this.nowIso());
+  }
+
+  // ---------------------------------------------------------------- enable and disable (issue 17)
+
+  /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
+  async disable(id: string): Promise<EnablementResult> {
+    return this.withHome(`disable ${id}`, async () => disableCapability(this, id, await policyForChange(this), this.nowIso(), this.options.onEnablement));
+  }
+
+  /** Switches a disabled capability back on; refuses one whose installed version the policy blocks. */
+  async enable(id: string): Promise<EnablementResult> {
+    return this.withHome(`enable ${id}`, async () => enableCapability(this, id, await policyForChange(this), this.options.onEnablement));
+  }
+
+  private nowIso(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+
   // ---------------------------------------------------------------- discovery (metadata only)
 
   /** Searches every remote; the first remote listing an id wins. */
@@ -344,6 +400,7 @@ export class Arcotheon {
 
   async list(): Promise<InstalledCapability[]> {
     const out: InstalledCapability[] = [];
+    const { loaded } = await policyForReading(this);
     for (const id of await this.installedIds()) {
       const state = await readState(this.home, id);
       if (state === null) continue;
@@ -352,7 +409,19 @@ export class Arcotheon {
       const status = source.kind === 'file' ? (source.unsigned ? 'unsigned' : source.unknownSigner ? 'unknown-signer' : 'sideloaded') : 'ok';
       // Issue 12 item 6: a revoked install is shown as such (from the stored catalogue, offline).
       const revoked = await revocationReason({ sources: this.sources, home: this.home.root }, id, state, { refresh: 'never' });
-      out.push({ id, version: state.active, status, grants: state.grants, explicit: state.explicit, history: state.history, source, ...(revoked === null ? {} : { revoked }) });
+      const managed = managedMark(loaded, state);
+      out.push({
+        id,
+        version: state.active,
+        status,
+        grants: state.grants,
+        explicit: state.explicit,
+        history: state.history,
+        source,
+        ...(revoked === null ? {} : { revoked }),
+        ...(state.disabled === undefined ? {} : { disabled: state.disabled }),
+        ...(managed === undefined ? {} : { managed }),
+      });
     }
     return out;
   }
@@ -428,6 +497,7 @@ export class Arcotheon {
     if (!declared.includes(grant)) {
       throw new AdcapError('E_NOT_GRANTED', `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`);
     }
+    assertGrantsAllowed(await policyForChange(this), [{ id, grant }]);
     return this.changeGrants(
       id,
       (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()),
@@ -591,6 +661,9 @@ export class Arcotheon {
   }
 
   private async planInstall(request: InstallRequest): Promise<PlanContext> {
+    // issue 17: read the policy first, so an invalid one stops the change before anything else.
+    const loaded = await policyForChange(this);
+    if (request.file !== undefined) assertSideloadAllowed(loaded, request.file);
     const sideload = request.file === undefined ? null : await this.inspectSideload(request.file);
     const specs = (request.packages ?? []).map(parseSpec);
     if (sideload !== null) specs.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
@@ -617,10 +690,12 @@ export class Arcotheon {
     for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
     const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false, pins);
     for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
+    this.enforcePolicy(loaded, context);
     return context;
   }
 
   private async planUpdate(ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set(), refresh = held.size === 0): Promise<PlanContext> {
+    const loaded = await policyForChange(this);
     if (refresh) await this.refreshRemotes();
     const installed = await this.installedStates();
     const targets = new Set(ids ?? [...installed.keys()]);
@@ -638,7 +713,16 @@ export class Arcotheon {
     }
     // Dependencies of updated capabilities may move too; everything else stays where it is. Every
     // installed capability updates only from the registry it came from (issue 11, item 1).
-    return this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true, sourcePins(installed, new Map(), new Set()));
+    // issue 17: an update never moves to a version the policy blocks (it stays, or takes a newer allowed one).
+    const skip = (id: string, version: string): boolean => loaded !== null && installed.get(id)?.active !== version && blockedBy(loaded.policy, id, version) !== undefined;
+    const context = await this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true, sourcePins(installed, new Map(), new Set()), skip);
+    this.enforcePolicy(loaded, context);
+    return context;
+  }
+
+  /** issue 17: blocked ids and versions, denied permissions, sideload, unsigned and registries. */
+  private enforcePolicy(loaded: LoadedPolicy | null, context: PlanContext): void {
+    enforcePlan(loaded, context.plan, (name) => [...context.located.values()].find((l) => l.remote === name)?.client.remote);
   }
 
   private async resolvePlan(
@@ -650,6 +734,7 @@ export class Arcotheon {
     includePrerelease: boolean,
     isUpdate: boolean,
     pins: ReadonlyMap<string, string | null>,
+    skip?: (id: string, version: string) => boolean,
   ): Promise<PlanContext> {
     const host = await this.hostEnvironment();
     const tolerate = new Set([...installed.keys()].filter((id) => !explicitIds.has(id)));
@@ -668,12 +753,14 @@ export class Arcotheon {
       if (sideload !== null && id === sideload.manifest.id) return [candidateOfManifest(sideload.manifest)];
       const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
       const kept = installedCandidates.get(id);
-      if (kept === undefined) return versions;
+      if (kept === undefined) return skip === undefined ? versions : versions.filter((v) => !skip(id, v.version));
       // Issue 12 item 6: the installed version may stay where it is even when its registry has
       // since yanked or revoked it (it is reported by doctor and list, and offered for update),
       // so it never makes unrelated work unresolvable. It is never newly chosen: the resolver
       // prefers it only for the capability that has it installed.
-      return [...versions.filter((v) => v.version !== kept.version), kept];
+      const all = [...versions.filter((v) => v.version !== kept.version), kept];
+      // issue 17: `skip` (versions the policy blocks) never drops the installed one.
+      return skip === undefined ? all : all.filter((v) => !skip(id, v.version));
     };
     // Issue 12 item 6: an installed capability nothing can resolve any more (its registry gone and
     // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
@@ -929,6 +1016,8 @@ export class Arcotheon {
       explicit: item.explicit,
       ...(range !== undefined ? { range } : previous?.range !== undefined ? { range: previous.range } : {}),
       ...(revoked.length === 0 ? {} : { revoked }),
+      // issue 17: an update keeps a disabled capability disabled.
+      ...(previous?.disabled === undefined ? {} : { disabled: previous.disabled }),
       updatedAt: now,
     };
   }
@@ -945,6 +1034,9 @@ export class Arcotheon {
       const state = await this.state(id);
       const previous = state.history.at(-1);
       if (previous === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no earlier version to roll back to; only ${state.active} is installed.`);
+      const loaded = await policyForChange(this);
+      assertNotBlocked(loaded, id, previous);
+      assertGrantsAllowed(loaded, (state.versions[previous]?.grants ?? []).map((grant) => ({ id, grant })));
       const target = await this.readInstalledManifest(id, previous);
       const installed = await this.installedStates();
       for (const [dep, range] of Object.entries(target.dependencies ?? {})) {
@@ -975,6 +1067,7 @@ export class Arcotheon {
       if ((await readState(this.home, id)) === null) {
         throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
       }
+      assertNotRequired(await policyForChange(this), id, 'uninstall');
       const installed = await this.installedStates();
       const manifests = await this.activeManifests(installed);
       const dependents = dependentsOf(id, manifests, new Set([id]));
@@ -1082,7 +1175,12 @@ export class Arcotheon {
 
   /** Checks (and with `fix`, repairs) the home, like `flatpak repair` (issue 4). */
   async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    const work = (): Promise<DoctorReport> => runDoctor(this, options);
+    const work = async (): Promise<DoctorReport> => {
+      const report = await runDoctor(this, options);
+      // issue 17: policy findings (invalid policy, blocked installed, required missing, denied grants).
+      const findings = await policyFindings(this);
+      return findings.length === 0 ? report : { ...report, problems: [...report.problems, ...findings], ok: false };
+    };
     if (options.fix === true && options.dryRun !== true) return this.withHome('doctor --fix', work, false);
     return work();
   }

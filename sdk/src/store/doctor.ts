@@ -34,7 +34,9 @@ export type ProblemKind =
   // issue 13: skill links in agents' folders (agent-links.ts)
   | 'dangling-link'
   | 'stale-link'
-  | 'missing-link';
+  | 'missing-link'
+  /** issue 17: the organisation policy is invalid, or this home is out of line with it. */
+  | 'policy';
 
 export interface Problem {
   kind: ProblemKind;

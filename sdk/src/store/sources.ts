@@ -16,6 +16,11 @@ export interface SourcesOptions {
   /** Refresh a stored catalogue checked longer ago than this (default: the client's, 1 hour). */
   refreshAfterMs?: number;
   now?: () => Date;
+  /**
+   * issue 17: the registries the organisation policy allows, or null when it names none. When set,
+   * they are the only remotes in force (added for the user, the others not used).
+   */
+  policyRemotes?: () => Promise<RemoteConfig[] | null>;
 }
 
 /** Where a capability was found: the first remote, in configuration order, that lists it. */
@@ -36,6 +41,8 @@ export class RegistrySources {
   constructor(private readonly options: SourcesOptions) {}
 
   async remotes(): Promise<RemoteConfig[]> {
+    const managed = (await this.options.policyRemotes?.()) ?? null;
+    if (managed !== null) return managed;
     const configured = await listRemotes(this.options.home);
     const names = new Set(configured.map((r) => r.name));
     return [...configured, ...this.options.defaults.filter((r) => !names.has(r.name))];
