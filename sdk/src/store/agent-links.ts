@@ -157,9 +157,14 @@ export interface LinkRecord {
   /** The installed version the link points at. */
   version: string;
   linkedAt: string;
+  /**
+   * Issue 17: the capability is disabled, so the link is taken off the agent's folder and kept
+   * here to be put back, as it was, when the capability is enabled again.
+   */
+  suspended?: true;
 }
 
-export type LinkState = 'ok' | 'stale' | 'dangling' | 'missing' | 'replaced';
+export type LinkState = 'ok' | 'stale' | 'dangling' | 'missing' | 'replaced' | 'suspended';
 
 export interface LinkStatus extends LinkRecord {
   /**
@@ -254,7 +259,8 @@ function isLinkRecord(value: unknown): value is LinkRecord {
     typeof v.path === 'string' &&
     isAbsolute(v.path) &&
     (v.mode === 'symlink' || v.mode === 'copy') &&
-    typeof v.version === 'string'
+    typeof v.version === 'string' &&
+    (v.suspended === undefined || v.suspended === true)
   );
 }
 
@@ -303,6 +309,7 @@ async function onDisk(arc: Arcotheon, record: LinkRecord): Promise<{ ours: false
 }
 
 async function statusOf(arc: Arcotheon, record: LinkRecord, active: string | null): Promise<LinkState> {
+  if (record.suspended === true) return active === null ? 'dangling' : 'suspended';
   const disk = await onDisk(arc, record);
   if (!disk.ours) return disk.present ? 'replaced' : 'missing';
   if (disk.target === null || active === null) return 'dangling';
@@ -365,6 +372,10 @@ async function placeLink(path: string, target: string, meta: { id: string; skill
 export async function linkSkillsLocked(arc: Arcotheon, id: string, options: LinkOptions): Promise<LinkResult> {
   const agent = agentDefinition(options.agent);
   const state = await arc.state(id);
+  // Issue 17: a disabled capability's skills stay out of the agents until it is enabled again.
+  if (state.disabled !== undefined) {
+    throw new AdcapError('E_DISABLED', `${id} is disabled, so its skills are not linked into agents; enable it with "adcap enable ${id}" first (its earlier links come back then).`, { details: { id } });
+  }
   const manifest = await arc.readInstalledManifest(id, state.active);
   const skills = (manifest.skills ?? []).map((s) => lastSegment(s.path));
   if (skills.length === 0) throw new AdcapError('E_NOT_FOUND', `${id} has no skills to link; it brings ${(manifest.tools ?? []).length > 0 ? 'tools (register them with "adcap agents --mcp ' + id + '")' : 'no skills'}.`);
@@ -496,7 +507,11 @@ export async function syncLinks(arc: Arcotheon, ids: readonly string[]): Promise
   const next = links.filter((l) => !touched.has(l.id));
   const now = new Date().toISOString();
   for (const id of touched) {
-    const mine = links.filter((l) => l.id === id);
+    // A disabled capability's links stay off the agents' folders (issue 17); they are put back by
+    // resumeLinks against whatever version is active then, and forgotten when it is uninstalled.
+    const suspended = links.filter((l) => l.id === id && l.suspended === true);
+    if (suspended.length > 0 && (await activeVersion(arc, id)) !== null) next.push(...suspended);
+    const mine = links.filter((l) => l.id === id && l.suspended !== true);
     if (mine.length === 0) continue;
     const active = await activeVersion(arc, id);
     const manifest = active === null ? null : await arc.readInstalledManifest(id, active).catch(() => null);
@@ -553,6 +568,75 @@ export async function syncLinks(arc: Arcotheon, ids: readonly string[]): Promise
     }
   }
   try {
+    await writeLinks(arc, next);
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------- disable and enable (issue 17)
+
+/**
+ * Takes the links of `id` off the agents' folders while it is disabled (the caller holds the home
+ * lock). Only what Arcotheon made is removed; the records stay, marked suspended, so enabling puts
+ * the same links back. Returns what it could not do; never throws (the disable has happened).
+ */
+export async function suspendLinks(arc: Arcotheon, id: string): Promise<string[]> {
+  const problems: string[] = [];
+  try {
+    const links = await readLinks(arc);
+    if (!links.some((l) => l.id === id && l.suspended !== true)) return [];
+    const next: LinkRecord[] = [];
+    for (const record of links) {
+      if (record.id !== id || record.suspended === true) {
+        next.push(record);
+        continue;
+      }
+      const disk = await onDisk(arc, record);
+      if (!disk.ours) continue; // replaced or removed by someone else: forget it, touch nothing
+      await removeOurs(record);
+      next.push({ ...record, suspended: true });
+    }
+    await writeLinks(arc, next);
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
+  }
+  return problems;
+}
+
+/**
+ * Puts the suspended links of `id` back when it is enabled, pointing at its active version. A
+ * place someone else took in the meantime is left alone and reported (the link is forgotten).
+ */
+export async function resumeLinks(arc: Arcotheon, id: string): Promise<string[]> {
+  const problems: string[] = [];
+  try {
+    const links = await readLinks(arc);
+    if (!links.some((l) => l.id === id && l.suspended === true)) return [];
+    const active = await activeVersion(arc, id);
+    const manifest = active === null ? null : await arc.readInstalledManifest(id, active).catch(() => null);
+    const now = new Date().toISOString();
+    const next: LinkRecord[] = [];
+    for (const record of links) {
+      if (record.id !== id || record.suspended !== true) {
+        next.push(record);
+        continue;
+      }
+      const { suspended: _suspended, ...plain } = record;
+      const target = active === null || manifest === null ? null : skillTarget(arc, id, active, manifest, record.skill);
+      if (target === null) continue; // the active version no longer has this skill
+      if (await lstat(record.path).then(() => true, () => false)) {
+        problems.push(`${record.path} is taken by something Arcotheon did not make, so ${id}'s skill ${record.skill} was not linked again; link it with "adcap link ${id} --agent ${record.agent} --as ${record.skill}=<other-name>"`);
+        continue;
+      }
+      try {
+        const mode = await placeLink(record.path, target, { id, skill: record.skill, version: active as string }, record.mode === 'copy' ? 'copy' : 'auto');
+        next.push({ ...plain, mode, version: active as string, linkedAt: now });
+      } catch (error) {
+        problems.push(`${record.path}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     await writeLinks(arc, next);
   } catch (error) {
     problems.push(error instanceof Error ? error.message : String(error));
@@ -624,7 +708,7 @@ export async function checkLinks(arc: Arcotheon, fix: boolean): Promise<Problem[
     return [{ kind: 'dangling-link', message: error.message, fixable: false }];
   }
   const problems: Problem[] = [];
-  const bad = statuses.filter((s) => s.state !== 'ok');
+  const bad = statuses.filter((s) => s.state !== 'ok' && s.state !== 'suspended');
   for (const s of bad) {
     const where = `${s.path} (${agentDefinition(s.agent).name})`;
     const message =

@@ -5,6 +5,7 @@
  * (`disabled: { at, by, rule? }`), so it survives updates and rollbacks, and a file written before
  * this existed reads as enabled.
  */
+import { resumeLinks, suspendLinks } from './agent-links.js';
 import { AdcapError } from '../errors.js';
 import type { Arcotheon } from './arcotheon.js';
 import { assertNotBlocked, assertNotRequired, managedBy, type LoadedPolicy } from './policy.js';
@@ -20,10 +21,9 @@ export interface EnablementResult {
 }
 
 /**
- * Called after a capability is disabled or enabled, inside the home lock. This is where agent links
- * of its skills are removed on disable and put back on enable (issue 17: "its skills are unlinked
- * from agents until it is enabled again"); the agent-links module (sdk/src/store/agent-links.ts,
- * branch wip/skills) plugs in here. Hosts may pass their own through ArcotheonOptions.onEnablement.
+ * Called after a capability is disabled or enabled, inside the home lock, after its agent links
+ * were taken off or put back (agent-links.ts suspendLinks/resumeLinks): a host that keeps its own
+ * registrations (an MCP server list, say) passes one through ArcotheonOptions.onEnablement.
  */
 export type EnablementHook = (change: { id: string; enabled: boolean; state: PackageState }) => void | Promise<void>;
 
@@ -55,6 +55,9 @@ export async function setEnablement(arc: Arcotheon, id: string, mark: DisabledMa
   const { disabled: _previous, ...rest } = state;
   const after: PackageState = mark === null ? rest : { ...rest, disabled: mark };
   await runOperation(arc.home, { op: mark === null ? 'enable' : 'disable', before: { [id]: state }, after: { [id]: after }, creates: [] });
+  // Issue 17: its skills leave the agents' folders while it is off and come back as they were.
+  // What cannot be done is left for doctor to report (the state change above has happened).
+  await (mark === null ? resumeLinks(arc, id) : suspendLinks(arc, id));
   await hook?.({ id, enabled: mark === null, state: after });
   return { id, enabled: mark === null, changed: true, ...(mark === null ? {} : { disabled: mark }) };
 }

@@ -272,3 +272,47 @@ describe('MCP registration per agent', () => {
     expect(mcpRegistrations(['a/b', 'c/d'], { home: "/it's here", userHome: '/h' })[0]?.line).toBe("claude mcp add --scope user arcotheon -- adcap mcp a/b c/d --home '/it'\\''s here'");
   });
 });
+
+describe('disable and enable (issue 17)', () => {
+  it('takes the skills out of the agents while disabled and puts the same links back on enable, at the version active then', async () => {
+    await publishSkills('obra/switchable', '1.0.0');
+    await arc.install('obra/switchable', approve);
+    const linked = await arc.linkSkills('obra/switchable', { agent: 'claude-code', userHome });
+    const paths = linked.linked.map((l) => l.path);
+    expect(paths.length).toBeGreaterThan(0);
+    await arc.disable('obra/switchable');
+    for (const path of paths) expect(await lstat(path).then(() => 'present', () => 'gone'), path).toBe('gone');
+    const agents = await arc.agents({ userHome });
+    expect(agents.find((a) => a.id === 'claude-code')?.links.map((l) => l.state)).toEqual(paths.map(() => 'suspended'));
+    // Suspended links are not a doctor problem, and linking again waits for enable.
+    expect((await arc.doctor()).problems.filter((p) => p.kind.endsWith('-link'))).toEqual([]);
+    expect(await rejection(arc.linkSkills('obra/switchable', { agent: 'codex', userHome }))).toMatchObject({ code: 'E_DISABLED', message: expect.stringMatching(/adcap enable obra\/switchable/) });
+
+    // An update while disabled keeps the links out; enabling brings them back at the new version.
+    await publishSkills('obra/switchable', '1.1.0');
+    await arc.update(undefined, approve);
+    expect((await arc.state('obra/switchable')).active).toBe('1.1.0');
+    for (const path of paths) expect(await lstat(path).then(() => 'present', () => 'gone'), path).toBe('gone');
+    await arc.enable('obra/switchable');
+    for (const path of paths) expect(await linkTarget(path), path).toContain(join('obra', 'switchable', '1.1.0'));
+    expect((await arc.agents({ userHome })).find((a) => a.id === 'claude-code')?.links.every((l) => l.state === 'ok' && l.version === '1.1.0')).toBe(true);
+  });
+
+  it('leaves a place the user took while it was disabled alone, reports it, and forgets uninstalled suspended links', async () => {
+    await arc.install('obra/superpowers', approve);
+    const linked = await arc.linkSkills('obra/superpowers', { agent: 'claude-code', userHome });
+    const taken = linked.linked[0]?.path as string;
+    await arc.disable('obra/superpowers');
+    await mkdir(taken, { recursive: true });
+    await writeFile(join(taken, 'SKILL.md'), 'the user\'s own skill\n');
+    await arc.enable('obra/superpowers');
+    expect(await readFile(join(taken, 'SKILL.md'), 'utf8')).toBe('the user\'s own skill\n');
+    const links = (await arc.agents({ userHome })).flatMap((a) => a.links);
+    expect(links.some((l) => l.path === taken)).toBe(false);
+    expect(links.length).toBe(linked.linked.length - 1);
+
+    await arc.disable('obra/superpowers');
+    await arc.uninstall('obra/superpowers');
+    expect((await arc.agents({ userHome })).flatMap((a) => a.links)).toEqual([]);
+  });
+});
