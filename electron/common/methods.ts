@@ -21,8 +21,9 @@
  *   - Everything here is types and plain data: no Node, no SDK runtime; the renderer imports it.
  *   - The contract only grows: new methods and new optional members; nothing is renamed.
  */
-import { args, array, boolean, json, literal, nullable, number, object, optional, string, union, type ArgsSchema, type Schema } from './schema.js';
+import { args, array, boolean, json, literal, nullable, number, object, optional, record, string, union, type ArgsSchema, type Schema } from './schema.js';
 import type {
+  AgentStatusData,
   ApplyResultData,
   AuditEntry,
   AuditVerification,
@@ -37,6 +38,8 @@ import type {
   InstalledCapabilityData,
   InstalledDetail,
   InstalledSummary,
+  LinkResultData,
+  McpRegistrationData,
   OperationInfo,
   PackageDocumentData,
   PlanData,
@@ -47,6 +50,7 @@ import type {
   SideloadFile,
   SideloadUpload,
   ToolRunResultData,
+  UnlinkResultData,
   UpdateResultData,
   UpdatesCheck,
   WorkflowRunResultData,
@@ -101,6 +105,10 @@ const catalogueQuery = object({
   limit: optional(number({ integer: true, min: 0, max: 100_000 })),
 });
 const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
+const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode');
+const skillName = string({ min: 1, max: 64, what: 'a skill name' });
+/** Only what the UI may choose reaches the SDK: never userHome or the link mode. */
+const linkOptions = object({ as: optional(record(skillName, { maxKeys: 200 })), skip: optional(array(skillName, { max: 200 })), project: optional(string({ min: 1, max: 4096, what: 'a project folder' })) });
 const doctorOptions = object({ fix: optional(boolean()), dryRun: optional(boolean()) });
 const updateIds = nullable(array(capabilityId, { max: 10_000 }));
 const rootKey = string({ min: 32, max: 128, pattern: /^[A-Za-z0-9+/]+={0,2}$/, what: 'a base64 public key' });
@@ -209,6 +217,12 @@ export const METHODS = {
   'sideload.chunk': call(args([uploadId, number({ integer: true, min: 0 }), base64Chunk]), returns<{ received: number }>(), 'Append base64 bytes at offset (chunks in order).'),
   'sideload.commit': call(args([uploadId]), returns<SideloadFile>(), 'Finish the upload; returns the handle to plan and install.'),
   'sideload.abort': call(args([uploadId]), returns<null>(), 'Drop an upload.'),
+
+  // ---- agents (issue 13: the capability page's "Use with…" control and the MCP Copy button)
+  'agents.list': call(args([]), returns<AgentStatusData[]>(), 'The agents, whether each is set up for this user, and what is linked where.'),
+  'agents.link': call(args([capabilityId, agentId], [linkOptions]), returns<LinkResultData>(), "Link a capability's skills into an agent's skills folder (personal, or a project's).", true),
+  'agents.unlink': call(args([capabilityId], [agentId]), returns<UnlinkResultData>(), "Remove a capability's skill links (for one agent, or all).", true),
+  'agents.mcp': call(args([array(capabilityId, { min: 1, max: 200 })]), returns<McpRegistrationData[]>(), 'Per agent, the command line or config entry that registers the granted tools over MCP.'),
 
   // ---- run by hand
   'run.tool': operation(args([capabilityId, string({ min: 1, max: 128, what: 'a tool name' }), json()], [runOptions]), returns<ToolRunResultData>(), 'Run a tool in its sandbox.', {

@@ -632,3 +632,51 @@ export type HostEvent =
   | { type: 'remotes-changed' }
   | { type: 'catalogue-changed' }
   | { type: 'workspaces-changed' };
+
+// ------------------------------------------------------------------ agents (issue 13: "Use with…", MCP Copy)
+
+/** The agents whose skills folders Arcotheon can link into (the SDK's AGENT_IDS). */
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
+
+export interface AgentLinkData {
+  id: string;
+  skill: string;
+  as: string;
+  agent: AgentIdData;
+  scope: 'user' | 'project';
+  project?: string;
+  path: string;
+  mode: 'symlink' | 'copy';
+  /** ok, stale, dangling, missing, replaced, suspended. */
+  state: string;
+}
+
+export interface AgentStatusData {
+  id: AgentIdData;
+  name: string;
+  /** Whether the agent looks set up for this user. */
+  present: boolean;
+  skillDirs: string[];
+  linkDir: string;
+  projectDirs: string[];
+  docs: string;
+  links: AgentLinkData[];
+}
+
+export interface LinkResultData {
+  id: string;
+  agent: AgentIdData;
+  dir: string;
+  linked: Array<{ skill: string; path: string; mode: 'symlink' | 'copy' }>;
+}
+
+export interface UnlinkResultData {
+  id: string;
+  removed: string[];
+  kept: string[];
+}
+
+/** What to run, or what to add to a config file, to register the MCP server with an agent. */
+export type McpRegistrationData =
+  | { agent: AgentIdData; kind: 'command'; argv: string[]; line: string }
+  | { agent: AgentIdData; kind: 'config'; file: string; json: Record<string, unknown>; line: string };

@@ -126,6 +126,23 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       installedChanged();
       return result;
     },
+    'agents.list': () => arc.agents(),
+    'agents.link': async (id, agent, linkOptions = {}) => {
+      const result = await arc.linkSkills(id, {
+        agent,
+        ...(linkOptions.as === undefined ? {} : { as: linkOptions.as }),
+        ...(linkOptions.skip === undefined ? {} : { skip: linkOptions.skip }),
+        ...(linkOptions.project === undefined ? {} : { project: linkOptions.project }),
+      });
+      installedChanged();
+      return result;
+    },
+    'agents.unlink': async (id, agent) => {
+      const result = await arc.unlinkSkills(id, agent === undefined ? {} : { agent });
+      installedChanged();
+      return result;
+    },
+    'agents.mcp': (ids) => arc.agentMcp(ids),
     'updates.check': () => installed.checkUpdates(),
     'remotes.list': () => arc.sources.remotes(),
     'remotes.status': () => settings.remoteStatus(),

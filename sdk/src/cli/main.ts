@@ -5,15 +5,17 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AdcapError } from '../errors.js';
+import * as agents from './commands/agents.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
 import * as lifecycle from './commands/lifecycle.js';
+import * as policy from './commands/policy.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import { resolveHome, type CliContext } from './context.js';
 import { withCliHint } from './hints.js';
 import { sdkVersion } from './host.js';
-import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
+import { EXIT_OK, EXIT_USAGE, Output, terminalSafeIO, toAdcapError, type CliIO } from './output.js';
 
 /**
  * The `adcap` command (DESIGN §8). Each area lives in `commands/<area>.ts` and exports
@@ -26,7 +28,9 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export function createProgram(io: CliIO): { program: Command; ctx: CliContext; exitCode: () => number } {
+export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext; exitCode: () => number } {
+  // Issue 11, item 2: text from packages, registries and tools never reaches the terminal raw.
+  const io = terminalSafeIO(rawIo);
   const program = new Command('adcap');
   let exitCode = EXIT_OK;
   // Global options are program options: commander accepts them before or after the subcommand.
@@ -63,7 +67,9 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   registry.register(program, ctx);
   client.register(program, ctx);
   lifecycle.register(program, ctx);
+  policy.register(program, ctx);
   run.register(program, ctx);
+  agents.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.
@@ -80,8 +86,9 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
 }
 
 /** Runs `adcap` with `argv` (without node and script) and resolves to the exit code. */
-export async function runCli(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
-  const { program, ctx, exitCode } = createProgram(io);
+export async function runCli(argv: readonly string[], rawIo: CliIO = processIO()): Promise<number> {
+  const { program, ctx, exitCode } = createProgram(rawIo);
+  const io = ctx.io;
   if (argv.length === 0) {
     program.outputHelp({ error: true });
     return ctx.output.failure(new AdcapError('E_USAGE', 'No command given; run "adcap --help" to see the commands.'));

@@ -14,11 +14,12 @@ import { manifestDigest } from './canonical-json.js';
 import { validateManifest } from './manifest.js';
 import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
 import { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './package-read.js';
-import { validateSkillDocument } from './skills.js';
+import { ADCAPIGNORE_FILE, sourceFileWarnings, type SourceWarning } from './skill-repo.js';
+import { skillProblemFixes, validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
 import { validateWorkflowFiles } from './workflow-doc.js';
 
-export const IGNORE_FILE = '.adcapignore';
+export const IGNORE_FILE = ADCAPIGNORE_FILE;
 /** Never packaged: VCS metadata and OS litter. Everything else is up to .adcapignore. */
 const ALWAYS_IGNORED = ['.git/', '.hg/', '.svn/', '.DS_Store'];
 
@@ -36,6 +37,19 @@ export interface BuiltPackage {
   manifestSha256: string;
   archiveSha256: string;
   size: number;
+  /** Printed, not refused (issue 13): Git LFS pointers and files that look like secrets. */
+  warnings: SourceWarning[];
+}
+
+/** One problem of one skill in a build report: where, which spec §3.1 rule, and the fix. */
+export interface SkillBuildProblem {
+  /** The skill folder in the package, e.g. "skills/pdf". */
+  path: string;
+  /** The JSON pointer of the skill in capability.json, e.g. "/skills/0". */
+  pointer: string;
+  rule: string;
+  message: string;
+  fix: string;
 }
 
 interface SourceFile {
@@ -64,13 +78,18 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   return results;
 }
 
-/** Hashes one file and, from the same read, says whether it holds a secret key (issue 12). */
-async function hashSourceFile(file: SourceFile): Promise<{ sha256: string; size: number; secret: string | null }> {
+/**
+ * Hashes one file and, from the same read, says whether it holds a secret key (issue 12, refused)
+ * and collects the warnings of issue 13 (Git LFS pointers and other credentials, printed).
+ */
+async function hashSourceFile(file: SourceFile, warnings: SourceWarning[]): Promise<{ sha256: string; size: number; secret: string | null }> {
   if (file.size > SMALL_FILE_BYTES) {
     const [hashed, head] = await Promise.all([hashFile(file.absolute), readHead(file.absolute)]);
+    warnings.push(...sourceFileWarnings(file.path, file.size, head));
     return { ...hashed, secret: secretKeyIn(head) };
   }
   const bytes = await readFile(file.absolute);
+  warnings.push(...sourceFileWarnings(file.path, bytes.length, bytes));
   return { sha256: sha256Hex(bytes), size: bytes.length, secret: secretKeyIn(bytes) };
 }
 
@@ -89,9 +108,10 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
 
   const hashing = progressReporter('hash', options.onProgress);
   let hashed = 0;
+  const warnings: SourceWarning[] = [];
   const secrets = new Map<string, string>();
   const files: FileEntry[] = await mapLimited(sourceFiles, PARALLEL_IO, async (file) => {
-    const { sha256, size, secret } = await hashSourceFile(file).catch((error: unknown) => {
+    const { sha256, size, secret } = await hashSourceFile(file, warnings).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot read ${file.absolute}`);
     });
     hashed += size;
@@ -125,7 +145,8 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
   }
   const archive = await writeArchive(entries, out);
   options.onProgress?.({ phase: 'write', done: archive.size, total: archive.size });
-  return { file: out, manifest, manifestSha256, archiveSha256: archive.sha256, size: archive.size };
+  warnings.sort((a, b) => comparePaths(a.path, b.path) || (a.kind < b.kind ? -1 : 1));
+  return { file: out, manifest, manifestSha256, archiveSha256: archive.sha256, size: archive.size, warnings };
 }
 
 async function readManifestSource(root: string): Promise<Record<string, unknown>> {
@@ -224,15 +245,47 @@ function checkBuildLimits(files: FileEntry[]): void {
   }
 }
 
-/** spec §3.1 skills and spec §8 workflow documents, read from the source folder. */
+/**
+ * spec §3.1 skills and spec §8 workflow documents, read from the source folder. Every problem of
+ * every skill is collected first and refused together (issue 13), so one build run shows them all:
+ * E_SEMANTIC with `details.problems` (path, pointer, rule, message, fix); a single problem keeps
+ * the validator's own message.
+ */
 async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
+  const problems: SkillBuildProblem[] = [];
+  let single: unknown;
   for (const [i, skill] of (manifest.skills ?? []).entries()) {
-    const text = await readFile(join(root, ...skill.path.split('/'), 'SKILL.md'), 'utf8').catch((error: unknown) => {
-      throw new AdcapError('E_SEMANTIC', `[skill-md] /skills/${i}/path ${skill.path} has no readable SKILL.md (${(error as Error).message}).`, {
+    const pointer = `/skills/${i}`;
+    const dirName = skill.path.split('/').pop() ?? skill.path;
+    let text: string;
+    try {
+      text = await readFile(join(root, ...skill.path.split('/'), 'SKILL.md'), 'utf8');
+    } catch (error) {
+      const missing = new AdcapError('E_SEMANTIC', `[skill-md] /skills/${i}/path ${skill.path} has no readable SKILL.md (${(error as Error).message}).`, {
         details: { rule: 'skill-md', pointer: `/skills/${i}/path` },
       });
+      single ??= missing;
+      problems.push({ path: skill.path, pointer, rule: 'skill-md', message: 'SKILL.md cannot be read', fix: `add a SKILL.md to ${skill.path} or remove the skill from capability.json` });
+      continue;
+    }
+    const found = skillProblemFixes(dirName, text);
+    if (found.length === 0) continue;
+    if (single === undefined) {
+      try {
+        validateSkillDocument(dirName, text, pointer);
+      } catch (error) {
+        single = error;
+      }
+    }
+    for (const problem of found) problems.push({ path: skill.path, pointer, ...problem });
+  }
+  if (problems.length === 1 && single !== undefined) throw single;
+  if (problems.length > 0) {
+    const skills = new Set(problems.map((p) => p.path)).size;
+    const list = problems.map((p) => `${p.path}/SKILL.md [${p.rule}] ${p.message}: ${p.fix}`).join('; ');
+    throw new AdcapError('E_SEMANTIC', `${problems.length} problems in ${skills} skill${skills === 1 ? '' : 's'}: ${list}.`, {
+      details: { rule: problems[0]?.rule, pointer: problems[0]?.pointer, problems },
     });
-    validateSkillDocument(skill.path.split('/').pop() ?? skill.path, text, `/skills/${i}`);
   }
   await validateWorkflowFiles(manifest, root);
 }

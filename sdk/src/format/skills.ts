@@ -28,6 +28,9 @@ const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 /** Agent Skills specification: `compatibility` is at most 500 characters. */
 const MAX_COMPATIBILITY = 500;
+/** C0 and C1 control characters and DEL, except tab and newline. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 
 function problem(rule: SkillRule, pointer: string, text: string): AdcapError {
   return new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${text}.`, { details: { rule, pointer } });
@@ -98,6 +101,9 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
     problems.push(problem('skill-description', pointer, 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it'));
   } else if ([...description].length > MAX_DESCRIPTION) {
     problems.push(problem('skill-description', pointer, `has a skill description of ${[...description].length} characters; shorten it to at most ${MAX_DESCRIPTION}`));
+  } else if (CONTROL_EXCEPT_NEWLINE_TAB.test(description)) {
+    // Issue 11, item 2: text shown to people carries no terminal control sequences (newline and tab only).
+    problems.push(problem('skill-description', pointer, 'has a skill description with a control character; only newlines and tabs are allowed'));
   }
   const license = record.license;
   if (license !== undefined && (typeof license !== 'string' || license.trim() === '')) {
@@ -136,4 +142,91 @@ function yamlProblem(cause: unknown, pointer: string): AdcapError {
     cause,
     details: { rule: 'skill-front-matter', pointer },
   });
+}
+
+/** One problem of one SKILL.md with the fix to print beside it (issue 13's build report). */
+export interface SkillProblemFix {
+  /** The rule the problem breaks (SKILL_RULES, or "skill-md" for a missing file). */
+  rule: string;
+  /** What is wrong: the validator's sentence without its "[rule] pointer" prefix. */
+  message: string;
+  /** What to do about it, naming the names involved where there are some. */
+  fix: string;
+}
+
+/**
+ * Every spec §3.1 problem of one SKILL.md (skillDocumentProblems) with a fix for each: issue 13,
+ * "every problem of every skill in one run, with path, rule and the fix ('rename the folder to
+ * vercel-composition-patterns or the name to composition-patterns')". An empty list when valid.
+ */
+export function skillProblemFixes(dirName: string, skillMd: string): SkillProblemFix[] {
+  const problems = skillDocumentProblems(dirName, skillMd, '');
+  if (problems.length === 0) return [];
+  const name = frontMatterName(skillMd);
+  const dirValid = isSkillName(dirName);
+  const nameValid = name !== undefined && isSkillName(name);
+  return problems.map((error) => {
+    const rule = typeof error.details.rule === 'string' ? error.details.rule : 'skill-front-matter';
+    const message = error.message.replace(/^\[[^\]]*\]\s*\/\s*/, '').replace(/\.$/, '');
+    return { rule, message, fix: fixFor(rule, message, { dirName, dirValid, name, nameValid }) };
+  });
+}
+
+function isSkillName(text: string): boolean {
+  return [...text].length <= MAX_NAME && SKILL_NAME.test(text);
+}
+
+/** The front matter's name as written (failsafe: a string), for naming it in a fix. */
+function frontMatterName(skillMd: string): string | undefined {
+  const source = extractFrontMatter(skillMd);
+  if (source === undefined) return undefined;
+  try {
+    const data: unknown = parseYaml(source, { schema: 'failsafe', maxAliasCount: 50 });
+    const name = (data as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fixFor(rule: string, message: string, n: { dirName: string; dirValid: boolean; name: string | undefined; nameValid: boolean }): string {
+  const folderName = n.dirValid ? n.dirName : '<folder name>';
+  switch (rule) {
+    case 'skill-front-matter':
+      return /not valid YAML/.test(message)
+        ? 'correct the YAML between the two "---" lines (quote values that contain ": " or start with a special character)'
+        : `start SKILL.md with "---", then "name: ${folderName}" and "description: <what it does and when to use it>", then "---"`;
+    case 'skill-name':
+      if (n.name === undefined) return `add "name: ${folderName}" to the front matter`;
+      if (n.dirValid) return `change the name to ${n.dirName}`;
+      return `rename the folder and the name to ${JSON.stringify(suggestName(n.name))}`;
+    case 'skill-name-matches-dir':
+      if (n.nameValid && n.dirValid) return `rename the folder to ${n.name ?? ''} or the name to ${n.dirName}`;
+      return n.nameValid ? `rename the folder to ${n.name ?? ''}` : `change the name to ${n.dirName}`;
+    case 'skill-description':
+      return /characters/.test(message)
+        ? `shorten the description to at most ${MAX_DESCRIPTION} characters`
+        : 'add "description: <what the skill does and when to use it>" in one or two sentences';
+    case 'skill-compatibility':
+      return 'write "compatibility" as text of at most 500 characters, or remove it';
+    case 'skill-metadata':
+      return 'write "metadata" as "key: text" lines indented under it, or remove it';
+    case 'skill-allowed-tools':
+      return 'write "allowed-tools" as one line of tool names separated by spaces';
+    case 'skill-license':
+      return 'write "license" as one line (a license name or a file name), or remove it';
+    default:
+      return 'correct SKILL.md as the message says';
+  }
+}
+
+/** A valid skill name close to `text` (lowercase, hyphens), for a suggested fix. */
+function suggestName(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_NAME)
+    .replace(/-+$/, '');
+  return slug === '' ? 'my-skill' : slug;
 }

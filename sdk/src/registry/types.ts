@@ -45,6 +45,11 @@ export interface EntryContents {
   workflows: string[];
   knowledge: string[];
   resources: { id: string; size: number }[];
+  /**
+   * Skills that ship programs an agent may run outside any sandbox (issue 13), with those files'
+   * paths inside the skill folder. Absent in entries published before it existed.
+   */
+  skillPrograms?: { skill: string; programs: string[] }[];
 }
 
 /** `entries/<pub>/<name>/<version>.json`: immutable once written (spec §13). */

@@ -12,12 +12,14 @@
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { disabledError } from '../store/enablement.js';
+import { policyForReading, toolAllowed } from '../store/policy-enforce.js';
 import { sha256Hex } from '../util/hash.js';
 import { runTool, type RunToolOptions } from './run-tool.js';
 import { runtimeProblem } from './runtimes.js';
@@ -54,12 +56,17 @@ interface Exposed {
 /** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
 export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): Promise<Exposed[]> {
   const out: Exposed[] = [];
+  // issue 17: nor are tools the organisation policy forbids (an invalid policy lists them, and a
+  // call answers E_POLICY saying why).
+  const { loaded } = await policyForReading(arc);
   for (const id of ids) {
     const state = await arc.state(id);
+    // issue 17: a disabled capability's tools are not listed (a call to one is refused with E_DISABLED).
+    if (state.disabled !== undefined) continue;
     const manifest = await arc.readInstalledManifest(id, state.active);
     for (const tool of manifest.tools ?? []) {
       const granted = (tool.permissions ?? []).every((needed) => state.grants.some((g) => grantCovers(g, needed)));
-      if (!granted || runtimeProblem(tool) !== null) continue;
+      if (!granted || runtimeProblem(tool) !== null || !toolAllowed(loaded, id, state.active, tool.permissions ?? [])) continue;
       const inputSchema = { ...tool.inputSchema, type: 'object' } as McpTool['inputSchema'];
       const mcp: McpTool = {
         name: mcpToolName(id, tool.name),
@@ -86,6 +93,8 @@ export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const exposed = (await grantedMcpTools(arc, ids)).find((e) => e.mcp.name === request.params.name);
     if (exposed === undefined) {
+      const disabled = await disabledOwner(arc, ids, request.params.name);
+      if (disabled !== null) return errorResult(disabled);
       return errorResult(new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`));
     }
     try {
@@ -108,14 +117,77 @@ export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: 
   });
   transport.onclose = () => resolveClosed();
   await server.connect(transport);
-  const close = async (): Promise<void> => {
-    await server.close();
-    resolveClosed();
+  const inFlight = trackRequests(transport);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await server.close();
+      resolveClosed();
+    })();
+    return closing;
   };
-  // The client going away (stdin closed) ends the server.
-  stdin.once('end', () => void close());
-  stdin.once('close', () => void close());
+  // The client going away (stdin closed) ends the server, but only after every request it sent
+  // has been answered: a client may write `tools/list` and close its end at once (issue 13).
+  const finish = (): void => {
+    void inFlight.idle().then(close);
+  };
+  stdin.once('end', finish);
+  stdin.once('close', finish);
   return { closed, close };
+}
+
+/**
+ * Counts the requests the transport has received and not yet answered, by wrapping its message
+ * handler (requests in) and its send (responses out); `idle()` resolves once every one of them
+ * has been written.
+ */
+function trackRequests(transport: StdioServerTransport): { idle(): Promise<void> } {
+  let pending = 0;
+  let waiters: Array<() => void> = [];
+  const settle = (): void => {
+    if (pending > 0) return;
+    const ready = waiters;
+    waiters = [];
+    for (const resolve of ready) resolve();
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && 'id' in message) pending++;
+    receive?.call(transport, message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    try {
+      await send(message);
+    } finally {
+      if (!('method' in message) && 'id' in message) {
+        pending = Math.max(0, pending - 1);
+        settle();
+      }
+    }
+  };
+  return {
+    idle: () =>
+      new Promise<void>((resolve) => {
+        // Data already read is dispatched before 'end'; a turn of the event loop lets the
+        // handlers of the last messages start before the count is looked at.
+        setImmediate(() => {
+          waiters.push(resolve);
+          settle();
+        });
+      }),
+  };
+}
+
+/** E_DISABLED when `name` is a tool of one of `ids` that is disabled (issue 17); else null. */
+async function disabledOwner(arc: Arcotheon, ids: readonly string[], name: string): Promise<AdcapError | null> {
+  for (const id of ids) {
+    const state = await arc.state(id);
+    if (state.disabled === undefined) continue;
+    const manifest = await arc.readInstalledManifest(id, state.active);
+    if ((manifest.tools ?? []).some((t) => mcpToolName(id, t.name) === name)) return disabledError(id, state.disabled);
+  }
+  return null;
 }
 
 /** spec-independent MCP convention: tool failures are results with isError, not protocol errors. */

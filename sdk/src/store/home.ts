@@ -14,6 +14,7 @@ import { parseCapabilityId } from '../registry/layout.js';
  *   audit/<yyyy-mm>.jsonl            hash-chained run log
  *   locks/                           inter-process locks
  *   journal/<op>.json                intent records of operations in flight (for doctor)
+ *   links.json                       skill links Arcotheon made in agents' folders (issue 13)
  */
 export class HomeLayout {
   constructor(readonly root: string) {}
@@ -38,6 +39,9 @@ export class HomeLayout {
   }
   get journalDir(): string {
     return join(this.root, 'journal');
+  }
+  get linksFile(): string {
+    return join(this.root, 'links.json');
   }
   remoteDir(name: string): string {
     return join(this.root, 'remotes', name);

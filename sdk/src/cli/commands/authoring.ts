@@ -2,8 +2,9 @@ import { constants } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Command } from 'commander';
-import { AdcapError, asAdcapError } from '../../errors.js';
-import { buildPackage } from '../../format/package-build.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
+import { buildPackage, type SkillBuildProblem } from '../../format/package-build.js';
+import { findSkills, initSkillsRepository } from '../../format/skill-repo.js';
 import { readPackage } from '../../format/package-read.js';
 import { parseEnvelope } from '../../trust/envelope.js';
 import { generateKey, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from '../../trust/keys.js';
@@ -36,12 +37,27 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('init')
-    .description('scaffold a new capability: capability.json, a skill, a node tool and .adcapignore')
+    .description('package a folder of skills (skills/*/SKILL.md or */SKILL.md): write capability.json and .adcapignore; in an empty folder, scaffold a new capability')
     .argument('[dir]', 'directory to create it in', '.')
     .option('--id <publisher/name>', 'capability id (default: local/<directory name>)')
     .option('--name <text>', 'display name')
-    .action(async (dirArg: string, opts: { id?: string; name?: string }) => {
+    .option('--force', 'replace an existing capability.json and .adcapignore (skills folders only)')
+    .action(async (dirArg: string, opts: { id?: string; name?: string; force?: boolean }) => {
       const dir = ctx.resolvePath(dirArg);
+      // issue 13: a folder that already holds skills (a cloned skills repository) is packaged as it is.
+      if ((await findSkills(dir)).length > 0) {
+        const id = opts.id ?? `local/${slugify(basename(dir))}`;
+        const init = await initSkillsRepository(dir, { id, ...(opts.force === true ? { force: true } : {}), ...(opts.name === undefined ? {} : { name: opts.name }) });
+        const skillPaths = init.skills.map((s) => s.path);
+        output.result({ dir, id, files: init.wrote, kept: init.kept, skills: skillPaths, manifest: init.manifest, notes: init.notes }, () => [
+          `wrote ${init.wrote.join(' and ')} for ${id} in ${dir}, with ${skillPaths.length} skill${skillPaths.length === 1 ? '' : 's'}:`,
+          ...skillPaths.map((p) => `  ${p}`),
+          ...init.kept.map((f) => `kept the existing ${f} (--force replaces it)`),
+          ...init.notes.map((n) => `note: ${n}`),
+          `next: adcap build ${displayPath(ctx, dir)} -o ${id.split('/')[1] ?? 'skills'}.adcap`,
+        ]);
+        return;
+      }
       const scaffold = scaffoldCapability(dir, opts);
       await writeScaffold(dir, scaffold.files);
       output.result({ dir, id: scaffold.id, files: scaffold.files.map((f) => f.path) }, () => [
@@ -61,7 +77,19 @@ export function register(program: Command, ctx: CliContext): void {
       const dir = ctx.resolvePath(dirArg);
       const out = ctx.resolvePath(opts.out);
       const keys = await readKeys(ctx, opts.sign);
-      const built = keys.length > 0 ? await buildSignedPackage(dir, { out, keys }) : { ...(await buildPackage(dir, { out })), signedBy: [] as string[] };
+      let built;
+      try {
+        built = keys.length > 0 ? await buildSignedPackage(dir, { out, keys }) : { ...(await buildPackage(dir, { out })), signedBy: [] as string[] };
+      } catch (error) {
+        // issue 13: every problem of every skill, one per line, with its rule and fix.
+        const problems = isAdcapError(error) ? (error.details.problems as SkillBuildProblem[] | undefined) : undefined;
+        if (Array.isArray(problems)) {
+          output.note(`${problems.length} problems to fix before this builds:`);
+          for (const p of problems) output.note(`  ${p.path}/SKILL.md [${p.rule}] ${p.message}\n    fix: ${p.fix}`);
+        }
+        throw error;
+      }
+      for (const warning of built.warnings) output.note(`warning: ${warning.message}`);
       output.result(
         {
           file: built.file,
@@ -71,6 +99,7 @@ export function register(program: Command, ctx: CliContext): void {
           archiveSha256: built.archiveSha256,
           size: built.size,
           signedBy: built.signedBy,
+          warnings: built.warnings,
         },
         () => [
           `built ${built.manifest.id}@${built.manifest.version} -> ${built.file} (${built.size} bytes)`,

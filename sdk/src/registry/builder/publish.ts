@@ -15,6 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import { readPackage, type ReadPackage } from '../../format/package-read.js';
+import { skillProgramsOf } from '../../format/skill-repo.js';
 import { checkUrlAllowed } from '../../cache/fetch.js';
 import { checkPackageSignature } from '../../trust/package-signature.js';
 import { fsyncDir, tempPathFor } from '../../util/fs-atomic.js';
@@ -161,6 +162,7 @@ export function versionEntry(pkg: ReadPackage, signers: readonly string[], urls:
 
 /** DESIGN §11 contents summary: skill directory names, tool names, workflow file stems, knowledge and resource ids. */
 export function contentsOf(m: Manifest): EntryContents {
+  const programs = skillProgramsOf(m);
   const stem = (path: string): string => {
     const last = path.split('/').filter((s) => s !== '').pop() ?? path;
     return last.replace(/\.json$/, '');
@@ -171,5 +173,6 @@ export function contentsOf(m: Manifest): EntryContents {
     workflows: (m.workflows ?? []).map((w) => stem(w.path)),
     knowledge: (m.knowledge ?? []).map((k) => k.id),
     resources: (m.resources ?? []).map((r) => ({ id: r.id, size: r.size })),
+    ...(programs.length > 0 ? { skillPrograms: programs } : {}),
   };
 }

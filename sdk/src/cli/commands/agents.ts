@@ -1,0 +1,104 @@
+import type { Command } from 'commander';
+import { AdcapError } from '../../errors.js';
+import { AGENT_IDS, agentDefinition, type AgentStatus, type LinkStatus } from '../../store/agent-links.js';
+import type { CliContext } from '../context.js';
+import { openArcotheon } from '../host.js';
+
+/**
+ * Skills in every agent (issue 13): `link <id> --agent <agent>`, `unlink <id>`, and `agents`
+ * (which agents are present, what is linked where; `--mcp <id>...` prints, per agent, how to
+ * register the granted tools as an MCP server). The agents' folders are found under $HOME.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
+  const userHome = (): string => ctx.io.env.HOME ?? ctx.io.homedir;
+
+  program
+    .command('link')
+    .description(`link the skills of an installed capability into an agent's skills folder (${AGENT_IDS.join(', ')})`)
+    .argument('<id>', 'installed capability id')
+    .requiredOption('--agent <agent>', `the agent: ${AGENT_IDS.join(', ')}`)
+    .option('--project <dir>', "link into this project's skills folder (e.g. .claude/skills) instead of your personal one")
+    .option('--as <skill=name>', 'link a skill under another folder name, when its name is taken (repeatable)', collect, [] as string[])
+    .option('--skip <skill>', 'leave a skill out (repeatable)', collect, [] as string[])
+    .option('--copy', 'copy the skill folders (with a marker file) instead of making symbolic links')
+    .action(async (id: string, opts: { agent: string; project?: string; as: string[]; skip: string[]; copy?: boolean }) => {
+      agentDefinition(opts.agent);
+      const as: Record<string, string> = {};
+      for (const pair of opts.as) {
+        const eq = pair.indexOf('=');
+        if (eq <= 0 || eq === pair.length - 1) throw new AdcapError('E_USAGE', `--as ${JSON.stringify(pair)} is not skill=name; e.g. --as pdf=acme-pdf.`);
+        as[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      const arc = await openArcotheon(ctx);
+      const result = await arc.linkSkills(id, {
+        agent: opts.agent,
+        userHome: userHome(),
+        ...(opts.project === undefined ? {} : { project: ctx.resolvePath(opts.project) }),
+        as,
+        skip: opts.skip,
+        mode: opts.copy === true ? 'copy' : 'auto',
+      });
+      output.result(result, () => [
+        `linked ${result.linked.length} skill${result.linked.length === 1 ? '' : 's'} of ${id} into ${agentDefinition(result.agent).name} (${result.dir}):`,
+        ...result.linked.map((l) => `  ${l.skill} -> ${l.path}${l.mode === 'copy' ? ' (copy)' : ''}`),
+        'they follow updates and rollbacks; "adcap unlink" removes them',
+        `restart ${agentDefinition(result.agent).name} (or reload its skills) to see them`,
+      ]);
+    });
+
+  program
+    .command('unlink')
+    .description('remove the skill links Arcotheon made for a capability (one agent, or all); your own folders are never touched')
+    .argument('<id>', 'capability id')
+    .option('--agent <agent>', `only this agent: ${AGENT_IDS.join(', ')}`)
+    .option('--project <dir>', 'only the links in this project')
+    .action(async (id: string, opts: { agent?: string; project?: string }) => {
+      const arc = await openArcotheon(ctx);
+      const result = await arc.unlinkSkills(id, {
+        ...(opts.agent === undefined ? {} : { agent: opts.agent }),
+        ...(opts.project === undefined ? {} : { project: ctx.resolvePath(opts.project) }),
+      });
+      output.result(result, () => [
+        ...result.removed.map((path) => `removed ${path}`),
+        ...result.kept.map((path) => `left ${path} alone: it is no longer the link Arcotheon made`),
+      ]);
+    });
+
+  program
+    .command('agents')
+    .description('the agents Arcotheon links skills into: which are present and what is linked where')
+    .option('--mcp <ids...>', 'print, per agent, how to register the granted tools of these capabilities as an MCP server')
+    .action(async (opts: { mcp?: string[] }) => {
+      const arc = await openArcotheon(ctx);
+      if (opts.mcp !== undefined) {
+        const registrations = await arc.agentMcp(opts.mcp, { userHome: userHome() });
+        // Loaded on demand, as for `adcap mcp`: the MCP SDK is large. Only granted tools are served.
+        const { grantedMcpTools } = await import('../../run/mcp.js');
+        const tools = (await grantedMcpTools(arc, opts.mcp)).map((t) => t.mcp.name);
+        output.result({ tools, registrations }, () => [
+          tools.length === 0
+            ? `no tool of ${opts.mcp?.join(', ')} is granted yet, so the server would list none; grant them with "adcap grants <id> --grant <permission>"`
+            : `the server lists ${tools.length} granted tool${tools.length === 1 ? '' : 's'}: ${tools.join(', ')}`,
+          ...registrations.map((r) => `${agentDefinition(r.agent).name} (${r.agent}):\n  ${r.line}`),
+        ]);
+        return;
+      }
+      const agents = await arc.agents({ userHome: userHome() });
+      output.result(agents, () => agents.flatMap(agentLines));
+    });
+}
+
+function agentLines(agent: AgentStatus): string[] {
+  const head = `${agent.name} (${agent.id}): ${agent.present ? 'present' : 'not found'}; personal skills in ${agent.skillDirs.join(', ')}; project skills in ${agent.projectDirs.join(', ')}`;
+  return [head, ...agent.links.map(linkLine)];
+}
+
+function linkLine(link: LinkStatus): string {
+  const state = link.state === 'ok' ? '' : ` [${link.state}: run "adcap doctor --fix"]`;
+  return `  ${link.id} ${link.skill} ${link.version} -> ${link.path}${link.mode === 'copy' ? ' (copy)' : ''}${state}`;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,106 @@
+/**
+ * issue 13 through the `adcap` command (in-process): init on a cloned skills repository, build with
+ * every problem and warning printed, the install plan naming the skills that ship programs, link,
+ * agents (with --mcp), unlink, under a fake HOME.
+ */
+import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSkillsRepo } from '../../helpers/skills-repo.js';
+import { adcap } from './run-cli.js';
+
+let work: string;
+let home: string;
+let userHome: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'adcap-skills-cli-'));
+  home = join(work, 'arcotheon-home');
+  userHome = join(work, 'user');
+  await mkdir(join(userHome, '.claude'), { recursive: true });
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+const run = (args: string[]) => adcap([...args, '--home', home], { cwd: work, env: { PATH: process.env.PATH, HOME: userHome }, homedir: userHome });
+
+describe('adcap with a skills repository', () => {
+  it('init -> build -> install (plan names the programs) -> link -> agents -> unlink', async () => {
+    await writeSkillsRepo(join(work, 'superpowers'), { hazards: true });
+    const init = await run(['init', 'superpowers', '--id', 'obra/superpowers']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('wrote capability.json and .adcapignore for obra/superpowers');
+    expect(init.stdout).toContain('  skills/brainstorming');
+    expect((await run(['init', 'superpowers', '--id', 'obra/superpowers'])).stderr).toMatch(/^error E_USAGE: .*already exists; pass --force/m);
+
+    const build = await run(['build', 'superpowers', '-o', 'superpowers.adcap']);
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stderr).toContain('warning: skills/pdf/assets/template.pdf is a Git LFS pointer');
+    expect(build.stderr).toContain('warning: skills/pdf/notes/deploy.txt looks like a GitHub token');
+
+    // Without --yes and without a terminal: the plan is printed, then refused.
+    const asked = await run(['install', 'superpowers.adcap', '--allow-unsigned']);
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain('  brainstorming contains 3 programs your agent may run on your computer with your permissions');
+    expect(asked.stderr).toContain('  pdf contains 1 program your agent may run on your computer with your permissions');
+    expect((await run(['install', 'superpowers.adcap', '--allow-unsigned', '--yes'])).code).toBe(0);
+
+    const link = await run(['link', 'obra/superpowers', '--agent', 'claude-code']);
+    expect(link.code, link.stderr).toBe(0);
+    expect(link.stdout).toContain(`linked 3 skills of obra/superpowers into Claude Code (${join(userHome, '.claude', 'skills')})`);
+    expect(await readFile(join(userHome, '.claude', 'skills', 'writing-plans', 'SKILL.md'), 'utf8')).toContain('name: writing-plans');
+
+    const agents = await run(['agents', '--json']);
+    const rows = JSON.parse(agents.stdout) as Array<{ id: string; present: boolean; links: Array<{ skill: string; state: string }> }>;
+    expect(rows.find((r) => r.id === 'claude-code')).toMatchObject({ present: true, links: [{ skill: 'brainstorming', state: 'ok' }, { skill: 'pdf', state: 'ok' }, { skill: 'writing-plans', state: 'ok' }] });
+    expect((await run(['agents'])).stdout).toMatch(/^Claude Code \(claude-code\): present; personal skills in .*\.claude\/skills/m);
+
+    // A collision with the user's own folder in another agent: a coded error with the choices.
+    await mkdir(join(userHome, '.cursor', 'skills', 'pdf'), { recursive: true });
+    const clash = await run(['link', 'obra/superpowers', '--agent', 'cursor']);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/^error E_CONFLICT: Cannot link obra\/superpowers into Cursor .*--as pdf=<other-name>.*--skip pdf/m);
+    expect((await run(['link', 'obra/superpowers', '--agent', 'cursor', '--as', 'pdf=superpowers-pdf'])).code).toBe(0);
+    expect((await lstat(join(userHome, '.cursor', 'skills', 'superpowers-pdf'))).isSymbolicLink()).toBe(true);
+
+    const unlink = await run(['unlink', 'obra/superpowers', '--agent', 'claude-code']);
+    expect(unlink.code, unlink.stderr).toBe(0);
+    expect(unlink.stdout.split('\n').filter((l) => l.startsWith('removed '))).toHaveLength(3);
+    expect(await lstat(join(userHome, '.claude', 'skills', 'pdf')).catch(() => null)).toBeNull();
+    expect((await lstat(join(userHome, '.cursor', 'skills', 'pdf'))).isDirectory()).toBe(true);
+  });
+
+  it('build prints every problem of every skill with its fix, then fails', async () => {
+    await writeSkillsRepo(join(work, 'broken'), { broken: true });
+    expect((await run(['init', 'broken', '--id', 'acme/broken'])).code).toBe(0);
+    const build = await run(['build', 'broken', '-o', 'broken.adcap']);
+    expect(build.code).toBe(1);
+    expect(build.stderr).toContain('2 problems to fix before this builds:');
+    expect(build.stderr).toContain('  skills/composition-patterns/SKILL.md [skill-name-matches-dir] has the skill name "vercel-composition-patterns" in a directory named "composition-patterns"; the two must be equal\n    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns');
+    expect(build.stderr).toContain('  skills/no-description/SKILL.md [skill-description] has a SKILL.md without a description in its front matter');
+    expect(build.stderr).toMatch(/^error E_SEMANTIC: 2 problems in 2 skills/m);
+  });
+
+  it('agents --mcp prints, per agent, how to register the granted tools', async () => {
+    expect((await run(['init', 'greeter', '--id', 'acme/greeter'])).code).toBe(0);
+    expect((await run(['build', 'greeter', '-o', 'greeter.adcap'])).code).toBe(0);
+    expect((await run(['install', 'greeter.adcap', '--allow-unsigned', '--yes'])).code).toBe(0);
+    const mcp = await run(['agents', '--mcp', 'acme/greeter']);
+    expect(mcp.code, mcp.stderr).toBe(0);
+    expect(mcp.stdout).toContain('the server lists 1 granted tool: acme__greeter__greet');
+    expect(mcp.stdout).toContain(`Claude Code (claude-code):\n  claude mcp add --scope user arcotheon-acme-greeter -- adcap mcp acme/greeter --home ${home}`);
+    expect(mcp.stdout).toContain(`  add to ${join(userHome, '.cursor', 'mcp.json')}: {"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`);
+    const noTools = await run(['agents', '--mcp', 'obra/superpowers']);
+    expect(noTools.stderr).toMatch(/^error E_NOT_FOUND: obra\/superpowers has no tools/m);
+  });
+});
+
+it('init in an empty folder still scaffolds a new capability', async () => {
+  const dir = join(work, 'fresh');
+  await mkdir(dir);
+  await writeFile(join(dir, '.keep'), '');
+  const init = await run(['init', 'fresh', '--id', 'acme/fresh']);
+  expect(init.code, init.stderr).toBe(0);
+  expect(init.stdout).toContain('created acme/fresh');
+});
