@@ -89,6 +89,23 @@ export default tseslint.config(
     },
   },
   {
+    // The host API contract is imported by the renderer: types and plain data only (DESIGN §2).
+    files: ['electron/common/**/*.ts'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronOnly],
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto', 'ws'], message: 'electron/common is imported by the renderer: no Node modules (DESIGN §2).' },
+            { group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '../host/**', '../web*', '**/renderer/**'], message: 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
@@ -98,7 +115,10 @@ export default tseslint.config(
           paths: [electronOnly],
           patterns: [
             { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto'], message: 'The renderer is browser code: no Node modules (DESIGN §2).' },
-            { group: ['@arcotheon/sdk', '**/sdk/**', '**/electron/**'], message: 'The renderer talks only to window.arcotheon, never to the SDK or the host directly (DESIGN §2).' },
+            {
+              group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '**/electron/**', '!**/electron/common', '!**/electron/common/**'],
+              message: 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).',
+            },
           ],
         },
       ],
