@@ -10,6 +10,7 @@ import * as client from './commands/client.js';
 import * as lifecycle from './commands/lifecycle.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
+import * as secrets from './commands/secrets.js';
 import { resolveHome, type CliContext } from './context.js';
 import { sdkVersion } from './host.js';
 import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
@@ -63,6 +64,7 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   client.register(program, ctx);
   lifecycle.register(program, ctx);
   run.register(program, ctx);
+  secrets.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.
