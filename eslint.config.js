@@ -49,6 +49,14 @@ function sdkLayerRules() {
   });
 }
 
+/** Ways to turn a string into HTML or script in a page: none of them may appear in renderer/. */
+const htmlSinks = [
+  "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+  "Property[key.name='dangerouslySetInnerHTML']",
+  'MemberExpression[property.name=/^(innerHTML|outerHTML|srcdoc)$/]',
+  "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]",
+];
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**'],
@@ -122,6 +130,12 @@ export default tseslint.config(
           ],
         },
       ],
+      // Package and registry text is hostile (issue 10): it is rendered as text nodes or inert
+      // Markdown, never parsed as HTML, and never turned into code.
+      'no-restricted-syntax': ['error', ...htmlSinks.map((selector) => ({ selector, message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).' }))],
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+      'no-new-func': 'error',
     },
   },
 );

@@ -127,8 +127,7 @@ export interface EntryContentsData {
 export interface CompatData {
   platforms?: string[];
   agents?: Record<string, string>;
-  runtimes?: Record<string, string>;
-  [key: string]: unknown;
+  runtimes?: { node?: string; python?: string };
 }
 
 /** One version in a registry's package document (the SDK's DocumentVersion). */
@@ -287,6 +286,8 @@ export interface PlanPermissionData {
   grant: string;
   text: string;
   reason: string;
+  /** From the permission table, never from the publisher. */
+  risk: RiskLevel;
 }
 
 export interface PlanData {

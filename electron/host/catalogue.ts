@@ -1,0 +1,254 @@
+/**
+ * The Discover screen and the capability page: search with filters, facet counts and paging over
+ * every remote's verified catalogue, and everything known about one capability (every version
+ * with its marks, permissions in plain language, and, from the verified archive, its tools,
+ * skills, workflows and readme). Metadata only: nothing is installed here.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import semver from 'semver';
+import { AdcapError, checkCompatibility, isAdcapError, readPackage, type Arcotheon, type CataloguePayload, type PackageDocument, type RegistryClient, type SearchHit } from '@arcotheon/sdk';
+import type { CapabilityDetail, CatalogueCard, CatalogueFacets, CatalogueFilters, CatalogueQueryResult, PackageContentsView, VersionView } from '../common/types.js';
+import type { Installed } from './installed.js';
+import { packageContents, permissionView } from './views.js';
+
+type Contents = { tools: number; skills: number; workflows: number };
+
+/** Package documents read in the background to learn what each capability contains. */
+const MAX_PREFETCH = 2000;
+const PREFETCH_CONCURRENCY = 4;
+/** Archives larger than this are not downloaded just to show the capability page. */
+const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
+const DEFAULT_PAGE = 50;
+
+export class Catalogue {
+  private readonly contents = new Map<string, Contents>();
+  private readonly packages = new Map<string, PackageContentsView>();
+  private prefetching: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly arc: Arcotheon,
+    private readonly installed: Installed,
+    private readonly changed: () => void,
+  ) {}
+
+  invalidate(): void {
+    this.prefetching = null;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Every remote's verified catalogue, in configuration order (a remote that fails is skipped). */
+  private async catalogues(): Promise<Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }>> {
+    const out: Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }> = [];
+    for (const client of await this.arc.sources.clients()) {
+      try {
+        const catalogue = await client.catalogue();
+        const index = client.searchIndex(catalogue);
+        out.push({ remote: client.remote.name, payload: catalogue.payload, search: (text) => index.search(text, { includeDeprecated: true }) });
+      } catch (error) {
+        if (!isAdcapError(error)) throw error;
+      }
+    }
+    return out;
+  }
+
+  async query(request: { text?: string; filters?: CatalogueFilters; offset?: number; limit?: number }): Promise<CatalogueQueryResult> {
+    const filters = request.filters ?? {};
+    const installedList = await this.installed.list();
+    const installedVersions = new Map(installedList.map((c) => [c.id, c.version]));
+    const seen = new Set<string>();
+    const rows: Array<{ hit: SearchHit; remote: string; payload: CataloguePayload }> = [];
+    for (const { remote, payload, search } of await this.catalogues()) {
+      for (const hit of search(request.text ?? '')) {
+        if (seen.has(hit.id)) continue;
+        seen.add(hit.id);
+        rows.push({ hit: { ...hit, installed: installedVersions.has(hit.id) }, remote, payload });
+      }
+    }
+    rows.sort((a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1));
+    this.startPrefetch(rows.map((r) => r.hit.id));
+
+    type Facet = 'tier' | 'access' | 'installed' | 'hasTools' | 'hasSkills' | 'hasWorkflows' | 'deprecated';
+    const passes = (hit: SearchHit, skip: Facet | null): boolean => {
+      if (skip !== 'deprecated' && filters.includeDeprecated === false && hit.deprecated) return false;
+      if (skip !== 'tier' && filters.tier !== undefined && hit.tier !== filters.tier) return false;
+      if (skip !== 'access' && filters.access !== undefined && hit.access !== filters.access) return false;
+      if (skip !== 'installed' && filters.installed !== undefined && hit.installed !== filters.installed) return false;
+      const c = this.contents.get(hit.id);
+      for (const [facet, key] of [['hasTools', 'tools'], ['hasSkills', 'skills'], ['hasWorkflows', 'workflows']] as const) {
+        const wanted = filters[facet];
+        if (skip === facet || wanted === undefined) continue;
+        if (c === undefined || c[key] > 0 !== wanted) return false;
+      }
+      return true;
+    };
+    const facets: CatalogueFacets = { tier: { free: 0, pro: 0 }, access: { public: 0, entitled: 0 }, installed: { yes: 0, no: 0 }, hasTools: 0, hasSkills: 0, hasWorkflows: 0 };
+    const matching: typeof rows = [];
+    let pending = 0;
+    for (const row of rows) {
+      const { hit } = row;
+      if (passes(hit, null)) matching.push(row);
+      if (passes(hit, 'tier')) facets.tier[hit.tier]++;
+      if (passes(hit, 'access')) facets.access[hit.access]++;
+      if (passes(hit, 'installed')) facets.installed[hit.installed ? 'yes' : 'no']++;
+      const c = this.contents.get(hit.id);
+      if (c === undefined) pending++;
+      else {
+        if (c.tools > 0 && passes(hit, 'hasTools')) facets.hasTools++;
+        if (c.skills > 0 && passes(hit, 'hasSkills')) facets.hasSkills++;
+        if (c.workflows > 0 && passes(hit, 'hasWorkflows')) facets.hasWorkflows++;
+      }
+    }
+    const offset = request.offset ?? 0;
+    const limit = request.limit ?? DEFAULT_PAGE;
+    const hits = matching.slice(offset, offset + limit).map(({ hit, remote, payload }) => this.card(hit, remote, payload, installedVersions.get(hit.id) ?? null));
+    return { total: matching.length, offset, hits, facets, contentsPending: pending };
+  }
+
+  private card(hit: SearchHit, remote: string, payload: CataloguePayload, installedVersion: string | null): CatalogueCard {
+    const publisher = Object.hasOwn(payload.publishers, hit.publisher) ? payload.publishers[hit.publisher] : undefined;
+    const newest = hit.latest ?? hit.latestPrerelease;
+    return {
+      ...hit,
+      remote,
+      publisherName: publisher?.name ?? hit.publisher,
+      verified: (publisher?.keys ?? []).some((k) => k.status === 'active'),
+      installedVersion,
+      updateAvailable: installedVersion !== null && newest !== null && semver.valid(installedVersion) !== null && semver.gt(newest, installedVersion),
+      contents: this.contents.get(hit.id) ?? null,
+    };
+  }
+
+  /** Reads package documents (cached by the registry client, pinned by the catalogue) to learn contents. */
+  private startPrefetch(ids: string[]): void {
+    if (this.prefetching !== null) return;
+    const todo = ids.filter((id) => !this.contents.has(id)).slice(0, MAX_PREFETCH);
+    if (todo.length === 0) return;
+    this.prefetching = (async () => {
+      let learned = 0;
+      const worker = async (): Promise<void> => {
+        while (todo.length > 0 && !this.closed) {
+          const id = todo.shift() as string;
+          const located = await this.arc.sources.locate(id).catch(() => null);
+          if (located === null) continue;
+          this.learn(located.doc);
+          learned++;
+        }
+      };
+      await Promise.all(Array.from({ length: PREFETCH_CONCURRENCY }, worker));
+      if (learned > 0 && !this.closed) this.changed();
+    })();
+  }
+
+  private learn(doc: PackageDocument): void {
+    const versions = Object.values(doc.versions).filter((v) => v.status !== 'revoked');
+    const newest = versions.map((v) => v.version).sort(semver.rcompare)[0];
+    const entry = newest === undefined ? undefined : doc.versions[newest];
+    if (entry !== undefined) this.contents.set(doc.id, { tools: entry.contents.tools.length, skills: entry.contents.skills.length, workflows: entry.contents.workflows.length });
+  }
+
+  async detail(id: string, options: { version?: string; download?: boolean }): Promise<CapabilityDetail> {
+    const located = await this.arc.sources.locate(id);
+    if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id, or add the registry that publishes it in Settings.`);
+    this.learn(located.doc);
+    const { payload } = await located.client.catalogue();
+    const listed = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
+    const publisherId = id.split('/')[0] as string;
+    const publisher = Object.hasOwn(payload.publishers, publisherId) ? payload.publishers[publisherId] : undefined;
+    const doc = located.doc;
+    const deprecated = doc.deprecated?.message ?? null;
+    const all = Object.values(doc.versions).sort((a, b) => semver.rcompare(a.version, b.version));
+    const state = await this.arc.state(id).catch(() => null);
+    const latest = listed?.latest ?? listed?.latestPrerelease ?? all.find((v) => v.status === undefined)?.version ?? all[0]?.version;
+    const version = options.version ?? latest;
+    const entry = version === undefined ? undefined : doc.versions[version];
+    if (version === undefined || entry === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no version ${options.version ?? ''} in registry "${located.remote}".`);
+
+    const versions: VersionView[] = all.map((v) => ({
+      version: v.version,
+      publishedAt: v.publishedAt,
+      prerelease: semver.prerelease(v.version) !== null,
+      yanked: v.status === 'yanked' ? (v.statusReason ?? 'yanked') : null,
+      revoked: v.status === 'revoked' ? (v.statusReason ?? 'revoked') : null,
+      deprecated,
+      changelog: v.changelog ?? null,
+      archiveSize: v.archive.size,
+      installed: state !== null && (state.active === v.version || state.history.includes(v.version)),
+      latest: v.version === latest,
+    }));
+    const host = await this.arc.hostEnvironment();
+    const compat = checkCompatibility({ id, version: entry.version, compat: entry.compat, hasTools: entry.contents.tools.length > 0 }, host);
+    const keys = publisher?.keys ?? [];
+
+    let pkg: PackageContentsView | null = null;
+    let unavailable: string | null = null;
+    try {
+      pkg = await this.packageOf(id, entry.version, entry.manifestSha256, entry.access, entry.archive.size, state, options.download !== false, located.client);
+      if (pkg === null) unavailable = entry.access === 'entitled' ? 'This capability needs an entitlement to download, so its contents are shown after you install it.' : 'The package has not been downloaded; open the page with download enabled to see its tools, skills and readme.';
+    } catch (error) {
+      if (!isAdcapError(error)) throw error;
+      unavailable = error.message;
+    }
+    const newest = listed?.latest ?? null;
+    return {
+      id,
+      remote: located.remote,
+      name: entry.name,
+      summary: entry.summary,
+      publisher: { id: publisherId, name: publisher?.name ?? publisherId, verified: keys.some((k) => k.status === 'active') },
+      version: entry.version,
+      tier: entry.tier,
+      access: entry.access,
+      deprecated,
+      versions,
+      permissions: entry.permissions.map((p) => permissionView(p, state === null || state.active !== entry.version ? undefined : state.grants)),
+      dependencies: Object.entries(entry.dependencies).map(([dep, range]) => ({ id: dep, range })),
+      compat: entry.compat,
+      compatible: compat.ok ? { ok: true, reason: null } : { ok: false, reason: compat.reason },
+      signers: entry.signers.map((keyId) => ({ keyId, status: keys.find((k) => k.keyId === keyId)?.status ?? 'unknown' })),
+      contents: entry.contents,
+      package: pkg,
+      packageUnavailable: pkg === null ? unavailable : null,
+      installed: state === null ? null : { version: state.active, updateAvailable: newest !== null && semver.gt(newest, state.active) ? newest : null },
+    };
+  }
+
+  private async packageOf(
+    id: string,
+    version: string,
+    manifestSha256: string,
+    access: 'public' | 'entitled',
+    size: number,
+    state: { active: string; history: string[] } | null,
+    download: boolean,
+    client: RegistryClient,
+  ): Promise<PackageContentsView | null> {
+    const known = this.packages.get(manifestSha256);
+    if (known !== undefined) return known;
+    if (state !== null && (state.active === version || state.history.includes(version))) {
+      const manifest = await this.arc.readInstalledManifest(id, version);
+      return this.remember(manifestSha256, await packageContents(manifest, this.arc.home.versionDir(id, version), true));
+    }
+    if (!download || access === 'entitled' || size > MAX_DETAIL_DOWNLOAD) return null;
+    // spec §13: pinned size and SHA-256, then the publisher signature, checked by the client.
+    const archive = await client.downloadArchive(id, version, { cache: this.arc.cache });
+    const scratch = await mkdtemp(join(tmpdir(), 'arcotheon-detail-'));
+    try {
+      const read = await readPackage(archive.path, { extractTo: join(scratch, 'pkg') });
+      return this.remember(manifestSha256, await packageContents(read.manifest, join(scratch, 'pkg'), false));
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  private remember(key: string, view: PackageContentsView): PackageContentsView {
+    if (this.packages.size > 200) this.packages.delete(this.packages.keys().next().value as string);
+    this.packages.set(key, view);
+    return view;
+  }
+}
