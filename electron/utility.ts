@@ -26,8 +26,8 @@ const arc = new Arcotheon({
   ...(embedded === null ? {} : { remotes: [embedded] }),
 });
 const secrets = new SecretChannel((message) => port.postMessage(message));
-const service = createHostService(arc);
+const service = createHostService(arc, { secrets: secrets.source, appVersion: process.env.ARCOTHEON_APP_VERSION ?? '0.0.0' });
 serveOverPort(service, port, secrets);
 
 // Start-up check (issue 14): findings reach the window as the operation's events and result.
-void service.dispatch('installs.doctor', [{}]);
+void service.dispatch('doctor.run', []);

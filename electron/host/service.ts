@@ -8,7 +8,7 @@
  * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
  * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
-import { isAdcapError, runTool, runWorkflow, type Arcotheon } from '@arcotheon/sdk';
+import { isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
 import { createHostClient, type HostClient } from '../common/client.js';
 import { checkArguments, isHostMethod, METHODS, SIDELOAD_CHUNK_BYTES, type HostMethod, type MethodArgs, type MethodValue, type OperationMethod } from '../common/methods.js';
 import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, Result } from '../common/types.js';
@@ -22,6 +22,11 @@ import { planView, problemSeverity } from './views.js';
 export interface HostServiceOptions {
   /** Largest sideloaded file accepted from a transport (default 64 MiB). */
   maxSideloadBytes?: number;
+  /**
+   * Where tool runs get granted env:read values (the Electron app: safeStorage through the main
+   * process, asking the user the first time). Absent: from this process's environment.
+   */
+  secrets?: SecretSource;
   /** The app's version, for host.info. */
   appVersion?: string;
 }
@@ -214,14 +219,14 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       label: (id, tool) => `Run ${id} ${tool}`,
       run: async (ctx, id, tool, input, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
-        return runTool(arc, id, tool, input, { workspace, onProgress: ctx.progress, signal: ctx.signal });
+        return runTool(arc, id, tool, input, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
       },
     },
     'run.workflow': {
       label: (id, workflow) => `Run ${id} workflow ${workflow}`,
       run: async (ctx, id, workflow, inputs, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
-        return runWorkflow(arc, id, workflow, inputs, { workspace, onProgress: ctx.progress, signal: ctx.signal });
+        return runWorkflow(arc, id, workflow, inputs, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
       },
     },
   };
