@@ -31,7 +31,7 @@ export function parseInstallLink(link: string): LinkResult {
   if (typeof link !== 'string' || link.length === 0) return refuse('The link is empty.');
   if (link.length > 512) return refuse('The arcotheon:// link is longer than 512 characters, so it was not opened.');
   // Control characters and spaces never belong in the raw link (a space in a range is %20).
-  if (/[\u0000-\u0020\u007f]/.test(link)) return refuse('The arcotheon:// link contains spaces or control characters, so it was not opened.');
+  if ([...link].some((c) => c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f)) return refuse('The arcotheon:// link contains spaces or control characters, so it was not opened.');
   let url: URL;
   try {
     url = new URL(link);

@@ -4,7 +4,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon } from '@arcotheon/sdk';
+import type { Arcotheon } from '@arcotheon/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenRequest } from '../../../electron/common/desktop.js';
 import type { HostMethod } from '../../../electron/common/methods.js';
