@@ -4,7 +4,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Arcotheon } from '@arcotheon/sdk';
+import { Arcotheon } from '@arcotheon/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenRequest } from '../../../electron/common/desktop.js';
 import type { HostMethod } from '../../../electron/common/methods.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'adcap-opens-'));
   // An unsigned package of 2.5 MiB: it crosses in three 1 MiB chunks.
   pkg = await buildCapability({ id: 'acme/opened', version: '1.0.0', permissions: [{ id: 'net:connect', reason: 'talks to its API' }], padding: 2_500_000 }, dir, []);
-  arc = reg.arcotheon(await reg.newHome());
+  arc = new Arcotheon(reg.options(await reg.newHome()));
   service = createHostService(arc, { maxSideloadBytes: 8 * 1024 * 1024 });
 });
 afterAll(async () => {
