@@ -93,7 +93,7 @@ export default tseslint.config(
   {
     // electron/main/ and electron/utility/ hold the entry points' logic as plain, unit-tested
     // modules: only electron/main.ts, utility.ts and preload.ts themselves import electron.
-    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
+    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/bin/**/*.mjs', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
     rules: {
       'no-restricted-imports': ['error', { paths: [electronOnly], patterns: [{ group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] }],
     },

@@ -5,7 +5,7 @@
 //                external because it reads its JSON Schemas beside its own files)
 //   preload.cjs  the sandboxed preload: one CommonJS file, since a sandboxed preload can require
 //                only `electron` and a few built-ins, never a local module
-// Run by `npm run build:electron`, `npm start` (when an Electron binary exists) and `npm run dist`.
+// Run by `npm run build:desktop`, `npm start` (when an Electron binary exists) and `npm run dist`.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 

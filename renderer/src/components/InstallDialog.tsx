@@ -49,7 +49,7 @@ export function warningsOf(items: PlanItemData[]): Warning[] {
 }
 
 /** The risk the host adds to each new permission (renderer/HOST-API-NEEDS.md #1). */
-const riskOf = (p: PlanPermissionData): RiskLevel | undefined => (p as PlanPermissionData & { risk?: RiskLevel }).risk;
+const riskOf = (p: PlanPermissionData): RiskLevel | undefined => p.risk;
 
 function groupByCapability(permissions: PlanPermissionData[]): Array<[string, PlanPermissionData[]]> {
   const groups = new Map<string, PlanPermissionData[]>();

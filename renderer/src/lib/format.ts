@@ -44,7 +44,7 @@ export function monogramColour(id: string): string {
   let hash = 0;
   for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) >>> 0;
   // Hues with white text at AA contrast (saturated, mid-dark).
-  return `hsl(${hash % 360} 55% 38%)`;
+  return `hsl(${hash % 360} 55% 30%)`;
 }
 
 export function monogramLetters(name: string, id: string): string {

@@ -16,7 +16,7 @@ import { cardAt, useCatalogue } from '../stores/catalogue.js';
 const ROW = 106;
 
 export function Discover() {
-  const { text, filters, total, pages, facets, loading, loaded, error, contentsPending, setText, setFilters, ensureRange, refresh } = useCatalogue();
+  const { text, filters, total, pages, facets, loading, loaded, shownText, error, contentsPending, setText, setFilters, ensureRange, refresh } = useCatalogue();
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 6 });
   const items = virtualizer.getVirtualItems();
@@ -128,7 +128,7 @@ export function Discover() {
           {text.trim() === '' ? 'Add a registry in Settings, or install a .adcap file you trust.' : 'Try fewer words, or clear the filters.'}
         </div>
       )}
-      <div ref={scrollRef} className="card-list" aria-busy={loading} onKeyDown={onListKey}>
+      <div ref={scrollRef} className="card-list" aria-busy={loading} data-results-for={shownText} onKeyDown={onListKey}>
         <div role="list" aria-label="Capabilities" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => {
             const card = cardAt(pages, item.index);

@@ -21,6 +21,8 @@ interface CatalogueState {
   facets: CatalogueFacets | null;
   contentsPending: number;
   loading: boolean;
+  /** The query text whose answer the list shows (the bench and tests wait for it). */
+  shownText: string;
   /** True once a first answer arrived (the list keeps its layout while loading). */
   loaded: boolean;
   error: HostError | null;
@@ -49,6 +51,7 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
     }
     const value = result.value;
     set((s) => ({
+      shownText: page === 0 ? text : s.shownText,
       loading: false,
       loaded: true,
       error: null,
@@ -72,6 +75,7 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
     facets: null,
     contentsPending: 0,
     loading: false,
+    shownText: '',
     loaded: false,
     error: null,
     setText(text) {

@@ -56,6 +56,8 @@ export const useInstalled = create<InstalledState>((set, get) => ({
     const label = options.fix === true ? (options.dryRun === true ? 'Preview repairs' : 'Repair') : 'Check health';
     const result = await runOperation(label, () => host().doctor.run(options));
     set((s) => ({ doctor: result.ok ? { value: result.value, loading: false, error: null } : { value: s.doctor.value, loading: false, error: result.error } }));
+    // The host marks installs the doctor found broken: the list and the banners follow.
+    void get().loadOverview();
     return result.ok ? result.value : null;
   },
   refreshAll() {
