@@ -56,7 +56,9 @@ const host = (method: HostMethod, args: unknown[]): Promise<Result<unknown>> => 
 
 const secrets = new SecretBroker({
   store: new SafeSecretStore(path.join(app.getPath('userData'), 'secrets.json'), safeStorage),
-  ask: (request: SecretRequest) => sendToWindow(IPC.desktopEvent, { type: 'secret', request }),
+  // Only a page that handles desktop events (it took its open requests) is asked; otherwise the
+  // run goes on without the value at once instead of waiting for a prompt nobody shows.
+  ask: (request: SecretRequest) => opens.listening && sendToWindow(IPC.desktopEvent, { type: 'secret', request }),
 });
 
 const opens = new OpenDispatcher({

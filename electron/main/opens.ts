@@ -116,6 +116,11 @@ export class OpenDispatcher {
     return queued;
   }
 
+  /** Whether the page took its requests since it last loaded (it handles desktop events). */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
   /** The page reloaded or navigated: queue again until it asks. */
   pageGone(): void {
     this.#listening = false;

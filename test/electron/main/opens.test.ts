@@ -85,13 +85,16 @@ describe('links and the hand-over between instances', () => {
     const { d, delivered } = dispatcher();
     await d.open([{ kind: 'link', url: 'arcotheon://install/acme/opened@^1.0.0' }, { kind: 'link', url: 'arcotheon://install/acme/opened?auto=1' }]);
     expect(delivered).toEqual([]);
+    expect(d.listening).toBe(false);
     const taken = d.take();
+    expect(d.listening).toBe(true);
     expect(taken[0]).toEqual({ kind: 'install', spec: 'acme/opened@^1.0.0' });
     expect(taken[1]).toMatchObject({ kind: 'refused' });
     expect(d.take()).toEqual([]);
     await d.open([{ kind: 'link', url: 'arcotheon://install/acme/x' }]);
     expect(delivered).toEqual([{ kind: 'install', spec: 'acme/x' }]);
     d.pageGone();
+    expect(d.listening).toBe(false);
     await d.open([{ kind: 'link', url: 'arcotheon://install/acme/y' }]);
     expect(delivered).toHaveLength(1);
     expect(d.take()).toEqual([{ kind: 'install', spec: 'acme/y' }]);
