@@ -260,8 +260,8 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(() => {
     const ses = session.defaultSession;
-    ses.setPermissionRequestHandler((_contents, permission, callback) => callback(permissionDecision(permission)));
-    ses.setPermissionCheckHandler((_contents, permission) => permissionDecision(permission));
+    ses.setPermissionRequestHandler((_contents, permission, callback, details) => callback(permissionDecision(permission, details.requestingUrl)));
+    ses.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permissionDecision(permission, requestingOrigin));
     // The CSP also on any http(s) response of this session (there should be none: connect-src 'none');
     // app:// responses carry it from resolveAppRequest. The scanner cannot read a constant, so it
     // calls this CSP unparseable: it is APP_CSP (policy.ts), checked in test/electron/main/policy.test.ts.

@@ -11,6 +11,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
 import { closeBrowser, openInBrowser, startUi, type AppDriver, type UiProcess } from './helpers/app.js';
+import { ELECTRON_TARGET, openInElectron } from './helpers/electron.js';
 import { manifest, nodeTool, tempDir, UiRegistry, type CapabilitySource } from './helpers/registry.js';
 
 interface Listed {
@@ -140,8 +141,12 @@ beforeAll(async () => {
   reg = await UiRegistry.create();
   await reg.publish(notes('1.0.0', [NOTES_READ], 'First release.'), REPORT, HOSTILE);
   home = await reg.newHome();
-  ui = await startUi(home, reg.env);
-  app = await openInBrowser(ui.url);
+  // ARCOTHEON_UI_TARGET=electron (e2e/ui/electron.e2e.ts): the same journeys in the desktop window.
+  if (ELECTRON_TARGET) app = await openInElectron(home, reg.env);
+  else {
+    ui = await startUi(home, reg.env);
+    app = await openInBrowser(ui.url);
+  }
   page = app.page;
 }, 120_000);
 
@@ -151,7 +156,7 @@ afterAll(async () => {
   const code = await ui?.stop();
   await reg?.close();
   // arcotheon ui stops cleanly on SIGTERM.
-  expect(code).toBe(0);
+  if (!ELECTRON_TARGET) expect(code).toBe(0);
 });
 
 describe('the manager UI, end to end in a browser', () => {

@@ -108,9 +108,13 @@ export function navigationDecision(url: string): NavigationDecision {
   return target === null ? { action: 'deny' } : { action: 'open-external', url: target };
 }
 
-/** Permission requests (camera, notifications, clipboard-read, ...) and checks: always no. */
-export function permissionDecision(_permission: string): false {
-  return false;
+/**
+ * Permission requests and checks (camera, notifications, clipboard-read, geolocation, ...): no.
+ * The one exception is writing text to the clipboard from the app's own page (the Copy buttons
+ * beside an agent step's instruction); reading the clipboard stays denied.
+ */
+export function permissionDecision(permission: string, requestingUrl: string | undefined): boolean {
+  return permission === 'clipboard-sanitized-write' && requestingUrl !== undefined && isAppUrl(requestingUrl);
 }
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -70,8 +70,14 @@ describe('links leaving the app', () => {
     expect(navigationDecision(url)).toEqual({ action: 'deny' });
   });
 
-  it('denies every permission request', () => {
-    for (const permission of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal', 'fullscreen']) expect(permissionDecision(permission)).toBe(false);
+  it('denies every permission request but writing text to the clipboard from the app itself', () => {
+    for (const permission of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal', 'fullscreen', 'midi', 'pointerLock']) {
+      expect(permissionDecision(permission, 'app://arcotheon/index.html')).toBe(false);
+    }
+    expect(permissionDecision('clipboard-sanitized-write', 'app://arcotheon/index.html')).toBe(true);
+    expect(permissionDecision('clipboard-sanitized-write', 'app://arcotheon')).toBe(true);
+    expect(permissionDecision('clipboard-sanitized-write', 'https://evil.example/')).toBe(false);
+    expect(permissionDecision('clipboard-sanitized-write', undefined)).toBe(false);
   });
 });
 
