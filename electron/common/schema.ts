@@ -63,7 +63,7 @@ export function literal<const L extends string | number | boolean | null>(...val
 }
 
 export function optional<T>(schema: Schema<T>): Schema<T | undefined> {
-  return { describe: `${schema.describe}?`, optional: true, check: (value, path) => (value === undefined ? null : schema.check(value, path)) };
+  return { describe: schema.describe, optional: true, check: (value, path) => (value === undefined ? null : schema.check(value, path)) };
 }
 
 export function nullable<T>(schema: Schema<T>): Schema<T | null> {

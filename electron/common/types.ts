@@ -110,8 +110,9 @@ export interface CatalogueQueryResult {
   facets: CatalogueFacets;
   /**
    * Capabilities whose contents (tools/skills/workflows) are not known yet: the host reads their
-   * package documents in the background and sends `catalogue-changed` when it learns more. The
-   * has-tools/skills/workflows filters and counts cover only known ones.
+   * package documents in the background (at once for catalogues up to 1,000 entries, else once a
+   * has-tools/skills/workflows filter is set) and sends `catalogue-changed` when it learns more.
+   * Those filters and counts cover only known ones.
    */
   contentsPending: number;
 }

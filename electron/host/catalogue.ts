@@ -21,10 +21,28 @@ const PREFETCH_CONCURRENCY = 4;
 /** Archives larger than this are not downloaded just to show the capability page. */
 const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
 const DEFAULT_PAGE = 50;
+const SMALL_CATALOGUE = 1000;
+
+interface Row {
+  hit: SearchHit;
+  remote: string;
+  payload: CataloguePayload;
+  /** Bits of the filters this hit fails. */
+  failed: number;
+}
+const F_DEPRECATED = 1;
+const F_TIER = 2;
+const F_ACCESS = 4;
+const F_INSTALLED = 8;
+const F_TOOLS = 16;
+const F_SKILLS = 32;
+const F_WORKFLOWS = 64;
 
 export class Catalogue {
   private readonly contents = new Map<string, Contents>();
   private readonly packages = new Map<string, PackageContentsView>();
+  /** Ids whose package document could not be read (skipped until the catalogue changes). */
+  private readonly unreadable = new Set<string>();
   private prefetching: Promise<void> | null = null;
   private closed = false;
 
@@ -35,7 +53,7 @@ export class Catalogue {
   ) {}
 
   invalidate(): void {
-    this.prefetching = null;
+    this.unreadable.clear();
   }
 
   close(): void {
@@ -61,52 +79,61 @@ export class Catalogue {
     const filters = request.filters ?? {};
     const installedList = await this.installed.list();
     const installedVersions = new Map(installedList.map((c) => [c.id, c.version]));
+    const catalogues = await this.catalogues();
+    const rows: Row[] = [];
     const seen = new Set<string>();
-    const rows: Array<{ hit: SearchHit; remote: string; payload: CataloguePayload }> = [];
-    for (const { remote, payload, search } of await this.catalogues()) {
+    for (const { remote, payload, search } of catalogues) {
       for (const hit of search(request.text ?? '')) {
-        if (seen.has(hit.id)) continue;
-        seen.add(hit.id);
-        rows.push({ hit: { ...hit, installed: installedVersions.has(hit.id) }, remote, payload });
+        // The first remote listing an id wins (as in install).
+        if (catalogues.length > 1) {
+          if (seen.has(hit.id)) continue;
+          seen.add(hit.id);
+        }
+        rows.push({ hit, remote, payload, failed: 0 });
       }
     }
-    rows.sort((a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1));
-    this.startPrefetch(rows.map((r) => r.hit.id));
+    // One remote's hits are already ranked (score, non-deprecated first, id); merge only several.
+    if (catalogues.length > 1) rows.sort((a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1));
+    // What capabilities contain comes from their package documents, read in the background: for a
+    // small catalogue at once, for a large one only once a contents filter asks (a 20,000-entry
+    // catalogue is not read behind the user's back while they type).
+    const wantsContents = filters.hasTools !== undefined || filters.hasSkills !== undefined || filters.hasWorkflows !== undefined;
+    if (wantsContents || rows.length <= SMALL_CATALOGUE) this.startPrefetch(rows.map((r) => r.hit.id));
 
-    type Facet = 'tier' | 'access' | 'installed' | 'hasTools' | 'hasSkills' | 'hasWorkflows' | 'deprecated';
-    const passes = (hit: SearchHit, skip: Facet | null): boolean => {
-      if (skip !== 'deprecated' && filters.includeDeprecated === false && hit.deprecated) return false;
-      if (skip !== 'tier' && filters.tier !== undefined && hit.tier !== filters.tier) return false;
-      if (skip !== 'access' && filters.access !== undefined && hit.access !== filters.access) return false;
-      if (skip !== 'installed' && filters.installed !== undefined && hit.installed !== filters.installed) return false;
-      const c = this.contents.get(hit.id);
-      for (const [facet, key] of [['hasTools', 'tools'], ['hasSkills', 'skills'], ['hasWorkflows', 'workflows']] as const) {
-        const wanted = filters[facet];
-        if (skip === facet || wanted === undefined) continue;
-        if (c === undefined || c[key] > 0 !== wanted) return false;
-      }
-      return true;
-    };
+    // Each row records which filters it fails (one bit per filter), so every facet count (all
+    // filters but its own) is one pass over the hits.
     const facets: CatalogueFacets = { tier: { free: 0, pro: 0 }, access: { public: 0, entitled: 0 }, installed: { yes: 0, no: 0 }, hasTools: 0, hasSkills: 0, hasWorkflows: 0 };
-    const matching: typeof rows = [];
+    const matching: Row[] = [];
     let pending = 0;
     for (const row of rows) {
       const { hit } = row;
-      if (passes(hit, null)) matching.push(row);
-      if (passes(hit, 'tier')) facets.tier[hit.tier]++;
-      if (passes(hit, 'access')) facets.access[hit.access]++;
-      if (passes(hit, 'installed')) facets.installed[hit.installed ? 'yes' : 'no']++;
-      const c = this.contents.get(hit.id);
-      if (c === undefined) pending++;
+      const installed = installedVersions.has(hit.id);
+      const contents = this.contents.get(hit.id);
+      let failed = 0;
+      if (filters.includeDeprecated === false && hit.deprecated) failed |= F_DEPRECATED;
+      if (filters.tier !== undefined && hit.tier !== filters.tier) failed |= F_TIER;
+      if (filters.access !== undefined && hit.access !== filters.access) failed |= F_ACCESS;
+      if (filters.installed !== undefined && installed !== filters.installed) failed |= F_INSTALLED;
+      if (filters.hasTools !== undefined && (contents === undefined || contents.tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
+      if (filters.hasSkills !== undefined && (contents === undefined || contents.skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
+      if (filters.hasWorkflows !== undefined && (contents === undefined || contents.workflows > 0 !== filters.hasWorkflows)) failed |= F_WORKFLOWS;
+      row.failed = failed;
+      if (failed === 0) matching.push(row);
+      if ((failed & ~F_TIER) === 0) facets.tier[hit.tier]++;
+      if ((failed & ~F_ACCESS) === 0) facets.access[hit.access]++;
+      if ((failed & ~F_INSTALLED) === 0) facets.installed[installed ? 'yes' : 'no']++;
+      if (contents === undefined) pending++;
       else {
-        if (c.tools > 0 && passes(hit, 'hasTools')) facets.hasTools++;
-        if (c.skills > 0 && passes(hit, 'hasSkills')) facets.hasSkills++;
-        if (c.workflows > 0 && passes(hit, 'hasWorkflows')) facets.hasWorkflows++;
+        if (contents.tools > 0 && (failed & ~F_TOOLS) === 0) facets.hasTools++;
+        if (contents.skills > 0 && (failed & ~F_SKILLS) === 0) facets.hasSkills++;
+        if (contents.workflows > 0 && (failed & ~F_WORKFLOWS) === 0) facets.hasWorkflows++;
       }
     }
     const offset = request.offset ?? 0;
     const limit = request.limit ?? DEFAULT_PAGE;
-    const hits = matching.slice(offset, offset + limit).map(({ hit, remote, payload }) => this.card(hit, remote, payload, installedVersions.get(hit.id) ?? null));
+    const hits = matching
+      .slice(offset, offset + limit)
+      .map(({ hit, remote, payload }) => this.card({ ...hit, installed: installedVersions.has(hit.id) }, remote, payload, installedVersions.get(hit.id) ?? null));
     return { total: matching.length, offset, hits, facets, contentsPending: pending };
   }
 
@@ -127,7 +154,7 @@ export class Catalogue {
   /** Reads package documents (cached by the registry client, pinned by the catalogue) to learn contents. */
   private startPrefetch(ids: string[]): void {
     if (this.prefetching !== null) return;
-    const todo = ids.filter((id) => !this.contents.has(id)).slice(0, MAX_PREFETCH);
+    const todo = ids.filter((id) => !this.contents.has(id) && !this.unreadable.has(id)).slice(0, MAX_PREFETCH);
     if (todo.length === 0) return;
     this.prefetching = (async () => {
       let learned = 0;
@@ -135,12 +162,16 @@ export class Catalogue {
         while (todo.length > 0 && !this.closed) {
           const id = todo.shift() as string;
           const located = await this.arc.sources.locate(id).catch(() => null);
-          if (located === null) continue;
+          if (located === null) {
+            this.unreadable.add(id);
+            continue;
+          }
           this.learn(located.doc);
           learned++;
         }
       };
       await Promise.all(Array.from({ length: PREFETCH_CONCURRENCY }, worker));
+      this.prefetching = null;
       if (learned > 0 && !this.closed) this.changed();
     })();
   }

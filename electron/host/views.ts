@@ -127,7 +127,7 @@ async function skillView(manifest: Manifest, dir: string, path: string, installe
 
 /** What the package says about itself, from its verified files in `dir`. */
 export async function packageContents(manifest: Manifest, dir: string, installed: boolean): Promise<PackageContentsView> {
-  let workflows: WorkflowView[] = [];
+  let workflows: WorkflowView[];
   try {
     const docs = await validateInstalledWorkflows(manifest, dir);
     workflows = docs.map((doc) => ({

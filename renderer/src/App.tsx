@@ -95,7 +95,7 @@ export function App() {
                       <span className="visually-hidden"> available</span>
                     </span>
                   )}
-                  <kbd aria-hidden="true">{isMac ? '⌘' : '^'}{index + 1}</kbd>
+                  <kbd aria-hidden="true">{isMac ? '⌘' : 'Ctrl '}{index + 1}</kbd>
                 </a>
               </li>
             ))}

@@ -13,7 +13,10 @@ function isRecord(value: unknown): value is Record<string, Json> {
 function cell(value: Json | undefined): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  // Display only (Copy takes the exact value): long fractions rounded, lists of plain values joined.
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(Math.round(value * 10_000) / 10_000);
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) return value.map((v) => (v === null ? '' : String(v))).join(', ');
   return JSON.stringify(value);
 }
 

@@ -113,7 +113,7 @@ export function Discover() {
           <label key={key}>
             <input type="checkbox" checked={filters[key] === true} onChange={(e) => setFilter(key, e.target.checked ? true : undefined)} />
             {label}
-            {count === undefined ? '' : ` (${count})`}
+            {count === undefined || contentsPending > 0 ? '' : ` (${count})`}
           </label>
         ))}
       </div>
