@@ -1,0 +1,93 @@
+/**
+ * `npm run bench -- registry-scale` (issue 16): synthetic registries of 20,000, 100,000 and
+ * 500,000 capabilities (metadata only: every version points at one small blob), each built in a
+ * child process of its own (registry-scale-child.ts), reporting:
+ *   - catalogue bytes (raw and gzip) and build time (fold documents, catalogue payload, sign);
+ *   - a client's verify-and-load time and peak memory (a second child; RSS over a child that only
+ *     loads the same modules);
+ *   - search latency (median and worst of several queries over the whole catalogue);
+ *   - the bytes a client downloads to refresh after one new version is published;
+ *   - the same for the v2 prototype of docs/scaling.md (hashed bins under a signed top level), and
+ *     its cold start.
+ * ARCOTHEON_SCALE_SIZES=20000,100000 picks other sizes. Results go to stdout and, as JSON, to
+ * .tmp/registry-scale.json, from which docs/scaling.md's table was written.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { registerBench } from './registry.js';
+
+const child = join(import.meta.dirname, 'registry-scale-child.ts');
+const repo = join(import.meta.dirname, '..', '..');
+/** The client's cap on catalogue bytes (sdk/src/registry/client: 16 MiB). */
+const CLIENT_CATALOGUE_CAP = 16 * 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * 1024;
+
+function runChild(args: string[]): Record<string, unknown> {
+  const result = spawnSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', child, ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    maxBuffer: 16 * MiB,
+  });
+  if (result.status !== 0) throw new Error(`registry-scale child ${args[0]} failed (${result.status}): ${result.stderr}`);
+  const line = result.stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+function sizes(): number[] {
+  const env = process.env['ARCOTHEON_SCALE_SIZES'];
+  if (env === undefined || env === '') return [20_000, 100_000, 500_000];
+  return env.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+}
+
+interface BuildOut {
+  count: number;
+  catalogueBytes: number;
+  catalogueGzipBytes: number;
+  buildMs: number;
+  search: { medianMs: number; worstMs: number };
+  v1: { refreshBytes: number; refreshGzipBytes: number };
+  v2: {
+    buildMs: number;
+    topBytes: number;
+    leafBytesMedian: number;
+    refresh: { bytes: number };
+    coldStart: { bytes: number; packsRaw: number };
+  };
+}
+
+registerBench({
+  name: 'registry-scale: catalogue size, load, search and refresh at 20k / 100k / 500k capabilities',
+  async run(report) {
+    const baseline = runChild(['baseline']) as { maxRss: number };
+    const all: unknown[] = [];
+    for (const count of sizes()) {
+      const dir = await mkdtemp(join(tmpdir(), `adcap-scale-${count}-`));
+      try {
+        const built = runChild(['build', String(count), dir]) as unknown as BuildOut;
+        const root = JSON.parse(await readFile(join(dir, 'root.json'), 'utf8')) as { publicKey: string };
+        const v1 = runChild(['load-v1', join(dir, 'catalog.json'), root.publicKey]) as { verifyMs: number; indexMs: number; maxRss: number };
+        const v2 = runChild(['load-v2', dir, await readFile(join(dir, 'root.json'), 'utf8')]) as { loadMs: number; indexMs: number; maxRss: number };
+        const n = count.toLocaleString('en-US');
+        const overCap = built.catalogueBytes > CLIENT_CATALOGUE_CAP;
+        report({ label: `${n}: v1 catalogue (gzip ${(built.catalogueGzipBytes / MiB).toFixed(1)} MiB${overCap ? '; OVER the client\'s 16 MiB cap, refused today' : ''})`, value: built.catalogueBytes / MiB, unit: 'MiB' });
+        report({ label: `${n}: v1 build (fold documents, payload, sign; in memory)`, value: built.buildMs / 1000, unit: 's' });
+        report({ label: `${n}: v1 client verify-and-load (verifyCatalogue + search index)`, value: (v1.verifyMs + v1.indexMs) / 1000, unit: 's' });
+        report({ label: `${n}: v1 client peak memory over a bare child (${(baseline.maxRss / MiB).toFixed(0)} MiB)`, value: (v1.maxRss - baseline.maxRss) / MiB, unit: 'MiB' });
+        report({ label: `${n}: search median of ${6} queries (worst ${built.search.worstMs.toFixed(1)} ms)`, value: built.search.medianMs, unit: 'ms' });
+        report({ label: `${n}: v1 refresh after one publish (gzip ${(built.v1.refreshGzipBytes / KiB).toFixed(0)} KiB)`, value: built.v1.refreshBytes / KiB, unit: 'KiB' });
+        report({ label: `${n}: v2 refresh after one publish (top, one node, one bin, one document)`, value: built.v2.refresh.bytes / KiB, unit: 'KiB', target: 64 });
+        report({ label: `${n}: v2 cold start (top, nodes, gzip search packs; packs raw ${(built.v2.coldStart.packsRaw / MiB).toFixed(1)} MiB)`, value: built.v2.coldStart.bytes / MiB, unit: 'MiB', target: 50 });
+        report({ label: `${n}: v2 cold-start load (verify, check pins, unpack) + search index`, value: (v2.loadMs + v2.indexMs) / 1000, unit: 's' });
+        report({ label: `${n}: v2 cold-start peak memory over a bare child`, value: (v2.maxRss - baseline.maxRss) / MiB, unit: 'MiB' });
+        all.push({ built, load: { v1, v2 }, baselineRss: baseline.maxRss });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+    await mkdir(join(repo, '.tmp'), { recursive: true });
+    await writeFile(join(repo, '.tmp', 'registry-scale.json'), `${JSON.stringify(all, null, 2)}\n`);
+  },
+});
