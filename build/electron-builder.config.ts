@@ -5,7 +5,15 @@
  * downloadable or cached there). Loaded by electron-builder (TypeScript configs are supported) and
  * by test/build/electron-builder.test.ts.
  */
+import { existsSync } from 'node:fs';
 import type { Configuration } from 'electron-builder';
+
+/**
+ * The Electron binary to package: ARCOTHEON_ELECTRON_DIST, else the one `npx install-electron`
+ * put in node_modules/electron/dist (for this platform); without either, electron-builder
+ * downloads the release zip itself.
+ */
+const electronDist = process.env.ARCOTHEON_ELECTRON_DIST ?? (existsSync('node_modules/electron/dist') ? 'node_modules/electron/dist' : undefined);
 
 /** electron-builder's own deb dependencies (FpmTarget), plus what the SDK needs. */
 const DEB_DEFAULT_DEPENDS = ['libgtk-3-0', 'libnotify4', 'libnss3', 'libxss1', 'libxtst6', 'xdg-utils', 'libatspi2.0-0', 'libuuid1', 'libsecret-1-0'];
@@ -23,6 +31,7 @@ const config: Configuration = {
   // The bundled example registry, the utility's ARCOTHEON_EMBEDDED_REGISTRY when packaged.
   extraResources: [{ from: 'examples/registry', to: 'registry', filter: ['**/*'] }],
   asar: true,
+  ...(electronDist === undefined ? {} : { electronDist }),
   protocols: [{ name: 'Arcotheon install link', schemes: ['arcotheon'] }],
   // Opening a package shows the install dialog; it never installs by itself (electron/main/opens.ts).
   fileAssociations: [{ ext: 'adcap', name: 'Arcotheon package', description: 'Arcotheon capability package', mimeType: PACKAGE_MIME_TYPE, role: 'Viewer' }],

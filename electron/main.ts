@@ -28,7 +28,10 @@ import { SafeSecretStore, SecretBroker } from './main/secrets.js';
 // Reviewed (PROTOCOL_HANDLER_JS_CHECK): app:// serves only files inside renderer/dist, GET only, with
 // the CSP headers (policy.ts resolveAppRequest, unit-tested against traversal).
 protocol.registerSchemesAsPrivileged([
-  { scheme: APP_SCHEME, privileges: { standard: true, secure: true } }, // eng-disable PROTOCOL_HANDLER_JS_CHECK
+  // corsEnabled and supportFetchAPI: Vite's <script type="module" crossorigin> loads in CORS mode,
+  // which Chromium allows only on CORS-enabled schemes. Same-origin only: no response carries
+  // Access-Control-Allow-Origin, and the CSP's connect-src 'none' still forbids fetch().
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, corsEnabled: true, supportFetchAPI: true } }, // eng-disable PROTOCOL_HANDLER_JS_CHECK
 ]);
 
 const layout = appLayout(app.getAppPath(), process.resourcesPath, app.isPackaged);
