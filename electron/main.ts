@@ -75,7 +75,12 @@ const opens = new OpenDispatcher({
   },
 });
 
-/** Forks the utility process; restarts it (after a second) when it dies while the app runs. */
+let restarts = 0;
+
+/**
+ * Forks the utility process; restarts it when it dies while the app runs, waiting 1 s, 2 s, 4 s…
+ * (at most 30 s) so a utility that cannot start does not spin.
+ */
 function startUtility(): void {
   const child = utilityProcess.fork(path.join(layout.bundleDir, 'utility.mjs'), [], {
     serviceName: 'Arcotheon host service',
@@ -91,7 +96,7 @@ function startUtility(): void {
   child.on('exit', (code: number) => {
     if (utility === child) utility = null;
     channel.exited(code);
-    if (!quitting) setTimeout(startUtility, 1000).unref();
+    if (!quitting) setTimeout(startUtility, Math.min(30_000, 1000 * 2 ** restarts++)).unref();
   });
 }
 
