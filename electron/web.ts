@@ -70,7 +70,7 @@ const CONTENT_TYPES: Record<string, string> = {
 export const NOT_BUILT_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Arcotheon</title></head><body>' +
   '<h1>Arcotheon</h1><p>The user interface has not been built yet. Run <code>npm run build</code> ' +
-  '(or <code>npm run build -w renderer</code>) in the Arcotheon folder, then reload this page.</p></body></html>';
+  '(or <code>npm run build:renderer</code>) in the Arcotheon folder, then reload this page.</p></body></html>';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = randomBytes(24).toString('base64url');
@@ -179,9 +179,13 @@ function attach(ws: WebSocket, service: HostService, limits: { maxBuffered: numb
     });
   };
   // Oversized messages (1009), malformed frames (1002) and resets arrive here: that client only.
+  // ws has already started the closing handshake with the right code; the socket is destroyed if
+  // the client does not finish it within a second.
   ws.on('error', (error) => {
-    limits.log(`closed a websocket client: ${error.message}`);
-    ws.terminate();
+    limits.log(`closing a websocket client: ${error.message}`);
+    const force = setTimeout(() => ws.terminate(), 1000);
+    force.unref();
+    ws.once('close', () => clearTimeout(force));
   });
   const unsubscribe = service.subscribe((event) => send({ event }));
   ws.on('close', unsubscribe);

@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
-import { closeBrowser, openInBrowser, seriousA11yViolations, startUi, type UiProcess } from './helpers/app.js';
+import { closeBrowser, openApp, seriousA11yViolations, startUi, type UiProcess } from './helpers/app.js';
 import { manifest, nodeTool, UiRegistry, type CapabilitySource } from './helpers/registry.js';
 
 function tasks(version: string, permissions: object[]): CapabilitySource {
@@ -118,7 +118,7 @@ afterAll(async () => {
 describe('every screen is accessible in both themes and fits 800 px', () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`has no serious or critical axe violations in the ${colorScheme} theme`, async () => {
-      const app = await openInBrowser(ui.url, { colorScheme });
+      const app = await openApp(ui, { colorScheme });
       try {
         const found: string[] = [];
         for (const screen of SCREENS) {
@@ -133,8 +133,45 @@ describe('every screen is accessible in both themes and fits 800 px', () => {
     });
   }
 
+  it('works from the keyboard alone: / to search, arrows to a card, Enter, a dialog that traps focus, Escape', async () => {
+    const app = await openApp(ui);
+    const page = app.page;
+    const focused = (): Promise<string> =>
+      page.evaluate(() => {
+        const el = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null; closest(s: string): unknown } | null } }).document.activeElement;
+        return el === null ? '' : `${el.closest('[role="dialog"]') === null ? 'page' : 'dialog'}:${el.id || (el.textContent ?? '').trim()}`;
+      });
+    try {
+      await visit(page, '#/settings', 'Settings');
+      await page.keyboard.press('/');
+      await page.getByRole('heading', { name: 'Discover', level: 1 }).waitFor();
+      await page.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id === 'catalogue-search');
+      await page.keyboard.type('board');
+      await page.locator('[data-results-for="board"]').waitFor();
+      await page.keyboard.press('ArrowDown');
+      expect(await focused()).toContain('Task board');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Task board', level: 1 }).waitFor();
+      for (let i = 0; i < 30 && (await focused()) !== 'page:Install'; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe('page:Install');
+      await page.keyboard.press('Enter');
+      await page.getByRole('dialog').getByRole('button', { name: 'Install', exact: true }).waitFor();
+      expect(await focused()).toBe('dialog:Cancel');
+      // Tab and Shift+Tab stay inside the dialog.
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press(i % 3 === 2 ? 'Shift+Tab' : 'Tab');
+        expect(await focused()).toMatch(/^dialog:/);
+      }
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
+      expect(await focused()).toBe('page:Install');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('needs no horizontal scrolling at 800 px wide, and the window itself never scrolls', async () => {
-    const app = await openInBrowser(ui.url, { width: 800, height: 800 });
+    const app = await openApp(ui, { width: 800, height: 800 });
     try {
       const overflowing: string[] = [];
       for (const screen of SCREENS) {

@@ -35,8 +35,12 @@ describe('the built renderer', () => {
     expect(all.filter((f) => f.endsWith('.map'))).toEqual([]);
   });
 
-  it('has an index.html without inline script (the host serves a CSP without unsafe-inline)', async () => {
+  it('has an index.html with a strict CSP of its own and no inline script', async () => {
     const html = await readFile(join(dist, 'index.html'), 'utf8');
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).not.toMatch(/unsafe-(inline|eval)/);
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.length).toBeGreaterThan(0);
     for (const [, attributes, body] of scripts) {

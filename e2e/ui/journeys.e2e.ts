@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
-import { closeBrowser, openInBrowser, startUi, type AppDriver, type UiProcess } from './helpers/app.js';
-import { ELECTRON_TARGET, openInElectron } from './helpers/electron.js';
+import { closeBrowser, openApp, startUi, type AppDriver, type UiProcess } from './helpers/app.js';
 import { manifest, nodeTool, tempDir, UiRegistry, type CapabilitySource } from './helpers/registry.js';
 
 interface Listed {
@@ -50,6 +49,7 @@ const REPORT: CapabilitySource = {
   manifest: manifest('acme/report-kit', '1.0.0', {
     name: 'Report kit',
     summary: 'Gathers figures with a tool, then has your agent write the report.',
+    dependencies: { 'acme/notes': '^1.0.0' },
     tools: [
       {
         name: 'figures',
@@ -141,12 +141,8 @@ beforeAll(async () => {
   reg = await UiRegistry.create();
   await reg.publish(notes('1.0.0', [NOTES_READ], 'First release.'), REPORT, HOSTILE);
   home = await reg.newHome();
-  // ARCOTHEON_UI_TARGET=electron (e2e/ui/electron.e2e.ts): the same journeys in the desktop window.
-  if (ELECTRON_TARGET) app = await openInElectron(home, reg.env);
-  else {
-    ui = await startUi(home, reg.env);
-    app = await openInBrowser(ui.url);
-  }
+  ui = await startUi(home, reg.env);
+  app = await openApp(ui);
   page = app.page;
 }, 120_000);
 
@@ -156,7 +152,7 @@ afterAll(async () => {
   const code = await ui?.stop();
   await reg?.close();
   // arcotheon ui stops cleanly on SIGTERM.
-  if (!ELECTRON_TARGET) expect(code).toBe(0);
+  expect(code).toBe(0);
 });
 
 describe('the manager UI, end to end in a browser', () => {
@@ -295,6 +291,25 @@ describe('the manager UI, end to end in a browser', () => {
     expect(audit.ok).toBe(true);
   });
 
+  it('withdraws and grants again a permission, and refuses to uninstall what another capability needs', async () => {
+    await go('#/installed/acme/notes');
+    await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
+    const grants = (): Promise<{ granted: string[] }> => reg.adcapJson<{ granted: string[] }>(home, ['grants', 'acme/notes']);
+    await page.getByRole('button', { name: 'Withdraw fs:read:workspace' }).click();
+    await page.getByRole('button', { name: 'Grant again fs:read:workspace' }).waitFor();
+    expect((await grants()).granted).toEqual([]);
+    await page.getByRole('button', { name: 'Grant again fs:read:workspace' }).click();
+    await page.getByRole('button', { name: 'Withdraw fs:read:workspace' }).waitFor();
+    expect((await grants()).granted).toEqual(['fs:read:workspace']);
+
+    await page.getByText('Needed by: acme/report-kit').waitFor();
+    await page.getByRole('button', { name: 'Uninstall' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Meeting notes is still needed' });
+    await dialog.getByText('acme/report-kit').waitFor();
+    await page.keyboard.press('Escape');
+    expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
+  });
+
   it('sideloads an unsigned package: the dialog warns, and Install needs an explicit yes', async () => {
     const file = await reg.build({ manifest: manifest('solo/local-tool', '0.1.0', { name: 'Local tool', summary: 'Built on this computer.' }) }, { unsigned: true });
     await page.keyboard.press('Control+1');
@@ -345,7 +360,24 @@ describe('the manager UI, end to end in a browser', () => {
     expect(dom.hrefs.some((l) => l.href.includes('javascript') || l.href.startsWith('data:') || l.href.startsWith('http://'))).toBe(false);
     // The text is there, as text.
     expect(await page.getByText('run me').count()).toBeGreaterThan(0);
-    await page.keyboard.press('Escape');
+
+    // Installed and run by hand: the form (field descriptions, defaults) and the tool's output
+    // carry markup too, and stay text.
+    await dialog.getByRole('button', { name: 'Install', exact: true }).click();
+    await page.getByRole('dialog', { name: /is installed$/ }).getByRole('button', { name: 'Done' }).click();
+    await go('#/run/evil/inert/tool/echo');
+    await page.getByText('<img src=x onerror=alert(8)>').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.locator('table.data td', { hasText: '<img src=x onerror=alert(15)>' }).waitFor({ timeout: 60_000 });
+    const after = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ attributes: ArrayLike<{ name: string }> }> } }).document;
+      return {
+        scripts: doc.querySelectorAll('script').length,
+        embedded: doc.querySelectorAll('iframe, object, embed, frame, img').length,
+        handlers: Array.from(doc.querySelectorAll('*')).filter((el) => Array.from(el.attributes).some((a) => a.name.startsWith('on'))).length,
+      };
+    });
+    expect(after).toEqual({ scripts: appScripts, embedded: 0, handlers: 0 });
     expect(app.dialogs).toEqual([]);
     expect(app.errors).toEqual([]);
   });

@@ -109,6 +109,8 @@ try {
     await writeFile(join(statsDir, version, 'tools', 'main.mjs'), '// changed after install\n');
     await go(page, '#/health', 'Health');
     await page.locator('[data-problem="damaged-install"]').first().waitFor();
+    await page.getByRole('button', { name: 'Preview repairs' }).click();
+    await page.getByRole('heading', { name: 'A repair would' }).waitFor();
     await shot(page, 'doctor');
     await app.close();
   }

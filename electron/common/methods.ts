@@ -182,7 +182,7 @@ export const METHODS = {
   'remotes.status': call(args([]), returns<RemoteStatus[]>(), 'Each remote with its keys and when its catalogue was last verified.'),
   'remotes.add': call(args([remoteName, string({ min: 1, max: 2048, what: 'a registry URL' }), array(rootKey, { min: 1, max: 16 })]), returns<RemoteConfigData>(), 'Add a remote (https URL and pinned root key).', true),
   'remotes.remove': call(args([remoteName]), returns<null>(), 'Remove a remote and its stored catalogue.', true),
-  'remotes.refresh': operation(args([], [nullable(remoteName)]), returns<RemoteStatus[]>(), 'Fetch and verify catalogues now (one remote, or all).', { cancellable: true, mutates: true }),
+  'remotes.refresh': operation(args([], [nullable(remoteName)]), returns<RemoteStatus[]>(), 'Fetch and verify catalogues now (one remote, or all); a remote that failed carries the error in its status and keeps its last verified catalogue.', { cancellable: true, mutates: true }),
   'remotes.update': call(args([]), returns<null>(), 'Fetch and verify every catalogue now (kept for compatibility; prefer remotes.refresh).', true),
 
   // ---- doctor

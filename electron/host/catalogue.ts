@@ -22,6 +22,8 @@ const PREFETCH_CONCURRENCY = 4;
 const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
 const DEFAULT_PAGE = 50;
 const SMALL_CATALOGUE = 1000;
+const MAX_CACHED_SEARCHES = 32;
+const MAX_CACHED_HITS = 2000;
 
 interface Row {
   hit: SearchHit;
@@ -41,6 +43,7 @@ const F_WORKFLOWS = 64;
 export class Catalogue {
   private readonly contents = new Map<string, Contents>();
   private readonly packages = new Map<string, PackageContentsView>();
+  private readonly searches = new WeakMap<CataloguePayload, Map<string, SearchHit[]>>();
   /** Ids whose package document could not be read (skipped until the catalogue changes). */
   private readonly unreadable = new Set<string>();
   private prefetching: Promise<void> | null = null;
@@ -67,12 +70,38 @@ export class Catalogue {
       try {
         const catalogue = await client.catalogue();
         const index = client.searchIndex(catalogue);
-        out.push({ remote: client.remote.name, payload: catalogue.payload, search: (text) => index.search(text, { includeDeprecated: true }) });
+        const payload = catalogue.payload;
+        out.push({ remote: client.remote.name, payload, search: (text) => this.cachedSearch(payload, text, () => index.search(text, { includeDeprecated: true })) });
       } catch (error) {
         if (!isAdcapError(error)) throw error;
       }
     }
     return out;
+  }
+
+  /**
+   * Recent search results per catalogue content (the payload object changes when the catalogue
+   * does): typing back over a prefix, or clearing the field, answers without searching again.
+   * Only small results are kept, and the empty query's, so the cache stays a few MiB.
+   */
+  private cachedSearch(payload: CataloguePayload, text: string, search: () => SearchHit[]): SearchHit[] {
+    let perPayload = this.searches.get(payload);
+    if (perPayload === undefined) {
+      perPayload = new Map();
+      this.searches.set(payload, perPayload);
+    }
+    const known = perPayload.get(text);
+    if (known !== undefined) {
+      perPayload.delete(text);
+      perPayload.set(text, known);
+      return known;
+    }
+    const hits = search();
+    if (text === '' || hits.length <= MAX_CACHED_HITS) {
+      perPayload.set(text, hits);
+      if (perPayload.size > MAX_CACHED_SEARCHES) perPayload.delete(perPayload.keys().next().value as string);
+    }
+    return hits;
   }
 
   async query(request: { text?: string; filters?: CatalogueFilters; offset?: number; limit?: number }): Promise<CatalogueQueryResult> {

@@ -3,7 +3,8 @@
  *
  * - Workspaces: the browser has no folder picker that yields a path, so the user types a folder
  *   and confirms it; `confirm` checks it here (absolute, exists, a directory after resolving
- *   links, not inside the Arcotheon home, not the filesystem root) and returns an unguessable
+ *   links, not inside or around the Arcotheon home, not the filesystem root, not the user's whole
+ *   home folder nor a credential folder in it) and returns an unguessable
  *   handle. Runs take handles only, so page script cannot point a tool at a path the user never
  *   confirmed. (Electron will create the same handles from the native folder dialog.)
  * - Sideloads: the bytes of a file the user picked, sent in capped chunks, written to a private
@@ -11,7 +12,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, open, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, parse, relative, sep } from 'node:path';
 import { AdcapError } from '@arcotheon/sdk';
 import type { SideloadFile, SideloadUpload, WorkspaceHandle } from '../common/types.js';
@@ -23,10 +24,17 @@ function isInside(parent: string, child: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
+/** Folders under the user's home that hold credentials (SECURITY.md): never a workspace, nor anything inside. */
+const SECRET_FOLDERS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.password-store', '.netrc', '.config/gcloud', '.local/share/keyrings'];
+
 export class Workspaces {
   private readonly byHandle = new Map<string, WorkspaceHandle>();
 
-  constructor(private readonly home: string) {}
+  constructor(
+    private readonly home: string,
+    /** The user's home folder: it, and the credential folders in it, are never workspaces. */
+    private readonly userHome: string = homedir(),
+  ) {}
 
   async confirm(path: string): Promise<WorkspaceHandle> {
     if (!isAbsolute(path)) throw new AdcapError('E_USAGE', `"${path.slice(0, 200)}" is not an absolute path; type the full path of the folder (starting with / on Linux and macOS).`);
@@ -39,6 +47,10 @@ export class Workspaces {
     const info = await stat(real);
     if (!info.isDirectory()) throw new AdcapError('E_USAGE', `"${path.slice(0, 200)}" is a file, not a folder; choose the folder that contains it.`);
     if (parse(real).root === real) throw new AdcapError('E_USAGE', 'The whole filesystem cannot be a workspace; choose a project folder.');
+    const user = await realpath(this.userHome).catch(() => this.userHome);
+    if (real === user) throw new AdcapError('E_USAGE', `Your whole home folder (${user}) cannot be a workspace: tools given it could read your keys and change your settings. Choose a project folder inside it.`);
+    const secret = SECRET_FOLDERS.find((dir) => isInside(join(user, dir), real));
+    if (secret !== undefined) throw new AdcapError('E_USAGE', `"${real}" is inside ~/${secret}, where credentials and keys live; it cannot be a workspace. Choose a project folder.`);
     const home = await realpath(this.home).catch(() => this.home);
     if (isInside(home, real) || isInside(real, home)) {
       throw new AdcapError('E_USAGE', `"${real}" ${isInside(home, real) ? 'is inside' : 'contains'} the Arcotheon home (${home}); tools may not work there. Choose a project folder elsewhere.`);

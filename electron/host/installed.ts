@@ -8,6 +8,8 @@ import { AdcapError, isAdcapError, type Arcotheon, type DoctorReport, type Insta
 import type { AvailableUpdate, GrantsData, InstalledDetail, InstalledHealth, InstalledSummary, UpdatesCheck } from '../common/types.js';
 import { packageContents, permissionChange, permissionView } from './views.js';
 
+const CACHE_MS = 2000;
+
 interface LatestInfo {
   latest: string | null;
   revoked: string | null;
@@ -17,6 +19,7 @@ interface LatestInfo {
 
 export class Installed {
   private cached: Promise<InstalledCapability[]> | null = null;
+  private cachedAt = 0;
   /** Problems from the last doctor run, per capability id. */
   private doctorProblems = new Map<string, string>();
 
@@ -26,12 +29,19 @@ export class Installed {
     this.cached = null;
   }
 
-  /** Installed capabilities (cached until something changes them). */
+  /**
+   * Installed capabilities, for the catalogue's hot path: cached until this host changes them, and
+   * for at most two seconds (another process, such as adcap, may change the home meanwhile).
+   */
   list(): Promise<InstalledCapability[]> {
-    this.cached ??= this.arc.list().catch((error: unknown) => {
-      this.cached = null;
-      throw error;
-    });
+    if (this.cached !== null && Date.now() - this.cachedAt > CACHE_MS) this.cached = null;
+    if (this.cached === null) {
+      this.cachedAt = Date.now();
+      this.cached = this.arc.list().catch((error: unknown) => {
+        this.cached = null;
+        throw error;
+      });
+    }
     return this.cached;
   }
 
@@ -109,6 +119,7 @@ export class Installed {
   }
 
   async overview(): Promise<InstalledSummary[]> {
+    this.invalidate();
     const list = await this.list();
     const out: InstalledSummary[] = [];
     for (const capability of list) out.push((await this.summaryOf(capability)).summary);
@@ -182,6 +193,7 @@ export class Installed {
   }
 
   async checkUpdates(): Promise<UpdatesCheck> {
+    this.invalidate();
     const unreachable: UpdatesCheck['unreachable'] = [];
     for (const client of await this.arc.sources.clients()) {
       try {

@@ -29,6 +29,8 @@ export interface HostServiceOptions {
   secrets?: SecretSource;
   /** The app's version, for host.info. */
   appVersion?: string;
+  /** The user's home folder (default os.homedir()): it and its credential folders are never workspaces. */
+  userHome?: string;
 }
 
 export interface HostService {
@@ -60,7 +62,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     }
   };
   const operations = new Operations(emit);
-  const workspaces = new Workspaces(arc.home.root);
+  const workspaces = new Workspaces(arc.home.root, options.userHome);
   const sideloads = new Sideloads(options.maxSideloadBytes ?? DEFAULT_MAX_SIDELOAD_BYTES, SIDELOAD_CHUNK_BYTES);
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));

@@ -77,22 +77,28 @@ export class Settings {
     await removeRemote(this.arc.home.root, name);
   }
 
+  /**
+   * Fetches and verifies catalogues now. A registry that cannot be reached keeps its last verified
+   * catalogue, and one that serves something its keys do not verify (an attack, a broken registry)
+   * is never believed: either way its status carries the error, so the UI can say so.
+   */
   async refresh(name: string | null, ctx: OperationContext): Promise<RemoteStatus[]> {
     const clients = (await this.arc.sources.clients()).filter((c) => name === null || c.remote.name === name);
     if (name !== null && clients.length === 0) await this.arc.sources.client(name);
+    const failures = new Map<string, RemoteStatus['error']>();
     let done = 0;
     for (const client of clients) {
       ctx.progress({ phase: 'refresh', done, total: clients.length, item: client.remote.name });
       try {
         await client.update({ signal: ctx.signal });
       } catch (error) {
-        // Unreachable registries keep their last verified catalogue; remoteStatus reports attacks.
-        if (!isAdcapError(error) || (error.code !== 'E_DOWNLOAD' && clients.length === 1)) throw error;
+        if (!isAdcapError(error)) throw error;
+        failures.set(client.remote.name, { code: error.code, message: error.message });
       }
       done++;
     }
     ctx.progress({ phase: 'refresh', done, total: clients.length });
-    return this.remoteStatus();
+    return (await this.remoteStatus()).filter((s) => name === null || s.name === name).map((s) => (failures.has(s.name) ? { ...s, error: failures.get(s.name) ?? null } : s));
   }
 
   /** The audit log, newest first. Lines are the host's own writing; a line that does not parse is shown as such. */

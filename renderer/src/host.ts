@@ -29,11 +29,6 @@ export function host(): HostClient {
   return client;
 }
 
-/** For tests and the bench harness: a client built on any transport. */
-export function setHost(next: HostClient): void {
-  client = next;
-}
-
 export type Connection = { kind: 'electron' | 'websocket'; client: HostClient; closed: Promise<void> };
 
 export async function connectHost(): Promise<Connection> {

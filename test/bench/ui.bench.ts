@@ -18,6 +18,7 @@ import { registerBench } from './registry.js';
 
 const COUNT = 20_000;
 const KEYSTROKES = 50;
+const WARM_UP_MS = 5000;
 const QUERIES = ['pdf tool 1', 'index vector', 'summarise csv', 'chart 42', 'translate audio'];
 export const UI_KEYSTROKE_TARGET_MS = 50;
 
@@ -43,7 +44,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
-export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; samples: number[] }> {
+export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; samples: number[]; burstMedianMs: number }> {
   const temp = await mkdtemp(join(tmpdir(), 'arcotheon-ui-bench-'));
   const root = generateKey();
   await mkdir(join(temp, 'v1'), { recursive: true });
@@ -56,6 +57,9 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
     const app = await openInBrowser(ui.url);
     const page = app.page;
     await page.locator('a.card').first().waitFor();
+    // Steady state: the host has built its search index and finished reading package documents in
+    // the background (it starts when the catalogue is first listed) before the keystrokes count.
+    await page.waitForTimeout(WARM_UP_MS);
     // Plain source text: tsx rewrites functions (esbuild's __name helper), which the page does not have.
     await page.evaluate(MEASURE_SOURCE);
     const search = page.getByRole('searchbox', { name: 'Search capabilities' });
@@ -70,8 +74,18 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
         samples.push(await measured);
       }
     }
+    // Typing at a person's pace (one key every 80 ms, without waiting): from the last keystroke to
+    // the list for the whole text (keystrokes typed while the host answers are coalesced).
+    const bursts: number[] = [];
+    for (const query of QUERIES) {
+      await search.fill('');
+      await page.locator('[data-results-for=""]').waitFor();
+      const measured = page.evaluate(`__measure(${JSON.stringify(query)})`) as Promise<number>;
+      await search.pressSequentially(query, { delay: 80 });
+      bursts.push(await measured);
+    }
     await app.close();
-    return { medianMs: percentile(samples, 50), p95Ms: percentile(samples, 95), samples };
+    return { medianMs: percentile(samples, 50), p95Ms: percentile(samples, 95), samples, burstMedianMs: percentile(bursts, 50) };
   } finally {
     await closeBrowser();
     await ui.stop();
@@ -82,8 +96,9 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
 registerBench({
   name: 'ui: keystroke to updated list, 20,000-capability catalogue (Chromium, arcotheon ui)',
   async run(report) {
-    const { medianMs, p95Ms, samples } = await runUiBench();
+    const { medianMs, p95Ms, samples, burstMedianMs } = await runUiBench();
     report({ label: `keystroke -> updated list, median of ${samples.length}`, value: medianMs, unit: 'ms', target: UI_KEYSTROKE_TARGET_MS });
     report({ label: `keystroke -> updated list, p95 of ${samples.length}`, value: p95Ms, unit: 'ms' });
+    report({ label: `typing a query at 80 ms per key: last keystroke -> its list, median of ${QUERIES.length}`, value: burstMedianMs, unit: 'ms' });
   },
 });

@@ -1,9 +1,10 @@
 /**
  * The Electron driver for the UI journeys (issue 14 "Checks"): the same specs, with the page in
  * the desktop window through Playwright's `_electron` instead of Chromium on `arcotheon ui`.
- * Used when ARCOTHEON_UI_TARGET=electron (e2e/ui/electron.e2e.ts sets it when
- * ARCOTHEON_ELECTRON_PATH names a binary). The journeys then check outcomes through `adcap` on
- * the same home, exactly as in the browser.
+ * `openApp` (app.ts) uses it when ARCOTHEON_UI_TARGET=electron (e2e/ui/electron.e2e.ts sets it
+ * when ARCOTHEON_ELECTRON_PATH names a binary). The journeys then check outcomes through `adcap`
+ * on the same home, exactly as in the browser; the `arcotheon ui` process the specs start keeps
+ * running beside the window (its clean stop is still checked).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -23,7 +24,11 @@ export async function journeysElectron(): Promise<ElectronBinary> {
   return findElectronBinary(process.env, repo);
 }
 
-export async function openInElectron(home: string, env: NodeJS.ProcessEnv = {}): Promise<AppDriver & { electron: ElectronApplication }> {
+export async function openInElectron(
+  home: string,
+  env: NodeJS.ProcessEnv = {},
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<AppDriver & { electron: ElectronApplication }> {
   const binary = await journeysElectron();
   if (binary.path === null) throw new Error(`No Electron binary: ${binary.reason}.`);
   const bundled = spawnSync(process.execPath, [join(repo, 'build', 'electron.mjs')], { encoding: 'utf8' });
@@ -37,7 +42,8 @@ export async function openInElectron(home: string, env: NodeJS.ProcessEnv = {}):
     timeout: 60_000,
   });
   const page = await electron.firstWindow();
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 800 });
+  await page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
   const dialogs: string[] = [];
   const errors: string[] = [];
   page.on('dialog', (dialog) => {

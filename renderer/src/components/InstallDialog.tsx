@@ -9,7 +9,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { HostError, InstallTargetData, PlanData, PlanItemData, PlanPermissionData, RiskLevel } from '../../../electron/common/index.js';
 import { host } from '../host.js';
-import { formatBytes } from '../lib/format.js';
+import { formatBytes, phaseText } from '../lib/format.js';
 import { cancelOperation, runOperation, useOperations } from '../stores/operations.js';
 import { Dialog } from './Dialog.js';
 import { ErrorBox } from './ErrorBox.js';
@@ -58,7 +58,6 @@ function groupByCapability(permissions: PlanPermissionData[]): Array<[string, Pl
 }
 
 const ACTION_TEXT = { install: 'Install', upgrade: 'Update', downgrade: 'Go back to', reinstall: 'Reinstall' } as const;
-const PHASE_TEXT: Record<string, string> = { resolve: 'Working out what to install', download: 'Downloading', verify: 'Checking signatures and hashes', extract: 'Unpacking', switch: 'Switching to the new version', grant: 'Recording permissions' };
 
 export function InstallDialog({ target, name, onClose }: { target: InstallTargetData; name: string; onClose: (installed: boolean) => void }) {
   const [phase, setPhase] = useState<Phase>({ kind: 'planning' });
@@ -223,8 +222,9 @@ export function InstallDialog({ target, name, onClose }: { target: InstallTarget
         {phase.kind === 'installing' && (
           <div role="status" aria-live="polite" style={{ marginTop: 12 }}>
             <div className="small">
-              {progress === null ? 'Starting…' : (PHASE_TEXT[progress.phase] ?? progress.phase)}
+              {progress === null ? 'Starting…' : phaseText(progress.phase)}
               {progress?.item !== undefined ? ` ${progress.item}` : ''}
+              {progress?.phase === 'download' && progress.total !== undefined ? ` (${formatBytes(progress.done)} of ${formatBytes(progress.total)})` : ''}
             </div>
             <progress value={progress?.total !== undefined ? progress.done : undefined} max={progress?.total ?? 1} aria-label="Install progress" />
           </div>

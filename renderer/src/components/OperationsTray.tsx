@@ -1,6 +1,7 @@
 /** The operations tray: long operations in the background, with their phase and Cancel. */
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { phaseText } from '../lib/format.js';
 import { cancelOperation, useOperations, visibleOperations } from '../stores/operations.js';
 
 export function OperationsTray() {
@@ -33,7 +34,7 @@ export function OperationsTray() {
             )}
           </div>
           <div className="small muted">
-            {op.state === 'running' ? (op.progress?.phase ?? 'Starting') : op.state === 'done' ? 'Finished' : op.state === 'cancelled' ? 'Cancelled' : `Failed: ${op.error?.message ?? ''}`}
+            {op.state === 'running' ? (op.progress === null ? 'Starting' : phaseText(op.progress.phase)) : op.state === 'done' ? 'Finished' : op.state === 'cancelled' ? 'Cancelled' : `Failed: ${op.error?.message ?? ''}`}
             {op.state === 'running' && op.progress?.item !== undefined ? ` · ${op.progress.item}` : ''}
           </div>
           {op.state === 'running' && <progress value={op.progress?.total !== undefined ? op.progress.done : undefined} max={op.progress?.total ?? 1} aria-label={`${op.label} progress`} />}

@@ -56,3 +56,19 @@ export function monogramLetters(name: string, id: string): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString()} ${count === 1 ? one : many}`;
 }
+
+const PHASES: Record<string, string> = {
+  resolve: 'Working out what to install',
+  download: 'Downloading',
+  verify: 'Checking signatures and hashes',
+  extract: 'Unpacking',
+  switch: 'Switching to the new version',
+  resource: 'Downloading data',
+  read: 'Reading',
+  run: 'Running',
+};
+
+/** A progress phase from the SDK (download, verify, extract, switch, ...) in words. */
+export function phaseText(phase: string): string {
+  return PHASES[phase] ?? phase;
+}

@@ -5,7 +5,7 @@
  * dependencies; compatibility; signature; description and readme (Markdown, inert).
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { CapabilityDetail, HostError, InstalledDetail, ToolView } from '../../../electron/common/index.js';
+import type { CapabilityDetail, HostError, InstallTargetData, InstalledDetail, ToolView } from '../../../electron/common/index.js';
 import { DistributionBadges, Publisher } from '../components/Badges.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { InstallDialog } from '../components/InstallDialog.js';
@@ -20,7 +20,7 @@ import { useInstalled } from '../stores/installed.js';
 
 export function Capability({ id }: { id: string }) {
   const [state, setState] = useState<{ detail: CapabilityDetail | null; error: HostError | null }>({ detail: null, error: null });
-  const [dialog, setDialog] = useState<{ spec: string; name: string } | null>(null);
+  const [dialog, setDialog] = useState<{ target: InstallTargetData; name: string } | null>(null);
   const installed = useInstalled((s) => s.details[id]?.value ?? null);
   const loadInstalled = useInstalled((s) => s.loadDetail);
   const overviewVersion = useInstalled((s) => s.overview.value?.find((i) => i.id === id)?.version ?? null);
@@ -82,15 +82,16 @@ export function Capability({ id }: { id: string }) {
         </div>
         <div className="actions">
           {d.installed === null ? (
-            <button type="button" className="primary" onClick={() => setDialog({ spec: d.id, name: d.name })} disabled={!d.compatible.ok}>
+            <button type="button" className="primary" onClick={() => setDialog({ target: installTarget(d), name: d.name })} disabled={!d.compatible.ok}>
               Install
             </button>
           ) : (
             <>
               {d.installed.updateAvailable !== null && (
-                <button type="button" className="primary" onClick={() => setDialog({ spec: `${d.id}@${d.installed?.updateAvailable ?? ''}`, name: d.name })}>
+                // Updates go through the Updates screen: the permission difference, then the dialog that names new permissions.
+                <a className="button primary" href={hrefOf({ screen: 'updates' })}>
                   Update to {d.installed.updateAvailable}
-                </button>
+                </a>
               )}
               <a className={`button${d.installed.updateAvailable === null ? ' primary' : ''}`} href={hrefOf({ screen: 'run', id: d.id, kind: null, name: null })}>
                 Open in Run
@@ -158,7 +159,7 @@ export function Capability({ id }: { id: string }) {
       </div>
       {dialog !== null && (
         <InstallDialog
-          target={dialog.spec}
+          target={dialog.target}
           name={dialog.name}
           onClose={() => {
             setDialog(null);
@@ -167,6 +168,12 @@ export function Capability({ id }: { id: string }) {
       )}
     </div>
   );
+}
+
+/** What Install installs: the newest version, or the prerelease the page shows when there is no stable one. */
+function installTarget(d: CapabilityDetail): InstallTargetData {
+  const shown = d.versions.find((v) => v.version === d.version);
+  return shown?.prerelease === true ? { packages: [{ id: d.id, range: d.version }], includePrerelease: true } : d.id;
 }
 
 function Inside({ detail }: { detail: CapabilityDetail }) {

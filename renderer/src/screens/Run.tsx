@@ -14,7 +14,7 @@ import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { OutputView } from '../components/OutputView.js';
 import { desktopBridge } from '../desktop.js';
 import { host } from '../host.js';
-import { formatDate, formatDuration } from '../lib/format.js';
+import { formatDate, formatDuration, phaseText } from '../lib/format.js';
 import { cfworkerValidator } from '../run/validator.js';
 import { hrefOf, navigate, type Route } from '../router.js';
 import { useInstalled } from '../stores/installed.js';
@@ -189,7 +189,7 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
         {running && (
           <div role="status" aria-live="polite" style={{ marginTop: 12 }}>
             <div className="small">
-              {progress === null ? 'Starting…' : `${progress.phase}${progress.step !== undefined ? ` · step ${progress.step}` : ''}${progress.tool !== undefined ? ` · ${progress.tool}` : ''}`}
+              {progress === null ? 'Starting…' : `${phaseText(progress.phase)}${progress.step !== undefined ? ` · step ${progress.step}` : ''}${progress.tool !== undefined ? ` · ${progress.tool}` : ''}`}
             </div>
             <progress value={progress?.total !== undefined ? progress.done : undefined} max={progress?.total ?? 1} aria-label="Run progress" />
           </div>

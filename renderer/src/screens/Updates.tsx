@@ -184,6 +184,9 @@ function UpdateDialog({ updates, onCancel, onAccept }: { updates: AvailableUpdat
             {u.changes.widened.map((p) => (
               <PermissionItem key={p.grant} permission={{ ...p, text: `${p.text} (was: ${p.was})` }} marker="widened" />
             ))}
+            {u.changes.removed.map((p) => (
+              <PermissionItem key={`r-${p.grant}`} permission={p} marker="removed" />
+            ))}
           </ul>
         </section>
       ))}

@@ -61,10 +61,24 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
       pages: page === 0 ? { 0: value.hits } : { ...s.pages, [page]: value.hits },
     }));
   };
+  // One first-page query at a time: keystrokes typed while the host answers are coalesced into
+  // one query for the latest text, so fast typing never queues a backlog of stale searches.
+  let busy = false;
+  let again = false;
+  const firstPage = async (generation: number): Promise<void> => {
+    busy = true;
+    await fetchPage(0, generation);
+    busy = false;
+    if (again) {
+      again = false;
+      void firstPage(get().generation);
+    }
+  };
   const requery = (): void => {
     const generation = get().generation + 1;
     set({ generation, loading: true });
-    void fetchPage(0, generation);
+    if (busy) again = true;
+    else void firstPage(generation);
   };
   return {
     text: '',

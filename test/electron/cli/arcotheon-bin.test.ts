@@ -8,7 +8,7 @@ import { hasDisplay, parseUiArgs } from '../../../electron/cli.js';
 import { createHostService } from '../../../electron/host/service.js';
 import { NOT_BUILT_PAGE, startWebHost } from '../../../electron/web.js';
 import { Arcotheon } from '@arcotheon/sdk';
-import { BIN, callOver, connectApi, startUiProcess, stopUiProcess } from '../../helpers/ui-process.js';
+import { BIN, callOver, closedWithin, connectApi, rawSocket, rawWebSocket, startUiProcess, stillServes, stopUiProcess, upgradeRequest } from '../../helpers/ui-process.js';
 
 /**
  * `arcotheon ui` (issue 10) as the built bin npm links into node_modules/.bin: the URL with its
@@ -43,6 +43,26 @@ describe('the arcotheon bin', () => {
     ws.close();
     expect(await stopUiProcess(ui)).toEqual({ code: 0, signal: null });
     expect(ui.stderr()).toMatch(/Stopping \(SIGTERM\)/);
+  });
+
+  it('survives hostile clients (a reset refused upgrade, an oversized message, a malformed frame) and still exits 0', async () => {
+    const ui = await startUiProcess({ bin: true });
+    const reset = await rawSocket(ui.port);
+    reset.on('error', () => undefined);
+    reset.write(upgradeRequest(ui.port, null));
+    reset.resetAndDestroy();
+    const big = await connectApi(ui.port, ui.token);
+    big.on('error', () => undefined);
+    const bigClosed = new Promise<number>((resolve) => big.once('close', (code) => resolve(code)));
+    big.send('x'.repeat(5 * 1024 * 1024));
+    expect(await bigClosed).toBe(1009);
+    const frames = await rawWebSocket(ui.port, ui.token);
+    frames.on('error', () => undefined);
+    frames.write(Buffer.from([0x83, 0x80, 1, 2, 3, 4]));
+    expect(await closedWithin(frames, 5000)).toBe(true);
+    expect(ui.alive(), ui.stderr()).toBe(true);
+    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stopUiProcess(ui)).toEqual({ code: 0, signal: null });
   });
 
   it('exits 0 on SIGINT (Ctrl-C)', async () => {

@@ -22,8 +22,10 @@ async function setup() {
   const root = await mkdtemp(join(tmpdir(), 'adcap-ws-rules-'));
   const home = join(root, 'home');
   await mkdir(home);
-  const host = createHostService(new Arcotheon(reg.options(home)));
-  return { root, home, client: host.api };
+  const user = join(root, 'user');
+  await mkdir(user);
+  const host = createHostService(new Arcotheon(reg.options(home)), { userHome: user });
+  return { root, home, user, client: host.api };
 }
 
 describe('workspace handles', () => {
@@ -57,6 +59,18 @@ describe('workspace handles', () => {
     ];
     for (const [path, code] of refusals) expect(await client.workspaces.confirm(path), path).toMatchObject({ ok: false, error: { code } });
     expect(await client.workspaces.list()).toEqual({ ok: true, value: [] });
+  });
+
+  it('refuses the user\'s whole home folder and the credential folders in it', async () => {
+    const { user, client } = await setup();
+    await mkdir(join(user, '.ssh', 'keys'), { recursive: true });
+    await mkdir(join(user, '.config', 'gcloud'), { recursive: true });
+    await mkdir(join(user, 'projects', 'site'), { recursive: true });
+    expect(await client.workspaces.confirm(user)).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/whole home folder/) } });
+    for (const path of [join(user, '.ssh'), join(user, '.ssh', 'keys'), join(user, '.config', 'gcloud')]) {
+      expect(await client.workspaces.confirm(path), path).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/credentials and keys/) } });
+    }
+    expect(await client.workspaces.confirm(join(user, 'projects', 'site'))).toMatchObject({ ok: true, value: { name: 'site' } });
   });
 
   it('runs take handles only: a path, an unknown handle or a folder gone since are refused', async () => {
