@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'sdk', 'dist', 'cli', 'main.js');
+const cli = join(repo, 'sdk', 'dist', 'cli', 'bin.js'); // the package's bin: checks the Node version first
 if (!existsSync(cli)) {
   console.error('The SDK is not built yet; run "npm install" first.');
   process.exit(1);

@@ -52,9 +52,9 @@ function json<T>(...args: string[]): T {
 }
 
 /** One request to the nginx under test, trusting the test CA; the body is drained and dropped. */
-function head(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function head(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'HEAD', ca: testTls().caPem }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'HEAD', headers, ca: testTls().caPem }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
     });
@@ -149,6 +149,8 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
   it('serves v1/ only, with the caching headers the recipe promises', async () => {
     const catalogue = await head('/v1/catalog.json');
     expect(catalogue.headers['cache-control']).toBe('no-cache');
+    // JSON is compressed for clients that accept it (the SDK's fetch does); archives never are.
+    expect((await head('/v1/catalog.json', { 'accept-encoding': 'gzip' })).headers['content-encoding']).toBe('gzip');
     const doc = await head('/v1/packages/acme/app.json');
     expect(doc.status).toBe(200);
     expect(doc.headers['cache-control']).toBe('no-cache');
@@ -156,6 +158,7 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     const blob = await head(`/v1/blobs/sha256/${packageDoc.versions['1.0.0']?.archive.sha256 ?? ''}.adcap`);
     expect(blob.status).toBe(200);
     expect(blob.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect((await head(`/v1/blobs/sha256/${packageDoc.versions['1.0.0']?.archive.sha256 ?? ''}.adcap`, { 'accept-encoding': 'gzip' })).headers['content-encoding']).toBeUndefined();
     // The registry's source of truth and dot-files are not served.
     expect((await head('/registry.json')).status).toBe(404);
     expect((await head('/publishers/acme.json')).status).toBe(404);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A complete agent host in one file: what the host contract (spec/host-integration-contract.txt)
+// A complete agent host in one file: what the host contract (docs/spec/host-integration-contract.txt)
 // asks a host to do, with @arcotheon/sdk. It runs offline against the example registry bundled
 // with this repository (the SDK's embedded default remote):
 //
@@ -11,18 +11,18 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon, AuditLog, isAdcapError, loadEmbeddedRemote, runTool, runWorkflow } from '@arcotheon/sdk';
+import { Arcotheon, ARCOTHEON_ROOT_KEYS, AuditLog, isAdcapError, runTool, runWorkflow } from '@arcotheon/sdk';
 
 const home = process.argv[2] ?? (await mkdtemp(join(tmpdir(), 'arcotheon-host-example-')));
 
 // 1. Embedding: one instance, its home inside the app's data directory, this host's agent id
-//    (capabilities whose compat.agents excludes it are refused), and the registry it ships.
-const embedded = await loadEmbeddedRemote();
-if (embedded === null) throw new Error('The example registry is not built; run "npm run examples" first.');
+//    (capabilities whose compat.agents excludes it are refused), and the root keys of the registry
+//    the SDK ships, which is the default remote of an instance that names no remotes.
+if (ARCOTHEON_ROOT_KEYS.length === 0) throw new Error('This copy of the SDK carries no registry; run "npm run examples" first.');
 const arc = new Arcotheon({
   home,
+  rootKeys: ARCOTHEON_ROOT_KEYS,
   host: { agent: { id: 'arcotheon', version: '1.0.0' } },
-  remotes: [embedded],
   // Free users must not install Pro capabilities: the SDK asks the host before every tool run.
   checkTier: ({ tier }) => tier === 'free',
 });

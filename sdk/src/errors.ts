@@ -44,9 +44,16 @@ export const ERROR_CODES = [
   'E_SANDBOX_UNAVAILABLE',
   'E_TOOL',
   'E_PROTOCOL',
+  'E_DISABLED',
+  'E_POLICY',
   // Not in DESIGN §9's table: usage mistakes and local I/O failures still need a stable code.
   'E_USAGE',
   'E_IO',
+  // DESIGN §9: the user or host cancelled a running operation (its AbortSignal fired).
+  'E_CANCELLED',
+  // A function the host supplied (approve, onProgress, checkTier, a Sandbox) threw or returned
+  // something the SDK cannot use; details.callback names it.
+  'E_HOST_CALLBACK',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

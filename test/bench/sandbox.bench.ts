@@ -29,7 +29,7 @@ async function callOnce(sandbox: Sandbox, spec: SandboxSpec): Promise<number> {
       child.on('close', (code) => (code === 0 && out === 'ok\n' ? resolve() : reject(new Error(`tool exited ${code} with ${JSON.stringify(out)}`))));
     });
   } finally {
-    await w.cleanup();
+    await w.cleanup?.();
   }
   return Number(process.hrtime.bigint() - start) / 1e6;
 }

@@ -25,6 +25,8 @@ export interface CapabilitySpec {
   padding?: number;
   /** Resources declared by the manifest (spec §9). */
   resources?: Resource[];
+  /** spec §12 distribution metadata (tier, access, entitlement). */
+  distribution?: Record<string, unknown>;
 }
 
 export const HOST = { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } } as const;
@@ -87,6 +89,7 @@ export async function buildCapability(spec: CapabilitySpec, workDir: string, key
     ...(permissions.length > 0 ? { permissions } : {}),
     ...(spec.dependencies === undefined ? {} : { dependencies: spec.dependencies }),
     ...(spec.resources === undefined ? {} : { resources: spec.resources }),
+    ...(spec.distribution === undefined ? {} : { distribution: spec.distribution }),
     compat: spec.compat ?? { agents: { arcotheon: '*' } },
   };
   if (spec.tool === true) {

@@ -22,8 +22,11 @@ export interface AuthorizeGrant {
   headers?: Record<string, string>;
 }
 
-/** Returns a grant, or null to deny (spec §12): a denial is `E_ENTITLEMENT`. */
-export type AuthorizeFn = (request: AuthorizeRequest, url: string) => Promise<AuthorizeGrant | null>;
+/**
+ * Returns a grant, or null to deny (spec §12): a denial is `E_ENTITLEMENT`. The answer may be the
+ * value itself or a promise of it (issue 12 item 5).
+ */
+export type AuthorizeFn = (request: AuthorizeRequest, url: string) => AuthorizeGrant | null | Promise<AuthorizeGrant | null>;
 
 export interface Authorization {
   fn: AuthorizeFn;
@@ -40,7 +43,7 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
   try {
     grant = await auth.fn(auth.request, url);
   } catch (error) {
-    throw new AdcapError('E_ENTITLEMENT', `The authorize callback failed for ${what}; check your sign-in or subscription and try again.`, {
+    throw new AdcapError('E_ENTITLEMENT', `The host's authorize callback failed for ${what}, so the host could not obtain access to this entitled download; check the host's entitlement service or account and try again.`, {
       cause: error,
       details: { kind: auth.request.kind, id: auth.request.id },
     });

@@ -318,7 +318,7 @@ export class ContentCache {
         } catch (error) {
           if (isAdcapError(error, 'E_ENTITLEMENT')) throw error;
           if (request.signal?.aborted === true) {
-            throw new AdcapError('E_DOWNLOAD', `Downloading ${what} was cancelled.`, { cause: error });
+            throw new AdcapError('E_CANCELLED', `Downloading ${what} was cancelled.`, { cause: error });
           }
           failures.push({ source: label, error: reasonOf(error) });
         }

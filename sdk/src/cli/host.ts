@@ -16,7 +16,8 @@ export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
   return new Arcotheon({
     home: ctx.home(),
     host: { agent: { id: CLI_AGENT_ID, version: sdkVersion() } },
-    ...(embedded === null ? {} : { remotes: [embedded] }),
+    // An empty list, not a missing one: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all.
+    remotes: embedded === null ? [] : [embedded],
   });
 }
 

@@ -12,6 +12,7 @@ import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import * as secrets from './commands/secrets.js';
 import { resolveHome, type CliContext } from './context.js';
+import { withCliHint } from './hints.js';
 import { sdkVersion } from './host.js';
 import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
 
@@ -98,7 +99,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
       output.failure(new AdcapError('E_USAGE', commanderSentence(error.message)));
       return EXIT_USAGE;
     }
-    return ctx.output.failure(toAdcapError(error));
+    return ctx.output.failure(withCliHint(toAdcapError(error)));
   }
 }
 
@@ -151,7 +152,8 @@ function invokedAsBin(): boolean {
   }
 }
 
-if (invokedAsBin()) {
+/** Runs the CLI as the process (from bin.ts, the package's bin, or when main.js is run directly). */
+export async function runAsBin(): Promise<void> {
   // A closed pipe (`adcap inspect x | head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -159,3 +161,5 @@ if (invokedAsBin()) {
   });
   process.exitCode = await runCli(process.argv.slice(2));
 }
+
+if (invokedAsBin()) await runAsBin();

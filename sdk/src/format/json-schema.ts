@@ -68,8 +68,17 @@ export interface SchemaProblem {
 
 const COMBINATORS = new Set(['oneOf', 'anyOf']);
 
+export interface DescribeOptions {
+  /**
+   * Whether an unknown top-level field is explained with the format's rule (spec §3.3: vendor data
+   * goes under "x"). True for the format's own documents; false for data checked against a
+   * publisher's schema (tool input and output), where that advice is wrong (issue 12).
+   */
+  formatDocument?: boolean;
+}
+
 /** Turns ajv errors into plain sentences, dropping the noise of if/then and combinator branches. */
-export function describeSchemaErrors(errors: readonly ErrorObject[], pointerPrefix = ''): SchemaProblem[] {
+export function describeSchemaErrors(errors: readonly ErrorObject[], pointerPrefix = '', options: DescribeOptions = {}): SchemaProblem[] {
   // A oneOf/anyOf that carries its own description explains the problem better than its branches.
   // Errors inside a combinator's branches are noise next to the combinator (or a sibling error).
   const combinators = errors.filter((e) => COMBINATORS.has(e.keyword));
@@ -86,7 +95,7 @@ export function describeSchemaErrors(errors: readonly ErrorObject[], pointerPref
       if (errors.some((o) => o !== error && o.instancePath === error.instancePath && !COMBINATORS.has(o.keyword))) continue;
     }
     const pointer = pointerPrefix + error.instancePath;
-    const text = `${pointer || '/'} ${plainWords(error)} (${error.keyword})`;
+    const text = `${pointer || '/'} ${plainWords(error, options.formatDocument !== false)} (${error.keyword})`;
     if (seen.has(text)) continue;
     seen.add(text);
     problems.push({ pointer, keyword: error.keyword, text });
@@ -106,7 +115,7 @@ function param(error: ErrorObject, name: string): unknown {
   return (error.params as Record<string, unknown>)[name];
 }
 
-function plainWords(error: ErrorObject): string {
+function plainWords(error: ErrorObject, formatDocument: boolean): string {
   const described = describedBy(error);
   const propertyName = error.propertyName ?? param(error, 'propertyName');
   if (typeof propertyName === 'string') {
@@ -117,7 +126,7 @@ function plainWords(error: ErrorObject): string {
       return `is missing the required field ${JSON.stringify(param(error, 'missingProperty'))}`;
     case 'additionalProperties': {
       const field = JSON.stringify(param(error, 'additionalProperty'));
-      return error.instancePath === '' && error.schemaPath === '#/additionalProperties'
+      return formatDocument && error.instancePath === '' && error.schemaPath === '#/additionalProperties'
         ? `has the unknown field ${field}; version 1.0 accepts only the fields of the format, and vendor data belongs under "x"`
         : `has the unknown field ${field}`;
     }

@@ -3,6 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { AdcapError, asAdcapError } from '../errors.js';
+import { assertNoSecretKey, readHead, secretKeyIn } from './secret-scan.js';
 import { hashFile, sha256Hex } from '../util/hash.js';
 import { progressReporter, type ProgressListener } from '../util/progress.js';
 import { checkEntryPath, comparePaths } from './archive/entry-path.js';
@@ -63,10 +64,14 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   return results;
 }
 
-async function hashSourceFile(file: SourceFile): Promise<{ sha256: string; size: number }> {
-  if (file.size > SMALL_FILE_BYTES) return hashFile(file.absolute);
+/** Hashes one file and, from the same read, says whether it holds a secret key (issue 12). */
+async function hashSourceFile(file: SourceFile): Promise<{ sha256: string; size: number; secret: string | null }> {
+  if (file.size > SMALL_FILE_BYTES) {
+    const [hashed, head] = await Promise.all([hashFile(file.absolute), readHead(file.absolute)]);
+    return { ...hashed, secret: secretKeyIn(head) };
+  }
   const bytes = await readFile(file.absolute);
-  return { sha256: sha256Hex(bytes), size: bytes.length };
+  return { sha256: sha256Hex(bytes), size: bytes.length, secret: secretKeyIn(bytes) };
 }
 
 /**
@@ -84,14 +89,18 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
 
   const hashing = progressReporter('hash', options.onProgress);
   let hashed = 0;
+  const secrets = new Map<string, string>();
   const files: FileEntry[] = await mapLimited(sourceFiles, PARALLEL_IO, async (file) => {
-    const { sha256, size } = await hashSourceFile(file).catch((error: unknown) => {
+    const { sha256, size, secret } = await hashSourceFile(file).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot read ${file.absolute}`);
     });
     hashed += size;
     hashing.report(hashed);
+    if (secret !== null) secrets.set(file.path, secret);
     return file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size };
   });
+  // A package is public: a secret key in it is refused before anything is written (issue 12).
+  assertNoSecretKey(sourceFiles.map((f) => f.path), secrets);
   checkBuildLimits(files);
 
   const manifest = validateManifest({ ...source, files });

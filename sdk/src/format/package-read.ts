@@ -14,6 +14,7 @@ import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js
 import { manifestDigest } from './canonical-json.js';
 import { validateManifest } from './manifest.js';
 import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
+import { validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
 
 export const MANIFEST_ENTRY = 'capability.json';
@@ -87,7 +88,23 @@ export async function readPackage(source: string | Readable, options: ReadPackag
 
 type Current =
   | { kind: 'document'; path: string; chunks: Buffer[]; bytes: number }
-  | { kind: 'file'; path: string; expected: FileEntry; hash: Hash; handle: FileHandle | undefined; chunks: Buffer[] | undefined };
+  | {
+      kind: 'file';
+      path: string;
+      expected: FileEntry;
+      hash: Hash;
+      handle: FileHandle | undefined;
+      chunks: Buffer[] | undefined;
+      /** A skill's SKILL.md, kept (up to SKILL_DOC_BYTES) to check its front matter once its hash is verified. */
+      skill: { dirName: string; pointer: string; chunks: Buffer[]; bytes: number } | undefined;
+    };
+
+/**
+ * How much of a SKILL.md is read to check it (issue 12 item 11): its front matter is a few lines at
+ * the top, so a longer file is checked on its first 256 KiB (a front matter not closed by then is
+ * refused as such).
+ */
+const SKILL_DOC_BYTES = 256 * 1024;
 
 /**
  * Entries up to this size are extracted with one write after their hash is checked (one file
@@ -104,6 +121,8 @@ class PackageVisitor implements ArchiveVisitor {
   private manifest: Manifest | undefined;
   private digest = '';
   private readonly expected = new Map<string, FileEntry>();
+  /** spec §3.1: skills[].path/SKILL.md -> the skill's directory name and JSON pointer. */
+  private readonly skillDocs = new Map<string, { dirName: string; pointer: string }>();
   private readonly seen = new Set<string>();
   private current: Current | undefined;
   private signatureSeen = false;
@@ -156,7 +175,16 @@ class PackageVisitor implements ArchiveVisitor {
     this.seen.add(path);
     const small = this.staging !== undefined && size <= SMALL_ENTRY_BYTES;
     const handle = small ? undefined : await this.createFile(path, expected.executable === true);
-    this.current = { kind: 'file', path, expected, hash: createSha256(), handle, chunks: small ? [] : undefined };
+    const skillDoc = this.skillDocs.get(path);
+    this.current = {
+      kind: 'file',
+      path,
+      expected,
+      hash: createSha256(),
+      handle,
+      chunks: small ? [] : undefined,
+      skill: skillDoc === undefined ? undefined : { ...skillDoc, chunks: [], bytes: 0 },
+    };
   }
 
   data(chunk: Buffer): void | Promise<void> {
@@ -167,6 +195,11 @@ class PackageVisitor implements ArchiveVisitor {
       return;
     }
     current.hash.update(chunk);
+    if (current.skill !== undefined && current.skill.bytes < SKILL_DOC_BYTES) {
+      const keep = chunk.subarray(0, SKILL_DOC_BYTES - current.skill.bytes);
+      current.skill.chunks.push(keep);
+      current.skill.bytes += keep.length;
+    }
     if (current.chunks !== undefined) current.chunks.push(chunk);
     else if (current.handle !== undefined) return writeAll(current.handle, chunk);
   }
@@ -191,6 +224,11 @@ class PackageVisitor implements ArchiveVisitor {
       throw new AdcapError('E_HASH', `The package entry ${JSON.stringify(current.path)} does not match the SHA-256 in its manifest; it was tampered with or corrupted.`, {
         details: { path: current.path, expected: current.expected.sha256, actual: sha256 },
       });
+    }
+    // spec §3.1 / issue 12 item 11: skills are checked by every reader (verify, install), not only
+    // by the builder, so a package made by another tool cannot carry a skill agents would refuse.
+    if (current.skill !== undefined) {
+      validateSkillDocument(current.skill.dirName, Buffer.concat(current.skill.chunks, current.skill.bytes).toString('utf8'), current.skill.pointer);
     }
     if (current.chunks !== undefined) await this.queueWrite(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
   }
@@ -229,6 +267,9 @@ class PackageVisitor implements ArchiveVisitor {
   private acceptManifest(bytes: Buffer): void {
     const manifest = validateManifest(parseStrictJson(bytes, 'The package manifest (capability.json)'));
     for (const file of manifest.files) this.expected.set(file.path, file);
+    manifest.skills?.forEach((skill, i) => {
+      this.skillDocs.set(`${skill.path}/SKILL.md`, { dirName: skill.path.split('/').pop() ?? skill.path, pointer: `/skills/${i}/path` });
+    });
     this.manifest = manifest;
     this.digest = manifestDigest(manifest);
   }

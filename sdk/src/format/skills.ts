@@ -1,8 +1,20 @@
 import { parse as parseYaml } from 'yaml';
 import { AdcapError } from '../errors.js';
 
-/** The skill rules of spec §3.1, checked by builders on each skills[].path/SKILL.md. */
-export const SKILL_RULES = ['skill-front-matter', 'skill-name', 'skill-name-matches-dir', 'skill-description'] as const;
+/**
+ * The skill rules of spec §3.1 and the Agent Skills specification (agentskills.io), checked on each
+ * skills[].path/SKILL.md by builders, `verify` and install (issue 12 item 11).
+ */
+export const SKILL_RULES = [
+  'skill-front-matter',
+  'skill-name',
+  'skill-name-matches-dir',
+  'skill-description',
+  'skill-license',
+  'skill-compatibility',
+  'skill-metadata',
+  'skill-allowed-tools',
+] as const;
 export type SkillRule = (typeof SKILL_RULES)[number];
 
 export interface SkillFrontMatter {
@@ -14,9 +26,11 @@ export interface SkillFrontMatter {
 const SKILL_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
+/** Agent Skills specification: `compatibility` is at most 500 characters. */
+const MAX_COMPATIBILITY = 500;
 
-function fail(rule: SkillRule, pointer: string, problem: string): never {
-  throw new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${problem}.`, { details: { rule, pointer } });
+function problem(rule: SkillRule, pointer: string, text: string): AdcapError {
+  return new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${text}.`, { details: { rule, pointer } });
 }
 
 /**
@@ -32,48 +46,94 @@ export function extractFrontMatter(skillMd: string): string | undefined {
 }
 
 /**
- * Checks a skill directory's SKILL.md (spec §3.1): YAML front matter with `name` (lowercase
- * letters, digits, single hyphens, ≤ 64 characters, equal to the directory name) and `description`
- * (present, ≤ 1024 characters). `dirName` is the last segment of skills[].path; `pointer` names the
- * skill in messages (e.g. "/skills/0/path"). Throws E_SEMANTIC naming the rule.
+ * Checks a skill directory's SKILL.md (spec §3.1, Agent Skills specification): YAML front matter
+ * with `name` (lowercase letters, digits, single hyphens, ≤ 64 characters, equal to the directory
+ * name) and `description` (present, ≤ 1024 characters); optional `license` (a string),
+ * `compatibility` (1-500 characters), `metadata` (a map of strings to strings) and `allowed-tools`
+ * (a string). Scalars are read as the strings they are written as (YAML failsafe schema), so a
+ * name `123` is the string "123", as for every Agent Skills reader. `dirName` is the last segment of
+ * skills[].path; `pointer` names the skill in messages (e.g. "/skills/0/path"). Throws the first
+ * problem (E_SEMANTIC naming the rule); skillDocumentProblems() returns them all.
  */
 export function validateSkillDocument(dirName: string, skillMd: string, pointer: string): SkillFrontMatter {
+  const checked = checkSkillDocument(dirName, skillMd, pointer);
+  const first = checked.problems[0];
+  if (first !== undefined) throw first;
+  return checked.frontMatter as SkillFrontMatter;
+}
+
+/** Every problem of a SKILL.md (an empty list when it is valid), each an E_SEMANTIC AdcapError naming its rule. */
+export function skillDocumentProblems(dirName: string, skillMd: string, pointer: string): AdcapError[] {
+  return checkSkillDocument(dirName, skillMd, pointer).problems;
+}
+
+function checkSkillDocument(dirName: string, skillMd: string, pointer: string): { problems: AdcapError[]; frontMatter?: SkillFrontMatter } {
   const source = extractFrontMatter(skillMd);
   if (source === undefined) {
-    fail('skill-front-matter', pointer, 'has a SKILL.md that does not start with YAML front matter between two "---" lines holding name and description');
+    return { problems: [problem('skill-front-matter', pointer, 'has a SKILL.md that does not start with YAML front matter between two "---" lines holding name and description')] };
   }
   let data: unknown;
   try {
-    // Aliases are capped so a hostile document cannot expand into a huge value.
-    data = parseYaml(source, { maxAliasCount: 50, uniqueKeys: true });
+    // Failsafe: every scalar is a string, as the Agent Skills specification reads them. Aliases
+    // are capped so a hostile document cannot expand into a huge value.
+    data = parseYaml(source, { schema: 'failsafe', maxAliasCount: 50, uniqueKeys: true });
   } catch (cause) {
-    const detail = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
-    throw new AdcapError('E_SEMANTIC', `[skill-front-matter] ${pointer || '/'} has a SKILL.md whose front matter is not valid YAML: ${detail}.`, {
-      cause,
-      details: { rule: 'skill-front-matter', pointer },
-    });
+    return { problems: [yamlProblem(cause, pointer)] };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    fail('skill-front-matter', pointer, 'has a SKILL.md whose front matter is not a set of "key: value" lines with name and description');
+    return { problems: [problem('skill-front-matter', pointer, 'has a SKILL.md whose front matter is not a set of "key: value" lines with name and description')] };
   }
   const record = data as Record<string, unknown>;
+  const problems: AdcapError[] = [];
   const name = record.name;
   if (typeof name !== 'string' || name.length === 0) {
-    fail('skill-name', pointer, 'has a SKILL.md without a name in its front matter; add "name: <directory name>"');
-  }
-  if ([...name].length > MAX_NAME || !SKILL_NAME.test(name)) {
-    fail('skill-name', pointer, `has the skill name ${JSON.stringify(name)}; use at most ${MAX_NAME} lowercase letters, digits and single hyphens`);
-  }
-  if (name !== dirName) {
-    fail('skill-name-matches-dir', pointer, `has the skill name ${JSON.stringify(name)} in a directory named ${JSON.stringify(dirName)}; the two must be equal`);
+    problems.push(problem('skill-name', pointer, 'has a SKILL.md without a name in its front matter; add "name: <directory name>"'));
+  } else if ([...name].length > MAX_NAME || !SKILL_NAME.test(name)) {
+    problems.push(problem('skill-name', pointer, `has the skill name ${JSON.stringify(name)}; use at most ${MAX_NAME} lowercase letters, digits and single hyphens`));
+  } else if (name !== dirName) {
+    problems.push(problem('skill-name-matches-dir', pointer, `has the skill name ${JSON.stringify(name)} in a directory named ${JSON.stringify(dirName)}; the two must be equal`));
   }
   const description = record.description;
   if (typeof description !== 'string' || description.trim().length === 0) {
-    fail('skill-description', pointer, 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it');
+    problems.push(problem('skill-description', pointer, 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it'));
+  } else if ([...description].length > MAX_DESCRIPTION) {
+    problems.push(problem('skill-description', pointer, `has a skill description of ${[...description].length} characters; shorten it to at most ${MAX_DESCRIPTION}`));
   }
-  const length = [...description].length;
-  if (length > MAX_DESCRIPTION) {
-    fail('skill-description', pointer, `has a skill description of ${length} characters; shorten it to at most ${MAX_DESCRIPTION}`);
+  const license = record.license;
+  if (license !== undefined && (typeof license !== 'string' || license.trim() === '')) {
+    problems.push(problem('skill-license', pointer, 'has a "license" that is not a license name or file name; write it as one line of text'));
   }
-  return { name, description };
+  const compatibility = record.compatibility;
+  if (compatibility !== undefined) {
+    if (typeof compatibility !== 'string' || compatibility.trim() === '') {
+      problems.push(problem('skill-compatibility', pointer, 'has a "compatibility" that is not text; say in words what the skill needs (at most 500 characters)'));
+    } else if ([...compatibility].length > MAX_COMPATIBILITY) {
+      problems.push(problem('skill-compatibility', pointer, `has a "compatibility" of ${[...compatibility].length} characters; shorten it to at most ${MAX_COMPATIBILITY}`));
+    }
+  }
+  const metadata = record.metadata;
+  if (metadata !== undefined) {
+    const isMap = typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata);
+    const bad = isMap ? Object.entries(metadata as Record<string, unknown>).find(([, value]) => typeof value !== 'string') : undefined;
+    if (!isMap) problems.push(problem('skill-metadata', pointer, 'has a "metadata" that is not a map of keys to text values'));
+    else if (bad !== undefined) problems.push(problem('skill-metadata', pointer, `has a "metadata" entry ${JSON.stringify(bad[0])} whose value is not text; metadata maps keys to strings`));
+  }
+  const allowedTools = record['allowed-tools'];
+  if (allowedTools !== undefined && typeof allowedTools !== 'string') {
+    problems.push(problem('skill-allowed-tools', pointer, 'has an "allowed-tools" that is not a string; list the tool names separated by spaces'));
+  }
+  if (problems.length > 0) return { problems };
+  return { problems, frontMatter: { name: name as string, description: description as string } };
+}
+
+/** A YAML error, its line counted from the SKILL.md's first line (the front matter starts on line 2). */
+function yamlProblem(cause: unknown, pointer: string): AdcapError {
+  const raw = cause instanceof Error ? (cause.message.split('\n')[0] ?? '') : String(cause);
+  const position = (cause as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+  const detail = raw.replace(/ at line \d+, column \d+:?$/, '');
+  const where = position === undefined ? '' : ` at line ${position.line + 1}, column ${position.col} of the file`;
+  return new AdcapError('E_SEMANTIC', `[skill-front-matter] ${pointer || '/'} has a SKILL.md whose front matter is not valid YAML${where}: ${detail}.`, {
+    cause,
+    details: { rule: 'skill-front-matter', pointer },
+  });
 }

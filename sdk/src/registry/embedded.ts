@@ -1,6 +1,6 @@
 /**
  * The embedded default remote (issue 7, DESIGN §10): the example registry built by
- * `npm run examples` ships beside the SDK, so a fresh home with no remote configured starts on it
+ * `npm run examples` ships with the SDK, so a fresh home with no remote configured starts on it
  * with no network. The build writes `embedded-remote.json` next to the registry's v1/ folder:
  *
  *   { "name": "examples", "url": "./v1/", "rootKeys": ["<base64>"], "minSequence": 7, "maxCatalogAgeMs": null }
@@ -8,11 +8,13 @@
  * `url` is relative to that file. Where the file is looked for, in order:
  *   1. `ARCOTHEON_EMBEDDED_REGISTRY`: the path of an embedded-remote.json, or of the registry folder
  *      holding one (a packaged app points it at its resources folder); set but empty disables it;
- *   2. the registry bundled beside the SDK: `<sdk>/../examples/registry/embedded-remote.json`,
- *      resolved from this module's own location (the same from sdk/src and sdk/dist).
+ *   2. the registry shipped with the SDK (shippedRegistryFile(), issue 12 item 1): the published
+ *      package carries it as `<sdk>/registry/` (copied there by `prepack`); a repository checkout
+ *      has it at `<sdk>/../examples/registry/`.
  * The pin (root keys, minSequence) comes from the build that produced the registry, so a tampered
  * or rolled-back catalogue in that folder is refused like any other.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,9 +25,41 @@ import { checkRemoteConfig, type RemoteConfig } from './remotes.js';
 export const EMBEDDED_REGISTRY_ENV = 'ARCOTHEON_EMBEDDED_REGISTRY';
 export const EMBEDDED_REMOTE_FILE = 'embedded-remote.json';
 
-/** `<sdk>/../examples/registry/embedded-remote.json`, from sdk/src/registry or sdk/dist/registry. */
+/** The SDK package folder, from sdk/src/registry or sdk/dist/registry. */
+function sdkPackageDir(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+}
+
+/**
+ * The pin of the registry shipped with the SDK: `<sdk>/registry/embedded-remote.json` in the
+ * published package (prepack copies the built example registry there), else
+ * `<sdk>/../examples/registry/embedded-remote.json` in a repository checkout.
+ */
 export function bundledEmbeddedRemoteFile(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'examples', 'registry', EMBEDDED_REMOTE_FILE);
+  const packaged = join(sdkPackageDir(), 'registry', EMBEDDED_REMOTE_FILE);
+  if (existsSync(packaged)) return packaged;
+  return join(sdkPackageDir(), '..', 'examples', 'registry', EMBEDDED_REMOTE_FILE);
+}
+
+let shipped: { remote: RemoteConfig | null } | undefined;
+
+/**
+ * The registry the SDK ships (issue 12 item 1), read once and synchronously (the Arcotheon
+ * constructor and ARCOTHEON_ROOT_KEYS need it). Null when this copy of the SDK carries none (a
+ * checkout where `npm run examples` has not run) or its pin cannot be read.
+ */
+export function shippedRemote(): RemoteConfig | null {
+  if (shipped === undefined) {
+    const file = bundledEmbeddedRemoteFile();
+    let remote: RemoteConfig | null;
+    try {
+      remote = parseEmbeddedRemote(readFileSync(file), file);
+    } catch {
+      remote = null;
+    }
+    shipped = { remote };
+  }
+  return shipped.remote === null ? null : { ...shipped.remote, rootKeys: [...shipped.remote.rootKeys] };
 }
 
 /**
@@ -56,6 +90,11 @@ export async function readEmbeddedRemote(file: string): Promise<RemoteConfig | n
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new AdcapError('E_IO', `Cannot read the embedded registry pin ${file}: ${(error as Error).message}.`, { cause: error });
   }
+  return parseEmbeddedRemote(bytes, file);
+}
+
+/** Parses the bytes of an embedded-remote.json found at `file` (relative urls resolve against it). */
+export function parseEmbeddedRemote(bytes: Buffer, file: string): RemoteConfig {
   let value: unknown;
   try {
     value = parseStrictJson(bytes, file);

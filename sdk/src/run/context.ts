@@ -8,10 +8,8 @@ import { AdcapError, isAdcapError } from '../errors.js';
 import { resolveUrl } from '../cache/fetch.js';
 import { materializeResource } from '../cache/resource.js';
 import type { Manifest, Resource, Tool } from '../format/manifest-types.js';
-import { parsePackageDocument } from '../registry/client/package-document.js';
-import { RemoteStore } from '../registry/client/remote-store.js';
-import { remoteStateDir } from '../registry/remotes.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { revocationReason as revocationOf } from '../store/revocations.js';
 import type { PackageState } from '../store/state.js';
 import type { ProgressListener } from '../util/progress.js';
 
@@ -33,43 +31,12 @@ export async function blobMirrors(arc: Arcotheon, state: PackageState, version: 
 }
 
 /**
- * spec §13: a revoked version is never run. Decided from the last stored catalogue and the package
- * document it pins, without network (`refresh: 'never'`): the installing remote for registry
- * installs, every remote (matching the manifest digest) for sideloads. Returns the reason, or null
- * when no stored document says revoked (including when none is stored yet).
+ * spec §13: a revoked version is never run. Issue 12 item 9: the catalogue is refreshed first when
+ * it is older than the refresh interval, so a revocation published since is seen before the run
+ * (store/revocations.ts). Returns the reason, or null.
  */
-export async function revocationReason(arc: Arcotheon, id: string, state: PackageState): Promise<string | null> {
-  const record = state.versions[state.active];
-  if (record === undefined) return null;
-  let clients;
-  try {
-    clients = await arc.sources.clients();
-  } catch (error) {
-    if (isAdcapError(error)) return null;
-    throw error;
-  }
-  if (record.source.kind === 'registry') {
-    const remote = record.source.remote;
-    clients = clients.filter((c) => c.remote.name === remote);
-  }
-  for (const client of clients) {
-    try {
-      const { payload } = await client.catalogue({ refresh: 'never' });
-      const pin = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id]?.doc : undefined;
-      if (pin === undefined) continue;
-      const bytes = await new RemoteStore(remoteStateDir(arc.home.root, client.remote.name)).readDocument(pin.sha256);
-      if (bytes === null) continue;
-      const entry = parsePackageDocument(bytes, id).versions[state.active];
-      if (entry === undefined || entry.status !== 'revoked') continue;
-      if (record.source.kind === 'file' && entry.manifestSha256 !== record.manifestSha256) continue;
-      return entry.statusReason ?? 'no reason given';
-    } catch (error) {
-      // No stored catalogue, a stale one, a damaged document: not evidence of a revocation. Doctor
-      // and update report those problems; a run does not go online to find out.
-      if (!isAdcapError(error)) throw error;
-    }
-  }
-  return null;
+export function revocationReason(arc: Arcotheon, id: string, state: PackageState): Promise<string | null> {
+  return revocationOf({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
 }
 
 export interface MaterializedResources {

@@ -18,9 +18,10 @@ import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
-import { stdioFor, type Sandbox, type SandboxName, type WrappedCommand } from '../sandbox/sandbox.js';
-import { defaultSandbox } from '../sandbox/select.js';
+import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
+import { chooseSandbox, cleanupWrapped, wrapChecked } from './host-sandbox.js';
 import type { PackageState } from '../store/state.js';
 import type { Progress } from '../util/progress.js';
 import { AuditLog, auditDigest } from './audit.js';
@@ -69,8 +70,8 @@ export interface ToolRunResult {
   /** The last 64 KiB of the tool's stderr, for the UI. */
   stderr: string;
   durationMs: number;
-  /** Which sandbox ran the tool. */
-  sandbox: SandboxName;
+  /** Which sandbox ran the tool: 'bubblewrap', 'sandbox-exec', 'none' (opted out), or the host's sandbox's name. */
+  sandbox: string;
   /** The permissions the tool ran with (its declared ones, each covered by a grant). */
   grantsUsed: string[];
 }
@@ -96,10 +97,17 @@ export async function runTool(arc: Arcotheon, id: string, toolName: string, inpu
   const grantsUsed: string[] = [];
   let result: ToolRunResult | undefined;
   let failure: AdcapError | undefined;
+  // A throw from the host's onProgress is reported as such (E_HOST_CALLBACK), and a run whose
+  // signal fired as E_CANCELLED, whatever else failed because of it (issue 12 item 4).
+  const progress = new GuardedListener<RunProgress>('onProgress', options.onProgress);
   try {
-    result = await execute(arc, { id, version, state, manifest, tool, input, options, started, grantsUsed });
+    if (options.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
+    const guarded: RunToolOptions = { ...options };
+    if (progress.fn === undefined) delete guarded.onProgress;
+    else guarded.onProgress = progress.fn;
+    result = await execute(arc, { id, version, state, manifest, tool, input, options: guarded, started, grantsUsed });
   } catch (error) {
-    failure = asAdcapError(error, `Running ${id} ${toolName} failed`);
+    failure = asAdcapError(explainCancel(progress.explain(error), options.signal, `The run of ${id} ${toolName}`), `Running ${id} ${toolName} failed`);
   }
   // Audit every attempt, refused ones included (issue 6 "Audit log").
   await new AuditLog(arc.home.auditDir).append({
@@ -145,11 +153,22 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   }
 
   // Host contract "Free and Pro": the SDK trusts the host's tier check, before each run.
+  // Issue 12 item 4: a refusal is E_ENTITLEMENT (never E_DENIED, which is "plan not approved"); a
+  // check that throws or answers something other than true or false is E_HOST_CALLBACK.
   const tier = manifest.distribution?.tier ?? 'free';
-  if (arc.checkTier !== undefined && !(await arc.checkTier({ id, version, tier }))) {
-    throw tier === 'pro'
-      ? new AdcapError('E_ENTITLEMENT', `${id} is a Pro capability and this host's plan does not include it; upgrade to Pro to run ${tool.name}.`, { details: { id, tier } })
-      : new AdcapError('E_DENIED', `The host does not allow running ${id} (tier ${tier}) right now; check its settings.`, { details: { id, tier } });
+  const checkTier = arc.checkTier;
+  if (checkTier !== undefined) {
+    const allowed: unknown = await callHost('checkTier', () => checkTier({ id, version, tier }));
+    if (typeof allowed !== 'boolean') {
+      throw new AdcapError('E_HOST_CALLBACK', `The host's checkTier callback answered ${allowed === null ? 'null' : typeof allowed} for ${id}; it must return true or false (or a promise of one).`, {
+        details: { callback: 'checkTier' },
+      });
+    }
+    if (!allowed) {
+      throw tier === 'pro'
+        ? new AdcapError('E_ENTITLEMENT', `${id} is a Pro capability and this host's plan does not include it; upgrade to Pro to run ${tool.name}.`, { details: { id, tier } })
+        : new AdcapError('E_ENTITLEMENT', `The host does not allow running ${id} (tier ${tier}) for this user right now; check the host's plan or settings.`, { details: { id, tier } });
+    }
   }
 
   const unsupported = runtimeProblem(tool);
@@ -161,7 +180,7 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   if (missing.length > 0) {
     throw new AdcapError(
       'E_NOT_GRANTED',
-      `The tool ${tool.name} of ${id} needs ${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted (${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in Arcotheon to run this tool.`,
+      `The tool ${tool.name} of ${id} needs ${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted (${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in the host app, or with "adcap grants ${id} ${missing.map((g) => `--grant ${g}`).join(' ')}", to run this tool.`,
       { details: { missing } },
     );
   }
@@ -206,7 +225,7 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
       options.secrets === undefined
         ? Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
         : { ...(process.env.LANG === undefined ? {} : { LANG: process.env.LANG }), ...(await secretEnv(options.secrets, { capability: id, version, tool: tool.name }, envReadVariables(declared))) };
-    wrapped = await sandbox.wrap({
+    wrapped = await wrapChecked(sandbox, {
       command: launch.command,
       args: launch.args,
       env,
@@ -255,22 +274,9 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
       grantsUsed: [...declared],
     };
   } finally {
-    await wrapped?.cleanup().catch(() => undefined);
+    await cleanupWrapped(wrapped);
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
-}
-
-/** arc.sandboxChoice.use when set, else the platform's (E_SANDBOX_UNAVAILABLE, never a silent fallback). */
-async function chooseSandbox(arc: Arcotheon, id: string): Promise<Sandbox> {
-  const choice = arc.sandboxChoice;
-  if (choice.use !== undefined) {
-    if (!(await choice.use.available())) {
-      throw new AdcapError('E_SANDBOX_UNAVAILABLE', `The sandbox "${choice.use.name}" the host chose does not work on this computer, so tools cannot run; fix it or choose another.`);
-    }
-    return choice.use;
-  }
-  const optOut = typeof choice.optOut === 'function' ? choice.optOut(id) : (choice.optOut ?? []).includes(id);
-  return defaultSandbox(process.platform, { optOut });
 }
 
 async function checkWorkspace(workspace: string | null): Promise<string | null> {
@@ -362,7 +368,7 @@ function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): 
       killTree();
       maybeFinish();
     };
-    const onAbort = (): void => fail(new AdcapError('E_DENIED', `The run of ${o.label} was cancelled.`));
+    const onAbort = (): void => fail(new AdcapError('E_CANCELLED', `The run of ${o.label} was cancelled (the tool and every process it started were stopped).`));
 
     timers.push(
       setTimeout(() => {

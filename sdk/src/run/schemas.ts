@@ -45,11 +45,50 @@ function validatorFor(schema: object, what: string): ValidateFunction {
 export function assertMatches(schema: object, value: unknown, code: Extract<ErrorCode, 'E_INPUT' | 'E_OUTPUT'>, what: string, schemaName: string): void {
   const validate = validatorFor(schema, `The ${schemaName} of ${what.replace(/^The (input|output|inputs) of /, '')}`);
   if (validate(value)) return;
-  const problems = describeSchemaErrors(validate.errors ?? []);
+  // A publisher's schema, not a format document: no "vendor data belongs under x" advice (issue 12).
+  const problems = describeSchemaErrors(validate.errors ?? [], '', { formatDocument: false });
   const first = problems[0];
   const listed = problems.slice(0, 3).map((p) => p.text).join('; ');
   const more = problems.length > 3 ? `; and ${problems.length - 3} more` : '';
-  throw new AdcapError(code, `${what} does not match its ${schemaName}: ${listed}${more}.`, {
-    details: { pointer: first?.pointer ?? '', keyword: first?.keyword ?? '', problems: problems.slice(0, 3) },
+  const fields = code === 'E_INPUT' ? acceptedFields(schema) : null;
+  const accepted = fields === null ? '' : ` ${acceptedFieldsSentence(fields)}`;
+  throw new AdcapError(code, `${what} does not match its ${schemaName}: ${listed}${more}.${accepted}`, {
+    details: { pointer: first?.pointer ?? '', keyword: first?.keyword ?? '', problems: problems.slice(0, 3), ...(fields === null ? {} : { accepted: fields }) },
   });
+}
+
+/** A top-level field an object schema names: what a caller may pass (issue 12: E_INPUT names them). */
+export interface AcceptedField {
+  name: string;
+  required: boolean;
+  /** The JSON type(s) the schema states for it, or "" when it states none. */
+  type: string;
+  description?: string;
+}
+
+/**
+ * The top-level fields of an object schema (`properties` and `required`), in the schema's order;
+ * null when the schema does not list properties (then there is nothing useful to name).
+ */
+export function acceptedFields(schema: unknown): AcceptedField[] | null {
+  if (typeof schema !== 'object' || schema === null) return null;
+  const { properties, required } = schema as { properties?: unknown; required?: unknown };
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return null;
+  const needed = new Set(Array.isArray(required) ? required.filter((r): r is string => typeof r === 'string') : []);
+  return Object.entries(properties as Record<string, unknown>).map(([name, sub]) => {
+    const s = typeof sub === 'object' && sub !== null ? (sub as { type?: unknown; description?: unknown }) : {};
+    const type = typeof s.type === 'string' ? s.type : Array.isArray(s.type) ? s.type.filter((t) => typeof t === 'string').join('|') : '';
+    return { name, required: needed.has(name), type, ...(typeof s.description === 'string' ? { description: s.description } : {}) };
+  });
+}
+
+/** "It accepts: "name" (string, required), "loud" (boolean)." – names JSON-quoted (they come from a package). */
+export function acceptedFieldsSentence(fields: readonly AcceptedField[]): string {
+  if (fields.length === 0) return 'It accepts no fields: pass {}.';
+  const shown = fields.slice(0, 20).map((f) => {
+    const notes = [f.type, f.required ? 'required' : ''].filter((n) => n !== '').join(', ');
+    return `${JSON.stringify(f.name)}${notes === '' ? '' : ` (${notes})`}`;
+  });
+  const more = fields.length > shown.length ? ` and ${fields.length - shown.length} more` : '';
+  return `It accepts: ${shown.join(', ')}${more}.`;
 }

@@ -17,7 +17,7 @@ import { AdcapError } from '../errors.js';
 import { executableExposure, findProgram, isInside, sandboxEnv, SAFE_PATH } from './common.js';
 import { FORWARDER_SOURCE } from './forwarder.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
-import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type WrappedCommand } from './sandbox.js';
+import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
 import { seccompFilterForHost } from './seccomp.js';
 
 /**
@@ -250,7 +250,7 @@ export class BubblewrapSandbox implements Sandbox {
     });
   }
 
-  async wrap(spec: SandboxSpec): Promise<WrappedCommand> {
+  async wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     if (!(await this.available())) {
       throw new AdcapError(
         'E_SANDBOX_UNAVAILABLE',

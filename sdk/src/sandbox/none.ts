@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { sandboxEnv } from './common.js';
-import { interpretGrants, type Sandbox, type SandboxSpec, type WrappedCommand } from './sandbox.js';
+import { interpretGrants, type Sandbox, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
 
 export class NoSandbox implements Sandbox {
   readonly name = 'none' as const;
@@ -15,7 +15,7 @@ export class NoSandbox implements Sandbox {
     return Promise.resolve(true);
   }
 
-  wrap(spec: SandboxSpec): Promise<WrappedCommand> {
+  wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     const grants = interpretGrants(spec.grants, spec.home);
     const env = sandboxEnv(spec, grants, { home: path.resolve(spec.home), tmp: spec.tmpDir });
     const hostPath = spec.env.PATH;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { AdcapError } from '../errors.js';
 import { executableExposure, findProgram, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
-import { interpretGrants, type Sandbox, type SandboxSpec, type WrappedCommand } from './sandbox.js';
+import { interpretGrants, type Sandbox, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
 
 export const SANDBOX_EXEC_PATH = '/usr/bin/sandbox-exec';
 
@@ -173,7 +173,7 @@ export class SandboxExecSandbox implements Sandbox {
     return cached;
   }
 
-  async wrap(spec: SandboxSpec): Promise<WrappedCommand> {
+  async wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     if (!(await this.available())) {
       throw new AdcapError('E_SANDBOX_UNAVAILABLE', `${this.sandboxExecPath} does not work on this Mac, so tools cannot be sandboxed; run them only if the host opts out for capabilities it ships.`);
     }
@@ -181,7 +181,7 @@ export class SandboxExecSandbox implements Sandbox {
   }
 
   /** wrap() without the availability check: builds the command and profile (used by tests on Linux). */
-  async wrapUnchecked(spec: SandboxSpec): Promise<WrappedCommand> {
+  async wrapUnchecked(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     await fsp.mkdir(spec.tmpDir, { recursive: true });
     const runDir = real(await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-sbx-')));
     let proxy: NetProxy | null = null;

@@ -1,11 +1,14 @@
 /**
- * The Sandbox interface (host contract "Sandbox expectations"; DESIGN §5; spec §6-§7): a sandbox
- * turns "run this interpreter with these arguments under these grants" into the command a host
- * spawns. Implementations: bubblewrap (Linux), sandbox-exec (macOS), none (host opt-out only).
+ * The Sandbox interface (host contract "Sandbox expectations": `wrap(spec) → command`; DESIGN §5;
+ * spec §6-§7): a sandbox turns "run this interpreter with these arguments under these grants" into
+ * the command the SDK spawns. Implementations: bubblewrap (Linux), sandbox-exec (macOS), none
+ * (host opt-out only), and any a host writes itself (issue 12 item 2): all it needs is a name and
+ * `wrap(spec)` returning `{ command, args, env, cleanup? }`, with `env` the complete environment.
  */
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
 
+/** The names of the SDK's own sandboxes; a host's sandbox may use any other name. */
 export type SandboxName = 'bubblewrap' | 'sandbox-exec' | 'none';
 
 export interface SandboxSpec {
@@ -43,10 +46,15 @@ export interface SandboxSpec {
 }
 
 export interface WrappedCommand {
+  /** The program to spawn (a path, or a name looked up on the PATH of `env`). */
   command: string;
   args: string[];
-  /** The complete environment to spawn `command` with (do not merge process.env into it). */
+  /**
+   * The complete environment to spawn `command` with. Required: the SDK never merges or falls
+   * back to its own process environment (a wrap() without it is refused with E_HOST_CALLBACK).
+   */
   env: Record<string, string>;
+  /** Working directory for `command`; default: the capability directory. */
   cwd?: string;
   /**
    * Extension of the contract: open file descriptors the caller MUST pass to the child as fds 3,
@@ -56,15 +64,22 @@ export interface WrappedCommand {
    * a WrappedCommand is single-use. cleanup() closes them.
    */
   stdioExtra?: number[];
-  /** Releases per-run resources (temp files, descriptors, the network proxy). Idempotent. */
+  /** Releases per-run resources (temp files, descriptors, the network proxy), after the run. Optional. */
+  cleanup?(): void | Promise<void>;
+}
+
+/** What the SDK's own sandboxes return: cleanup() is always there. */
+export interface OwnedWrappedCommand extends WrappedCommand {
   cleanup(): Promise<void>;
 }
 
 export interface Sandbox {
-  readonly name: SandboxName;
-  /** Whether this sandbox works on this machine (cached after the first check). */
-  available(): Promise<boolean>;
-  wrap(spec: SandboxSpec): Promise<WrappedCommand>;
+  /** Shown as `sandbox` in tool results; any string. The SDK's own are the SandboxName values. */
+  readonly name: string;
+  /** Whether this sandbox works on this machine; absent means it always does. */
+  available?(): boolean | Promise<boolean>;
+  /** The command for one run. May return the value or a promise of it; called once per run. */
+  wrap(spec: SandboxSpec): WrappedCommand | Promise<WrappedCommand>;
 }
 
 type StdioEntry = 'pipe' | 'ignore' | 'inherit' | number;
@@ -158,8 +173,9 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
  * is not enforced must be shown as such; issue 6). Unscoped grants are "enforced" when the
  * sandbox applies them at all.
  */
-export function isScopeEnforced(grant: string, sandboxName: SandboxName): boolean {
-  if (sandboxName === 'none') return false;
+export function isScopeEnforced(grant: string, sandboxName: string): boolean {
+  // A host's own sandbox is not known to enforce any scope; only the SDK's are described here.
+  if (sandboxName !== 'bubblewrap' && sandboxName !== 'sandbox-exec') return false;
   const { id, scope } = splitGrant(grant);
   switch (id) {
     case 'fs:read':

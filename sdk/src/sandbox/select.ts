@@ -19,7 +19,7 @@ export interface DefaultSandboxOptions extends BubblewrapOptions {
 }
 
 export async function defaultSandbox(platform: NodeJS.Platform = process.platform, options: DefaultSandboxOptions = {}): Promise<Sandbox> {
-  let candidate: Sandbox | null = null;
+  let candidate: BubblewrapSandbox | SandboxExecSandbox | null = null;
   let missing: string;
   if (platform === 'linux') {
     candidate = new BubblewrapSandbox(options);

@@ -15,6 +15,7 @@ import { readPackage } from '../format/package-read.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
+import { shippedRemote } from '../registry/embedded.js';
 import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
 import type { DocumentVersion, PackageDocument } from '../registry/types.js';
@@ -28,12 +29,16 @@ import type { TrustedKey } from '../trust/keys.js';
 import { removeTree } from '../util/fs-tree.js';
 import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
+import { checkApplyOptions, checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { HomeLayout } from './home.js';
 import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
 import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
+import { dependentsWithin, waitingUpdates } from './update-split.js';
+import { callHost, cancelledError, explainCancel, GuardedListener } from '../util/host-call.js';
+import { revocationReason } from './revocations.js';
 
 export interface HostInfo {
   /** `${os}-${arch}`; defaults to this process's. */
@@ -44,10 +49,16 @@ export interface HostInfo {
 export interface ArcotheonOptions {
   /** The home directory (DESIGN §6), inside the host app's data directory. */
   home: string;
-  /** Pinned root keys (base64) for default remotes that do not carry their own. */
-  rootKeys?: string[];
-  /** Remotes the host ships; a fresh home with no remote configured uses them (issue 7). */
-  remotes?: Array<{ name: string; url: string; rootKeys?: string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
+  /**
+   * Pinned root keys (base64) for default remotes that do not carry their own, and for the
+   * registry the SDK ships when `remotes` is left out (host contract: `ARCOTHEON_ROOT_KEYS`).
+   */
+  rootKeys?: readonly string[];
+  /**
+   * Remotes the host ships; config.json entries of the same name win (issue 7). Left out, the
+   * registry the SDK ships is the default remote (issue 12 item 1); `[]` means none.
+   */
+  remotes?: Array<{ name: string; url: string; rootKeys?: readonly string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
   host: HostInfo;
   /** spec §12: obtains authorisation for entitled downloads; null denies. */
   authorize?: AuthorizeFn;
@@ -59,28 +70,37 @@ export interface ArcotheonOptions {
     keepVersions?: number;
     /** How long to wait for another process's operation before E_LOCKED (default 30 s). */
     lockWaitMs?: number;
+    /**
+     * A stored catalogue checked longer ago than this is fetched again before it is used, by
+     * search, install, doctor and each tool run (default 1 hour; issue 12 item 9).
+     */
+    refreshAfterMs?: number;
     archive?: Partial<ArchiveLimits>;
   };
   /** Interpreter versions to assume instead of probing this computer (tests, hosts that ship their own). */
   runtimes?: HostEnvironment['runtimes'];
   /**
    * How tools are sandboxed (DESIGN §5). By default the platform's sandbox (bubblewrap, sandbox-exec)
-   * and E_SANDBOX_UNAVAILABLE without one. `optOut` names capabilities the host ships itself and
-   * runs without a sandbox (host contract: "only for capabilities it ships itself").
+   * and E_SANDBOX_UNAVAILABLE without one; `use` replaces it with the host's own. `optOut` names
+   * capabilities the host ships itself, which then always run without a sandbox (host contract:
+   * "only for capabilities it ships itself"; the host carries that risk).
    */
   sandbox?: SandboxChoice;
   /**
    * The host's tier check, called before each tool run (host contract "Free and Pro": the SDK
-   * trusts the host here). Return false to refuse the run.
+   * trusts the host here). Return false (or a promise of false) to refuse the run: E_ENTITLEMENT.
    */
   checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
   now?: () => Date;
 }
 
 export interface SandboxChoice {
-  /** A specific sandbox implementation (tests, hosts with their own). */
+  /** The host's own sandbox, used instead of the platform's (see `Sandbox`). */
   use?: Sandbox;
-  /** Capability ids, or a predicate, that run unsandboxed because the host ships them. */
+  /**
+   * Capabilities the host ships itself: their tools always run without a sandbox (`sandbox:
+   * 'none'` in the result). Capability ids, or a predicate over the id.
+   */
   optOut?: string[] | ((id: string) => boolean);
 }
 
@@ -114,8 +134,38 @@ export interface ApplyResult {
 }
 
 export interface UpdateResult extends ApplyResult {
-  /** True when the update needs permissions nobody approved, so it was not applied. */
+  /**
+   * True when some update needs permissions nobody approved: those wait (listed in `waiting`),
+   * while the plain updates of other capabilities were applied (issue 12 item 7). `plan` is then
+   * what is left to approve: show it, and pass its digest as `approvedDigest` to the next update().
+   */
   needsApproval: boolean;
+  /** Updates that wait for the user's approval of new permissions; `update(ids, { approve })` applies them. */
+  waiting: WaitingUpdate[];
+  /**
+   * Installed capabilities kept where they are by the range the user asked for, although newer
+   * versions exist (issue 12 item 10), with the request that moves to the newest.
+   */
+  pinned: PinnedUpdate[];
+}
+
+export interface WaitingUpdate {
+  id: string;
+  from?: string;
+  version: string;
+  /** The permissions to approve (`id[:scope]`); empty for an update held back by one that waits. */
+  newPermissions: string[];
+}
+
+export interface PinnedUpdate {
+  id: string;
+  version: string;
+  /** The range in state.json that keeps it there. */
+  range: string;
+  /** The newest version the registry offers. */
+  latest: string;
+  /** What to install to move to `latest` ("acme/lib@^2.0.0"). */
+  request: string;
 }
 
 export interface InstalledCapability {
@@ -127,6 +177,11 @@ export interface InstalledCapability {
   explicit: boolean;
   history: string[];
   source: InstallSource;
+  /**
+   * Set when the stored catalogue of its registry says this version was revoked (issue 12 item 6):
+   * the reason. Its tools do not run; update or uninstall it.
+   */
+  revoked?: string;
 }
 
 interface SideloadCandidate {
@@ -163,18 +218,19 @@ export class Arcotheon {
   private hostEnv: Promise<HostEnvironment> | undefined;
 
   constructor(options: ArcotheonOptions) {
-    if (typeof options.home !== 'string' || options.home === '') throw new AdcapError('E_USAGE', 'Arcotheon needs a home directory (the "home" option).');
-    if (options.host?.agent?.id === undefined) throw new AdcapError('E_USAGE', 'Arcotheon needs host.agent { id, version } to check capability compatibility (spec §11).');
+    checkArcotheonOptions(options);
     this.options = options;
     this.home = new HomeLayout(options.home);
     this.cache = new ContentCache(join(this.home.cacheDir), options.fetch === undefined ? {} : { fetch: options.fetch });
-    const defaults: RemoteConfig[] = (options.remotes ?? []).map((r) => ({
-      name: r.name,
-      url: normalizeRemoteUrl(r.url),
-      rootKeys: r.rootKeys ?? options.rootKeys ?? [],
-      ...(r.minSequence === undefined ? {} : { minSequence: r.minSequence }),
-      ...(r.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: r.maxCatalogAgeMs }),
-    }));
+    const defaults: RemoteConfig[] = options.remotes === undefined
+      ? defaultRemotes(options.rootKeys)
+      : options.remotes.map((r) => ({
+          name: r.name,
+          url: normalizeRemoteUrl(r.url),
+          rootKeys: [...(r.rootKeys ?? options.rootKeys ?? [])],
+          ...(r.minSequence === undefined ? {} : { minSequence: r.minSequence }),
+          ...(r.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: r.maxCatalogAgeMs }),
+        }));
     for (const remote of defaults) {
       if (remote.rootKeys.length === 0) throw new AdcapError('E_USAGE', `The default remote "${remote.name}" has no pinned root key; pass rootKeys.`);
     }
@@ -183,6 +239,7 @@ export class Arcotheon {
       defaults,
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.limits?.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: options.limits.maxCatalogAgeMs }),
+      ...(options.limits?.refreshAfterMs === undefined ? {} : { refreshAfterMs: options.limits.refreshAfterMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
   }
@@ -213,6 +270,7 @@ export class Arcotheon {
 
   /** Searches every remote; the first remote listing an id wins. */
   async search(query: string, filters: Omit<SearchFilters, 'installedIds'> = {}): Promise<Array<SearchHit & { remote: string }>> {
+    if (typeof query !== 'string') throw new AdcapError('E_USAGE', 'search() takes the words to look for as a string ("" lists everything).', { details: { argument: 'query' } });
     const installedIds = new Set((await this.list()).map((c) => c.id));
     const seen = new Set<string>();
     const hits: Array<SearchHit & { remote: string }> = [];
@@ -229,6 +287,7 @@ export class Arcotheon {
 
   /** The verified package document of a capability (every version and its status). */
   async packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
+    checkId(id, 'packageDoc');
     parseCapabilityId(id);
     const located = await this.sources.locate(id);
     if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
@@ -245,7 +304,9 @@ export class Arcotheon {
       const record = state.versions[state.active];
       const source = record?.source ?? { kind: 'registry', remote: '?', signedBy: [] };
       const status = source.kind === 'file' ? (source.unsigned ? 'unsigned' : source.unknownSigner ? 'unknown-signer' : 'sideloaded') : 'ok';
-      out.push({ id, version: state.active, status, grants: state.grants, explicit: state.explicit, history: state.history, source });
+      // Issue 12 item 6: a revoked install is shown as such (from the stored catalogue, offline).
+      const revoked = await revocationReason({ sources: this.sources, home: this.home.root }, id, state, { refresh: 'never' });
+      out.push({ id, version: state.active, status, grants: state.grants, explicit: state.explicit, history: state.history, source, ...(revoked === null ? {} : { revoked }) });
     }
     return out;
   }
@@ -260,6 +321,7 @@ export class Arcotheon {
   }
 
   async state(id: string): Promise<PackageState> {
+    checkId(id, 'state');
     parseCapabilityId(id);
     const state = await readState(this.home, id);
     if (state === null) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed; install it with "adcap install ${id}".`);
@@ -338,37 +400,109 @@ export class Arcotheon {
 
   /** What installing `request` would do, for the approval dialog. Changes nothing. */
   async plan(request: InstallRequest | PackageSpec | PackageSpec[]): Promise<Plan> {
+    checkInstallRequest(request, 'plan');
     return (await this.planInstall(normalizeRequest(request))).plan;
   }
 
   /** Installs exactly the plan the user approved (host contract: reject unless the user confirms). */
   async install(request: InstallRequest | PackageSpec | PackageSpec[], options: ApplyOptions = {}): Promise<ApplyResult> {
+    checkInstallRequest(request, 'install');
+    checkApplyOptions(options, 'install');
     const normalized = normalizeRequest(request);
-    return this.withHome('install', async () => {
-      const context = await this.planInstall(normalized);
-      await this.requireApproval(context, options, true);
-      return this.apply(context, 'install', options);
-    });
+    return this.cancellable('The install', options.signal, () =>
+      this.withHome('install', async () => {
+        const context = await this.planInstall(normalized);
+        await this.requireApproval(context, options, true);
+        return this.apply(context, 'install', options);
+      }),
+    );
   }
 
   /**
    * Updates installed capabilities (all, or `ids`) to the newest versions their constraints allow.
    * spec §6: an update that needs permissions the user has not granted is not applied unless
-   * `approve` accepts the plan that lists them.
+   * `approve` accepts the plan that lists them. Issue 12 item 7: without `approve`, such updates
+   * wait (`waiting`) while the plain updates of other capabilities are applied; `plan` is then what
+   * is left to approve (its digest is the next update's). Issue 12 item 10: capabilities that the
+   * range the user asked for keeps below the newest version are listed in `pinned`.
    */
   async update(ids?: string[], options: ApplyOptions & { includePrerelease?: boolean } = {}): Promise<UpdateResult> {
-    return this.withHome('update', async () => {
-      const context = await this.planUpdate(ids, options.includePrerelease === true);
-      const { plan } = context;
-      if (plan.items.length === 0) return { plan, applied: false, installed: [], needsApproval: false };
-      const needsApproval = plan.newPermissions.length > 0;
-      if (options.approve === undefined && options.approvedDigest === undefined) {
-        if (needsApproval) return { plan, applied: false, installed: [], needsApproval: true };
-      } else {
-        await this.requireApproval(context, options, false);
-      }
-      return { ...(await this.apply(context, 'update', options)), needsApproval };
-    });
+    checkIds(ids, 'update');
+    checkApplyOptions(options, 'update');
+    return this.cancellable('The update', options.signal, () =>
+      this.withHome('update', async () => {
+        const prerelease = options.includePrerelease === true;
+        const context = await this.planUpdate(ids, prerelease);
+        const { plan } = context;
+        const pinned = await this.pinnedUpdates(context, ids, prerelease);
+        if (plan.items.length === 0) return { plan, applied: false, installed: [], needsApproval: false, waiting: [], pinned };
+        if (options.approve !== undefined || options.approvedDigest !== undefined) {
+          await this.requireApproval(context, options, false);
+          return { ...(await this.apply(context, 'update', options)), needsApproval: plan.newPermissions.length > 0, waiting: [], pinned };
+        }
+        if (plan.newPermissions.length === 0) return { ...(await this.apply(context, 'update', options)), needsApproval: false, waiting: [], pinned };
+        // Hold back what needs approval (and what cannot move without it); apply the rest.
+        const plain = await this.planPlainUpdate(context, ids, prerelease);
+        const waiting = waitingUpdates(plan, plain.plan);
+        if (plain.plan.items.length === 0) return { plan, applied: false, installed: [], needsApproval: true, waiting, pinned };
+        const applied = await this.apply(plain, 'update', options);
+        // `plan` is what is left: the plan the next update() carries out, so a host can show it and
+        // pass its digest back as `approvedDigest`.
+        const remaining = (await this.planUpdate(ids, prerelease, new Set(), false)).plan;
+        return { plan: remaining, applied: applied.applied, installed: applied.installed, needsApproval: true, waiting, pinned };
+      }),
+    );
+  }
+
+  /**
+   * The part of an update that needs no new permission: items asking for permissions are kept at
+   * their installed version, and so is every target whose new version depends on one of them,
+   * until the plan asks for nothing new (each round holds at least one more capability back).
+   */
+  private async planPlainUpdate(full: PlanContext, ids: string[] | undefined, includePrerelease: boolean): Promise<PlanContext> {
+    const held = new Set<string>();
+    let context = full;
+    for (;;) {
+      const asking = context.plan.items.filter((i) => i.newPermissions.length > 0).map((i) => i.id);
+      if (asking.length === 0) return context;
+      const before = held.size;
+      for (const id of dependentsWithin(context, new Set(asking))) held.add(id);
+      if (held.size === before) return { ...context, plan: finishPlan([], context.plan.versions) };
+      context = await this.planUpdate(ids, includePrerelease, held);
+    }
+  }
+
+  /** Issue 12 item 10: installed explicit targets the user's range keeps below a newer version. */
+  private async pinnedUpdates(context: PlanContext, ids: string[] | undefined, includePrerelease: boolean): Promise<PinnedUpdate[]> {
+    const host = await this.hostEnvironment();
+    const out: PinnedUpdate[] = [];
+    for (const [id, state] of context.states) {
+      if (state === null || !state.explicit || (ids !== undefined && !ids.includes(id))) continue;
+      if (state.versions[state.active]?.source.kind === 'file') continue;
+      const range = state.range ?? '*';
+      const doc = context.located.get(id)?.doc;
+      if (doc === undefined) continue;
+      const newer = Object.values(doc.versions)
+        .filter((v) => v.status === undefined && semver.gt(v.version, state.active) && (includePrerelease || semver.prerelease(v.version) === null))
+        .filter((v) => !semver.satisfies(v.version, range, { includePrerelease }) && checkCompatibility(candidateOf(v), host).ok)
+        .map((v) => v.version)
+        .sort(semver.rcompare);
+      const latest = newer[0];
+      const chosen = context.plan.versions[id] ?? state.active;
+      if (latest === undefined || semver.gte(chosen, latest)) continue;
+      out.push({ id, version: chosen, range, latest, request: `${id}@^${latest}` });
+    }
+    return out;
+  }
+
+  /** Runs an operation that `signal` may cancel: checked before it starts, and E_CANCELLED after. */
+  private async cancellable<T>(what: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    if (signal?.aborted === true) throw cancelledError(what);
+    try {
+      return await fn();
+    } catch (error) {
+      throw explainCancel(error, signal, what);
+    }
   }
 
   private async requireApproval(context: PlanContext, options: ApplyOptions, always: boolean): Promise<void> {
@@ -394,7 +528,8 @@ export class Arcotheon {
       return;
     }
     // Hand the callback a copy, so it cannot change what gets installed after approving it.
-    const approved = await options.approve(structuredClone(plan));
+    const approve = options.approve;
+    const approved = await callHost('approve', () => approve(structuredClone(plan)));
     if (approved !== true) throw new AdcapError('E_DENIED', 'The plan was not approved, so nothing was installed.');
   }
 
@@ -417,13 +552,14 @@ export class Arcotheon {
     return context;
   }
 
-  private async planUpdate(ids: string[] | undefined, includePrerelease: boolean): Promise<PlanContext> {
-    await this.refreshRemotes();
+  private async planUpdate(ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set(), refresh = held.size === 0): Promise<PlanContext> {
+    if (refresh) await this.refreshRemotes();
     const installed = await this.installedStates();
     const targets = new Set(ids ?? [...installed.keys()]);
     for (const id of targets) {
       if (!installed.has(id)) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so it cannot be updated; install it with "adcap install ${id}".`);
     }
+    for (const id of held) targets.delete(id);
     const roots: Array<{ id: string; range: string }> = [];
     const preferred: Record<string, string> = {};
     for (const [id, state] of installed) {
@@ -446,7 +582,11 @@ export class Arcotheon {
     isUpdate: boolean,
   ): Promise<PlanContext> {
     const host = await this.hostEnvironment();
-    const located = await this.sources.closure(roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})));
+    const tolerate = new Set([...installed.keys()].filter((id) => !explicitIds.has(id)));
+    const located = await this.sources.closure(
+      roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})),
+      { tolerate },
+    );
     // An installed version stays resolvable although no configured registry lists it (a sideload,
     // or a remote that was removed): its own manifest says what it needs.
     const installedCandidates = new Map<string, CandidateVersion>();
@@ -457,10 +597,17 @@ export class Arcotheon {
       if (sideload !== null && id === sideload.manifest.id) return [candidateOfManifest(sideload.manifest)];
       const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
       const kept = installedCandidates.get(id);
-      if (kept !== undefined && !versions.some((v) => v.version === kept.version)) versions.push(kept);
-      return versions;
+      if (kept === undefined) return versions;
+      // Issue 12 item 6: the installed version may stay where it is even when its registry has
+      // since yanked or revoked it (it is reported by doctor and list, and offered for update),
+      // so it never makes unrelated work unresolvable. It is never newly chosen: the resolver
+      // prefers it only for the capability that has it installed.
+      return [...versions.filter((v) => v.version !== kept.version), kept];
     };
-    const resolution = resolve({ roots, available, installed: preferred, host, includePrerelease });
+    // Issue 12 item 6: an installed capability nothing can resolve any more (its registry gone and
+    // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
+    const resolvable = roots.filter((r) => explicitIds.has(r.id) || !installed.has(r.id) || available(r.id).length > 0);
+    const resolution = resolve({ roots: resolvable, available, installed: preferred, host, includePrerelease });
     const items: PlanItem[] = [];
     for (const id of resolution.order) {
       const version = resolution.versions[id] as string;
@@ -482,7 +629,14 @@ export class Arcotheon {
       const cached = await this.cache.has(entry.archive.sha256, entry.archive.size);
       items.push(registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size));
     }
-    const plan = finishPlan(items, resolution.versions);
+    const kept: string[] = [];
+    for (const [id, version] of Object.entries(resolution.versions)) {
+      const entry = located.get(id)?.doc.versions[version];
+      if (entry?.status === 'revoked' && installed.get(id)?.active === version) {
+        kept.push(`${id} ${version} stays installed but was revoked by its registry (${entry.statusReason ?? 'no reason given'}); its tools do not run. Update or uninstall it.`);
+      }
+    }
+    const plan = finishPlan(items, resolution.versions, kept);
     return { plan, ranges: new Map(), located, sideload, states: installed };
   }
 
@@ -535,8 +689,20 @@ export class Arcotheon {
     };
   }
 
-  /** Downloads, verifies and switches in every item of the plan under one journal record. */
+  /**
+   * Downloads, verifies and switches in every item of the plan under one journal record. A throw
+   * from the host's onProgress is reported as such (E_HOST_CALLBACK), whatever it broke.
+   */
   private async apply(context: PlanContext, op: 'install' | 'update', options: ApplyOptions): Promise<ApplyResult> {
+    const guard = new GuardedListener<LifecycleProgress>('onProgress', options.onProgress);
+    try {
+      return await this.applyWith(context, op, options, guard.fn);
+    } catch (error) {
+      throw guard.explain(error);
+    }
+  }
+
+  private async applyWith(context: PlanContext, op: 'install' | 'update', options: ApplyOptions, progress: ((p: LifecycleProgress) => void) | undefined): Promise<ApplyResult> {
     const { plan } = context;
     const before: Record<string, PackageState | null> = {};
     const after: Record<string, PackageState | null> = {};
@@ -552,7 +718,6 @@ export class Arcotheon {
       if (Object.keys(after).length > 0) await runOperation(this.home, { op, before, after, creates: [] });
       return { plan, applied: false, installed: [] };
     }
-    const progress = options.onProgress;
     const creates: VersionToCreate[] = [];
     const now = (this.options.now?.() ?? new Date()).toISOString();
     for (const item of plan.items) {
@@ -676,6 +841,7 @@ export class Arcotheon {
 
   /** Back to the previous version, with the grants it had (issue 4). */
   async rollback(id: string): Promise<{ id: string; from: string; to: string }> {
+    checkId(id, 'rollback');
     return this.withHome(`rollback ${id}`, async () => {
       const state = await this.state(id);
       const previous = state.history.at(-1);
@@ -703,8 +869,12 @@ export class Arcotheon {
 
   /** Removes a capability, and dependencies nothing else needs; refuses while a dependent is installed. */
   async uninstall(id: string): Promise<{ removed: string[] }> {
+    checkId(id, 'uninstall');
     return this.withHome(`uninstall ${id}`, async () => {
-      await this.state(id);
+      parseCapabilityId(id);
+      if ((await readState(this.home, id)) === null) {
+        throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
+      }
       const installed = await this.installedStates();
       const manifests = await this.activeManifests(installed);
       const dependents = dependentsOf(id, manifests, new Set([id]));
@@ -796,6 +966,17 @@ export class Arcotheon {
       { waitMs: this.options.limits?.lockWaitMs ?? 30_000, what: `The Arcotheon home ${this.home.root}` },
     );
   }
+}
+
+/**
+ * Issue 12 item 1: an instance that names no remotes starts on the registry the SDK ships. Root
+ * keys the host pins (`rootKeys`, normally ARCOTHEON_ROOT_KEYS) replace the shipped pin's, so a
+ * host that pins other keys gets a refused catalogue rather than an unpinned one.
+ */
+function defaultRemotes(rootKeys: readonly string[] | undefined): RemoteConfig[] {
+  const remote = shippedRemote();
+  if (remote === null) return [];
+  return [{ ...remote, rootKeys: rootKeys === undefined || rootKeys.length === 0 ? remote.rootKeys : [...rootKeys] }];
 }
 
 /** Installed capabilities (not in `ignore`) whose active version depends on `id`. */

@@ -12,7 +12,9 @@ import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
 import type { Arcotheon } from './arcotheon.js';
-import { pendingOperations } from './journal.js';
+import { readJournal, type DamagedJournalRecord, type JournalRecord } from './journal.js';
+import { revocationReason } from './revocations.js';
+import { withLock } from '../util/lock.js';
 import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
 import { exists, recoverOperations } from './transaction.js';
 
@@ -53,6 +55,11 @@ export interface DoctorReport {
   /** True when nothing is left to repair. */
   ok: boolean;
   checked: { packages: number; versions: number; cacheEntries: number };
+  /**
+   * Set when another process was changing installed capabilities during the check (it held the
+   * home lock): its operation was left alone and the capabilities it touches were not checked.
+   */
+  busy?: { message: string; packages: string[] };
 }
 
 /**
@@ -66,10 +73,19 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
   const problems: Problem[] = [];
   const checked = { packages: 0, versions: 0, cacheEntries: 0 };
 
+  // 0. Issue 12 item 8: without fix, doctor changes nothing and never mistakes another process's
+  // running operation for an interrupted one. It takes the home lock only for the moment it reads
+  // the journal and the package folders (waiting for no one); when a live process holds it, that
+  // process's operation is left alone and the capabilities it touches are not checked.
+  const snapshot = fix ? await homeSnapshot(arc, true, false) : await readOnlySnapshot(arc);
+  const skip = new Set(snapshot.busy?.packages ?? []);
+
   // 1. Operations a crash interrupted: finish or undo them before looking at anything else.
-  const pending = await pendingOperations(arc.home);
-  if (pending.length > 0) {
-    const outcomes = await recoverOperations(arc.home, { dryRun: !fix });
+  for (const { file, error } of snapshot.damaged) {
+    problems.push({ kind: 'half-finished-operation', message: `${error.message} (${file})`, fixable: false });
+  }
+  if (snapshot.busy === undefined && snapshot.pending.length > 0) {
+    const outcomes = await recoverOperations(arc.home, { dryRun: !fix, skipDamaged: true });
     for (const outcome of outcomes) {
       problems.push({
         kind: 'half-finished-operation',
@@ -95,6 +111,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
   const manifests = new Map<string, Manifest>();
   const actives = new Map<string, string>();
   for (const id of await packageIdsOnDisk(arc.home)) {
+    if (skip.has(id)) continue;
     checked.packages++;
     let state: PackageState | null;
     try {
@@ -112,6 +129,8 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
         if (version === state.active) manifests.set(id, checkedInstall.manifest);
         continue;
       }
+      // Read-only: an operation that started since the snapshot may have replaced this version.
+      if (!fix && !(await stillReferenced(arc, id, version))) continue;
       const problem: Problem = { kind: 'damaged-install', id, version, message: `${id}@${version}: ${checkedInstall.damage}`, fixable: true };
       if (fix) {
         problem.fixed = await reinstall(arc, id, version, state);
@@ -119,13 +138,15 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
       }
       problems.push(problem);
     }
-    const leftovers = await leftoverEntries(arc, id, state);
+    // With fix, after recovery (which may have made another version active); without, as read under the lock.
+    const leftovers = fix ? await leftoverEntries(arc, id, state) : (snapshot.leftovers.get(id) ?? []);
     if (leftovers.length > 0) {
       problems.push({ kind: 'leftover-files', id, message: `${id} has leftover files from an interrupted operation: ${leftovers.join(', ')}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
       if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
     }
     if (options.checkRevocations !== false) {
-      const revoked = await revocationOf(arc, id, state.active);
+      // Issue 12 item 9: a catalogue older than the refresh interval is fetched again first.
+      const revoked = await revocationReason({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
       if (revoked !== null) {
         problems.push({
           kind: 'revoked',
@@ -178,7 +199,45 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
       problems.push({ kind: 'missing-sandbox', message: error.message, fixable: false });
     }
   }
-  return { problems, ok: problems.every((p) => p.fixed !== undefined), checked };
+  return { problems, ok: problems.every((p) => p.fixed !== undefined), checked, ...(snapshot.busy === undefined ? {} : { busy: snapshot.busy }) };
+}
+
+interface HomeSnapshot {
+  pending: Array<{ file: string; record: JournalRecord }>;
+  damaged: DamagedJournalRecord[];
+  /** Per installed capability: entries of its folder no state references. */
+  leftovers: Map<string, string[]>;
+  busy?: { message: string; packages: string[] };
+}
+
+/** The journal and the package folders, read while nobody else changes them (the caller holds the lock). */
+async function homeSnapshot(arc: Arcotheon, removeTemp: boolean, withLeftovers = true): Promise<HomeSnapshot> {
+  const { records, damaged } = await readJournal(arc.home, { removeTemp });
+  const leftovers = new Map<string, string[]>();
+  if (withLeftovers) for (const id of await packageIdsOnDisk(arc.home)) {
+    const state = await readState(arc.home, id).catch(() => null);
+    if (state !== null) leftovers.set(id, await leftoverEntries(arc, id, state));
+  }
+  return { pending: records, damaged, leftovers };
+}
+
+/** homeSnapshot under the home lock taken without waiting; when a live process holds it, what it is doing. */
+async function readOnlySnapshot(arc: Arcotheon): Promise<HomeSnapshot> {
+  try {
+    return await withLock(arc.home.homeLock, 'doctor (read-only check)', () => homeSnapshot(arc, false, true), { waitMs: 0, what: `The Arcotheon home ${arc.home.root}` });
+  } catch (error) {
+    if (!isAdcapError(error, 'E_LOCKED')) throw error;
+    const { records, damaged } = await readJournal(arc.home, { removeTemp: false });
+    const packages = [...new Set(records.flatMap((r) => Object.keys(r.record.after)))].sort();
+    return { pending: [], damaged, leftovers: new Map(), busy: { message: error.message, packages } };
+  }
+}
+
+/** Whether `version` is still the active or a kept version of `id` (it may have changed since it was read). */
+async function stillReferenced(arc: Arcotheon, id: string, version: string): Promise<boolean> {
+  const state = await readState(arc.home, id).catch(() => null);
+  if (state === null || !(state.active === version || state.history.includes(version))) return false;
+  return (await readJournal(arc.home, { removeTemp: false })).records.every((r) => !Object.hasOwn(r.record.after, id));
 }
 
 /**
@@ -297,14 +356,4 @@ async function repairState(arc: Arcotheon, id: string, error: unknown, fix: bool
   await removeTree(arc.home.packageDir(id));
   problem.fixed = 'removed (no intact version was left); install it again';
   return problem;
-}
-
-async function revocationOf(arc: Arcotheon, id: string, version: string): Promise<string | null> {
-  try {
-    const located = await arc.sources.locate(id);
-    const entry = located?.doc.versions[version];
-    return entry?.status === 'revoked' ? (entry.statusReason ?? 'no reason given') : null;
-  } catch {
-    return null; // offline or registry trouble: revocation is checked again next time
-  }
 }

@@ -13,6 +13,8 @@ export interface SourcesOptions {
   defaults: RemoteConfig[];
   fetch?: FetchLike;
   maxCatalogAgeMs?: number;
+  /** Refresh a stored catalogue checked longer ago than this (default: the client's, 1 hour). */
+  refreshAfterMs?: number;
   now?: () => Date;
 }
 
@@ -49,6 +51,7 @@ export class RegistrySources {
         remote,
         ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
         ...(this.options.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: this.options.maxCatalogAgeMs }),
+        ...(this.options.refreshAfterMs === undefined ? {} : { refreshAfterMs: this.options.refreshAfterMs }),
         ...(this.options.now === undefined ? {} : { now: this.options.now }),
       });
       this.clientsByName.set(remote.name, client);
@@ -101,14 +104,22 @@ export class RegistrySources {
    * Locates `ids` and, transitively, every capability any of their versions depends on, so the
    * synchronous resolver can see the whole universe it may need.
    */
-  async closure(ids: Iterable<string>): Promise<Map<string, LocatedPackage>> {
+  async closure(ids: Iterable<string>, options: { tolerate?: ReadonlySet<string> } = {}): Promise<Map<string, LocatedPackage>> {
     const found = new Map<string, LocatedPackage>();
     const missing = new Set<string>();
     const queue = [...ids];
     while (queue.length > 0) {
       const id = queue.shift() as string;
       if (found.has(id) || missing.has(id)) continue;
-      const located = await this.locate(id);
+      let located: LocatedPackage | null;
+      try {
+        located = await this.locate(id);
+      } catch (error) {
+        // Issue 12 item 6: an installed capability whose registry cannot answer stays resolvable
+        // from its own manifest; it is no reason to refuse unrelated work.
+        if (!isAdcapError(error) || options.tolerate?.has(id) !== true) throw error;
+        located = null;
+      }
       if (located === null) {
         missing.add(id);
         continue;

@@ -1,8 +1,9 @@
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { asAdcapError } from '../errors.js';
 import { removeTree } from '../util/fs-tree.js';
 import type { HomeLayout } from './home.js';
-import { beginOperation, pendingOperations, type JournalRecord, type OperationKind } from './journal.js';
+import { beginOperation, pendingOperations, readJournal, type JournalRecord, type OperationKind } from './journal.js';
 import { writeState, type PackageState } from './state.js';
 
 /** A version directory an operation creates, with the function that extracts it (verified). */
@@ -71,9 +72,11 @@ export interface RecoveryOutcome {
  * directory the new states need is on disk (extraction finished), backward otherwise. Either way
  * nothing the surviving states reference is removed. The caller holds the home lock.
  */
-export async function recoverOperations(home: HomeLayout, options: { dryRun?: boolean } = {}): Promise<RecoveryOutcome[]> {
+export async function recoverOperations(home: HomeLayout, options: { dryRun?: boolean; skipDamaged?: boolean } = {}): Promise<RecoveryOutcome[]> {
   const outcomes: RecoveryOutcome[] = [];
-  for (const { file, record } of await pendingOperations(home)) {
+  // doctor reports damaged records itself (skipDamaged); every other caller stops at one (E_JSON).
+  const records = options.skipDamaged === true ? (await readJournal(home, { removeTemp: options.dryRun !== true })).records : await pendingOperations(home, { removeTemp: options.dryRun !== true });
+  for (const { file, record } of records) {
     const forward = await allPresent(home, record.after);
     const outcome: RecoveryOutcome = {
       opId: record.opId,
@@ -84,15 +87,20 @@ export async function recoverOperations(home: HomeLayout, options: { dryRun?: bo
     };
     outcomes.push(outcome);
     if (options.dryRun === true) continue;
-    if (forward) {
-      await applyStates(home, record);
-      await pruneUnreferenced(home, record);
-    } else {
-      const undo: JournalRecord = { ...record, before: record.after, after: record.before };
-      await applyStates(home, undo);
-      await pruneUnreferenced(home, undo);
+    try {
+      if (forward) {
+        await applyStates(home, record);
+        await pruneUnreferenced(home, record);
+      } else {
+        const undo: JournalRecord = { ...record, before: record.after, after: record.before };
+        await applyStates(home, undo);
+        await pruneUnreferenced(home, undo);
+      }
+      await rm(file, { force: true });
+    } catch (error) {
+      // Issue 12 item 8: every failure of the journal is coded (E_IO naming the operation).
+      throw asAdcapError(error, `Cannot ${forward ? 'finish' : 'undo'} the interrupted ${record.op} of ${outcome.packages.join(', ')} (journal ${file})`);
     }
-    await rm(file, { force: true });
   }
   return outcomes;
 }

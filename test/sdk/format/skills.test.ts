@@ -1,6 +1,6 @@
 /** spec §3.1: SKILL.md front matter rules, one block per rule. */
 import { describe, expect, it } from 'vitest';
-import { extractFrontMatter, SKILL_RULES, validateSkillDocument } from '../../../sdk/src/format/skills.js';
+import { extractFrontMatter, skillDocumentProblems, SKILL_RULES, validateSkillDocument } from '../../../sdk/src/format/skills.js';
 import { captureAdcapError } from '../../helpers/manifest-fixtures.js';
 
 const doc = (front: string, body = '# Skill\n'): string => `---\n${front}\n---\n\n${body}`;
@@ -14,7 +14,16 @@ function expectRule(dir: string, text: string, rule: (typeof SKILL_RULES)[number
 
 describe('validateSkillDocument', () => {
   it('has a block below for every exported skill rule', () => {
-    expect([...SKILL_RULES].sort()).toEqual(['skill-description', 'skill-front-matter', 'skill-name', 'skill-name-matches-dir']);
+    expect([...SKILL_RULES].sort()).toEqual([
+      'skill-allowed-tools',
+      'skill-compatibility',
+      'skill-description',
+      'skill-front-matter',
+      'skill-license',
+      'skill-metadata',
+      'skill-name',
+      'skill-name-matches-dir',
+    ]);
   });
 
   it('returns name and description of a valid SKILL.md', () => {
@@ -50,9 +59,15 @@ describe('validateSkillDocument', () => {
     it.each([['Pdf'], ['pdf--tools'], ['-pdf'], ['pdf-'], ['pdf_tools'], ['x'.repeat(65)], ['caf\u00e9']])('fails for %s', (name) => {
       expectRule(name, doc(`name: "${name}"\ndescription: d`), 'skill-name');
     });
-    it('fails when the name is missing or not a string', () => {
+    it('fails when the name is missing or not a scalar', () => {
       expectRule('a', doc('description: d'), 'skill-name');
-      expectRule('123', doc('name: 123\ndescription: d'), 'skill-name');
+      expectRule('a', doc('name: [a]\ndescription: d'), 'skill-name');
+    });
+    // Issue 12 item 11 (this assertion changed: 123 used to be refused as "not a string"): every
+    // Agent Skills reader takes the name as written, so `name: 123` is the string "123".
+    it('reads a YAML name like 123 as the string it is', () => {
+      expect(validateSkillDocument('123', doc('name: 123\ndescription: d'), '/skills/0/path').name).toBe('123');
+      expect(validateSkillDocument('a', doc('name: a\ndescription: 42'), '/skills/0/path').description).toBe('42');
     });
   });
 
@@ -79,5 +94,47 @@ describe('validateSkillDocument', () => {
   it('is not fooled by YAML alias expansion', () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)];
     expectRule('a', doc(`${bomb.join('\n')}\nname: a\ndescription: d`), 'skill-front-matter');
+  });
+
+  describe('skill-license', () => {
+    it('passes with a license name', () => expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nlicense: Apache-2.0'), '/skills/0/path')).not.toThrow());
+    it('fails when it is not text', () => expectRule('a', doc('name: a\ndescription: d\nlicense: [MIT]'), 'skill-license'));
+  });
+
+  describe('skill-compatibility (Agent Skills: at most 500 characters)', () => {
+    it('passes at 500 characters', () => expect(() => validateSkillDocument('a', doc(`name: a\ndescription: d\ncompatibility: ${'c'.repeat(500)}`), '/skills/0/path')).not.toThrow());
+    it.each([
+      ['over 500 characters', `compatibility: ${'c'.repeat(501)}`],
+      ['empty', 'compatibility: ""'],
+      ['a map', 'compatibility:\n  os: linux'],
+    ])('fails when %s', (_label, line) => expectRule('a', doc(`name: a\ndescription: d\n${line}`), 'skill-compatibility'));
+  });
+
+  describe('skill-metadata (Agent Skills: a map of strings to strings)', () => {
+    it('passes with scalar values, read as strings', () => expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nmetadata:\n  author: acme\n  version: 2\n  beta: true'), '/skills/0/path')).not.toThrow());
+    it.each([
+      ['a list', 'metadata: [a, b]'],
+      ['a string', 'metadata: author'],
+      ['a nested map', 'metadata:\n  author:\n    name: acme'],
+      ['a list value', 'metadata:\n  tags: [a, b]'],
+    ])('fails when it is %s', (_label, line) => expectRule('a', doc(`name: a\ndescription: d\n${line}`), 'skill-metadata'));
+  });
+
+  describe('skill-allowed-tools (Agent Skills: a string)', () => {
+    it('passes with space-separated names', () => expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nallowed-tools: Bash(git:*) Read'), '/skills/0/path')).not.toThrow());
+    it('fails when it is a list', () => expectRule('a', doc('name: a\ndescription: d\nallowed-tools: [Bash, Read]'), 'skill-allowed-tools'));
+  });
+
+  it('counts YAML error lines from the first line of SKILL.md (the front matter starts on line 2)', () => {
+    const error = captureAdcapError(() => validateSkillDocument('a', '---\nname: a\ndescription: [b\nlicense: x\n---\n', '/skills/0/path'));
+    // The unclosed flow sequence is reported where the parser gives up: line 4 of the file, not line 3 of the front matter.
+    expect(error.message).toMatch(/not valid YAML at line 4, column \d+ of the file/);
+  });
+
+  it('lists every problem of a document at once (for multi-error reports)', () => {
+    const problems = skillDocumentProblems('alpha', doc(`name: beta\ndescription: ${'x'.repeat(1025)}\ncompatibility: ${'c'.repeat(501)}`), '/skills/2/path');
+    expect(problems.map((p) => p.details['rule'])).toEqual(['skill-name-matches-dir', 'skill-description', 'skill-compatibility']);
+    expect(problems.every((p) => p.code === 'E_SEMANTIC')).toBe(true);
+    expect(skillDocumentProblems('a', doc('name: a\ndescription: d'), '/skills/0/path')).toEqual([]);
   });
 });

@@ -78,7 +78,7 @@ describe('runTool refuses before starting', () => {
     }
   });
 
-  it('tier hook: called before each run with the tier; false refuses a pro capability with E_ENTITLEMENT and a free one with E_DENIED', async () => {
+  it('tier hook: called before each run with the tier; false refuses a pro capability and a free one with E_ENTITLEMENT, never E_DENIED (issue 12 item 4)', async () => {
     const calls: Array<{ id: string; version: string; tier: string }> = [];
     let allow = true;
     const arc = h.arc({
@@ -96,7 +96,7 @@ describe('runTool refuses before starting', () => {
     expect(pro.code).toBe('E_ENTITLEMENT');
     expect(pro.message).toContain('Pro');
     const free = await rejectionOf(runTool(arc, 'acme/free', 'echo', {}));
-    expect(free.code).toBe('E_DENIED');
+    expect(free.code).toBe('E_ENTITLEMENT');
     expect(calls).toHaveLength(3);
   });
 

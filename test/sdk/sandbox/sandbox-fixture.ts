@@ -81,7 +81,7 @@ export async function runSandboxed(sandbox: Sandbox, spec: SandboxSpec): Promise
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
   } finally {
-    await wrapped.cleanup();
+    await wrapped.cleanup?.();
   }
 }
 

@@ -9,6 +9,7 @@ import { parseEnvelope } from '../../trust/envelope.js';
 import { generateKey, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from '../../trust/keys.js';
 import { buildSignedPackage, signPackage, verifyPackage } from '../../trust/package-signature.js';
 import type { CliContext } from '../context.js';
+import { DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
 
 /**
  * Authoring commands (DESIGN §8): init, build, sign, verify, inspect, keygen. They work on files
@@ -160,7 +161,8 @@ export function register(program: Command, ctx: CliContext): void {
           ...section('permissions', (m.permissions ?? []).map((p) => `${p.id}${p.scope === undefined ? '' : `:${p.scope}`}: ${p.reason}`)),
           ...section('resources', (m.resources ?? []).map((r) => `${r.id} (${r.kind}, ${r.size} bytes)`)),
           ...section('dependencies', Object.entries(m.dependencies ?? {}).map(([id, range]) => `${id} ${range}`)),
-          ...section('entries', pkg.entries),
+          // issue 12 item 14: a package may have thousands of entries; --json lists them all.
+          ...section('entries', truncatedRows(pkg.entries, DEFAULT_LIST_ROWS, 'use --json to list them all')),
           signature === null ? 'signature: none' : `signature: ${signature.keyIds.join(', ')} (not checked; use adcap verify --trust)`,
         ],
       );

@@ -10,6 +10,9 @@ import type { Access, Tier } from '../../registry/types.js';
 import { HomeLayout } from '../../store/home.js';
 import { packageIdsOnDisk } from '../../store/state.js';
 import type { CliContext } from '../context.js';
+import { openArcotheon } from '../host.js';
+import { installedView, type InstalledView } from '../installed-view.js';
+import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
 
 /**
  * Registry client commands (DESIGN §8): `remote add|list|remove|update`, `search`, `show`.
@@ -104,8 +107,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--installed', 'only installed capabilities')
     .option('--not-installed', 'only capabilities that are not installed')
     .option('--remote <name>', 'search only this remote')
-    .option('--limit <n>', 'at most this many results', parseNonNegative)
-    .action(async (query: string, opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number }) => {
+    .option('--limit <n>', `at most this many results (default for a person: ${DEFAULT_LIST_ROWS}; with --json: all)`, parseNonNegative)
+    .option('--all', 'print every result')
+    .action(async (query: string, opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number; all?: boolean }) => {
+      if (opts.all === true && opts.limit !== undefined) throw new AdcapError('E_USAGE', 'Give either --limit or --all, not both.');
       const home = ctx.home();
       const filters: SearchFilters = { installedIds: await installedIds(home) };
       if (opts.tier !== undefined) filters.tier = opts.tier;
@@ -113,25 +118,45 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.installed === true) filters.installed = true;
       if (opts.notInstalled === true) filters.installed = false;
       const hits = await searchAll(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), query, filters);
+      // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
+      // of the rest (issue 12 item 14), with catalogue text escaped.
       const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
+      const shownRows = opts.all === true ? null : (opts.limit ?? DEFAULT_LIST_ROWS);
       output.result(
         limited.map((h) => ({ id: h.id, name: h.name, summary: h.summary, latest: h.latest, tier: h.tier, access: h.access, installed: h.installed })),
         () =>
-          limited.length === 0
-            ? `no capabilities match "${query}"`
-            : limited.map((h) => `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${h.name} - ${h.summary}${flags(h)}`),
+          hits.length === 0
+            ? `no capabilities match "${cliListText(query)}"`
+            : truncatedRows(
+                hits.map((h) => `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${cliListText(h.name)} - ${cliListText(h.summary)}${flags(h)}`),
+                shownRows,
+                `use --limit <n> or --all to see more, or narrow the search`,
+              ),
       );
     });
 
   program
     .command('show')
-    .description('show a capability: its package document, versions and their status')
+    .description('show a capability: what is installed (skills, tools and their input fields) and what the remotes list (versions and their status)')
     .argument('<id>', 'capability id, e.g. acme/pdf')
     .option('--remote <name>', 'look only in this remote')
     .action(async (id: string, opts: { remote?: string }) => {
       parseCapabilityId(id);
       const home = ctx.home();
-      const shown = await showCapability(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), id);
+      // issue 12: an installed capability shows from any source (sideloaded too), even when no
+      // remote lists it or the remotes cannot be reached.
+      const installed = await installedView(await openArcotheon(ctx), id);
+      let listed: Listed | null = null;
+      try {
+        listed = await showCapability(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), id);
+      } catch (error) {
+        if (installed === null) throw error;
+        output.note(`note: the remotes could not be read (${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); showing the installed copy only`);
+      }
+      if (listed === null && installed === null) {
+        throw new AdcapError('E_NOT_FOUND', `${id} is not installed and no remote lists it; search for it with "adcap search".`);
+      }
+      const shown: Shown = listed !== null ? { ...listed, installed } : { ...unlisted(id, installed as InstalledView), installed };
       output.result(shown, () => showLines(shown));
     });
 }
@@ -202,6 +227,28 @@ export async function searchAll(
   return merged;
 }
 
+type Listed = NonNullable<Awaited<ReturnType<typeof showCapability>>>;
+type Shown = Omit<Listed, 'remote' | 'tier' | 'access'> & { remote: string | null; tier: string | null; access: string | null; installed: InstalledView | null };
+
+/** What `show` says of an installed capability that no remote lists (a sideloaded one). */
+function unlisted(id: string, installed: InstalledView): Omit<Shown, 'installed'> {
+  return {
+    id,
+    remote: null,
+    name: installed.name,
+    summary: installed.summary,
+    publisher: parseCapabilityId(id).publisher,
+    latest: null,
+    latestPrerelease: null,
+    tier: null,
+    access: null,
+    keywords: [],
+    deprecated: null,
+    versions: {},
+  };
+}
+
+/** The capability as the first remote listing it describes it, or null when none does. */
 async function showCapability(remotes: readonly RemoteConfig[], clientFor: (remote: RemoteConfig) => RegistryClient, id: string) {
   for (const remote of remotes) {
     const client = clientFor(remote);
@@ -229,18 +276,51 @@ async function showCapability(remotes: readonly RemoteConfig[], clientFor: (remo
       versions: ordered,
     };
   }
-  throw new AdcapError('E_NOT_FOUND', `No remote lists ${id}; search for it with "adcap search".`);
+  return null;
 }
 
-function showLines(shown: Awaited<ReturnType<typeof showCapability>>): string[] {
-  const lines = [`${shown.id} - ${shown.name} (from ${shown.remote})`, shown.summary];
-  if (shown.deprecated !== null) lines.push(`DEPRECATED: ${shown.deprecated.message}`);
-  lines.push(`latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`);
-  lines.push('versions:');
-  for (const [version, entry] of Object.entries(shown.versions)) {
-    if (entry === undefined) continue;
-    const status = entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${entry.statusReason}`}]`;
-    lines.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
+/** `show` for a person; text from packages and catalogues is escaped (issue 12 item 14). */
+function showLines(shown: Shown): string[] {
+  const t = cliListText;
+  const where = shown.remote === null ? 'not listed by any remote' : `from ${shown.remote}`;
+  const lines = [`${shown.id} - ${t(shown.name)} (${where})`, t(shown.summary)];
+  if (shown.deprecated !== null) lines.push(`DEPRECATED: ${t(shown.deprecated.message ?? '')}`);
+  const installed = shown.installed;
+  if (installed !== null) {
+    const source = installed.source.kind === 'registry' ? `from remote ${installed.source.remote}` : `sideloaded from ${installed.source.file}`;
+    lines.push(`installed: ${installed.version} (${installed.status}, ${source})${installed.explicit ? '' : ', as a dependency'}`);
+    lines.push(`  directory: ${installed.dir}`);
+    lines.push(`  grants: ${installed.grants.join(', ') || 'none'}`);
+    if (installed.skills.length > 0) lines.push('skills (Agent Skills directories):', ...installed.skills.map((s) => `  ${t(s.name)}  ${t(s.dir)}`));
+    if (installed.tools.length > 0) {
+      lines.push(`tools (run with: adcap run ${shown.id} <tool> --input '{...}'):`);
+      for (const tool of installed.tools) {
+        lines.push(`  ${t(tool.name)} (${tool.runtime}): ${t(tool.description)}`);
+        if (tool.permissions.length > 0) lines.push(`    needs: ${tool.permissions.map(t).join(', ')}`);
+        if (tool.input === null) lines.push('    input: any JSON object (its schema names no fields)');
+        else if (tool.input.length === 0) lines.push('    input: none, pass {}');
+        else {
+          lines.push('    input:');
+          for (const f of tool.input) {
+            const notes = [f.type, f.required ? 'required' : 'optional'].filter((n) => n !== '').join(', ');
+            lines.push(`      ${t(f.name)} (${notes})${f.description === undefined ? '' : ` - ${t(f.description)}`}`);
+          }
+        }
+      }
+    }
+    if (installed.workflows.length > 0) lines.push('workflows:', ...installed.workflows.map((w) => `  ${t(w)}`));
+  }
+  if (shown.remote !== null) {
+    lines.push(`latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`);
+    lines.push('versions:');
+    const versions: string[] = [];
+    for (const [version, entry] of Object.entries(shown.versions)) {
+      if (entry === undefined) continue;
+      const status = entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${t(entry.statusReason)}`}]`;
+      versions.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
+    }
+    // Newest first; a long history is cut with a count (issue 12 item 14).
+    lines.push(...truncatedRows(versions, DEFAULT_LIST_ROWS, 'use --json to see every version'));
   }
   return lines;
 }

@@ -8,6 +8,8 @@ import type { DoctorReport } from '../../store/doctor.js';
 import { formatBytes, type Plan } from '../../store/plan.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
+import { skillViews, type SkillView } from '../installed-view.js';
+import { updateLines } from '../update-text.js';
 
 /**
  * Host commands of the install lifecycle (DESIGN §8, issue 4): install, list, update, rollback,
@@ -48,9 +50,17 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async () => {
       const arc = await openArcotheon(ctx);
       const list = await arc.list();
+      // issue 12: each skill's directory (host contract "Skills"), for hosts and scripts that register them.
+      const skills = new Map<string, SkillView[] | null>();
+      if (output.json) {
+        for (const c of list) {
+          skills.set(c.id, await arc.installedManifest(c.id).then((m) => skillViews(m, arc.home.versionDir(c.id, c.version)), () => null));
+        }
+      }
       output.result(
-        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history })),
-        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.explicit ? '' : ' (dependency)'}  grants: ${c.grants.join(', ') || 'none'}`)),
+        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, ...(c.revoked === undefined ? {} : { revoked: c.revoked }), skills: skills.get(c.id) ?? null })),
+        // A revoked install is marked (issue 12 item 6); the registry's reason is in --json and "adcap doctor".
+        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}  grants: ${c.grants.join(', ') || 'none'}`)),
       );
     });
 
@@ -65,9 +75,7 @@ export function register(program: Command, ctx: CliContext): void {
       const result = await withProgress(ctx, (onProgress) =>
         arc.update(ids.length === 0 ? undefined : ids, { ...approval(ctx, opts.yes === true, 'Update'), onProgress, ...(opts.prerelease === true ? { includePrerelease: true } : {}) }),
       );
-      output.result({ applied: result.applied, installed: result.installed, plan: planJson(result.plan) }, () =>
-        result.applied ? result.installed.map((i) => `updated ${i.id} to ${i.version}`) : result.plan.report.lines,
-      );
+      output.result({ applied: result.applied, installed: result.installed, waiting: result.waiting, pinned: result.pinned, plan: planJson(result.plan) }, () => updateLines(result));
     });
 
   program
@@ -94,12 +102,12 @@ export function register(program: Command, ctx: CliContext): void {
     .command('grants')
     .description("show a capability's permissions and what is granted; revoke or grant one")
     .argument('<id>', 'capability id')
-    .option('--revoke <grant>', 'withdraw a grant, e.g. net:connect:api.example.com')
-    .option('--grant <grant>', 'grant a permission the capability declares')
-    .action(async (id: string, opts: { revoke?: string; grant?: string }) => {
+    .option('--revoke <grant>', 'withdraw a grant, e.g. net:connect:api.example.com (repeatable)', collect, [] as string[])
+    .option('--grant <grant>', 'grant a permission the capability declares (repeatable)', collect, [] as string[])
+    .action(async (id: string, opts: { revoke: string[]; grant: string[] }) => {
       const arc = await openArcotheon(ctx);
-      if (opts.revoke !== undefined) await arc.revokeGrant(id, opts.revoke);
-      if (opts.grant !== undefined) await arc.grant(id, opts.grant);
+      for (const grant of opts.revoke) await arc.revokeGrant(id, grant);
+      for (const grant of opts.grant) await arc.grant(id, grant);
       const { granted, declared } = await arc.grants(id);
       const rows = declared.map((p) => ({ grant: grantString(p), granted: granted.includes(grantString(p)), text: describePermission(p), reason: p.reason }));
       output.result({ id, granted, permissions: rows }, () =>
@@ -188,4 +196,8 @@ function doctorLines(report: DoctorReport): string[] {
     ...report.problems.map((p) => `${p.fixed !== undefined ? 'fixed' : p.fixable ? 'fixable' : 'problem'}: ${p.message}${p.fixed !== undefined ? ` (${p.fixed})` : ''}`),
     report.ok ? 'everything was repaired' : 'problems remain; "adcap doctor --fix" repairs the fixable ones',
   ];
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }

@@ -12,7 +12,7 @@
  */
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AdcapError, asAdcapError } from '../../errors.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import { readPackage, type ReadPackage } from '../../format/package-read.js';
 import { checkUrlAllowed } from '../../cache/fetch.js';
@@ -90,7 +90,18 @@ export function checkPublisherSignature(pkg: ReadPackage, publisher: string, fil
     throw new AdcapError('E_UNTRUSTED', `${label} is not signed; sign it with a key of publisher "${publisher}" ("adcap sign <file> --key key.json") before publishing.`);
   }
   const trusted = file.keys.map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));
-  return checkPackageSignature(pkg, { trusted, requireSignature: true }).signedBy;
+  try {
+    return checkPackageSignature(pkg, { trusted, requireSignature: true }).signedBy;
+  } catch (error) {
+    // issue 12: the trust layer's "trust the publisher's key" means, in a registry, registering it.
+    if (!isAdcapError(error, 'E_UNTRUSTED')) throw error;
+    const keyIds = Array.isArray(error.details.keyIds) ? error.details.keyIds.map(String) : [];
+    throw new AdcapError(
+      'E_UNTRUSTED',
+      `${label} is signed by ${keyIds.length === 0 ? 'no key' : `key ${keyIds.join(', ')}`}, which is not a key of publisher "${publisher}" here; if the key is theirs, add it with "adcap registry add-publisher <dir> ${publisher} --key <its public key, base64>", or sign with a key already registered.`,
+      { cause: error, details: { publisher, keyIds } },
+    );
+  }
 }
 
 /** spec §13: "republishing different content under the same version MUST fail". */

@@ -326,7 +326,7 @@ function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefin
   if (entry.access !== 'entitled') return undefined;
   const request = { kind: 'package' as const, id: entry.id, version: entry.version, ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }) };
   if (authorize === undefined) {
-    throw new AdcapError('E_ENTITLEMENT', `${entry.id}@${entry.version} is an entitled download and this host passed no authorize callback; sign in or use a host that can authorise it.`, {
+    throw new AdcapError('E_ENTITLEMENT', `${entry.id}@${entry.version} is an entitled download and this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro"); install it from a host that can authorise entitled downloads.`, {
       details: { id: entry.id, version: entry.version },
     });
   }

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The `adcap` bin (sdk/package.json "bin"). It checks the Node.js version before loading the CLI:
+// ES module imports are all loaded before a module's first line runs, so the check cannot live in
+// main.ts, whose imports (and their dependencies) may need a newer Node (issue 12 item 15).
+import { nodeVersionProblem } from './node-check.js';
+
+const problem = nodeVersionProblem(process.versions.node);
+if (problem !== null) {
+  process.stderr.write(`${problem}\n`);
+  process.exitCode = 1;
+} else {
+  void import('./main.js').then((main) => main.runAsBin());
+}

@@ -1,0 +1,31 @@
+/**
+ * Text for a person's terminal from hostile sources (package manifests, registry catalogues): the
+ * CLI never prints such text raw (DESIGN §8, SECURITY.md). This is the list helper of issue 12
+ * (item 14: escape, and truncate long lists with a count); the security work of issue 11 has a
+ * general escaping helper for all CLI output, and the two are meant to become one.
+ */
+
+/**
+ * Control characters (C0, DEL, C1), and the Unicode format characters that reorder or hide text
+ * (bidi embeddings, overrides and isolates, the line and paragraph separators, zero-width marks).
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
+
+/** One line of hostile text made printable: each unsafe character becomes a visible `\u{…}`. */
+export function cliListText(text: string): string {
+  return text.replace(UNSAFE, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/** How many rows a list prints for a person unless told otherwise (`--limit`, `--all`). */
+export const DEFAULT_LIST_ROWS = 20;
+
+/**
+ * The first `limit` rows, then one line that says how many were left out and how to see them
+ * (issue 12 item 14: "… and 1,234 more; use --limit N or --all"). `limit` null shows every row.
+ */
+export function truncatedRows(rows: readonly string[], limit: number | null, hint = 'use --limit <n> or --all to see more'): string[] {
+  if (limit === null || rows.length <= limit) return [...rows];
+  const left = rows.length - limit;
+  return [...rows.slice(0, limit), `… and ${left.toLocaleString('en-US')} more; ${hint}`];
+}

@@ -1,0 +1,299 @@
+/**
+ * Organisation policy (DESIGN §9 E_POLICY; docs/admin.md): one file an administrator puts at the
+ * system location, or a host names through ARCOTHEON_POLICY, that says which registries are
+ * allowed, whether sideloading and unsigned packages are, which permissions are never granted,
+ * which capabilities are blocked and which every user must have.
+ *
+ * Three rules shape this module:
+ * - A policy the user can edit is no policy: at the system location on POSIX the file and its
+ *   folder must be owned by root and writable by no one else, or the policy is refused.
+ * - An invalid policy is never ignored: loading throws E_POLICY, and every change stops with that
+ *   error until the file is fixed (read-only work such as search and list goes on).
+ * - Every refusal says that the organisation decided it, which rule, and where the policy lives.
+ */
+import { lstat, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { satisfies, validRange } from 'semver';
+import { AdcapError, isAdcapError } from '../errors.js';
+import { describeSchemaErrors, schemaValidator } from '../format/json-schema.js';
+import { parseStrictJson } from '../format/strict-json.js';
+import { grantCovers, parseGrant } from '../permissions/grants.js';
+import { parseFsScope } from '../permissions/scopes.js';
+
+export interface PolicyRemote {
+  name: string;
+  url: string;
+  rootKeys: string[];
+}
+
+/** The policy file, version 1 (sdk/schema/policy-1.json). */
+export interface Policy {
+  policy: 1;
+  organisation?: string;
+  contact?: string;
+  remotes?: PolicyRemote[];
+  sideload?: boolean;
+  unsigned?: boolean;
+  deniedPermissions?: string[];
+  blocked?: string[];
+  required?: string[];
+  updates?: { automatic?: boolean };
+}
+
+export type PolicyRule = 'remotes' | 'sideload' | 'unsigned' | 'deniedPermissions' | 'blocked' | 'required' | 'updates';
+
+/** A policy in force and where it came from. */
+export interface LoadedPolicy {
+  policy: Policy;
+  path: string;
+  source: 'system' | 'environment';
+}
+
+/** The system location of the policy file on each platform. */
+export function systemPolicyPath(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+  if (platform === 'darwin') return '/Library/Application Support/Arcotheon/policy.json';
+  if (platform === 'win32') return join(env['ProgramData'] ?? 'C:\\ProgramData', 'Arcotheon', 'policy.json');
+  return '/etc/arcotheon/policy.json';
+}
+
+export interface LoadPolicyOptions {
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  /** Overrides the system location (tests of the ownership rule). */
+  systemPath?: string;
+}
+
+/** The largest policy file read; a real one is a few KiB. */
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+/**
+ * Reads the policy in force: ARCOTHEON_POLICY when set (a host that ships its own, or a test), else
+ * the system location; null when there is none. Throws E_POLICY for a policy that exists but cannot
+ * be trusted or read (wrong owner, writable by others, a link, invalid JSON or schema).
+ */
+export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<LoadedPolicy | null> {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const fromEnv = env['ARCOTHEON_POLICY'];
+  const source: LoadedPolicy['source'] = fromEnv !== undefined && fromEnv !== '' ? 'environment' : 'system';
+  const path = source === 'environment' ? (fromEnv as string) : (options.systemPath ?? systemPolicyPath(platform, env));
+  let info;
+  try {
+    info = await lstat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && source === 'system') return null;
+    throw new AdcapError('E_POLICY', `The organisation policy ${path} cannot be read (${code ?? 'error'}); every change is stopped until it is fixed or ARCOTHEON_POLICY is unset.`, {
+      details: { path },
+      cause: error,
+    });
+  }
+  if (!info.isFile()) {
+    throw policyError(path, `is not a regular file (links are refused, so the file a check saw is the file that is read)`);
+  }
+  if (source === 'system' && platform !== 'win32') await checkOwnership(path, info);
+  if (info.size > MAX_POLICY_BYTES) throw policyError(path, `is larger than ${MAX_POLICY_BYTES} bytes`);
+  const bytes = await readFile(path);
+  let value: unknown;
+  try {
+    value = parseStrictJson(bytes, `The organisation policy ${path}`);
+  } catch (error) {
+    throw new AdcapError('E_POLICY', `The organisation policy ${path} is not valid JSON: ${isAdcapError(error) ? error.message : String(error)} Every change is stopped until it is fixed.`, {
+      details: { path },
+      cause: error,
+    });
+  }
+  return { policy: checkPolicy(value, path), path, source };
+}
+
+/** Validates a parsed policy against sdk/schema/policy-1.json and its ranges; E_POLICY when wrong. */
+export function checkPolicy(value: unknown, path: string): Policy {
+  const validate = schemaValidator('policy-1.json');
+  if (!validate(value)) {
+    const problems = describeSchemaErrors(validate.errors ?? []).slice(0, 3);
+    throw policyError(path, `does not match the policy schema: ${problems.map((p) => p.text).join('; ')}`, { problems });
+  }
+  const policy = value as Policy;
+  for (const rule of ['blocked', 'required'] as const) {
+    for (const entry of policy[rule] ?? []) {
+      const { range } = splitSpec(entry);
+      if (range !== undefined && validRange(range) === null) throw policyError(path, `has ${rule} entry ${JSON.stringify(entry)} whose version range is not valid semver`);
+    }
+  }
+  for (const pattern of policy.deniedPermissions ?? []) {
+    if (patternProblem(pattern) !== undefined) throw policyError(path, `has deniedPermissions entry ${JSON.stringify(pattern)}: ${patternProblem(pattern) as string}`);
+  }
+  for (const required of policy.required ?? []) {
+    const { id } = splitSpec(required);
+    if ((policy.blocked ?? []).some((b) => splitSpec(b).id === id && splitSpec(b).range === undefined)) {
+      throw policyError(path, `both requires and blocks ${id}`);
+    }
+  }
+  return policy;
+}
+
+async function checkOwnership(path: string, info: Awaited<ReturnType<typeof lstat>>): Promise<void> {
+  // A policy the user can edit is no policy: root must own the file and its folder, and no one
+  // else may write either of them.
+  if (Number(info.uid) !== 0) throw policyError(path, 'is not owned by root');
+  if ((Number(info.mode) & 0o022) !== 0) throw policyError(path, 'is writable by users other than root');
+  const folder = await stat(dirname(path));
+  if (Number(folder.uid) !== 0 || (Number(folder.mode) & 0o022) !== 0) throw policyError(path, `is in ${dirname(path)}, a folder that users other than root can change`);
+}
+
+function policyError(path: string, problem: string, details: Record<string, unknown> = {}): AdcapError {
+  return new AdcapError('E_POLICY', `The organisation policy ${path} ${problem}; it is refused, and every change is stopped until an administrator fixes it.`, {
+    details: { path, ...details },
+  });
+}
+
+/** Splits `pub/name@range` into its id and range. */
+export function splitSpec(spec: string): { id: string; range?: string } {
+  const at = spec.indexOf('@');
+  return at < 0 ? { id: spec } : { id: spec.slice(0, at), range: spec.slice(at + 1) };
+}
+
+/** What is wrong with a deniedPermissions pattern, or undefined when it is usable. */
+function patternProblem(pattern: string): string | undefined {
+  const { id, scope } = splitPattern(pattern);
+  if (scope === undefined) return undefined;
+  if ((id === 'fs:read' || id === 'fs:write') && (scope === '~/' || scope === '/')) return undefined;
+  try {
+    parseGrant(pattern);
+    return undefined;
+  } catch (error) {
+    return isAdcapError(error) ? error.message : String(error);
+  }
+}
+
+function splitPattern(pattern: string): { id: string; scope?: string } {
+  const second = pattern.indexOf(':', pattern.indexOf(':') + 1);
+  return second < 0 ? { id: pattern } : { id: pattern.slice(0, second), scope: pattern.slice(second + 1) };
+}
+
+/**
+ * Whether the deniedPermissions pattern forbids the grant: they overlap. An id alone denies every
+ * scope of it; `fs:read:~/` and `fs:read:/` deny every path under the home / every absolute path;
+ * otherwise a pattern denies a grant when either covers the other (`net:connect:*.corp.example`
+ * denies `net:connect:api.corp.example`, and `net:connect` with no scope, "any server", is denied
+ * by every net:connect pattern).
+ */
+export function patternDenies(pattern: string, grant: string): boolean {
+  const p = splitPattern(pattern);
+  const g = splitPattern(grant);
+  if (p.id !== g.id) return false;
+  if (p.scope === undefined || g.scope === undefined) return p.scope === undefined || g.id === 'net:connect';
+  if ((p.id === 'fs:read' || p.id === 'fs:write') && (p.scope === '~/' || p.scope === '/')) {
+    const parsed = parseFsScope(g.scope);
+    return typeof parsed !== 'string' && parsed.kind === (p.scope === '~/' ? 'home' : 'absolute');
+  }
+  if (p.id === 'fs:read' || p.id === 'fs:write') {
+    const ps = parseFsScope(p.scope);
+    const gs = parseFsScope(g.scope);
+    if (typeof ps === 'string' || typeof gs === 'string' || ps.kind !== gs.kind) return false;
+    if (ps.kind === 'workspace' || gs.kind === 'workspace') return true;
+    const shorter = Math.min(ps.segments.length, gs.segments.length);
+    return ps.segments.slice(0, shorter).every((s, i) => s === gs.segments[i]);
+  }
+  return grantCovers(pattern, grant) || grantCovers(grant, pattern);
+}
+
+/** The sentence every policy refusal starts with. */
+export function managedBy(loaded: LoadedPolicy, rule: PolicyRule): string {
+  const who = loaded.policy.organisation ?? 'your organisation';
+  const contact = loaded.policy.contact === undefined ? '' : ` Ask ${loaded.policy.contact} if you need it.`;
+  return `Managed by ${who} (rule "${rule}" in ${loaded.path}).${contact}`;
+}
+
+function refuse(loaded: LoadedPolicy, rule: PolicyRule, what: string, details: Record<string, unknown> = {}): AdcapError {
+  return new AdcapError('E_POLICY', `${what} ${managedBy(loaded, rule)}`, { details: { rule, path: loaded.path, ...details } });
+}
+
+/** The first deniedPermissions pattern that forbids `grant`, or undefined. */
+export function deniedBy(policy: Policy | undefined, grant: string): string | undefined {
+  return (policy?.deniedPermissions ?? []).find((pattern) => patternDenies(pattern, grant));
+}
+
+/** Throws E_POLICY naming the rule when any grant of a plan is denied. */
+export function assertGrantsAllowed(loaded: LoadedPolicy | null, grants: ReadonlyArray<{ id: string; grant: string }>): void {
+  if (loaded === null) return;
+  for (const { id, grant } of grants) {
+    const pattern = deniedBy(loaded.policy, grant);
+    if (pattern !== undefined) {
+      throw refuse(loaded, 'deniedPermissions', `${id} needs the permission ${grant}, which your organisation never grants (${pattern}).`, { id, grant, pattern });
+    }
+  }
+}
+
+/** The blocked entry that matches `id@version`, or undefined. */
+export function blockedBy(policy: Policy | undefined, id: string, version?: string): string | undefined {
+  return (policy?.blocked ?? []).find((entry) => {
+    const spec = splitSpec(entry);
+    if (spec.id !== id) return false;
+    return spec.range === undefined || version === undefined || satisfies(version, spec.range, { includePrerelease: true });
+  });
+}
+
+export function assertNotBlocked(loaded: LoadedPolicy | null, id: string, version: string): void {
+  if (loaded === null) return;
+  const entry = blockedBy(loaded.policy, id, version);
+  if (entry !== undefined) throw refuse(loaded, 'blocked', `${id}@${version} may not be installed (blocked: ${entry}).`, { id, version, entry });
+}
+
+/** Sideloading (installing from a file) is refused when the policy says sideload: false. */
+export function assertSideloadAllowed(loaded: LoadedPolicy | null, file: string): void {
+  if (loaded !== null && loaded.policy.sideload === false) {
+    throw refuse(loaded, 'sideload', `Installing from a file (${file}) is not allowed; install from an allowed registry instead.`);
+  }
+}
+
+/** Packages not signed by a key an allowed registry trusts are refused when unsigned: false. */
+export function assertSignedAllowed(loaded: LoadedPolicy | null, id: string, trustedSigner: boolean): void {
+  if (loaded !== null && loaded.policy.unsigned === false && !trustedSigner) {
+    throw refuse(loaded, 'unsigned', `${id} is not signed by a key an allowed registry trusts, and unsigned packages are not allowed.`, { id });
+  }
+}
+
+/** Adding a remote is allowed only when the policy lists it (same name, URL and at least one key). */
+export function assertRemoteAllowed(loaded: LoadedPolicy | null, remote: { name: string; url: string; rootKeys: readonly string[] }): void {
+  if (loaded === null || loaded.policy.remotes === undefined) return;
+  const allowed = loaded.policy.remotes.find((r) => r.url === remote.url && remote.rootKeys.every((k) => r.rootKeys.includes(k)));
+  if (allowed === undefined) {
+    throw refuse(loaded, 'remotes', `The registry ${remote.url} is not one your organisation allows; the allowed ones are ${loaded.policy.remotes.map((r) => r.name).join(', ') || 'none'}.`, { url: remote.url });
+  }
+}
+
+/** A remote the policy added cannot be removed. */
+export function assertRemoteRemovable(loaded: LoadedPolicy | null, name: string): void {
+  if (loaded?.policy.remotes?.some((r) => r.name === name) === true) {
+    throw refuse(loaded, 'remotes', `The registry ${name} was added by your organisation and cannot be removed.`, { name });
+  }
+}
+
+/** The required entry for `id`, if the policy requires it. */
+export function requiredEntry(policy: Policy | undefined, id: string): string | undefined {
+  return (policy?.required ?? []).find((entry) => splitSpec(entry).id === id);
+}
+
+/** Required capabilities cannot be uninstalled or disabled. */
+export function assertNotRequired(loaded: LoadedPolicy | null, id: string, action: 'uninstall' | 'disable'): void {
+  if (loaded === null) return;
+  const entry = requiredEntry(loaded.policy, id);
+  if (entry !== undefined) throw refuse(loaded, 'required', `${id} is required on this computer and cannot be ${action === 'uninstall' ? 'uninstalled' : 'disabled'}.`, { id, entry });
+}
+
+/** The policy as lines a person reads (`adcap policy`). */
+export function describePolicy(loaded: LoadedPolicy | null): string[] {
+  if (loaded === null) return ['No organisation policy is in force.', `(Looked for ${systemPolicyPath()}; a host may name one with ARCOTHEON_POLICY.)`];
+  const p = loaded.policy;
+  const lines = [`Managed by ${p.organisation ?? 'your organisation'}: policy ${loaded.path} (${loaded.source === 'system' ? 'system location' : 'ARCOTHEON_POLICY'})`];
+  if (p.contact !== undefined) lines.push(`  contact: ${p.contact}`);
+  lines.push(`  registries: ${p.remotes === undefined ? 'any' : p.remotes.map((r) => `${r.name} (${r.url})`).join(', ') || 'none'}`);
+  lines.push(`  installing from a file: ${p.sideload === false ? 'not allowed' : 'allowed'}`);
+  lines.push(`  unsigned packages: ${p.unsigned === false ? 'not allowed' : 'allowed'}`);
+  lines.push(`  permissions never granted: ${(p.deniedPermissions ?? []).join(', ') || 'none'}`);
+  lines.push(`  blocked: ${(p.blocked ?? []).join(', ') || 'none'}`);
+  lines.push(`  required: ${(p.required ?? []).join(', ') || 'none'}`);
+  lines.push(`  automatic updates: ${p.updates?.automatic === true ? 'on (updates that need no new permission)' : 'off'}`);
+  return lines;
+}

@@ -1,0 +1,30 @@
+// issue 12 item 14: hostile text is escaped and long lists are cut with a count.
+import { describe, expect, it } from 'vitest';
+import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../../../sdk/src/cli/terminal-text.js';
+
+describe('cliListText', () => {
+  it('makes control characters and text-reordering marks visible, and leaves other text alone', () => {
+    expect(cliListText('Greets \u001b[31mred\u001b[0m\u0007 people')).toBe('Greets \\u{1b}[31mred\\u{1b}[0m\\u{7} people');
+    expect(cliListText('line\nbreak\r\ttab\u007f\u009b')).toBe('line\\u{a}break\\u{d}\\u{9}tab\\u{7f}\\u{9b}');
+    expect(cliListText('evil\u202eexe.txt \u2066x\u2069 zero\u200bwidth\u2028')).toBe('evil\\u{202e}exe.txt \\u{2066}x\\u{2069} zero\\u{200b}width\\u{2028}');
+    expect(cliListText('Café – naïve 😀 漢字 "quotes" \\ backslash')).toBe('Café – naïve 😀 漢字 "quotes" \\ backslash');
+  });
+});
+
+describe('truncatedRows', () => {
+  const rows = Array.from({ length: 1254 }, (_, i) => `row ${i}`);
+
+  it('keeps the first rows and says how many more there are, with thousands separated', () => {
+    const cut = truncatedRows(rows, DEFAULT_LIST_ROWS);
+    expect(cut).toHaveLength(DEFAULT_LIST_ROWS + 1);
+    expect(cut.slice(0, DEFAULT_LIST_ROWS)).toEqual(rows.slice(0, DEFAULT_LIST_ROWS));
+    expect(cut.at(-1)).toBe(`… and 1,234 more; use --limit <n> or --all to see more`);
+    expect(truncatedRows(rows, 0, 'narrow it')).toEqual(['… and 1,254 more; narrow it']);
+  });
+
+  it('prints everything when the list fits or there is no limit', () => {
+    expect(truncatedRows(rows.slice(0, 20), 20)).toEqual(rows.slice(0, 20));
+    expect(truncatedRows(rows, null)).toEqual(rows);
+    expect(truncatedRows([], 5)).toEqual([]);
+  });
+});

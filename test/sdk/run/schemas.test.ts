@@ -1,0 +1,64 @@
+// issue 12 items 12-13: E_INPUT names the fields a tool accepts, and advice meant for the format's
+// own documents ("vendor data belongs under x") never appears for a publisher's schema.
+import { describe, expect, it } from 'vitest';
+import { acceptedFields, acceptedFieldsSentence, assertMatches } from '../../../sdk/src/run/schemas.js';
+import { validateManifest } from '../../../sdk/src/format/manifest.js';
+import type { AdcapError } from '../../../sdk/src/errors.js';
+
+function thrown(fn: () => void): AdcapError {
+  try {
+    fn();
+  } catch (error) {
+    return error as AdcapError;
+  }
+  throw new Error('expected a throw');
+}
+
+const schema = {
+  type: 'object',
+  properties: { path: { type: 'string', description: 'the file' }, limit: { type: ['integer', 'null'] }, raw: {} },
+  required: ['path'],
+  additionalProperties: false,
+};
+
+describe('acceptedFields', () => {
+  it('lists the top-level fields in the schema order with type, required and description', () => {
+    expect(acceptedFields(schema)).toEqual([
+      { name: 'path', required: true, type: 'string', description: 'the file' },
+      { name: 'limit', required: false, type: 'integer|null' },
+      { name: 'raw', required: false, type: '' },
+    ]);
+    expect(acceptedFields({ type: 'object' })).toBeNull();
+    expect(acceptedFields({ type: 'object', properties: {} })).toEqual([]);
+  });
+
+  it('says it in one sentence, quoting names (they come from a package)', () => {
+    expect(acceptedFieldsSentence(acceptedFields(schema) ?? [])).toBe('It accepts: "path" (string, required), "limit" (integer|null), "raw".');
+    expect(acceptedFieldsSentence([])).toBe('It accepts no fields: pass {}.');
+    expect(acceptedFieldsSentence([{ name: 'a\u001b[2J', required: false, type: 'string' }])).toBe('It accepts: "a\\u001b[2J" (string).');
+    const many = Array.from({ length: 25 }, (_, i) => ({ name: `f${i}`, required: false, type: '' }));
+    expect(acceptedFieldsSentence(many)).toMatch(/"f19" and 5 more\.$/);
+  });
+});
+
+describe('assertMatches', () => {
+  it('E_INPUT for an unknown field names the accepted fields, without the format\'s vendor-data advice', () => {
+    const error = thrown(() => assertMatches(schema, { pth: 'a.txt' }, 'E_INPUT', 'The input of tool read', 'inputSchema'));
+    expect(error.code).toBe('E_INPUT');
+    expect(error.message).toBe(
+      'The input of tool read does not match its inputSchema: / is missing the required field "path" (required); / has the unknown field "pth" (additionalProperties). It accepts: "path" (string, required), "limit" (integer|null), "raw".',
+    );
+    expect(error.details['accepted']).toEqual(acceptedFields(schema));
+  });
+
+  it('E_OUTPUT (the tool\'s fault, not the caller\'s) lists no accepted fields', () => {
+    const error = thrown(() => assertMatches(schema, { path: 'a', extra: 1 }, 'E_OUTPUT', 'The output of tool read', 'outputSchema'));
+    expect(error.message).toBe('The output of tool read does not match its outputSchema: / has the unknown field "extra" (additionalProperties).');
+    expect(error.details['accepted']).toBeUndefined();
+  });
+
+  it('the manifest, a format document, still explains where vendor data goes (spec §3.3)', () => {
+    const error = thrown(() => validateManifest({ adcap: '1.0', id: 'acme/x', version: '1.0.0', name: 'X', summary: 'X.', files: [], vendor: 1 }));
+    expect(error.message).toContain('has the unknown field "vendor"; version 1.0 accepts only the fields of the format, and vendor data belongs under "x"');
+  });
+});
