@@ -161,7 +161,8 @@ export class Settings {
     let active: string | null = null;
     let reason: string | null = null;
     if (choice.use !== undefined) {
-      available = await choice.use.available();
+      // A host-supplied sandbox may leave out available(): absent means it always works.
+      available = choice.use.available === undefined ? true : await choice.use.available();
       active = available ? choice.use.name : null;
     } else if (platform === 'linux') {
       available = await new BubblewrapSandbox().available();
