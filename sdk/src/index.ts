@@ -34,6 +34,7 @@ export type { CandidateVersion, HostEnvironment, ResolveRequest, Resolution } fr
 export { interpretGrants, isScopeEnforced, splitGrant, stdioFor, type Sandbox, type SandboxGrants, type OwnedWrappedCommand, type SandboxName, type SandboxSpec, type WrappedCommand } from './sandbox/sandbox.js';
 export { BubblewrapSandbox, planBubblewrap, BUBBLEWRAP_BASE_PROFILE, type BubblewrapOptions, type BubblewrapPlan } from './sandbox/bubblewrap.js';
 export { buildSandboxExecProfile, SandboxExecSandbox, TOOL_PROFILE_TEMPLATE } from './sandbox/sandbox-exec.js';
+export { DEFAULT_RESOURCE_LIMITS, limitEnforcement, type LimitEnforcement, type ResourceLimits } from './sandbox/limits.js';
 export { NoSandbox } from './sandbox/none.js';
 export { defaultSandbox, type DefaultSandboxOptions } from './sandbox/select.js';
 export { buildSeccompProgram, encodeSeccompProgram, seccompFilterForHost, type SeccompArch } from './sandbox/seccomp.js';
@@ -52,9 +53,13 @@ export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './regis
 export { bundledEmbeddedRemoteFile, EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote, shippedRemote } from './registry/embedded.js';
 export { ARCOTHEON_ROOT_KEYS } from './registry/root-keys.js';
 export { Arcotheon, parseSpec, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type PinnedUpdate, type SandboxChoice, type UpdateResult, type WaitingUpdate } from './store/arcotheon.js';
-export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission } from './store/plan.js';
+export { formatBytes, type Plan, type PlanAction, type PlanItem, type PlanPermission, type PlanSource } from './store/plan.js';
+export { isPrivateHost, onRegistry, publisherSourceProblem, type SourcePolicy } from './cache/source-policy.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
-export type { InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { EnablementHook, EnablementResult } from './store/enablement.js';
+export { checkPolicy, describePolicy, loadPolicy, systemPolicyPath, type LoadedPolicy, type LoadPolicyOptions, type Policy, type PolicyRemote, type PolicyRule } from './store/policy.js';
+export type { ManagedMark, PolicyApplyResult } from './store/policy-enforce.js';
 export { HomeLayout } from './store/home.js';
 export { AuditLog, auditDigest, type AuditEvent, type AuditLine } from './run/audit.js';
 export { runTool, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT_MS, type RunProgress, type RunToolOptions, type ToolRunResult } from './run/run-tool.js';

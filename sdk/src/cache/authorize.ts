@@ -31,6 +31,12 @@ export type AuthorizeFn = (request: AuthorizeRequest, url: string) => AuthorizeG
 export interface Authorization {
   fn: AuthorizeFn;
   request: AuthorizeRequest;
+  /**
+   * The installing registry's v1/ URL (issue 11, item 13): the authoriser is asked only about
+   * sources on it (source-policy.ts `onRegistry`), other sources are fetched without its grant.
+   * null: no registry (a sideload), so it is asked about nothing. Absent: every source.
+   */
+  registry?: string | null;
 }
 
 /**

@@ -18,6 +18,7 @@ import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
 import type { Progress, ProgressListener } from '../util/progress.js';
 import { authorizeUrl, type Authorization } from './authorize.js';
+import { onRegistry, publisherSourceProblem, publisherSourceResolvesPrivately, type LookupAddresses, type SourcePolicy } from './source-policy.js';
 import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSource } from './fetch.js';
 
 /** Download progress uses the SDK-wide shape: `{ phase: 'download', done, total }` in bytes. */
@@ -31,6 +32,8 @@ export interface ContentCacheOptions {
   idleTimeoutMs?: number;
   /** Attempts per mirror while interrupted transfers keep making progress (default 3). */
   attemptsPerMirror?: number;
+  /** Resolves host names for the publisher-source check (default: the system resolver). */
+  lookup?: LookupAddresses;
 }
 
 export interface BlobRequest {
@@ -40,6 +43,11 @@ export interface BlobRequest {
   sources: string[];
   /** For entitled content (spec §9 access "entitled", spec §12). */
   authorize?: Authorization;
+  /**
+   * Set when the sources were chosen by a publisher (resources, shards: issue 11, item 3): each
+   * source and every redirect must pass `publisherSourceProblem` before any request is made.
+   */
+  policy?: SourcePolicy;
   onProgress?: DownloadProgressListener;
   signal?: AbortSignal;
   /** Names the blob in messages, e.g. `resource "embeddings"`. */
@@ -84,6 +92,7 @@ export class ContentCache {
   private readonly fetchImpl: FetchLike | undefined;
   private readonly idleTimeoutMs: number | undefined;
   private readonly attemptsPerMirror: number;
+  private readonly lookup: LookupAddresses | undefined;
   private readonly inflight = new Map<string, Inflight>();
 
   /** `dir` is the home's `cache/` directory; blobs live in `dir/sha256/`, temp files in `dir/tmp/`. */
@@ -92,6 +101,7 @@ export class ContentCache {
     this.fetchImpl = options.fetch;
     this.idleTimeoutMs = options.idleTimeoutMs;
     this.attemptsPerMirror = Math.max(1, options.attemptsPerMirror ?? 3);
+    this.lookup = options.lookup;
   }
 
   get tmpDir(): string {
@@ -305,10 +315,15 @@ export class ContentCache {
       for (const source of request.sources) {
         const label = redactUrl(source);
         try {
-          checkUrlAllowed(source);
+          const parsed = checkUrlAllowed(source);
+          const problem =
+            request.policy === undefined ? null : (publisherSourceProblem(parsed, request.policy) ?? (await publisherSourceResolvesPrivately(parsed, request.policy, this.lookup)));
+          if (problem !== null) throw new AdcapError('E_DOWNLOAD', `refused before any request: ${problem}`);
           let url = source;
           let headers: Record<string, string> = {};
-          if (request.authorize !== undefined) {
+          // spec §12 / issue 11 item 13: the authoriser sees only URLs on the installing registry.
+          const registry = request.authorize?.registry;
+          if (request.authorize !== undefined && (registry === undefined || onRegistry(parsed, registry))) {
             // spec §12: entitled content goes through the host's authoriser; a denial ends the fetch.
             ({ url, headers } = await authorizeUrl(request.authorize, source));
           }
@@ -391,6 +406,7 @@ export class ContentCache {
           idleTimeoutMs: this.idleTimeoutMs,
           label: ctx.label,
           start: have > 0 ? have : undefined,
+          ...(request.policy === undefined ? {} : { checkRedirect: redirectCheck(request.policy) }),
         });
       } catch (error) {
         if (have > 0 && isAdcapError(error, 'E_DOWNLOAD') && error.details['status'] === 416) throw new RestartFromZero();
@@ -473,6 +489,15 @@ export class ContentCache {
     await rename(temp, final);
     await fsyncDir(dirname(final));
   }
+}
+
+/** A redirect within one allowed origin is fine; one elsewhere must pass the publisher-source rules. */
+function redirectCheck(policy: SourcePolicy): (next: URL, from: URL) => void {
+  return (next, from) => {
+    if (next.origin === from.origin && next.protocol !== 'file:') return;
+    const problem = publisherSourceProblem(next, policy);
+    if (problem !== null) throw new AdcapError('E_DOWNLOAD', `redirect refused: ${problem}`);
+  };
 }
 
 interface TransferContext {

@@ -114,6 +114,11 @@ export interface OpenSourceOptions {
   idleTimeoutMs?: number;
   /** How to name the source in messages, instead of the URL (used for authorised URLs). */
   label?: string;
+  /**
+   * Called for every redirect target after the scheme check; throwing refuses the redirect
+   * (publisher-chosen sources, issue 11 item 3: a public mirror may not bounce the host to loopback).
+   */
+  checkRedirect?: (next: URL, from: URL) => void;
 }
 
 export interface OpenedSource {
@@ -215,6 +220,7 @@ async function openHttpSource(initial: URL, label: string, options: OpenSourceOp
       let next: URL;
       try {
         next = checkUrlAllowed(new URL(location, url));
+        options.checkRedirect?.(next, url);
       } catch {
         // The target is not named: a redirect from an authorised URL may carry a signed query.
         throw new AdcapError('E_DOWNLOAD', `${label} redirected to a refused URL; only https, file and loopback http URLs are followed.`);

@@ -7,6 +7,7 @@ import type { Resource } from '../format/manifest-types.js';
 import { AdcapError } from '../errors.js';
 import type { AuthorizeFn, Authorization } from './authorize.js';
 import type { ContentCache, DownloadProgressListener } from './content-cache.js';
+import type { SourcePolicy } from './source-policy.js';
 
 export interface MaterializeOptions {
   /** The host's authoriser (spec §12); required for `access: "entitled"` resources not yet cached. */
@@ -18,6 +19,12 @@ export interface MaterializeOptions {
    * `<base><sha256>` (a registry's `<v1>/blobs/sha256/`). The pin still decides what is accepted.
    */
   mirrors?: string[];
+  /**
+   * The publisher-source rules (issue 11, items 3 and 13): with it, declared sources must be https
+   * and not private unless on the installing registry, and the authoriser is asked only about URLs
+   * on that registry. The SDK's install and run paths always pass it.
+   */
+  policy?: SourcePolicy;
 }
 
 /** spec §9: `lazy` defaults to true (fetch on first use); `lazy: false` resources are fetched at install. */
@@ -26,7 +33,7 @@ export function isLazy(resource: Resource): boolean {
 }
 
 /** The authorisation a download of this resource needs, or undefined for a public one. */
-export function resourceAuthorization(resource: Resource, authorize: AuthorizeFn | undefined): Authorization | undefined {
+export function resourceAuthorization(resource: Resource, authorize: AuthorizeFn | undefined, policy?: SourcePolicy): Authorization | undefined {
   if (resource.access !== 'entitled') return undefined;
   if (authorize === undefined) {
     throw new AdcapError(
@@ -37,6 +44,7 @@ export function resourceAuthorization(resource: Resource, authorize: AuthorizeFn
   }
   return {
     fn: authorize,
+    ...(policy === undefined ? {} : { registry: policy.registry }),
     request: {
       kind: 'resource',
       id: resource.id,
@@ -57,7 +65,8 @@ export async function materializeResource(cache: ContentCache, resource: Resourc
     sha256: resource.sha256,
     size: resource.size,
     sources: withMirrors(resource.sources, resource.sha256, options.mirrors),
-    authorize: resourceAuthorization(resource, options.authorize),
+    authorize: resourceAuthorization(resource, options.authorize, options.policy),
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
     onProgress: options.onProgress,
     signal: options.signal,
     what: `resource "${resource.id}"`,

@@ -14,6 +14,7 @@ import type { AuthorizeFn } from './authorize.js';
 import type { ContentCache, DownloadProgressListener } from './content-cache.js';
 import { resolveUrl } from './fetch.js';
 import { materializeResource, resourceAuthorization, withMirrors } from './resource.js';
+import type { SourcePolicy } from './source-policy.js';
 
 export interface ShardEntry {
   path: string;
@@ -132,6 +133,8 @@ export interface ShardFetchOptions {
   signal?: AbortSignal;
   /** Content-addressed mirrors tried after the shard's own sources (see MaterializeOptions.mirrors). */
   mirrors?: string[];
+  /** The publisher-source rules for the map's and the shards' sources (see MaterializeOptions.policy). */
+  policy?: SourcePolicy;
 }
 
 /**
@@ -158,7 +161,8 @@ export async function fetchShard(
     sha256: shard.sha256,
     size: shard.size,
     sources: withMirrors(shardSources(resource, shard), shard.sha256, options.mirrors),
-    authorize: resourceAuthorization(resource, options.authorize),
+    authorize: resourceAuthorization(resource, options.authorize, options.policy),
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
     onProgress: options.onProgress,
     signal: options.signal,
     what: `shard "${shard.path}" of resource "${resource.id}"`,
@@ -228,8 +232,7 @@ export class ShardRequestHandler {
       const path = await fetchShard(this.cache, resource, mapPath, message.path, this.options);
       return { type: 'shard.result', reqId, path };
     } catch (error) {
-      const text = isAdcapError(error) ? `${error.code}: ${error.message}` : `E_IO: ${error instanceof Error ? error.message : String(error)}`;
-      return { type: 'shard.result', reqId, error: text };
+      return { type: 'shard.result', reqId, error: toolFacingError(error, message) };
     }
   }
 
@@ -243,6 +246,22 @@ export class ShardRequestHandler {
     }
     return pending;
   }
+}
+
+/**
+ * The error text a tool receives for a failed shard request (issue 11, item 3). Download failures
+ * and host errors are told without URLs, host paths, sizes or hashes: a tool must not learn
+ * anything about what the host could not read. Refusals about the tool's own request (unknown
+ * resource, bad path, not in the map) and entitlement denials say what they are.
+ */
+function toolFacingError(error: unknown, request: ShardRequestMessage): string {
+  const what = `shard ${JSON.stringify(request.path)} of resource ${JSON.stringify(request.resource)}`;
+  if (isAdcapError(error)) {
+    if (['E_NOT_FOUND', 'E_PATH', 'E_ENTITLEMENT', 'E_CANCELLED'].includes(error.code)) return `${error.code}: ${error.message}`;
+    if (error.code === 'E_DOWNLOAD') return `E_DOWNLOAD: The host could not download ${what} from its sources.`;
+    if (['E_JSON', 'E_SCHEMA', 'E_DUPLICATE'].includes(error.code)) return `${error.code}: The shard map of resource ${JSON.stringify(request.resource)} is malformed.`;
+  }
+  return `E_IO: The host could not provide ${what}.`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -16,6 +16,8 @@ export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
   return new Arcotheon({
     home: ctx.home(),
     host: { agent: { id: CLI_AGENT_ID, version: sdkVersion() } },
+    // issue 17: the organisation policy, from the CLI's environment (ARCOTHEON_POLICY) or the system location.
+    policy: { env: ctx.io.env, platform: ctx.io.platform },
     // An empty list, not a missing one: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all.
     remotes: embedded === null ? [] : [embedded],
   });

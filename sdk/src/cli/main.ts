@@ -8,13 +8,14 @@ import { AdcapError } from '../errors.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
 import * as lifecycle from './commands/lifecycle.js';
+import * as policy from './commands/policy.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import * as secrets from './commands/secrets.js';
 import { resolveHome, type CliContext } from './context.js';
 import { withCliHint } from './hints.js';
 import { sdkVersion } from './host.js';
-import { EXIT_OK, EXIT_USAGE, Output, toAdcapError, type CliIO } from './output.js';
+import { EXIT_OK, EXIT_USAGE, Output, terminalSafeIO, toAdcapError, type CliIO } from './output.js';
 
 /**
  * The `adcap` command (DESIGN §8). Each area lives in `commands/<area>.ts` and exports
@@ -27,7 +28,9 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export function createProgram(io: CliIO): { program: Command; ctx: CliContext; exitCode: () => number } {
+export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext; exitCode: () => number } {
+  // Issue 11, item 2: text from packages, registries and tools never reaches the terminal raw.
+  const io = terminalSafeIO(rawIo);
   const program = new Command('adcap');
   let exitCode = EXIT_OK;
   // Global options are program options: commander accepts them before or after the subcommand.
@@ -64,6 +67,7 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
   registry.register(program, ctx);
   client.register(program, ctx);
   lifecycle.register(program, ctx);
+  policy.register(program, ctx);
   run.register(program, ctx);
   secrets.register(program, ctx);
 
@@ -82,8 +86,9 @@ export function createProgram(io: CliIO): { program: Command; ctx: CliContext; e
 }
 
 /** Runs `adcap` with `argv` (without node and script) and resolves to the exit code. */
-export async function runCli(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
-  const { program, ctx, exitCode } = createProgram(io);
+export async function runCli(argv: readonly string[], rawIo: CliIO = processIO()): Promise<number> {
+  const { program, ctx, exitCode } = createProgram(rawIo);
+  const io = ctx.io;
   if (argv.length === 0) {
     program.outputHelp({ error: true });
     return ctx.output.failure(new AdcapError('E_USAGE', 'No command given; run "adcap --help" to see the commands.'));

@@ -1,4 +1,5 @@
 import { AdcapError, asAdcapError } from '../errors.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /**
  * Where the CLI writes. The bin uses the real process; tests pass their own to run commands
@@ -17,6 +18,14 @@ export interface CliIO {
   stderrIsTTY?: boolean;
   /** Asks a question on the terminal and resolves to the answer (absent: no terminal). */
   ask?: (question: string) => Promise<string>;
+}
+
+/**
+ * The same IO with every write passed through `terminalSafe` (issue 11, item 2): the CLI wraps its
+ * IO once, so no command, error line, plan or commander message can reach the terminal raw.
+ */
+export function terminalSafeIO(io: CliIO): CliIO {
+  return { ...io, stdout: (text) => io.stdout(terminalSafe(text)), stderr: (text) => io.stderr(terminalSafe(text)) };
 }
 
 /** Exit codes (DESIGN §8): 0 success, 1 an operation failed, 2 the command line was wrong. */

@@ -1,7 +1,8 @@
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
 import { grantCovers, grantString } from '../permissions/grants.js';
-import { fsWriteTargetsOwnDir, parseFsScope, scopeProblem } from '../permissions/scopes.js';
+import { fsWriteTargetsOwnDir, parseFsScope } from '../permissions/scopes.js';
+import { scopeProblem } from '../permissions/table.js';
 import { escapePointer } from './canonical-json.js';
 import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';

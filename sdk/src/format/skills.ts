@@ -28,6 +28,9 @@ const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 /** Agent Skills specification: `compatibility` is at most 500 characters. */
 const MAX_COMPATIBILITY = 500;
+/** C0 and C1 control characters and DEL, except tab and newline. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 
 function problem(rule: SkillRule, pointer: string, text: string): AdcapError {
   return new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${text}.`, { details: { rule, pointer } });
@@ -98,6 +101,9 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
     problems.push(problem('skill-description', pointer, 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it'));
   } else if ([...description].length > MAX_DESCRIPTION) {
     problems.push(problem('skill-description', pointer, `has a skill description of ${[...description].length} characters; shorten it to at most ${MAX_DESCRIPTION}`));
+  } else if (CONTROL_EXCEPT_NEWLINE_TAB.test(description)) {
+    // Issue 11, item 2: text shown to people carries no terminal control sequences (newline and tab only).
+    problems.push(problem('skill-description', pointer, 'has a skill description with a control character; only newlines and tabs are allowed'));
   }
   const license = record.license;
   if (license !== undefined && (typeof license !== 'string' || license.trim() === '')) {

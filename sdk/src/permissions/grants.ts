@@ -1,12 +1,19 @@
 import { AdcapError } from '../errors.js';
 import type { Permission, PermissionId } from '../format/manifest-types.js';
-import { parseFsScope, parseNetScope, scopeProblem, type NetScope } from './scopes.js';
+import { PERMISSION_IDS, PERMISSION_TABLE, scopeProblem } from './table.js';
 
-/** DESIGN §5: the permission ids version 1.0 knows; any other id is rejected. */
-export const PERMISSION_IDS = ['fs:read', 'fs:write', 'net:connect', 'process:exec', 'env:read', 'storage:data'] as const satisfies readonly PermissionId[];
+export { PERMISSION_IDS } from './table.js';
 
 export function isPermissionId(value: unknown): value is PermissionId {
   return typeof value === 'string' && (PERMISSION_IDS as readonly string[]).includes(value);
+}
+
+/** Throws E_SEMANTIC (rule `permission-scope`) when `scope` is not valid for `id` (DESIGN §5). */
+export function validateScope(id: PermissionId, scope: string | undefined): void {
+  const problem = scopeProblem(id, scope);
+  if (problem !== undefined) {
+    throw new AdcapError('E_SEMANTIC', `Invalid permission: ${problem}.`, { details: { rule: 'permission-scope', id, scope } });
+  }
 }
 
 /** A permission without its reason: what a grant string denotes. */
@@ -51,39 +58,13 @@ function tryParse(grant: string): Grant | undefined {
 }
 
 /**
- * Whether the grant `granted` allows everything `needed` asks for. Fails closed: malformed grants
- * cover nothing. Different ids never cover each other (fs:write does not imply fs:read).
+ * Whether the grant `granted` allows everything `needed` asks for (the permission table's `covers`).
+ * Fails closed: malformed grants cover nothing. Different ids never cover each other (fs:write does
+ * not imply fs:read).
  */
 export function grantCovers(granted: string, needed: string): boolean {
   const g = tryParse(granted);
   const n = tryParse(needed);
   if (g === undefined || n === undefined || g.id !== n.id) return false;
-  if (g.scope === undefined || n.scope === undefined) {
-    // No scope means "any server" for net:connect and is the only form for storage:data.
-    return g.scope === undefined && (n.scope === undefined || g.id === 'net:connect');
-  }
-  switch (g.id) {
-    case 'fs:read':
-    case 'fs:write': {
-      const gs = parseFsScope(g.scope);
-      const ns = parseFsScope(n.scope);
-      if (typeof gs === 'string' || typeof ns === 'string' || gs.kind !== ns.kind) return false;
-      if (gs.kind === 'workspace' || ns.kind === 'workspace') return true;
-      return gs.segments.length <= ns.segments.length && gs.segments.every((s, i) => s === ns.segments[i]);
-    }
-    case 'net:connect': {
-      const gs = parseNetScope(g.scope);
-      const ns = parseNetScope(n.scope);
-      return typeof gs !== 'string' && typeof ns !== 'string' && netCovers(gs, ns);
-    }
-    default:
-      return g.scope === n.scope;
-  }
-}
-
-/** `*.example.com` covers subdomains of example.com (not example.com itself); no port = any port. */
-function netCovers(granted: NetScope, needed: NetScope): boolean {
-  if (granted.port !== undefined && granted.port !== needed.port) return false;
-  if (!granted.wildcard) return !needed.wildcard && granted.host === needed.host;
-  return needed.host.endsWith(`.${granted.host}`);
+  return PERMISSION_TABLE[g.id].covers(g.scope, n.scope);
 }

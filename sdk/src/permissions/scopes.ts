@@ -1,14 +1,10 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { AdcapError } from '../errors.js';
-import type { PermissionId } from '../format/manifest-types.js';
 
 /**
- * Scopes of the permission ids (DESIGN §5). Each function returns a sentence describing what is
- * wrong, or undefined when the scope is valid. Whether a scope is *enforced* on a platform is the
- * sandbox's business, not this module's.
+ * The scope grammars of the permission ids (DESIGN §5) that more than a pattern: file scopes and
+ * network scopes, parsed into values, and how network scopes match. table.ts puts them together
+ * with the other ids; each parser returns the value, or a sentence describing what is wrong.
  */
-
-const MAX_SCOPE = 1024;
 
 /** The forms of an fs:read / fs:write scope: `workspace`, `~/path`, `/abs/path`. */
 export type FsScope = { kind: 'workspace' } | { kind: 'home'; segments: string[] } | { kind: 'absolute'; segments: string[] };
@@ -65,43 +61,31 @@ export function parseNetScope(scope: string): NetScope | string {
   return { host, wildcard, port };
 }
 
-const PROGRAM_NAME = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** The problem with `scope` for permission `id`, or undefined when it is valid (DESIGN §5). */
-export function scopeProblem(id: PermissionId, scope: string | undefined): string | undefined {
-  if (scope !== undefined && (scope.length === 0 || scope.length > MAX_SCOPE)) {
-    return `the scope of ${id} must be 1 to ${MAX_SCOPE} characters long`;
-  }
-  switch (id) {
-    case 'fs:read':
-    case 'fs:write': {
-      if (scope === undefined) return `${id} needs a scope: "workspace", "~/path" or "/absolute/path"`;
-      const parsed = parseFsScope(scope);
-      return typeof parsed === 'string' ? parsed : undefined;
-    }
-    case 'net:connect': {
-      if (scope === undefined) return undefined; // no scope = any server
-      const parsed = parseNetScope(scope);
-      return typeof parsed === 'string' ? parsed : undefined;
-    }
-    case 'process:exec':
-      if (scope === undefined) return 'process:exec needs a scope naming one program, such as "git"';
-      return PROGRAM_NAME.test(scope) ? undefined : `the program scope ${JSON.stringify(scope)} must be a program name such as "git" (letters, digits, ".", "_", "+", "-"; no path)`;
-    case 'env:read':
-      if (scope === undefined) return 'env:read needs a scope naming one environment variable, such as "GITHUB_TOKEN"';
-      return ENV_NAME.test(scope) ? undefined : `the environment scope ${JSON.stringify(scope)} must be a variable name such as "GITHUB_TOKEN"`;
-    case 'storage:data':
-      return scope === undefined ? undefined : 'storage:data takes no scope; remove it';
-  }
+/**
+ * Whether the network scope `granted` allows every connection `needed` allows (DESIGN §5):
+ * `*.example.com` covers `*.example.com` itself and any name under example.com, never
+ * example.com; no port means any port, so only a port-less grant covers a port-less requirement.
+ */
+export function netScopeCovers(granted: NetScope, needed: NetScope): boolean {
+  if (granted.port !== undefined && granted.port !== needed.port) return false;
+  if (!granted.wildcard) return !needed.wildcard && granted.host === needed.host;
+  return (needed.wildcard && needed.host === granted.host) || needed.host.endsWith(`.${granted.host}`);
 }
 
-/** Throws E_SEMANTIC (rule `permission-scope`) when `scope` is not valid for `id`. */
-export function validateScope(id: PermissionId, scope: string | undefined): void {
-  const problem = scopeProblem(id, scope);
-  if (problem !== undefined) {
-    throw new AdcapError('E_SEMANTIC', `Invalid permission: ${problem}.`, { details: { rule: 'permission-scope', id, scope } });
-  }
+/**
+ * Whether a connection to `host:port` is allowed by the network scope `scope`: the check the
+ * sandbox's filtering proxy makes for every request. `host` is what a client sent (any case, an
+ * optional trailing dot, IPv6 in brackets or not).
+ */
+export function netScopeAllows(scope: NetScope, host: string, port: number): boolean {
+  if (scope.port !== undefined && scope.port !== port) return false;
+  const h = bareHost(host.toLowerCase().replace(/\.$/, ''));
+  const s = bareHost(scope.host);
+  return scope.wildcard ? h.endsWith(`.${s}`) : h === s;
+}
+
+function bareHost(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 /**

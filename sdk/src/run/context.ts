@@ -3,10 +3,12 @@
  * resources): resources materialised through the cache, dependency directories, the tool data
  * directory, the registry blob mirror, and the revocation status of the installed version.
  */
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { resolveUrl } from '../cache/fetch.js';
 import { materializeResource } from '../cache/resource.js';
+import type { SourcePolicy } from '../cache/source-policy.js';
 import type { Manifest, Resource, Tool } from '../format/manifest-types.js';
 import type { Arcotheon } from '../store/arcotheon.js';
 import { revocationReason as revocationOf } from '../store/revocations.js';
@@ -54,7 +56,7 @@ export async function materializeToolResources(
   arc: Arcotheon,
   manifest: Manifest,
   tool: Tool,
-  options: { mirrors: string[]; onProgress?: ProgressListener; signal?: AbortSignal },
+  options: { mirrors: string[]; policy: SourcePolicy; onProgress?: ProgressListener; signal?: AbortSignal },
 ): Promise<MaterializedResources> {
   const paths: Record<string, string> = {};
   const resources: Resource[] = [];
@@ -70,6 +72,7 @@ export async function materializeToolResources(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       mirrors: options.mirrors,
+      policy: options.policy,
     });
   }
   return { paths, resources };
@@ -94,7 +97,33 @@ export async function dependencyDirs(arc: Arcotheon, manifest: Manifest): Promis
 /** spec §7 `context.toolDataDir`: created when storage:data is granted to the tool, else null. */
 export async function toolDataDirFor(arc: Arcotheon, id: string, tool: Tool, grantsUsed: readonly string[]): Promise<string | null> {
   if (!grantsUsed.includes('storage:data')) return null;
-  const dir = arc.home.toolDataDir(id, tool.name);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  return dir;
+  return createWithoutLinks(arc.home.root, arc.home.toolDataDir(id, tool.name));
+}
+
+/**
+ * Creates `dir` (below `root`) one folder at a time and returns its real path, refusing any
+ * component that is a link or not a folder (issue 11, item 11: a symlink planted in tooldata/
+ * must not lead a tool's data folder, or the folders created for it, outside the home). The
+ * home itself may be reached through a link; what lies below it may not.
+ */
+async function createWithoutLinks(root: string, dir: string): Promise<string> {
+  let current = await realpath(root);
+  for (const part of path.relative(root, dir).split(path.sep)) {
+    current = path.join(current, part);
+    let info = await lstat(current).catch(() => null);
+    if (info === null) {
+      await mkdir(current, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+      info = await lstat(current);
+    }
+    if (!info.isDirectory()) {
+      throw new AdcapError(
+        'E_IO',
+        `${current} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, so the tool's data folder could lead outside its own place in the Arcotheon home; the run is refused. Remove ${current} (its data is not a tool's) and run the tool again.`,
+        { details: { path: current } },
+      );
+    }
+  }
+  return current;
 }

@@ -53,8 +53,10 @@ export async function wrapChecked(sandbox: Sandbox, spec: SandboxSpec): Promise<
     if (typeof val !== 'string' || key === '' || key.includes('=') || key.includes('\0') || val.includes('\0')) throw wrong(`"env" has an entry ${JSON.stringify(key)} that is not a NAME=string pair`);
   }
   if (w.cwd !== undefined && (typeof w.cwd !== 'string' || w.cwd === '')) throw wrong('"cwd" must be a path');
-  if (w.stdioExtra !== undefined && (!Array.isArray(w.stdioExtra) || !w.stdioExtra.every((fd) => Number.isSafeInteger(fd) && (fd as number) >= 0))) {
-    throw wrong('"stdioExtra" must be an array of open file descriptors');
+  // 'ignore' keeps a descriptor number free (the SDK's bubblewrap uses it to line up descriptors it
+  // closes before the tool starts).
+  if (w.stdioExtra !== undefined && (!Array.isArray(w.stdioExtra) || !w.stdioExtra.every((fd) => fd === 'ignore' || (Number.isSafeInteger(fd) && (fd as number) >= 0)))) {
+    throw wrong('"stdioExtra" must be an array of open file descriptors (or "ignore")');
   }
   if (w.cleanup !== undefined && typeof w.cleanup !== 'function') throw wrong('"cleanup" must be a function');
   return value as WrappedCommand;

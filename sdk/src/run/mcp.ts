@@ -18,6 +18,8 @@ import type { Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { disabledError } from '../store/enablement.js';
+import { policyForReading, toolAllowed } from '../store/policy-enforce.js';
 import { sha256Hex } from '../util/hash.js';
 import { runTool, type RunToolOptions } from './run-tool.js';
 import { runtimeProblem } from './runtimes.js';
@@ -54,12 +56,17 @@ interface Exposed {
 /** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
 export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): Promise<Exposed[]> {
   const out: Exposed[] = [];
+  // issue 17: nor are tools the organisation policy forbids (an invalid policy lists them, and a
+  // call answers E_POLICY saying why).
+  const { loaded } = await policyForReading(arc);
   for (const id of ids) {
     const state = await arc.state(id);
+    // issue 17: a disabled capability's tools are not listed (a call to one is refused with E_DISABLED).
+    if (state.disabled !== undefined) continue;
     const manifest = await arc.readInstalledManifest(id, state.active);
     for (const tool of manifest.tools ?? []) {
       const granted = (tool.permissions ?? []).every((needed) => state.grants.some((g) => grantCovers(g, needed)));
-      if (!granted || runtimeProblem(tool) !== null) continue;
+      if (!granted || runtimeProblem(tool) !== null || !toolAllowed(loaded, id, state.active, tool.permissions ?? [])) continue;
       const inputSchema = { ...tool.inputSchema, type: 'object' } as McpTool['inputSchema'];
       const mcp: McpTool = {
         name: mcpToolName(id, tool.name),
@@ -86,6 +93,8 @@ export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const exposed = (await grantedMcpTools(arc, ids)).find((e) => e.mcp.name === request.params.name);
     if (exposed === undefined) {
+      const disabled = await disabledOwner(arc, ids, request.params.name);
+      if (disabled !== null) return errorResult(disabled);
       return errorResult(new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`));
     }
     try {
@@ -116,6 +125,17 @@ export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: 
   stdin.once('end', () => void close());
   stdin.once('close', () => void close());
   return { closed, close };
+}
+
+/** E_DISABLED when `name` is a tool of one of `ids` that is disabled (issue 17); else null. */
+async function disabledOwner(arc: Arcotheon, ids: readonly string[], name: string): Promise<AdcapError | null> {
+  for (const id of ids) {
+    const state = await arc.state(id);
+    if (state.disabled === undefined) continue;
+    const manifest = await arc.readInstalledManifest(id, state.active);
+    if ((manifest.tools ?? []).some((t) => mcpToolName(id, t.name) === name)) return disabledError(id, state.disabled);
+  }
+  return null;
 }
 
 /** spec-independent MCP convention: tool failures are results with isError, not protocol errors. */

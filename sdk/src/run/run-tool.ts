@@ -20,6 +20,8 @@ import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { assertEnabled } from '../store/enablement.js';
+import { assertToolAllowed } from '../store/policy-enforce.js';
 import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
 import { chooseSandbox, cleanupWrapped, wrapChecked } from './host-sandbox.js';
 import type { PackageState } from '../store/state.js';
@@ -102,6 +104,17 @@ export async function runTool(arc: Arcotheon, id: string, toolName: string, inpu
   const progress = new GuardedListener<RunProgress>('onProgress', options.onProgress);
   try {
     if (options.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
+    // Issue 11, item 11: the installed manifest must still be the one verified at install time
+    // (spec §4: the package's identity is its manifest digest); a tool that rewrote its own
+    // manifest or tools does not run.
+    const actual = manifestDigest(manifest);
+    if (actual !== manifestSha256) {
+      throw new AdcapError(
+        'E_HASH',
+        `The installed manifest of ${id}@${version} was changed after it was installed (its SHA-256 is ${actual}, not ${manifestSha256}), so its tools do not run; run "adcap doctor --fix" or reinstall ${id}.`,
+        { details: { id, version, expected: manifestSha256, actual } },
+      );
+    }
     const guarded: RunToolOptions = { ...options };
     if (progress.fn === undefined) delete guarded.onProgress;
     else guarded.onProgress = progress.fn;
@@ -143,6 +156,11 @@ interface ExecuteArgs {
 async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   const { id, version, state, manifest, tool, options } = a;
   const label = `${id} ${tool.name}`;
+
+  // issue 17: a disabled capability's tools do not run; nor do tools the organisation policy
+  // forbids now (a blocked version, or a permission it denies since the grant was given).
+  assertEnabled(state);
+  assertToolAllowed(await arc.policyInForce(), id, version, tool.permissions ?? []);
 
   // spec §13: revoked versions never run.
   const revoked = await revocationReason(arc, id, state);
@@ -201,8 +219,11 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
 
   const progress = options.onProgress;
   const mirrors = await blobMirrors(arc, state, version);
+  // Issue 11, items 3 and 13: sources the publisher chose stay on public https or the installing registry.
+  const policy = await arc.sourcePolicy(state.versions[version]?.source);
   const materialized = await materializeToolResources(arc, manifest, tool, {
     mirrors,
+    policy,
     ...(progress === undefined ? {} : { onProgress: (p: Progress) => progress({ ...p, phase: 'resource', tool: tool.name }) }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
@@ -216,6 +237,7 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   const shards = new ShardRequestHandler(arc.cache, {
     resources: materialized.resources,
     mirrors,
+    policy,
     ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
@@ -291,7 +313,10 @@ async function checkWorkspace(workspace: string | null): Promise<string | null> 
 
 function protectedPaths(arc: Arcotheon): string[] {
   const h = arc.home;
-  return [h.packagesDir, h.cacheDir, h.auditDir, h.locksDir, h.journalDir, path.join(h.root, 'remotes'), h.config];
+  // Issue 11, item 11: the whole home, so files that do not exist yet (a fresh home has no
+  // config.json) cannot be created by a writable grant either; the tool's own data folder is the
+  // one writable place in it (storage:data). The sandbox compares real paths.
+  return [h.root, h.packagesDir, h.cacheDir, h.auditDir, h.locksDir, h.journalDir, path.join(h.root, 'remotes'), h.config];
 }
 
 /** Links a cached shard into the per-run shard folder (copies across file systems) and answers with that path. */

@@ -9,6 +9,7 @@ import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { isToolStep, validateWorkflowFiles, type WorkflowDocument } from '../format/workflow-doc.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { assertEnabled } from '../store/enablement.js';
 import { AuditLog, auditDigest } from './audit.js';
 import { runTool, type RunProgress, type RunToolOptions } from './run-tool.js';
 import { assertMatches } from './schemas.js';
@@ -87,6 +88,8 @@ export async function runWorkflow(arc: Arcotheon, id: string, workflowId: string
   let result: WorkflowRunResult | undefined;
   let failure: AdcapError | undefined;
   try {
+    // issue 17: a disabled capability's workflows do not run (its steps would be refused anyway).
+    assertEnabled(state);
     result = await execute(arc, id, doc, inputs, options, grantsUsed);
   } catch (error) {
     failure = asAdcapError(error, `Running workflow ${workflowId} of ${id} failed`);

@@ -5,7 +5,7 @@
  * spirit of flatpak's `flatpak run`.
  *
  * The options and the seccomp filter reach bwrap through inherited descriptors (`--args 3`,
- * `--seccomp 4`): granted secrets passed with `--setenv` never appear in the command line other
+ * `--add-seccomp-fd 4`): granted secrets passed with `--setenv` never appear in the command line other
  * users can read in /proc, and the lists can grow without hitting argv limits. Only the command
  * that runs inside (interpreter, script, its arguments) stays on bwrap's command line.
  */
@@ -14,11 +14,12 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
-import { executableExposure, findProgram, isInside, sandboxEnv, SAFE_PATH } from './common.js';
+import { executableExposure, existingRealPath, findProgram, isInside, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
 import { FORWARDER_SOURCE } from './forwarder.js';
+import { DEFAULT_RESOURCE_LIMITS, limitRun, type LimitedRun, type ResourceLimits } from './limits.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxGrants, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
-import { seccompFilterForHost } from './seccomp.js';
+import { allowAllSeccompFilter, seccompFilterForHost } from './seccomp.js';
 
 /**
  * The base profile (also in sandbox-profiles/bubblewrap-base.json, kept identical by a test):
@@ -62,6 +63,8 @@ export interface PlanContext {
   netDir?: string;
   /** The node binary that runs the forwarder (scoped net only). */
   nodePath?: string;
+  /** Size cap of the private /tmp and HOME tmpfs mounts (bwrap --size), in bytes. */
+  tmpfsSizeBytes?: number;
 }
 
 const depth = (p: string): number => p.split('/').filter(Boolean).length;
@@ -94,6 +97,14 @@ function exposeExecutable(command: string, home: string, out: Mount[]): string {
   return real;
 }
 
+/** A process:exec program: its executable only, plus library folders chosen on purpose (see programExposure). */
+function exposeProgram(found: string, home: string, out: Mount[]): void {
+  const { real, libraryDirs } = programExposure(found, home);
+  if (!isInside(real, '/usr')) out.push({ kind: 'ro-bind', src: real, dest: real });
+  if (found !== real && !isInside(found, '/usr')) out.push({ kind: 'ro-bind', src: real, dest: found });
+  for (const dir of libraryDirs) out.push({ kind: 'ro-bind', src: dir, dest: dir });
+}
+
 /**
  * Builds the bwrap arguments for `spec` (pure apart from reading the file system to resolve
  * symlinks and programs). Exported for tests and for `adcap` diagnostics.
@@ -120,7 +131,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
   for (const program of grants.programs) {
     const found = findProgram(program, searchPath);
     if (found === null) continue; // not installed: the tool gets ENOENT, as it would outside
-    exposeExecutable(found, spec.home, user);
+    exposeProgram(found, spec.home, user);
     pathDirs.push(path.dirname(found));
   }
 
@@ -133,20 +144,31 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
   }
   for (const p of grants.readPaths) user.push({ kind: 'ro-bind-try', src: p, dest: p });
   for (const p of grants.writePaths) user.push({ kind: 'bind-try', src: p, dest: p });
+  let ownData: Mount | null = null;
   if (grants.storageData && spec.toolDataDir !== null) {
     fs.mkdirSync(spec.toolDataDir, { recursive: true });
-    user.push({ kind: 'bind', src: spec.toolDataDir, dest: spec.toolDataDir });
+    ownData = { kind: 'bind', src: spec.toolDataDir, dest: spec.toolDataDir };
+    user.push(ownData);
   }
 
   // DESIGN §5 fs:write: "never the capability's own or any installed directory". A writable
   // mount that contains a protected directory gets that directory re-bound read-only on top; a
-  // writable mount inside one is downgraded to read-only.
-  const protectedDirs = [...alwaysReadOnly, ...(spec.protectedDirs ?? [])].map((d) => path.resolve(d));
-  const writable = user.filter((m): m is Extract<Mount, { src: string }> => m.kind === 'bind' || m.kind === 'bind-try');
+  // writable mount inside one is downgraded to read-only. Issue 11, item 11: compared on REAL
+  // paths (bwrap follows links in a mount's source, so a home reached through a symlink is the
+  // same directory), and a protected path that does not exist yet is protected through its
+  // nearest existing ancestor, so a writable grant cannot create it. The tool's own data folder
+  // (storage:data) is the one writable mount allowed inside a protected directory.
+  const protectedDirs = [...new Set([...alwaysReadOnly, ...(spec.protectedDirs ?? [])].map(existingRealPath))];
+  const writable = user.filter((m): m is Extract<Mount, { src: string }> => (m.kind === 'bind' || m.kind === 'bind-try') && m !== ownData);
   for (const m of writable) {
-    if (protectedDirs.some((p) => isInside(m.dest, p))) m.kind = m.kind === 'bind' ? 'ro-bind' : 'ro-bind-try';
+    const real = safeRealpath(m.src);
+    if (real === null) continue; // a missing bind-try source mounts nothing
+    if (protectedDirs.some((p) => isInside(real, p))) {
+      m.kind = m.kind === 'bind' ? 'ro-bind' : 'ro-bind-try';
+      continue;
+    }
     for (const p of protectedDirs) {
-      if (isInside(p, m.dest) && p !== m.dest) user.push({ kind: 'ro-bind-try', src: p, dest: p });
+      if (isInside(p, real) && p !== real) user.push({ kind: 'ro-bind-try', src: p, dest: path.join(m.dest, path.relative(real, p)) });
     }
   }
 
@@ -178,7 +200,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
     '--proc', '/proc', '--dev', '/dev',
   ];
   for (const m of mounts) {
-    if (m.kind === 'tmpfs') options.push('--tmpfs', m.dest);
+    if (m.kind === 'tmpfs') options.push(...(ctx.tmpfsSizeBytes === undefined ? [] : ['--size', String(ctx.tmpfsSizeBytes)]), '--tmpfs', m.dest);
     else if (m.kind === 'symlink') options.push('--symlink', m.target, m.dest);
     else options.push(`--${m.kind}`, m.src, m.dest);
   }
@@ -210,6 +232,40 @@ async function anonymousFile(dir: string, name: string, data: Buffer): Promise<n
   return fd;
 }
 
+/** O_CLOEXEC as /proc/<pid>/fdinfo prints it (octal flags). */
+const O_CLOEXEC = 0o2000000;
+/** More inherited descriptors than this and the run is refused (each one costs a stacked filter). */
+const MAX_INHERITED_DESCRIPTORS = 512;
+
+/**
+ * Descriptors above stderr that this process holds without close-on-exec (issue 11, item 4).
+ * Node opens everything close-on-exec, so these came from whoever started the host (a shell's
+ * `100<>file`, a parent's pipe, a native module): every child would inherit them, bwrap passes
+ * them on, and a tool could read and write the files behind them through /proc/self/fd.
+ */
+export function inheritedDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc/self/fdinfo');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd < 3) continue;
+    let info: string;
+    try {
+      info = fs.readFileSync(`/proc/self/fdinfo/${name}`, 'latin1');
+    } catch {
+      continue; // closed meanwhile (e.g. the directory listing's own descriptor)
+    }
+    const flags = /^flags:\s*([0-7]+)$/m.exec(info)?.[1];
+    if (flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) === 0) out.push(fd);
+  }
+  return out.sort((a, b) => a - b);
+}
+
 const availability = new Map<string, Promise<boolean>>();
 
 export interface BubblewrapOptions {
@@ -217,16 +273,28 @@ export interface BubblewrapOptions {
   bwrapPath?: string;
   /** The node binary that runs the scoped-network forwarder; default process.execPath. */
   nodePath?: string;
+  /**
+   * Resource limits of every run (issue 11; limits.ts): DEFAULT_RESOURCE_LIMITS with these
+   * values replaced, or false for none. The private /tmp and HOME are capped at memoryBytes too.
+   */
+  limits?: Partial<ResourceLimits> | false;
 }
 
 export class BubblewrapSandbox implements Sandbox {
   readonly name = 'bubblewrap' as const;
   readonly bwrapPath: string;
   readonly #nodePath: string;
+  readonly #limits: ResourceLimits | null;
 
   constructor(options: BubblewrapOptions = {}) {
     this.bwrapPath = options.bwrapPath ?? findProgram('bwrap', process.env.PATH ?? SAFE_PATH) ?? '/usr/bin/bwrap';
     this.#nodePath = options.nodePath ?? process.execPath;
+    this.#limits = options.limits === false ? null : { ...DEFAULT_RESOURCE_LIMITS, ...options.limits };
+  }
+
+  /** The limits every run gets, or null when the host turned them off. */
+  get limits(): Readonly<ResourceLimits> | null {
+    return this.#limits;
   }
 
   /** Runs a trivial sandboxed command once per bwrap path (user namespaces may be disabled by the kernel or an LSM). */
@@ -262,6 +330,7 @@ export class BubblewrapSandbox implements Sandbox {
     const runDir = await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-bwrap-'));
     const fds: number[] = [];
     let proxy: NetProxy | null = null;
+    let limited: LimitedRun | null = null;
     let cleaned = false;
     const cleanup = async (): Promise<void> => {
       if (cleaned) return;
@@ -274,6 +343,7 @@ export class BubblewrapSandbox implements Sandbox {
         }
       }
       await proxy?.close();
+      await limited?.cleanup();
       await fsp.rm(runDir, { recursive: true, force: true });
     };
     try {
@@ -283,7 +353,7 @@ export class BubblewrapSandbox implements Sandbox {
       const home = path.resolve(spec.home);
       await fsp.writeFile(path.join(runDir, 'passwd'), `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
       await fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`);
-      const ctx: PlanContext = { runDir, nodePath: this.#nodePath };
+      const ctx: PlanContext = { runDir, nodePath: this.#nodePath, ...(this.#limits === null ? {} : { tmpfsSizeBytes: this.#limits.memoryBytes }) };
       const grants = interpretGrants(spec.grants, spec.home);
       if (grants.net === 'scoped') {
         ctx.netDir = path.join(runDir, 'net');
@@ -291,13 +361,41 @@ export class BubblewrapSandbox implements Sandbox {
         proxy = await startNetProxy({ scopes: grants.netScopes, listen: { path: path.join(ctx.netDir, 'proxy.sock') } });
       }
       const plan = planBubblewrap(spec, ctx);
-      fds.push(await anonymousFile(runDir, 'args', encodeBwrapArgs(['--seccomp', '4', ...plan.options])));
-      fds.push(await anonymousFile(runDir, 'seccomp', seccomp));
+      // Issue 11, item 4: every descriptor this process would pass on besides stdio is closed
+      // before the tool starts. Each inherited one is overwritten in the child by a descriptor
+      // bwrap consumes and closes: an allow-all seccomp filter loaded with --add-seccomp-fd.
+      // (--add-seccomp-fd cannot be mixed with --seccomp, so the real filter goes the same way.)
+      const inherited = inheritedDescriptors().filter((fd) => fd > 4);
+      if (inherited.length > MAX_INHERITED_DESCRIPTORS) {
+        throw new AdcapError(
+          'E_SANDBOX_UNAVAILABLE',
+          `This program holds ${inherited.length} open descriptors that every program it starts would inherit; the sandbox closes at most ${MAX_INHERITED_DESCRIPTORS}. Start the host without passing descriptors to it.`,
+        );
+      }
+      const closers = inherited.flatMap((fd) => ['--add-seccomp-fd', String(fd)]);
+      const stdioExtra: Array<number | 'ignore'> = [];
+      const pass = async (name: string, data: Buffer): Promise<void> => {
+        const fd = await anonymousFile(runDir, name, data);
+        fds.push(fd); // closed by cleanup(), also when a later step fails
+        stdioExtra.push(fd);
+      };
+      await pass('args', encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options]));
+      await pass('seccomp', seccomp);
+      const allowAll = allowAllSeccompFilter();
+      for (const fd of inherited) {
+        while (stdioExtra.length < fd - 3) stdioExtra.push('ignore');
+        await pass(`close-${fd}`, allowAll);
+      }
+      // Issue 11, resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
+      // rlimits set by prlimit inside the sandbox, in front of the tool (and the forwarder).
+      limited = this.#limits === null ? null : await limitRun(this.#limits);
+      const hostPrefix = limited?.hostPrefix ?? [];
+      const bwrapArgs = ['--args', '3', '--', ...(limited?.sandboxPrefix ?? []), ...plan.command];
       return {
-        command: this.bwrapPath,
-        args: ['--args', '3', '--', ...plan.command],
-        env: {},
-        stdioExtra: [...fds],
+        command: hostPrefix[0] ?? this.bwrapPath,
+        args: hostPrefix.length === 0 ? bwrapArgs : [...hostPrefix.slice(1), this.bwrapPath, ...bwrapArgs],
+        env: { ...limited?.hostEnv },
+        stdioExtra,
         cleanup,
       };
     } catch (error) {

@@ -62,10 +62,55 @@ export function executableExposure(command: string, home: string): { command: st
   return { command, real, prefix };
 }
 
+/** Folders under an install prefix that hold a program's shared libraries and helpers. */
+const LIBRARY_DIRS = ['lib', 'lib64', 'libexec'];
+
+/**
+ * What to expose for a program granted with `process:exec` (issue 11, item 5): its executable
+ * (the real file, and the path as called when that is a link) and nothing else of the folder it
+ * sits in, which for `~/.cargo/bin` or `~/.local/bin` is next to credentials and keyrings. A
+ * program installed outside the home and outside /usr (e.g. /opt/tool/bin/tool) also gets its
+ * prefix's library folders (`lib`, `lib64`, `libexec`), never one under or containing the home.
+ * Everything under /usr is visible to every tool anyway.
+ */
+export function programExposure(command: string, home: string): { command: string; real: string; libraryDirs: string[] } {
+  const real = fs.realpathSync(command);
+  const dir = path.dirname(real);
+  const libraryDirs: string[] = [];
+  if (path.basename(dir) === 'bin') {
+    const prefix = path.dirname(dir);
+    const homes = [path.resolve(home), safeRealpath(home)].filter((h): h is string => h !== null);
+    const nearHome = homes.some((h) => isInside(prefix, h) || isInside(h, prefix));
+    if (prefix !== '/' && !isInside(prefix, '/usr') && !nearHome) {
+      for (const name of LIBRARY_DIRS) {
+        const lib = path.join(prefix, name);
+        const realLib = safeRealpath(lib);
+        if (realLib !== null && !homes.some((h) => isInside(realLib, h) || isInside(h, realLib))) libraryDirs.push(realLib);
+      }
+    }
+  }
+  return { command, real, libraryDirs };
+}
+
 export function safeRealpath(p: string): string | null {
   try {
     return fs.realpathSync(p);
   } catch {
     return null;
+  }
+}
+
+/**
+ * The real path of `p`, or of its nearest existing ancestor when `p` does not exist yet: what
+ * must stay read-only so that `p` cannot be created or changed (issue 11, item 11).
+ */
+export function existingRealPath(p: string): string {
+  let current = path.resolve(p);
+  for (;;) {
+    const real = safeRealpath(current);
+    if (real !== null) return real;
+    const parent = path.dirname(current);
+    if (parent === current) return current;
+    current = parent;
   }
 }

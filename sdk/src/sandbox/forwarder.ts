@@ -25,7 +25,15 @@ const server = net.createServer((client) => {
   client.on('close', () => upstream.destroy());
   upstream.on('close', () => client.destroy());
 });
+// Errors end one connection (or, before listening, the run with a message); never an uncaught throw.
+let listening = false;
+server.on('error', (e) => {
+  if (listening) return;
+  process.stderr.write('arcotheon sandbox forwarder: cannot listen: ' + e.message + '\n');
+  process.exit(127);
+});
 server.listen(0, '127.0.0.1', () => {
+  listening = true;
   const url = 'http://127.0.0.1:' + server.address().port;
   const env = { ...process.env, HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url, NODE_USE_ENV_PROXY: '1',
     // Node tools honour the proxy through NODE_USE_ENV_PROXY; its "experimental" warning would land in every run's stderr.

@@ -9,6 +9,8 @@
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';
+import os from 'node:os';
+import { netScopeAllows, parseNetScope as parsePermissionNetScope } from '../permissions/index.js';
 
 export interface NetScope {
   /** Lower-case host name or IP literal, without brackets; for `*.example.com` the suffix `example.com`. */
@@ -18,79 +20,137 @@ export interface NetScope {
   port: number | null;
 }
 
-/** Parses a net:connect scope: `host`, `*.host`, `host:port`, `*.host:port`, `[v6]`, `[v6]:port` (DESIGN §5). */
+/**
+ * Parses a net:connect scope with the permission table's grammar (DESIGN §5; issue 11, item 12: the
+ * proxy accepts exactly what the validator accepts, nothing more lenient). Throws when invalid.
+ */
 export function parseNetScope(scope: string): NetScope {
-  let rest = scope.trim().toLowerCase();
-  let port: number | null = null;
-  let host: string;
-  if (rest.startsWith('[')) {
-    const end = rest.indexOf(']');
-    if (end < 0) throw new Error(`bad net scope ${scope}`);
-    host = rest.slice(1, end);
-    const after = rest.slice(end + 1);
-    if (after.startsWith(':')) port = parsePort(after.slice(1), scope);
-    else if (after !== '') throw new Error(`bad net scope ${scope}`);
-  } else {
-    const colon = rest.lastIndexOf(':');
-    if (colon >= 0 && rest.indexOf(':') === colon) {
-      port = parsePort(rest.slice(colon + 1), scope);
-      rest = rest.slice(0, colon);
-    }
-    host = rest;
-  }
-  const wildcard = host.startsWith('*.');
-  if (wildcard) host = host.slice(2);
-  host = host.replace(/\.$/, '');
-  if (host === '' || host.includes('*')) throw new Error(`bad net scope ${scope}`);
-  return { host, wildcard, port };
+  const parsed = parsePermissionNetScope(scope);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  const host = parsed.host.startsWith('[') ? parsed.host.slice(1, -1) : parsed.host;
+  return { host, wildcard: parsed.wildcard, port: parsed.port ?? null };
 }
 
-function parsePort(text: string, scope: string): number {
-  const port = Number(text);
-  if (!/^[0-9]{1,5}$/.test(text) || port < 1 || port > 65535) throw new Error(`bad port in net scope ${scope}`);
-  return port;
-}
-
-/** The scope that allows `host:port`, or null. `*.example.com` matches sub-domains, not example.com itself. */
+/** The scope that allows `host:port` (the permission table's matching), or null. `*.example.com` matches sub-domains, not example.com itself. */
 export function matchingScope(scopes: readonly NetScope[], host: string, port: number): NetScope | null {
-  const h = host.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
   for (const scope of scopes) {
-    if (scope.port !== null && scope.port !== port) continue;
-    if (scope.wildcard ? h.endsWith(`.${scope.host}`) : h === scope.host) return scope;
+    const host6 = net.isIPv6(scope.host) ? `[${scope.host}]` : scope.host;
+    if (netScopeAllows({ host: host6, wildcard: scope.wildcard, ...(scope.port === null ? {} : { port: scope.port }) }, host, port)) return scope;
   }
   return null;
 }
 
+/** The eight 16-bit words of an IPv6 address (zone id dropped), or null. */
+function ipv6Words(ip: string): number[] | null {
+  let text = ip.toLowerCase().replace(/%.*$/, '');
+  if (net.isIPv6(text) === false) return null;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4 !== null && v4[1] !== undefined) {
+    const [a = 0, b = 0, c = 0, d = 0] = v4[1].split('.').map(Number);
+    text = `${text.slice(0, text.length - v4[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const fill = tail === undefined ? [] : new Array<string>(8 - left.length - right.length).fill('0');
+  const words = [...left, ...fill, ...right].map((w) => parseInt(w, 16));
+  return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : null;
+}
+
+function v4FromWords(hi: number, lo: number): string {
+  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+}
+
 /**
- * Addresses a host *name* must not resolve to unless the scope names them literally: loopback,
- * link-local (cloud metadata at 169.254.169.254), unspecified and multicast. This stops a granted
- * name whose DNS points at 127.0.0.1 from reaching services on the user's machine.
+ * Addresses a host *name* must not resolve to unless the scope names them literally (issue 11,
+ * item 7): this machine and the networks around it, which a publisher's DNS record can point at
+ * (DNS rebinding) to reach services that trust the local network.
+ * IPv4: 0/8 (this host), 10/8, 172.16/12, 192.168/16 (private), 100.64/10 (carrier-grade NAT),
+ * 127/8 (loopback), 169.254/16 (link-local, cloud metadata), 192.0.0/24 (IETF), 198.18/15
+ * (benchmarking), 224/4 (multicast), 240/4 and the broadcast address.
+ * IPv6: :: and ::1, fc00::/7 (unique local), fe80::/10 (link-local), fec0::/10 (old site-local),
+ * ff00::/8 (multicast), and IPv4 addresses embedded in ::ffff:0:0/96, ::/96, 64:ff9b::/96 (NAT64)
+ * and 2002::/16 (6to4), which are checked as IPv4.
  */
 export function isInternalAddress(ip: string): boolean {
   if (net.isIPv4(ip)) {
-    const [a = 0, b = 0] = ip.split('.').map(Number);
-    return a === 127 || a === 0 || (a === 169 && b === 254) || a >= 224;
+    const [a = 0, b = 0, c = 0] = ip.split('.').map(Number);
+    return (
+      a === 0 || a === 10 || a === 127 || a >= 224 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 192 && b === 0 && c === 0) ||
+      (a === 198 && (b === 18 || b === 19))
+    );
   }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith('::ffff:')) return isInternalAddress(v6.slice(7));
-  return v6 === '::1' || v6 === '::' || v6.startsWith('fe8') || v6.startsWith('fe9') || v6.startsWith('fea') || v6.startsWith('feb') || v6.startsWith('ff');
+  const w = ipv6Words(ip);
+  if (w === null) return true; // not an address we understand: never dial it
+  const [w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0] = w;
+  const zeroTo = (n: number): boolean => w.slice(0, n).every((x) => x === 0);
+  if (zeroTo(5) && w5 === 0xffff) return isInternalAddress(v4FromWords(w6, w7)); // ::ffff:a.b.c.d
+  if (zeroTo(6)) return (w6 === 0 && (w7 === 0 || w7 === 1)) || isInternalAddress(v4FromWords(w6, w7)); // ::, ::1, ::a.b.c.d
+  if (w0 === 0x64 && w1 === 0xff9b && w2 === 0 && w3 === 0 && w4 === 0 && w5 === 0) return isInternalAddress(v4FromWords(w6, w7));
+  if (w0 === 0x2002) return isInternalAddress(v4FromWords(w1, w2));
+  return (w0 & 0xfe00) === 0xfc00 || (w0 & 0xffc0) === 0xfe80 || (w0 & 0xffc0) === 0xfec0 || (w0 & 0xff00) === 0xff00;
+}
+
+/** Whether `ip` is one of this machine's own interface addresses (a LAN or public address reaches local services too). */
+export function isOwnAddress(ip: string): boolean {
+  const target = net.isIPv4(ip) ? ip : ipv6Words(ip)?.join(':');
+  if (target === undefined) return false;
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const info of list ?? []) {
+      const own = info.family === 'IPv4' ? info.address : ipv6Words(info.address)?.join(':');
+      if (own === target) return true;
+      // ::ffff:a.b.c.d reaches the IPv4 address a.b.c.d
+      const mapped = ipv6Words(ip);
+      if (info.family === 'IPv4' && mapped !== null && mapped.slice(0, 5).every((x) => x === 0) && mapped[5] === 0xffff && v4FromWords(mapped[6] ?? 0, mapped[7] ?? 0) === info.address) return true;
+    }
+  }
+  return false;
+}
+
+/** What a resolved address of a granted *name* may not be: internal ranges or this machine. */
+export function isForbiddenForName(ip: string): boolean {
+  return isInternalAddress(ip) || isOwnAddress(ip);
+}
+
+/** `localhost` is reserved for the loopback interface (RFC 6761 §6.3): a scope naming it names loopback as plainly as `127.0.0.1`. */
+function isLoopback(ip: string): boolean {
+  if (net.isIPv4(ip)) return ip.startsWith('127.');
+  const w = ipv6Words(ip);
+  if (w === null) return false;
+  if (w.slice(0, 5).every((x) => x === 0) && w[5] === 0xffff) return (w[6] ?? 0) >> 8 === 127;
+  return w.slice(0, 7).every((x) => x === 0) && w[7] === 1;
 }
 
 export type LookupFn = (host: string) => Promise<string[]>;
 
 const defaultLookup: LookupFn = async (host) => (await dns.lookup(host, { all: true, verbatim: true })).map((r) => r.address);
 
-/** Decides where a request for `host:port` may go: the IP to dial, or why not (shown in the 403 body). */
+/**
+ * Decides where a request for `host:port` may go: the IP to dial, or why not (shown in the 403
+ * body). A name is resolved once here and the proxy dials the address it checked, so a DNS answer
+ * that changes between check and connect (rebinding) cannot slip past.
+ */
 export async function resolveDestination(
   scopes: readonly NetScope[],
   host: string,
   port: number,
   lookup: LookupFn = defaultLookup,
 ): Promise<{ ok: true; address: string } | { ok: false; reason: string }> {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `port ${String(port)} is not between 1 and 65535` };
   const scope = matchingScope(scopes, host, port);
   if (scope === null) return { ok: false, reason: `net:connect does not grant ${host}:${port}` };
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  if (net.isIP(bare) !== 0) return { ok: true, address: bare };
+  // An address the scope names literally is what the user granted: it may be internal. A
+  // wildcard scope (`*.1`) never names an address.
+  if (net.isIP(bare) !== 0) {
+    if (scope.wildcard) return { ok: false, reason: `net:connect grants no address ${bare} by a wildcard; name the address itself` };
+    return { ok: true, address: bare };
+  }
   let addresses: string[];
   try {
     addresses = await lookup(bare);
@@ -98,9 +158,11 @@ export async function resolveDestination(
     return { ok: false, reason: `cannot resolve ${bare}` };
   }
   const namesLoopback = scope.host === 'localhost' && !scope.wildcard;
-  const usable = addresses.filter((a) => namesLoopback || !isInternalAddress(a));
+  const usable = addresses.filter((a) => net.isIP(a) !== 0 && (namesLoopback ? isLoopback(a) : !isForbiddenForName(a)));
   const first = usable[0];
-  if (first === undefined) return { ok: false, reason: `${bare} resolves only to internal addresses` };
+  if (first === undefined) {
+    return { ok: false, reason: `${bare} resolves only to addresses of this computer or its local network, which a host name may not reach; a scope that names the address itself (net:connect:<address>:${port}) is needed for that` };
+  }
   return { ok: true, address: first };
 }
 
@@ -122,41 +184,76 @@ export interface NetProxy {
 }
 
 const MAX_HEAD = 16 * 1024;
+/** Connections one proxy serves at once; more are dropped, so a tool cannot exhaust the host's descriptors. */
+export const MAX_PROXY_CONNECTIONS = 256;
+/** How long a client may take to send its request head. */
+const HEAD_TIMEOUT_MS = 30_000;
+/** A reg-name host (letters, digits, `-`, `_`, `.`) or a bracketed IPv6 literal, then `:port`. */
+const CONNECT_TARGET = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$/;
 
+/** A port as the request names it: digits only, 1-65535 (issue 11, item 8: `CONNECT host:99999` crashed the host). */
+export function parseProxyPort(text: string): number | null {
+  if (!/^[0-9]{1,5}$/.test(text)) return null;
+  const port = Number(text);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+
+/**
+ * Starts the proxy. Every error a client can cause (malformed or oversized requests, bad ports,
+ * resets, half-closed sockets, unreachable upstreams) ends that client's connection only: a tool
+ * can fail its own run, never the host process (issue 11, item 8).
+ */
 export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy> {
   const scopes = options.scopes.map(parseNetScope);
   const sockets = new Set<net.Socket>();
+  const decide = (d: { host: string; port: number; allowed: boolean; reason?: string }): void => {
+    try {
+      options.onDecision?.(d);
+    } catch {
+      // an observer's failure must not take the proxy down
+    }
+  };
   const server = net.createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
+    client.setTimeout(HEAD_TIMEOUT_MS, () => client.destroy());
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
-      if (end < 0) {
-        if (head.length > MAX_HEAD) refuse(client, 431, 'request head too large');
-        return;
-      }
+      if (end < 0 && head.length <= MAX_HEAD) return;
       client.off('data', onData);
       client.pause();
-      void handle(client, head.subarray(0, end + 4), head.subarray(end + 4));
+      if (end < 0 || end + 4 > MAX_HEAD) {
+        refuse(client, 431, 'request head too large');
+        return;
+      }
+      client.setTimeout(0);
+      handle(client, head.subarray(0, end + 4), head.subarray(end + 4)).catch(() => client.destroy());
     };
     client.on('data', onData);
   });
+  server.maxConnections = MAX_PROXY_CONNECTIONS;
+  // Accept failures (EMFILE and the like) are reported on the server; they end nothing but that accept.
+  server.on('error', () => undefined);
 
   const handle = async (client: net.Socket, head: Buffer, rest: Buffer): Promise<void> => {
     const text = head.toString('latin1');
     const lineEnd = text.indexOf('\r\n');
-    const [method = '', target = '', version = ''] = text.slice(0, lineEnd).split(' ');
+    const parts = text.slice(0, lineEnd).split(' ');
+    const [method = '', target = '', version = ''] = parts;
+    if (parts.length !== 3 || !/^HTTP\/1\.[01]$/.test(version) || !/^[A-Z][A-Z-]{0,15}$/.test(method)) {
+      return refuse(client, 400, 'not an HTTP/1.x request line');
+    }
     let host: string;
-    let port: number;
+    let port: number | null;
     let forward: Buffer | null = null;
     if (method === 'CONNECT') {
-      const m = /^(\[[^\]]+\]|[^:]+):([0-9]{1,5})$/.exec(target);
+      const m = CONNECT_TARGET.exec(target);
       if (m === null) return refuse(client, 400, 'CONNECT needs host:port');
       host = m[1] ?? '';
-      port = Number(m[2]);
+      port = parseProxyPort(m[2] ?? '');
     } else {
       let url: URL;
       try {
@@ -165,25 +262,33 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
         return refuse(client, 400, 'only CONNECT and absolute-form http:// requests are proxied');
       }
       if (url.protocol !== 'http:') return refuse(client, 400, 'only http:// requests are proxied; use CONNECT for TLS');
+      if (url.username !== '' || url.password !== '' || url.hostname === '') return refuse(client, 400, 'the request URL needs a plain host');
       host = url.hostname;
-      port = url.port === '' ? 80 : Number(url.port);
+      port = url.port === '' ? 80 : parseProxyPort(url.port);
       // Origin-form request line for the server; the other header lines pass unchanged.
       forward = Buffer.concat([Buffer.from(`${method} ${url.pathname}${url.search} ${version}`, 'latin1'), head.subarray(lineEnd)]);
     }
+    if (port === null) return refuse(client, 400, 'the port must be a number from 1 to 65535');
     const decision = await resolveDestination(scopes, host, port, options.lookup);
-    options.onDecision?.(decision.ok ? { host, port, allowed: true } : { host, port, allowed: false, reason: decision.reason });
+    decide(decision.ok ? { host, port, allowed: true } : { host, port, allowed: false, reason: decision.reason });
     if (!decision.ok) return refuse(client, 403, decision.reason);
+    if (client.destroyed) return; // the tool gave up while the name was being resolved
     const upstream = net.connect({ host: decision.address, port });
     let connected = false;
     sockets.add(upstream);
     upstream.on('close', () => {
       sockets.delete(upstream);
-      if (connected) client.destroy();
+      if (connected || client.destroyed) client.destroy();
     });
     upstream.on('error', () => {
       if (!connected) refuse(client, 502, `cannot connect to ${host}:${port}`);
+      upstream.destroy();
     });
     upstream.on('connect', () => {
+      if (client.destroyed) {
+        upstream.destroy();
+        return;
+      }
       connected = true;
       if (forward === null) client.write('HTTP/1.1 200 Connection established\r\n\r\n');
       else upstream.write(forward);
@@ -214,6 +319,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
 }
 
 function refuse(client: net.Socket, status: number, reason: string): void {
+  if (client.destroyed || client.writableEnded) return;
   const body = `arcotheon sandbox proxy: ${reason}\n`;
   const phrase = status === 403 ? 'Forbidden' : status === 502 ? 'Bad Gateway' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   // The client may be paused mid-handshake; destroy once flushed so the socket never lingers.

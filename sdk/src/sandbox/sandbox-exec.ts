@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
-import { executableExposure, findProgram, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
+import { executableExposure, findProgram, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
 
@@ -61,6 +61,9 @@ export const TOOL_PROFILE_TEMPLATE = `;; Arcotheon tool profile for macOS sandbo
 ;; Never writable: the capability's own directory, its dependencies, installed packages (DESIGN §5).
 @@PROTECT@@
 
+;; storage:data: the tool's own data folder stays writable inside the protected Arcotheon home.
+@@OWNDATA@@
+
 ;; Programs: the interpreter (or the tool's binary) and process:exec grants only.
 @@EXEC@@
 
@@ -104,10 +107,12 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
   const programs = grants.programs
     .map((p) => findProgram(p, spec.env.PATH ?? SAFE_PATH))
     .filter((p): p is string => p !== null)
-    .map((p) => executableExposure(p, spec.home));
+    .map((p) => programExposure(p, spec.home));
 
   const read: string[] = [];
-  for (const exe of [interpreter, ...programs]) read.push(exe.prefix !== null ? subpath(exe.prefix) : literal(exe.real));
+  read.push(interpreter.prefix !== null ? subpath(interpreter.prefix) : literal(interpreter.real));
+  // Issue 11, item 5: a granted program's executable and chosen library folders, not its folder.
+  for (const program of programs) read.push(literalAsCalled(program.command), literal(program.real), ...program.libraryDirs.map(subpath));
   for (const dir of [spec.capabilityDir, ...spec.dependencyDirs]) read.push(subpath(dir)); // spec §6: always readable
   for (const file of spec.readOnlyFiles) read.push(literal(file));
   if (spec.workspace !== null && grants.workspace === 'read') read.push(subpath(spec.workspace));
@@ -138,6 +143,7 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
     READ: rule('allow file-read*', read, 'nothing else readable'),
     WRITE: rule('allow file-read* file-write*', write, 'nothing writable'),
     PROTECT: rule('deny file-write*', protect, 'nothing to protect'),
+    OWNDATA: rule('allow file-read* file-write*', grants.storageData && spec.toolDataDir !== null ? [subpath(spec.toolDataDir)] : [], 'no data folder'),
     EXEC: rule('allow process-exec', exec, 'no programs'),
     NETWORK: network,
   };

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
+import { isPermissionId, PERMISSION_TABLE } from '../permissions/index.js';
 
 /** The names of the SDK's own sandboxes; a host's sandbox may use any other name. */
 export type SandboxName = 'bubblewrap' | 'sandbox-exec' | 'none';
@@ -60,15 +61,17 @@ export interface WrappedCommand {
    * Extension of the contract: open file descriptors the caller MUST pass to the child as fds 3,
    * 4, … in this order, e.g. `spawn(w.command, w.args, { env: w.env, stdio: ['pipe', 'pipe', 'pipe', ...w.stdioExtra] })`
    * (see `stdioFor`). bubblewrap reads its argument list and its seccomp filter from them, which
-   * keeps granted secrets out of the world-readable command line. The descriptors are read once:
-   * a WrappedCommand is single-use. cleanup() closes them.
+   * keeps granted secrets out of the world-readable command line; further entries overwrite
+   * descriptors the host inherited without close-on-exec, so bwrap closes them before the tool
+   * starts ('ignore' leaves a number alone). The descriptors are read once: a WrappedCommand is
+   * single-use. cleanup() closes them.
    */
-  stdioExtra?: number[];
+  stdioExtra?: Array<number | 'ignore'>;
   /** Releases per-run resources (temp files, descriptors, the network proxy), after the run. Optional. */
   cleanup?(): void | Promise<void>;
 }
 
-/** What the SDK's own sandboxes return: cleanup() is always there. */
+/** What the SDK's own sandboxes return: cleanup() is always there, and idempotent. */
 export interface OwnedWrappedCommand extends WrappedCommand {
   cleanup(): Promise<void>;
 }
@@ -133,7 +136,9 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
     const { id, scope } = splitGrant(grant);
     switch (id) {
       case 'net:connect':
-        if (scope === undefined || scope === '' || scope === '*') out.net = 'any';
+        // Only the bare grant means any server (DESIGN §5); every scope, "*" included, goes to the
+        // filtering proxy, which accepts exactly the permission table's grammar (issue 11, item 12).
+        if (scope === undefined) out.net = 'any';
         else {
           if (out.net !== 'any') out.net = 'scoped';
           out.netScopes.push(scope);
@@ -177,23 +182,5 @@ export function isScopeEnforced(grant: string, sandboxName: string): boolean {
   // A host's own sandbox is not known to enforce any scope; only the SDK's are described here.
   if (sandboxName !== 'bubblewrap' && sandboxName !== 'sandbox-exec') return false;
   const { id, scope } = splitGrant(grant);
-  switch (id) {
-    case 'fs:read':
-    case 'fs:write':
-    case 'env:read':
-    case 'storage:data':
-      return true;
-    case 'net:connect':
-      // Scoped connects go through the host-side filtering proxy (net-proxy.ts) on both
-      // platforms: bubblewrap leaves the tool no network but a unix socket to the proxy; the
-      // sandbox-exec profile allows outbound TCP only to the proxy's loopback port.
-      return scope === undefined || scope === '' || scope === '*' || sandboxName === 'bubblewrap' || sandboxName === 'sandbox-exec';
-    case 'process:exec':
-      // bubblewrap: system programs under /usr stay visible (read-only, no new privileges) and a
-      // tool can run executables it ships, so "only this program" is not a boundary there. The
-      // sandbox-exec profile allows process-exec of the interpreter and granted programs only.
-      return sandboxName === 'sandbox-exec';
-    default:
-      return false;
-  }
+  return isPermissionId(id) && PERMISSION_TABLE[id].enforced(scope, sandboxName);
 }

@@ -72,6 +72,9 @@ export const SYSCALL_NUMBERS: Readonly<Record<string, Readonly<Record<SeccompArc
   process_vm_writev: { x86_64: 311, aarch64: 271 },
   finit_module: { x86_64: 313, aarch64: 273 },
   kexec_file_load: { x86_64: 320, aarch64: 294 },
+  io_uring_setup: { x86_64: 425, aarch64: 425 },
+  io_uring_enter: { x86_64: 426, aarch64: 426 },
+  io_uring_register: { x86_64: 427, aarch64: 427 },
   bpf: { x86_64: 321, aarch64: 280 },
   userfaultfd: { x86_64: 323, aarch64: 282 },
   open_tree: { x86_64: 428, aarch64: 428 },
@@ -109,10 +112,14 @@ export const BLOCKED_SYSCALLS: readonly string[] = [
 /**
  * Calls refused with ENOSYS so user space falls back: clone3's flags live in memory seccomp
  * cannot read (CVE-2021-41133), so libc must fall back to clone, whose flags we check; the new
- * mount API is refused like flatpak does.
+ * mount API is refused like flatpak does. io_uring (issue 11, item 6): its submission queue
+ * performs operations (IORING_OP_SOCKET, IORING_OP_OPENAT, …) without the matching syscall, so
+ * the socket-family and other argument rules above never see them; libraries (libuv, liburing,
+ * tokio) fall back to ordinary syscalls on ENOSYS, as on a kernel built without io_uring.
  */
 export const ENOSYS_SYSCALLS: readonly string[] = [
   'clone3', 'open_tree', 'move_mount', 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'mount_setattr',
+  'io_uring_setup', 'io_uring_enter', 'io_uring_register',
 ];
 
 /** clone(2) flags that create namespaces (<linux/sched.h>). CLONE_NEWTIME (0x80) overlaps the exit-signal byte of clone's flags, so it is not listed; unshare and clone3 are refused anyway. */
@@ -232,6 +239,16 @@ export function encodeSeccompProgram(program: readonly SockFilter[]): Buffer {
     out.writeUInt32LE(ins.k >>> 0, i * 8 + 4);
   });
   return out;
+}
+
+/**
+ * A one-instruction filter that allows everything. Loading it changes nothing (stacked filters
+ * take the strictest answer), but bwrap reads each `--add-seccomp-fd` descriptor to its end and
+ * closes it before the tool starts: the sandbox uses that to close descriptors the host process
+ * inherited without close-on-exec (issue 11, item 4).
+ */
+export function allowAllSeccompFilter(): Buffer {
+  return encodeSeccompProgram([ret(SECCOMP_RET_ALLOW)]);
 }
 
 /** The encoded filter for this machine, or E_SANDBOX_UNAVAILABLE on an arch we have no table for. */

@@ -5,6 +5,7 @@ import type { AuthorizeFn } from '../cache/authorize.js';
 import { ContentCache, type GcResult } from '../cache/content-cache.js';
 import { parseShardMap } from '../cache/shardset.js';
 import { resolveUrl, type FetchLike } from '../cache/fetch.js';
+import type { SourcePolicy } from '../cache/source-policy.js';
 import { isLazy, materializeResource } from '../cache/resource.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
@@ -16,7 +17,7 @@ import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import { shippedRemote } from '../registry/embedded.js';
-import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
+import { assertRemoteName, normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
 import type { DocumentVersion, PackageDocument } from '../registry/types.js';
 import { checkCompatibility, hostPlatform } from '../resolve/compat.js';
@@ -31,10 +32,14 @@ import { withLock } from '../util/lock.js';
 import type { Progress } from '../util/progress.js';
 import { checkApplyOptions, checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
+import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
+import { loadPolicy, blockedBy, assertGrantsAllowed, assertNotBlocked, assertNotRequired, assertSideloadAllowed, type LoadedPolicy, type LoadPolicyOptions } from './policy.js';
+import { applyPolicy, enforcePlan, managedMark, policyFindings, policyForChange, policyForReading, policyRemotes, type ManagedMark, type PolicyApplyResult } from './policy-enforce.js';
 import { HomeLayout } from './home.js';
-import { finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem } from './plan.js';
+import { addRevocation, clearRevocations, grantsAfterRollback } from './grant-revocations.js';
+import { describeSource, finishPlan, newPermissionsOf, type Plan, type PlanAction, type PlanItem, type PlanSource } from './plan.js';
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
-import { packageIdsOnDisk, readState, type InstallSource, type PackageState, type VersionRecord } from './state.js';
+import { packageIdsOnDisk, readState, type DisabledMark, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
 import { dependentsWithin, waitingUpdates } from './update-split.js';
 import { callHost, cancelledError, explainCancel, GuardedListener } from '../util/host-call.js';
@@ -60,8 +65,17 @@ export interface ArcotheonOptions {
    */
   remotes?: Array<{ name: string; url: string; rootKeys?: readonly string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
   host: HostInfo;
-  /** spec §12: obtains authorisation for entitled downloads; null denies. */
+  /**
+   * spec §12: obtains authorisation for entitled downloads; null denies. It is asked only about
+   * URLs on the installing registry, never about a URL a publisher chose (issue 11, item 13).
+   */
   authorize?: AuthorizeFn;
+  /**
+   * Origins such as `https://mirror.intranet:8443` that resource and shard sources may use
+   * although they are on this computer or a private network (issue 11, item 3: otherwise only
+   * public https and the installing registry are fetched for a publisher).
+   */
+  sourceOrigins?: string[];
   fetch?: FetchLike;
   limits?: {
     /** DESIGN §10 (default 30 days). */
@@ -92,6 +106,17 @@ export interface ArcotheonOptions {
    */
   checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
   now?: () => Date;
+  /**
+   * Where the organisation policy is read from (issue 17, docs/admin.md). Default: ARCOTHEON_POLICY
+   * in process.env, else the system location. A host that ships its own policy passes
+   * `{ env: { ARCOTHEON_POLICY: path } }`.
+   */
+  policy?: LoadPolicyOptions;
+  /**
+   * Called after a capability is disabled or enabled, inside the home lock (issue 17: skills are
+   * unlinked from agents while a capability is disabled, and linked again when it is enabled).
+   */
+  onEnablement?: EnablementHook;
 }
 
 export interface SandboxChoice {
@@ -104,10 +129,21 @@ export interface SandboxChoice {
   optOut?: string[] | ((id: string) => boolean);
 }
 
-export type PackageSpec = string | { id: string; range?: string };
+/**
+ * `publisher/name[@range]`, or `remote:publisher/name[@range]` to install from that remote (moving
+ * an installed capability there: issue 11, item 1); the object form has the same three parts.
+ */
+export type PackageSpec = string | { id: string; range?: string; remote?: string };
 
 export interface InstallRequest {
   packages?: PackageSpec[];
+  /**
+   * The remote every package of this request comes from (a spec's own remote wins). Without one, an
+   * installed capability keeps to the registry it came from and a new one comes from the first
+   * remote that lists it. Naming another remote moves an installed capability there; the plan
+   * shows that as a change of source (`PlanItem.previousSource`).
+   */
+  remote?: string;
   /** Sideload a local .adcap file. */
   file?: string;
   /** spec §11: consider prereleases. */
@@ -182,6 +218,10 @@ export interface InstalledCapability {
    * the reason. Its tools do not run; update or uninstall it.
    */
   revoked?: string;
+  /** Set while it is switched off (issue 17): by the user, or by the policy's `blocked` rule. */
+  disabled?: DisabledMark;
+  /** Set when the organisation policy manages it: required, blocked, or holding a denied grant. */
+  managed?: ManagedMark;
 }
 
 interface SideloadCandidate {
@@ -237,6 +277,8 @@ export class Arcotheon {
     this.sources = new RegistrySources({
       home: options.home,
       defaults,
+      // issue 17: when the policy lists registries, they are the ones in force.
+      policyRemotes: async () => policyRemotes((await policyForReading(this)).loaded),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.limits?.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: options.limits.maxCatalogAgeMs }),
       ...(options.limits?.refreshAfterMs === undefined ? {} : { refreshAfterMs: options.limits.refreshAfterMs }),
@@ -258,12 +300,67 @@ export class Arcotheon {
     return this.options.authorize;
   }
 
+  /**
+   * The rules for publisher-chosen URLs of a version (resources, shards; issue 11, items 3 and 13):
+   * the installing registry's URL (null for a sideload or a removed remote) and the host's allowed
+   * private origins.
+   */
+  async sourcePolicy(source: InstallSource | undefined): Promise<SourcePolicy> {
+    let registry: string | null = null;
+    if (source?.kind === 'registry') {
+      registry = await this.sources.client(source.remote).then(
+        (client) => client.remote.url,
+        (error: unknown) => {
+          if (isAdcapError(error)) return null;
+          throw error;
+        },
+      );
+    }
+    return { registry, allowedOrigins: this.options.sourceOrigins ?? [] };
+  }
+
   get sandboxChoice(): SandboxChoice {
     return this.options.sandbox ?? {};
   }
 
   get checkTier(): ArcotheonOptions['checkTier'] {
     return this.options.checkTier;
+  }
+
+  get enablementHook(): EnablementHook | undefined {
+    return this.options.onEnablement;
+  }
+
+  // ---------------------------------------------------------------- organisation policy (issue 17)
+
+  /** The policy in force, read now (never cached): null when none; E_POLICY when it is invalid. */
+  policyInForce(): Promise<LoadedPolicy | null> {
+    return loadPolicy(this.options.policy ?? {});
+  }
+
+  /**
+   * Brings this home in line with the policy: blocked capabilities disabled, required ones
+   * installed, enabled and updated (their permissions granted by the policy), and with
+   * `updates.automatic` the updates that need no new permission applied. Hosts call it at start-up.
+   */
+  applyPolicy(): Promise<PolicyApplyResult> {
+    return applyPolicy(this, this.nowIso());
+  }
+
+  // ---------------------------------------------------------------- enable and disable (issue 17)
+
+  /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
+  async disable(id: string): Promise<EnablementResult> {
+    return this.withHome(`disable ${id}`, async () => disableCapability(this, id, await policyForChange(this), this.nowIso(), this.options.onEnablement));
+  }
+
+  /** Switches a disabled capability back on; refuses one whose installed version the policy blocks. */
+  async enable(id: string): Promise<EnablementResult> {
+    return this.withHome(`enable ${id}`, async () => enableCapability(this, id, await policyForChange(this), this.options.onEnablement));
+  }
+
+  private nowIso(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
   }
 
   // ---------------------------------------------------------------- discovery (metadata only)
@@ -289,7 +386,10 @@ export class Arcotheon {
   async packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
     checkId(id, 'packageDoc');
     parseCapabilityId(id);
-    const located = await this.sources.locate(id);
+    // An installed capability is shown as its own registry has it (issue 11, item 1).
+    const state = await readState(this.home, id).catch(() => null);
+    const installedFrom = state?.versions[state.active]?.source;
+    const located = await this.sources.locate(id, installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {});
     if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
     return { ...located.doc, remote: located.remote };
   }
@@ -298,6 +398,7 @@ export class Arcotheon {
 
   async list(): Promise<InstalledCapability[]> {
     const out: InstalledCapability[] = [];
+    const { loaded } = await policyForReading(this);
     for (const id of await this.installedIds()) {
       const state = await readState(this.home, id);
       if (state === null) continue;
@@ -306,7 +407,19 @@ export class Arcotheon {
       const status = source.kind === 'file' ? (source.unsigned ? 'unsigned' : source.unknownSigner ? 'unknown-signer' : 'sideloaded') : 'ok';
       // Issue 12 item 6: a revoked install is shown as such (from the stored catalogue, offline).
       const revoked = await revocationReason({ sources: this.sources, home: this.home.root }, id, state, { refresh: 'never' });
-      out.push({ id, version: state.active, status, grants: state.grants, explicit: state.explicit, history: state.history, source, ...(revoked === null ? {} : { revoked }) });
+      const managed = managedMark(loaded, state);
+      out.push({
+        id,
+        version: state.active,
+        status,
+        grants: state.grants,
+        explicit: state.explicit,
+        history: state.history,
+        source,
+        ...(revoked === null ? {} : { revoked }),
+        ...(state.disabled === undefined ? {} : { disabled: state.disabled }),
+        ...(managed === undefined ? {} : { managed }),
+      });
     }
     return out;
   }
@@ -362,12 +475,16 @@ export class Arcotheon {
   /** Withdraws a grant; the tools that need it stop running (E_NOT_GRANTED) until it is granted again. */
   async revokeGrant(id: string, grant: string): Promise<string[]> {
     parseGrant(grant);
-    return this.changeGrants(id, (grants) => {
-      if (!grants.includes(grant)) {
-        throw new AdcapError('E_NOT_FOUND', `${id} does not hold the grant "${grant}"; "adcap grants ${id}" lists what it holds.`);
-      }
-      return grants.filter((g) => g !== grant);
-    });
+    return this.changeGrants(
+      id,
+      (grants) => {
+        if (!grants.includes(grant)) {
+          throw new AdcapError('E_NOT_FOUND', `${id} does not hold the grant "${grant}"; "adcap grants ${id}" lists what it holds.`);
+        }
+        return grants.filter((g) => g !== grant);
+      },
+      (revoked) => addRevocation(revoked, grant),
+    );
   }
 
   /** Grants a permission the capability declares (spec §6: never more than it declares). */
@@ -378,16 +495,24 @@ export class Arcotheon {
     if (!declared.includes(grant)) {
       throw new AdcapError('E_NOT_GRANTED', `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`);
     }
-    return this.changeGrants(id, (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()));
+    assertGrantsAllowed(await policyForChange(this), [{ id, grant }]);
+    return this.changeGrants(
+      id,
+      (grants) => (grants.includes(grant) ? grants : [...grants, grant].sort()),
+      (revoked) => clearRevocations(revoked, [grant]),
+    );
   }
 
-  private async changeGrants(id: string, change: (grants: string[]) => string[]): Promise<string[]> {
+  private async changeGrants(id: string, change: (grants: string[]) => string[], changeRevoked: (revoked: string[] | undefined) => string[]): Promise<string[]> {
     return this.withHome(`grants ${id}`, async () => {
       const state = await this.state(id);
       const grants = change([...state.grants]);
+      const revoked = changeRevoked(state.revoked);
       const record = state.versions[state.active];
+      const { revoked: _old, ...rest } = state;
       const after: PackageState = {
-        ...state,
+        ...rest,
+        ...(revoked.length === 0 ? {} : { revoked }),
         grants,
         versions: record === undefined ? state.versions : { ...state.versions, [state.active]: { ...record, grants } },
       };
@@ -534,12 +659,26 @@ export class Arcotheon {
   }
 
   private async planInstall(request: InstallRequest): Promise<PlanContext> {
+    // issue 17: read the policy first, so an invalid one stops the change before anything else.
+    const loaded = await policyForChange(this);
+    if (request.file !== undefined) assertSideloadAllowed(loaded, request.file);
     const sideload = request.file === undefined ? null : await this.inspectSideload(request.file);
-    const roots = (request.packages ?? []).map(parseSpec);
-    if (sideload !== null) roots.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
-    if (roots.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
+    const specs = (request.packages ?? []).map(parseSpec);
+    if (sideload !== null) specs.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
+    if (specs.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
+    const roots: Array<{ id: string; range: string }> = specs.map(({ id, range }) => ({ id, range }));
     const explicitIds = new Set(roots.map((r) => r.id));
     const installed = await this.installedStates();
+    // Issue 11, item 1: an installed capability comes only from where it came from, unless this
+    // request names another remote for it (an explicit move, shown in the plan).
+    const requested = new Map<string, string>();
+    for (const spec of specs) {
+      const remote = spec.remote ?? (sideload !== null && spec.id === sideload.manifest.id ? undefined : request.remote);
+      if (remote === undefined) continue;
+      await this.sources.client(remote); // E_NOT_FOUND for a remote that is not configured
+      requested.set(spec.id, remote);
+    }
+    const pins = sourcePins(installed, requested, explicitIds);
     // Installed explicit capabilities keep to the range the user asked for (a sideload to its
     // version), so their dependencies stay satisfied; `preferred` keeps them where they are.
     for (const [id, state] of installed) {
@@ -547,12 +686,14 @@ export class Arcotheon {
     }
     const preferred: Record<string, string> = {};
     for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
-    const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false);
+    const context = await this.resolvePlan(roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false, pins);
     for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
+    this.enforcePolicy(loaded, context);
     return context;
   }
 
   private async planUpdate(ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set(), refresh = held.size === 0): Promise<PlanContext> {
+    const loaded = await policyForChange(this);
     if (refresh) await this.refreshRemotes();
     const installed = await this.installedStates();
     const targets = new Set(ids ?? [...installed.keys()]);
@@ -568,8 +709,18 @@ export class Arcotheon {
       if (state.explicit) roots.push({ id, range: rootRange(state) });
       if (!targets.has(id) || sideloaded) preferred[id] = state.active;
     }
-    // Dependencies of updated capabilities may move too; everything else stays where it is.
-    return this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true);
+    // Dependencies of updated capabilities may move too; everything else stays where it is. Every
+    // installed capability updates only from the registry it came from (issue 11, item 1).
+    // issue 17: an update never moves to a version the policy blocks (it stays, or takes a newer allowed one).
+    const skip = (id: string, version: string): boolean => loaded !== null && installed.get(id)?.active !== version && blockedBy(loaded.policy, id, version) !== undefined;
+    const context = await this.resolvePlan(roots, preferred, new Set(), installed, null, includePrerelease, true, sourcePins(installed, new Map(), new Set()), skip);
+    this.enforcePolicy(loaded, context);
+    return context;
+  }
+
+  /** issue 17: blocked ids and versions, denied permissions, sideload, unsigned and registries. */
+  private enforcePolicy(loaded: LoadedPolicy | null, context: PlanContext): void {
+    enforcePlan(loaded, context.plan, (name) => [...context.located.values()].find((l) => l.remote === name)?.client.remote);
   }
 
   private async resolvePlan(
@@ -580,11 +731,14 @@ export class Arcotheon {
     sideload: SideloadCandidate | null,
     includePrerelease: boolean,
     isUpdate: boolean,
+    pins: ReadonlyMap<string, string | null>,
+    skip?: (id: string, version: string) => boolean,
   ): Promise<PlanContext> {
     const host = await this.hostEnvironment();
     const tolerate = new Set([...installed.keys()].filter((id) => !explicitIds.has(id)));
     const located = await this.sources.closure(
       roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})),
+      pins,
       { tolerate },
     );
     // An installed version stays resolvable although no configured registry lists it (a sideload,
@@ -597,12 +751,14 @@ export class Arcotheon {
       if (sideload !== null && id === sideload.manifest.id) return [candidateOfManifest(sideload.manifest)];
       const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
       const kept = installedCandidates.get(id);
-      if (kept === undefined) return versions;
+      if (kept === undefined) return skip === undefined ? versions : versions.filter((v) => !skip(id, v.version));
       // Issue 12 item 6: the installed version may stay where it is even when its registry has
       // since yanked or revoked it (it is reported by doctor and list, and offered for update),
       // so it never makes unrelated work unresolvable. It is never newly chosen: the resolver
       // prefers it only for the capability that has it installed.
-      return [...versions.filter((v) => v.version !== kept.version), kept];
+      const all = [...versions.filter((v) => v.version !== kept.version), kept];
+      // issue 17: `skip` (versions the policy blocks) never drops the installed one.
+      return skip === undefined ? all : all.filter((v) => !skip(id, v.version));
     };
     // Issue 12 item 6: an installed capability nothing can resolve any more (its registry gone and
     // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
@@ -612,22 +768,34 @@ export class Arcotheon {
     for (const id of resolution.order) {
       const version = resolution.versions[id] as string;
       const state = installed.get(id) ?? null;
-      if (state !== null && state.active === version) continue;
+      const isSideload = sideload !== null && id === sideload.manifest.id;
+      const place = isSideload ? undefined : located.get(id);
+      const previousSource = state === null ? undefined : movedFrom(state, isSideload ? { kind: 'file', file: sideload.file } : place === undefined ? undefined : { kind: 'registry', remote: place.remote });
+      if (state !== null && state.active === version && previousSource === undefined) continue;
       const action: PlanAction = state === null ? 'install' : semver.gt(version, state.active) ? 'upgrade' : semver.lt(version, state.active) ? 'downgrade' : 'reinstall';
       if (isUpdate && action === 'downgrade') continue;
       const explicit = explicitIds.has(id) || (state?.explicit ?? false);
       const granted = state?.grants ?? [];
-      if (sideload !== null && id === sideload.manifest.id) {
-        items.push(sideloadItem(sideload, action, state, explicit, granted));
+      const moved = previousSource === undefined ? {} : { previousSource };
+      if (isSideload) {
+        items.push({ ...sideloadItem(sideload, action, state, explicit, granted), ...moved });
         continue;
       }
-      const place = located.get(id);
       const entry = place?.doc.versions[version];
       if (place === undefined || entry === undefined) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}@${version}.`);
+      const kept = state?.versions[version];
+      if (kept !== undefined && kept.manifestSha256 !== entry.manifestSha256) {
+        // A version still on disk is reused, not extracted again: a move must not relabel it.
+        throw new AdcapError(
+          'E_USAGE',
+          `${id} ${version} from registry "${place.remote}" is a different package than the ${version} installed from ${previousSource === undefined ? 'before' : describeSource(previousSource)}; uninstall ${id} first to switch, or install another version.`,
+          { details: { id, version } },
+        );
+      }
       const compat = checkCompatibility(candidateOf(entry), host);
       if (!compat.ok) throw new AdcapError('E_INCOMPATIBLE', compat.reason, { details: { id, version } });
       const cached = await this.cache.has(entry.archive.sha256, entry.archive.size);
-      items.push(registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size));
+      items.push({ ...registryItem(place, entry, action, state, explicit, granted, cached ? 0 : entry.archive.size), ...moved });
     }
     const kept: string[] = [];
     for (const [id, version] of Object.entries(resolution.versions)) {
@@ -732,7 +900,7 @@ export class Arcotheon {
         archivePath = await this.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
         trusted = sideload.trusted;
         source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
-        await this.fetchEagerResources(sideload.manifest, [], report, options.signal);
+        await this.fetchEagerResources(sideload.manifest, [], { registry: null, allowedOrigins: this.options.sourceOrigins ?? [] }, report, options.signal);
       } else {
         const place = context.located.get(item.id) as LocatedPackage;
         const downloaded = await place.client.downloadArchive(item.id, item.version, {
@@ -744,7 +912,8 @@ export class Arcotheon {
         archivePath = downloaded.path;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
-        await this.fetchEagerResources(downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], report, options.signal);
+        const policy = { registry: place.client.remote.url, allowedOrigins: this.options.sourceOrigins ?? [] };
+        await this.fetchEagerResources(downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], policy, report, options.signal);
       }
       const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
       creates.push({
@@ -789,11 +958,18 @@ export class Arcotheon {
    * tool), verified into the cache before anything is switched in. After the declared sources,
    * the installing registry's content-addressed mirror is tried.
    */
-  private async fetchEagerResources(manifest: Manifest, mirrors: string[], onProgress: (p: Progress) => void, signal: AbortSignal | undefined): Promise<void> {
+  private async fetchEagerResources(
+    manifest: Manifest,
+    mirrors: string[],
+    policy: SourcePolicy,
+    onProgress: (p: Progress) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     for (const resource of manifest.resources ?? []) {
       if (isLazy(resource)) continue;
       await materializeResource(this.cache, resource, {
         mirrors,
+        policy,
         onProgress,
         ...(this.options.authorize === undefined ? {} : { authorize: this.options.authorize }),
         ...(signal === undefined ? {} : { signal }),
@@ -806,7 +982,10 @@ export class Arcotheon {
     // Grants carried over are only those the new version still declares (spec §6: never more than
     // declared); the approved plan adds the new ones.
     const kept = (previous?.grants ?? []).filter((g) => declared.some((d) => grantCovers(g, d) || g === d));
-    const grants = [...new Set([...kept, ...item.newPermissions.map(grantString)])].sort();
+    const approved = item.newPermissions.map(grantString);
+    const grants = [...new Set([...kept, ...approved])].sort();
+    // Approving a plan that lists a revoked permission grants it again (issue 11, item 10).
+    const revoked = clearRevocations(previous?.revoked, approved);
     const record: VersionRecord = {
       manifestSha256: item.manifestSha256,
       archiveSha256: item.archive.sha256,
@@ -833,19 +1012,28 @@ export class Arcotheon {
       versions,
       explicit: item.explicit,
       ...(range !== undefined ? { range } : previous?.range !== undefined ? { range: previous.range } : {}),
+      ...(revoked.length === 0 ? {} : { revoked }),
+      // issue 17: an update keeps a disabled capability disabled.
+      ...(previous?.disabled === undefined ? {} : { disabled: previous.disabled }),
       updatedAt: now,
     };
   }
 
   // ---------------------------------------------------------------- rollback and uninstall
 
-  /** Back to the previous version, with the grants it had (issue 4). */
+  /**
+   * Back to the previous version, with the grants it had (issue 4) minus what the user revoked
+   * since (issue 11, item 10); anything more is asked for when a tool needs it.
+   */
   async rollback(id: string): Promise<{ id: string; from: string; to: string }> {
     checkId(id, 'rollback');
     return this.withHome(`rollback ${id}`, async () => {
       const state = await this.state(id);
       const previous = state.history.at(-1);
       if (previous === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no earlier version to roll back to; only ${state.active} is installed.`);
+      const loaded = await policyForChange(this);
+      assertNotBlocked(loaded, id, previous);
+      assertGrantsAllowed(loaded, (state.versions[previous]?.grants ?? []).map((grant) => ({ id, grant })));
       const target = await this.readInstalledManifest(id, previous);
       const installed = await this.installedStates();
       for (const [dep, range] of Object.entries(target.dependencies ?? {})) {
@@ -860,7 +1048,7 @@ export class Arcotheon {
         ...state,
         active: previous,
         history: [...state.history.filter((v) => v !== previous), state.active],
-        grants: record?.grants ?? [],
+        grants: grantsAfterRollback(record?.grants ?? [], state.revoked),
       };
       await runOperation(this.home, { op: 'rollback', before: { [id]: state }, after: { [id]: after }, creates: [] });
       return { id, from: state.active, to: previous };
@@ -875,6 +1063,7 @@ export class Arcotheon {
       if ((await readState(this.home, id)) === null) {
         throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
       }
+      assertNotRequired(await policyForChange(this), id, 'uninstall');
       const installed = await this.installedStates();
       const manifests = await this.activeManifests(installed);
       const dependents = dependentsOf(id, manifests, new Set([id]));
@@ -949,7 +1138,12 @@ export class Arcotheon {
 
   /** Checks (and with `fix`, repairs) the home, like `flatpak repair` (issue 4). */
   async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    const work = (): Promise<DoctorReport> => runDoctor(this, options);
+    const work = async (): Promise<DoctorReport> => {
+      const report = await runDoctor(this, options);
+      // issue 17: policy findings (invalid policy, blocked installed, required missing, denied grants).
+      const findings = await policyFindings(this);
+      return findings.length === 0 ? report : { ...report, problems: [...report.problems, ...findings], ok: false };
+    };
     if (options.fix === true && options.dryRun !== true) return this.withHome('doctor --fix', work, false);
     return work();
   }
@@ -998,6 +1192,36 @@ function assertNoDependentsBroken(id: string, version: string, manifests: Map<st
   }
 }
 
+/**
+ * Where each installed capability may come from (issue 11, item 1): the remote it was installed
+ * from, or no registry for a sideload, unless the request names a remote for it (`requested`) or,
+ * for a sideload, asks for it by id (explicitly choosing a registry). Unpinned ids (new ones) come
+ * from the first remote that lists them.
+ */
+function sourcePins(installed: Map<string, PackageState | null>, requested: ReadonlyMap<string, string>, explicitIds: ReadonlySet<string>): Map<string, string | null> {
+  const pins = new Map<string, string | null>(requested);
+  for (const [id, state] of installed) {
+    if (state === null || pins.has(id)) continue;
+    const source = state.versions[state.active]?.source;
+    if (source?.kind === 'registry') pins.set(id, source.remote);
+    else if (source?.kind === 'file' && !explicitIds.has(id)) pins.set(id, null);
+  }
+  return pins;
+}
+
+/** The installed version's source when `next` differs from it (a move), else undefined. */
+function movedFrom(state: PackageState, next: { kind: 'registry'; remote: string } | { kind: 'file'; file: string } | undefined): PlanSource | undefined {
+  const current = state.versions[state.active]?.source;
+  if (current === undefined || next === undefined) return undefined;
+  if (current.kind === 'registry') {
+    if (next.kind === 'registry' && next.remote === current.remote) return undefined;
+    return { kind: 'registry', remote: current.remote };
+  }
+  // A sideload replaced by another local file is not a change of source kind worth a warning.
+  if (next.kind === 'file') return undefined;
+  return { kind: 'file', file: current.file, unsigned: current.unsigned, unknownSigner: current.unknownSigner };
+}
+
 /** The constraint an installed explicit capability keeps: the range asked for; a sideload its own version. */
 function rootRange(state: PackageState): string {
   if (state.versions[state.active]?.source.kind === 'file') return `=${state.active}`;
@@ -1011,18 +1235,24 @@ function normalizeRequest(request: InstallRequest | PackageSpec | PackageSpec[])
   return request;
 }
 
-/** `publisher/name` or `publisher/name@range`. */
-export function parseSpec(spec: PackageSpec): { id: string; range: string } {
+/** `publisher/name`, `publisher/name@range`, each optionally after `remote:`. */
+export function parseSpec(spec: PackageSpec): { id: string; range: string; remote?: string } {
   if (typeof spec !== 'string') {
     parseCapabilityId(spec.id);
-    return { id: spec.id, range: spec.range ?? '*' };
+    if (spec.remote !== undefined) assertRemoteName(spec.remote);
+    return { id: spec.id, range: spec.range ?? '*', ...(spec.remote === undefined ? {} : { remote: spec.remote }) };
   }
-  const at = spec.indexOf('@');
-  const id = at < 0 ? spec : spec.slice(0, at);
-  const range = at < 0 ? '*' : spec.slice(at + 1);
+  const colon = spec.indexOf(':');
+  const slash = spec.indexOf('/');
+  const remote = colon >= 0 && (slash < 0 || colon < slash) ? spec.slice(0, colon) : undefined;
+  if (remote !== undefined) assertRemoteName(remote);
+  const rest = remote === undefined ? spec : spec.slice(colon + 1);
+  const at = rest.indexOf('@');
+  const id = at < 0 ? rest : rest.slice(0, at);
+  const range = at < 0 ? '*' : rest.slice(at + 1);
   parseCapabilityId(id);
   if (semver.validRange(range) === null) throw new AdcapError('E_USAGE', `"${range}" in "${spec}" is not a semver range (try ^1.2.0, ~1.2, 1.2.3 or *).`);
-  return { id, range };
+  return { id, range, ...(remote === undefined ? {} : { remote }) };
 }
 
 /** A version as the resolver sees it, from its own manifest (a sideload, or an installed version). */

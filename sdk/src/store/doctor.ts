@@ -6,8 +6,10 @@ import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { validateManifest } from '../format/manifest.js';
 import { parseStrictJson } from '../format/strict-json.js';
+import { publisherTrustedKeys } from '../registry/catalogue.js';
 import { detectRuntimes } from '../resolve/runtimes.js';
 import { defaultSandbox } from '../sandbox/select.js';
+import type { TrustedKey } from '../trust/keys.js';
 import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
@@ -27,7 +29,9 @@ export type ProblemKind =
   | 'missing-dependency'
   | 'missing-interpreter'
   | 'missing-sandbox'
-  | 'corrupt-cache-entry';
+  | 'corrupt-cache-entry'
+  /** issue 17: the organisation policy is invalid, or this home is out of line with it. */
+  | 'policy';
 
 export interface Problem {
   kind: ProblemKind;
@@ -145,7 +149,8 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
       if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
     }
     if (options.checkRevocations !== false) {
-      // Issue 12 item 9: a catalogue older than the refresh interval is fetched again first.
+      // Issue 12 item 9: a catalogue older than the refresh interval is fetched again first; issue 11
+      // item 1: a registry install answers to its own registry (revocationReason filters by source).
       const revoked = await revocationReason({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
       if (revoked !== null) {
         problems.push({
@@ -300,7 +305,8 @@ async function reinstall(arc: Arcotheon, id: string, version: string, state: Pac
   }
   const target = arc.home.versionDir(id, version);
   await removeTree(target);
-  const trusted = record.source.kind === 'registry' ? await arc.sources.publisherKeys(id.split('/')[0] ?? '') : [];
+  // Issue 11, item 1: only the keys the installing registry trusts for the publisher.
+  const trusted = record.source.kind === 'registry' ? await registryPublisherKeys(arc, record.source.remote, id) : [];
   const verified = await verifyPackage(archive, {
     ...(record.source.kind === 'registry' ? { trusted, requireSignature: true } : {}),
     extractTo: target,
@@ -311,6 +317,12 @@ async function reinstall(arc: Arcotheon, id: string, version: string, state: Pac
     throw new AdcapError('E_HASH', `The archive for ${id}@${version} is not the one that was installed (manifest digest differs); uninstall and install it again.`);
   }
   return from;
+}
+
+/** The keys the remote `remote` lists for the publisher of `id` (from its last verified catalogue). */
+async function registryPublisherKeys(arc: Arcotheon, remote: string, id: string): Promise<TrustedKey[]> {
+  const { payload } = await (await arc.sources.client(remote)).catalogue();
+  return publisherTrustedKeys(payload, id.split('/')[0] ?? '');
 }
 
 /** Entries in the package directory that no state references: staging dirs, temp files, old versions. */

@@ -21,7 +21,7 @@ import type { PackageState } from './state.js';
  * and back otherwise; step 4 never starts before step 2 finished, so rolling back never lacks a
  * version the before-states need.
  */
-export type OperationKind = 'install' | 'update' | 'rollback' | 'uninstall' | 'grants';
+export type OperationKind = 'install' | 'update' | 'rollback' | 'uninstall' | 'grants' | 'disable' | 'enable';
 
 export interface JournalRecord {
   opId: string;

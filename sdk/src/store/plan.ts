@@ -5,6 +5,14 @@ import { sha256Hex } from '../util/hash.js';
 
 export type PlanAction = 'install' | 'upgrade' | 'downgrade' | 'reinstall';
 
+/** Where a plan item comes from: a registry remote, or a local file (sideload). */
+export type PlanSource = { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+
+/** How a source is named to a person: `registry "examples"` or `the file /path/x.adcap`. */
+export function describeSource(source: { kind: 'registry'; remote: string } | { kind: 'file'; file: string }): string {
+  return source.kind === 'registry' ? `registry "${source.remote}"` : `the file ${source.file}`;
+}
+
 /** One capability the plan installs or changes. */
 export interface PlanItem {
   id: string;
@@ -14,7 +22,12 @@ export interface PlanItem {
   from?: string;
   /** Asked for by the user (true) or pulled in as a dependency (false). */
   explicit: boolean;
-  source: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  source: PlanSource;
+  /**
+   * Set when the capability is installed from somewhere else today: the plan moves it to `source`
+   * (issue 11, item 1: only an explicit install from another remote does that, never an update).
+   */
+  previousSource?: PlanSource;
   archive: { sha256: string; size: number };
   /** Bytes still to download (0 when the archive is already in the cache or on disk). */
   downloadSize: number;
@@ -85,6 +98,7 @@ export function finishPlan(items: PlanItem[], versions: Record<string, string>, 
         archive: i.archive,
         manifestSha256: i.manifestSha256,
         source: i.source,
+        previousSource: i.previousSource ?? null,
         permissions: i.permissions.map((p) => ({ grant: grantString(p), reason: p.reason })),
       })),
       versions,
@@ -109,6 +123,9 @@ function warningsOf(item: PlanItem): string[] {
   if (item.access === 'entitled') out.push(`${item.id} needs an entitlement${item.entitlement === undefined ? '' : ` (${item.entitlement})`} to download.`);
   if (item.prerelease) out.push(`${label} is a prerelease.`);
   if (item.action === 'downgrade') out.push(`${item.id} goes back from ${item.from ?? '?'} to ${item.version}.`);
+  if (item.previousSource !== undefined) {
+    out.push(`${item.id} changes source: it now comes from ${describeSource(item.source)} instead of ${describeSource(item.previousSource)}, and its updates will come from there.`);
+  }
   return out;
 }
 
@@ -121,6 +138,7 @@ function reportLines(plan: Plan): string[] {
     const why = item.explicit ? '' : ' as a dependency';
     const size = item.downloadSize > 0 ? `, ${formatBytes(item.downloadSize)} to download` : '';
     lines.push(`${verb} ${item.id} ${item.version}${from}${why}${size}`);
+    if (item.previousSource !== undefined) lines.push(`  source changes: from ${describeSource(item.previousSource)} to ${describeSource(item.source)}`);
     for (const permission of item.newPermissions) {
       lines.push(`  new permission: ${describePermission(permission)} (${permission.reason})`);
     }

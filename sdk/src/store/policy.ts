@@ -19,6 +19,7 @@ import { describeSchemaErrors, schemaValidator } from '../format/json-schema.js'
 import { parseStrictJson } from '../format/strict-json.js';
 import { grantCovers, parseGrant } from '../permissions/grants.js';
 import { parseFsScope } from '../permissions/scopes.js';
+import { normalizeRemoteUrl } from '../registry/remotes.js';
 
 export interface PolicyRemote {
   name: string;
@@ -257,10 +258,22 @@ export function assertSignedAllowed(loaded: LoadedPolicy | null, id: string, tru
 /** Adding a remote is allowed only when the policy lists it (same name, URL and at least one key). */
 export function assertRemoteAllowed(loaded: LoadedPolicy | null, remote: { name: string; url: string; rootKeys: readonly string[] }): void {
   if (loaded === null || loaded.policy.remotes === undefined) return;
-  const allowed = loaded.policy.remotes.find((r) => r.url === remote.url && remote.rootKeys.every((k) => r.rootKeys.includes(k)));
+  const allowed = loaded.policy.remotes.find((r) => sameUrl(r.url, remote.url) && remote.rootKeys.every((k) => r.rootKeys.includes(k)));
   if (allowed === undefined) {
     throw refuse(loaded, 'remotes', `The registry ${remote.url} is not one your organisation allows; the allowed ones are ${loaded.policy.remotes.map((r) => r.name).join(', ') || 'none'}.`, { url: remote.url });
   }
+}
+
+/** URLs compared as remotes are stored (normalised: a trailing slash, no catalog.json). */
+function sameUrl(a: string, b: string): boolean {
+  const normal = (url: string): string => {
+    try {
+      return normalizeRemoteUrl(url);
+    } catch {
+      return url;
+    }
+  };
+  return normal(a) === normal(b);
 }
 
 /** A remote the policy added cannot be removed. */

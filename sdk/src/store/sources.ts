@@ -16,6 +16,11 @@ export interface SourcesOptions {
   /** Refresh a stored catalogue checked longer ago than this (default: the client's, 1 hour). */
   refreshAfterMs?: number;
   now?: () => Date;
+  /**
+   * issue 17: the registries the organisation policy allows, or null when it names none. When set,
+   * they are the only remotes in force (added for the user, the others not used).
+   */
+  policyRemotes?: () => Promise<RemoteConfig[] | null>;
 }
 
 /** Where a capability was found: the first remote, in configuration order, that lists it. */
@@ -36,6 +41,8 @@ export class RegistrySources {
   constructor(private readonly options: SourcesOptions) {}
 
   async remotes(): Promise<RemoteConfig[]> {
+    const managed = (await this.options.policyRemotes?.()) ?? null;
+    if (managed !== null) return managed;
     const configured = await listRemotes(this.options.home);
     const names = new Set(configured.map((r) => r.name));
     return [...configured, ...this.options.defaults.filter((r) => !names.has(r.name))];
@@ -65,10 +72,18 @@ export class RegistrySources {
     return found;
   }
 
-  /** The first remote that lists `id`, with its verified package document; null when none does. */
-  async locate(id: string): Promise<LocatedPackage | null> {
+  /**
+   * The first remote that lists `id`, with its verified package document; null when none does.
+   * `where.only` restricts the search to one remote (an installed capability updates only from the
+   * registry it came from, issue 11 item 1); `where.prefer` tries one remote first (a dependency
+   * comes from its dependent's registry when that registry lists it).
+   */
+  async locate(id: string, where: { only?: string; prefer?: string } = {}): Promise<LocatedPackage | null> {
     let lastError: unknown = null;
-    for (const client of await this.clients()) {
+    let clients = await this.clients();
+    if (where.only !== undefined) clients = clients.filter((c) => c.remote.name === where.only);
+    else if (where.prefer !== undefined) clients = [...clients.filter((c) => c.remote.name === where.prefer), ...clients.filter((c) => c.remote.name !== where.prefer)];
+    for (const client of clients) {
       try {
         const { payload } = await client.catalogue();
         if (!Object.hasOwn(payload.capabilities, id)) continue;
@@ -102,18 +117,25 @@ export class RegistrySources {
 
   /**
    * Locates `ids` and, transitively, every capability any of their versions depends on, so the
-   * synchronous resolver can see the whole universe it may need.
+   * synchronous resolver can see the whole universe it may need. `pins` maps an id to the only
+   * remote it may come from (null: from no registry at all, e.g. an installed sideload); other
+   * dependencies are looked for first in their dependent's registry.
    */
-  async closure(ids: Iterable<string>, options: { tolerate?: ReadonlySet<string> } = {}): Promise<Map<string, LocatedPackage>> {
+  async closure(
+    ids: Iterable<string>,
+    pins: ReadonlyMap<string, string | null> = new Map(),
+    options: { tolerate?: ReadonlySet<string> } = {},
+  ): Promise<Map<string, LocatedPackage>> {
     const found = new Map<string, LocatedPackage>();
     const missing = new Set<string>();
-    const queue = [...ids];
+    const queue: Array<{ id: string; prefer?: string }> = [...ids].map((id) => ({ id }));
     while (queue.length > 0) {
-      const id = queue.shift() as string;
+      const { id, prefer } = queue.shift() as { id: string; prefer?: string };
       if (found.has(id) || missing.has(id)) continue;
+      const pin = pins.get(id);
       let located: LocatedPackage | null;
       try {
-        located = await this.locate(id);
+        located = pin === null ? null : await this.locate(id, pin !== undefined ? { only: pin } : prefer !== undefined ? { prefer } : {});
       } catch (error) {
         // Issue 12 item 6: an installed capability whose registry cannot answer stays resolvable
         // from its own manifest; it is no reason to refuse unrelated work.
@@ -127,7 +149,7 @@ export class RegistrySources {
       found.set(id, located);
       for (const entry of Object.values(located.doc.versions)) {
         if (entry.status === 'revoked') continue;
-        for (const dep of Object.keys(entry.dependencies)) if (!found.has(dep)) queue.push(dep);
+        for (const dep of Object.keys(entry.dependencies)) if (!found.has(dep)) queue.push({ id: dep, prefer: located.remote });
       }
     }
     return found;

@@ -36,7 +36,25 @@ export interface PackageState {
   explicit: boolean;
   /** The range the user asked for (explicit installs); updates stay within it, like npm. */
   range?: string;
+  /**
+   * Grants the user revoked and has not granted again since (issue 11, item 10): a rollback
+   * restores the old version's grants minus these, so a revocation survives going back.
+   */
+  revoked?: string[];
+  /**
+   * Set while the capability is switched off (issue 17): its files, versions, grants and tool data
+   * stay; its tools do not run. `by: 'policy'` when the organisation's `blocked` rule did it.
+   * Older state files have no such field and read as enabled.
+   */
+  disabled?: DisabledMark;
   updatedAt: string;
+}
+
+export interface DisabledMark {
+  at: string;
+  by: 'user' | 'policy';
+  /** With by: 'policy', the policy entry that blocked it (e.g. "acme/tool@<2"). */
+  rule?: string;
 }
 
 export async function readState(home: HomeLayout, id: string): Promise<PackageState | null> {
@@ -70,10 +88,18 @@ function isPackageState(value: unknown): value is PackageState {
     v['history'].every((h) => typeof h === 'string') &&
     Array.isArray(v['grants']) &&
     v['grants'].every((g) => typeof g === 'string') &&
+    (v['revoked'] === undefined || (Array.isArray(v['revoked']) && v['revoked'].every((g) => typeof g === 'string'))) &&
     typeof v['versions'] === 'object' &&
     v['versions'] !== null &&
-    typeof v['explicit'] === 'boolean'
+    typeof v['explicit'] === 'boolean' &&
+    (v['disabled'] === undefined || isDisabledMark(v['disabled']))
   );
+}
+
+function isDisabledMark(value: unknown): value is DisabledMark {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v['at'] === 'string' && (v['by'] === 'user' || v['by'] === 'policy') && (v['rule'] === undefined || typeof v['rule'] === 'string');
 }
 
 /**

@@ -13,7 +13,7 @@ describe('describePermission', () => {
     ['net:connect:api.example.com:8443', 'Connect to api.example.com on port 8443'],
     ['net:connect:*.example.com', 'Connect to any server under example.com'],
     ['net:connect', 'Connect to any server on the internet'],
-    ['process:exec:git', 'Run the program git on your computer'],
+    ['process:exec:git', "Run the program git on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in"],
     ['env:read:GITHUB_TOKEN', 'Read the environment variable GITHUB_TOKEN (the app asks you for its value)'],
     ['storage:data', 'Keep its own data between runs'],
   ])('%s -> %s', (grant, text) => {

@@ -34,7 +34,9 @@ beforeAll(async () => {
   server.serveBytes('/set/shards/a.jsonl', shardA);
   server.serveBytes('/set/shards/b.jsonl', shardB);
   h = await RunHome.create();
-  arc = h.arc({ fetch: trustingFetch() });
+  // The test server is on 127.0.0.1, a private address: the host allows its origin explicitly
+  // (issue 11, item 3: publisher-chosen sources are public https or the installing registry).
+  arc = h.arc({ fetch: trustingFetch(), sourceOrigins: [server.origin] });
   await h.install({ id: 'acme/lib', tools: [nodeTool('libecho', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
   await h.install({
     id: 'acme/data',
@@ -118,7 +120,7 @@ describe('the call context and runtimes', () => {
       }, [reg.keyOf('acme')]);
       await publishPackage(reg.dir, file);
       await reg.build();
-      const marc = home.arc({ fetch: trustingFetch(), remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
+      const marc = home.arc({ fetch: trustingFetch(), sourceOrigins: [server.origin], remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
       await marc.install('acme/mirrored', { approve: () => true });
       server.resetStats();
       const result = await runTool(marc, 'acme/mirrored', 'ctx', {});

@@ -6,7 +6,9 @@ import { startListener } from './sandbox-fixture.js';
 
 describe('net:connect scopes', () => {
   it('parses host, *.host, host:port and [v6]:port', () => {
-    expect(parseNetScope('API.Example.com')).toEqual({ host: 'api.example.com', wildcard: false, port: null });
+    expect(parseNetScope('api.example.com')).toEqual({ host: 'api.example.com', wildcard: false, port: null });
+    // Issue 11, item 12: the proxy accepts exactly the validator's grammar (lower-case names only).
+    expect(() => parseNetScope('API.Example.com')).toThrow();
     expect(parseNetScope('*.example.com')).toEqual({ host: 'example.com', wildcard: true, port: null });
     expect(parseNetScope('example.com:8443')).toEqual({ host: 'example.com', wildcard: false, port: 8443 });
     expect(parseNetScope('[::1]:443')).toEqual({ host: '::1', wildcard: false, port: 443 });
@@ -34,7 +36,7 @@ describe('net:connect scopes', () => {
     expect(await resolveDestination(scopes, 'api.example.com', 443, lookup(['::ffff:127.0.0.1', '93.184.215.14']))).toEqual({ ok: true, address: '93.184.215.14' });
     expect(await resolveDestination(scopes, 'localhost', 8080, lookup(['127.0.0.1']))).toEqual({ ok: true, address: '127.0.0.1' });
     expect(await resolveDestination(scopes, 'other.test', 443, lookup(['93.184.215.14']))).toMatchObject({ ok: false });
-    expect(isInternalAddress('10.0.0.1')).toBe(false);
+    expect(isInternalAddress('10.0.0.1')).toBe(true); // issue 11 item 7: private ranges are internal now
     expect(isInternalAddress('fe80::1')).toBe(true);
   });
 });

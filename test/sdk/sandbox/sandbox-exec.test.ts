@@ -1,6 +1,7 @@
 // The macOS profile generator (DESIGN §5). It cannot run on Linux, so the generated SBPL text is
 // what is tested here; SECURITY.md says the profile has not been executed by macOS.
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSandboxExecProfile, SandboxExecSandbox, sbplString, TOOL_PROFILE_TEMPLATE } from '../../../sdk/src/sandbox/sandbox-exec.js';
@@ -48,6 +49,17 @@ describe('sandbox-exec profile', () => {
     const writeBlock = write.slice(write.indexOf('(allow file-read* file-write*'));
     expect(writeBlock).toContain(`(subpath ${sbplString(fx.workspace)})`);
     expect(writeBlock).toContain(`(subpath ${sbplString(fx.toolData)})`);
+  });
+
+  it('keeps the tool data folder writable after a protected Arcotheon home is denied (issue 11 item 11)', () => {
+    const arcotheonHome = path.join(fx.home, '.arcotheon');
+    const p = buildSandboxExecProfile(fx.spec(['storage:data'], [], { protectedDirs: [arcotheonHome] }), ctx());
+    const deny = p.indexOf('(deny file-write*');
+    expect(p.slice(deny)).toContain(`(subpath ${sbplString(arcotheonHome)})`);
+    const own = p.indexOf(';; storage:data:');
+    expect(own).toBeGreaterThan(deny);
+    expect(p.slice(own)).toContain(`(allow file-read* file-write*\n  (subpath ${sbplString(fx.toolData)})`);
+    expect(buildSandboxExecProfile(fx.spec([], [], { protectedDirs: [arcotheonHome] }), ctx())).toContain(';; no data folder');
   });
 
   it('allows the network with net:connect, and only the proxy port with a scope', () => {

@@ -8,6 +8,7 @@ import { addRemote, checkRemoteConfig, getRemote, listRemotes, readHomeConfig, r
 import type { SearchFilters, SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
 import { HomeLayout } from '../../store/home.js';
+import { assertRemoteAllowed, assertRemoteRemovable, loadPolicy } from '../../store/policy.js';
 import { packageIdsOnDisk } from '../../store/state.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
@@ -40,6 +41,8 @@ export function register(program: Command, ctx: CliContext): void {
       // Validate and normalise before touching the network, then verify before saving: a remote
       // whose catalogue does not verify under the given key is never added.
       const normalized = checkRemoteConfig(config, `The remote "${name}"`);
+      // issue 17: with an organisation policy that lists registries, only those may be added.
+      assertRemoteAllowed(await policyOf(ctx), normalized);
       const loaded = await clientFor(normalized).update();
       await addRemote(home, normalized);
       output.result(remoteSummary(normalized, loaded), () =>
@@ -71,6 +74,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('remove a remote and its stored catalogue')
     .argument('<name>', 'remote name')
     .action(async (name: string) => {
+      assertRemoteRemovable(await policyOf(ctx), name);
       await removeRemote(ctx.home(), name);
       output.result({ removed: name }, () => `removed remote ${name}`);
     });
@@ -333,6 +337,11 @@ function flags(hit: SearchHit): string {
 /** Installed capability ids: packages/<pub>/<name>/ with a state.json (DESIGN §6; the store owns that file). */
 async function installedIds(home: string): Promise<Set<string>> {
   return new Set(await packageIdsOnDisk(new HomeLayout(home), { withState: true }));
+}
+
+/** The organisation policy in force for this command (E_POLICY when it is invalid: a change stops). */
+function policyOf(ctx: CliContext): ReturnType<typeof loadPolicy> {
+  return loadPolicy({ env: ctx.io.env, platform: ctx.io.platform });
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -3,7 +3,7 @@ import { SingleBar } from 'cli-progress';
 import { existsSync } from 'node:fs';
 import { AdcapError } from '../../errors.js';
 import { describePermission, grantString } from '../../permissions/index.js';
-import type { ApplyOptions, Arcotheon, LifecycleProgress } from '../../store/arcotheon.js';
+import type { ApplyOptions, Arcotheon, InstalledCapability, LifecycleProgress } from '../../store/arcotheon.js';
 import type { DoctorReport } from '../../store/doctor.js';
 import { formatBytes, type Plan } from '../../store/plan.js';
 import type { CliContext } from '../context.js';
@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('install')
     .description('install capabilities (publisher/name[@range]) or a local .adcap file, with their dependencies')
-    .argument('<specs...>', 'capability ids with optional ranges, e.g. acme/pdf@^1.2, or a path to a .adcap file')
+    .argument('<specs...>', 'capability ids with optional ranges, e.g. acme/pdf@^1.2, optionally from one remote (examples:acme/pdf), or a path to a .adcap file')
     .option('-y, --yes', 'approve the plan without asking (grants every permission it lists)')
     .option('--allow-unsigned', 'confirm installing an unsigned or unknown-signer local file')
     .option('--prerelease', 'consider prerelease versions')
@@ -58,9 +58,9 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       output.result(
-        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, ...(c.revoked === undefined ? {} : { revoked: c.revoked }), skills: skills.get(c.id) ?? null })),
+        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, ...(c.revoked === undefined ? {} : { revoked: c.revoked }), skills: skills.get(c.id) ?? null, disabled: c.disabled ?? null, managed: c.managed ?? null })),
         // A revoked install is marked (issue 12 item 6); the registry's reason is in --json and "adcap doctor".
-        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}  grants: ${c.grants.join(', ') || 'none'}`)),
+        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`)),
       );
     });
 
@@ -80,7 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('rollback')
-    .description('go back to the previous installed version, with the grants it had')
+    .description('go back to the previous installed version, with the grants it had minus any you revoked since')
     .argument('<id>', 'capability id')
     .action(async (id: string) => {
       const arc = await openArcotheon(ctx);
@@ -179,7 +179,17 @@ async function withProgress<T>(ctx: CliContext, work: (onProgress: (p: Lifecycle
 function planJson(plan: Plan): Record<string, unknown> {
   return {
     digest: plan.digest,
-    items: plan.items.map((i) => ({ id: i.id, version: i.version, action: i.action, from: i.from ?? null, explicit: i.explicit, downloadSize: i.downloadSize, newPermissions: i.newPermissions })),
+    items: plan.items.map((i) => ({
+      id: i.id,
+      version: i.version,
+      action: i.action,
+      from: i.from ?? null,
+      explicit: i.explicit,
+      downloadSize: i.downloadSize,
+      newPermissions: i.newPermissions,
+      source: i.source,
+      previousSource: i.previousSource ?? null,
+    })),
     versions: plan.versions,
     newPermissions: plan.newPermissions,
     downloadSize: plan.downloadSize,
@@ -196,6 +206,15 @@ function doctorLines(report: DoctorReport): string[] {
     ...report.problems.map((p) => `${p.fixed !== undefined ? 'fixed' : p.fixable ? 'fixable' : 'problem'}: ${p.message}${p.fixed !== undefined ? ` (${p.fixed})` : ''}`),
     report.ok ? 'everything was repaired' : 'problems remain; "adcap doctor --fix" repairs the fixable ones',
   ];
+}
+
+/** issue 17: " [disabled]", " [disabled by policy]", " [required by policy]" after a list row. */
+function listMarks(c: InstalledCapability): string {
+  const marks: string[] = [];
+  if (c.disabled !== undefined) marks.push(c.disabled.by === 'policy' ? 'disabled by policy' : 'disabled');
+  if (c.managed?.required !== undefined) marks.push('required by policy');
+  if (c.managed?.deniedGrants !== undefined) marks.push('holds grants the policy denies');
+  return marks.map((m) => ` [${m}]`).join('');
 }
 
 function collect(value: string, previous: string[]): string[] {

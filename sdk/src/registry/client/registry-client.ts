@@ -224,7 +224,8 @@ export class RegistryClient {
     const { payload } = await this.catalogue();
     const doc = await this.packageDoc(id, { signal: options.signal });
     const entry = selectVersion(doc, id, version);
-    const authorize = entitlementFor(entry, options.authorize);
+    // Issue 11, item 13: the authoriser is asked only about this registry's own URLs.
+    const authorize = entitlementFor(entry, options.authorize, this.baseUrl);
     const path = await options.cache.fetchBlob({
       sha256: entry.archive.sha256,
       size: entry.archive.size,
@@ -322,7 +323,7 @@ export function selectVersion(doc: PackageDocument, id: string, version: string)
 }
 
 /** spec §12: an entitled archive needs the host's authoriser; without one it is E_ENTITLEMENT. */
-function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefined): Authorization | undefined {
+function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefined, registry: string): Authorization | undefined {
   if (entry.access !== 'entitled') return undefined;
   const request = { kind: 'package' as const, id: entry.id, version: entry.version, ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }) };
   if (authorize === undefined) {
@@ -330,7 +331,7 @@ function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefin
       details: { id: entry.id, version: entry.version },
     });
   }
-  return { fn: authorize, request };
+  return { fn: authorize, request, registry };
 }
 
 /** The verified archive must be the one the signed entry describes (identity is content, spec §4). */

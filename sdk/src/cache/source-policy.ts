@@ -1,0 +1,151 @@
+/**
+ * Which URLs a publisher may make this host fetch, and which the host's authoriser is asked about
+ * (issue 11, items 3 and 13).
+ *
+ * Resource sources (spec §9) and shard sources come from the publisher: the manifest, or a shard
+ * map it pins. A tool decides when they are fetched (lazy resources, shard requests), so they are
+ * network requests a tool can trigger, even one with no net:connect grant. They therefore follow
+ * the manifest rule, https only, and may not point at this computer or a private network: the
+ * host is not a confused deputy that reads `file:///home/…` or `http://127.0.0.1:…` for a tool. The
+ * installing registry is the exception (its content-addressed mirror and its own origin, wherever
+ * it is, file:// and loopback test registries included), and so are origins the host lists.
+ *
+ * The authoriser (spec §12) hands out entitlement headers and signed URLs. It is asked only about
+ * URLs on the installing registry, the party the entitlement is with, never about a URL a
+ * publisher chose: otherwise a publisher could collect the user's credentials on its own server.
+ */
+import dns from 'node:dns/promises';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
+
+export interface SourcePolicy {
+  /** The installing registry's v1/ URL, or null when there is none (a sideload). */
+  registry: string | null;
+  /** Origins (`https://mirror.intranet:8443`) the host allows although they are private. */
+  allowedOrigins?: readonly string[];
+}
+
+/**
+ * Whether `url` is on the registry at `registry` (its v1/ URL): the same origin for http(s), under
+ * the registry's folder for file://. A null registry has nothing on it.
+ */
+export function onRegistry(url: URL, registry: string | null): boolean {
+  if (registry === null) return false;
+  let base: URL;
+  try {
+    base = new URL(registry);
+  } catch {
+    return false;
+  }
+  if (base.protocol === 'file:') {
+    const folder = base.pathname.endsWith('/') ? base.pathname : base.pathname.replace(/[^/]*$/, '');
+    return url.protocol === 'file:' && url.host === base.host && url.pathname.startsWith(folder);
+  }
+  return (base.protocol === 'https:' || base.protocol === 'http:') && url.origin === base.origin;
+}
+
+/**
+ * Why a publisher-chosen URL must not be fetched, as a sentence that names no host path, or null
+ * when it may be. Checked before any request, and again for every redirect.
+ */
+export function publisherSourceProblem(url: string | URL, policy: SourcePolicy): string | null {
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    return 'it is not an absolute URL';
+  }
+  if (onRegistry(parsed, policy.registry)) return null;
+  if (parsed.protocol !== 'https:') return `only https sources are fetched for a publisher (spec §9), not ${parsed.protocol.replace(/:$/, '')}`;
+  if (parsed.username !== '' || parsed.password !== '') return 'it carries a user name or password';
+  if (policy.allowedOrigins?.includes(parsed.origin) === true) return null;
+  if (isPrivateHost(parsed.hostname)) return 'it points at this computer or a private network, which publishers may not make the host reach';
+  return null;
+}
+
+/** Resolves a host name to its addresses (injectable for tests). */
+export type LookupAddresses = (hostname: string) => Promise<string[]>;
+
+const defaultLookup: LookupAddresses = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * The same question for what a publisher-chosen https host *name* resolves to now: a sentence when
+ * any address is private (a public name pointed at 127.0.0.1 or the LAN), else null. A name that
+ * does not resolve is left to the request to fail. Registry URLs and allowed origins are not
+ * looked up. The request resolves the name again, so a name that changes its answer in between
+ * (DNS rebinding) is not caught; SECURITY.md says so.
+ */
+export async function publisherSourceResolvesPrivately(url: URL, policy: SourcePolicy, lookup: LookupAddresses = defaultLookup): Promise<string | null> {
+  if (onRegistry(url, policy.registry) || policy.allowedOrigins?.includes(url.origin) === true) return null;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (url.protocol !== 'https:' || isIP(host) !== 0) return null;
+  let addresses: string[];
+  try {
+    addresses = await lookup(host);
+  } catch {
+    return null;
+  }
+  return addresses.some((a) => isPrivateHost(a)) ? 'its name resolves to this computer or a private network, which publishers may not make the host reach' : null;
+}
+
+/** Names that never leave this computer or the local network. */
+const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.lan'];
+
+/**
+ * True for loopback, private, link-local, shared (CGNAT), unspecified, multicast and reserved IP
+ * literals, and for localhost and local-only names. A public name that resolves to such an address
+ * is not caught here (SECURITY.md says so).
+ */
+export function isPrivateHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  if (host === 'localhost' || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) return true;
+  if (isIPv4(host)) return isPrivateIPv4(host);
+  if (isIPv6(host)) return isPrivateIPv6(host);
+  return false;
+}
+
+function isPrivateIPv4(ip: string): boolean {
+  const [a = 0, b = 0] = ip.split('.').map(Number);
+  return (
+    a === 0 || // "this network"
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) || // shared address space (CGNAT)
+    (a === 169 && b === 254) || // link-local, cloud metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0) || // IETF protocol assignments
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    a >= 224 // multicast and reserved
+  );
+}
+
+function isPrivateIPv6(ip: string): boolean {
+  const v6 = ip.toLowerCase();
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(v6);
+  if (mapped?.[1] !== undefined) return isPrivateIPv4(mapped[1]);
+  const groups = expandIPv6(v6);
+  if (groups === null) return true; // unparseable: fail closed
+  const first = groups[0] ?? 0;
+  if (groups.every((g) => g === 0)) return true; // ::
+  if (groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1) return true; // ::1
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return true; // mapped, hex form
+  return (
+    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
+    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (first & 0xffc0) === 0xfec0 || // site-local (deprecated) fec0::/10
+    (first & 0xff00) === 0xff00 // multicast
+  );
+}
+
+/** The eight 16-bit groups of an IPv6 address (no embedded IPv4), or null. */
+function expandIPv6(ip: string): number[] | null {
+  const halves = ip.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string | undefined): number[] => (part === undefined || part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  if ([...head, ...tail].some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
+  if (halves.length === 1) return head.length === 8 ? head : null;
+  const missing = 8 - head.length - tail.length;
+  return missing < 1 ? null : [...head, ...Array<number>(missing).fill(0), ...tail];
+}

@@ -1,0 +1,256 @@
+/**
+ * Resource limits for tools under bubblewrap (issue 11, "resource limits"; SECURITY.md): memory,
+ * processes (threads included) and file size, so a tool that allocates or forks without end fails
+ * its own run instead of the user's machine.
+ *
+ * What bubblewrap setups use in practice, best first, chosen once per process:
+ * 1. a cgroup the host can create below its own (cgroup v2 with the pids and memory controllers
+ *    delegated, or cgroup v1 hierarchies it may write, e.g. as root): `pids.max` and the memory
+ *    limit hold for every process in the run, whoever the user is;
+ * 2. `systemd-run --scope` (the user's manager; the system's as root) with TasksMax and MemoryMax;
+ * 3. rlimits set by `prlimit` inside the sandbox: RLIMIT_FSIZE always, RLIMIT_NPROC (which the
+ *    kernel counts per user namespace, so per run — but does not apply to root) and, without a
+ *    memory cgroup, RLIMIT_AS (address space, a cruder bound than resident memory).
+ * The manifest format declares no resource needs (spec §7 has only timeoutMs), so the limits
+ * are the host's: DEFAULT_RESOURCE_LIMITS unless it passes others to the sandbox.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { findProgram, SAFE_PATH } from './common.js';
+
+export interface ResourceLimits {
+  /** Memory of the whole run in bytes (resident memory with a cgroup, else address space per process). */
+  memoryBytes: number;
+  /** Processes and threads of the whole run at once. */
+  processes: number;
+  /** The largest file a tool may write, in bytes (larger writes fail and the writer gets SIGXFSZ). */
+  fileSizeBytes: number;
+}
+
+const GiB = 1024 * 1024 * 1024;
+
+/** Room for ordinary tools (node alone starts ~11 threads), small enough that a runaway one cannot take the machine down. */
+export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = { memoryBytes: 4 * GiB, processes: 512, fileSizeBytes: 4 * GiB };
+
+/** Which mechanism holds each limit on this machine for this user. */
+export interface LimitEnforcement {
+  memory: 'cgroup' | 'systemd-run' | 'rlimit-as' | 'none';
+  processes: 'cgroup' | 'systemd-run' | 'rlimit-nproc' | 'none';
+  fileSize: 'rlimit-fsize' | 'none';
+}
+
+/** What one run needs: a host-side wrapper before bwrap, a prefix inside the sandbox, and a cleanup. */
+export interface LimitedRun {
+  /** Prepended to the bwrap command line (runs on the host), or empty. */
+  hostPrefix: string[];
+  /** Environment the host prefix needs (systemd-run: the user's bus), merged into bwrap's otherwise empty one. */
+  hostEnv: Record<string, string>;
+  /** Prepended to the command inside the sandbox (prlimit …), or empty. */
+  sandboxPrefix: string[];
+  cleanup(): Promise<void>;
+}
+
+type CgroupSetup = { kind: 'v1'; dirs: { pids: string; memory: string } } | { kind: 'v2'; dir: string };
+
+interface Mechanisms {
+  cgroup: CgroupSetup | null;
+  systemdRun: string[] | null;
+  prlimit: string | null;
+}
+
+const isRoot = (): boolean => process.getuid?.() === 0;
+
+/** The host wrapper that moves itself into the run's cgroups, then becomes bwrap (so nothing forks outside). */
+const ENTER_CGROUP = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || { echo "arcotheon: cannot enter the run\'s cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
+
+/** This process's cgroup parents where run cgroups can be created, or null. */
+function cgroupParents(): CgroupSetup | null {
+  let text: string;
+  try {
+    text = fs.readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return null;
+  }
+  const v1: Record<string, string> = {};
+  let v2: string | null = null;
+  for (const line of text.split('\n')) {
+    const m = /^(\d+):([^:]*):(.*)$/.exec(line);
+    if (m === null) continue;
+    const [, , controllers = '', where = ''] = m;
+    if (controllers === '') v2 = where;
+    for (const c of controllers.split(',')) if (c === 'pids' || c === 'memory') v1[c] = path.join('/sys/fs/cgroup', c, where);
+  }
+  if (v1['pids'] !== undefined && v1['memory'] !== undefined) return { kind: 'v1', dirs: { pids: v1['pids'], memory: v1['memory'] } };
+  if (v2 !== null && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) return { kind: 'v2', dir: path.join('/sys/fs/cgroup', v2) };
+  return null;
+}
+
+/** Creates one run's cgroups and writes the limits; returns the cgroup.procs files to enter and the directories. */
+async function createRunCgroups(setup: CgroupSetup, limits: ResourceLimits): Promise<{ procs: string[]; dirs: string[] }> {
+  const name = `adcap-run-${randomBytes(6).toString('hex')}`;
+  const made: string[] = [];
+  try {
+    if (setup.kind === 'v1') {
+      const pids = path.join(setup.dirs.pids, name);
+      const memory = path.join(setup.dirs.memory, name);
+      await fsp.mkdir(pids);
+      made.push(pids);
+      await fsp.writeFile(path.join(pids, 'pids.max'), String(limits.processes));
+      await fsp.mkdir(memory);
+      made.push(memory);
+      await fsp.writeFile(path.join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+      // With swap accounting, swap counts too (the limit is memory + swap); without it the file is absent.
+      await fsp.writeFile(path.join(memory, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes)).catch(() => undefined);
+      return { procs: [path.join(pids, 'cgroup.procs'), path.join(memory, 'cgroup.procs')], dirs: made };
+    }
+    const dir = path.join(setup.dir, name);
+    await fsp.mkdir(dir);
+    made.push(dir);
+    await fsp.writeFile(path.join(dir, 'pids.max'), String(limits.processes));
+    await fsp.writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+    await fsp.writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
+    return { procs: [path.join(dir, 'cgroup.procs')], dirs: made };
+  } catch (error) {
+    await removeCgroups(made);
+    throw error;
+  }
+}
+
+/** Kills whatever is left in the run's cgroups and removes them (a cgroup can be removed only when empty). */
+async function removeCgroups(dirs: readonly string[]): Promise<void> {
+  for (const dir of [...dirs].reverse()) {
+    // The run's last processes are reaped by the host's init moments after bwrap exits: retry
+    // quickly at first (1, 2, 4 … ms, at most 50 ms apart, about 2 s in all), killing stragglers.
+    for (let attempt = 0, waited = 0; ; attempt++) {
+      try {
+        await fsp.rmdir(dir);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || waited >= 2_000) break;
+      }
+      await fsp.writeFile(path.join(dir, 'cgroup.kill'), '1').catch(() => undefined); // v2
+      const pids = (await fsp.readFile(path.join(dir, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      const delay = Math.min(2 ** attempt, 50);
+      waited += delay;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/** What systemd-run needs to reach the user's manager, and nothing else of the host's environment. */
+function busEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Whether `systemd-run … --scope` works here and hands inherited descriptors on (bwrap reads its
+ * arguments from fd 3): runs `sh -c '[ -e /proc/self/fd/3 ]'` in a scope with fd 3 open.
+ */
+function systemdRunWorks(base: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    let fd: number;
+    try {
+      fd = fs.openSync('/dev/null', 'r');
+    } catch {
+      resolve(false);
+      return;
+    }
+    const child = spawn(base[0] ?? 'systemd-run', [...base.slice(1), '-p', 'TasksMax=16', '--', '/bin/sh', '-c', '[ -e /proc/self/fd/3 ]'], {
+      env: busEnv(),
+      stdio: ['ignore', 'ignore', 'ignore', fd],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      fs.closeSync(fd);
+      resolve(ok);
+    };
+    child.once('error', () => done(false));
+    child.once('exit', (code) => done(code === 0));
+  });
+}
+
+let detected: Promise<Mechanisms> | null = null;
+
+/** Finds, once per process, which mechanisms work here (each one tried for real, then undone). */
+export function detectMechanisms(): Promise<Mechanisms> {
+  detected ??= (async (): Promise<Mechanisms> => {
+    const prlimit = findProgram('prlimit', SAFE_PATH);
+    let cgroup = cgroupParents();
+    if (cgroup !== null) {
+      try {
+        const probe = await createRunCgroups(cgroup, { ...DEFAULT_RESOURCE_LIMITS });
+        if (cgroup.kind === 'v2') {
+          // The controllers must be enabled for children of our cgroup (delegation), else the files above would not exist.
+          const controllers = await fsp.readFile(path.join(path.dirname(probe.procs[0] ?? ''), 'cgroup.controllers'), 'utf8').catch(() => '');
+          if (!/\bpids\b/.test(controllers) || !/\bmemory\b/.test(controllers)) cgroup = null;
+        }
+        await removeCgroups(probe.dirs);
+      } catch {
+        cgroup = null;
+      }
+    }
+    let systemdRun: string[] | null = null;
+    const systemd = cgroup === null ? findProgram('systemd-run', SAFE_PATH) : null;
+    if (systemd !== null) {
+      const base = [systemd, ...(isRoot() ? [] : ['--user']), '--scope', '--quiet', '--collect'];
+      if (await systemdRunWorks(base)) systemdRun = base;
+    }
+    return { cgroup, systemdRun, prlimit };
+  })();
+  return detected;
+}
+
+/** Which mechanism holds each limit here (for diagnostics, SECURITY.md and tests). */
+export async function limitEnforcement(): Promise<LimitEnforcement> {
+  const m = await detectMechanisms();
+  const box = m.cgroup !== null ? 'cgroup' : m.systemdRun !== null ? 'systemd-run' : null;
+  return {
+    memory: box ?? (m.prlimit !== null ? 'rlimit-as' : 'none'),
+    processes: box ?? (m.prlimit !== null && !isRoot() ? 'rlimit-nproc' : 'none'),
+    fileSize: m.prlimit !== null ? 'rlimit-fsize' : 'none',
+  };
+}
+
+/** Sets up the limits of one run. */
+export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`resource limit ${name} must be a positive integer, not ${String(value)}`);
+  }
+  const m = await detectMechanisms();
+  let hostPrefix: string[] = [];
+  let hostEnv: Record<string, string> = {};
+  let dirs: string[] = [];
+  let memoryHeld = false;
+  if (m.cgroup !== null) {
+    const run = await createRunCgroups(m.cgroup, limits);
+    dirs = run.dirs;
+    hostPrefix = ['/bin/sh', '-c', ENTER_CGROUP, 'adcap-enter-cgroup', ...run.procs, '--'];
+    memoryHeld = true;
+  } else if (m.systemdRun !== null) {
+    hostPrefix = [...m.systemdRun, '-p', `TasksMax=${limits.processes}`, '-p', `MemoryMax=${limits.memoryBytes}`, '-p', 'MemorySwapMax=0', '--'];
+    hostEnv = busEnv();
+    memoryHeld = true;
+  }
+  const sandboxPrefix =
+    m.prlimit === null
+      ? []
+      : [m.prlimit, `--fsize=${limits.fileSizeBytes}`, `--nproc=${limits.processes}`, ...(memoryHeld ? [] : [`--as=${limits.memoryBytes}`]), '--'];
+  return { hostPrefix, hostEnv, sandboxPrefix, cleanup: () => removeCgroups(dirs) };
+}

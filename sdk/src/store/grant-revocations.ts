@@ -1,0 +1,29 @@
+/**
+ * The user's revocations (issue 11, item 10): a grant withdrawn with `grants --revoke` stays
+ * withdrawn until the user grants it again, including across a rollback, whose result is the old
+ * version's grants minus what the user revoked since (anything more is asked for, spec §6).
+ */
+import { grantCovers } from '../permissions/index.js';
+
+/** Whether two grants overlap: one covers the other, so keeping either would give back what was revoked. */
+function overlaps(a: string, b: string): boolean {
+  return a === b || grantCovers(a, b) || grantCovers(b, a);
+}
+
+/** The revocations after the user revokes `grant`. */
+export function addRevocation(revoked: readonly string[] | undefined, grant: string): string[] {
+  return [...new Set([...(revoked ?? []), grant])].sort();
+}
+
+/**
+ * The revocations after the user grants `granted` (by hand, or by approving a plan that lists
+ * them): a revocation ends only when something granted covers all of it.
+ */
+export function clearRevocations(revoked: readonly string[] | undefined, granted: readonly string[]): string[] {
+  return (revoked ?? []).filter((r) => !granted.some((g) => g === r || grantCovers(g, r)));
+}
+
+/** The grants a rollback restores: the old version's, minus anything overlapping a revocation. */
+export function grantsAfterRollback(oldGrants: readonly string[], revoked: readonly string[] | undefined): string[] {
+  return oldGrants.filter((g) => !(revoked ?? []).some((r) => overlaps(g, r)));
+}
