@@ -58,7 +58,9 @@ export async function startUi(options: UiOptions, log: (message: string) => void
   const arc = new Arcotheon({
     home: options.home,
     host: { agent: { id: 'arcotheon', version } },
-    ...(embedded === null ? {} : { remotes: [embedded] }),
+    // As adcap does: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all (an empty list,
+    // not a missing one, which would make the SDK fall back to the registry it ships).
+    remotes: embedded === null ? [] : [embedded],
   });
   const service = createHostService(arc, { appVersion: version });
   const web = await startWebHost({ service, port: options.port, staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST), log });

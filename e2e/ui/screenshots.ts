@@ -45,7 +45,9 @@ async function go(page: Page, hash: string, heading: string): Promise<void> {
 
 async function shot(page: Page, name: string): Promise<void> {
   // Finished operations leave the tray; let fonts and layout settle.
-  for (const dismiss of await page.getByRole('button', { name: /^Dismiss / }).all()) await dismiss.click();
+  const dismiss = page.getByRole('button', { name: /^Dismiss / });
+  // The tray also clears finished operations by itself, so a button may go away under the click.
+  for (let i = 0; i < 10 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2000 }).catch(() => undefined);
   await page.waitForTimeout(400);
   await page.screenshot({ path: join(out, `${name}.png`) });
   console.log(`docs/screenshots/${name}.png`);

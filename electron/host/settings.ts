@@ -161,7 +161,7 @@ export class Settings {
     let active: string | null = null;
     let reason: string | null = null;
     if (choice.use !== undefined) {
-      // A host-supplied sandbox may leave out available(): absent means it always works.
+      // An injected sandbox without available() always works (Sandbox.available is optional).
       available = choice.use.available === undefined ? true : await choice.use.available();
       active = available ? choice.use.name : null;
     } else if (platform === 'linux') {
