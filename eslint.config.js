@@ -49,6 +49,14 @@ function sdkLayerRules() {
   });
 }
 
+/** Ways to turn a string into HTML or script in a page: none of them may appear in renderer/. */
+const htmlSinks = [
+  "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+  "Property[key.name='dangerouslySetInnerHTML']",
+  'MemberExpression[property.name=/^(innerHTML|outerHTML|srcdoc)$/]',
+  "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]",
+];
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**'],
@@ -83,9 +91,29 @@ export default tseslint.config(
   },
   ...sdkLayerRules(),
   {
-    files: ['electron/host/**/*.ts', 'electron/web.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
+    // electron/main/ and electron/utility/ hold the entry points' logic as plain, unit-tested
+    // modules (as electron/preload/ for the preload): only electron/main.ts, utility.ts and
+    // preload.ts themselves import electron.
+    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/bin/**/*.mjs', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'electron/preload/**/*.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
     rules: {
       'no-restricted-imports': ['error', { paths: [electronOnly], patterns: [{ group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] }],
+    },
+  },
+  {
+    // The host API contract is imported by the renderer: types and plain data only (DESIGN §2).
+    files: ['electron/common/**/*.ts'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronOnly],
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto', 'ws'], message: 'electron/common is imported by the renderer: no Node modules (DESIGN §2).' },
+            { group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '../host/**', '../web*', '**/renderer/**'], message: 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -98,10 +126,19 @@ export default tseslint.config(
           paths: [electronOnly],
           patterns: [
             { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto'], message: 'The renderer is browser code: no Node modules (DESIGN §2).' },
-            { group: ['@arcotheon/sdk', '**/sdk/**', '**/electron/**'], message: 'The renderer talks only to window.arcotheon, never to the SDK or the host directly (DESIGN §2).' },
+            {
+              group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '**/electron/**', '!**/electron/common', '!**/electron/common/**'],
+              message: 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).',
+            },
           ],
         },
       ],
+      // Package and registry text is hostile (issue 10): it is rendered as text nodes or inert
+      // Markdown, never parsed as HTML, and never turned into code.
+      'no-restricted-syntax': ['error', ...htmlSinks.map((selector) => ({ selector, message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).' }))],
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+      'no-new-func': 'error',
     },
   },
 );

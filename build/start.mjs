@@ -1,49 +1,49 @@
 #!/usr/bin/env node
-// `npm start`: until the desktop app lands, a narrated tour of the main job on the bundled example
-// registry, through the real `adcap` command: search, show, install (with the permission plan),
-// run a sandboxed tool, run a workflow to its agent step, list, doctor. Each command is printed
-// before it runs, so the tour doubles as a CLI tutorial. It works offline.
+// `npm start`: the manager UI on the bundled example registry, in a demo home (ARCOTHEON_HOME,
+// else .tmp/demo-home in this repository, so your real Arcotheon home is never touched).
+// It serves the UI on 127.0.0.1 and opens it in the browser; on a machine without a display it
+// prints the address and keeps serving until Ctrl-C. `npm run tour` is the terminal tour.
 //
-// The tour uses its own home (ARCOTHEON_HOME, else .tmp/demo-home in this repository), so it never
-// changes your real Arcotheon home. Extra arguments are passed to adcap instead of the tour:
-//   npm start -- search csv
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// launch() is the one place that decides how the app opens: the Electron window when its binary
+// exists (ARCOTHEON_ELECTRON_PATH, or "npx install-electron"), else the browser.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'sdk', 'dist', 'cli', 'bin.js'); // the package's bin: checks the Node version first
-if (!existsSync(cli)) {
-  console.error('The SDK is not built yet; run "npm install" first.');
-  process.exit(1);
+const compiled = join(repo, 'out', 'electron', 'cli.js');
+
+/**
+ * How `npm start` opens Arcotheon: the Electron window when a binary exists and there is a display
+ * (issue 14), else `arcotheon ui` in the browser (or only its URL without a display); one line says
+ * which and why.
+ */
+export async function launch({ home, env = process.env }) {
+  if (!existsSync(compiled)) {
+    console.error('Arcotheon is not built yet; run "npm install" (or "npm run build") first.');
+    return 1;
+  }
+  const { main, hasDisplay } = await import(pathToFileURL(compiled).href);
+  const { findElectronBinary, startChoice } = await import(pathToFileURL(join(repo, 'out', 'electron', 'main', 'binary.js')).href);
+  const choice = startChoice(findElectronBinary(env, repo), hasDisplay(env));
+  console.error(choice.line);
+  if (choice.mode === 'electron') return openWindow(findElectronBinary(env, repo).path, { ...env, ARCOTHEON_HOME: home });
+  const args = ['ui', '--home', home];
+  if (choice.mode === 'url') args.push('--no-open');
+  return main(args);
 }
-const home = process.env.ARCOTHEON_HOME || join(repo, '.tmp', 'demo-home');
-const env = { ...process.env, ARCOTHEON_HOME: home };
 
-function adcap(args, { allowFailure = false } = {}) {
-  console.log(`\n$ adcap ${args.map((a) => (/[\s"{}]/.test(a) ? `'${a}'` : a)).join(' ')}`);
-  const result = spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit', env });
-  if (result.status !== 0 && !allowFailure) process.exit(result.status ?? 1);
-  return result.status;
+/** Bundles the desktop entry points (build/electron.mjs) and runs the window until it closes. */
+async function openWindow(binary, env) {
+  const bundled = spawnSync(process.execPath, [join(repo, 'build', 'electron.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (bundled.status !== 0) return bundled.status ?? 1;
+  const child = spawn(binary, [repo], { stdio: 'inherit', env });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
-const passThrough = process.argv.slice(2);
-if (passThrough.length > 0) process.exit(adcap(passThrough, { allowFailure: true }) ?? 1);
-
-console.log(`Arcotheon tour, on the bundled example registry (home: ${home})`);
-const workspace = join(repo, '.tmp', 'demo-workspace');
-mkdirSync(workspace, { recursive: true });
-writeFileSync(join(workspace, 'notes.md'), '# Launch plan\nTODO: write the announcement\nFIXME: the pricing table is out of date\n');
-writeFileSync(join(workspace, 'sales.csv'), 'region,month,units,revenue\nnorth,jan,12,1200\nsouth,jan,,800\nnorth,feb,15,1500\nsouth,feb,9,950\n');
-
-adcap(['search']);
-adcap(['show', 'arcotheon/workspace-stats']);
-// --yes approves the plan printed above it; without it, adcap asks on the terminal.
-adcap(['install', 'arcotheon/workspace-stats', 'acme/data-report', '--yes']);
-adcap(['grants', 'arcotheon/workspace-stats']);
-adcap(['run', 'arcotheon/workspace-stats', 'find_todos', '--input', '{"path":"."}', '--workspace', workspace]);
-adcap(['workflow', 'acme/data-report', 'csv-report', '--inputs', '{"path":"sales.csv"}', '--workspace', workspace]);
-adcap(['list']);
-adcap(['doctor']);
-console.log('\nNext: "npx adcap --help", the README, and sdk/README.md for hosts.');
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const home = process.env.ARCOTHEON_HOME || join(repo, '.tmp', 'demo-home');
+  process.exitCode = await launch({ home });
+}

@@ -1,190 +1,331 @@
 /**
- * The host service: `HostApi` implemented over one `Arcotheon` instance. Transport-agnostic (no
- * Electron import): the utility process serves it over IPC, `arcotheon ui` over a WebSocket, and
- * tests call it directly. Every method resolves to a `Result`; a failure carries the SDK's stable
- * code and its sentence, never a stack trace.
+ * The host service: the host API contract (electron/common/methods.ts) implemented over one
+ * `Arcotheon` instance. Transport-agnostic (no Electron import): the utility process serves it
+ * over IPC, `arcotheon ui` over a WebSocket (web.ts), and tests call it directly.
+ *
+ * `dispatch(method, args)` is what transports call with what they received: unknown methods and
+ * arguments that do not fit the method's schema are refused with E_USAGE before anything runs.
+ * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
+ * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
-import { isAdcapError, runTool, runWorkflow, type Arcotheon, type ErrorCode } from '@arcotheon/sdk';
-import { isHostMethod, type HostApi, type HostEvent, type HostMethod, type InstallTarget, type Result } from './api.js';
+import { isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
+import { createHostClient, type HostClient } from '../common/client.js';
+import { checkArguments, isHostMethod, METHODS, SIDELOAD_CHUNK_BYTES, type HostMethod, type MethodArgs, type MethodValue, type OperationMethod } from '../common/methods.js';
+import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, Result } from '../common/types.js';
+import { Catalogue } from './catalogue.js';
+import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
+import { Installed } from './installed.js';
+import { Operations, type OperationContext } from './operations.js';
+import { Settings } from './settings.js';
+import { planView, problemSeverity } from './views.js';
+
+export interface HostServiceOptions {
+  /** Largest sideloaded file accepted from a transport (default 64 MiB). */
+  maxSideloadBytes?: number;
+  /**
+   * Where tool runs get granted env:read values (the Electron app: safeStorage through the main
+   * process, asking the user the first time). Absent: from this process's environment.
+   */
+  secrets?: SecretSource;
+  /** The app's version, for host.info. */
+  appVersion?: string;
+  /** The user's home folder (default os.homedir()): it and its credential folders are never workspaces. */
+  userHome?: string;
+}
 
 export interface HostService {
-  readonly api: HostApi;
-  /**
-   * Calls `method` with `args` as received from a transport: unknown methods and malformed
-   * arguments are refused with E_USAGE before anything runs.
-   */
+  /** The typed client over this service, in process (tests, the Electron utility process). */
+  readonly api: HostClient;
+  /** Calls `method` with `args` as received from a transport (checked against the method table first). */
   dispatch(method: unknown, args: unknown): Promise<Result<unknown>>;
   /** Listens to progress and change events; returns the function that stops listening. */
   subscribe(listener: (event: HostEvent) => void): () => void;
+  /** Cancels running operations and removes scratch files. */
+  close(): Promise<void>;
 }
 
-export function createHostService(arc: Arcotheon): HostService {
+type CallMethod = Exclude<HostMethod, OperationMethod>;
+type CallImpl = { [M in CallMethod]: (...args: MethodArgs<M>) => Promise<MethodValue<M>> };
+type OperationImpl = {
+  [M in OperationMethod]: { label: (...args: MethodArgs<M>) => string; run: (ctx: OperationContext, ...args: MethodArgs<M>) => Promise<MethodValue<M>> };
+};
+
+export function createHostService(arc: Arcotheon, options: HostServiceOptions = {}): HostService {
   const listeners = new Set<(event: HostEvent) => void>();
-  let operations = 0;
   const emit = (event: HostEvent): void => {
-    for (const listener of listeners) listener(event);
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener (a closed transport) must not stop the others or the operation.
+      }
+    }
   };
-  const progress = (method: HostMethod) => {
-    const operation = ++operations;
-    return (p: { phase: string; done: number; total?: number; item?: string }): void =>
-      emit({ type: 'progress', operation, method, phase: p.phase, done: p.done, ...(p.total === undefined ? {} : { total: p.total }), ...(p.item === undefined ? {} : { item: p.item }) });
+  const operations = new Operations(emit);
+  const workspaces = new Workspaces(arc.home.root, options.userHome);
+  const sideloads = new Sideloads(options.maxSideloadBytes ?? DEFAULT_MAX_SIDELOAD_BYTES, SIDELOAD_CHUNK_BYTES);
+  const installed = new Installed(arc);
+  const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
+  const settings = new Settings(arc);
+
+  const installedChanged = (): void => {
+    installed.invalidate();
+    emit({ type: 'installed-changed' });
   };
-  /** A change to what is installed: run it, then tell every UI to refresh. */
-  const changing = async <T>(work: () => Promise<T>): Promise<Result<T>> => {
-    const result = await settle(work);
-    if (result.ok) emit({ type: 'installed-changed' });
-    return result;
+  const remotesChanged = (): void => {
+    catalogue.invalidate();
+    installed.invalidate();
+    emit({ type: 'remotes-changed' });
+    emit({ type: 'catalogue-changed' });
   };
 
-  const api: HostApi = {
-    catalogue: {
-      search: (query, filters = {}) => settle(() => arc.search(query, filters)),
-      show: (id) => settle(() => arc.packageDoc(id)),
+  /** The SDK's install request for a contract target: a sideload handle becomes the file it names. */
+  const toRequest = (target: InstallTargetData): Parameters<Arcotheon['plan']>[0] => {
+    if (typeof target === 'string' || Array.isArray(target) || 'id' in target) return target;
+    return {
+      ...(target.packages === undefined ? {} : { packages: target.packages }),
+      ...(target.sideload === undefined ? {} : { file: sideloads.path(target.sideload) }),
+      ...(target.includePrerelease === undefined ? {} : { includePrerelease: target.includePrerelease }),
+    };
+  };
+  const targetLabel = (target: InstallTargetData): string =>
+    typeof target === 'string' ? target : Array.isArray(target) ? target.map((t) => (typeof t === 'string' ? t : t.id)).join(', ') : 'id' in target ? target.id : target.sideload !== undefined ? 'a sideloaded file' : (target.packages ?? []).map((t) => (typeof t === 'string' ? t : t.id)).join(', ');
+
+  const doctor = async (ctx: OperationContext | null, opts: { fix?: boolean; dryRun?: boolean } = {}) => {
+    ctx?.progress({ phase: 'check', done: 0 });
+    const report = await arc.doctor({ ...(opts.fix === undefined ? {} : { fix: opts.fix }), ...(opts.dryRun === undefined ? {} : { dryRun: opts.dryRun }) });
+    const fixed = opts.fix === true && opts.dryRun !== true;
+    installed.rememberDoctor(report, fixed);
+    if (fixed) installedChanged();
+    return { ...report, problems: report.problems.map((p) => ({ ...p, severity: problemSeverity(p.kind) })), dryRun: opts.dryRun === true, fixed };
+  };
+
+  const calls: CallImpl = {
+    'host.info': async () => settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
+    'catalogue.search': (query, filters = {}) => arc.search(query, filters),
+    'catalogue.query': (request = {}) => catalogue.query(request),
+    'catalogue.show': (id) => arc.packageDoc(id),
+    'catalogue.detail': (id, opts = {}) => catalogue.detail(id, opts),
+    'installs.list': () => arc.list(),
+    'installs.overview': () => installed.overview(),
+    'installs.detail': (id) => installed.detail(id),
+    'installs.plan': async (target): Promise<PlanData> => planView(await arc.plan(toRequest(target))),
+    'installs.rollback': async (id) => {
+      const result = await arc.rollback(id);
+      installedChanged();
+      return result;
     },
-    remotes: {
-      list: () => settle(() => arc.sources.remotes()),
-      update: () =>
-        settle(async () => {
-          await arc.refreshRemotes();
-          return null;
-        }),
+    'installs.uninstall': async (id) => {
+      const result = await arc.uninstall(id);
+      installedChanged();
+      return result;
     },
-    installs: {
-      list: () => settle(() => arc.list()),
-      plan: (request) => settle(() => arc.plan(request)),
-      install: (request, approval) =>
-        changing(() =>
-          arc.install(request, {
-            approvedDigest: approval.approvedDigest,
-            ...(approval.allowUnsigned === true ? { allowUnsigned: true } : {}),
-            onProgress: progress('installs.install'),
-          }),
-        ),
-      update: (ids, approval) =>
-        changing(() => arc.update(ids ?? undefined, { ...(approval === undefined ? {} : { approvedDigest: approval.approvedDigest }), onProgress: progress('installs.update') })),
-      rollback: (id) => changing(() => arc.rollback(id)),
-      uninstall: (id) => changing(() => arc.uninstall(id)),
-      grants: (id) => settle(() => arc.grants(id)),
-      revokeGrant: (id, grant) => changing(() => arc.revokeGrant(id, grant)),
-      grant: (id, grant) => changing(() => arc.grant(id, grant)),
-      doctor: (options = {}) => changing(() => arc.doctor(options)),
+    'installs.grants': (id) => installed.grants(id),
+    'installs.revokeGrant': async (id, grant) => {
+      const result = await arc.revokeGrant(id, grant);
+      installedChanged();
+      return result;
     },
-    agents: {
-      list: () => settle(() => arc.agents()),
-      // Only the fields the UI may choose (never userHome or mode) reach the SDK.
-      link: (id, agent, options = {}) =>
-        changing(() =>
-          arc.linkSkills(id, {
-            agent,
-            ...(options.as === undefined ? {} : { as: options.as }),
-            ...(options.skip === undefined ? {} : { skip: options.skip }),
-            ...(options.project === undefined ? {} : { project: options.project }),
-          }),
-        ),
-      unlink: (id, agent) => changing(() => arc.unlinkSkills(id, agent === undefined ? {} : { agent })),
-      mcp: (ids) => settle(() => arc.agentMcp(ids)),
+    'installs.grant': async (id, grant) => {
+      const result = await arc.grant(id, grant);
+      installedChanged();
+      return result;
     },
-    run: {
-      tool: (id, tool, input, options = {}) => settle(() => runTool(arc, id, tool, input, { workspace: options.workspace ?? null, onProgress: progress('run.tool') })),
-      workflow: (id, workflowId, inputs, options = {}) =>
-        settle(() => runWorkflow(arc, id, workflowId, inputs, { workspace: options.workspace ?? null, onProgress: progress('run.workflow') })),
+    'updates.check': () => installed.checkUpdates(),
+    'remotes.list': () => arc.sources.remotes(),
+    'remotes.status': () => settings.remoteStatus(),
+    'remotes.add': async (name, url, rootKeys) => {
+      const added = await settings.addRemote(name, url, rootKeys);
+      remotesChanged();
+      return added;
+    },
+    'remotes.remove': async (name) => {
+      await settings.removeRemote(name);
+      remotesChanged();
+      return null;
+    },
+    'remotes.update': async () => {
+      await arc.refreshRemotes();
+      remotesChanged();
+      return null;
+    },
+    'audit.list': async (opts = {}): Promise<AuditEntry[]> => settings.auditList(opts),
+    'audit.verify': () => settings.auditVerify(),
+    'cache.info': () => settings.cacheInfo(),
+    'sandbox.status': () => settings.sandboxStatus(),
+    'workspaces.confirm': async (path) => {
+      const workspace = await workspaces.confirm(path);
+      emit({ type: 'workspaces-changed' });
+      return workspace;
+    },
+    'workspaces.list': async () => workspaces.list(),
+    'workspaces.forget': async (handle) => {
+      workspaces.forget(handle);
+      emit({ type: 'workspaces-changed' });
+      return null;
+    },
+    'sideload.begin': ({ name, size }) => sideloads.begin(name, size),
+    'sideload.chunk': (upload, offset, data) => sideloads.chunk(upload, offset, data),
+    'sideload.commit': (upload) => sideloads.commit(upload),
+    'sideload.abort': async (upload) => {
+      await sideloads.abort(upload);
+      return null;
+    },
+    'agents.list': () => arc.agents(),
+    // Only what the UI may choose reaches the SDK (never userHome or mode); a project is a handle.
+    'agents.link': async (id, agent, opts = {}) => {
+      const project = opts.project === undefined ? undefined : await workspaces.resolve(opts.project);
+      const result = await arc.linkSkills(id, {
+        agent,
+        ...(opts.as === undefined ? {} : { as: opts.as }),
+        ...(opts.skip === undefined ? {} : { skip: opts.skip }),
+        ...(project === undefined || project === null ? {} : { project }),
+      });
+      installedChanged();
+      return result;
+    },
+    'agents.unlink': async (id, agent) => {
+      const result = await arc.unlinkSkills(id, agent === undefined || agent === null ? {} : { agent });
+      installedChanged();
+      return result;
+    },
+    'agents.mcp': (ids) => arc.agentMcp(ids),
+    'operations.list': async () => operations.list(),
+    // Handled in dispatch (they return Results of their own); listed so the table stays complete.
+    'operations.wait': async () => null,
+    'operations.cancel': async () => ({ cancelled: false }),
+  };
+
+  const ops: OperationImpl = {
+    'installs.install': {
+      label: (target) => `Install ${targetLabel(target)}`,
+      run: async (ctx, target, approval) => {
+        const result = await arc.install(toRequest(target), {
+          approvedDigest: approval.approvedDigest,
+          ...(approval.allowUnsigned === true ? { allowUnsigned: true } : {}),
+          onProgress: ctx.progress,
+          signal: ctx.signal,
+        });
+        installedChanged();
+        return { ...result, plan: planView(result.plan) };
+      },
+    },
+    'installs.update': {
+      label: (ids) => (ids === null || ids === undefined ? 'Update everything' : `Update ${ids.join(', ')}`),
+      run: (ctx, ids, approval) => applyUpdate(ctx, ids ?? null, approval),
+    },
+    'updates.apply': {
+      label: (ids) => (ids === null ? 'Update everything' : `Update ${ids.join(', ')}`),
+      run: (ctx, ids, approval) => applyUpdate(ctx, ids, approval),
+    },
+    'installs.doctor': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
+    'doctor.run': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
+    'remotes.refresh': {
+      label: (name) => (name === null || name === undefined ? 'Refresh every registry' : `Refresh ${name}`),
+      run: async (ctx, name) => {
+        const status = await settings.refresh(name ?? null, ctx);
+        remotesChanged();
+        return status;
+      },
+    },
+    'cache.gc': {
+      label: () => 'Clean the download cache',
+      run: async (ctx) => {
+        ctx.progress({ phase: 'gc', done: 0 });
+        const gc = await arc.gcCache();
+        return { removed: gc.removed.length, freedBytes: gc.freedBytes, kept: gc.kept };
+      },
+    },
+    'run.tool': {
+      label: (id, tool) => `Run ${id} ${tool}`,
+      run: async (ctx, id, tool, input, runOptions = {}) => {
+        const workspace = await workspaces.resolve(runOptions.workspace);
+        return runTool(arc, id, tool, input, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
+      },
+    },
+    'run.workflow': {
+      label: (id, workflow) => `Run ${id} workflow ${workflow}`,
+      run: async (ctx, id, workflow, inputs, runOptions = {}) => {
+        const workspace = await workspaces.resolve(runOptions.workspace);
+        return runWorkflow(arc, id, workflow, inputs, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
+      },
     },
   };
+
+  async function applyUpdate(ctx: OperationContext, ids: string[] | null, approval: { approvedDigest: string } | undefined) {
+    // spec §6: without the digest of a plan the user approved, the SDK applies only updates that
+    // need no new permission (and reports needsApproval for the rest).
+    const result = await arc.update(ids ?? undefined, {
+      ...(approval === undefined ? {} : { approvedDigest: approval.approvedDigest }),
+      onProgress: ctx.progress,
+      signal: ctx.signal,
+    });
+    if (result.applied) installedChanged();
+    return { ...result, plan: planView(result.plan) };
+  }
+
+  async function dispatch(method: unknown, args: unknown): Promise<Result<unknown>> {
+    if (!isHostMethod(method)) return failure({ code: 'E_USAGE', message: `"${String(method).slice(0, 100)}" is not a method of the Arcotheon host API.` });
+    const problem = checkArguments(method, args);
+    if (problem !== null) return failure({ code: 'E_USAGE', message: problem });
+    const list = args as unknown[];
+    if (method === 'operations.wait') return operations.wait(list[0] as string);
+    if (method === 'operations.cancel') return operations.cancel(list[0] as string);
+    const spec = METHODS[method];
+    if (spec.kind === 'operation') {
+      const op = ops[method as OperationMethod] as { label: (...a: unknown[]) => string; run: (ctx: OperationContext, ...a: unknown[]) => Promise<unknown> };
+      const id = operations.start(method, op.label(...list), spec.cancellable === true, (ctx) => settle(() => op.run(ctx, ...list)));
+      return { ok: true, value: { operation: id } };
+    }
+    const fn = calls[method as CallMethod] as (...a: unknown[]) => Promise<unknown>;
+    return settle(() => fn(...list));
+  }
 
   return {
-    api,
-    async dispatch(method, args) {
-      if (!isHostMethod(method)) return failure('E_USAGE', `"${String(method)}" is not a method of the Arcotheon host API.`);
-      if (!Array.isArray(args)) return failure('E_USAGE', `The arguments of ${method} must be an array.`);
-      const problem = argumentProblem(method, args);
-      if (problem !== null) return failure('E_USAGE', `${method}: ${problem}.`);
-      // isHostMethod passed, and HOST_METHODS lists exactly HostApi's methods (checked in api.ts).
-      const [namespace, name] = method.split('.') as [keyof HostApi, string];
-      const fn = (api[namespace] as unknown as Record<string, (...a: unknown[]) => Promise<Result<unknown>>>)[name] as (...a: unknown[]) => Promise<Result<unknown>>;
-      return fn(...args);
-    },
+    api: createHostClient(dispatch, (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    }),
+    dispatch,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    async close() {
+      await operations.close();
+      await sideloads.close();
+      catalogue.close();
+    },
   };
 }
 
+function doctorLabel(options: { fix?: boolean; dryRun?: boolean } | undefined): string {
+  return options?.fix === true ? (options.dryRun === true ? 'Preview repairs' : 'Repair') : 'Check health';
+}
+
 /** Runs `work` and turns its outcome into a Result; unexpected errors keep only their message. */
-async function settle<T>(work: () => Promise<T>): Promise<Result<T>> {
+export async function settle<T>(work: () => Promise<T>): Promise<Result<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (error) {
-    if (isAdcapError(error)) return failure(error.code, error.message);
-    return failure('E_IO', `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
+    if (isAdcapError(error)) {
+      const details = plainDetails(error.details);
+      return failure({ code: error.code, message: error.message, ...(details === undefined ? {} : { details }) });
+    }
+    return failure({ code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` });
   }
 }
 
-function failure(code: ErrorCode, message: string): { ok: false; error: { code: ErrorCode; message: string } } {
-  return { ok: false, error: { code, message } };
-}
-
-const isString = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
-const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isTarget = (v: unknown): v is InstallTarget =>
-  isString(v) || isObject(v) || (Array.isArray(v) && v.every((x) => isString(x) || isObject(x)));
-
-const isLinkOptions = (v: unknown): boolean => {
-  if (!isObject(v)) return false;
-  const { as, skip, project, ...rest } = v as Record<string, unknown>;
-  return (
-    Object.keys(rest).length === 0 &&
-    (as === undefined || (isObject(as) && Object.values(as as object).every(isString))) &&
-    (skip === undefined || (Array.isArray(skip) && skip.every(isString))) &&
-    (project === undefined || isString(project))
-  );
-};
-
-/**
- * The shape each method accepts from a transport (the renderer is less trusted than the host):
- * argument count and types. The SDK then validates meaning (ids, ranges, grants).
- */
-function argumentProblem(method: HostMethod, args: unknown[]): string | null {
-  const [a, b, c, d] = args;
-  const expect = (ok: boolean, what: string): string | null => (ok ? null : `expects ${what}`);
-  switch (method) {
-    case 'catalogue.search':
-      return expect(args.length <= 2 && typeof a === 'string' && (b === undefined || isObject(b)), '(query: string, filters?: object)');
-    case 'catalogue.show':
-    case 'installs.rollback':
-    case 'installs.uninstall':
-    case 'installs.grants':
-      return expect(args.length === 1 && isString(a), '(id: string)');
-    case 'remotes.list':
-    case 'remotes.update':
-    case 'installs.list':
-      return expect(args.length === 0, 'no arguments');
-    case 'installs.plan':
-      return expect(args.length === 1 && isTarget(a), '(request)');
-    case 'installs.install':
-      return expect(args.length === 2 && isTarget(a) && isObject(b) && isString((b as { approvedDigest?: unknown }).approvedDigest), '(request, { approvedDigest })');
-    case 'installs.update':
-      return expect(
-        args.length <= 2 && (a === null || a === undefined || (Array.isArray(a) && a.every(isString))) && (b === undefined || (isObject(b) && isString((b as { approvedDigest?: unknown }).approvedDigest))),
-        '(ids: string[] | null, { approvedDigest }?)',
-      );
-    case 'installs.revokeGrant':
-    case 'installs.grant':
-      return expect(args.length === 2 && isString(a) && isString(b), '(id: string, grant: string)');
-    case 'installs.doctor':
-      return expect(args.length <= 1 && (a === undefined || isObject(a)), '(options?: { fix, dryRun })');
-    case 'agents.list':
-      return expect(args.length === 0, 'no arguments');
-    case 'agents.link':
-      return expect(args.length >= 2 && args.length <= 3 && isString(a) && isString(b) && (c === undefined || isLinkOptions(c)), '(id: string, agent: string, options?: { as?: { skill: name }, skip?: string[], project?: string })');
-    case 'agents.unlink':
-      return expect(args.length >= 1 && args.length <= 2 && isString(a) && (b === undefined || isString(b)), '(id: string, agent?: string)');
-    case 'agents.mcp':
-      return expect(args.length === 1 && Array.isArray(a) && a.length > 0 && a.every(isString), '(ids: string[])');
-    case 'run.tool':
-      return expect(args.length >= 3 && args.length <= 4 && isString(a) && isString(b) && (d === undefined || isObject(d)), '(id, tool, input, options?)');
-    case 'run.workflow':
-      return expect(args.length >= 3 && args.length <= 4 && isString(a) && isString(b) && (d === undefined || isObject(d)) && c !== undefined, '(id, workflowId, inputs, options?)');
+/** Error details that are plain JSON (a stderr tail, dependents), never objects with methods. */
+function plainDetails(details: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+  if (Object.keys(details).length === 0) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(details)) as Record<string, unknown>;
+  } catch {
+    return undefined;
   }
 }
 
+function failure(error: HostError): { ok: false; error: HostError } {
+  return { ok: false, error };
+}

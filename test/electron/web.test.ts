@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
@@ -86,8 +86,11 @@ describe('web host', () => {
     expect((await call(ws, 1, 'installs.list', [])).result).toEqual({ ok: true, value: [] });
     const planned = await call(ws, 2, 'installs.plan', ['acme/lib']);
     const digest = (planned.result.value as { digest: string }).digest;
-    const installed = await call(ws, 3, 'installs.install', ['acme/lib', { approvedDigest: digest }]);
-    expect(installed.result).toMatchObject({ ok: true, value: { applied: true } });
+    // A long method answers with its operation at once; operations.wait gives its Result.
+    const started = await call(ws, 3, 'installs.install', ['acme/lib', { approvedDigest: digest }]);
+    expect(started.result).toMatchObject({ ok: true, value: { operation: expect.stringMatching(/^op_/) } });
+    const installed = await call(ws, 4, 'operations.wait', [(started.result.value as { operation: string }).operation]);
+    expect(installed.result).toMatchObject({ ok: true, value: { ok: true, value: { applied: true } } });
     expect(events.some((e) => e.type === 'installed-changed')).toBe(true);
     expect(events.some((e) => e.type === 'progress' && e.phase === 'download')).toBe(true);
     ws.close();
@@ -152,5 +155,17 @@ describe('web host', () => {
     }
     expect((await get('/', `rebind.evil.example:${host.port}`)).status).toBe(403);
     expect((await get('/missing.js')).status).toBe(404);
+    // A link inside the build that leads outside it is refused after resolving it (realpath containment).
+    await symlink(join(dir, '..', 'adcap-web-secret.txt'), join(dir, 'assets', 'leak.txt'));
+    await symlink(join(dir, '..'), join(dir, 'up'));
+    for (const path of ['/assets/leak.txt', '/up/adcap-web-secret.txt']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(403);
+      expect(res.body, path).not.toContain('secret');
+    }
+    // Pages carry the strict policy: no inline script, no eval, sockets only to this server.
+    expect(index.csp).toContain("script-src 'self';");
+    expect(index.csp).toContain(`connect-src ws://127.0.0.1:${host.port} ws://localhost:${host.port};`);
+    expect(index.csp).not.toMatch(/unsafe-inline|unsafe-eval|ws:\/\/127\.0\.0\.1:\*/);
   });
 });

@@ -22,6 +22,14 @@ beforeAll(async () => {
   ]);
 });
 
+/** Long methods return { operation } at once; this waits for the operation's own Result. */
+async function finished(host: HostService, started: Promise<{ ok: boolean; value?: unknown }>): Promise<unknown> {
+  const value = await started;
+  if (!value.ok) return value;
+  const waited = await host.dispatch('operations.wait', [(value.value as { operation: string }).operation]);
+  return waited.ok ? waited.value : waited;
+}
+
 async function service(): Promise<{ host: HostService; events: HostEvent[] }> {
   const home = await mkdtemp(join(tmpdir(), 'adcap-host-service-'));
   const host = createHostService(new Arcotheon(reg.options(home)));
@@ -51,11 +59,11 @@ describe('host service', () => {
     const plan = planned.value as { digest: string; newPermissions: Array<{ text: string }> };
     expect(plan.newPermissions.map((p) => p.text)).toEqual([expect.stringMatching(/folder you choose/)]);
 
-    const refused = await host.dispatch('installs.install', ['acme/echo', { approvedDigest: '0'.repeat(64) }]);
-    expect(refused).toEqual({ ok: false, error: { code: 'E_DENIED', message: expect.stringMatching(/plan changed/) } });
+    const refused = await finished(host, host.dispatch('installs.install', ['acme/echo', { approvedDigest: '0'.repeat(64) }]));
+    expect(refused).toMatchObject({ ok: false, error: { code: 'E_DENIED', message: expect.stringMatching(/plan changed/) } });
     expect(events.filter((e) => e.type === 'installed-changed')).toEqual([]);
 
-    const installed = await host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.digest }]);
+    const installed = await finished(host, host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.digest }]));
     expect(installed).toMatchObject({ ok: true, value: { applied: true, installed: [{ id: 'acme/lib' }, { id: 'acme/echo' }] } });
     expect(events.filter((e) => e.type === 'installed-changed')).toHaveLength(1);
     expect(events.some((e) => e.type === 'progress' && e.method === 'installs.install' && e.phase === 'download' && e.item === 'acme/echo@1.0.0')).toBe(true);
@@ -66,12 +74,15 @@ describe('host service', () => {
     const { host } = await service();
     const planned = await host.dispatch('installs.plan', ['acme/echo']);
     if (!planned.ok) throw new Error(planned.error.message);
-    await host.dispatch('installs.install', ['acme/echo', { approvedDigest: (planned.value as { digest: string }).digest }]);
-    const workspace = await mkdtemp(join(tmpdir(), 'adcap-host-ws-'));
-    const ran = await host.dispatch('run.tool', ['acme/echo', 'main', { hello: 'world' }, { workspace }]);
+    await finished(host, host.dispatch('installs.install', ['acme/echo', { approvedDigest: (planned.value as { digest: string }).digest }]));
+    // Runs take a workspace handle the user confirmed, never a path (issue 10).
+    const confirmed = await host.dispatch('workspaces.confirm', [await mkdtemp(join(tmpdir(), 'adcap-host-ws-'))]);
+    if (!confirmed.ok) throw new Error(confirmed.error.message);
+    const workspace = (confirmed.value as { handle: string }).handle;
+    const ran = await finished(host, host.dispatch('run.tool', ['acme/echo', 'main', { hello: 'world' }, { workspace }]));
     expect(ran).toMatchObject({ ok: true, value: { output: { hello: 'world' }, tool: 'main' } });
     expect(await host.dispatch('installs.revokeGrant', ['acme/echo', 'fs:read:workspace'])).toEqual({ ok: true, value: [] });
-    const refused = await host.dispatch('run.tool', ['acme/echo', 'main', {}, { workspace }]);
+    const refused = await finished(host, host.dispatch('run.tool', ['acme/echo', 'main', {}, { workspace }]));
     expect(refused).toMatchObject({ ok: false, error: { code: 'E_NOT_GRANTED' } });
   });
 
@@ -99,7 +110,7 @@ describe('host service', () => {
     stop();
     const planned = await host.dispatch('installs.plan', ['acme/lib']);
     if (!planned.ok) throw new Error(planned.error.message);
-    await host.dispatch('installs.install', ['acme/lib', { approvedDigest: (planned.value as { digest: string }).digest }]);
+    await finished(host, host.dispatch('installs.install', ['acme/lib', { approvedDigest: (planned.value as { digest: string }).digest }]));
     expect(seen).toEqual([]);
   });
 });

@@ -1,0 +1,205 @@
+/**
+ * The `arcotheon` command (DESIGN §2, issue 10):
+ *
+ *   arcotheon ui [--home DIR] [--port N] [--no-open]
+ *
+ * serves the built renderer (renderer/dist/) and the host API (web.ts) on 127.0.0.1, prints
+ * `http://127.0.0.1:<port>/#token=…` as its first line on stdout (scripts and the e2e suite read
+ * it), opens the browser unless --no-open, and stops cleanly on SIGINT and SIGTERM (exit 0).
+ * Everything else it says goes to stderr.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, posix, resolve, win32 } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Arcotheon, isAdcapError, loadEmbeddedRemote } from '@arcotheon/sdk';
+import { createHostService, type HostService } from './host/service.js';
+import { startWebHost, type WebHost } from './web.js';
+
+/** The repository (or installed app) root: the folder whose package.json is the app's. */
+export function appRoot(from: string = dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'arcotheon') return dir;
+    if (dirname(dir) === dir) return resolve(from, '..', '..');
+  }
+}
+
+/** Where the renderer's Vite build lands (renderer/vite.config.ts `outDir`), served at /. */
+export const RENDERER_DIST = join('renderer', 'dist');
+
+export interface UiOptions {
+  home: string;
+  port: number;
+  open: boolean;
+  staticDir?: string;
+}
+
+export interface RunningUi {
+  url: string;
+  web: WebHost;
+  service: HostService;
+  stop(): Promise<void>;
+}
+
+function appVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(appRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Starts the service and the web host (no printing, no signals): for `arcotheon ui` and `npm start`. */
+export async function startUi(options: UiOptions, log: (message: string) => void = () => undefined): Promise<RunningUi> {
+  const embedded = await loadEmbeddedRemote(process.env);
+  const version = appVersion();
+  const arc = new Arcotheon({
+    home: options.home,
+    host: { agent: { id: 'arcotheon', version } },
+    // As adcap does: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all (an empty list,
+    // not a missing one, which would make the SDK fall back to the registry it ships).
+    remotes: embedded === null ? [] : [embedded],
+  });
+  const service = createHostService(arc, { appVersion: version });
+  const web = await startWebHost({ service, port: options.port, staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST), log });
+  return {
+    url: web.url,
+    web,
+    service,
+    async stop() {
+      await web.close();
+      await service.close();
+    },
+  };
+}
+
+/** The per-user data folder, as `adcap` chooses it (sdk/src/cli/context.ts platformDataDir). */
+export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.ARCOTHEON_HOME !== undefined && env.ARCOTHEON_HOME !== '') return resolve(env.ARCOTHEON_HOME);
+  if (platform === 'win32') return win32.join(env.APPDATA !== undefined && env.APPDATA !== '' ? env.APPDATA : win32.join(homedir(), 'AppData', 'Roaming'), 'Arcotheon');
+  if (platform === 'darwin') return posix.join(homedir(), 'Library', 'Application Support', 'Arcotheon');
+  const xdg = env.XDG_DATA_HOME;
+  return posix.join(xdg !== undefined && xdg !== '' && posix.isAbsolute(xdg) ? xdg : posix.join(homedir(), '.local', 'share'), 'arcotheon');
+}
+
+/** Opens `url` in the user's browser; failures are reported, never fatal (the URL is printed). */
+export function openBrowser(url: string, log: (message: string) => void): void {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+    child.on('error', () => log(`Could not open a browser (${command}); open the address above yourself.`));
+    child.unref();
+  } catch {
+    log(`Could not open a browser (${command}); open the address above yourself.`);
+  }
+}
+
+/** Whether a browser window can be shown here (Linux and the BSDs need an X11 or Wayland display). */
+export function hasDisplay(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform !== 'linux' && platform !== 'freebsd' && platform !== 'openbsd') return true;
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+const USAGE = `Usage: arcotheon ui [--home DIR] [--port N] [--no-open]
+
+Serves the Arcotheon manager UI and its API on 127.0.0.1 and opens it in your browser.
+The first line printed is the address to open (it carries a secret token).
+
+  --home DIR   Arcotheon home (default: $ARCOTHEON_HOME, else the platform data folder)
+  --port N     port to listen on (default: a free port)
+  --no-open    do not open a browser
+`;
+
+interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIo: Io = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
+
+export function parseUiArgs(argv: string[]): { home?: string; port: number; open: boolean } | string {
+  let home: string | undefined;
+  let port = 0;
+  let open = true;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = (): string | undefined => {
+      const eq = arg.indexOf('=');
+      if (eq >= 0) return arg.slice(eq + 1);
+      i++;
+      return argv[i];
+    };
+    if (arg === '--no-open') open = false;
+    else if (arg === '--home' || arg.startsWith('--home=')) {
+      home = value();
+      if (home === undefined || home === '') return '--home needs a folder.';
+    } else if (arg === '--port' || arg.startsWith('--port=')) {
+      const text = value() ?? '';
+      port = Number(text);
+      if (!/^\d+$/.test(text) || port > 65535) return `--port needs a port number from 0 to 65535, not "${text.slice(0, 20)}".`;
+    } else return `Unknown option "${arg.slice(0, 40)}".`;
+  }
+  return { ...(home === undefined ? {} : { home }), port, open };
+}
+
+/** `arcotheon <args>`: resolves with the exit code once the server stopped (or at once on a usage error). */
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version') {
+    io.stdout(`${appVersion()}\n`);
+    return 0;
+  }
+  if (command !== 'ui') {
+    io.stderr(`Unknown command "${command.slice(0, 40)}".\n\n${USAGE}`);
+    return 2;
+  }
+  const parsed = parseUiArgs(rest);
+  if (typeof parsed === 'string') {
+    io.stderr(`${parsed}\n\n${USAGE}`);
+    return 2;
+  }
+  const log = (message: string): void => io.stderr(`arcotheon: ${message}\n`);
+  let ui: RunningUi;
+  try {
+    ui = await startUi({ home: resolve(parsed.home ?? defaultHome()), port: parsed.port, open: parsed.open }, log);
+  } catch (error) {
+    io.stderr(`arcotheon ui could not start: ${isAdcapError(error) ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  io.stdout(`${ui.url}\n`);
+  io.stderr(`Arcotheon is serving on 127.0.0.1:${ui.web.port} (home ${resolve(parsed.home ?? defaultHome())}). Press Ctrl-C to stop.\n`);
+  if (parsed.open) openBrowser(ui.url, log);
+  return waitForSignal(ui, io);
+}
+
+function waitForSignal(ui: RunningUi, io: Io): Promise<number> {
+  return new Promise((resolveExit) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) return;
+      stopping = true;
+      io.stderr(`Stopping (${signal}).\n`);
+      // A second signal while closing, or a close that hangs, still ends the process.
+      const force = setTimeout(() => resolveExit(0), 5000);
+      force.unref();
+      void ui
+        .stop()
+        .catch(() => undefined)
+        .then(() => {
+          clearTimeout(force);
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolveExit(0);
+        });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,688 @@
+/**
+ * The data that crosses the host API boundary, as plain JSON-shaped interfaces (no classes, no
+ * Dates, no Node types). They mirror the SDK's public types where the SDK already has one; the
+ * host service checks at compile time that what the SDK returns is assignable to them
+ * (electron/host/conformance.ts), so the two cannot drift apart silently.
+ *
+ * Text in these values (names, summaries, descriptions, readmes, reasons, tool output) comes
+ * from packages and registries and is hostile: render it as text (Markdown without raw HTML),
+ * never as HTML.
+ */
+
+export type ErrorCode = `E_${string}`;
+
+export interface HostError {
+  code: ErrorCode;
+  /** One sentence a person can act on. */
+  message: string;
+  /** Plain data about the failure, e.g. `{ dependents: [...] }` for E_DEPENDENTS. */
+  details?: Record<string, unknown>;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: HostError };
+
+export type Tier = 'free' | 'pro';
+export type Access = 'public' | 'entitled';
+export type RiskLevel = 'low' | 'medium' | 'high';
+export type PermissionId = 'fs:read' | 'fs:write' | 'net:connect' | 'process:exec' | 'env:read' | 'storage:data';
+
+/** A permission as the manifest declares it. */
+export interface PermissionData {
+  id: PermissionId;
+  scope?: string;
+  /** The publisher's reason, in their words (hostile text). */
+  reason: string;
+}
+
+/** A permission ready for display: plain sentence first, the publisher's reason, the id last. */
+export interface PermissionView {
+  id: PermissionId;
+  scope?: string;
+  /** `id[:scope]`, the technical id shown small. */
+  grant: string;
+  /** Plain language from the permission table (never from the publisher). */
+  text: string;
+  /** From the permission table, never from the publisher. */
+  risk: RiskLevel;
+  reason: string;
+  /** Installed views: whether the capability holds this grant now. */
+  granted?: boolean;
+}
+
+// ------------------------------------------------------------------ catalogue
+
+/** One search result (the SDK's SearchHit plus the remote it came from). */
+export interface CatalogueHit {
+  id: string;
+  name: string;
+  summary: string;
+  latest: string | null;
+  latestPrerelease: string | null;
+  tier: Tier;
+  access: Access;
+  installed: boolean;
+  deprecated: boolean;
+  publisher: string;
+  keywords: string[];
+  score: number;
+  remote: string;
+}
+
+/** A hit of `catalogue.query`, with what the UI needs for a card. */
+export interface CatalogueCard extends CatalogueHit {
+  /** Display name of the publisher from the signed catalogue. */
+  publisherName: string;
+  /** True when the registry lists an active key for the publisher (the verified mark). */
+  verified: boolean;
+  /** The installed version, when installed. */
+  installedVersion: string | null;
+  /** Installed and the catalogue has a newer version. */
+  updateAvailable: boolean;
+  /** What the package contains, when its package document has been read (else null). */
+  contents: { tools: number; skills: number; workflows: number } | null;
+}
+
+export interface CatalogueFilters {
+  tier?: Tier;
+  access?: Access;
+  installed?: boolean;
+  hasTools?: boolean;
+  hasSkills?: boolean;
+  hasWorkflows?: boolean;
+  includeDeprecated?: boolean;
+}
+
+/** Counts over the hits of the query text with every filter applied except the facet's own. */
+export interface CatalogueFacets {
+  tier: { free: number; pro: number };
+  access: { public: number; entitled: number };
+  installed: { yes: number; no: number };
+  hasTools: number;
+  hasSkills: number;
+  hasWorkflows: number;
+}
+
+export interface CatalogueQueryResult {
+  /** Hits matching text and filters (before offset/limit). */
+  total: number;
+  offset: number;
+  hits: CatalogueCard[];
+  facets: CatalogueFacets;
+  /**
+   * Capabilities whose contents (tools/skills/workflows) are not known yet: the host reads their
+   * package documents in the background (at once for catalogues up to 1,000 entries, else once a
+   * has-tools/skills/workflows filter is set) and sends `catalogue-changed` when it learns more.
+   * Those filters and counts cover only known ones.
+   */
+  contentsPending: number;
+}
+
+export interface EntryContentsData {
+  skills: string[];
+  tools: string[];
+  workflows: string[];
+  knowledge: string[];
+  resources: Array<{ id: string; size: number }>;
+}
+
+export interface CompatData {
+  platforms?: string[];
+  agents?: Record<string, string>;
+  runtimes?: { node?: string; python?: string };
+}
+
+/** One version in a registry's package document (the SDK's DocumentVersion). */
+export interface DocumentVersionData {
+  id: string;
+  version: string;
+  manifestSha256: string;
+  archive: { sha256: string; size: number; urls: string[] };
+  signers: string[];
+  tier: Tier;
+  access: Access;
+  entitlement?: string;
+  compat: CompatData;
+  dependencies: Record<string, string>;
+  permissions: PermissionData[];
+  contents: EntryContentsData;
+  changelog?: string;
+  publishedAt: string;
+  name: string;
+  summary: string;
+  keywords: string[];
+  status?: 'yanked' | 'revoked';
+  statusReason?: string;
+}
+
+/** `catalogue.show`: the verified package document of a capability. */
+export interface PackageDocumentData {
+  id: string;
+  deprecated?: { message: string };
+  versions: Record<string, DocumentVersionData>;
+  remote: string;
+}
+
+/** One version of a capability, newest first in `CapabilityDetail.versions`. */
+export interface VersionView {
+  version: string;
+  publishedAt: string;
+  prerelease: boolean;
+  yanked: string | null;
+  revoked: string | null;
+  /** The capability is deprecated (applies to every version). */
+  deprecated: string | null;
+  changelog: string | null;
+  archiveSize: number;
+  installed: boolean;
+  latest: boolean;
+}
+
+export interface ToolView {
+  name: string;
+  description: string;
+  /** The tool's JSON Schema for its input (draft 2020-12), for a generated form. */
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | null;
+  runtime: string;
+  /** Grants (`id[:scope]`) the tool needs. */
+  permissions: string[];
+}
+
+export interface WorkflowView {
+  id: string;
+  name: string;
+  description: string;
+  /** JSON Schema of the workflow's inputs, when the document declares one. */
+  inputSchema: Record<string, unknown> | null;
+  steps: Array<{ id: string; kind: 'tool' | 'agent'; tool?: string; capability?: string }>;
+}
+
+export interface SkillView {
+  path: string;
+  name: string;
+  description: string;
+  /** Files in the skill that are programs an agent may run outside Arcotheon's sandbox. */
+  programs: string[];
+  /** Installed only: the skill's folder on this computer. */
+  directory?: string;
+}
+
+export interface ResourceView {
+  id: string;
+  size: number;
+  lazy: boolean;
+  format?: string;
+  description?: string;
+}
+
+/** What the package itself says (read from the verified archive or the installed files). */
+export interface PackageContentsView {
+  description: string | null;
+  /** The readme's Markdown (hostile: render without raw HTML). */
+  readme: string | null;
+  license: string | null;
+  homepage: string | null;
+  repository: string | null;
+  tools: ToolView[];
+  skills: SkillView[];
+  workflows: WorkflowView[];
+  knowledge: Array<{ id: string; kind: string; description?: string }>;
+  resources: ResourceView[];
+}
+
+/** `catalogue.detail`: everything the capability page shows. */
+export interface CapabilityDetail {
+  id: string;
+  remote: string;
+  name: string;
+  summary: string;
+  publisher: { id: string; name: string; verified: boolean };
+  /** The version the page describes (the requested one, else the latest). */
+  version: string;
+  tier: Tier;
+  access: Access;
+  deprecated: string | null;
+  versions: VersionView[];
+  permissions: PermissionView[];
+  dependencies: Array<{ id: string; range: string }>;
+  compat: CompatData;
+  /** Whether this computer meets `compat`, and if not why. */
+  compatible: { ok: boolean; reason: string | null };
+  signers: Array<{ keyId: string; status: 'active' | 'revoked' | 'unknown' }>;
+  contents: EntryContentsData;
+  /** Null when the archive is not available without a download the host did not make (entitled, too large). */
+  package: PackageContentsView | null;
+  packageUnavailable: string | null;
+  installed: { version: string; updateAvailable: string | null } | null;
+}
+
+// ------------------------------------------------------------------ install plans
+
+export type PlanAction = 'install' | 'upgrade' | 'downgrade' | 'reinstall';
+
+export interface PlanItemData {
+  id: string;
+  version: string;
+  action: PlanAction;
+  from?: string;
+  explicit: boolean;
+  source: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  /** Set when the plan moves an installed capability to another registry or file (a change of source). */
+  previousSource?: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  /** Skills that carry programs an agent may run outside any sandbox (issue 13). */
+  skillPrograms?: Array<{ skill: string; programs: string[] }>;
+  archive: { sha256: string; size: number };
+  downloadSize: number;
+  manifestSha256: string;
+  permissions: PermissionData[];
+  newPermissions: PermissionData[];
+  tier: Tier;
+  access: Access;
+  entitlement?: string;
+  yanked?: string;
+  deprecated?: string;
+  prerelease: boolean;
+}
+
+export interface PlanPermissionData {
+  /** The capability asking. */
+  id: string;
+  permission: PermissionData;
+  grant: string;
+  text: string;
+  reason: string;
+  /** From the permission table, never from the publisher. */
+  risk: RiskLevel;
+}
+
+export interface PlanData {
+  items: PlanItemData[];
+  versions: Record<string, string>;
+  newPermissions: PlanPermissionData[];
+  downloadSize: number;
+  warnings: string[];
+  report: { lines: string[] };
+  /** Send this back as `approvedDigest` to install exactly this plan. */
+  digest: string;
+}
+
+/**
+ * What to install: capability specs (`publisher/name[@range]`), or a request. `sideload` is a
+ * handle from `sideload.commit` (never a path: the page cannot name files on this computer).
+ */
+export type PackageSpecData = string | { id: string; range?: string };
+export type InstallTargetData = PackageSpecData | PackageSpecData[] | { packages?: PackageSpecData[]; sideload?: string; includePrerelease?: boolean };
+
+export interface Approval {
+  /** The digest of the plan the user saw and accepted. */
+  approvedDigest: string;
+  /** The extra confirmation an unsigned or unknown-signer sideload needs. */
+  allowUnsigned?: boolean;
+}
+
+export interface ApplyResultData {
+  plan: PlanData;
+  applied: boolean;
+  installed: Array<{ id: string; version: string }>;
+}
+
+export interface UpdateResultData extends ApplyResultData {
+  needsApproval: boolean;
+}
+
+// ------------------------------------------------------------------ installed
+
+export type InstallSourceData =
+  | { kind: 'registry'; remote: string; signedBy: string[] }
+  | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean };
+
+export interface InstalledCapabilityData {
+  id: string;
+  version: string;
+  status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded';
+  grants: string[];
+  explicit: boolean;
+  history: string[];
+  source: InstallSourceData;
+}
+
+export type InstalledHealth = 'ok' | 'update-available' | 'broken' | 'revoked';
+
+/** `installs.overview`: one row of the Installed screen. */
+export interface InstalledSummary {
+  id: string;
+  name: string;
+  summary: string;
+  version: string;
+  health: InstalledHealth;
+  /** Why it is broken or revoked, in a sentence. */
+  healthReason: string | null;
+  /** The newest version the catalogue offers within the installed range, when newer. */
+  updateAvailable: string | null;
+  /** 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded': where the active version came from. */
+  origin: InstalledCapabilityData['status'];
+  explicit: boolean;
+  grants: string[];
+  source: InstallSourceData;
+}
+
+export interface InstalledVersionView {
+  version: string;
+  installedAt: string;
+  source: InstallSourceData;
+  /** The grants this version had; rollback restores them (minus what the user revoked since). */
+  grants: string[];
+  active: boolean;
+}
+
+/** `installs.detail`: the Installed page of one capability. */
+export interface InstalledDetail extends InstalledSummary {
+  directory: string;
+  permissions: PermissionView[];
+  /** Active version first, then earlier kept versions, newest first. */
+  versions: InstalledVersionView[];
+  /** What `installs.rollback` would do, or null when there is nothing to roll back to. */
+  rollback: { to: string; grants: string[]; grantsAdded: string[]; grantsRemoved: string[] } | null;
+  /** Installed capabilities that depend on this one (uninstall is refused while any remain). */
+  dependents: string[];
+  dependencies: Array<{ id: string; range: string; installed: string | null }>;
+  package: PackageContentsView | null;
+}
+
+export interface GrantsData {
+  granted: string[];
+  declared: PermissionData[];
+  /** Every declared permission for display, with `granted` set. */
+  permissions: PermissionView[];
+}
+
+// ------------------------------------------------------------------ updates
+
+export interface PermissionChange {
+  /** New permissions the update asks for (need the user's yes). */
+  added: PermissionView[];
+  /** Permissions of the same kind as an old one but reaching further. */
+  widened: Array<PermissionView & { was: string }>;
+  /** Permissions the new version no longer declares. */
+  removed: PermissionView[];
+}
+
+export interface AvailableUpdate {
+  id: string;
+  from: string;
+  to: string;
+  /** Pulled in as a dependency of another update. */
+  dependency: boolean;
+  changes: PermissionChange;
+  needsApproval: boolean;
+  /** The approval digest for applying this update alone (`updates.apply([id], { approvedDigest })`). */
+  digest: string;
+  changelog: string | null;
+  downloadSize: number;
+  warnings: string[];
+}
+
+export interface UpdatesCheck {
+  checkedAt: string;
+  updates: AvailableUpdate[];
+  /** Digest for `updates.apply(null, { approvedDigest })` (all at once); null when nothing to do. */
+  allDigest: string | null;
+  allNeedsApproval: boolean;
+  /** Remotes that could not be refreshed (the check used their last verified catalogue). */
+  unreachable: Array<{ remote: string; message: string }>;
+}
+
+// ------------------------------------------------------------------ remotes, doctor, audit, cache, sandbox
+
+export interface RemoteConfigData {
+  name: string;
+  url: string;
+  rootKeys: string[];
+  minSequence?: number;
+  maxCatalogAgeMs?: number | null;
+}
+
+export interface RemoteStatus {
+  name: string;
+  url: string;
+  /** Key ids of the pinned root keys. */
+  rootKeyIds: string[];
+  /** Shipped with the app (cannot be removed, only overridden). */
+  builtIn: boolean;
+  /** When the catalogue was last fetched and verified (ISO time), null when never. */
+  lastVerifiedAt: string | null;
+  sequence: number | null;
+  generatedAt: string | null;
+  capabilities: number | null;
+  /** Why the stored catalogue cannot be used, when it cannot. */
+  error: HostError | null;
+}
+
+export type ProblemSeverity = 'error' | 'warning' | 'info';
+
+export interface ProblemData {
+  kind: string;
+  id?: string;
+  version?: string;
+  message: string;
+  fixable: boolean;
+  fixed?: string;
+  /** Grouping for the Health screen (from the kind). */
+  severity: ProblemSeverity;
+}
+
+export interface DoctorReportData {
+  problems: ProblemData[];
+  ok: boolean;
+  checked: { packages: number; versions: number; cacheEntries: number };
+  /** True when this was a dry run of a fix: nothing changed. */
+  dryRun: boolean;
+  fixed: boolean;
+}
+
+export interface AuditEntry {
+  seq: number;
+  time: string;
+  /** The audit event kind (run, install, ...). */
+  event: string;
+  capability?: string;
+  version?: string;
+  tool?: string;
+  workflow?: string;
+  outcome?: string;
+  durationMs?: number;
+  /** Every other field of the line, as recorded. */
+  data: Record<string, unknown>;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  lines: number;
+  /** The first broken line and why, when not ok. */
+  problem: string | null;
+}
+
+export interface CacheInfo {
+  bytes: number;
+  entries: number;
+  directory: string;
+}
+
+export interface CacheGcData {
+  removed: number;
+  freedBytes: number;
+  kept: number;
+}
+
+export interface SandboxPlatformStatus {
+  platform: 'linux' | 'darwin' | 'win32';
+  mechanism: string;
+  /** This computer's platform. */
+  current: boolean;
+  available: boolean | null;
+  detail: string;
+}
+
+export interface SandboxStatus {
+  platform: string;
+  /** The sandbox tools will run in here, or null when none is available. */
+  active: string | null;
+  reason: string | null;
+  platforms: SandboxPlatformStatus[];
+}
+
+export interface HostInfoData {
+  appVersion: string;
+  sdkVersion: string;
+  home: string;
+  platform: string;
+  /** Limits the host enforces on what the page sends. */
+  limits: { maxSideloadBytes: number; sideloadChunkBytes: number };
+}
+
+// ------------------------------------------------------------------ workspaces, sideload, runs
+
+/** A folder the user chose for runs; `handle` is what run options carry. */
+export interface WorkspaceHandle {
+  handle: string;
+  path: string;
+  name: string;
+}
+
+export interface SideloadUpload {
+  upload: string;
+  /** Largest file accepted, in bytes. */
+  maxBytes: number;
+  /** Largest chunk accepted per `sideload.chunk`, in bytes before base64. */
+  chunkBytes: number;
+}
+
+export interface SideloadFile {
+  /** Pass as `{ sideload: file }` to installs.plan / installs.install. */
+  file: string;
+  name: string;
+  size: number;
+  sha256: string;
+}
+
+export interface ToolRunResultData {
+  capability: string;
+  version: string;
+  tool: string;
+  output: Record<string, unknown>;
+  stderr: string;
+  durationMs: number;
+  sandbox: string;
+  grantsUsed: string[];
+}
+
+export interface WorkflowStepResultData {
+  id: string;
+  capability: string;
+  tool: string;
+  output: Record<string, unknown>;
+}
+
+export type WorkflowRunResultData =
+  | { status: 'done'; workflow: string; inputs: Record<string, unknown>; output: Record<string, unknown>; steps: WorkflowStepResultData[] }
+  | { status: 'agent'; workflow: string; inputs: Record<string, unknown>; stepId: string; instruction: string; steps: WorkflowStepResultData[] };
+
+export interface RunOptionsData {
+  /** A handle from `workspaces.confirm` (never a path), or null for no workspace. */
+  workspace?: string | null;
+}
+
+// ------------------------------------------------------------------ agents (issue 13)
+
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
+
+export interface LinkStatusData {
+  id: string;
+  skill: string;
+  /** The folder name in the agent's skills folder. */
+  as: string;
+  agent: AgentIdData;
+  scope: 'user' | 'project';
+  project?: string;
+  path: string;
+  mode: 'symlink' | 'copy';
+  version: string;
+  linkedAt: string;
+  /** ok; stale; dangling; missing; replaced; suspended (the capability is disabled). */
+  state: 'ok' | 'stale' | 'dangling' | 'missing' | 'replaced' | 'suspended';
+}
+
+export interface AgentStatusData {
+  id: AgentIdData;
+  name: string;
+  /** The agent looks set up for this user. */
+  present: boolean;
+  skillDirs: string[];
+  linkDir: string;
+  projectDirs: string[];
+  docs: string;
+  links: LinkStatusData[];
+}
+
+export interface LinkResultData {
+  id: string;
+  agent: AgentIdData;
+  dir: string;
+  linked: Array<{ skill: string; path: string; mode: 'symlink' | 'copy' }>;
+}
+
+export interface UnlinkResultData {
+  id: string;
+  removed: string[];
+  kept: string[];
+}
+
+/** A command line to run, or an entry to add to an agent's config file, for the MCP Copy button. */
+export type McpRegistrationData =
+  | { agent: AgentIdData; kind: 'command'; argv: string[]; line: string }
+  | { agent: AgentIdData; kind: 'config'; file: string; json: Record<string, unknown>; line: string };
+
+// ------------------------------------------------------------------ operations and events
+
+export type OperationState = 'running' | 'done' | 'failed' | 'cancelled';
+
+/**
+ * What a long method returns at once. `__value` is never set: it carries the type of the final
+ * value for `client.operations.wait(op)`.
+ */
+export interface Operation<T = unknown> {
+  operation: string;
+  readonly __value?: T;
+}
+
+export interface ProgressData {
+  phase: string;
+  done: number;
+  total?: number;
+  item?: string;
+  /** Workflow runs: the step running. */
+  step?: string;
+  tool?: string;
+}
+
+export interface OperationInfo {
+  operation: string;
+  method: string;
+  /** A short label for the operations tray ("Install acme/pdf"). */
+  label: string;
+  state: OperationState;
+  startedAt: string;
+  finishedAt: string | null;
+  cancellable: boolean;
+  progress: ProgressData | null;
+  /** Set when finished. */
+  result: Result<unknown> | null;
+}
+
+export type HostEvent =
+  | ({ type: 'progress'; operation: string; method: string } & ProgressData)
+  | { type: 'operation'; operation: string; method: string; state: OperationState; result?: Result<unknown> }
+  | { type: 'installed-changed' }
+  | { type: 'remotes-changed' }
+  | { type: 'catalogue-changed' }
+  | { type: 'workspaces-changed' };

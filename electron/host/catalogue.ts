@@ -1,0 +1,314 @@
+/**
+ * The Discover screen and the capability page: search with filters, facet counts and paging over
+ * every remote's verified catalogue, and everything known about one capability (every version
+ * with its marks, permissions in plain language, and, from the verified archive, its tools,
+ * skills, workflows and readme). Metadata only: nothing is installed here.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import semver from 'semver';
+import { AdcapError, checkCompatibility, isAdcapError, readPackage, type Arcotheon, type CataloguePayload, type PackageDocument, type RegistryClient, type SearchHit } from '@arcotheon/sdk';
+import type { CapabilityDetail, CatalogueCard, CatalogueFacets, CatalogueFilters, CatalogueQueryResult, PackageContentsView, VersionView } from '../common/types.js';
+import type { Installed } from './installed.js';
+import { packageContents, permissionView } from './views.js';
+
+type Contents = { tools: number; skills: number; workflows: number };
+
+/** Package documents read in the background to learn what each capability contains. */
+const MAX_PREFETCH = 2000;
+const PREFETCH_CONCURRENCY = 4;
+/** Archives larger than this are not downloaded just to show the capability page. */
+const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
+const DEFAULT_PAGE = 50;
+const SMALL_CATALOGUE = 1000;
+const MAX_CACHED_SEARCHES = 32;
+const MAX_CACHED_HITS = 2000;
+
+interface Row {
+  hit: SearchHit;
+  remote: string;
+  payload: CataloguePayload;
+  /** Bits of the filters this hit fails. */
+  failed: number;
+}
+const F_DEPRECATED = 1;
+const F_TIER = 2;
+const F_ACCESS = 4;
+const F_INSTALLED = 8;
+const F_TOOLS = 16;
+const F_SKILLS = 32;
+const F_WORKFLOWS = 64;
+
+export class Catalogue {
+  private readonly contents = new Map<string, Contents>();
+  private readonly packages = new Map<string, PackageContentsView>();
+  private readonly searches = new WeakMap<CataloguePayload, Map<string, SearchHit[]>>();
+  /** Ids whose package document could not be read (skipped until the catalogue changes). */
+  private readonly unreadable = new Set<string>();
+  private prefetching: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly arc: Arcotheon,
+    private readonly installed: Installed,
+    private readonly changed: () => void,
+  ) {}
+
+  invalidate(): void {
+    this.unreadable.clear();
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Every remote's verified catalogue, in configuration order (a remote that fails is skipped). */
+  private async catalogues(): Promise<Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }>> {
+    const out: Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }> = [];
+    for (const client of await this.arc.sources.clients()) {
+      try {
+        const catalogue = await client.catalogue();
+        const index = client.searchIndex(catalogue);
+        const payload = catalogue.payload;
+        out.push({ remote: client.remote.name, payload, search: (text) => this.cachedSearch(payload, text, () => index.search(text, { includeDeprecated: true })) });
+      } catch (error) {
+        if (!isAdcapError(error)) throw error;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Recent search results per catalogue content (the payload object changes when the catalogue
+   * does): typing back over a prefix, or clearing the field, answers without searching again.
+   * Only small results are kept, and the empty query's, so the cache stays a few MiB.
+   */
+  private cachedSearch(payload: CataloguePayload, text: string, search: () => SearchHit[]): SearchHit[] {
+    let perPayload = this.searches.get(payload);
+    if (perPayload === undefined) {
+      perPayload = new Map();
+      this.searches.set(payload, perPayload);
+    }
+    const known = perPayload.get(text);
+    if (known !== undefined) {
+      perPayload.delete(text);
+      perPayload.set(text, known);
+      return known;
+    }
+    const hits = search();
+    if (text === '' || hits.length <= MAX_CACHED_HITS) {
+      perPayload.set(text, hits);
+      if (perPayload.size > MAX_CACHED_SEARCHES) perPayload.delete(perPayload.keys().next().value as string);
+    }
+    return hits;
+  }
+
+  async query(request: { text?: string; filters?: CatalogueFilters; offset?: number; limit?: number }): Promise<CatalogueQueryResult> {
+    const filters = request.filters ?? {};
+    const installedList = await this.installed.list();
+    const installedVersions = new Map(installedList.map((c) => [c.id, c.version]));
+    const catalogues = await this.catalogues();
+    const rows: Row[] = [];
+    const seen = new Set<string>();
+    for (const { remote, payload, search } of catalogues) {
+      for (const hit of search(request.text ?? '')) {
+        // The first remote listing an id wins (as in install).
+        if (catalogues.length > 1) {
+          if (seen.has(hit.id)) continue;
+          seen.add(hit.id);
+        }
+        rows.push({ hit, remote, payload, failed: 0 });
+      }
+    }
+    // One remote's hits are already ranked (score, non-deprecated first, id); merge only several.
+    if (catalogues.length > 1) rows.sort((a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1));
+    // What capabilities contain comes from their package documents, read in the background: for a
+    // small catalogue at once, for a large one only once a contents filter asks (a 20,000-entry
+    // catalogue is not read behind the user's back while they type).
+    const wantsContents = filters.hasTools !== undefined || filters.hasSkills !== undefined || filters.hasWorkflows !== undefined;
+    if (wantsContents || rows.length <= SMALL_CATALOGUE) this.startPrefetch(rows.map((r) => r.hit.id));
+
+    // Each row records which filters it fails (one bit per filter), so every facet count (all
+    // filters but its own) is one pass over the hits.
+    const facets: CatalogueFacets = { tier: { free: 0, pro: 0 }, access: { public: 0, entitled: 0 }, installed: { yes: 0, no: 0 }, hasTools: 0, hasSkills: 0, hasWorkflows: 0 };
+    const matching: Row[] = [];
+    let pending = 0;
+    for (const row of rows) {
+      const { hit } = row;
+      const installed = installedVersions.has(hit.id);
+      const contents = this.contents.get(hit.id);
+      let failed = 0;
+      if (filters.includeDeprecated === false && hit.deprecated) failed |= F_DEPRECATED;
+      if (filters.tier !== undefined && hit.tier !== filters.tier) failed |= F_TIER;
+      if (filters.access !== undefined && hit.access !== filters.access) failed |= F_ACCESS;
+      if (filters.installed !== undefined && installed !== filters.installed) failed |= F_INSTALLED;
+      if (filters.hasTools !== undefined && (contents === undefined || contents.tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
+      if (filters.hasSkills !== undefined && (contents === undefined || contents.skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
+      if (filters.hasWorkflows !== undefined && (contents === undefined || contents.workflows > 0 !== filters.hasWorkflows)) failed |= F_WORKFLOWS;
+      row.failed = failed;
+      if (failed === 0) matching.push(row);
+      if ((failed & ~F_TIER) === 0) facets.tier[hit.tier]++;
+      if ((failed & ~F_ACCESS) === 0) facets.access[hit.access]++;
+      if ((failed & ~F_INSTALLED) === 0) facets.installed[installed ? 'yes' : 'no']++;
+      if (contents === undefined) pending++;
+      else {
+        if (contents.tools > 0 && (failed & ~F_TOOLS) === 0) facets.hasTools++;
+        if (contents.skills > 0 && (failed & ~F_SKILLS) === 0) facets.hasSkills++;
+        if (contents.workflows > 0 && (failed & ~F_WORKFLOWS) === 0) facets.hasWorkflows++;
+      }
+    }
+    const offset = request.offset ?? 0;
+    const limit = request.limit ?? DEFAULT_PAGE;
+    const hits = matching
+      .slice(offset, offset + limit)
+      .map(({ hit, remote, payload }) => this.card({ ...hit, installed: installedVersions.has(hit.id) }, remote, payload, installedVersions.get(hit.id) ?? null));
+    return { total: matching.length, offset, hits, facets, contentsPending: pending };
+  }
+
+  private card(hit: SearchHit, remote: string, payload: CataloguePayload, installedVersion: string | null): CatalogueCard {
+    const publisher = Object.hasOwn(payload.publishers, hit.publisher) ? payload.publishers[hit.publisher] : undefined;
+    const newest = hit.latest ?? hit.latestPrerelease;
+    return {
+      ...hit,
+      remote,
+      publisherName: publisher?.name ?? hit.publisher,
+      verified: (publisher?.keys ?? []).some((k) => k.status === 'active'),
+      installedVersion,
+      updateAvailable: installedVersion !== null && newest !== null && semver.valid(installedVersion) !== null && semver.gt(newest, installedVersion),
+      contents: this.contents.get(hit.id) ?? null,
+    };
+  }
+
+  /** Reads package documents (cached by the registry client, pinned by the catalogue) to learn contents. */
+  private startPrefetch(ids: string[]): void {
+    if (this.prefetching !== null) return;
+    const todo = ids.filter((id) => !this.contents.has(id) && !this.unreadable.has(id)).slice(0, MAX_PREFETCH);
+    if (todo.length === 0) return;
+    this.prefetching = (async () => {
+      let learned = 0;
+      const worker = async (): Promise<void> => {
+        while (todo.length > 0 && !this.closed) {
+          const id = todo.shift() as string;
+          const located = await this.arc.sources.locate(id).catch(() => null);
+          if (located === null) {
+            this.unreadable.add(id);
+            continue;
+          }
+          this.learn(located.doc);
+          learned++;
+        }
+      };
+      await Promise.all(Array.from({ length: PREFETCH_CONCURRENCY }, worker));
+      this.prefetching = null;
+      if (learned > 0 && !this.closed) this.changed();
+    })();
+  }
+
+  private learn(doc: PackageDocument): void {
+    const versions = Object.values(doc.versions).filter((v) => v.status !== 'revoked');
+    const newest = versions.map((v) => v.version).sort(semver.rcompare)[0];
+    const entry = newest === undefined ? undefined : doc.versions[newest];
+    if (entry !== undefined) this.contents.set(doc.id, { tools: entry.contents.tools.length, skills: entry.contents.skills.length, workflows: entry.contents.workflows.length });
+  }
+
+  async detail(id: string, options: { version?: string; download?: boolean }): Promise<CapabilityDetail> {
+    const located = await this.arc.sources.locate(id);
+    if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id, or add the registry that publishes it in Settings.`);
+    this.learn(located.doc);
+    const { payload } = await located.client.catalogue();
+    const listed = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
+    const publisherId = id.split('/')[0] as string;
+    const publisher = Object.hasOwn(payload.publishers, publisherId) ? payload.publishers[publisherId] : undefined;
+    const doc = located.doc;
+    const deprecated = doc.deprecated?.message ?? null;
+    const all = Object.values(doc.versions).sort((a, b) => semver.rcompare(a.version, b.version));
+    const state = await this.arc.state(id).catch(() => null);
+    const latest = listed?.latest ?? listed?.latestPrerelease ?? all.find((v) => v.status === undefined)?.version ?? all[0]?.version;
+    const version = options.version ?? latest;
+    const entry = version === undefined ? undefined : doc.versions[version];
+    if (version === undefined || entry === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no version ${options.version ?? ''} in registry "${located.remote}".`);
+
+    const versions: VersionView[] = all.map((v) => ({
+      version: v.version,
+      publishedAt: v.publishedAt,
+      prerelease: semver.prerelease(v.version) !== null,
+      yanked: v.status === 'yanked' ? (v.statusReason ?? 'yanked') : null,
+      revoked: v.status === 'revoked' ? (v.statusReason ?? 'revoked') : null,
+      deprecated,
+      changelog: v.changelog ?? null,
+      archiveSize: v.archive.size,
+      installed: state !== null && (state.active === v.version || state.history.includes(v.version)),
+      latest: v.version === latest,
+    }));
+    const host = await this.arc.hostEnvironment();
+    const compat = checkCompatibility({ id, version: entry.version, compat: entry.compat, hasTools: entry.contents.tools.length > 0 }, host);
+    const keys = publisher?.keys ?? [];
+
+    let pkg: PackageContentsView | null = null;
+    let unavailable: string | null = null;
+    try {
+      pkg = await this.packageOf(id, entry.version, entry.manifestSha256, entry.access, entry.archive.size, state, options.download !== false, located.client);
+      if (pkg === null) unavailable = entry.access === 'entitled' ? 'This capability needs an entitlement to download, so its contents are shown after you install it.' : 'The package has not been downloaded; open the page with download enabled to see its tools, skills and readme.';
+    } catch (error) {
+      if (!isAdcapError(error)) throw error;
+      unavailable = error.message;
+    }
+    const newest = listed?.latest ?? null;
+    return {
+      id,
+      remote: located.remote,
+      name: entry.name,
+      summary: entry.summary,
+      publisher: { id: publisherId, name: publisher?.name ?? publisherId, verified: keys.some((k) => k.status === 'active') },
+      version: entry.version,
+      tier: entry.tier,
+      access: entry.access,
+      deprecated,
+      versions,
+      permissions: entry.permissions.map((p) => permissionView(p, state === null || state.active !== entry.version ? undefined : state.grants)),
+      dependencies: Object.entries(entry.dependencies).map(([dep, range]) => ({ id: dep, range })),
+      compat: entry.compat,
+      compatible: compat.ok ? { ok: true, reason: null } : { ok: false, reason: compat.reason },
+      signers: entry.signers.map((keyId) => ({ keyId, status: keys.find((k) => k.keyId === keyId)?.status ?? 'unknown' })),
+      contents: entry.contents,
+      package: pkg,
+      packageUnavailable: pkg === null ? unavailable : null,
+      installed: state === null ? null : { version: state.active, updateAvailable: newest !== null && semver.gt(newest, state.active) ? newest : null },
+    };
+  }
+
+  private async packageOf(
+    id: string,
+    version: string,
+    manifestSha256: string,
+    access: 'public' | 'entitled',
+    size: number,
+    state: { active: string; history: string[] } | null,
+    download: boolean,
+    client: RegistryClient,
+  ): Promise<PackageContentsView | null> {
+    const known = this.packages.get(manifestSha256);
+    if (known !== undefined) return known;
+    if (state !== null && (state.active === version || state.history.includes(version))) {
+      const manifest = await this.arc.readInstalledManifest(id, version);
+      return this.remember(manifestSha256, await packageContents(manifest, this.arc.home.versionDir(id, version), true));
+    }
+    if (!download || access === 'entitled' || size > MAX_DETAIL_DOWNLOAD) return null;
+    // spec §13: pinned size and SHA-256, then the publisher signature, checked by the client.
+    const archive = await client.downloadArchive(id, version, { cache: this.arc.cache });
+    const scratch = await mkdtemp(join(tmpdir(), 'arcotheon-detail-'));
+    try {
+      const read = await readPackage(archive.path, { extractTo: join(scratch, 'pkg') });
+      return this.remember(manifestSha256, await packageContents(read.manifest, join(scratch, 'pkg'), false));
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  private remember(key: string, view: PackageContentsView): PackageContentsView {
+    if (this.packages.size > 200) this.packages.delete(this.packages.keys().next().value as string);
+    this.packages.set(key, view);
+    return view;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The window: the left rail (UI.md "Navigation", Ctrl/Cmd+1…6), the banners above every screen,
+ * the screen of the current route, and the operations tray.
+ */
+import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { Banners } from './components/Banners.js';
+import { DesktopIntegration } from './components/Desktop.js';
+import { OperationsTray } from './components/OperationsTray.js';
+import { navigate, useRouter, type Route, type ScreenName } from './router.js';
+import { Capability } from './screens/Capability.js';
+import { Discover } from './screens/Discover.js';
+import { Health } from './screens/Health.js';
+import { Installed } from './screens/Installed.js';
+import { Run } from './screens/Run.js';
+import { Settings } from './screens/Settings.js';
+import { Updates } from './screens/Updates.js';
+import { updateCount, useInstalled } from './stores/installed.js';
+import { useSettings } from './stores/settings.js';
+
+const NAV: Array<{ screen: ScreenName; label: string; icon: string; route: Route }> = [
+  { screen: 'discover', label: 'Discover', icon: '⌕', route: { screen: 'discover' } },
+  { screen: 'installed', label: 'Installed', icon: '▤', route: { screen: 'installed', id: null } },
+  { screen: 'updates', label: 'Updates', icon: '↻', route: { screen: 'updates' } },
+  { screen: 'run', label: 'Run', icon: '▶', route: { screen: 'run', id: null, kind: null, name: null } },
+  { screen: 'health', label: 'Health', icon: '✚', route: { screen: 'health' } },
+  { screen: 'settings', label: 'Settings', icon: '⚙', route: { screen: 'settings' } },
+];
+
+const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
+
+export function App() {
+  const route = useRouter((s) => s.route);
+  const updates = useInstalled(updateCount);
+  const version = useSettings(useShallow((s) => s.info?.appVersion ?? null));
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      const target = event.target as HTMLElement | null;
+      const typing = target !== null && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable);
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && /^[1-6]$/.test(event.key)) {
+        if (document.querySelector('[role="dialog"]') !== null) return;
+        event.preventDefault();
+        const item = NAV[Number(event.key) - 1];
+        if (item !== undefined) navigate(item.route);
+        return;
+      }
+      if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && document.querySelector('[role="dialog"]') === null) {
+        event.preventDefault();
+        if (useRouter.getState().route.screen !== 'discover') navigate({ screen: 'discover' });
+        requestAnimationFrame(() => document.getElementById('catalogue-search')?.focus());
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // Move focus to the new screen's heading, so keyboard and screen-reader users land on it.
+  useEffect(() => {
+    if (route.screen === 'discover') return;
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('.screen h1')?.focus());
+  }, [route]);
+
+  const current: ScreenName = route.screen === 'capability' ? 'discover' : route.screen;
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="rail">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            A
+          </span>
+          <span className="brand-name">Arcotheon</span>
+        </div>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item, index) => (
+              <li key={item.screen}>
+                <a
+                  className="rail-link"
+                  href={`#/${item.screen}`}
+                  aria-current={current === item.screen ? 'page' : undefined}
+                  aria-keyshortcuts={`${isMac ? 'Meta' : 'Control'}+${index + 1}`}
+                  title={`${item.label} (${isMac ? '⌘' : 'Ctrl+'}${index + 1})`}
+                >
+                  <span className="icon" aria-hidden="true">
+                    {item.icon}
+                  </span>
+                  <span className="label">{item.label}</span>
+                  {item.screen === 'updates' && updates > 0 && (
+                    <span className="count">
+                      {updates}
+                      <span className="visually-hidden"> available</span>
+                    </span>
+                  )}
+                  <kbd aria-hidden="true">{isMac ? '⌘' : 'Ctrl '}{index + 1}</kbd>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="rail-footer">{version === null ? 'Arcotheon' : `Arcotheon ${version}`}</div>
+      </aside>
+      <div className="main">
+        <Banners />
+        <main id="main" className="content" tabIndex={-1}>
+          <Screen route={route} />
+        </main>
+      </div>
+      <OperationsTray />
+      <DesktopIntegration />
+    </div>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  switch (route.screen) {
+    case 'discover':
+      return <Discover />;
+    case 'capability':
+      return <Capability key={route.id} id={route.id} />;
+    case 'installed':
+      return <Installed key={route.id ?? ''} id={route.id} />;
+    case 'updates':
+      return <Updates />;
+    case 'run':
+      return <Run key={`${route.id}/${route.kind}/${route.name}`} route={route} />;
+    case 'health':
+      return <Health />;
+    case 'settings':
+      return <Settings />;
+  }
+}

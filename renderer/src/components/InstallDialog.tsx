@@ -1,0 +1,258 @@
+/**
+ * The install dialog (UI.md "Dialogs"): "Install <name>?", every item with its version and size,
+ * each new permission grouped by capability with its reason, warnings with what they mean, the
+ * total download, Cancel (default focus) and Install as an explicit choice. While installing: the
+ * phase and a progress bar, and Cancel. A failure: the sentence, the code, one next step.
+ *
+ * Approval is the plan's digest: what the user saw is what the host installs (issue 4).
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { HostError, InstallTargetData, PlanData, PlanItemData, PlanPermissionData, RiskLevel } from '../../../electron/common/index.js';
+import { host } from '../host.js';
+import { formatBytes, phaseText } from '../lib/format.js';
+import { cancelOperation, runOperation, useOperations } from '../stores/operations.js';
+import { Dialog } from './Dialog.js';
+import { ErrorBox } from './ErrorBox.js';
+import { RiskBadge } from './Permissions.js';
+
+type Phase =
+  | { kind: 'planning' }
+  | { kind: 'review'; plan: PlanData }
+  | { kind: 'installing'; plan: PlanData; operation: string | null }
+  | { kind: 'done'; plan: PlanData }
+  | { kind: 'failed'; error: HostError; plan: PlanData | null };
+
+export interface Warning {
+  level: 'danger' | 'warn' | 'info';
+  title: string;
+  meaning: string;
+}
+
+/** The plan's warnings as UI.md lists them, each with what it means for the user. */
+export function warningsOf(items: PlanItemData[]): Warning[] {
+  const out: Warning[] = [];
+  for (const item of items) {
+    const label = `${item.id} ${item.version}`;
+    if (item.source.kind === 'file') {
+      if (item.source.unsigned) out.push({ level: 'danger', title: `${label} is unsigned`, meaning: 'Nobody vouches for this file: Arcotheon cannot tell who made it or whether it was changed. Install it only if you made it or fully trust where it came from.' });
+      else if (item.source.unknownSigner) out.push({ level: 'danger', title: `${label} is signed by an unknown key`, meaning: 'No registry you use knows the key that signed it, so its publisher cannot be confirmed.' });
+      else out.push({ level: 'info', title: `${label} comes from a file`, meaning: 'It is signed by a publisher a registry you use knows, but it was not downloaded from that registry.' });
+    }
+    if (item.yanked !== undefined) out.push({ level: 'warn', title: `${label} was yanked`, meaning: `Its publisher withdrew this version (“${item.yanked}”). It is installed only because this exact version was asked for.` });
+    if (item.deprecated !== undefined) out.push({ level: 'warn', title: `${item.id} is deprecated`, meaning: `Its publisher no longer recommends it: “${item.deprecated}”` });
+    if (item.prerelease) out.push({ level: 'warn', title: `${label} is a prerelease`, meaning: 'A preview the publisher has not called finished; expect rough edges.' });
+    if (item.tier === 'pro') out.push({ level: 'info', title: `${item.id} is a Pro capability`, meaning: 'Its publisher may charge for it or for some of what it does.' });
+    if (item.access === 'entitled') out.push({ level: 'info', title: `${item.id} needs an entitlement`, meaning: `It downloads only with a licence from its publisher${item.entitlement === undefined ? '' : ` (${item.entitlement})`}.` });
+    if (item.action === 'downgrade') out.push({ level: 'warn', title: `${item.id} goes back to ${item.version}`, meaning: `The installed ${item.from ?? 'version'} is replaced by an older one.` });
+  }
+  return out;
+}
+
+/** The risk the host adds to each new permission (renderer/HOST-API-NEEDS.md #1). */
+const riskOf = (p: PlanPermissionData): RiskLevel | undefined => p.risk;
+
+function groupByCapability(permissions: PlanPermissionData[]): Array<[string, PlanPermissionData[]]> {
+  const groups = new Map<string, PlanPermissionData[]>();
+  for (const p of permissions) groups.set(p.id, [...(groups.get(p.id) ?? []), p]);
+  return [...groups];
+}
+
+const ACTION_TEXT = { install: 'Install', upgrade: 'Update', downgrade: 'Go back to', reinstall: 'Reinstall' } as const;
+
+export function InstallDialog({ target, name, onClose }: { target: InstallTargetData; name: string; onClose: (installed: boolean) => void }) {
+  const [phase, setPhase] = useState<Phase>({ kind: 'planning' });
+  const [trustUnsigned, setTrustUnsigned] = useState(false);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const targetKey = JSON.stringify(target);
+
+  useEffect(() => {
+    let live = true;
+    void host()
+      .installs.plan(target)
+      .then((result) => {
+        if (!live) return;
+        setPhase(result.ok ? { kind: 'review', plan: result.value } : { kind: 'failed', error: result.error, plan: null });
+      });
+    return () => {
+      live = false;
+    };
+    // The target is compared by value (targetKey), not by object identity.
+  }, [targetKey]);
+
+  // Each phase has its own buttons: keep the focus inside the dialog, on the safe choice.
+  useEffect(() => {
+    if (phase.kind !== 'installing') cancelRef.current?.focus();
+  }, [phase.kind]);
+
+  const operation = useOperations((s) => (phase.kind === 'installing' && phase.operation !== null ? s.operations[phase.operation] : undefined));
+
+  const install = async (plan: PlanData): Promise<void> => {
+    setPhase({ kind: 'installing', plan, operation: null });
+    const needsTrust = plan.items.some((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
+    const result = await runOperation(
+      `Install ${plan.items.map((i) => i.id).join(', ')}`,
+      () => host().installs.install(target, { approvedDigest: plan.digest, ...(needsTrust ? { allowUnsigned: true } : {}) }),
+      (id) => setPhase({ kind: 'installing', plan, operation: id }),
+    );
+    setPhase(result.ok ? { kind: 'done', plan } : { kind: 'failed', error: result.error, plan });
+  };
+
+  const title =
+    phase.kind === 'done' ? `${name} is installed` : phase.kind === 'failed' ? `${name} could not be installed` : `Install ${name}?`;
+  const busy = phase.kind === 'installing';
+
+  let body: React.ReactNode;
+  let footer: React.ReactNode;
+  if (phase.kind === 'planning') {
+    body = (
+      <p role="status" aria-live="polite">
+        Working out what installing {name} would do…
+      </p>
+    );
+    footer = (
+      <button ref={cancelRef} type="button" onClick={() => onClose(false)}>
+        Cancel
+      </button>
+    );
+  } else if (phase.kind === 'failed') {
+    body = <ErrorBox error={phase.error} />;
+    footer = (
+      <>
+        {phase.plan !== null && (
+          <button type="button" onClick={() => setPhase({ kind: 'review', plan: phase.plan as PlanData })}>
+            Back
+          </button>
+        )}
+        <button ref={cancelRef} type="button" className="primary" onClick={() => onClose(false)}>
+          Close
+        </button>
+      </>
+    );
+  } else if (phase.kind === 'done') {
+    body = (
+      <div role="status">
+        <p>
+          Installed {phase.plan.items.map((i) => `${i.id} ${i.version}`).join(', ')}.
+        </p>
+        {phase.plan.newPermissions.length > 0 && <p className="muted">You can withdraw any permission later on the Installed screen.</p>}
+      </div>
+    );
+    footer = (
+      <button ref={cancelRef} type="button" className="primary" onClick={() => onClose(true)}>
+        Done
+      </button>
+    );
+  } else {
+    const plan = phase.plan;
+    const warnings = warningsOf(plan.items);
+    const needsTrust = plan.items.some((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
+    const progress = operation?.progress ?? null;
+    body = (
+      <>
+        {plan.items.length === 0 ? (
+          <p>Nothing to do: everything asked for is installed and up to date.</p>
+        ) : (
+          <>
+            <h3>What will be installed</h3>
+            <ul className="list-plain" aria-label="Items">
+              {plan.items.map((item) => (
+                <li key={item.id} className="row" style={{ justifyContent: 'space-between', padding: '6px 0' }}>
+                  <span>
+                    {ACTION_TEXT[item.action]} <strong>{item.id}</strong> {item.version}
+                    {item.from !== undefined && <span className="muted"> (now {item.from})</span>}
+                    {!item.explicit && <span className="muted"> — needed by what you asked for</span>}
+                  </span>
+                  <span className="muted small">{item.downloadSize === 0 ? 'already downloaded' : formatBytes(item.downloadSize)}</span>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        {warnings.length > 0 && (
+          <>
+            <h3>Before you install</h3>
+            <ul className="warning-list">
+              {warnings.map((w, i) => (
+                <li key={i} className={`warning${w.level === 'danger' ? ' danger' : ''}`} data-warning-level={w.level}>
+                  <span aria-hidden="true">{w.level === 'info' ? 'ℹ' : '⚠'}</span>
+                  <div>
+                    <strong>{w.title}</strong>
+                    {w.meaning}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        <h3>What it will be able to do</h3>
+        {plan.newPermissions.length === 0 ? (
+          <p className="muted">Nothing new: no permission beyond what is already granted.</p>
+        ) : (
+          groupByCapability(plan.newPermissions).map(([id, permissions]) => (
+            <section key={id} aria-label={`New permissions for ${id}`} style={{ marginBottom: 10 }}>
+              {plan.items.length > 1 && <div className="small muted" style={{ marginBottom: 4 }}>{id}</div>}
+              <ul className="permissions">
+                {permissions.map((p) => (
+                  <li key={p.grant} className="permission added" data-grant={p.grant}>
+                    {riskOf(p) === undefined ? <span className="badge neutral risk">Risk unknown</span> : <RiskBadge risk={riskOf(p) as RiskLevel} />}
+                    <div>
+                      <div className="sentence">{p.text}</div>
+                      {p.reason.trim().length > 0 && (
+                        <blockquote>
+                          <span className="visually-hidden">The publisher says: </span>“{p.reason}”
+                        </blockquote>
+                      )}
+                      <code className="tech">{p.grant}</code>
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ))
+        )}
+        <p style={{ marginTop: 12 }}>
+          <strong>Total download:</strong> {formatBytes(plan.downloadSize)}
+        </p>
+        {needsTrust && phase.kind === 'review' && (
+          <label className="row" style={{ alignItems: 'flex-start', gap: 8, flexWrap: 'nowrap' }}>
+            <input type="checkbox" checked={trustUnsigned} onChange={(e) => setTrustUnsigned(e.target.checked)} />
+            <span>I trust this file even though no known publisher signed it.</span>
+          </label>
+        )}
+        {phase.kind === 'installing' && (
+          <div role="status" aria-live="polite" style={{ marginTop: 12 }}>
+            <div className="small">
+              {progress === null ? 'Starting…' : phaseText(progress.phase)}
+              {progress?.item !== undefined ? ` ${progress.item}` : ''}
+              {progress?.phase === 'download' && progress.total !== undefined ? ` (${formatBytes(progress.done)} of ${formatBytes(progress.total)})` : ''}
+            </div>
+            <progress value={progress?.total !== undefined ? progress.done : undefined} max={progress?.total ?? 1} aria-label="Install progress" />
+          </div>
+        )}
+      </>
+    );
+    footer =
+      phase.kind === 'installing' ? (
+        <button type="button" onClick={() => phase.operation !== null && cancelOperation(phase.operation)} disabled={phase.operation === null}>
+          Cancel
+        </button>
+      ) : (
+        <>
+          <button ref={cancelRef} type="button" onClick={() => onClose(false)}>
+            Cancel
+          </button>
+          {plan.items.length > 0 && (
+            <button type="button" className="primary" disabled={needsTrust && !trustUnsigned} onClick={() => void install(plan)}>
+              Install
+            </button>
+          )}
+        </>
+      );
+  }
+
+  return (
+    <Dialog title={title} onCancel={() => onClose(phase.kind === 'done')} initialFocus={cancelRef} busy={busy} footer={footer} wide>
+      {body}
+    </Dialog>
+  );
+}

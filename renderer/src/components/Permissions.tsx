@@ -1,0 +1,56 @@
+/**
+ * Permissions as UI.md's heart of it: the plain sentence first, the publisher's reason quoted
+ * and visibly theirs, the technical id last and small, with a risk marker that has text. The
+ * sentence and the risk come from the permission table (host side), never from the publisher.
+ */
+import type { PermissionView, RiskLevel } from '../../../electron/common/index.js';
+
+const RISK_TEXT: Record<RiskLevel | 'none', string> = { none: 'No risk', low: 'Low risk', medium: 'Medium risk', high: 'High risk' };
+
+export function RiskBadge({ risk }: { risk: RiskLevel | 'none' }) {
+  return <span className={`badge risk ${risk}`}>{RISK_TEXT[risk]}</span>;
+}
+
+export function PermissionItem({ permission, marker, action }: { permission: PermissionView; marker?: 'added' | 'widened' | 'removed'; action?: React.ReactNode }) {
+  return (
+    <li className={`permission${marker === 'added' || marker === 'widened' ? ' added' : ''}`} data-grant={permission.grant}>
+      <RiskBadge risk={permission.risk} />
+      <div>
+        <div className="sentence">
+          {marker === 'added' && <span className="badge warn">New</span>} {marker === 'widened' && <span className="badge warn">Wider</span>}{' '}
+          {marker === 'removed' && <span className="badge neutral">Removed</span>} {permission.text}
+        </div>
+        {permission.reason.trim().length > 0 && (
+          <blockquote>
+            <span className="visually-hidden">The publisher says: </span>“{permission.reason}”
+          </blockquote>
+        )}
+        <div className="row" style={{ justifyContent: 'space-between' }}>
+          <code className="tech">{permission.grant}</code>
+          {permission.granted !== undefined && <span className={`badge ${permission.granted ? 'ok' : 'neutral'}`}>{permission.granted ? 'Granted' : 'Not granted'}</span>}
+        </div>
+        {action}
+      </div>
+    </li>
+  );
+}
+
+export function PermissionList({ permissions, empty = 'No access beyond its own files.' }: { permissions: PermissionView[]; empty?: string }) {
+  if (permissions.length === 0) {
+    return (
+      <ul className="permissions">
+        <li className="permission">
+          <RiskBadge risk="none" />
+          <div className="sentence">{empty}</div>
+        </li>
+      </ul>
+    );
+  }
+  return (
+    <ul className="permissions">
+      {permissions.map((p) => (
+        <PermissionItem key={p.grant} permission={p} />
+      ))}
+    </ul>
+  );
+}

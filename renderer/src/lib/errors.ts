@@ -1,0 +1,37 @@
+/**
+ * One next step per error code (UI.md "Failure: the sentence from the error, the code small
+ * beneath it, and one next step"). The sentence itself comes from the host.
+ */
+import type { HostError } from '../../../electron/common/index.js';
+
+const NEXT_STEPS: Record<string, string> = {
+  E_DOWNLOAD: 'Check your connection and try again; the download is resumed from the cache where possible.',
+  E_HASH: 'The downloaded file does not match what the registry signed. Try again later, and tell the registry if it keeps happening.',
+  E_SIGNATURE: 'Do not install this file. Get the capability from a registry you trust.',
+  E_UNTRUSTED: 'Do not install this file unless you trust where it came from.',
+  E_REVOKED: 'This version was withdrawn by its publisher or registry. Look for a newer version.',
+  E_CATALOG: 'The registry could not be verified. Check its address and key in Settings, then refresh.',
+  E_STALE: 'Refresh the registries in Settings; if it stays stale, the registry has stopped publishing.',
+  E_ROLLBACK: 'The registry sent an older catalogue than before. Do not trust it until its operator explains why.',
+  E_RESOLVE: 'Pick another version, or remove what conflicts first.',
+  E_INCOMPATIBLE: 'This capability does not support this computer. Look for another version.',
+  E_DENIED: 'Nothing was changed. Start again when you are ready.',
+  E_ENTITLEMENT: 'This capability needs a licence from its publisher. Sign in with the publisher, then try again.',
+  E_LOCKED: 'Another Arcotheon window or command is changing your capabilities. Wait for it to finish, then try again.',
+  E_DEPENDENTS: 'Uninstall the capabilities that need it first.',
+  E_NOT_INSTALLED: 'Install it first from Discover.',
+  E_NOT_FOUND: 'Check the name, or refresh the registries in Settings.',
+  E_INPUT: 'Correct the highlighted fields and run again.',
+  E_TIMEOUT: 'The tool took too long. Try a smaller input or a smaller folder.',
+  E_NOT_GRANTED: 'Grant the permission on the Installed page, then run again.',
+  E_SANDBOX_UNAVAILABLE: 'Install the sandbox (bubblewrap on Linux), then run again. See Settings → Sandbox.',
+  E_TOOL: 'The tool reported a failure; check its input.',
+  E_LIMIT: 'The file is larger than Arcotheon accepts.',
+  E_IO: 'Check that Arcotheon is still running and that your disk has space, then try again.',
+  E_USAGE: 'This looks like a bug in the app; reload the page and try again.',
+  E_CANCELLED: 'Nothing more will happen; start again when you are ready.',
+};
+
+export function nextStep(error: HostError): string {
+  return NEXT_STEPS[error.code] ?? 'Try again; if it keeps failing, run a health check from Health.';
+}

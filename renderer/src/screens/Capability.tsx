@@ -1,0 +1,458 @@
+/**
+ * The capability page (UI.md "Cards and pages"), top to bottom: name, publisher, summary, the
+ * primary action; what it can do (permissions); what is inside (skills, tools with their inputs,
+ * workflows, knowledge, resources with sizes); versions with their marks and changelog;
+ * dependencies; compatibility; signature; description and readme (Markdown, inert).
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { CapabilityDetail, HostError, InstallTargetData, InstalledDetail, ToolView } from '../../../electron/common/index.js';
+import { DistributionBadges, Publisher } from '../components/Badges.js';
+import { ErrorBox, Loading } from '../components/ErrorBox.js';
+import { InstallDialog } from '../components/InstallDialog.js';
+import { RollbackButton, UninstallButton } from '../components/Lifecycle.js';
+import { Markdown, SafeLink } from '../components/Markdown.js';
+import { Monogram } from '../components/Monogram.js';
+import { PermissionList } from '../components/Permissions.js';
+import { host } from '../host.js';
+import { formatBytes, formatDate, plural } from '../lib/format.js';
+import { hrefOf } from '../router.js';
+import { useInstalled } from '../stores/installed.js';
+
+export function Capability({ id }: { id: string }) {
+  const [state, setState] = useState<{ detail: CapabilityDetail | null; error: HostError | null }>({ detail: null, error: null });
+  const [dialog, setDialog] = useState<{ target: InstallTargetData; name: string } | null>(null);
+  const installed = useInstalled((s) => s.details[id]?.value ?? null);
+  const loadInstalled = useInstalled((s) => s.loadDetail);
+  const overviewVersion = useInstalled((s) => s.overview.value?.find((i) => i.id === id)?.version ?? null);
+
+  const load = useCallback(async () => {
+    setState((s) => ({ ...s, error: null }));
+    const result = await host().catalogue.detail(id);
+    setState(result.ok ? { detail: result.value, error: null } : { detail: null, error: result.error });
+  }, [id]);
+
+  useEffect(() => {
+    void load();
+  }, [load, overviewVersion]);
+  useEffect(() => {
+    if (overviewVersion !== null) void loadInstalled(id);
+  }, [id, overviewVersion, loadInstalled]);
+
+  const back = (
+    <nav className="breadcrumb" aria-label="Breadcrumb">
+      <a href={hrefOf({ screen: 'discover' })}>← Discover</a>
+    </nav>
+  );
+  if (state.error !== null)
+    return (
+      <div className="screen screen-narrow">
+        {back}
+        <h1 tabIndex={-1}>{id}</h1>
+        <ErrorBox error={state.error} onRetry={() => void load()} />
+      </div>
+    );
+  if (state.detail === null)
+    return (
+      <div className="screen screen-narrow">
+        {back}
+        <h1 tabIndex={-1}>{id}</h1>
+        <Loading what="the capability" />
+      </div>
+    );
+  const d = state.detail;
+  const pkg = d.package;
+  const programs = (pkg?.skills ?? []).filter((s) => s.programs.length > 0);
+  return (
+    <div className="screen screen-narrow">
+      {back}
+      <header className="page-head">
+        <Monogram id={d.id} name={d.name} large />
+        <div className="titles">
+          <h1 tabIndex={-1}>{d.name}</h1>
+          <div className="muted">
+            <span className="mono">{d.id}</span> · <Publisher name={d.publisher.name} verified={d.publisher.verified} /> · version {d.version}
+          </div>
+          <p className="summary">{d.summary}</p>
+          <div className="row">
+            <DistributionBadges tier={d.tier} access={d.access} deprecated={d.deprecated} />
+            {d.installed !== null && <span className="badge ok">Installed {d.installed.version}</span>}
+            {(d.installed?.updateAvailable ?? null) !== null && <span className="badge warn">Update available: {d.installed?.updateAvailable}</span>}
+            {!d.compatible.ok && <span className="badge danger">Not compatible</span>}
+          </div>
+        </div>
+        <div className="actions">
+          {d.installed === null ? (
+            <button type="button" className="primary" onClick={() => setDialog({ target: installTarget(d), name: d.name })} disabled={!d.compatible.ok}>
+              Install
+            </button>
+          ) : (
+            <>
+              {d.installed.updateAvailable !== null && (
+                // Updates go through the Updates screen: the permission difference, then the dialog that names new permissions.
+                <a className="button primary" href={hrefOf({ screen: 'updates' })}>
+                  Update to {d.installed.updateAvailable}
+                </a>
+              )}
+              <a className={`button${d.installed.updateAvailable === null ? ' primary' : ''}`} href={hrefOf({ screen: 'run', id: d.id, kind: null, name: null })}>
+                Open in Run
+              </a>
+              {installed !== null && <RollbackButton detail={installed} />}
+              {installed !== null && <UninstallButton detail={installed} afterwards="stay" />}
+            </>
+          )}
+        </div>
+      </header>
+      {d.deprecated !== null && (
+        <div className="warning" style={{ marginTop: 16 }}>
+          <span aria-hidden="true">⚠</span>
+          <div>
+            <strong>Deprecated by its publisher.</strong> “{d.deprecated}”
+          </div>
+        </div>
+      )}
+      {!d.compatible.ok && (
+        <div className="warning danger" style={{ marginTop: 16 }}>
+          <span aria-hidden="true">⚠</span>
+          <div>
+            <strong>Does not run on this computer.</strong> {d.compatible.reason ?? ''}
+          </div>
+        </div>
+      )}
+
+      <section className="section" aria-labelledby="perm-h">
+        <h2 id="perm-h">What it can do</h2>
+        <PermissionList permissions={d.permissions} />
+        {programs.map((s) => (
+          <div key={s.path} className="warning" style={{ marginTop: 10 }}>
+            <span aria-hidden="true">⚠</span>
+            <div>
+              <strong>
+                {s.name} contains {plural(s.programs.length, 'program')} your agent may run with your permissions, outside Arcotheon’s sandbox.
+              </strong>
+              <span className="mono small">{s.programs.join(', ')}</span>
+            </div>
+          </div>
+        ))}
+      </section>
+
+      <div className="two-col section">
+        <div>
+          <Inside detail={d} />
+          <Versions detail={d} />
+          {typeof pkg?.description === 'string' && (
+            <section className="section" aria-labelledby="desc-h">
+              <h2 id="desc-h">Description</h2>
+              <Markdown text={pkg.description} />
+            </section>
+          )}
+          {typeof pkg?.readme === 'string' && (
+            <section className="section panel" aria-labelledby="readme-h">
+              <h2 id="readme-h">Readme</h2>
+              <Markdown text={pkg.readme} />
+            </section>
+          )}
+          {pkg === null && d.packageUnavailable !== null && <p className="muted section">{d.packageUnavailable}</p>}
+        </div>
+        <aside className="stack">
+          <Facts detail={d} installed={installed} />
+        </aside>
+      </div>
+      {dialog !== null && (
+        <InstallDialog
+          target={dialog.target}
+          name={dialog.name}
+          onClose={() => {
+            setDialog(null);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** What Install installs: the newest version, or the prerelease the page shows when there is no stable one. */
+function installTarget(d: CapabilityDetail): InstallTargetData {
+  const shown = d.versions.find((v) => v.version === d.version);
+  return shown?.prerelease === true ? { packages: [{ id: d.id, range: d.version }], includePrerelease: true } : d.id;
+}
+
+function Inside({ detail }: { detail: CapabilityDetail }) {
+  const pkg = detail.package;
+  const c = detail.contents;
+  return (
+    <section aria-labelledby="inside-h">
+      <h2 id="inside-h">What is inside</h2>
+      <div className="panel stack">
+        {pkg === null ? (
+          <p className="muted">
+            {plural(c.tools.length, 'tool')}, {plural(c.skills.length, 'skill')}, {plural(c.workflows.length, 'workflow')}, {plural(c.knowledge.length, 'knowledge source')}.
+          </p>
+        ) : null}
+        {pkg !== null && pkg.tools.length > 0 && (
+          <div>
+            <h3>Tools</h3>
+            <ul className="list-plain">
+              {pkg.tools.map((t) => (
+                <Tool key={t.name} tool={t} id={detail.id} installed={detail.installed !== null} />
+              ))}
+            </ul>
+          </div>
+        )}
+        {pkg !== null && pkg.skills.length > 0 && (
+          <div>
+            <h3>Skills</h3>
+            <ul className="list-plain">
+              {pkg.skills.map((s) => (
+                <li key={s.path}>
+                  <strong>{s.name}</strong> <span className="muted small mono">{s.path}</span>
+                  <p className="muted">{s.description}</p>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {pkg !== null && pkg.workflows.length > 0 && (
+          <div>
+            <h3>Workflows</h3>
+            <ul className="list-plain">
+              {pkg.workflows.map((w) => (
+                <li key={w.id}>
+                  <strong>{w.name}</strong> <span className="muted small mono">{w.id}</span>
+                  <p className="muted">{w.description}</p>
+                  <div className="small">
+                    Steps:{' '}
+                    {w.steps.map((s, i) => (
+                      <span key={s.id}>
+                        {i > 0 ? ' → ' : ''}
+                        {s.kind === 'agent' ? `your agent (${s.id})` : (s.tool ?? s.id)}
+                      </span>
+                    ))}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {pkg !== null && pkg.knowledge.length > 0 && (
+          <div>
+            <h3>Knowledge</h3>
+            <ul>
+              {pkg.knowledge.map((k) => (
+                <li key={k.id}>
+                  {k.id} <span className="muted small">({k.kind})</span> {k.description ?? ''}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {c.resources.length > 0 && (
+          <div>
+            <h3>Resources</h3>
+            <ul>
+              {(pkg?.resources ?? c.resources.map((r) => ({ ...r, lazy: false, description: undefined }))).map((r) => (
+                <li key={r.id}>
+                  <span className="mono">{r.id}</span> — {formatBytes(r.size)}
+                  {'lazy' in r && r.lazy ? <span className="muted small"> (downloaded when first used)</span> : null}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {pkg !== null && pkg.tools.length + pkg.skills.length + pkg.workflows.length + pkg.knowledge.length + c.resources.length === 0 && <p className="muted">Nothing but its description.</p>}
+      </div>
+    </section>
+  );
+}
+
+/** A tool with its inputs, read from its input schema. */
+function Tool({ tool, id, installed }: { tool: ToolView; id: string; installed: boolean }) {
+  const properties = (typeof tool.inputSchema['properties'] === 'object' && tool.inputSchema['properties'] !== null ? tool.inputSchema['properties'] : {}) as Record<string, Record<string, unknown>>;
+  const required = Array.isArray(tool.inputSchema['required']) ? (tool.inputSchema['required'] as unknown[]) : [];
+  const names = Object.keys(properties);
+  return (
+    <li>
+      <div className="row" style={{ justifyContent: 'space-between' }}>
+        <strong className="mono">{tool.name}</strong>
+        {installed && (
+          <a className="small" href={hrefOf({ screen: 'run', id, kind: 'tool', name: tool.name })}>
+            Run by hand
+          </a>
+        )}
+      </div>
+      <p className="muted">{tool.description}</p>
+      {names.length > 0 && (
+        <div className="small">
+          Inputs:{' '}
+          {names.map((n, i) => (
+            <span key={n}>
+              {i > 0 ? ', ' : ''}
+              <code>{n}</code>
+              {typeof properties[n]?.['type'] === 'string' ? <span className="muted"> ({String(properties[n]?.['type'])})</span> : null}
+              {required.includes(n) ? <span className="muted"> required</span> : null}
+            </span>
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}
+
+function Versions({ detail }: { detail: CapabilityDetail }) {
+  return (
+    <section className="section" aria-labelledby="versions-h">
+      <h2 id="versions-h">Versions</h2>
+      <div className="table-wrap">
+        <table className="data">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Published</th>
+              <th scope="col">Size</th>
+              <th scope="col">Notes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.versions.map((v) => (
+              <tr key={v.version} data-version={v.version}>
+                <td>
+                  <strong>{v.version}</strong>
+                </td>
+                <td>{formatDate(v.publishedAt)}</td>
+                <td>{formatBytes(v.archiveSize)}</td>
+                <td>
+                  <div className="row" style={{ gap: 4 }}>
+                    {v.latest && <span className="badge ok">Latest</span>}
+                    {v.installed && <span className="badge accent">Installed</span>}
+                    {v.prerelease && <span className="badge neutral">Prerelease</span>}
+                    {v.yanked !== null && (
+                      <span className="badge warn" title={v.yanked}>
+                        Yanked
+                      </span>
+                    )}
+                    {v.revoked !== null && (
+                      <span className="badge danger" title={v.revoked}>
+                        Revoked
+                      </span>
+                    )}
+                    {v.deprecated !== null && <span className="badge warn">Deprecated</span>}
+                  </div>
+                  {v.yanked !== null && <div className="small muted">Yanked: {v.yanked}</div>}
+                  {v.revoked !== null && <div className="small muted">Revoked: {v.revoked}</div>}
+                  {v.changelog !== null && <Markdown text={v.changelog} className="markdown small" />}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Facts({ detail, installed }: { detail: CapabilityDetail; installed: InstalledDetail | null }) {
+  const pkg = detail.package;
+  const compat = detail.compat;
+  return (
+    <>
+      <section className="panel" aria-labelledby="deps-h">
+        <h2 id="deps-h">Dependencies</h2>
+        {detail.dependencies.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          <ul className="list-plain">
+            {detail.dependencies.map((dep) => (
+              <li key={dep.id}>
+                <a href={hrefOf({ screen: 'capability', id: dep.id })}>{dep.id}</a> <span className="muted mono small">{dep.range}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="panel" aria-labelledby="compat-h">
+        <h2 id="compat-h">Compatibility</h2>
+        <dl className="facts">
+          <dt>Platforms</dt>
+          <dd>{compat.platforms?.join(', ') ?? 'any'}</dd>
+          {compat.agents !== undefined && (
+            <>
+              <dt>Agents</dt>
+              <dd>
+                {Object.entries(compat.agents)
+                  .map(([a, r]) => `${a} ${r}`)
+                  .join(', ')}
+              </dd>
+            </>
+          )}
+          {compat.runtimes !== undefined && (
+            <>
+              <dt>Runtimes</dt>
+              <dd>
+                {Object.entries(compat.runtimes)
+                  .map(([a, r]) => `${a} ${r}`)
+                  .join(', ')}
+              </dd>
+            </>
+          )}
+          <dt>This computer</dt>
+          <dd>{detail.compatible.ok ? 'Supported' : (detail.compatible.reason ?? 'Not supported')}</dd>
+        </dl>
+      </section>
+      <section className="panel" aria-labelledby="sig-h">
+        <h2 id="sig-h">Signature</h2>
+        <dl className="facts">
+          <dt>Registry</dt>
+          <dd>{detail.remote}</dd>
+          <dt>Publisher</dt>
+          <dd>
+            <Publisher name={detail.publisher.name} verified={detail.publisher.verified} />
+          </dd>
+          {detail.signers.map((s) => (
+            <div key={s.keyId} style={{ display: 'contents' }}>
+              <dt>Key</dt>
+              <dd>
+                <code>{s.keyId}</code> <span className={`badge ${s.status === 'active' ? 'ok' : s.status === 'revoked' ? 'danger' : 'warn'}`}>{s.status}</span>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      {(typeof pkg?.license === 'string' || typeof pkg?.homepage === 'string' || typeof pkg?.repository === 'string') && (
+        <section className="panel" aria-labelledby="about-h">
+          <h2 id="about-h">About</h2>
+          <dl className="facts">
+            {typeof pkg?.license === 'string' && (
+              <>
+                <dt>License</dt>
+                <dd>{pkg.license}</dd>
+              </>
+            )}
+            {typeof pkg?.homepage === 'string' && (
+              <>
+                <dt>Homepage</dt>
+                <dd>
+                  <SafeLink url={pkg.homepage} />
+                </dd>
+              </>
+            )}
+            {typeof pkg?.repository === 'string' && (
+              <>
+                <dt>Source</dt>
+                <dd>
+                  <SafeLink url={pkg.repository} />
+                </dd>
+              </>
+            )}
+          </dl>
+        </section>
+      )}
+      {installed !== null && (
+        <section className="panel" aria-labelledby="inst-h">
+          <h2 id="inst-h">On this computer</h2>
+          <p>
+            {installed.version} · <a href={hrefOf({ screen: 'installed', id: installed.id })}>permissions and versions</a>
+          </p>
+        </section>
+      )}
+    </>
+  );
+}

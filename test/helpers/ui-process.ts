@@ -1,0 +1,181 @@
+/**
+ * `arcotheon ui` as a real child process on a fresh temp home: its first stdout line (the URL with
+ * the token), its stderr, and how it exited. Also a raw TCP client for the hostile-client tests,
+ * which send bytes no WebSocket library would.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { TSX_IMPORT } from './spawn-ts.js';
+
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(REPO, 'node_modules', '.bin', 'arcotheon');
+
+export interface UiProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  url: string;
+  port: number;
+  token: string;
+  home: string;
+  stderr(): string;
+  /** Resolves with the exit code and signal once the process ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  alive(): boolean;
+}
+
+export async function startUiProcess(options: { bin?: boolean; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<UiProcess> {
+  const home = await mkdtemp(join(tmpdir(), 'arcotheon-ui-'));
+  const args = ['ui', '--home', home, '--no-open', ...(options.args ?? [])];
+  const child = options.bin === true
+    ? spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
+    : spawn(process.execPath, ['--import', TSX_IMPORT, join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  let stderr = '';
+  let stdout = '';
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exitInfo = { code, signal };
+      resolve(exitInfo);
+    }),
+  );
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`arcotheon ui printed no URL in time; stderr: ${stderr}`)), 30_000);
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const nl = stdout.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve(stdout.slice(0, nl));
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`arcotheon ui exited (${code}) before printing its URL; stderr: ${stderr}`));
+    });
+  });
+  const match = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([A-Za-z0-9_-]+)$/.exec(firstLine);
+  if (match === null) throw new Error(`unexpected first line: ${firstLine}`);
+  return {
+    child,
+    url: firstLine,
+    port: Number(match[1]),
+    token: match[2] as string,
+    home,
+    stderr: () => stderr,
+    exited,
+    alive: () => exitInfo === null,
+  };
+}
+
+export async function stopUiProcess(ui: UiProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (ui.alive()) ui.child.kill('SIGTERM');
+  return ui.exited;
+}
+
+/** A real WebSocket client with the right token and Origin. */
+export function connectApi(port: number, token: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api?token=${encodeURIComponent(token)}`, { origin: `http://127.0.0.1:${port}` });
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+/** One call over a WebSocket, waiting for the reply with that id. */
+export function callOver(ws: WebSocket, id: number, method: string, args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData): void => {
+      const message = JSON.parse(data.toString()) as { id?: unknown; result?: { ok: boolean } };
+      if (message.id === id) {
+        ws.off('message', onMessage);
+        resolve(message.result as { ok: boolean });
+      }
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ id, method, args }));
+  });
+}
+
+/** Proves the server still serves: a fresh client connects and gets an answer. */
+export async function stillServes(port: number, token: string): Promise<boolean> {
+  const ws = await connectApi(port, token);
+  try {
+    const result = await callOver(ws, 1, 'workspaces.list', []);
+    return result.ok;
+  } finally {
+    ws.close();
+  }
+}
+
+export function rawSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** The upgrade request a browser sends, with or without the token. */
+export function upgradeRequest(port: number, token: string | null): string {
+  const path = token === null ? '/api' : `/api?token=${encodeURIComponent(token)}`;
+  return (
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+    'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'
+  );
+}
+
+/** Opens a raw socket and completes the WebSocket handshake, leaving the frames to the test. */
+export async function rawWebSocket(port: number, token: string): Promise<Socket> {
+  const socket = await rawSocket(port);
+  socket.write(upgradeRequest(port, token));
+  await new Promise<void>((resolve, reject) => {
+    let head = '';
+    const onData = (chunk: Buffer): void => {
+      head += chunk.toString('latin1');
+      if (head.includes('\r\n\r\n')) {
+        socket.off('data', onData);
+        if (head.startsWith('HTTP/1.1 101')) resolve();
+        else reject(new Error(head.split('\r\n')[0]));
+      }
+    };
+    socket.on('data', onData);
+  });
+  return socket;
+}
+
+/** A client-to-server text frame (masked, as RFC 6455 §5.3 requires of clients). */
+export function maskedTextFrame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
+  const length = payload.length;
+  const header = length < 126 ? Buffer.from([0x81, 0x80 | length]) : length < 65536 ? Buffer.from([0x81, 0x80 | 126, length >> 8, length & 0xff]) : Buffer.concat([Buffer.from([0x81, 0x80 | 127]), bigLength(length)]);
+  const masked = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) masked[i] = (payload[i] as number) ^ (mask[i % 4] as number);
+  return Buffer.concat([header, mask, masked]);
+}
+
+function bigLength(n: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(BigInt(n));
+  return b;
+}
+
+/** Resolves when the socket closes (the server dropped it), or with false after `ms`. */
+export function closedWithin(socket: Socket, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (socket.destroyed) return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+    socket.on('error', () => undefined);
+    socket.resume();
+  });
+}
