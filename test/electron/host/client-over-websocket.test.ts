@@ -247,12 +247,11 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(value(await client.operations.cancel(finished?.operation ?? ''))).toEqual({ cancelled: false });
   });
 
-  it('agents: the agents table, MCP registration per agent, and link/unlink refusals on a capability without skills (issue 13)', async () => {
+  it('agents: the agents table over the wire, and coded refusals for a capability that is no longer installed (issue 13; links and MCP lines: agents.test.ts)', async () => {
     const agents = value(await client.agents.list());
     expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode']);
-    const mcp = value(await client.agents.mcp(['acme/echo']));
-    expect(mcp.find((r) => r.agent === 'codex')?.line).toMatch(/^codex mcp add arcotheon-acme-echo -- adcap mcp acme\/echo --home /);
-    expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
+    expect(await client.agents.mcp(['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
+    expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
     expect(await client.agents.unlink('acme/echo', null)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
   });
 
