@@ -91,7 +91,10 @@ export default tseslint.config(
   },
   ...sdkLayerRules(),
   {
-    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
+    // electron/main/ and electron/utility/ hold the entry points' logic as plain, unit-tested
+    // modules (as electron/preload/ for the preload): only electron/main.ts, utility.ts and
+    // preload.ts themselves import electron.
+    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/bin/**/*.mjs', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'electron/preload/**/*.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
     rules: {
       'no-restricted-imports': ['error', { paths: [electronOnly], patterns: [{ group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] }],
     },

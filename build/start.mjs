@@ -4,8 +4,9 @@
 // It serves the UI on 127.0.0.1 and opens it in the browser; on a machine without a display it
 // prints the address and keeps serving until Ctrl-C. `npm run tour` is the terminal tour.
 //
-// launch() is the one place that decides how the app opens (a later Electron window goes here,
-// preferred when its binary exists).
+// launch() is the one place that decides how the app opens: the Electron window when its binary
+// exists (ARCOTHEON_ELECTRON_PATH, or "npx install-electron"), else the browser.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,19 +14,33 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(repo, 'out', 'electron', 'cli.js');
 
-/** How `npm start` opens Arcotheon: today, `arcotheon ui` in the browser (or only the URL without a display). */
+/**
+ * How `npm start` opens Arcotheon: the Electron window when a binary exists and there is a display
+ * (issue 14), else `arcotheon ui` in the browser (or only its URL without a display); one line says
+ * which and why.
+ */
 export async function launch({ home, env = process.env }) {
   if (!existsSync(compiled)) {
     console.error('Arcotheon is not built yet; run "npm install" (or "npm run build") first.');
     return 1;
   }
   const { main, hasDisplay } = await import(pathToFileURL(compiled).href);
+  const { findElectronBinary, startChoice } = await import(pathToFileURL(join(repo, 'out', 'electron', 'main', 'binary.js')).href);
+  const choice = startChoice(findElectronBinary(env, repo), hasDisplay(env));
+  console.error(choice.line);
+  if (choice.mode === 'electron') return openWindow(findElectronBinary(env, repo).path, { ...env, ARCOTHEON_HOME: home });
   const args = ['ui', '--home', home];
-  if (!hasDisplay(env)) {
-    console.error('No display found (DISPLAY / WAYLAND_DISPLAY unset): open the address below in a browser that can reach this machine.');
-    args.push('--no-open');
-  }
+  if (choice.mode === 'url') args.push('--no-open');
   return main(args);
+}
+
+/** Bundles the desktop entry points (build/electron.mjs) and runs the window until it closes. */
+async function openWindow(binary, env) {
+  const bundled = spawnSync(process.execPath, [join(repo, 'build', 'electron.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (bundled.status !== 0) return bundled.status ?? 1;
+  const child = spawn(binary, [repo], { stdio: 'inherit', env });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

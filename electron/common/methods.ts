@@ -106,9 +106,9 @@ const catalogueQuery = object({
 });
 const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
 const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode');
-const skillName = string({ min: 1, max: 64, what: 'a skill name' });
-/** Only what the UI may choose reaches the SDK: never userHome or the link mode. */
-const linkOptions = object({ as: optional(record(skillName, { maxKeys: 200 })), skip: optional(array(skillName, { max: 200 })), project: optional(string({ min: 1, max: 4096, what: 'a project folder' })) });
+const skillFolder = string({ min: 1, max: 64, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/, what: 'a skill folder name' });
+/** Only what a person chooses in the "Use with…" dialog; a project folder is a confirmed workspace handle, never a path. */
+const linkOptions = object({ as: optional(record(skillFolder, { maxKeys: 256 })), skip: optional(array(skillFolder, { max: 256 })), project: optional(workspaceHandle) });
 const doctorOptions = object({ fix: optional(boolean()), dryRun: optional(boolean()) });
 const updateIds = nullable(array(capabilityId, { max: 10_000 }));
 const rootKey = string({ min: 32, max: 128, pattern: /^[A-Za-z0-9+/]+={0,2}$/, what: 'a base64 public key' });
@@ -218,12 +218,6 @@ export const METHODS = {
   'sideload.commit': call(args([uploadId]), returns<SideloadFile>(), 'Finish the upload; returns the handle to plan and install.'),
   'sideload.abort': call(args([uploadId]), returns<null>(), 'Drop an upload.'),
 
-  // ---- agents (issue 13: the capability page's "Use with…" control and the MCP Copy button)
-  'agents.list': call(args([]), returns<AgentStatusData[]>(), 'The agents, whether each is set up for this user, and what is linked where.'),
-  'agents.link': call(args([capabilityId, agentId], [linkOptions]), returns<LinkResultData>(), "Link a capability's skills into an agent's skills folder (personal, or a project's).", true),
-  'agents.unlink': call(args([capabilityId], [agentId]), returns<UnlinkResultData>(), "Remove a capability's skill links (for one agent, or all).", true),
-  'agents.mcp': call(args([array(capabilityId, { min: 1, max: 200 })]), returns<McpRegistrationData[]>(), 'Per agent, the command line or config entry that registers the granted tools over MCP.'),
-
   // ---- run by hand
   'run.tool': operation(args([capabilityId, string({ min: 1, max: 128, what: 'a tool name' }), json()], [runOptions]), returns<ToolRunResultData>(), 'Run a tool in its sandbox.', {
     cancellable: true,
@@ -235,6 +229,17 @@ export const METHODS = {
     'Run a workflow to its end or its first agent step.',
     { cancellable: true, mutates: false },
   ),
+
+  // ---- agents (issue 13: the capability page's "Use with…" control and the MCP Copy button)
+  'agents.list': call(args([]), returns<AgentStatusData[]>(), 'The agents that read skill folders, whether each is set up here, and every link Arcotheon made.'),
+  'agents.link': call(
+    args([capabilityId, agentId], [linkOptions]),
+    returns<LinkResultData>(),
+    'Link the skills of an installed capability into an agent (its personal folder, or a confirmed project folder); E_CONFLICT names the choices (as, skip).',
+    true,
+  ),
+  'agents.unlink': call(args([capabilityId], [nullable(agentId)]), returns<UnlinkResultData>(), 'Remove the links Arcotheon made for a capability (for one agent, or all).', true),
+  'agents.mcp': call(args([array(capabilityId, { min: 1, max: 64 })]), returns<McpRegistrationData[]>(), 'Per agent, the command line or config entry that registers the granted tools of these capabilities as an MCP server.'),
 
   // ---- operations
   'operations.list': call(args([]), returns<OperationInfo[]>(), 'Running and recently finished operations (the operations tray).'),

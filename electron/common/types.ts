@@ -267,6 +267,10 @@ export interface PlanItemData {
   from?: string;
   explicit: boolean;
   source: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  /** Set when the plan moves an installed capability to another registry or file (a change of source). */
+  previousSource?: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  /** Skills that carry programs an agent may run outside any sandbox (issue 13). */
+  skillPrograms?: Array<{ skill: string; programs: string[] }>;
   archive: { sha256: string; size: number };
   downloadSize: number;
   manifestSha256: string;
@@ -588,6 +592,56 @@ export interface RunOptionsData {
   workspace?: string | null;
 }
 
+// ------------------------------------------------------------------ agents (issue 13)
+
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
+
+export interface LinkStatusData {
+  id: string;
+  skill: string;
+  /** The folder name in the agent's skills folder. */
+  as: string;
+  agent: AgentIdData;
+  scope: 'user' | 'project';
+  project?: string;
+  path: string;
+  mode: 'symlink' | 'copy';
+  version: string;
+  linkedAt: string;
+  /** ok; stale; dangling; missing; replaced; suspended (the capability is disabled). */
+  state: 'ok' | 'stale' | 'dangling' | 'missing' | 'replaced' | 'suspended';
+}
+
+export interface AgentStatusData {
+  id: AgentIdData;
+  name: string;
+  /** The agent looks set up for this user. */
+  present: boolean;
+  skillDirs: string[];
+  linkDir: string;
+  projectDirs: string[];
+  docs: string;
+  links: LinkStatusData[];
+}
+
+export interface LinkResultData {
+  id: string;
+  agent: AgentIdData;
+  dir: string;
+  linked: Array<{ skill: string; path: string; mode: 'symlink' | 'copy' }>;
+}
+
+export interface UnlinkResultData {
+  id: string;
+  removed: string[];
+  kept: string[];
+}
+
+/** A command line to run, or an entry to add to an agent's config file, for the MCP Copy button. */
+export type McpRegistrationData =
+  | { agent: AgentIdData; kind: 'command'; argv: string[]; line: string }
+  | { agent: AgentIdData; kind: 'config'; file: string; json: Record<string, unknown>; line: string };
+
 // ------------------------------------------------------------------ operations and events
 
 export type OperationState = 'running' | 'done' | 'failed' | 'cancelled';
@@ -632,51 +686,3 @@ export type HostEvent =
   | { type: 'remotes-changed' }
   | { type: 'catalogue-changed' }
   | { type: 'workspaces-changed' };
-
-// ------------------------------------------------------------------ agents (issue 13: "Use with…", MCP Copy)
-
-/** The agents whose skills folders Arcotheon can link into (the SDK's AGENT_IDS). */
-export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
-
-export interface AgentLinkData {
-  id: string;
-  skill: string;
-  as: string;
-  agent: AgentIdData;
-  scope: 'user' | 'project';
-  project?: string;
-  path: string;
-  mode: 'symlink' | 'copy';
-  /** ok, stale, dangling, missing, replaced, suspended. */
-  state: string;
-}
-
-export interface AgentStatusData {
-  id: AgentIdData;
-  name: string;
-  /** Whether the agent looks set up for this user. */
-  present: boolean;
-  skillDirs: string[];
-  linkDir: string;
-  projectDirs: string[];
-  docs: string;
-  links: AgentLinkData[];
-}
-
-export interface LinkResultData {
-  id: string;
-  agent: AgentIdData;
-  dir: string;
-  linked: Array<{ skill: string; path: string; mode: 'symlink' | 'copy' }>;
-}
-
-export interface UnlinkResultData {
-  id: string;
-  removed: string[];
-  kept: string[];
-}
-
-/** What to run, or what to add to a config file, to register the MCP server with an agent. */
-export type McpRegistrationData =
-  | { agent: AgentIdData; kind: 'command'; argv: string[]; line: string }
-  | { agent: AgentIdData; kind: 'config'; file: string; json: Record<string, unknown>; line: string };

@@ -8,7 +8,7 @@
  * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
  * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
-import { isAdcapError, runTool, runWorkflow, type Arcotheon } from '@arcotheon/sdk';
+import { isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
 import { createHostClient, type HostClient } from '../common/client.js';
 import { checkArguments, isHostMethod, METHODS, SIDELOAD_CHUNK_BYTES, type HostMethod, type MethodArgs, type MethodValue, type OperationMethod } from '../common/methods.js';
 import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, Result } from '../common/types.js';
@@ -22,6 +22,11 @@ import { planView, problemSeverity } from './views.js';
 export interface HostServiceOptions {
   /** Largest sideloaded file accepted from a transport (default 64 MiB). */
   maxSideloadBytes?: number;
+  /**
+   * Where tool runs get granted env:read values (the Electron app: safeStorage through the main
+   * process, asking the user the first time). Absent: from this process's environment.
+   */
+  secrets?: SecretSource;
   /** The app's version, for host.info. */
   appVersion?: string;
   /** The user's home folder (default os.homedir()): it and its credential folders are never workspaces. */
@@ -126,23 +131,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       installedChanged();
       return result;
     },
-    'agents.list': () => arc.agents(),
-    'agents.link': async (id, agent, linkOptions = {}) => {
-      const result = await arc.linkSkills(id, {
-        agent,
-        ...(linkOptions.as === undefined ? {} : { as: linkOptions.as }),
-        ...(linkOptions.skip === undefined ? {} : { skip: linkOptions.skip }),
-        ...(linkOptions.project === undefined ? {} : { project: linkOptions.project }),
-      });
-      installedChanged();
-      return result;
-    },
-    'agents.unlink': async (id, agent) => {
-      const result = await arc.unlinkSkills(id, agent === undefined ? {} : { agent });
-      installedChanged();
-      return result;
-    },
-    'agents.mcp': (ids) => arc.agentMcp(ids),
     'updates.check': () => installed.checkUpdates(),
     'remotes.list': () => arc.sources.remotes(),
     'remotes.status': () => settings.remoteStatus(),
@@ -183,6 +171,25 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       await sideloads.abort(upload);
       return null;
     },
+    'agents.list': () => arc.agents(),
+    // Only what the UI may choose reaches the SDK (never userHome or mode); a project is a handle.
+    'agents.link': async (id, agent, opts = {}) => {
+      const project = opts.project === undefined ? undefined : await workspaces.resolve(opts.project);
+      const result = await arc.linkSkills(id, {
+        agent,
+        ...(opts.as === undefined ? {} : { as: opts.as }),
+        ...(opts.skip === undefined ? {} : { skip: opts.skip }),
+        ...(project === undefined || project === null ? {} : { project }),
+      });
+      installedChanged();
+      return result;
+    },
+    'agents.unlink': async (id, agent) => {
+      const result = await arc.unlinkSkills(id, agent === undefined || agent === null ? {} : { agent });
+      installedChanged();
+      return result;
+    },
+    'agents.mcp': (ids) => arc.agentMcp(ids),
     'operations.list': async () => operations.list(),
     // Handled in dispatch (they return Results of their own); listed so the table stays complete.
     'operations.wait': async () => null,
@@ -233,14 +240,14 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       label: (id, tool) => `Run ${id} ${tool}`,
       run: async (ctx, id, tool, input, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
-        return runTool(arc, id, tool, input, { workspace, onProgress: ctx.progress, signal: ctx.signal });
+        return runTool(arc, id, tool, input, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
       },
     },
     'run.workflow': {
       label: (id, workflow) => `Run ${id} workflow ${workflow}`,
       run: async (ctx, id, workflow, inputs, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
-        return runWorkflow(arc, id, workflow, inputs, { workspace, onProgress: ctx.progress, signal: ctx.signal });
+        return runWorkflow(arc, id, workflow, inputs, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
       },
     },
   };

@@ -71,6 +71,10 @@ const PROBLEM_SEVERITY: Record<string, ProblemSeverity> = {
   'half-finished-operation': 'warning',
   'corrupt-cache-entry': 'warning',
   'leftover-files': 'info',
+  policy: 'error',
+  'stale-link': 'warning',
+  'dangling-link': 'warning',
+  'missing-link': 'info',
 };
 
 export function problemSeverity(kind: string): ProblemSeverity {

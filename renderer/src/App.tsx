@@ -5,6 +5,7 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { Banners } from './components/Banners.js';
+import { DesktopIntegration } from './components/Desktop.js';
 import { OperationsTray } from './components/OperationsTray.js';
 import { navigate, useRouter, type Route, type ScreenName } from './router.js';
 import { Capability } from './screens/Capability.js';
@@ -109,6 +110,7 @@ export function App() {
         </main>
       </div>
       <OperationsTray />
+      <DesktopIntegration />
     </div>
   );
 }

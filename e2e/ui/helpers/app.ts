@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ELECTRON_TARGET, openInElectron } from './electron.js';
 
 const repo = join(import.meta.dirname, '..', '..', '..');
 /** The `arcotheon` launcher (what node_modules/.bin/arcotheon runs). */
@@ -20,6 +21,9 @@ export const CHROMIUM_PATH = process.env['ARCOTHEON_CHROMIUM_PATH'] ?? '/usr/bin
 
 export interface UiProcess {
   url: string;
+  /** The home and extra environment it was started with (the Electron window opens the same). */
+  home: string;
+  env: NodeJS.ProcessEnv;
   child: ChildProcess;
   stderr(): string;
   stop(): Promise<number | null>;
@@ -45,6 +49,8 @@ export function startUi(home: string, env: NodeJS.ProcessEnv = {}): Promise<UiPr
       const url = buffer.slice(0, newline).trim();
       resolve({
         url,
+        home,
+        env,
         child,
         stderr: () => stderr,
         stop: async () => {
@@ -107,7 +113,8 @@ export async function openInBrowser(url: string, options: { colorScheme?: 'light
  * ARCOTHEON_ELECTRON_PATH is set), returning the same AppDriver, so the specs need no change.
  */
 export function openApp(ui: UiProcess, options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<AppDriver> {
-  return openInBrowser(ui.url, options);
+  // ARCOTHEON_UI_TARGET=electron (set by e2e/ui/electron.e2e.ts): the desktop window on the same home.
+  return ELECTRON_TARGET ? openInElectron(ui.home, ui.env, options) : openInBrowser(ui.url, options);
 }
 
 const requireFromHere = createRequire(import.meta.url);

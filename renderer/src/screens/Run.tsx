@@ -12,6 +12,7 @@ import type { AuditEntry, HostError, InstalledDetail, ToolRunResultData, Workflo
 import { CopyButton } from '../components/Copy.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { OutputView } from '../components/OutputView.js';
+import { desktopBridge } from '../desktop.js';
 import { host } from '../host.js';
 import { formatDate, formatDuration, phaseText } from '../lib/format.js';
 import { cfworkerValidator } from '../run/validator.js';
@@ -272,6 +273,16 @@ function WorkspacePicker({ value, onChange }: { value: WorkspaceHandle | null; o
     onChange(result.value);
     setPath('');
   };
+  /** Electron: the native folder picker in the main process; the page gets only the handle. */
+  const pick = async (): Promise<void> => {
+    setError(null);
+    const result = await desktopBridge()?.pickWorkspace();
+    if (result === undefined || (result.ok && result.value === null)) return;
+    if (!result.ok) return setError(result.error);
+    const chosen = result.value as WorkspaceHandle;
+    setKnown((k) => [...k.filter((w) => w.handle !== chosen.handle), chosen]);
+    onChange(chosen);
+  };
   return (
     <fieldset className="stack" style={{ border: '1px solid var(--border)', borderRadius: 8, padding: '10px 12px', margin: '12px 0', gap: 8 }}>
       <legend>Workspace folder</legend>
@@ -306,6 +317,13 @@ function WorkspacePicker({ value, onChange }: { value: WorkspaceHandle | null; o
               Use this folder
             </button>
           </div>
+          {desktopBridge() !== null && (
+            <div className="row">
+              <button type="button" onClick={() => void pick()}>
+                Choose a folder…
+              </button>
+            </div>
+          )}
           <span className="small muted">The tool can reach only this folder, and only with the permissions you granted.</span>
         </>
       )}

@@ -12,6 +12,7 @@ import * as lifecycle from './commands/lifecycle.js';
 import * as policy from './commands/policy.js';
 import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
+import * as secrets from './commands/secrets.js';
 import { resolveHome, type CliContext } from './context.js';
 import { withCliHint } from './hints.js';
 import { sdkVersion } from './host.js';
@@ -70,6 +71,7 @@ export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext
   policy.register(program, ctx);
   run.register(program, ctx);
   agents.register(program, ctx);
+  secrets.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.

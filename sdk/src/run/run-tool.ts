@@ -31,6 +31,7 @@ import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
 import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
 import { assertMatches } from './schemas.js';
+import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
 
 /** spec §7: the default timeout. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -54,6 +55,11 @@ export interface RunToolOptions {
   outputLimit?: number;
   /** The environment granted env:read variables are taken from (default process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where granted env:read values come from instead of `env` (secrets.ts): asked per capability,
+   * tool and variable, only for variables the tool declares and the user granted.
+   */
+  secrets?: SecretSource;
   /** The interpreters to run node and python tools with (see runtimes.ts for the defaults). */
   interpreters?: Interpreters;
 }
@@ -237,7 +243,10 @@ async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
   });
   let wrapped: WrappedCommand | undefined;
   try {
-    const env = Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const env =
+      options.secrets === undefined
+        ? Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
+        : { ...(process.env.LANG === undefined ? {} : { LANG: process.env.LANG }), ...(await secretEnv(options.secrets, { capability: id, version, tool: tool.name }, envReadVariables(declared))) };
     wrapped = await wrapChecked(sandbox, {
       command: launch.command,
       args: launch.args,

@@ -33,6 +33,8 @@ export interface RunWorkflowOptions {
   onProgress?: (progress: RunProgress & { step?: string }) => void;
   /** Passed to every tool step (see RunToolOptions). */
   env?: RunToolOptions['env'];
+  /** Passed to every tool step: each step's granted env:read values, asked per capability and tool. */
+  secrets?: RunToolOptions['secrets'];
   interpreters?: RunToolOptions['interpreters'];
 }
 
@@ -134,6 +136,7 @@ async function execute(
         ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
         ...(options.interpreters === undefined ? {} : { interpreters: options.interpreters }),
         ...(options.onProgress === undefined ? {} : { onProgress: (p: RunProgress) => options.onProgress?.({ ...p, step: step.id }) }),
       });

@@ -1,19 +1,21 @@
 /**
  * issue 13 through the host service (what the UI's "Use with…" control and MCP Copy button call):
- * agents.link / agents.unlink / agents.mcp with JSON arguments, over a real SDK and real packages.
- * Links go into a temporary project folder, never into the real home.
+ * agents.link / agents.unlink / agents.mcp checked against the method table, over a real SDK and
+ * real packages. A project folder is a confirmed workspace handle; links go into a temporary
+ * project folder, never into the real home.
  */
 import { lstat, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon, buildPackage, initSkillsRepository, type LinkResult, type McpRegistration, type Plan } from '@arcotheon/sdk';
+import { Arcotheon, buildPackage, initSkillsRepository } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { LinkResultData, McpRegistrationData, PlanData, Result, SideloadFile, SideloadUpload, WorkspaceHandle } from '../../../electron/common/types.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { writeSkillsRepo } from '../../helpers/skills-repo.js';
 
 let reg: LifecycleRegistry;
-let skillsFile: string;
+let skillsBytes: Buffer;
 
 beforeAll(async () => {
   reg = await LifecycleRegistry.create();
@@ -21,57 +23,61 @@ beforeAll(async () => {
   const repo = await mkdtemp(join(tmpdir(), 'adcap-host-skills-'));
   await writeSkillsRepo(repo);
   await initSkillsRepository(repo, { id: 'obra/superpowers' });
-  skillsFile = (await buildPackage(repo, { out: join(repo, 'superpowers.adcap') })).file;
+  skillsBytes = await readFile((await buildPackage(repo, { out: join(repo, 'superpowers.adcap') })).file);
 });
+
+function value<T>(result: Result<unknown>): T {
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  return result.value as T;
+}
 
 async function service(): Promise<HostService> {
   const home = await mkdtemp(join(tmpdir(), 'adcap-host-agents-'));
   return createHostService(new Arcotheon(reg.options(home)));
 }
 
-/**
- * The page never names files: a sideloaded package crosses the boundary as bytes
- * (sideload.begin/chunk/commit) and comes back as a handle to plan and install with.
- */
-async function sideload(host: HostService, file: string): Promise<string> {
-  const bytes = await readFile(file);
-  const begun = (await host.dispatch('sideload.begin', [{ name: 'superpowers.adcap', size: bytes.length }])) as { ok: true; value: { upload: string } };
-  expect(await host.dispatch('sideload.chunk', [begun.value.upload, 0, bytes.toString('base64')])).toMatchObject({ ok: true });
-  const committed = (await host.dispatch('sideload.commit', [begun.value.upload])) as { ok: true; value: { file: string } };
-  return committed.value.file;
+/** Sideloads the skills package the way the browser transport does, and installs it. */
+async function installSkills(host: HostService): Promise<void> {
+  const upload = value<SideloadUpload>(await host.dispatch('sideload.begin', [{ name: 'superpowers.adcap', size: skillsBytes.length }]));
+  value(await host.dispatch('sideload.chunk', [upload.upload, 0, skillsBytes.toString('base64')]));
+  const file = value<SideloadFile>(await host.dispatch('sideload.commit', [upload.upload]));
+  const plan = value<PlanData>(await host.dispatch('installs.plan', [{ sideload: file.file }]));
+  expect(plan.items[0]?.skillPrograms?.map((p) => p.skill)).toEqual(['brainstorming', 'pdf']);
+  const op = value<{ operation: string }>(await host.dispatch('installs.install', [{ sideload: file.file }, { approvedDigest: plan.digest, allowUnsigned: true }]));
+  expect(await host.dispatch('operations.wait', [op.operation])).toMatchObject({ ok: true });
 }
 
 describe('host service: agents', () => {
-  it('links a capability\'s skills into a project for an agent, and unlinks them', async () => {
+  it('links a capability\'s skills into a confirmed project folder for an agent, and unlinks them', async () => {
     const host = await service();
-    const target = { sideload: await sideload(host, skillsFile) };
-    const plan = (await host.dispatch('installs.plan', [target])) as { ok: true; value: Plan };
-    expect(plan.value.items[0]?.skillPrograms?.map((p) => p.skill)).toEqual(['brainstorming', 'pdf']);
-    const started = (await host.dispatch('installs.install', [target, { approvedDigest: plan.value.digest, allowUnsigned: true }])) as { ok: true; value: { operation: string } };
-    expect(await host.dispatch('operations.wait', [started.value.operation])).toMatchObject({ ok: true, value: { ok: true } });
+    await installSkills(host);
     const project = await mkdtemp(join(tmpdir(), 'adcap-host-project-'));
-    const linked = (await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project, skip: ['writing-plans'] }])) as { ok: true; value: LinkResult };
-    expect(linked.ok).toBe(true);
-    expect(linked.value.linked.map((l) => l.skill)).toEqual(['brainstorming', 'pdf']);
+    const handle = value<WorkspaceHandle>(await host.dispatch('workspaces.confirm', [project]));
+    const linked = value<LinkResultData>(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project: handle.handle, skip: ['writing-plans'] }]));
+    expect(linked.linked.map((l) => l.skill)).toEqual(['brainstorming', 'pdf']);
     expect(await readFile(join(project, '.claude', 'skills', 'pdf', 'SKILL.md'), 'utf8')).toContain('name: pdf');
     expect(await host.dispatch('agents.unlink', ['obra/superpowers', 'claude-code'])).toMatchObject({ ok: true, value: { removed: [join(project, '.claude', 'skills', 'brainstorming'), join(project, '.claude', 'skills', 'pdf')] } });
     expect(await lstat(join(project, '.claude', 'skills', 'pdf')).catch(() => null)).toBeNull();
+    await host.close();
   });
 
   it('gives the MCP registration per agent for a capability with tools', async () => {
     const host = await service();
-    const plan = (await host.dispatch('installs.plan', ['acme/echo'])) as { ok: true; value: Plan };
-    const started = (await host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.value.digest }])) as { ok: true; value: { operation: string } };
-    expect(await host.dispatch('operations.wait', [started.value.operation])).toMatchObject({ ok: true, value: { ok: true } });
-    const mcp = (await host.dispatch('agents.mcp', [['acme/echo']])) as { ok: true; value: McpRegistration[] };
-    expect(mcp.value.find((r) => r.agent === 'codex')?.line).toMatch(/^codex mcp add arcotheon-acme-echo -- adcap mcp acme\/echo --home /);
+    const plan = value<PlanData>(await host.dispatch('installs.plan', ['acme/echo']));
+    const op = value<{ operation: string }>(await host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.digest }]));
+    expect(await host.dispatch('operations.wait', [op.operation])).toMatchObject({ ok: true });
+    const mcp = value<McpRegistrationData[]>(await host.dispatch('agents.mcp', [['acme/echo']]));
+    expect(mcp.find((r) => r.agent === 'codex')?.line).toMatch(/^codex mcp add arcotheon-acme-echo -- adcap mcp acme\/echo --home /);
+    await host.close();
   });
 
-  it('refuses options the UI may not choose, and malformed arguments', async () => {
+  it('refuses options the UI may not choose, a project path instead of a handle, and malformed arguments', async () => {
     const host = await service();
     expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { userHome: '/etc' }])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project: '/etc' }])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { skip: [1] }])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('agents.mcp', [[]])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('agents.link', ['obra/superpowers', 'emacs', {}])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    await host.close();
   });
 });

@@ -247,19 +247,12 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(value(await client.operations.cancel(finished?.operation ?? ''))).toEqual({ cancelled: false });
   });
 
-  it('agents: the list, the MCP registration of an installed tool, and link/unlink refusals the SDK names (issue 13)', async () => {
+  it('agents: the agents table over the wire, and coded refusals for a capability that is no longer installed (issue 13; links and MCP lines: agents.test.ts)', async () => {
     const agents = value(await client.agents.list());
-    expect(agents.map((a) => a.id)).toEqual(expect.arrayContaining(['claude-code', 'codex']));
-    if (!value(await client.installs.list()).some((c) => c.id === 'acme/echo')) {
-      const plan = value(await client.installs.plan('acme/echo'));
-      value(await client.perform('installs.install', 'acme/echo', { approvedDigest: plan.digest }));
-    }
-    const mcp = value(await client.agents.mcp(['acme/echo']));
-    expect(mcp.find((r) => r.agent === 'codex')?.line).toMatch(/^codex mcp add arcotheon-acme-echo -- adcap mcp acme\/echo --home /);
-    // acme/echo ships no skills: nothing to link, and nothing linked to remove.
-    const linked = await client.agents.link('acme/echo', 'claude-code', { project: await mkdtemp(join(tmpdir(), 'adcap-ws-project-')) });
-    expect(linked.ok ? linked.value.linked : []).toEqual([]);
-    expect(await client.agents.unlink('acme/echo')).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
+    expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode']);
+    expect(await client.agents.mcp(['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
+    expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
+    expect(await client.agents.unlink('acme/echo', null)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
   });
 
   it('called every method of the table', () => {

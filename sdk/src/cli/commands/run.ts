@@ -5,6 +5,7 @@ import { AuditLog } from '../../run/audit.js';
 import { runTool } from '../../run/run-tool.js';
 import { runWorkflow } from '../../run/workflow.js';
 import type { CliContext } from '../context.js';
+import { cliSecretSource } from './secrets.js';
 // The shared CLI host: agent id "arcotheon" and the embedded default remote, whose blob mirror
 // serves the examples' resources and shards offline (issue 7).
 import { openArcotheon, sdkVersion } from '../host.js';
@@ -29,7 +30,7 @@ export function register(program: Command, ctx: CliContext): void {
       const input = parseJsonArg(opts.input, '--input', ctx);
       const result = await runTool(await openArcotheon(ctx), id, tool, input, {
         workspace: opts.workspace === undefined ? null : ctx.resolvePath(opts.workspace),
-        env: ctx.io.env,
+        secrets: cliSecretSource(ctx),
         ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout }),
       });
       output.result(result.output, () => JSON.stringify(result.output, null, 2));
@@ -46,7 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
       const inputs = parseJsonArg(opts.inputs, '--inputs', ctx);
       const result = await runWorkflow(await openArcotheon(ctx), id, workflowId, inputs, {
         workspace: opts.workspace === undefined ? null : ctx.resolvePath(opts.workspace),
-        env: ctx.io.env,
+        secrets: cliSecretSource(ctx),
       });
       output.result(result, () => JSON.stringify(result, null, 2));
       if (result.status === 'agent') output.note(`stopped at agent step "${result.stepId}": ${result.instruction}`);
