@@ -50,7 +50,9 @@ beforeAll(async () => {
   ok(adcap(['init', 'greeter', '--id', 'acme/greeter']));
   const manifestFile = join(work, 'greeter', 'capability.json');
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown> & { tools: Array<Record<string, unknown>> };
-  manifest['summary'] = 'Greets \u001b[31mred\u001b[0m people\u202e.';
+  // Terminal escape sequences are refused at build since issue 11 item 2 (tested below); a bidi
+  // override is valid text and must still reach the terminal escaped.
+  manifest['summary'] = 'Greets red people\u202e.';
   manifest['permissions'] = [{ id: 'net:connect', scope: 'api.example.com', reason: 'Looks up names.' }];
   manifest.tools[0]!['permissions'] = ['net:connect:api.example.com'];
   await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
@@ -163,10 +165,22 @@ describe('item 14: long lists are cut with a count, hostile text is escaped', ()
     expect(adcap(['search', '--limit', '3', '--all']).code).toBe(2);
   });
 
-  it('show prints a summary with escape sequences and a bidi override as visible escapes', () => {
+  it('show prints a summary with a bidi override as a visible escape', () => {
     const { stdout } = ok(adcap(['show', 'acme/greeter']));
-    expect(stdout).toContain('Greets \\u{1b}[31mred\\u{1b}[0m people\\u{202e}.');
+    expect(stdout).toContain('Greets red people\\u{202e}.');
     expect(stdout.includes('\u001b') || stdout.includes('\u202e')).toBe(false);
+  });
+
+  it('build refuses a summary with terminal escape sequences, naming the field, and prints no skill-problem list for it', async () => {
+    ok(adcap(['init', 'painter', '--id', 'acme/painter']));
+    const manifestFile = join(work, 'painter', 'capability.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
+    manifest['summary'] = 'Paints \u001b[31mred\u001b[0m.';
+    await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+    const refused = adcap(['build', 'painter', '-o', 'painter.adcap']);
+    expect(errorLine(refused)).toMatch(/^error E_SCHEMA: The manifest does not match its schema: \/summary /);
+    expect(refused.stderr).not.toContain('problems to fix before this builds');
+    expect(refused.stderr.includes('\u001b')).toBe(false);
   });
 });
 

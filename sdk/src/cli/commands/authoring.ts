@@ -82,8 +82,10 @@ export function register(program: Command, ctx: CliContext): void {
         built = keys.length > 0 ? await buildSignedPackage(dir, { out, keys }) : { ...(await buildPackage(dir, { out })), signedBy: [] as string[] };
       } catch (error) {
         // issue 13: every problem of every skill, one per line, with its rule and fix.
-        const problems = isAdcapError(error) ? (error.details.problems as SkillBuildProblem[] | undefined) : undefined;
-        if (Array.isArray(problems)) {
+        // Only skill problems carry a rule and a fix; a schema error's `problems` are pointers.
+        const listed: unknown = isAdcapError(error) ? error.details.problems : undefined;
+        const problems = Array.isArray(listed) && listed.every(isSkillBuildProblem) ? listed : undefined;
+        if (problems !== undefined) {
           output.note(`${problems.length} problems to fix before this builds:`);
           for (const p of problems) output.note(`  ${p.path}/SKILL.md [${p.rule}] ${p.message}\n    fix: ${p.fix}`);
         }
@@ -396,4 +398,10 @@ async function writeScaffold(dir: string, files: readonly ScaffoldFile[]): Promi
       throw asAdcapError(error, `Cannot write ${target}`);
     }
   }
+}
+
+function isSkillBuildProblem(value: unknown): value is SkillBuildProblem {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  return typeof p['path'] === 'string' && typeof p['rule'] === 'string' && typeof p['message'] === 'string' && typeof p['fix'] === 'string';
 }
