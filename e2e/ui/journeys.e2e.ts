@@ -18,6 +18,7 @@ interface Listed {
   version: string;
   status: string;
   grants: string[];
+  disabled?: { at: string; by: string };
 }
 
 const NOTES_READ = { id: 'fs:read', scope: 'workspace', reason: 'Reads the notes in the folder you choose.' };
@@ -308,6 +309,22 @@ describe('the manager UI, end to end in a browser', () => {
     await dialog.getByText('acme/report-kit').waitFor();
     await page.keyboard.press('Escape');
     expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
+  });
+
+  it('switches a capability off and on again from its page (issue 17)', async () => {
+    await go('#/installed/acme/notes');
+    await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
+    const toggle = page.getByRole('checkbox', { name: 'Enabled' });
+    expect(await toggle.isChecked()).toBe(true);
+    await toggle.click();
+    await page.locator('[data-disabled="user"]', { hasText: 'Disabled' }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(false);
+    expect((await installed('acme/notes'))?.disabled).toMatchObject({ by: 'user' });
+
+    await page.getByRole('checkbox', { name: 'Enabled' }).click();
+    await page.locator('[data-disabled]').waitFor({ state: 'detached' });
+    expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(true);
+    expect((await installed('acme/notes'))?.disabled).toBeUndefined();
   });
 
   it('sideloads an unsigned package: the dialog warns, and Install needs an explicit yes', async () => {
