@@ -11,6 +11,7 @@ import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { InstallDialog } from '../components/InstallDialog.js';
 import { DisabledBadge, EnabledToggle, ManagedNote } from '../components/Enablement.js';
 import { RollbackButton, UninstallButton } from '../components/Lifecycle.js';
+import { UseWith } from '../components/UseWith.js';
 import { Markdown, SafeLink } from '../components/Markdown.js';
 import { Monogram } from '../components/Monogram.js';
 import { PermissionList } from '../components/Permissions.js';
@@ -122,6 +123,7 @@ export function Capability({ id }: { id: string }) {
           </div>
         </div>
       )}
+      {installed !== null && d.installed !== null && <UseWith detail={installed} />}
 
       <section className="section" aria-labelledby="perm-h">
         <h2 id="perm-h">What it can do</h2>
