@@ -360,6 +360,13 @@ describe('the manager UI, end to end in a browser', () => {
     await page.getByRole('button', { name: /^Unlink from / }).click();
     await page.locator('[data-link="claude-code"]').waitFor({ state: 'detached' });
     expect(await lstat(link).catch(() => null)).toBeNull();
+
+    // A capability with tools: the line that registers them as an MCP server, per agent, with Copy.
+    await go('#/capability/acme/notes');
+    const mcp = page.locator('[data-mcp="claude-code"]');
+    await mcp.waitFor();
+    await mcp.getByRole('button', { name: 'Copy' }).click();
+    await mcp.getByRole('button', { name: 'Copied' }).waitFor();
   });
 
   it('sideloads an unsigned package: the dialog warns, and Install needs an explicit yes', async () => {
