@@ -5,7 +5,7 @@
  * not only on the screen. The journeys run in order on one home: install, update (decline, then
  * accept), roll back, repair, run a workflow, sideload, and a hostile package that must stay inert.
  */
-import { readdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ interface Listed {
   version: string;
   status: string;
   grants: string[];
+  disabled?: { at: string; by: string } | null;
 }
 
 const NOTES_READ = { id: 'fs:read', scope: 'workspace', reason: 'Reads the notes in the folder you choose.' };
@@ -109,7 +110,19 @@ const HOSTILE: CapabilitySource = {
   },
 };
 
+/** Agent Skills only (issue 13): linked into an agent from the capability page. */
+const PROOFREAD: CapabilitySource = {
+  manifest: manifest('acme/proofread', '1.0.0', {
+    name: 'Proofreading skills',
+    summary: 'Teaches your agent to proofread a text.',
+    skills: [{ path: 'skills/proofread' }],
+  }),
+  files: { 'skills/proofread/SKILL.md': '---\nname: proofread\ndescription: Proofreads a text and lists the fixes.\nlicense: MIT\n---\n\n# proofread\n\nFollow these steps.\n' },
+};
+
 let reg: UiRegistry;
+/** $HOME of the arcotheon ui process: where the agents' personal skill folders are. */
+let agentHome: string;
 let home: string;
 let ui: UiProcess;
 let app: AppDriver;
@@ -139,9 +152,11 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20
 beforeAll(async () => {
   await assertBuilt();
   reg = await UiRegistry.create();
-  await reg.publish(notes('1.0.0', [NOTES_READ], 'First release.'), REPORT, HOSTILE);
+  await reg.publish(notes('1.0.0', [NOTES_READ], 'First release.'), REPORT, HOSTILE, PROOFREAD);
   home = await reg.newHome();
-  ui = await startUi(home, reg.env);
+  agentHome = await tempDir('arcotheon-ui-agent-home-');
+  await mkdir(join(agentHome, '.claude'), { recursive: true });
+  ui = await startUi(home, { ...reg.env, HOME: agentHome });
   app = await openApp(ui);
   page = app.page;
 }, 120_000);
@@ -308,6 +323,50 @@ describe('the manager UI, end to end in a browser', () => {
     await dialog.getByText('acme/report-kit').waitFor();
     await page.keyboard.press('Escape');
     expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
+  });
+
+  it('switches a capability off and on again from its page (issue 17)', async () => {
+    await go('#/installed/acme/notes');
+    await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
+    const toggle = page.getByRole('checkbox', { name: 'Enabled' });
+    expect(await toggle.isChecked()).toBe(true);
+    await toggle.click();
+    await page.locator('[data-disabled="user"]', { hasText: 'Disabled' }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(false);
+    expect((await installed('acme/notes'))?.disabled).toMatchObject({ by: 'user' });
+
+    await page.getByRole('checkbox', { name: 'Enabled' }).click();
+    await page.locator('[data-disabled]').waitFor({ state: 'detached' });
+    expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(true);
+    // adcap list --json prints null for an enabled capability.
+    expect((await installed('acme/notes'))?.disabled ?? null).toBeNull();
+  });
+
+  it('links the skills of a capability into Claude Code with "Use with…", and unlinks them (issue 13)', async () => {
+    await go('#/capability/acme/proofread');
+    await page.getByRole('heading', { name: 'Proofreading skills', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Install Proofreading skills?' }).getByRole('button', { name: 'Install', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Proofreading skills is installed' }).getByRole('button', { name: 'Done' }).click();
+    expect(await installed('acme/proofread')).toMatchObject({ version: '1.0.0' });
+
+    const link = join(agentHome, '.claude', 'skills', 'proofread');
+    await page.getByRole('heading', { name: 'Use with…' }).waitFor();
+    await page.getByLabel('Agent').selectOption('claude-code');
+    await page.getByRole('button', { name: 'Link', exact: true }).click();
+    await page.locator('[data-link="claude-code"]').waitFor();
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+
+    await page.getByRole('button', { name: /^Unlink from / }).click();
+    await page.locator('[data-link="claude-code"]').waitFor({ state: 'detached' });
+    expect(await lstat(link).catch(() => null)).toBeNull();
+
+    // A capability with tools: the line that registers them as an MCP server, per agent, with Copy.
+    await go('#/capability/acme/notes');
+    const mcp = page.locator('[data-mcp="claude-code"]');
+    await mcp.waitFor();
+    await mcp.getByRole('button', { name: 'Copy' }).click();
+    await mcp.getByRole('button', { name: 'Copied' }).waitFor();
   });
 
   it('sideloads an unsigned package: the dialog warns, and Install needs an explicit yes', async () => {

@@ -23,6 +23,7 @@
  */
 import { args, array, boolean, json, literal, nullable, number, object, optional, record, string, union, type ArgsSchema, type Schema } from './schema.js';
 import type {
+  EnablementResultData,
   AgentStatusData,
   ApplyResultData,
   AuditEntry,
@@ -174,6 +175,8 @@ export const METHODS = {
   'installs.grants': call(args([capabilityId]), returns<GrantsData>(), 'Granted and declared permissions.'),
   'installs.revokeGrant': call(args([capabilityId, grant]), returns<string[]>(), 'Withdraw a grant; returns the grants left.', true),
   'installs.grant': call(args([capabilityId, grant]), returns<string[]>(), 'Grant a permission the capability declares; returns the grants.', true),
+  'installs.disable': call(args([capabilityId]), returns<EnablementResultData>(), 'Switch a capability off: its files, versions and grants stay; its tools stop running.', true),
+  'installs.enable': call(args([capabilityId]), returns<EnablementResultData>(), 'Switch a disabled capability back on (E_POLICY when the policy blocks it).', true),
   'installs.doctor': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Same as doctor.run.', { cancellable: false, mutates: true }),
 
   // ---- updates

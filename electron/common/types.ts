@@ -364,6 +364,31 @@ export interface InstalledSummary {
   explicit: boolean;
   grants: string[];
   source: InstallSourceData;
+  /** Issue 17: set while the capability is switched off (by the user or by the policy). */
+  disabled?: DisabledMarkData;
+  /** Set when the organisation's policy manages this capability. */
+  managed?: ManagedMarkData;
+}
+
+export interface DisabledMarkData {
+  at: string;
+  by: 'user' | 'policy';
+  rule?: string;
+}
+
+export interface ManagedMarkData {
+  text: string;
+  required?: string;
+  blocked?: string;
+  deniedGrants?: string[];
+}
+
+/** `installs.disable` / `installs.enable`. */
+export interface EnablementResultData {
+  id: string;
+  enabled: boolean;
+  changed: boolean;
+  disabled?: DisabledMarkData;
 }
 
 export interface InstalledVersionView {

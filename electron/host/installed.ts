@@ -112,6 +112,8 @@ export class Installed {
         explicit: capability.explicit,
         grants: capability.grants,
         source: capability.source,
+        ...(capability.disabled === undefined ? {} : { disabled: capability.disabled }),
+        ...(capability.managed === undefined ? {} : { managed: capability.managed }),
       },
       manifest,
       state,

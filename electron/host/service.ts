@@ -131,6 +131,16 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       installedChanged();
       return result;
     },
+    'installs.disable': async (id) => {
+      const result = await arc.disable(id);
+      installedChanged();
+      return result;
+    },
+    'installs.enable': async (id) => {
+      const result = await arc.enable(id);
+      installedChanged();
+      return result;
+    },
     'updates.check': () => installed.checkUpdates(),
     'remotes.list': () => arc.sources.remotes(),
     'remotes.status': () => settings.remoteStatus(),

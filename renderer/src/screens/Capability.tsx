@@ -9,7 +9,9 @@ import type { CapabilityDetail, HostError, InstallTargetData, InstalledDetail, T
 import { DistributionBadges, Publisher } from '../components/Badges.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { InstallDialog } from '../components/InstallDialog.js';
+import { DisabledBadge, EnabledToggle, ManagedNote } from '../components/Enablement.js';
 import { RollbackButton, UninstallButton } from '../components/Lifecycle.js';
+import { UseWith } from '../components/UseWith.js';
 import { Markdown, SafeLink } from '../components/Markdown.js';
 import { Monogram } from '../components/Monogram.js';
 import { PermissionList } from '../components/Permissions.js';
@@ -77,8 +79,11 @@ export function Capability({ id }: { id: string }) {
             <DistributionBadges tier={d.tier} access={d.access} deprecated={d.deprecated} />
             {d.installed !== null && <span className="badge ok">Installed {d.installed.version}</span>}
             {(d.installed?.updateAvailable ?? null) !== null && <span className="badge warn">Update available: {d.installed?.updateAvailable}</span>}
+            {installed !== null && d.installed !== null && <DisabledBadge item={installed} />}
             {!d.compatible.ok && <span className="badge danger">Not compatible</span>}
           </div>
+          {installed !== null && d.installed !== null && <ManagedNote item={installed} />}
+          {installed !== null && d.installed !== null && <EnabledToggle item={installed} />}
         </div>
         <div className="actions">
           {d.installed === null ? (
@@ -118,6 +123,7 @@ export function Capability({ id }: { id: string }) {
           </div>
         </div>
       )}
+      {installed !== null && d.installed !== null && <UseWith detail={installed} />}
 
       <section className="section" aria-labelledby="perm-h">
         <h2 id="perm-h">What it can do</h2>

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 import type { HostError, InstalledDetail, InstalledHealth, PermissionView } from '../../../electron/common/index.js';
+import { DisabledBadge, EnabledToggle, ManagedNote } from '../components/Enablement.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { RollbackButton, UninstallButton } from '../components/Lifecycle.js';
 import { Monogram } from '../components/Monogram.js';
@@ -67,6 +68,8 @@ function InstalledList() {
                   <span className={`badge ${HEALTH[item.health].badge}`} data-health={item.health}>
                     {item.health === 'update-available' && item.updateAvailable !== null ? `Update to ${item.updateAvailable}` : HEALTH[item.health].text}
                   </span>
+                  <DisabledBadge item={item} />
+                  {item.managed !== undefined && <span className="badge">Managed by your organisation</span>}
                   {ORIGIN[item.origin] !== '' && <span className="badge warn">{ORIGIN[item.origin]}</span>}
                   <span className="small muted">{item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}</span>
                 </div>
@@ -110,9 +113,12 @@ function InstalledPage({ id }: { id: string }) {
             <span className="mono">{d.id}</span> · version {d.version} ·{' '}
             <span className={`badge ${HEALTH[d.health].badge}`} data-health={d.health}>
               {HEALTH[d.health].text}
-            </span>
+            </span>{' '}
+            <DisabledBadge item={d} />
           </div>
           <p className="summary">{d.healthReason ?? d.summary}</p>
+          <ManagedNote item={d} />
+          <EnabledToggle item={d} />
         </div>
         <div className="actions">
           {d.updateAvailable !== null && (

@@ -130,6 +130,10 @@ describe('the host API through the typed client over a real WebSocket', () => {
     const audit = value(await client.audit.list({ limit: 10 }));
     expect(audit).toEqual([expect.objectContaining({ event: 'tool', capability: 'acme/echo', tool: 'main', version: '1.0.0', outcome: 'ok', durationMs: expect.any(Number) })]);
     expect(value(await client.audit.verify())).toEqual({ ok: true, lines: audit.length, problem: null });
+
+    expect(value(await client.installs.disable('acme/echo'))).toMatchObject({ id: 'acme/echo', enabled: false, changed: true, disabled: { by: 'user' } });
+    expect(value(await client.installs.overview())).toContainEqual(expect.objectContaining({ id: 'acme/echo', disabled: expect.objectContaining({ by: 'user' }) }));
+    expect(value(await client.installs.enable('acme/echo'))).toEqual({ id: 'acme/echo', enabled: true, changed: true });
     value(await client.workspaces.forget(workspace.handle));
     expect(value(await client.workspaces.list())).toEqual([]);
   });
