@@ -21,9 +21,10 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { extname, isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostService } from './host/service.js';
+import { uiContentType } from './host/ui-content-types.js';
 
 export interface WebHostOptions {
   service: HostService;
@@ -52,19 +53,6 @@ export interface WebHost {
   connections(): number;
   close(): Promise<void>;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-};
 
 /** Shown when the renderer has not been built: plain HTML, no script (the CSP forbids inline script anyway). */
 export const NOT_BUILT_PAGE =
@@ -256,7 +244,7 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
   if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return reply(res, 403, 'forbidden');
   const info = await stat(file).catch(() => null);
   if (info === null || !info.isFile()) return reply(res, 404, 'not found');
-  res.writeHead(200, { ...securityHeaders(port), 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': info.size });
+  res.writeHead(200, { ...securityHeaders(port), 'Content-Type': uiContentType(file), 'Content-Length': info.size });
   if (req.method === 'HEAD') return void res.end();
   const stream = createReadStream(file);
   stream.on('error', () => res.destroy());

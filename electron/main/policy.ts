@@ -5,6 +5,7 @@
  * only wires these to Electron's events, so they are unit-tested without the binary.
  */
 import path from 'node:path';
+import { uiContentType } from '../host/ui-content-types.js';
 
 /** The renderer is served from this origin only (a privileged, secure custom scheme). */
 export const APP_SCHEME = 'app';
@@ -117,18 +118,6 @@ export function permissionDecision(permission: string, requestingUrl: string | u
   return permission === 'clipboard-sanitized-write' && requestingUrl !== undefined && isAppUrl(requestingUrl);
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
-
 export type AppRequest = { status: 200; file: string; headers: Record<string, string> } | { status: 403 | 404 | 405; headers: Record<string, string> };
 
 /** Headers of every `app://` response: the CSP, no sniffing, no caching of the UI. */
@@ -162,5 +151,5 @@ export function resolveAppRequest(method: string, url: string, root: string): Ap
   const base = path.resolve(root);
   const file = path.resolve(base, relative);
   if (!file.startsWith(base + path.sep)) return { status: 403, headers };
-  return { status: 200, file, headers: { ...headers, 'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' } };
+  return { status: 200, file, headers: { ...headers, 'Content-Type': uiContentType(file) } };
 }

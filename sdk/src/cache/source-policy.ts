@@ -16,6 +16,7 @@
  */
 import dns from 'node:dns/promises';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
+import { ipv6Words, isInternalAddress } from '../util/ip-ranges.js';
 
 export interface SourcePolicy {
   /** The installing registry's v1/ URL, or null when there is none (a sideload). */
@@ -104,48 +105,18 @@ export function isPrivateHost(hostname: string): boolean {
 }
 
 function isPrivateIPv4(ip: string): boolean {
+  // 192.0.0.0/16 as a whole, beyond the IETF /24 the proxy's classifier names.
   const [a = 0, b = 0] = ip.split('.').map(Number);
-  return (
-    a === 0 || // "this network"
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) || // shared address space (CGNAT)
-    (a === 169 && b === 254) || // link-local, cloud metadata
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) || // IETF protocol assignments
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a >= 224 // multicast and reserved
-  );
+  return isInternalAddress(ip) || (a === 192 && b === 0);
 }
 
 function isPrivateIPv6(ip: string): boolean {
-  const v6 = ip.toLowerCase();
-  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(v6);
-  if (mapped?.[1] !== undefined) return isPrivateIPv4(mapped[1]);
-  const groups = expandIPv6(v6);
-  if (groups === null) return true; // unparseable: fail closed
-  const first = groups[0] ?? 0;
-  if (groups.every((g) => g === 0)) return true; // ::
-  if (groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1) return true; // ::1
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return true; // mapped, hex form
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xffc0) === 0xfec0 || // site-local (deprecated) fec0::/10
-    (first & 0xff00) === 0xff00 // multicast
-  );
-}
-
-/** The eight 16-bit groups of an IPv6 address (no embedded IPv4), or null. */
-function expandIPv6(ip: string): number[] | null {
-  const halves = ip.split('::');
-  if (halves.length > 2) return null;
-  const parse = (part: string | undefined): number[] => (part === undefined || part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
-  const head = parse(halves[0]);
-  const tail = parse(halves[1]);
-  if ([...head, ...tail].some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
-  if (halves.length === 1) return head.length === 8 ? head : null;
-  const missing = 8 - head.length - tail.length;
-  return missing < 1 ? null : [...head, ...Array<number>(missing).fill(0), ...tail];
+  // An IPv4 address written in dotted form inside IPv6 (::ffff:a.b.c.d, ::a.b.c.d) is that address.
+  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  if (dotted?.[1] !== undefined) return isPrivateIPv4(dotted[1]);
+  const words = ipv6Words(ip);
+  if (words === null) return true; // unparseable: fail closed
+  // The IPv4-mapped block in hex form (::ffff:7f00:1) is refused whatever it maps to.
+  if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) return true;
+  return isInternalAddress(ip);
 }
