@@ -103,7 +103,7 @@ export function UseWith({ detail }: { detail: InstalledDetail }) {
           <ul className="list-plain">
             {mcp.map((m) => (
               <li key={m.agent} data-mcp={m.agent}>
-                <strong>{m.agent}</strong>
+                <strong>{agents?.find((a) => a.id === m.agent)?.name ?? m.agent}</strong>
                 {m.kind === 'config' && <span className="small muted"> (add to {m.file})</span>}
                 <div className="row">
                   <code className="mono small">{m.line}</code>
