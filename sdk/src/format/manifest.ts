@@ -6,6 +6,7 @@ import { scopeProblem } from '../permissions/table.js';
 import { escapePointer } from './canonical-json.js';
 import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
+import { isBinaryRuntime, isInterpreterRuntime } from './runtime-table.js';
 
 /**
  * The semantic rules of spec §3.2 (and spec §10 for adapters) that `validateManifest` checks after
@@ -163,10 +164,10 @@ function checkFileReferences(m: Manifest): void {
   };
   m.tools?.forEach((tool, i) => {
     const runtime = tool.runtime;
-    if (runtime.type === 'node' || runtime.type === 'python') {
-      need(`/tools/${i}/runtime/entry`, (runtime as { entry: string }).entry, 'the entry file');
-    } else if (runtime.type === 'binary') {
-      for (const [platform, entry] of Object.entries((runtime as { entries: Record<string, string> }).entries)) {
+    if (isInterpreterRuntime(runtime)) {
+      need(`/tools/${i}/runtime/entry`, runtime.entry, 'the entry file');
+    } else if (isBinaryRuntime(runtime)) {
+      for (const [platform, entry] of Object.entries(runtime.entries)) {
         need(`/tools/${i}/runtime/entries/${escapePointer(platform)}`, entry, `the ${platform} executable`);
       }
     }
@@ -233,8 +234,7 @@ function checkSemverRanges(m: Manifest): void {
   for (const [host, range] of Object.entries(m.compat?.agents ?? {})) need(`/compat/agents/${escapePointer(host)}`, range);
   for (const [runtime, range] of Object.entries(m.compat?.runtimes ?? {})) need(`/compat/runtimes/${escapePointer(runtime)}`, range);
   m.tools?.forEach((tool, i) => {
-    const version = (tool.runtime as { version?: unknown }).version;
-    if ((tool.runtime.type === 'node' || tool.runtime.type === 'python') && typeof version === 'string') need(`/tools/${i}/runtime/version`, version);
+    if (isInterpreterRuntime(tool.runtime) && typeof tool.runtime.version === 'string') need(`/tools/${i}/runtime/version`, tool.runtime.version);
   });
 }
 

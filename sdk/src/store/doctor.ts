@@ -4,6 +4,7 @@ import semver from 'semver';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
+import { isBinaryRuntime, isInterpreterRuntime } from '../format/runtime-table.js';
 import { validateManifest } from '../format/manifest.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { publisherTrustedKeys } from '../registry/catalogue.js';
@@ -186,7 +187,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
     }
     for (const tool of manifest.tools ?? []) {
       const runtime = tool.runtime;
-      if (runtime.type !== 'node' && runtime.type !== 'python') continue;
+      if (!isInterpreterRuntime(runtime)) continue;
       needsSandbox = true;
       const found = runtimes[runtime.type];
       const range = typeof runtime.version === 'string' ? runtime.version : undefined;
@@ -199,7 +200,7 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
         });
       }
     }
-    if ((manifest.tools ?? []).some((t) => t.runtime.type === 'binary')) needsSandbox = true;
+    if ((manifest.tools ?? []).some((t) => isBinaryRuntime(t.runtime))) needsSandbox = true;
   }
   if (needsSandbox && arc.sandboxChoice.use === undefined) {
     try {

@@ -105,7 +105,8 @@ export class TarParser {
           this.position += take;
           break;
         }
-        default: {
+        case State.Header:
+        case State.SecondZeroBlock: {
           const take = Math.min(BLOCK_SIZE - this.headerFill, chunk.length - offset);
           chunk.copy(this.header, this.headerFill, offset, offset + take);
           this.headerFill += take;
