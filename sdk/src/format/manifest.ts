@@ -6,7 +6,7 @@ import { scopeProblem } from '../permissions/table.js';
 import { escapePointer } from './canonical-json.js';
 import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
-import { isBinaryRuntime, isInterpreterRuntime } from './runtime-table.js';
+import { classifyRuntime, isInterpreterRuntime } from './runtime-table.js';
 
 /**
  * The semantic rules of spec §3.2 (and spec §10 for adapters) that `validateManifest` checks after
@@ -163,13 +163,18 @@ function checkFileReferences(m: Manifest): void {
     if (!files.has(path)) fail('file-listed', pointer, `refers to ${what} ${JSON.stringify(path)}, which is not in files`);
   };
   m.tools?.forEach((tool, i) => {
-    const runtime = tool.runtime;
-    if (isInterpreterRuntime(runtime)) {
-      need(`/tools/${i}/runtime/entry`, runtime.entry, 'the entry file');
-    } else if (isBinaryRuntime(runtime)) {
-      for (const [platform, entry] of Object.entries(runtime.entries)) {
-        need(`/tools/${i}/runtime/entries/${escapePointer(platform)}`, entry, `the ${platform} executable`);
-      }
+    const classified = classifyRuntime(tool.runtime);
+    switch (classified.kind) {
+      case 'interpreter':
+        need(`/tools/${i}/runtime/entry`, classified.runtime.entry, 'the entry file');
+        break;
+      case 'binary':
+        for (const [platform, entry] of Object.entries(classified.runtime.entries)) {
+          need(`/tools/${i}/runtime/entries/${escapePointer(platform)}`, entry, `the ${platform} executable`);
+        }
+        break;
+      case 'reserved':
+        break;
     }
   });
   // spec §3.1: each skills[].path is a directory containing SKILL.md.

@@ -4,7 +4,8 @@
  * only place those facts live (issue 15, item 2): the manifest types and checks, compatibility,
  * interpreter detection, doctor and the launcher all derive from it. Adding a runtime touches this
  * module and sdk/schema/capability-1.json (test/sdk/format/runtime-table.test.ts holds them equal);
- * a new *kind* makes every `switch` over `RuntimeKindName` fail the lint rule
+ * a runtime of a new *kind* makes every `switch` over a runtime's kind (`classifyRuntime`: the
+ * manifest's file checks, doctor, the launcher) fail the lint rule
  * `@typescript-eslint/switch-exhaustiveness-check` until it is handled.
  *
  * Plain data: no Node modules, so every layer may read it.
@@ -106,4 +107,19 @@ export function isInterpreterRuntime(runtime: ToolRuntime): runtime is Interpret
 /** Whether a (validated) tool runtime runs `entries[platform]` directly. */
 export function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRuntime {
   return runtimeKind(runtime.type) === 'binary';
+}
+
+/**
+ * A (validated) tool runtime with its kind beside it, for a `switch (classified.kind)` that the
+ * lint rule holds exhaustive: a new kind in the table is pointed at in every such switch.
+ */
+export type ClassifiedRuntime =
+  | { kind: 'interpreter'; runtime: InterpreterToolRuntime }
+  | { kind: 'binary'; runtime: BinaryToolRuntime }
+  | { kind: 'reserved'; runtime: ToolRuntime };
+
+export function classifyRuntime(runtime: ToolRuntime): ClassifiedRuntime {
+  if (isInterpreterRuntime(runtime)) return { kind: 'interpreter', runtime };
+  if (isBinaryRuntime(runtime)) return { kind: 'binary', runtime };
+  return { kind: 'reserved', runtime };
 }

@@ -6,7 +6,7 @@
  * used to be parsed in several places, and the enforcing copy was the lenient one).
  *
  * Issue 15, item 2: the ids themselves are this table's keys (`PermissionId`). Adding one touches
- * this module and sdk/schema/capability-1.json (test/sdk/permissions/table.test.ts holds them
+ * this module and sdk/schema/capability-1.json (test/sdk/permissions/wildcard-grants-match.test.ts holds them
  * equal); every `switch` over `PermissionId` that misses it fails the lint rule
  * `@typescript-eslint/switch-exhaustiveness-check` (sandbox/sandbox.ts `interpretGrants`).
  */

@@ -15,8 +15,8 @@ import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
-import type { Tool } from '../format/manifest-types.js';
-import { interpreterOf, isBinaryRuntime, isInterpreterRuntime, isRuntimeType, RUNNABLE_RUNTIMES, RUNTIME_TABLE, type InterpreterRuntime, type RunnableRuntime } from '../format/runtime-table.js';
+import type { BinaryToolRuntime, InterpreterToolRuntime, Tool } from '../format/manifest-types.js';
+import { classifyRuntime, interpreterOf, isRuntimeType, RUNNABLE_RUNTIMES, RUNTIME_TABLE, type InterpreterRuntime, type RunnableRuntime } from '../format/runtime-table.js';
 import { parseVersion } from '../resolve/runtimes.js';
 import { findProgram, SAFE_PATH } from '../sandbox/common.js';
 
@@ -111,31 +111,42 @@ export async function resolveLaunch(tool: Tool, dir: string, options: { platform
   const platform = options.platform ?? currentPlatform();
   const problem = runtimeProblem(tool, platform);
   if (problem !== null) throw problem;
-  const runtime = tool.runtime;
-  if (isBinaryRuntime(runtime)) {
-    const entries: Record<string, string> = runtime.entries;
-    const entry = entries[platform];
-    if (entry === undefined) {
-      throw new AdcapError('E_INCOMPATIBLE', `The tool ${tool.name} ships binaries for ${Object.keys(entries).join(', ')}, but none for this computer (${platform}).`, {
-        details: { platform },
-      });
-    }
-    const file = await entryFile(dir, entry, tool.name);
-    try {
-      await access(file, constants.X_OK);
-    } catch {
-      throw new AdcapError('E_MISSING', `The binary ${entry} of tool ${tool.name} is not executable; the package must mark it executable (run "adcap doctor --fix").`, {
-        details: { path: file },
-      });
-    }
-    return { runtime: 'binary', command: file, args: [] };
+  const classified = classifyRuntime(tool.runtime);
+  switch (classified.kind) {
+    case 'binary':
+      return launchBinary(tool, classified.runtime, dir, platform);
+    case 'interpreter':
+      return launchInterpreter(tool, classified.runtime, dir, options.interpreters);
+    case 'reserved':
+      throw new Error('unreachable: runtimeProblem refused reserved runtimes');
   }
-  if (!isInterpreterRuntime(runtime)) throw new Error('unreachable: runtimeProblem refused other runtimes');
+}
+
+async function launchBinary(tool: Tool, runtime: BinaryToolRuntime, dir: string, platform: string): Promise<Launch> {
+  const entries: Record<string, string> = runtime.entries;
+  const entry = entries[platform];
+  if (entry === undefined) {
+    throw new AdcapError('E_INCOMPATIBLE', `The tool ${tool.name} ships binaries for ${Object.keys(entries).join(', ')}, but none for this computer (${platform}).`, {
+      details: { platform },
+    });
+  }
+  const file = await entryFile(dir, entry, tool.name);
+  try {
+    await access(file, constants.X_OK);
+  } catch {
+    throw new AdcapError('E_MISSING', `The binary ${entry} of tool ${tool.name} is not executable; the package must mark it executable (run "adcap doctor --fix").`, {
+      details: { path: file },
+    });
+  }
+  return { runtime: runtime.type, command: file, args: [] };
+}
+
+async function launchInterpreter(tool: Tool, runtime: InterpreterToolRuntime, dir: string, interpreters: Interpreters | undefined): Promise<Launch> {
   const entry = runtime.entry;
   const range = typeof runtime.version === 'string' ? runtime.version : undefined;
   const kind = interpreterOf(runtime.type);
   const name = kind.label;
-  const found = await findInterpreter(runtime.type, options.interpreters?.[runtime.type]);
+  const found = await findInterpreter(runtime.type, interpreters?.[runtime.type]);
   if (found.command === '' || found.version === undefined) {
     throw new AdcapError(
       'E_RUNTIME_UNSUPPORTED',

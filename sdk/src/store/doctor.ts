@@ -4,7 +4,7 @@ import semver from 'semver';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
-import { isBinaryRuntime, isInterpreterRuntime } from '../format/runtime-table.js';
+import { classifyRuntime } from '../format/runtime-table.js';
 import { validateManifest } from '../format/manifest.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { publisherTrustedKeys } from '../registry/catalogue.js';
@@ -186,21 +186,30 @@ export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise
       }
     }
     for (const tool of manifest.tools ?? []) {
-      const runtime = tool.runtime;
-      if (!isInterpreterRuntime(runtime)) continue;
-      needsSandbox = true;
-      const found = runtimes[runtime.type];
-      const range = typeof runtime.version === 'string' ? runtime.version : undefined;
-      if (found === undefined || (range !== undefined && !semver.satisfies(found, range))) {
-        problems.push({
-          kind: 'missing-interpreter',
-          id,
-          message: `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
-          fixable: false,
-        });
+      const classified = classifyRuntime(tool.runtime);
+      switch (classified.kind) {
+        case 'binary':
+          needsSandbox = true;
+          break;
+        case 'reserved':
+          break;
+        case 'interpreter': {
+          needsSandbox = true;
+          const runtime = classified.runtime;
+          const found = runtimes[runtime.type];
+          const range = typeof runtime.version === 'string' ? runtime.version : undefined;
+          if (found === undefined || (range !== undefined && !semver.satisfies(found, range))) {
+            problems.push({
+              kind: 'missing-interpreter',
+              id,
+              message: `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
+              fixable: false,
+            });
+          }
+          break;
+        }
       }
     }
-    if ((manifest.tools ?? []).some((t) => isBinaryRuntime(t.runtime))) needsSandbox = true;
   }
   if (needsSandbox && arc.sandboxChoice.use === undefined) {
     try {
