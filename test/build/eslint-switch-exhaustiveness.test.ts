@@ -5,8 +5,8 @@
 // plus one new member, and the real sandbox switch with its id type widened by one. The type-aware
 // parser only knows files of the TypeScript project, so each text is linted in place of an
 // existing file that no other module imports (sdk/src/cli/bin.ts, electron/host/conformance.ts),
-// and every file linted with other text is linted again with its own afterwards: the parser keeps
-// the last text it saw. Nothing is written to disk.
+// and every file linted with other text is linted again with its own afterwards, so no later lint
+// in this process sees the changed text. Nothing is written to disk.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
