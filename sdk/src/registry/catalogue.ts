@@ -11,6 +11,7 @@
  */
 import { AdcapError, isAdcapError } from '../errors.js';
 import { canonicalBytes } from '../format/canonical-json.js';
+import type { SchemaProblem } from '../format/json-schema.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import type { Envelope } from '../format/manifest-types.js';
 import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
@@ -127,9 +128,10 @@ export function checkCatalogueSignature(envelope: unknown, rootKeys: readonly Ro
   }
 }
 
-function catalogError(pointer: string, problem: string, keyword?: string): AdcapError {
-  return new AdcapError('E_CATALOG', `The signed catalogue is malformed: ${pointer || '/'} ${problem}; the registry must rebuild it.`, {
-    details: keyword === undefined ? { pointer } : { pointer, keyword },
+/** `problem.text` starts with the JSON pointer and says what is wrong there (SchemaProblem). */
+function catalogError(problem: SchemaProblem): AdcapError {
+  return new AdcapError('E_CATALOG', `The signed catalogue is malformed: ${problem.text}; the registry must rebuild it.`, {
+    details: { pointer: problem.pointer, keyword: problem.keyword },
   });
 }
 
@@ -139,18 +141,17 @@ function catalogError(pointer: string, problem: string, keyword?: string): Adcap
  * key's keyId is the SHA-256 of its publicKey, and generatedAt is a real instant.
  */
 export function checkCataloguePayload(value: unknown): CataloguePayload {
-  const payload = checkRegistryDocument('cataloguePayload', value, (problem) =>
-    new AdcapError('E_CATALOG', `The signed catalogue is malformed: ${problem.text}; the registry must rebuild it.`, {
-      details: { pointer: problem.pointer, keyword: problem.keyword },
-    }),
-  );
+  const payload = checkRegistryDocument('cataloguePayload', value, catalogError);
   // The schema's date-time format admits a leap second, which Date.parse does not: an instant
   // that parses to NaN would slip past the freshness check.
-  if (Number.isNaN(Date.parse(payload.generatedAt))) throw catalogError('/generatedAt', 'must be a UTC date-time such as 2026-11-30T12:00:00Z', 'format');
+  if (Number.isNaN(Date.parse(payload.generatedAt))) {
+    throw catalogError({ pointer: '/generatedAt', keyword: 'format', text: '/generatedAt must be a UTC date-time such as 2026-11-30T12:00:00Z (format)' });
+  }
   for (const [id, publisher] of Object.entries(payload.publishers)) {
     publisher.keys.forEach((key, index) => {
       if (!keyMatches(key)) {
-        throw catalogError(`/publishers/${id}/keys/${index}/publicKey`, 'must be the base64 Ed25519 public key whose SHA-256 is keyId', 'keyId');
+        const pointer = `/publishers/${id}/keys/${index}/publicKey`;
+        throw catalogError({ pointer, keyword: 'keyId', text: `${pointer} must be the base64 Ed25519 public key whose SHA-256 is keyId (keyId)` });
       }
     });
   }
