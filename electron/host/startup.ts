@@ -32,6 +32,7 @@ async function runToEnd(service: Pick<HostService, 'dispatch'>, method: 'policy.
  */
 export async function startUp(service: Pick<HostService, 'dispatch'>, options: { doctor: boolean; log?: (message: string) => void }): Promise<StartUpOutcome> {
   // Messages can quote a registry's or a policy's text: no terminal control characters reach a log.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   const log = (message: string): void => options.log?.(message.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'));
   const policy = await runToEnd(service, 'policy.apply');
   if (!policy.ok) log(`the organisation policy could not be applied: ${policy.error.message} (${policy.error.code})`);
