@@ -86,12 +86,15 @@ beforeAll(async () => {
       deniedPermissions: ['process:exec'],
     }),
   );
-  ui = await startUi(home, { ...reg.env, ARCOTHEON_POLICY: policyPath });
+  // From here on, every child (arcotheon ui, and adcap checking the outcomes) is under the policy.
+  process.env['ARCOTHEON_POLICY'] = policyPath;
+  ui = await startUi(home, reg.env);
   app = await openApp(ui);
   page = app.page;
 }, 120_000);
 
 afterAll(async () => {
+  delete process.env['ARCOTHEON_POLICY'];
   await app?.close();
   await closeBrowser();
   const code = await ui?.stop();
@@ -119,7 +122,7 @@ describe('the manager UI under an organisation policy', () => {
     await required.waitFor();
     expect(await required.isChecked()).toBe(true);
     expect(await required.isDisabled()).toBe(true);
-    await page.locator('[data-toggle-for="acme/compliance"] [data-policy-lock]', { hasText: 'Required by your organisation: it cannot be switched off.' }).waitFor();
+    await page.locator('[data-toggle-for="acme/compliance"] [data-policy-lock]', { hasText: 'Required by your organisation.' }).waitFor();
     // The reason is read with the switch (aria-describedby).
     const describedBy = await required.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${describedBy ?? ''}"]`).textContent()).toContain('Required by your organisation');
@@ -127,9 +130,11 @@ describe('the manager UI under an organisation policy', () => {
     const blocked = page.getByRole('checkbox', { name: 'Enabled Legacy sync' });
     expect(await blocked.isChecked()).toBe(false);
     expect(await blocked.isDisabled()).toBe(true);
-    await page.locator('[data-toggle-for="acme/legacy"] [data-policy-lock]', { hasText: 'Blocked by your organisation: it cannot be switched on.' }).waitFor();
+    await page.locator('[data-toggle-for="acme/legacy"] [data-policy-lock]', { hasText: 'Blocked by your organisation.' }).waitFor();
     await page.locator('a.card[data-id="acme/legacy"] [data-disabled="policy"]', { hasText: 'Disabled by policy' }).waitFor();
     await page.locator('a.card[data-id="acme/compliance"]', { hasText: 'Managed by your organisation' }).waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    if (process.env['ARCOTHEON_SCREENSHOTS'] !== undefined) await page.screenshot({ path: join(process.env['ARCOTHEON_SCREENSHOTS'], 'policy-installed.png'), fullPage: true });
   });
 
   it('shows the organisation and the rule on the required capability, and refuses to uninstall it naming the rule', async () => {
@@ -140,6 +145,7 @@ describe('the manager UI under an organisation policy', () => {
     expect(await note.textContent()).toContain(`Managed by Acme IT (rule "required" in ${policyPath}). Ask it@acme.example if you need it.`);
     const toggle = page.getByRole('checkbox', { name: 'Enabled' });
     expect(await toggle.isDisabled()).toBe(true);
+    await page.locator('[data-policy-lock]', { hasText: 'Required by your organisation: it cannot be switched off.' }).waitFor();
 
     // The managed screen passes axe (no serious or critical violation).
     expect(await seriousA11yViolations(page)).toEqual([]);
@@ -152,7 +158,7 @@ describe('the manager UI under an organisation policy', () => {
     await refusal.getByText('acme/compliance is required on this computer and cannot be uninstalled.', { exact: false }).waitFor();
     expect(await refusal.textContent()).toContain('rule "required"');
     expect(await refusal.textContent()).toContain('E_POLICY');
-    await page.keyboard.press('Escape');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await installed('acme/compliance')).toMatchObject({ version: '1.0.0', disabled: null });
   });

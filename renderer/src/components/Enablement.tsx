@@ -31,9 +31,9 @@ export function ManagedNote({ item }: { item: Pick<InstalledSummary, 'managed'> 
  * Why the policy keeps the switch where it is, or null when the user may flip it: a required
  * capability cannot be switched off, a blocked one cannot be switched on (issue 17).
  */
-export function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): string | null {
-  if (item.managed?.required !== undefined && item.disabled?.by !== 'policy') return 'Required by your organisation: it cannot be switched off.';
-  if (item.disabled?.by === 'policy' || item.managed?.blocked !== undefined) return 'Blocked by your organisation: it cannot be switched on.';
+export function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who: string; what: string } | null {
+  if (item.managed?.required !== undefined && item.disabled?.by !== 'policy') return { who: 'Required by your organisation', what: 'it cannot be switched off.' };
+  if (item.disabled?.by === 'policy' || item.managed?.blocked !== undefined) return { who: 'Blocked by your organisation', what: 'it cannot be switched on.' };
   return null;
 }
 
@@ -73,7 +73,8 @@ export function EnabledToggle({ item, row = false }: { item: Pick<InstalledSumma
       </label>
       {locked !== null && (
         <span id={reasonId} className="small muted" data-policy-lock="">
-          {locked}
+          {/* On a row, the short reason (the page beside it says the rest); on the page, the whole sentence. */}
+          {row ? `${locked.who}.` : `${locked.who}: ${locked.what}`}
         </span>
       )}
       {error !== null && <ErrorBox error={error} />}

@@ -177,7 +177,6 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--remote <name>', 'look only in this remote')
     .action(async (id: string, opts: { remote?: string }) => {
       parseCapabilityId(id);
-      const home = ctx.home();
       // issue 12: an installed capability shows from any source (sideloaded too), even when no
       // remote lists it or the remotes cannot be reached.
       const installed = await installedView(await openArcotheon(ctx), id);
