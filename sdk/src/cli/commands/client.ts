@@ -223,7 +223,9 @@ async function remotesFor(ctx: CliContext, name: string | undefined): Promise<Re
   // issue 17: a policy that lists registries replaces the configured ones (and the embedded default).
   const rows = await remoteRows(ctx);
   const managed = rows.filter((r) => r.managed !== null).map(({ managed: _m, used: _u, ...r }) => r);
-  const remotes = managed.length > 0 ? managed : await withEmbeddedDefault((await readHomeConfig(home)).remotes, ctx.io.env);
+  // A policy that lists registries is in force when it left a configured one unused, or listed any.
+  const underPolicy = managed.length > 0 || rows.some((r) => !r.used);
+  const remotes = underPolicy ? managed : await withEmbeddedDefault((await readHomeConfig(home)).remotes, ctx.io.env);
   if (name !== undefined) {
     const found = remotes.find((r) => r.name === name);
     return found === undefined ? [await getRemote(home, name)] : [found];
