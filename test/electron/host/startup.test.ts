@@ -5,6 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Arcotheon } from '@arcotheon/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostService } from '../../../electron/host/service.js';
 import { startUp } from '../../../electron/host/startup.js';
@@ -26,7 +27,7 @@ describe('startUp', () => {
   it('applies the policy, reports a required capability it could not install, then runs doctor on the result', async () => {
     const policyFile = join(work, 'policy.json');
     await writeFile(policyFile, JSON.stringify({ policy: 1, organisation: 'Acme IT', required: ['acme/present', 'acme/absent'] }));
-    const service = createHostService(reg.arcotheon(join(work, 'home'), { policy: { env: { ARCOTHEON_POLICY: policyFile } } }));
+    const service = createHostService(new Arcotheon(reg.options(join(work, 'home'), { policy: { env: { ARCOTHEON_POLICY: policyFile } } })));
     const events: string[] = [];
     service.subscribe((e) => events.push(e.type === 'operation' ? `${e.method}:${e.state}` : e.type));
     const logged: string[] = [];
