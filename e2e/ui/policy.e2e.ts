@@ -202,4 +202,27 @@ describe('the manager UI under an organisation policy', () => {
     expect(await page.locator('[data-remote="test"]').getByRole('button', { name: 'Remove' }).count()).toBe(0);
     expect(app.errors).toEqual([]);
   });
+
+  it('keeps working with a policy it cannot apply, and says so in a banner above every screen', async () => {
+    const bad = join(await tempDir('arcotheon-ui-bad-policy-'), 'policy.json');
+    await writeFile(bad, JSON.stringify({ policy: 1, sideloading: false }));
+    const other = await startUi(await reg.newHome(), { ...reg.env, ARCOTHEON_POLICY: bad });
+    const second = await openApp(other);
+    try {
+      const banner = second.page.locator('[data-banner="policy"]');
+      await banner.waitFor();
+      const text = (await banner.textContent()) ?? '';
+      expect(text).toContain('Your organisation\u2019s policy is refused, so no changes can be made.');
+      expect(text).toContain(`The organisation policy ${bad} does not match the policy schema`);
+      // Still serving: the screens answer.
+      await second.page.keyboard.press('Control+2');
+      await second.page.getByRole('heading', { name: 'Installed', level: 1 }).waitFor();
+      await banner.waitFor();
+      expect(second.errors).toEqual([]);
+    } finally {
+      await second.close();
+      expect(await other.stop()).toBe(0);
+    }
+    expect(other.stderr()).toMatch(/arcotheon: the organisation policy could not be applied: .*\(E_POLICY\)/);
+  });
 });
