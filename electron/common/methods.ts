@@ -44,6 +44,8 @@ import type {
   OperationInfo,
   PackageDocumentData,
   PlanData,
+  PolicyApplyData,
+  PolicyStatusData,
   RemoteConfigData,
   RemoteStatus,
   Result,
@@ -198,6 +200,15 @@ export const METHODS = {
 
   // ---- doctor
   'doctor.run': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Check the home; with fix, repair; with fix and dryRun, say what a fix would do.', { cancellable: false, mutates: true }),
+
+  // ---- organisation policy (issue 17)
+  'policy.show': call(args([]), returns<PolicyStatusData>(), 'The organisation policy in force (or why it is refused), where it came from, and what applying it at start-up did.'),
+  'policy.apply': operation(
+    args([]),
+    returns<PolicyApplyData>(),
+    'Bring this home in line with the policy: blocked capabilities disabled, required ones installed, enabled and updated. The host runs it once at start-up.',
+    { cancellable: false, mutates: true },
+  ),
 
   // ---- audit
   'audit.list': call(args([], [object({ limit: optional(number({ integer: true, min: 1, max: 10_000 })), capability: optional(capabilityId) })]), returns<AuditEntry[]>(), 'The audit log, newest first.'),
