@@ -836,7 +836,7 @@ export class Arcotheon {
     const trusted = await this.sources.publisherKeys(publisher);
     let unknownSigner = false;
     let signedBy: string[] = [];
-    if (read.envelope !== null) {
+    if (read.signatureBytes !== null) {
       try {
         signedBy = checkPackageSignature(read, { trusted }).signedBy;
       } catch (error) {
@@ -852,7 +852,7 @@ export class Arcotheon {
       manifestSha256: read.manifestSha256,
       archiveSha256: read.archiveSha256,
       size: read.size,
-      unsigned: read.envelope === null,
+      unsigned: read.signatureBytes === null,
       unknownSigner,
       signedBy,
       trusted,

@@ -6,9 +6,8 @@ import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import { buildPackage, type SkillBuildProblem } from '../../format/package-build.js';
 import { findSkills, initSkillsRepository } from '../../format/skill-repo.js';
 import { readPackage } from '../../format/package-read.js';
-import { parseEnvelope } from '../../trust/envelope.js';
 import { generateKey, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from '../../trust/keys.js';
-import { buildSignedPackage, signPackage, verifyPackage } from '../../trust/package-signature.js';
+import { buildSignedPackage, parsePackageEnvelope, signPackage, verifyPackage } from '../../trust/package-signature.js';
 import type { CliContext } from '../context.js';
 import { DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
 
@@ -175,7 +174,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<file>', 'package file')
     .action(async (fileArg: string) => {
       const pkg = await readPackage(ctx.resolvePath(fileArg));
-      const envelope = pkg.envelope === null ? null : parseEnvelope(pkg.envelope, 'SIGNATURE.json');
+      const envelope = pkg.signatureBytes === null ? null : parsePackageEnvelope(pkg.signatureBytes);
       const signature = envelope === null ? null : { keyIds: envelope.signatures.map((s) => s.keyId), payload: envelope.payload };
       const m = pkg.manifest;
       output.result(

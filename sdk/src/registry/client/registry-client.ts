@@ -63,7 +63,10 @@ export interface BlobFetcher {
     onProgress?: (progress: { phase: string; done: number; total?: number }) => void;
     signal?: AbortSignal;
     what?: string;
+    readerHashes?: boolean;
   }): Promise<string>;
+  /** Re-hashes a cached entry and removes it when damaged (ContentCache.verifyEntry). */
+  verifyEntry?(sha256: string): Promise<unknown>;
 }
 
 export interface DownloadOptions {
@@ -234,9 +237,23 @@ export class RegistryClient {
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       what: `${id}@${version}`,
+      // A cached archive is not hashed twice: verifyPackage hashes every byte it reads, and the
+      // archive's SHA-256 is compared with the pin below (issue 15 item 3).
+      readerHashes: true,
     });
     const { publisher } = parseCapabilityId(id);
-    const verified = await verifyPackage(path, { trusted: publisherTrustedKeys(payload, publisher), requireSignature: true });
+    const verified = await verifyPackage(path, { trusted: publisherTrustedKeys(payload, publisher), requireSignature: true }).catch(async (error: unknown) => {
+      await dropIfDamaged(options.cache, entry.archive.sha256);
+      throw error;
+    });
+    if (verified.archiveSha256 !== entry.archive.sha256) {
+      await dropIfDamaged(options.cache, entry.archive.sha256);
+      throw new AdcapError(
+        'E_HASH',
+        `The cached archive of ${id}@${version} hashes to ${verified.archiveSha256}, not its pin ${entry.archive.sha256}; the damaged copy was removed from the cache, so try again to download it anew.`,
+        { details: { id, version, expected: entry.archive.sha256, actual: verified.archiveSha256 } },
+      );
+    }
     checkArchiveMatchesEntry(verified, entry);
     return { path, id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
   }
@@ -335,6 +352,11 @@ function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefin
 }
 
 /** The verified archive must be the one the signed entry describes (identity is content, spec §4). */
+/** A cached archive that failed to read is re-hashed, and removed when damaged, so the next try downloads it. */
+async function dropIfDamaged(cache: DownloadOptions['cache'], sha256: string): Promise<void> {
+  await cache.verifyEntry?.(sha256).catch(() => undefined);
+}
+
 function checkArchiveMatchesEntry(verified: { manifest: Manifest; manifestSha256: string }, entry: DocumentVersion): void {
   if (verified.manifestSha256 !== entry.manifestSha256 || verified.manifest.id !== entry.id || verified.manifest.version !== entry.version) {
     throw new AdcapError(
