@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Hash } from 'node:crypto';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { fsyncDir } from '../util/fs-atomic.js';
+import { removeTree } from '../util/fs-tree.js';
 import { createSha256 } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
 import { readArchive } from './archive/reader.js';
@@ -85,7 +86,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     return result;
   } catch (error) {
     await visitor.closeAll();
-    if (staging !== undefined) await removeTree(staging);
+    if (staging !== undefined) await removeTree(staging).catch(() => undefined);
     throw error;
   }
 }
@@ -382,7 +383,3 @@ async function applyModes(dir: string, readOnly: boolean): Promise<void> {
   await chmod(dir, readOnly ? 0o555 : 0o755);
 }
 
-async function removeTree(dir: string): Promise<void> {
-  await applyModes(dir, false).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-}

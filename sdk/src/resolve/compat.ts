@@ -1,4 +1,5 @@
 import semver from 'semver';
+import { hostPlatform } from '../util/platform.js';
 import type { CandidateVersion, HostEnvironment } from './types.js';
 
 export type CompatibilityCandidate = Pick<CandidateVersion, 'version' | 'compat' | 'hasTools'> & {
@@ -10,10 +11,7 @@ export type CompatibilityResult = { ok: true } | { ok: false; reason: string };
 
 const RUNTIME_NAMES = { node: 'Node.js', python: 'Python' } as const;
 
-/** The platform string of this process, in the `os-arch` form of spec §11 (`linux-x64`). */
-export function hostPlatform(): string {
-  return `${process.platform}-${process.arch}`;
-}
+export { hostPlatform };
 
 /**
  * Whether a version may be installed on this host (spec §11: a host MUST refuse an incompatible

@@ -16,6 +16,7 @@ import { AdcapError } from '../errors.js';
 import type { Tool } from '../format/manifest-types.js';
 import { parseVersion } from '../resolve/runtimes.js';
 import { findProgram, SAFE_PATH } from '../sandbox/common.js';
+import { hostPlatform } from '../util/platform.js';
 
 export interface Interpreters {
   /** Absolute path of the node binary tools run with. */
@@ -35,16 +36,12 @@ export interface Launch {
 
 const RESERVED = new Set(['wasm', 'mcp', 'http']);
 
-/** `${process.platform}-${process.arch}`, the key of `runtime.entries` and `platforms`. */
-export function currentPlatform(): string {
-  return `${process.platform}-${process.arch}`;
-}
 
 /**
  * Refuses what cannot run here before anything starts: reserved runtime types and `tool.platforms`
  * that exclude this host. Cheap and synchronous, so callers (the MCP listing) can filter with it.
  */
-export function runtimeProblem(tool: Tool, platform: string = currentPlatform()): AdcapError | null {
+export function runtimeProblem(tool: Tool, platform: string = hostPlatform()): AdcapError | null {
   const type = tool.runtime.type;
   if (RESERVED.has(type)) {
     return new AdcapError(
@@ -111,7 +108,7 @@ async function pythonInterpreter(given: string | undefined): Promise<{ command: 
  * naming the version found), E_INCOMPATIBLE (platform), E_MISSING (entry not on disk).
  */
 export async function resolveLaunch(tool: Tool, dir: string, options: { platform?: string; interpreters?: Interpreters } = {}): Promise<Launch> {
-  const platform = options.platform ?? currentPlatform();
+  const platform = options.platform ?? hostPlatform();
   const problem = runtimeProblem(tool, platform);
   if (problem !== null) throw problem;
   const runtime = tool.runtime;

@@ -10,6 +10,7 @@ import { generateKey, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type K
 import { buildSignedPackage, parsePackageEnvelope, signPackage, verifyPackage } from '../../trust/package-signature.js';
 import type { CliContext } from '../context.js';
 import { DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
+import { isIdPart, splitCapabilityId } from '../../util/capability-id.js';
 
 /**
  * Authoring commands (DESIGN §8): init, build, sign, verify, inspect, keygen. They work on files
@@ -224,8 +225,6 @@ interface ScaffoldFile {
   executable?: boolean;
 }
 
-const CAPABILITY_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-const CAPABILITY_ID = /^([a-z0-9]+(?:-[a-z0-9]+)*)\/([a-z0-9]+(?:-[a-z0-9]+)*)$/;
 
 /** A name made of lowercase letters, digits and single hyphens (spec §3.1), at most 64 chars. */
 export function slugify(text: string): string {
@@ -235,7 +234,7 @@ export function slugify(text: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 64)
     .replace(/-+$/, '');
-  return CAPABILITY_NAME.test(slug) ? slug : 'my-capability';
+  return isIdPart(slug) ? slug : 'my-capability';
 }
 
 function titleCase(slug: string): string {
@@ -250,12 +249,12 @@ export function scaffoldCapability(dir: string, options: { id?: string; name?: s
   let id: string;
   let name: string;
   if (options.id !== undefined) {
-    const match = CAPABILITY_ID.exec(options.id);
-    if (match === null || (match[1] ?? '').length > 64 || (match[2] ?? '').length > 64) {
+    const parts = splitCapabilityId(options.id);
+    if (parts === null) {
       throw new AdcapError('E_USAGE', `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`);
     }
     id = options.id;
-    name = match[2] ?? 'my-capability';
+    name = parts.name;
   } else {
     name = slugify(basename(dir));
     id = `local/${name}`;
