@@ -68,6 +68,7 @@ export { HomeLayout } from './store/home.js';
 export { AuditLog, auditDigest, type AuditEvent, type AuditLine } from './run/audit.js';
 export { runTool, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT_MS, type RunProgress, type RunToolOptions, type ToolRunResult } from './run/run-tool.js';
 export { platformDataDir } from './cli/context.js';
+export { isCapabilityId, isIdPart } from './util/capability-id.js';
 export { FileSecretStore, VARIABLE_NAME, envReadVariables, secretEnv, type SecretRequest, type SecretSource, type SecretStore } from './run/secrets.js';
 export { runWorkflow, validateInstalledWorkflows, type RunWorkflowOptions, type WorkflowRunResult, type WorkflowStepResult } from './run/workflow.js';
 export { mcpServe, mcpToolName, type McpServeOptions, type McpServerHandle } from './run/mcp.js';
