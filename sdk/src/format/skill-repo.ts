@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../util/fs-atomic.js';
 import type { FileEntry, Manifest } from './manifest-types.js';
 import { MANIFEST_ENTRY } from './package-read.js';
 import { extractFrontMatter } from './skills.js';
-import { splitCapabilityId } from '../util/capability-id.js';
+import { idPartTitle, splitCapabilityId } from '../util/capability-id.js';
 
 /** The builder's ignore file (package-build.ts re-exports it as IGNORE_FILE). */
 export const ADCAPIGNORE_FILE = '.adcapignore';
@@ -162,7 +162,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   const readme = await firstFile(root, ['README.md', 'readme.md', 'Readme.md']);
   const readmeText = readme === null ? null : await readFile(join(root, readme), 'utf8');
   const fromReadme = readmeText === null ? {} : readmeSummary(readmeText);
-  const name = truncate(options.name ?? fromReadme.title ?? titleCase(parts.name), 80);
+  const name = truncate(options.name ?? fromReadme.title ?? idPartTitle(parts.name), 80);
   let summary = fromReadme.summary;
   if (summary === undefined) {
     const first = skills.find((s) => s.description !== undefined);
@@ -271,12 +271,6 @@ function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
 }
 
-function titleCase(slug: string): string {
-  return slug
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join(' ');
-}
 
 /**
  * The SPDX id of a well-known license text, or undefined. Only texts recognised with certainty

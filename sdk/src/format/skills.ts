@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { AdcapError } from '../errors.js';
-import { ID_PART_PATTERN } from '../util/capability-id.js';
+import { ID_PART_PATTERN, toIdPart } from '../util/capability-id.js';
 
 /**
  * The skill rules of spec §3.1 and the Agent Skills specification (agentskills.io), checked on each
@@ -222,11 +222,5 @@ function fixFor(rule: string, message: string, n: { dirName: string; dirValid: b
 
 /** A valid skill name close to `text` (lowercase, hyphens), for a suggested fix. */
 function suggestName(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_NAME)
-    .replace(/-+$/, '');
-  return slug === '' ? 'my-skill' : slug;
+  return toIdPart(text, 'my-skill');
 }

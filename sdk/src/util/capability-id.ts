@@ -25,3 +25,22 @@ export function splitCapabilityId(id: unknown): { publisher: string; name: strin
 export function isCapabilityId(value: unknown): boolean {
   return splitCapabilityId(value) !== null;
 }
+
+/** The id part closest to `text` (lowercase, runs of other characters become one hyphen), or `fallback`. */
+export function toIdPart(text: string, fallback: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_ID_PART_LENGTH)
+    .replace(/-+$/, '');
+  return isIdPart(slug) ? slug : fallback;
+}
+
+/** A display name from an id part: `pdf-tools` -> `Pdf Tools`. */
+export function idPartTitle(part: string): string {
+  return part
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
+}

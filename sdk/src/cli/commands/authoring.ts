@@ -10,7 +10,7 @@ import { generateKey, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type K
 import { buildSignedPackage, parsePackageEnvelope, signPackage, verifyPackage } from '../../trust/package-signature.js';
 import type { CliContext } from '../context.js';
 import { DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
-import { isIdPart, splitCapabilityId } from '../../util/capability-id.js';
+import { idPartTitle, splitCapabilityId, toIdPart } from '../../util/capability-id.js';
 
 /**
  * Authoring commands (DESIGN §8): init, build, sign, verify, inspect, keygen. They work on files
@@ -228,20 +228,7 @@ interface ScaffoldFile {
 
 /** A name made of lowercase letters, digits and single hyphens (spec §3.1), at most 64 chars. */
 export function slugify(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '');
-  return isIdPart(slug) ? slug : 'my-capability';
-}
-
-function titleCase(slug: string): string {
-  return slug
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join(' ');
+  return toIdPart(text, 'my-capability');
 }
 
 /** The files of a new capability that builds as it is: one skill and one node tool. */
@@ -259,7 +246,7 @@ export function scaffoldCapability(dir: string, options: { id?: string; name?: s
     name = slugify(basename(dir));
     id = `local/${name}`;
   }
-  const displayName = (options.name ?? titleCase(name)).slice(0, 80);
+  const displayName = (options.name ?? idPartTitle(name)).slice(0, 80);
   const manifest = {
     adcap: '1.0',
     id,
