@@ -10,12 +10,12 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, posix, resolve, win32 } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Arcotheon, isAdcapError, loadEmbeddedRemote } from '@arcotheon/sdk';
 import { createHostService, type HostService } from './host/service.js';
 import { startUp, type StartUpOutcome } from './host/startup.js';
+import { defaultHome as desktopDefaultHome } from './main/paths.js';
 import { startWebHost, type WebHost } from './web.js';
 
 /** The repository (or installed app) root: the folder whose package.json is the app's. */
@@ -88,13 +88,9 @@ export async function startUi(options: UiOptions, log: (message: string) => void
   };
 }
 
-/** The per-user data folder, as `adcap` chooses it (sdk/src/cli/context.ts platformDataDir). */
+/** The per-user data folder, as `adcap` chooses it (one rule: main/paths.ts defaultHome, the SDK's platformDataDir). */
 export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.ARCOTHEON_HOME !== undefined && env.ARCOTHEON_HOME !== '') return resolve(env.ARCOTHEON_HOME);
-  if (platform === 'win32') return win32.join(env.APPDATA !== undefined && env.APPDATA !== '' ? env.APPDATA : win32.join(homedir(), 'AppData', 'Roaming'), 'Arcotheon');
-  if (platform === 'darwin') return posix.join(homedir(), 'Library', 'Application Support', 'Arcotheon');
-  const xdg = env.XDG_DATA_HOME;
-  return posix.join(xdg !== undefined && xdg !== '' && posix.isAbsolute(xdg) ? xdg : posix.join(homedir(), '.local', 'share'), 'arcotheon');
+  return desktopDefaultHome(env, platform);
 }
 
 /** Opens `url` in the user's browser; failures are reported, never fatal (the URL is printed). */

@@ -62,8 +62,10 @@ import type {
 
 // ------------------------------------------------------------------ argument schemas
 
+// DESIGN §3, the SDK's util/capability-id.ts grammar (electron/common imports nothing from the SDK,
+// so it is spelled here; test/electron/common/capability-id-parity.test.ts keeps the two equal).
 const namePart = '[a-z0-9]+(?:-[a-z0-9]+)*';
-export const capabilityId = string({ max: 129, pattern: new RegExp(`^${namePart}/${namePart}$`), what: 'a capability id "publisher/name"' });
+export const capabilityId = string({ max: 129, pattern: new RegExp(`^(?=[^/]{1,64}/[^/]{1,64}$)${namePart}/${namePart}$`), what: 'a capability id "publisher/name"' });
 const version = string({ min: 1, max: 256, pattern: /^[0-9A-Za-z.+-]+$/, what: 'a version' });
 const range = string({ min: 1, max: 256, what: 'a version range' });
 const grant = string({ min: 1, max: 1024, pattern: /^[a-z]+:[a-z]+(?::[^\s]+)?$/, what: 'a grant "id[:scope]"' });

@@ -24,7 +24,7 @@ export { validateWorkflowDocument, parseTemplatePath, templatePaths, isToolStep,
 export * from './permissions/index.js';
 export { generateKey, generateKey as keygen, keyFromSeed, keyIdOf, parseKeyFile, publicKeyOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
 export { CATALOG_CONTEXT, PACKAGE_CONTEXT, parseEnvelope, signedMessage, signEnvelope, verifyEnvelope, type SignatureContext, type VerifiedEnvelope } from './trust/envelope.js';
-export { buildSignedPackage, checkPackageSignature, packagePayload, signPackage, verifyPackage, type PackageSignatureOptions, type PackageSignatureResult, type SignedBuild, type SignedPackage, type VerifiedPackage, type VerifyPackageOptions } from './trust/package-signature.js';
+export { buildSignedPackage, checkPackageSignature, packagePayload, parsePackageEnvelope, signPackage, verifyPackage, type PackageSignatureOptions, type PackageSignatureResult, type SignedBuild, type SignedPackage, type VerifiedPackage, type VerifyPackageOptions } from './trust/package-signature.js';
 export { checkUrlAllowed, fetchCapped, isLoopbackHost, resolveUrl, type FetchCappedOptions, type FetchLike } from './cache/fetch.js';
 export type { AuthorizeFn, AuthorizeGrant, AuthorizeRequest, Authorization } from './cache/authorize.js';
 export { ContentCache, type BlobRequest, type ContentCacheOptions, type GcResult, type VerifyResult } from './cache/content-cache.js';
@@ -68,6 +68,7 @@ export { HomeLayout } from './store/home.js';
 export { AuditLog, auditDigest, type AuditEvent, type AuditLine } from './run/audit.js';
 export { runTool, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT_MS, type RunProgress, type RunToolOptions, type ToolRunResult } from './run/run-tool.js';
 export { platformDataDir } from './cli/context.js';
+export { isCapabilityId, isIdPart } from './util/capability-id.js';
 export { FileSecretStore, VARIABLE_NAME, envReadVariables, secretEnv, type SecretRequest, type SecretSource, type SecretStore } from './run/secrets.js';
 export { runWorkflow, validateInstalledWorkflows, type RunWorkflowOptions, type WorkflowRunResult, type WorkflowStepResult } from './run/workflow.js';
 export { mcpServe, mcpToolName, type McpServeOptions, type McpServerHandle } from './run/mcp.js';

@@ -52,6 +52,13 @@ export interface BlobRequest {
   signal?: AbortSignal;
   /** Names the blob in messages, e.g. `resource "embeddings"`. */
   what?: string;
+  /**
+   * Set only by a caller that hashes every byte it reads from the returned path and refuses a
+   * mismatch (the package reader computes the archive's SHA-256 in its one pass, and
+   * downloadArchive compares it with the pin): a cached entry is then checked by size alone, not
+   * hashed twice. Everyone else gets a cached entry re-hashed on read (see presentOrDrop).
+   */
+  readerHashes?: boolean;
 }
 
 export type EntryState = 'ok' | 'missing' | 'corrupt';
@@ -94,6 +101,8 @@ export class ContentCache {
   private readonly attemptsPerMirror: number;
   private readonly lookup: LookupAddresses | undefined;
   private readonly inflight = new Map<string, Inflight>();
+  /** Entries this instance hashed on read, by path, with the file identity they had then. */
+  private readonly hashedOnRead = new Map<string, string>();
 
   /** `dir` is the home's `cache/` directory; blobs live in `dir/sha256/`, temp files in `dir/tmp/`. */
   constructor(dir: string, options: ContentCacheOptions = {}) {
@@ -121,6 +130,17 @@ export class ContentCache {
   }
 
   /**
+   * The path of a cached blob whose bytes were hashed on this read (see presentOrDrop), or null
+   * when it is absent or was damaged (a damaged entry is removed, so fetchBlob downloads it again).
+   * For readers that hand the file to someone who does not hash it (resources, shards).
+   */
+  async cachedPath(sha256: string, size: number): Promise<string | null> {
+    assertSize(size);
+    const final = this.pathFor(sha256);
+    return (await this.presentOrDrop(final, size)) ? final : null;
+  }
+
+  /**
    * Returns the local path of a verified blob, downloading it if needed (spec §9): mirrors in order,
    * at most `size` bytes read from each, SHA-256 and size checked before the blob enters the cache,
    * the next mirror tried on wrong bytes or errors. Concurrent calls for one blob share one download.
@@ -129,7 +149,7 @@ export class ContentCache {
     assertSha(request.sha256);
     assertSize(request.size);
     const final = this.pathFor(request.sha256);
-    if (await this.presentOrDrop(final, request.size)) return final;
+    if (await this.presentOrDrop(final, request.size, request.readerHashes !== true)) return final;
     // No await between this check and the set below: concurrent callers join one download.
     const existing = this.inflight.get(request.sha256);
     if (existing !== undefined) {
@@ -273,16 +293,31 @@ export class ContentCache {
   // --- internals -------------------------------------------------------------------------------
 
   /**
-   * True when a file of the right size is at `final`. A wrong-sized entry is re-hashed: if it is
-   * corrupt it is removed (and refetched by the caller); if it is intact, the caller's size pin
-   * contradicts its SHA-256 and no download could ever satisfy it, so that is E_DOWNLOAD (a bad pin
-   * must not be able to evict a good entry).
+   * True when a file of the right size is at `final`, and with `hash`, whose bytes hash to its
+   * address. Reads are verified like cacache's (issue 15 item 3): a same-size entry damaged on disk
+   * is removed and the caller fetches it again, instead of handing damaged bytes to a tool. Only a
+   * caller that hashes what it reads anyway passes `hash` false (BlobRequest.readerHashes). An
+   * entry hashed once is not hashed again by this instance while its inode, size and times stay.
+   *
+   * A wrong-sized entry is re-hashed: if it is corrupt it is removed (and refetched by the caller);
+   * if it is intact, the caller's size pin contradicts its SHA-256 and no download could ever
+   * satisfy it, so that is E_DOWNLOAD (a bad pin must not be able to evict a good entry).
    */
-  private async presentOrDrop(final: string, size: number): Promise<boolean> {
+  private async presentOrDrop(final: string, size: number, hash = true): Promise<boolean> {
     const info = await stat(final).catch(() => null);
     if (info === null) return false;
-    if (info.isFile() && info.size === size) return true;
     const sha256 = final.slice(-64);
+    if (info.isFile() && info.size === size) {
+      if (!hash) return true;
+      const identity = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+      if (this.hashedOnRead.get(final) === identity) return true;
+      if ((await this.verifyEntry(sha256)).state === 'ok') {
+        this.hashedOnRead.set(final, identity);
+        return true;
+      }
+      this.hashedOnRead.delete(final);
+      return false;
+    }
     if (info.isFile() && (await this.verifyEntry(sha256)).state === 'ok') {
       throw new AdcapError(
         'E_DOWNLOAD',

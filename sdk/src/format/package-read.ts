@@ -1,19 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Hash } from 'node:crypto';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { fsyncDir } from '../util/fs-atomic.js';
-import { createSha256, SHA256_HEX } from '../util/hash.js';
+import { removeTree } from '../util/fs-tree.js';
+import { createSha256 } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
 import { readArchive } from './archive/reader.js';
 import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
 import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js';
 import { manifestDigest } from './canonical-json.js';
 import { validateManifest } from './manifest.js';
-import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
+import type { FileEntry, Manifest } from './manifest-types.js';
 import { validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
 
@@ -33,8 +34,12 @@ export interface ReadPackageOptions {
 export interface ReadPackage {
   manifest: Manifest;
   manifestSha256: string;
-  /** SIGNATURE.json, parsed strictly and shape-checked but NOT signature-verified (see verifyPackage). */
-  envelope: Envelope<PackagePayload> | null;
+  /**
+   * The bytes of SIGNATURE.json (at most maxManifestBytes), or null when the package has none.
+   * The format layer only places it (spec §2: last entry); parsing and verifying it is the trust
+   * layer's one job (trust/package-signature.ts parsePackageEnvelope, verifyPackage).
+   */
+  signatureBytes: Buffer | null;
   /** SHA-256 and size of the compressed archive. */
   archiveSha256: string;
   size: number;
@@ -67,7 +72,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     const result: ReadPackage = {
       manifest,
       manifestSha256,
-      envelope: visitor.envelope,
+      signatureBytes: visitor.signatureBytes,
       archiveSha256: summary.sha256,
       size: summary.size,
       entries: visitor.paths,
@@ -81,7 +86,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     return result;
   } catch (error) {
     await visitor.closeAll();
-    if (staging !== undefined) await removeTree(staging);
+    if (staging !== undefined) await removeTree(staging).catch(() => undefined);
     throw error;
   }
 }
@@ -117,7 +122,7 @@ const PARALLEL_WRITES = 16;
 /** The package rules on top of the archive rules: order, manifest, files, signature. */
 class PackageVisitor implements ArchiveVisitor {
   readonly paths: string[] = [];
-  envelope: Envelope<PackagePayload> | null = null;
+  signatureBytes: Buffer | null = null;
   private manifest: Manifest | undefined;
   private digest = '';
   private readonly expected = new Map<string, FileEntry>();
@@ -209,7 +214,7 @@ class PackageVisitor implements ArchiveVisitor {
     this.current = undefined;
     if (current.kind === 'document') {
       const bytes = Buffer.concat(current.chunks, current.bytes);
-      if (current.path === SIGNATURE_ENTRY) this.envelope = parseEnvelope(bytes);
+      if (current.path === SIGNATURE_ENTRY) this.signatureBytes = bytes;
       else this.acceptManifest(bytes);
       // The installed directory keeps capability.json and SIGNATURE.json beside the files they cover.
       await this.writeSmallFile(current.path, false, bytes);
@@ -331,40 +336,6 @@ async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
   }
 }
 
-/** spec §5: SIGNATURE.json is { payload: { adcap, id, version, manifestSha256 }, signatures: [{ keyId, alg, sig }] }. */
-function parseEnvelope(bytes: Buffer): Envelope<PackagePayload> {
-  let value: unknown;
-  try {
-    value = parseStrictJson(bytes, 'The package signature (SIGNATURE.json)');
-  } catch (error) {
-    throw new AdcapError('E_SIGNATURE', `The package's SIGNATURE.json is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  const malformed = (problem: string): never => {
-    throw new AdcapError('E_SIGNATURE', `The package's SIGNATURE.json is malformed: ${problem}; sign the package again.`);
-  };
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  const onlyKeys = (v: Record<string, unknown>, keys: string[], where: string): void => {
-    for (const key of Object.keys(v)) if (!keys.includes(key)) malformed(`${where} has the unknown field ${JSON.stringify(key)}`);
-    for (const key of keys) if (!(key in v)) malformed(`${where} lacks the field ${JSON.stringify(key)}`);
-  };
-  if (!isObject(value)) return malformed('it is not an object');
-  onlyKeys(value, ['payload', 'signatures'], 'the envelope');
-  const { payload, signatures } = value;
-  if (!isObject(payload)) return malformed('payload is not an object');
-  onlyKeys(payload, ['adcap', 'id', 'version', 'manifestSha256'], 'payload');
-  for (const key of ['adcap', 'id', 'version'] as const) if (typeof payload[key] !== 'string') malformed(`payload.${key} is not a string`);
-  if (typeof payload.manifestSha256 !== 'string' || !SHA256_HEX.test(payload.manifestSha256)) malformed('payload.manifestSha256 is not a lowercase SHA-256 hex digest');
-  if (!Array.isArray(signatures) || signatures.length === 0) return malformed('signatures is not a non-empty list');
-  signatures.forEach((entry: unknown, i) => {
-    if (!isObject(entry)) return malformed(`signatures[${i}] is not an object`);
-    onlyKeys(entry, ['keyId', 'alg', 'sig'], `signatures[${i}]`);
-    if (typeof entry.keyId !== 'string' || !SHA256_HEX.test(entry.keyId)) malformed(`signatures[${i}].keyId is not a SHA-256 hex key id`);
-    if (entry.alg !== 'ed25519') malformed(`signatures[${i}].alg is not "ed25519"`);
-    if (typeof entry.sig !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry.sig)) malformed(`signatures[${i}].sig is not base64`);
-  });
-  return value as unknown as Envelope<PackagePayload>;
-}
-
 /** A fresh, private staging directory beside `extractTo`, so the final rename stays on one file system. */
 async function createStaging(extractTo: string): Promise<string> {
   const existing = await lstat(extractTo).catch((error: NodeJS.ErrnoException) => {
@@ -412,7 +383,3 @@ async function applyModes(dir: string, readOnly: boolean): Promise<void> {
   await chmod(dir, readOnly ? 0o555 : 0o755);
 }
 
-async function removeTree(dir: string): Promise<void> {
-  await applyModes(dir, false).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-}

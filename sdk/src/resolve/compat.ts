@@ -1,5 +1,6 @@
 import semver from 'semver';
 import { INTERPRETER_RUNTIMES, interpreterOf } from '../format/runtime-table.js';
+import { hostPlatform } from '../util/platform.js';
 import type { CandidateVersion, HostEnvironment } from './types.js';
 
 export type CompatibilityCandidate = Pick<CandidateVersion, 'version' | 'compat' | 'hasTools'> & {
@@ -9,10 +10,7 @@ export type CompatibilityCandidate = Pick<CandidateVersion, 'version' | 'compat'
 
 export type CompatibilityResult = { ok: true } | { ok: false; reason: string };
 
-/** The platform string of this process, in the `os-arch` form of spec §11 (`linux-x64`). */
-export function hostPlatform(): string {
-  return `${process.platform}-${process.arch}`;
-}
+export { hostPlatform };
 
 /**
  * Whether a version may be installed on this host (spec §11: a host MUST refuse an incompatible

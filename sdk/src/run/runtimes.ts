@@ -19,6 +19,7 @@ import type { BinaryToolRuntime, InterpreterToolRuntime, Tool } from '../format/
 import { classifyRuntime, interpreterOf, isRuntimeType, RUNNABLE_RUNTIMES, RUNTIME_TABLE, type InterpreterRuntime, type RunnableRuntime } from '../format/runtime-table.js';
 import { parseVersion } from '../resolve/runtimes.js';
 import { findProgram, SAFE_PATH } from '../sandbox/common.js';
+import { hostPlatform } from '../util/platform.js';
 
 /** Absolute paths of the interpreters tools run with, by runtime (`node`, `python`: the runtime table's interpreters). */
 export type Interpreters = { [T in InterpreterRuntime]?: string };
@@ -37,16 +38,12 @@ function runnableList(joiner: 'and' | 'or'): string {
   return `${RUNNABLE_RUNTIMES.slice(0, -1).join(', ')} ${joiner} ${RUNNABLE_RUNTIMES[RUNNABLE_RUNTIMES.length - 1] ?? ''}`;
 }
 
-/** `${process.platform}-${process.arch}`, the key of `runtime.entries` and `platforms`. */
-export function currentPlatform(): string {
-  return `${process.platform}-${process.arch}`;
-}
 
 /**
  * Refuses what cannot run here before anything starts: reserved runtime types and `tool.platforms`
  * that exclude this host. Cheap and synchronous, so callers (the MCP listing) can filter with it.
  */
-export function runtimeProblem(tool: Tool, platform: string = currentPlatform()): AdcapError | null {
+export function runtimeProblem(tool: Tool, platform: string = hostPlatform()): AdcapError | null {
   const type: unknown = tool.runtime.type;
   if (!isRuntimeType(type)) {
     return new AdcapError('E_RUNTIME_UNSUPPORTED', `The tool ${tool.name} uses the unknown runtime "${String(type)}"; this host runs ${runnableList('and')} tools.`, {
@@ -108,7 +105,7 @@ async function findInterpreter(runtime: InterpreterRuntime, given: string | unde
  * naming the version found), E_INCOMPATIBLE (platform), E_MISSING (entry not on disk).
  */
 export async function resolveLaunch(tool: Tool, dir: string, options: { platform?: string; interpreters?: Interpreters } = {}): Promise<Launch> {
-  const platform = options.platform ?? currentPlatform();
+  const platform = options.platform ?? hostPlatform();
   const problem = runtimeProblem(tool, platform);
   if (problem !== null) throw problem;
   const classified = classifyRuntime(tool.runtime);

@@ -12,6 +12,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { removeTree } from '../util/fs-tree.js';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
 import { executableExposure, existingRealPath, findProgram, isInside, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
@@ -344,7 +345,8 @@ export class BubblewrapSandbox implements Sandbox {
       }
       await proxy?.close();
       await limited?.cleanup();
-      await fsp.rm(runDir, { recursive: true, force: true });
+      // The tool may have left read-only folders in its home or tmp: the one removeTree copes.
+      await removeTree(runDir);
     };
     try {
       const uid = process.getuid?.() ?? 65534;

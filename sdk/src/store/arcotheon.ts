@@ -19,7 +19,7 @@ import { grantCovers, grantString, parseGrant } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import { shippedRemote } from '../registry/embedded.js';
 import { assertRemoteName, normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
-import type { SearchFilters, SearchHit } from '../registry/search.js';
+import { compareSearchHits, type SearchFilters, type SearchHit } from '../registry/search.js';
 import type { DocumentVersion, PackageDocument } from '../registry/types.js';
 import { checkCompatibility, hostPlatform } from '../resolve/compat.js';
 import { resolve } from '../resolve/resolver.js';
@@ -367,31 +367,34 @@ export class Arcotheon {
 
   // ---------------------------------------------------------------- discovery (metadata only)
 
-  /** Searches every remote; the first remote listing an id wins. */
-  async search(query: string, filters: Omit<SearchFilters, 'installedIds'> = {}): Promise<Array<SearchHit & { remote: string }>> {
+  /** Searches every remote (or only `filters.remote`); the first remote listing an id wins. */
+  async search(query: string, filters: Omit<SearchFilters, 'installedIds'> & { remote?: string } = {}): Promise<Array<SearchHit & { remote: string }>> {
     if (typeof query !== 'string') throw new AdcapError('E_USAGE', 'search() takes the words to look for as a string ("" lists everything).', { details: { argument: 'query' } });
     const installedIds = new Set((await this.list()).map((c) => c.id));
     const seen = new Set<string>();
     const hits: Array<SearchHit & { remote: string }> = [];
+    const { remote, ...catalogueFilters } = filters;
     for (const client of await this.sources.clients()) {
-      for (const hit of await client.search(query, { ...filters, installedIds, limit: undefined })) {
+      if (remote !== undefined && client.remote.name !== remote) continue;
+      for (const hit of await client.search(query, { ...catalogueFilters, installedIds, limit: undefined })) {
         if (seen.has(hit.id)) continue;
         seen.add(hit.id);
         hits.push({ ...hit, remote: client.remote.name });
       }
     }
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    hits.sort(compareSearchHits);
     return filters.limit === undefined ? hits : hits.slice(0, filters.limit);
   }
 
   /** The verified package document of a capability (every version and its status). */
-  async packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
+  async packageDoc(id: string, options: { remote?: string } = {}): Promise<PackageDocument & { remote: string }> {
     checkId(id, 'packageDoc');
     parseCapabilityId(id);
     // An installed capability is shown as its own registry has it (issue 11, item 1).
     const state = await readState(this.home, id).catch(() => null);
     const installedFrom = state?.versions[state.active]?.source;
-    const located = await this.sources.locate(id, installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {});
+    const where = options.remote !== undefined ? { only: options.remote } : installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {};
+    const located = await this.sources.locate(id, where);
     if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
     return { ...located.doc, remote: located.remote };
   }
@@ -836,7 +839,7 @@ export class Arcotheon {
     const trusted = await this.sources.publisherKeys(publisher);
     let unknownSigner = false;
     let signedBy: string[] = [];
-    if (read.envelope !== null) {
+    if (read.signatureBytes !== null) {
       try {
         signedBy = checkPackageSignature(read, { trusted }).signedBy;
       } catch (error) {
@@ -852,7 +855,7 @@ export class Arcotheon {
       manifestSha256: read.manifestSha256,
       archiveSha256: read.archiveSha256,
       size: read.size,
-      unsigned: read.envelope === null,
+      unsigned: read.signatureBytes === null,
       unknownSigner,
       signedBy,
       trusted,

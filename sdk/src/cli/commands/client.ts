@@ -5,11 +5,10 @@ import { compareVersions } from '../../registry/documents.js';
 import { parseCapabilityId } from '../../registry/layout.js';
 import { loadEmbeddedRemote } from '../../registry/embedded.js';
 import { addRemote, checkRemoteConfig, getRemote, listRemotes, normalizeRemoteUrl, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
-import type { SearchFilters, SearchHit } from '../../registry/search.js';
+import type { SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
-import { HomeLayout } from '../../store/home.js';
+import type { Arcotheon } from '../../store/arcotheon.js';
 import { assertRemoteAllowed, assertRemoteRemovable, loadPolicy, managedBy, type LoadedPolicy } from '../../store/policy.js';
-import { packageIdsOnDisk } from '../../store/state.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { installedView, type InstalledView } from '../installed-view.js';
@@ -146,13 +145,16 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--all', 'print every result')
     .action(async (query: string, opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number; all?: boolean }) => {
       if (opts.all === true && opts.limit !== undefined) throw new AdcapError('E_USAGE', 'Give either --limit or --all, not both.');
-      const home = ctx.home();
-      const filters: SearchFilters = { installedIds: await installedIds(home) };
+      // The names and the "no remotes" case are checked here, with the CLI's messages.
+      await remotesFor(ctx, opts.remote);
+      const filters: Parameters<Arcotheon['search']>[1] = {};
       if (opts.tier !== undefined) filters.tier = opts.tier;
       if (opts.access !== undefined) filters.access = opts.access;
       if (opts.installed === true) filters.installed = true;
       if (opts.notInstalled === true) filters.installed = false;
-      const hits = await searchAll(await remotesFor(ctx, opts.remote), (r) => clientFor(r), query, filters);
+      if (opts.remote !== undefined) filters.remote = opts.remote;
+      // The SDK's one search (issue 15 item 3): the same hits in the same order as every host gets.
+      const hits = await (await openArcotheon(ctx)).search(query, filters);
       // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
       // of the rest (issue 12 item 14), with catalogue text escaped.
       const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
@@ -177,12 +179,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--remote <name>', 'look only in this remote')
     .action(async (id: string, opts: { remote?: string }) => {
       parseCapabilityId(id);
+      const arc = await openArcotheon(ctx);
       // issue 12: an installed capability shows from any source (sideloaded too), even when no
       // remote lists it or the remotes cannot be reached.
-      const installed = await installedView(await openArcotheon(ctx), id);
+      const installed = await installedView(arc, id);
       let listed: Listed | null = null;
       try {
-        listed = await showCapability(await remotesFor(ctx, opts.remote), (r) => clientFor(r), id);
+        await remotesFor(ctx, opts.remote);
+        listed = await showCapability(arc, id, opts.remote);
       } catch (error) {
         if (installed === null) throw error;
         output.note(`note: the remotes could not be read (${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); showing the installed copy only`);
@@ -243,30 +247,6 @@ export async function withEmbeddedDefault(configured: RemoteConfig[], env: CliCo
   return embedded === null || configured.some((r) => r.name === embedded.name) ? configured : [...configured, embedded];
 }
 
-/**
- * Searches every remote and merges the hits: a capability listed by several remotes appears once,
- * from the first remote in configuration order; the merged list keeps the ranking's order
- * (score, then non-deprecated, then id).
- */
-export async function searchAll(
-  remotes: readonly RemoteConfig[],
-  clientFor: (remote: RemoteConfig) => RegistryClient,
-  query: string,
-  filters: SearchFilters,
-): Promise<(SearchHit & { remote: string })[]> {
-  const seen = new Set<string>();
-  const merged: (SearchHit & { remote: string })[] = [];
-  for (const remote of remotes) {
-    for (const hit of await clientFor(remote).search(query, filters)) {
-      if (seen.has(hit.id)) continue;
-      seen.add(hit.id);
-      merged.push({ ...hit, remote: remote.name });
-    }
-  }
-  merged.sort((a, b) => b.score - a.score || Number(a.deprecated) - Number(b.deprecated) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return merged;
-}
-
 type Listed = NonNullable<Awaited<ReturnType<typeof showCapability>>>;
 type Shown = Omit<Listed, 'remote' | 'tier' | 'access'> & { remote: string | null; tier: string | null; access: string | null; installed: InstalledView | null };
 
@@ -288,35 +268,41 @@ function unlisted(id: string, installed: InstalledView): Omit<Shown, 'installed'
   };
 }
 
-/** The capability as the first remote listing it describes it, or null when none does. */
-async function showCapability(remotes: readonly RemoteConfig[], clientFor: (remote: RemoteConfig) => RegistryClient, id: string) {
-  for (const remote of remotes) {
-    const client = clientFor(remote);
-    const { payload } = await client.catalogue();
-    const cap = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
-    if (cap === undefined) continue;
-    const doc = await client.packageDoc(id);
-    const ordered = Object.fromEntries(
-      Object.keys(doc.versions)
-        .sort((a, b) => compareVersions(b, a))
-        .map((v) => [v, doc.versions[v]]),
-    );
-    return {
-      id,
-      remote: remote.name,
-      name: cap.name,
-      summary: cap.summary,
-      publisher: cap.publisher,
-      latest: cap.latest ?? null,
-      latestPrerelease: cap.latestPrerelease ?? null,
-      tier: cap.tier,
-      access: cap.access,
-      keywords: cap.keywords,
-      deprecated: doc.deprecated ?? null,
-      versions: ordered,
-    };
+/**
+ * The capability as the SDK's one lookup finds it (issue 15 item 3): the package document from
+ * `Arcotheon.packageDoc` (the registry it was installed from first, else the first remote listing
+ * it; only `remote` when given), and its catalogue entry from that same remote through
+ * `Arcotheon.search`; null when no remote lists it.
+ */
+async function showCapability(arc: Arcotheon, id: string, remote: string | undefined) {
+  let doc: Awaited<ReturnType<Arcotheon['packageDoc']>>;
+  try {
+    doc = await arc.packageDoc(id, remote === undefined ? {} : { remote });
+  } catch (error) {
+    if (isAdcapError(error, 'E_NOT_FOUND')) return null;
+    throw error;
   }
-  return null;
+  const cap = (await arc.search(id, { remote: doc.remote })).find((hit) => hit.id === id);
+  if (cap === undefined) return null;
+  const ordered = Object.fromEntries(
+    Object.keys(doc.versions)
+      .sort((a, b) => compareVersions(b, a))
+      .map((v) => [v, doc.versions[v]]),
+  );
+  return {
+    id,
+    remote: doc.remote,
+    name: cap.name,
+    summary: cap.summary,
+    publisher: cap.publisher,
+    latest: cap.latest,
+    latestPrerelease: cap.latestPrerelease,
+    tier: cap.tier,
+    access: cap.access,
+    keywords: cap.keywords,
+    deprecated: doc.deprecated ?? null,
+    versions: ordered,
+  };
 }
 
 /** `show` for a person; text from packages and catalogues is escaped (issue 12 item 14). */
@@ -368,11 +354,6 @@ function showLines(shown: Shown): string[] {
 function flags(hit: SearchHit): string {
   const parts = [hit.tier === 'pro' ? 'pro' : '', hit.access === 'entitled' ? 'entitled' : '', hit.installed ? 'installed' : '', hit.deprecated ? 'deprecated' : ''].filter((p) => p !== '');
   return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
-}
-
-/** Installed capability ids: packages/<pub>/<name>/ with a state.json (DESIGN §6; the store owns that file). */
-async function installedIds(home: string): Promise<Set<string>> {
-  return new Set(await packageIdsOnDisk(new HomeLayout(home), { withState: true }));
 }
 
 /** A remote as `remote list` and `remote show` report it (issue 17: what the policy decides about it). */
