@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -19,7 +20,8 @@ function sdkSourceAliases(): Array<{ find: RegExp; replacement: string }> {
     if (file === undefined) continue;
     const specifier = key === '.' ? '@arcotheon/sdk' : `@arcotheon/sdk/${key.slice(2)}`;
     const source = file.replace(/^\.\/dist\/(.+)\.js$/, './src/$1.ts');
-    aliases.push({ find: new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`), replacement: `${sdkDir}${source.slice(2)}` });
+    const pattern = new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+    aliases.push({ find: pattern, replacement: `${sdkDir}${source.slice(2)}` });
   }
   aliases.push({ find: /^@arcotheon\/sdk\/(.+?)(?:\.js)?$/, replacement: `${sdkDir}src/$1.ts` });
   return aliases;
@@ -28,6 +30,9 @@ function sdkSourceAliases(): Array<{ find: RegExp; replacement: string }> {
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Vitest's default is one worker less than the cores (one worker on two cores); unit test files
+    // mostly wait on child processes, servers and the disk, so one per core keeps both cores busy.
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

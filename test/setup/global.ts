@@ -22,8 +22,13 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env['TSX_TSCONFIG_PATH'] = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
   return async () => {
     const left = await leftovers(root);
-    const sizes = await Promise.all(left.map(async (name) => `${name} (${(await stat(join(root, name)).catch(() => null))?.isDirectory() === true ? 'folder' : 'file'})`));
+    const kinds = await Promise.all(
+      left.map(async (name) => `${name} (${(await stat(join(root, name)).catch(() => null))?.isDirectory() === true ? 'folder' : 'file'})`),
+    );
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
-    if (left.length > 0) throw new Error(`the unit tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in their temporary root ${root}: ${sizes.join(', ')}`);
+    if (left.length > 0) {
+      const what = `${left.length} entr${left.length === 1 ? 'y' : 'ies'}`;
+      throw new Error(`the unit tests left ${what} in their temporary root ${root}: ${kinds.join(', ')}`);
+    }
   };
 }

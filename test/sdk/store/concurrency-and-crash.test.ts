@@ -42,7 +42,8 @@ interface Op {
  * if it exits first). With `wait`, the process starts and loads but touches the home only on `go()`.
  */
 function runOp(options: string, op: string, arg?: string, wait = false): Op {
-  const child = spawnTs(fixture, arg === undefined ? [options, op] : [options, op, arg], wait ? { env: { ...process.env, ARCOTHEON_FIXTURE_WAIT: '1' } } : {});
+  const env = wait ? { env: { ...process.env, ARCOTHEON_FIXTURE_WAIT: '1' } } : {};
+  const child = spawnTs(fixture, arg === undefined ? [options, op] : [options, op, arg], env);
   let out = '';
   const waiters: Array<{ line: string; resolve: (ok: boolean) => void }> = [];
   const check = (): void => {
@@ -124,7 +125,8 @@ describe('crash safety', () => {
    * One lane of the crash test: `rounds` operations on its own home, each SIGKILLed at a random
    * point (or left to finish), each followed by doctor --fix and the consistency checks.
    */
-  async function lane(name: string, rounds: number, random: () => number): Promise<{ killedMidway: number; completed: number; repaired: number }> {
+  type Counts = Record<'killedMidway' | 'completed' | 'repaired', number>;
+  async function lane(name: string, rounds: number, random: () => number): Promise<Counts> {
     const home = await reg.newHome();
     const options = await optionsFile(home);
     await reg.arcotheon(home).install(['acme/app@1.0.0', 'acme/solo@1.0.0'], { approve: () => true });
