@@ -69,4 +69,4 @@ if (over.length > 0) {
   process.exit(1);
 }
 const inFiles = Object.keys(counts).length;
-console.log(`lines: none over ${MAX} characters beyond the allowance (${total} old ones left to wrap, in ${inFiles} files; --list shows them)`);
+console.log(`lines: none over ${MAX} characters beyond the allowance (${total} old ones left, in ${inFiles} files; --list shows them)`);
