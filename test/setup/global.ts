@@ -13,7 +13,9 @@ import { RUN_ROOT_ENV, SYSTEM_TMP_ENV, leftovers, linkCaches } from './temp-root
 
 export default async function setup(): Promise<() => Promise<void>> {
   const systemTmp = tmpdir();
-  const root = await mkdtemp(join(systemTmp, 'arcotheon-test-'));
+  // Not "arcotheon-…": a path segment naming Arcotheon is where capabilities are installed, and
+  // manifests that grant fs:write on a test folder would be refused (spec §3.2 fs-write-own-dir).
+  const root = await mkdtemp(join(systemTmp, 'adcap-tests-'));
   await linkCaches(root, systemTmp);
   process.env[RUN_ROOT_ENV] = root;
   process.env[SYSTEM_TMP_ENV] = systemTmp;
