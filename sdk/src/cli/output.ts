@@ -1,5 +1,4 @@
-import type { AdcapError} from '../errors.js';
-import { asAdcapError } from '../errors.js';
+import { asAdcapError, type AdcapError } from '../errors.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /**
