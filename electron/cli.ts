@@ -13,7 +13,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, posix, resolve, win32 } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Arcotheon, isAdcapError, loadEmbeddedRemote } from '@arcotheon/sdk';
+import { Arcotheon, isAdcapError } from '@arcotheon/sdk';
+import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { createHostService, type HostService } from './host/service.js';
 import { startWebHost, type WebHost } from './web.js';
 
