@@ -5,7 +5,7 @@
  * differ; `npm run api:update` rewrites the report). Building blocks the SDK's own command, the
  * Arcotheon app and the tests use are in ./internal.ts (`@arcotheon/sdk/internal`), without that promise.
  */
-export { AdcapError, ERROR_CODES, isAdcapError, type ErrorCode } from './errors.js';
+export { AdcapError, ERROR_CODES, isAdcapError, type AdcapErrorOptions, type ErrorCode } from './errors.js';
 export { canonicalJson, manifestDigest } from './format/canonical-json.js';
 export { parseStrictJson } from './format/strict-json.js';
 export type * from './format/manifest-types.js';
@@ -20,14 +20,14 @@ export { findSkills, initSkillsRepository, type FoundSkill, type InitSkillsOptio
 export type { SkillBuildProblem } from './format/package-build.js';
 export { validateWorkflowDocument, isToolStep, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
 export { PERMISSION_IDS, isPermissionId, parseGrant, grantString, grantCovers, netScopeAllows, PERMISSION_TABLE, describePermission, riskLevel } from './permissions/index.js';
-export type { Grant, PermissionKind, SandboxKind, DescribeOptions, RiskLevel } from './permissions/index.js';
+export type { Grant, NetScope, PermissionKind, SandboxKind, DescribeOptions, RiskLevel } from './permissions/index.js';
 export { generateKey, generateKey as keygen, keyIdOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
 export { buildSignedPackage, signPackage, verifyPackage, type PackageSignatureOptions, type PackageSignatureResult, type SignedBuild, type SignedPackage, type VerifiedPackage, type VerifyPackageOptions } from './trust/package-signature.js';
 export { type FetchLike } from './cache/fetch.js';
 export type { AuthorizeFn, AuthorizeGrant, AuthorizeRequest, Authorization } from './cache/authorize.js';
-export { ContentCache, type BlobRequest, type ContentCacheOptions, type GcResult, type VerifyResult } from './cache/content-cache.js';
+export { ContentCache, type BlobRequest, type DownloadProgressListener, type EntryState, type ContentCacheOptions, type GcResult, type VerifyResult } from './cache/content-cache.js';
 export { materializeResource, type MaterializeOptions } from './cache/resource.js';
-export { fetchShard, type ShardEntry, type ShardMap } from './cache/shardset.js';
+export { fetchShard, type ShardEntry, type ShardFetchOptions, type ShardMap, type ShardRequestMessage, type ShardResultMessage } from './cache/shardset.js';
 export { resolve } from './resolve/resolver.js';
 export { checkCompatibility, hostPlatform, type CompatibilityCandidate, type CompatibilityResult } from './resolve/compat.js';
 export { type DetectedRuntimes } from './resolve/runtimes.js';
@@ -52,9 +52,9 @@ export { shippedRemote } from './registry/embedded.js';
 export { ARCOTHEON_ROOT_KEYS } from './registry/root-keys.js';
 export { Arcotheon, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type PinnedUpdate, type SandboxChoice, type UpdateResult, type WaitingUpdate } from './store/arcotheon.js';
 export { type Plan, type PlanAction, type PlanItem, type PlanPermission, type PlanSource } from './store/plan.js';
-export { type SourcePolicy } from './cache/source-policy.js';
+export type { LookupAddresses, SourcePolicy } from './cache/source-policy.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
-export { AGENT_IDS, AGENTS, type AgentDefinition, type AgentId, type AgentStatus, type LinkOptions, type LinkRecord, type LinkResult, type LinkState, type LinkStatus, type McpRegistration, type UnlinkResult } from './store/agent-links.js';
+export { AGENT_IDS, AGENTS, type AgentDefinition, type AgentId, type AgentStatus, type LinkOptions, type LinkRecord, type LinkResult, type LinkState, type LinkStatus, type McpRegistration, type McpServerCommand, type UnlinkResult } from './store/agent-links.js';
 export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
 export type { EnablementHook, EnablementResult } from './store/enablement.js';
 export { checkPolicy, describePolicy, loadPolicy, systemPolicyPath, type LoadedPolicy, type LoadPolicyOptions, type Policy, type PolicyRemote, type PolicyRule } from './store/policy.js';
