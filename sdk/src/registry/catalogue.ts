@@ -299,5 +299,3 @@ export function publisherTrustedKeys(payload: CataloguePayload, publisher: strin
   const entry = Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher] : undefined;
   return (entry?.keys ?? []).map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));
 }
-
-export type CatalogueEnvelope = Envelope<CataloguePayload>;
