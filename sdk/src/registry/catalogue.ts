@@ -12,7 +12,6 @@
 import { AdcapError, isAdcapError } from '../errors.js';
 import { canonicalBytes } from '../format/canonical-json.js';
 import { parseStrictJson } from '../format/strict-json.js';
-import type { Envelope } from '../format/manifest-types.js';
 import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
 import { isKeyId, keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
 import { sha256Hex, SHA256_HEX } from '../util/hash.js';
