@@ -8,7 +8,8 @@
 // - `no-restricted-imports` checks bare module names (`electron`, `electron/*`, Node modules,
 //   `@arcotheon/sdk`), which do not resolve to files of this repository.
 // - `no-restricted-syntax` does the same for `import()`, which `no-restricted-imports` does not
-//   see, and requires `import()` to take a string literal so that the two above can check it.
+//   see, requires `import()` to take a string literal so that the two above can check it, and
+//   `import type` instead of `import('…')` types, which neither sees.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
@@ -91,6 +92,10 @@ const dynamicImports = {
     selector: "ImportExpression:not([source.type='Literal'])",
     message: 'import() takes a string literal here, so that the layer rules can check what it loads (DESIGN §2).',
   },
+  typeImport: {
+    selector: 'TSImportType',
+    message: "Write import type { … } from '…', which the layer rules check, instead of an import('…') type (DESIGN §2).",
+  },
   electron: { selector: sourceMatching('^electron($|/)'), message: electronOnlyMessage },
   node: (message) => ({ selector: sourceMatching('^(node:|fs$|fs/|path$|child_process$|os$|crypto$|ws$)'), message }),
   sdk: (message) => ({ selector: sourceMatching('^@arcotheon/sdk($|/)'), message }),
@@ -153,7 +158,7 @@ export default tseslint.config(
           patterns: [{ group: ['**/electron/**', '**/renderer/**'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' }],
         },
       ],
-      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.electron],
+      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron],
     },
   },
   {
@@ -170,7 +175,7 @@ export default tseslint.config(
   },
   {
     files: electronHostFiles,
-    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.electron] },
+    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron] },
   },
   {
     // Launchers and tests load compiled files by computed paths; they still may not load electron.
@@ -179,7 +184,7 @@ export default tseslint.config(
   },
   {
     files: ['electron/main.ts', 'electron/utility.ts', 'electron/preload.ts'],
-    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly] },
+    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport] },
   },
   {
     // The host API contract is imported by the renderer: types and plain data only (DESIGN §2).
@@ -197,7 +202,7 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.electron, dynamicImports.node(commonNodeMessage), dynamicImports.sdk(commonSdkMessage)],
+      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron, dynamicImports.node(commonNodeMessage), dynamicImports.sdk(commonSdkMessage)],
     },
   },
   {
@@ -224,6 +229,7 @@ export default tseslint.config(
         'error',
         ...htmlSinks.map((selector) => ({ selector, message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).' })),
         dynamicImports.literalOnly,
+        dynamicImports.typeImport,
         dynamicImports.electron,
         dynamicImports.node(rendererNodeMessage),
         dynamicImports.sdk(rendererSdkMessage),
