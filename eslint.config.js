@@ -215,7 +215,7 @@ export default tseslint.config(
           paths: [electronOnly],
           patterns: [
             electronSubpaths,
-            { group: nodeModules.filter((m) => m !== 'ws'), message: rendererNodeMessage },
+            { group: nodeModules, message: rendererNodeMessage },
             {
               group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '**/electron/**', '!**/electron/common', '!**/electron/common/**'],
               message: rendererSdkMessage,
