@@ -9,7 +9,8 @@
  * Environment set by main.ts: ARCOTHEON_HOME (optional; else the same per-user folder as the
  * CLI) and ARCOTHEON_EMBEDDED_REGISTRY (the bundled example registry).
  */
-import { Arcotheon, loadEmbeddedRemote } from '@arcotheon/sdk';
+import { Arcotheon } from '@arcotheon/sdk';
+import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { createHostService } from './host/service.js';
 import { startUp } from './host/startup.js';
 import { defaultHome } from './main/paths.js';

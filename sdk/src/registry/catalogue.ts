@@ -13,7 +13,6 @@ import { AdcapError, isAdcapError } from '../errors.js';
 import { canonicalBytes } from '../format/canonical-json.js';
 import type { SchemaProblem } from '../format/json-schema.js';
 import { parseStrictJson } from '../format/strict-json.js';
-import type { Envelope } from '../format/manifest-types.js';
 import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
 import { keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
 import { sha256Hex } from '../util/hash.js';
@@ -252,5 +251,3 @@ export function publisherTrustedKeys(payload: CataloguePayload, publisher: strin
   const entry = Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher] : undefined;
   return (entry?.keys ?? []).map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));
 }
-
-export type CatalogueEnvelope = Envelope<CataloguePayload>;
