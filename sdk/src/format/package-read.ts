@@ -125,6 +125,13 @@ const SKILL_DOC_BYTES = 256 * 1024;
 const SMALL_ENTRY_BYTES = 256 * 1024;
 /** Verified small files are written this many at a time while the stream goes on. */
 const PARALLEL_WRITES = 16;
+/**
+ * A large file's chunks are written behind the stream (issue 15 item 12): the next chunk is
+ * inflated and hashed while earlier ones are still being written in the thread pool, up to this
+ * many bytes not yet written. The chunks are the inflater's own buffers, never reused, so holding
+ * them is safe.
+ */
+const WRITE_BEHIND_BYTES = 8 * 1024 * 1024;
 
 /** The package rules on top of the archive rules: order, manifest, files, signature. */
 class PackageVisitor implements ArchiveVisitor {
@@ -227,7 +234,7 @@ class PackageVisitor implements ArchiveVisitor {
       current.skill.bytes += keep.length;
     }
     if (current.chunks !== undefined) current.chunks.push(chunk);
-    else if (current.handle !== undefined) return writeAll(current.handle, chunk);
+    else if (current.handle !== undefined) return this.writeBehind(current.handle, chunk);
   }
 
   async entryEnd(): Promise<void> {
@@ -243,6 +250,7 @@ class PackageVisitor implements ArchiveVisitor {
     }
     const sha256 = current.hash.digest('hex');
     if (current.handle !== undefined) {
+      await this.behind.done;
       this.open.delete(current.handle);
       await current.handle.close();
     }
@@ -315,7 +323,24 @@ class PackageVisitor implements ArchiveVisitor {
     return { manifest: this.manifest, manifestSha256: this.digest };
   }
 
+  /** The large file being written: its chain of writes and the bytes in it. */
+  private behind: { done: Promise<void>; bytes: number } = { done: Promise.resolve(), bytes: 0 };
+
+  private writeBehind(handle: FileHandle, chunk: Buffer): Promise<void> | void {
+    const behind = this.behind;
+    behind.bytes += chunk.length;
+    // In order: each write starts when the previous one finished (the file offset advances).
+    behind.done = behind.done.then(async () => {
+      await writeAll(handle, chunk);
+      behind.bytes -= chunk.length;
+    });
+    behind.done.catch(() => undefined); // awaited at the entry's end (or by the bound below); never unhandled
+    if (behind.bytes > WRITE_BEHIND_BYTES) return behind.done;
+  }
+
   async closeAll(): Promise<void> {
+    // No descriptor is closed under a write still in flight (its number could be reused meanwhile).
+    await this.behind.done.catch(() => undefined);
     await Promise.all(this.writes);
     for (const handle of this.open) await handle.close().catch(() => undefined);
     this.open.clear();
