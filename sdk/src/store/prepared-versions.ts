@@ -28,10 +28,9 @@ export class PreparedVersions {
   async dirFor(target: string): Promise<string | undefined> {
     if (await exists(target)) return undefined;
     const parent = dirname(target);
-    if (!(await exists(parent))) {
-      await mkdir(parent, { recursive: true });
-      this.madeParents.add(parent);
-    }
+    const first = await mkdir(parent, { recursive: true });
+    // The directories this made (the first one and those below it down to the parent), deepest first at discard.
+    for (let dir = parent; first !== undefined && dir.length >= first.length; dir = dirname(dir)) this.madeParents.add(dir);
     const dir = `${target}.prepared-${randomBytes(6).toString('hex')}`;
     this.dirs.set(target, dir);
     return dir;
@@ -54,11 +53,11 @@ export class PreparedVersions {
     await fsyncDir(dirname(target));
   }
 
-  /** Removes what was prepared and not moved in, and package directories made for it that stayed empty. */
+  /** Removes what was prepared and not moved in, and the directories made for it that stayed empty. */
   async discard(): Promise<void> {
     for (const dir of this.dirs.values()) await removeTree(dir).catch(() => undefined);
     this.dirs.clear();
-    for (const parent of this.madeParents) {
+    for (const parent of [...this.madeParents].sort((x, y) => y.length - x.length)) {
       if ((await readdir(parent).catch(() => null))?.length === 0) await rmdir(parent).catch(() => undefined);
     }
     this.madeParents.clear();
