@@ -171,7 +171,15 @@ export class ContentCache {
     const final = this.pathFor(request.sha256);
     const local = request.authorize === undefined && request.policy === undefined && request.sources.length > 0 && request.sources.every((s) => s.startsWith('file:'));
     if (!local || this.inflight.has(request.sha256) || (await this.presentOrDrop(final, request.size))) {
-      return use(await this.fetchBlob(request));
+      const path = await this.fetchBlob(request);
+      try {
+        return await use(path);
+      } catch (error) {
+        // A cache entry damaged on disk since it was stored (only its size is checked before use):
+        // verifyEntry removes it, and the blob is fetched again once.
+        if ((await this.verifyEntry(request.sha256).catch(() => null))?.state !== 'corrupt') throw error;
+        return use(await this.fetchBlob(request));
+      }
     }
     const what = request.what ?? `blob ${request.sha256}`;
     const failures: { source: string; error: string }[] = [];

@@ -3,7 +3,7 @@
 // after the caller's read accepted the pin; a mirror with wrong bytes passes on to the next one; a
 // package refused although its bytes are the pinned ones is kept in the cache and its error stands.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -103,5 +103,19 @@ describe('ContentCache.withBlob over file:// mirrors', () => {
     expect(error?.code).toBe('E_SIGNATURE');
     expect(await readFile(cache.pathFor(pin.sha256))).toEqual(blob);
     expect(await readdir(cache.tmpDir)).toEqual([]);
+  });
+});
+
+describe('ContentCache.withBlob over a damaged cache entry', () => {
+  it('drops an entry whose bytes changed on disk and fetches it again once', async () => {
+    const source = join(dir, 'archive.adcap');
+    await writeFile(source, blob);
+    await cache.withBlob({ ...pin, sources: [pathToFileURL(source).href] }, checkingUse);
+    const entry = cache.pathFor(pin.sha256);
+    await chmod(entry, 0o644);
+    await writeFile(entry, Buffer.alloc(blob.length, 0x42)); // same size: has() cannot tell
+    const value = await cache.withBlob({ ...pin, sources: [pathToFileURL(source).href] }, checkingUse);
+    expect(value).toBe('the pinne');
+    expect(await readFile(entry)).toEqual(blob);
   });
 });
