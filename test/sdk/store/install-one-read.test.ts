@@ -4,9 +4,10 @@
 // directory, no prepared directory and no cache entry for the bad archive behind.
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPackage } from '../../../sdk/src/format/package-read.js';
 import { blobRelativePath } from '../../../sdk/src/registry/layout.js';
+import { removeTree } from '../../../sdk/src/util/fs-tree.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 let reg: LifecycleRegistry;
@@ -20,6 +21,17 @@ beforeAll(async () => {
   await reg.publish({ id: 'acme/solo', version: '1.0.0', tool: true });
   await reg.registry.build();
 });
+const homes: string[] = [];
+afterAll(async () => {
+  for (const home of homes) await removeTree(home);
+  await reg.registry.cleanup();
+});
+
+async function newHome(): Promise<string> {
+  const home = await newHome();
+  homes.push(home);
+  return home;
+}
 
 async function tree(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -33,7 +45,7 @@ async function tree(dir: string): Promise<string[]> {
 
 describe('install from a registry in one read of each archive', () => {
   it('extracts read-only files, keeps the archive in the cache and leaves no prepared directory', async () => {
-    const home = await reg.newHome();
+    const home = await newHome();
     const arc = reg.arcotheon(home);
     await arc.install('acme/solo', { approve: () => true });
     const dir = await arc.installedDir('acme/solo');
@@ -52,7 +64,7 @@ describe('install from a registry in one read of each archive', () => {
     await chmod(blob, 0o644);
     await writeFile(blob, Buffer.alloc(original.length, 0x20)); // same size, other bytes
     try {
-      const home = await reg.newHome();
+      const home = await newHome();
       const arc = reg.arcotheon(home);
       const plan = await arc.plan('acme/app');
       expect(plan.items.map((i) => i.id)).toEqual(['acme/lib', 'acme/app']);
