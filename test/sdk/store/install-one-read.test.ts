@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 async function newHome(): Promise<string> {
-  const home = await newHome();
+  const home = await reg.newHome();
   homes.push(home);
   return home;
 }
