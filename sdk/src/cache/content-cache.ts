@@ -9,9 +9,10 @@
  * so two processes never append to the same file) and resumes it with HTTP Range.
  */
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import lockfile from 'proper-lockfile';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
@@ -168,6 +169,96 @@ export class ContentCache {
     const promise = this.download(request, final, emit).finally(() => this.inflight.delete(request.sha256));
     this.inflight.set(request.sha256, { promise, listeners });
     return promise;
+  }
+
+  /**
+   * Issue 15 item 12: for a caller that reads the whole blob once anyway and checks its pin in that
+   * read (install: verify and extract in one pass, readPackage's `expectArchive`). `use` gets a path
+   * to the bytes and must throw E_HASH when they are not the pinned ones, before it keeps anything.
+   * - Already cached: `use` reads the cached blob.
+   * - Sources that are all local files (a file:// registry): each is cloned into cache/tmp in the
+   *   kernel (a reflink where the file system can, else copy_file_range: the bytes never pass
+   *   through this process), `use` reads the clone, and the clone becomes the cache entry only
+   *   after `use` accepted it. A source that fails (missing, wrong size, wrong bytes) passes on to
+   *   the next, as in fetchBlob. Not a hard link: the cache makes its entries read-only and must
+   *   not share an inode with a file someone else may change or chmod.
+   * - Anything else (https, entitled, publisher-chosen sources): fetchBlob (hashed while it
+   *   downloads, resumable), then `use` on the cached blob.
+   */
+  async withBlob<T>(request: BlobRequest, use: (path: string) => Promise<T>): Promise<T> {
+    assertSha(request.sha256);
+    assertSize(request.size);
+    const final = this.pathFor(request.sha256);
+    const local = request.authorize === undefined && request.policy === undefined && request.sources.length > 0 && request.sources.every((s) => s.startsWith('file:'));
+    if (!local || this.inflight.has(request.sha256) || (await this.presentOrDrop(final, request.size))) {
+      const path = await this.fetchBlob(request);
+      try {
+        return await use(path);
+      } catch (error) {
+        // A cache entry damaged on disk since it was stored (only its size is checked before use):
+        // verifyEntry removes it, and the blob is fetched again once.
+        if ((await this.verifyEntry(request.sha256).catch(() => null))?.state !== 'corrupt') throw error;
+        return use(await this.fetchBlob(request));
+      }
+    }
+    const what = request.what ?? `blob ${request.sha256}`;
+    const failures: { source: string; error: string }[] = [];
+    await mkdir(this.tmpDir, { recursive: true });
+    for (const source of request.sources) {
+      const label = redactUrl(source);
+      const temp = tempPathFor(join(this.tmpDir, request.sha256));
+      let cloned = false;
+      try {
+        request.onProgress?.({ phase: 'download', done: 0, total: request.size });
+        if (request.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `Downloading ${what} was cancelled.`);
+        let path: string;
+        try {
+          path = fileURLToPath(checkUrlAllowed(source));
+        } catch (error) {
+          throw new AdcapError('E_DOWNLOAD', `${label} is not a usable file URL on this system.`, { cause: error });
+        }
+        const info = await stat(path).catch(() => null);
+        if (info === null || !info.isFile()) throw new AdcapError('E_DOWNLOAD', `${label} cannot be read; check that the file exists.`);
+        // spec §9: at most the pinned size is taken from a source; a longer or shorter file is not the blob.
+        if (info.size !== request.size) throw new WrongContentError(`it has ${info.size} bytes, not the pinned ${request.size}`);
+        await copyFile(path, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        cloned = true;
+        // Written to disk while `use` reads it (the inflating is CPU work; this is I/O), so the
+        // entry is durable before its rename without a wait of its own.
+        const synced = handleSync(temp);
+        synced.catch(() => undefined); // awaited below
+        request.onProgress?.({ phase: 'download', done: request.size, total: request.size });
+        let value: T;
+        try {
+          value = await use(temp);
+        } catch (error) {
+          await synced.catch(() => undefined);
+          // Whose fault: a clone that is not the pinned blob fails this source (the next is tried);
+          // an intact one means the package itself was refused, which is the caller's error.
+          const actual = await hashFile(temp).catch(() => null);
+          if (actual?.sha256 !== request.sha256 || actual.size !== request.size) {
+            throw new WrongContentError(`it holds bytes with SHA-256 ${actual?.sha256 ?? 'unknown'}, not the pinned ${request.sha256}`);
+          }
+          await this.commit(temp, final).catch(() => undefined);
+          cloned = false;
+          throw error;
+        }
+        await synced;
+        await this.commit(temp, final);
+        cloned = false;
+        return value;
+      } catch (error) {
+        if (cloned) await rm(temp, { force: true }).catch(() => undefined);
+        if (!(error instanceof WrongContentError) && !isAdcapError(error, 'E_DOWNLOAD')) throw error;
+        failures.push({ source: label, error: reasonOf(error) });
+      }
+    }
+    const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
+    throw new AdcapError(
+      'E_DOWNLOAD',
+      `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
+      { details: { sha256: request.sha256, attempts: failures } },
+    );
   }
 
   /** Copies a local file into the cache, verifying size and SHA-256 first (E_HASH on mismatch). */
@@ -562,6 +653,16 @@ function assertSha(sha256: string): void {
 function assertSize(size: number): void {
   if (!Number.isSafeInteger(size) || size < 0) {
     throw new AdcapError('E_USAGE', `${String(size)} is not a valid blob size (a non-negative integer).`);
+  }
+}
+
+/** fsync of a file by path (the clone is durable before it is renamed into its content address). */
+async function handleSync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

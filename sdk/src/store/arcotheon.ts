@@ -43,6 +43,7 @@ import { describeSource, finishPlan, newPermissionsOf, type Plan, type PlanActio
 import { candidateOf, RegistrySources, type LocatedPackage } from './sources.js';
 import { packageIdsOnDisk, readState, type DisabledMark, type InstallSource, type PackageState, type VersionRecord } from './state.js';
 import { recoverOperations, runOperation, type VersionToCreate } from './transaction.js';
+import { PreparedVersions } from './prepared-versions.js';
 import { dependentsWithin, waitingUpdates } from './update-split.js';
 import { callHost, cancelledError, explainCancel, GuardedListener } from '../util/host-call.js';
 import { revocationReason } from './revocations.js';
@@ -893,6 +894,8 @@ export class Arcotheon {
     }
     const creates: VersionToCreate[] = [];
     const now = (this.options.now?.() ?? new Date()).toISOString();
+    const prepared = new PreparedVersions(); // issue 15 item 12: registry versions extracted in their download's read
+    try {
     for (const item of plan.items) {
       const label = `${item.id}@${item.version}`;
       const report = (p: Progress): void => progress?.({ ...p, item: label });
@@ -908,12 +911,25 @@ export class Arcotheon {
         await this.fetchEagerResources(sideload.manifest, [], { registry: null, allowedOrigins: this.options.sourceOrigins ?? [] }, report, options.signal);
       } else {
         const place = context.located.get(item.id) as LocatedPackage;
-        const downloaded = await place.client.downloadArchive(item.id, item.version, {
+        const download = {
           cache: this.cache,
           ...(this.options.authorize === undefined ? {} : { authorize: this.options.authorize }),
           onProgress: report,
           ...(options.signal === undefined ? {} : { signal: options.signal }),
-        });
+        };
+        const target = this.home.versionDir(item.id, item.version);
+        const preparedDir = await prepared.dirFor(target);
+        const downloaded =
+          preparedDir === undefined
+            ? await place.client.downloadArchive(item.id, item.version, download)
+            : await place.client.downloadAndExtract(item.id, item.version, {
+                ...download,
+                extractTo: preparedDir,
+                readOnly: true,
+                ...(this.options.limits?.archive === undefined ? {} : { limits: this.options.limits.archive }),
+              });
+        // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
+        if (preparedDir !== undefined) await validateWorkflowFiles(downloaded.manifest, preparedDir);
         archivePath = downloaded.path;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
@@ -921,10 +937,11 @@ export class Arcotheon {
         await this.fetchEagerResources(downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], policy, report, options.signal);
       }
       const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
+      const preparedTarget = this.home.versionDir(item.id, item.version);
       creates.push({
         id: item.id,
         version: item.version,
-        extract: async (target) => {
+        extract: prepared.has(preparedTarget) ? (target) => prepared.moveIn(target) : async (target) => {
           const verified = await verifyPackage(archivePath, {
             ...(unsignedOk ? {} : { trusted, requireSignature: true }),
             extractTo: target,
@@ -955,6 +972,9 @@ export class Arcotheon {
         if (step === 'journal') progress?.({ phase: 'switch', done: 0, total: creates.length });
       },
     });
+    } finally {
+      await prepared.discard();
+    }
     await syncLinks(this, plan.items.map((i) => i.id)); // issue 13: links follow the active version
     return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
   }

@@ -125,6 +125,9 @@ export interface VerifyPackageOptions extends PackageSignatureOptions {
   readOnly?: boolean;
   limits?: Partial<ArchiveLimits>;
   onProgress?: (progress: Progress) => void;
+  signal?: AbortSignal;
+  /** The archive's pin, checked in the same read before anything is extracted (readPackage). */
+  expectArchive?: { sha256: string; size: number };
 }
 
 export type VerifiedPackage = ReadPackage & PackageSignatureResult;

@@ -10,8 +10,12 @@
  * - downloadArchive(): mirrors in order through the content cache (size and SHA-256 pinned), then
  *                 the publisher signature under the keys of the signed catalogue.
  */
+import { randomBytes } from 'node:crypto';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AdcapError, isAdcapError } from '../../errors.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
+import type { ArchiveLimits } from '../../format/archive/limits.js';
+import { removeTree } from '../../util/fs-tree.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
@@ -67,6 +71,20 @@ export interface BlobFetcher {
   }): Promise<string>;
   /** Re-hashes a cached entry and removes it when damaged (ContentCache.verifyEntry). */
   verifyEntry?(sha256: string): Promise<{ state: string }>;
+}
+
+/** A cache that lets its caller verify a blob in the read that uses it (ContentCache.withBlob). */
+export interface BlobUser extends BlobFetcher {
+  pathFor(sha256: string): string;
+  withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
+}
+
+export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
+  cache: BlobUser;
+  /** Where the verified files appear (it must not exist; readPackage's extractTo). */
+  extractTo: string;
+  readOnly?: boolean;
+  limits?: Partial<ArchiveLimits>;
 }
 
 export interface DownloadOptions {
@@ -265,6 +283,55 @@ export class RegistryClient {
     }
     checkArchiveMatchesEntry(verified, entry);
     return { path, id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
+  }
+
+  /**
+   * downloadArchive and extraction in one read of the archive (issue 15 item 12): the pin (SHA-256,
+   * size), every spec §2-§4 rule, the spec §5 signature under the publisher's keys from the signed
+   * catalogue and the registry entry's manifest are all checked in the pass that extracts, and
+   * `extractTo` appears only when all of them passed (verifyPackage's staging). A local mirror is
+   * cloned into the cache and read once (ContentCache.withBlob); the cache keeps it only if it was
+   * the pinned archive.
+   */
+  async downloadAndExtract(id: string, version: string, options: ExtractOptions): Promise<DownloadedArchive> {
+    const { payload } = await this.catalogue();
+    const doc = await this.packageDoc(id, { signal: options.signal });
+    const entry = selectVersion(doc, id, version);
+    const authorize = entitlementFor(entry, options.authorize, this.baseUrl);
+    const { publisher } = parseCapabilityId(id);
+    const pin = { sha256: entry.archive.sha256, size: entry.archive.size };
+    const verified = await options.cache.withBlob(
+      {
+        ...pin,
+        sources: entry.archive.urls.map((url) => resolveUrl(this.baseUrl, url)),
+        ...(authorize === undefined ? {} : { authorize }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        what: `${id}@${version}`,
+      },
+      async (blob) => {
+        const staging = `${options.extractTo}.verify-${randomBytes(6).toString('hex')}`;
+        const result = await verifyPackage(blob, {
+          trusted: publisherTrustedKeys(payload, publisher),
+          requireSignature: true,
+          extractTo: staging,
+          expectArchive: pin,
+          ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+        try {
+          checkArchiveMatchesEntry(result, entry);
+          await rename(staging, options.extractTo);
+        } catch (error) {
+          await removeTree(staging);
+          throw asAdcapError(error, `Cannot move the verified package into ${options.extractTo}`);
+        }
+        return result;
+      },
+    );
+    return { path: options.cache.pathFor(pin.sha256), id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
   }
 
   /** Versions of a document, newest first (for `show`). */
