@@ -138,11 +138,13 @@ export default tseslint.config(
     },
   },
   {
-    // Layers by the file an import resolves to (see the top of this file).
+    // Layers by the file an import resolves to (see the top of this file). The resolver reads
+    // tsconfig.base.json, not tsconfig.json: the latter maps @arcotheon/sdk to sdk/src for the
+    // typecheck, and electron/ must be judged by what the package import really loads (sdk/dist).
     files: ['sdk/**/*.ts', 'electron/**/*.{ts,mjs}', 'renderer/**/*.{ts,tsx}'],
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'renderer/tsconfig.json'], noWarnOnMultipleProjects: true })],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.base.json', 'renderer/tsconfig.json'], noWarnOnMultipleProjects: true })],
     },
     rules: {
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones }],
