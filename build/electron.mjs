@@ -10,7 +10,9 @@ import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const common = { absWorkingDir: root, bundle: true, target: 'node22', sourcemap: false, logLevel: 'warning', legalComments: 'none' };
+// tsconfig.electron.json, not tsconfig.json: the latter maps @arcotheon/sdk to its source for the typecheck,
+// and the bundles must load the SDK as the external package it is.
+const common = { absWorkingDir: root, tsconfig: 'tsconfig.electron.json', bundle: true, target: 'node22', sourcemap: false, logLevel: 'warning', legalComments: 'none' };
 
 await Promise.all([
   build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'out/electron/main.mjs', platform: 'node', format: 'esm', packages: 'external' }),
