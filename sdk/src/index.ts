@@ -73,3 +73,7 @@ export { runWorkflow, validateInstalledWorkflows, type RunWorkflowOptions, type 
 export { mcpServe, mcpToolName, type McpServeOptions, type McpServerHandle } from './run/mcp.js';
 export type { CallMessage, ToolContext, ToolMessage } from './run/protocol.js';
 export type { Interpreters } from './run/runtimes.js';
+export type { RunContext } from './run/context.js';
+export type { InstalledView, PolicyView } from './store/store-view.js';
+export type { DoctorContext } from './store/doctor.js';
+export type { PolicyHost } from './store/policy-enforce.js';
