@@ -70,6 +70,11 @@ export async function cancellable<T>(what: string, signal: AbortSignal | undefin
   }
 }
 
+/**
+ * Host contract "Install": nothing is applied unless the user approved exactly this plan (the
+ * `approve` callback, or the digest of a plan approved earlier); an unsigned or unknown-signer
+ * sideload also needs `allowUnsigned`. `always` false (update): no callback and no digest is fine.
+ */
 export async function requireApproval(context: PlanContext, options: ApplyOptions, always: boolean): Promise<void> {
   const { plan } = context;
   if (plan.items.length === 0) return;

@@ -52,6 +52,7 @@ export interface PlanContext {
   states: Map<string, PackageState | null>;
 }
 
+/** The plan of `arc.plan` and `arc.install`: the request resolved with everything installed kept where it can stay. */
 export async function planInstall(core: StoreCore, request: InstallRequest): Promise<PlanContext> {
   // issue 17: read the policy first, so an invalid one stops the change before anything else.
   const loaded = await policyForChange(core);
@@ -86,6 +87,10 @@ export async function planInstall(core: StoreCore, request: InstallRequest): Pro
   return context;
 }
 
+/**
+ * The plan of `arc.update`: installed capabilities (all, or `ids`) at the newest versions their
+ * ranges allow, never a downgrade; `held` ones stay where they are (updating.ts).
+ */
 export async function planUpdate(core: StoreCore, ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set(), refresh = held.size === 0): Promise<PlanContext> {
   const loaded = await policyForChange(core);
   if (refresh) await refreshRemotes(core.sources);
