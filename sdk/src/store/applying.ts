@@ -242,7 +242,7 @@ function nextState(core: StoreCore, previous: PackageState | null, item: PlanIte
     source,
     grants,
   };
-  const keep = core.options.limits?.keepVersions ?? 2;
+  const keep = core.keepVersions;
   let history = previous === null ? [] : [...previous.history.filter((v) => v !== item.version && v !== previous.active), previous.active];
   if (previous !== null && previous.active === item.version) history = previous.history.filter((v) => v !== item.version);
   history = history.slice(Math.max(0, history.length - keep));

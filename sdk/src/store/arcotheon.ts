@@ -80,15 +80,15 @@ export class Arcotheon {
   }
 
   get sandboxChoice(): SandboxChoice {
-    return this.core.options.sandbox ?? {};
+    return this.core.sandboxChoice;
   }
 
   get checkTier(): ArcotheonOptions['checkTier'] {
-    return this.core.options.checkTier;
+    return this.core.checkTier;
   }
 
   get enablementHook(): EnablementHook | undefined {
-    return this.core.options.onEnablement;
+    return this.core.enablementHook;
   }
 
   // ---------------------------------------------------------------- organisation policy (issue 17)

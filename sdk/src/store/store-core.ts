@@ -16,7 +16,8 @@ import type { HostEnvironment } from '../resolve/types.js';
 import { withLock } from '../util/lock.js';
 import { HomeLayout } from './home.js';
 import { installedState, readInstalledManifest } from './installed.js';
-import { defaultRemotesOf, type ArcotheonOptions } from './options.js';
+import type { EnablementHook } from './enablement.js';
+import { defaultRemotesOf, type ArcotheonOptions, type SandboxChoice } from './options.js';
 import { loadPolicy, type LoadedPolicy } from './policy.js';
 import { policyForReading, policyRemotes } from './policy-enforce.js';
 import { RegistrySources } from './sources.js';
@@ -28,7 +29,7 @@ export class StoreCore implements InstalledView, PolicyView {
   readonly home: HomeLayout;
   readonly cache: ContentCache;
   readonly sources: RegistrySources;
-  readonly options: ArcotheonOptions;
+  private readonly options: ArcotheonOptions;
   private hostEnv: Promise<HostEnvironment> | undefined;
 
   /** `options` were checked by the facade (arguments.ts). */
@@ -61,6 +62,23 @@ export class StoreCore implements InstalledView, PolicyView {
 
   get authorize(): AuthorizeFn | undefined {
     return this.options.authorize;
+  }
+
+  get sandboxChoice(): SandboxChoice {
+    return this.options.sandbox ?? {};
+  }
+
+  get checkTier(): ArcotheonOptions['checkTier'] {
+    return this.options.checkTier;
+  }
+
+  get enablementHook(): EnablementHook | undefined {
+    return this.options.onEnablement;
+  }
+
+  /** Previous versions kept for rollback (default 2). */
+  get keepVersions(): number {
+    return this.options.limits?.keepVersions ?? 2;
   }
 
   /** Private origins the host allows for publisher-chosen URLs (issue 11, item 3). */
