@@ -1,13 +1,26 @@
 // Lint rules, including the layers of DESIGN §2 as import restrictions: crossing a process
 // boundary the wrong way is a build error, as in VS Code's code-layering rule.
+//
+// Three rules hold the layers (test/build/layer-rules.test.ts proves each fires):
+// - `import-x/no-restricted-paths` checks the file an import resolves to (static, `export … from`
+//   and `import('…')` alike), so no spelling of a path slips past: the SDK's layers, the SDK's
+//   barrels, electron/ reaching into sdk/src, the renderer reaching past electron/common.
+// - `no-restricted-imports` checks bare module names (`electron`, `electron/*`, Node modules,
+//   `@arcotheon/sdk`), which do not resolve to files of this repository.
+// - `no-restricted-syntax` does the same for `import()`, which `no-restricted-imports` does not
+//   see, requires `import()` to take a string literal so that the two above can check it, and
+//   `import type` instead of `import('…')` types, which neither sees.
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const electronOnly = {
-  name: 'electron',
-  message: 'Only electron/main.ts, electron/utility.ts and electron/preload.ts may import electron (DESIGN §2).',
-};
+const electronOnlyMessage = 'Only electron/main.ts, electron/utility.ts and electron/preload.ts may import electron (DESIGN §2).';
+const electronOnly = { name: 'electron', message: electronOnlyMessage };
+/** `electron/main`, `electron/renderer`, `electron/common`, `electron/utility`: the module under other names. */
+const electronSubpaths = { group: ['electron/*'], message: electronOnlyMessage };
+const nodeModules = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'os', 'crypto', 'ws'];
 
 /** SDK layers, lowest first: a module may import only from its own layer or a lower one. */
 const sdkLayers = [
@@ -20,34 +33,77 @@ const sdkLayers = [
   ['run'],
   ['cli'],
 ];
+const sdkPath = (dir) => (dir === 'errors' ? 'sdk/src/errors.ts' : `sdk/src/${dir}`);
+/** The package's entry points: what hosts import. Inside the SDK a module imports the module that defines a name. */
+const sdkBarrels = ['sdk/src/index.ts', 'sdk/src/internal.ts'];
 
-function sdkLayerRules() {
-  return sdkLayers.flatMap((layer, index) => {
+/** Zones of `import-x/no-restricted-paths`: files under `target` may not import files under `from`. */
+const layerZones = [
+  ...sdkLayers.flatMap((layer, index) => {
     const higher = sdkLayers.slice(index + 1).flat();
     if (higher.length === 0) return [];
     return layer.map((dir) => ({
-      files: [dir === 'errors' ? 'sdk/src/errors.ts' : `sdk/src/${dir}/**/*.ts`],
-      rules: {
-        'no-restricted-imports': [
-          'error',
-          {
-            paths: [electronOnly],
-            patterns: [
-              {
-                group: ['**/electron/**', '**/renderer/**'],
-                message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).',
-              },
-              {
-                group: higher.flatMap((h) => [`../${h}/*`, `../../${h}/*`, `../${h}.js`]),
-                message: `sdk/src/${dir} sits below ${higher.join(', ')} in the SDK's layers and may not import from them.`,
-              },
-            ],
-          },
-        ],
-      },
+      target: sdkPath(dir),
+      from: higher.map(sdkPath),
+      message: `sdk/src/${dir} sits below ${higher.join(', ')} in the SDK's layers and may not import from them.`,
     }));
-  });
-}
+  }),
+  {
+    target: 'sdk/src',
+    from: sdkBarrels,
+    message: "Inside the SDK, import the module that defines the name, never the package's entry points (index.ts, internal.ts): they sit above every layer.",
+  },
+  { target: 'sdk', from: ['electron', 'renderer'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' },
+  {
+    target: 'electron',
+    from: ['sdk/src'],
+    message: 'electron/ uses the SDK as a host does, through @arcotheon/sdk (or @arcotheon/sdk/internal), never its source files (DESIGN §2).',
+  },
+  {
+    target: 'electron/common',
+    from: ['electron'],
+    except: ['./common'],
+    message: 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).',
+  },
+  {
+    target: 'electron/common',
+    from: ['sdk', 'renderer'],
+    message: 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).',
+  },
+  {
+    target: 'renderer',
+    from: ['electron'],
+    except: ['./common'],
+    message: 'The renderer talks to the host only through the host API contract in electron/common (DESIGN §2).',
+  },
+  {
+    target: 'renderer',
+    from: ['sdk'],
+    message: 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK (DESIGN §2).',
+  },
+];
+
+/** A regular expression in a selector: `/` written as \u002F, which esquery's regex literals cannot escape. */
+const sourceMatching = (pattern) => `ImportExpression[source.value=/${pattern.replaceAll('/', '\\u002F')}/]`;
+
+/** `no-restricted-syntax` entries for `import()`, the twin of a file group's `no-restricted-imports`. */
+const dynamicImports = {
+  literalOnly: {
+    selector: "ImportExpression:not([source.type='Literal'])",
+    message: 'import() takes a string literal here, so that the layer rules can check what it loads (DESIGN §2).',
+  },
+  typeImport: {
+    selector: 'TSImportType',
+    message: "Write import type { … } from '…', which the layer rules check, instead of an import('…') type (DESIGN §2).",
+  },
+  electron: { selector: sourceMatching('^electron($|/)'), message: electronOnlyMessage },
+  node: (message) => ({ selector: sourceMatching('^(node:|fs$|fs/|path$|child_process$|os$|crypto$|ws$)'), message }),
+  sdk: (message) => ({ selector: sourceMatching('^@arcotheon/sdk($|/)'), message }),
+};
+const rendererNodeMessage = 'The renderer is browser code: no Node modules (DESIGN §2).';
+const rendererSdkMessage = 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).';
+const commonNodeMessage = 'electron/common is imported by the renderer: no Node modules (DESIGN §2).';
+const commonSdkMessage = 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).';
 
 /** Ways to turn a string into HTML or script in a page: none of them may appear in renderer/. */
 const htmlSinks = [
@@ -56,6 +112,10 @@ const htmlSinks = [
   'MemberExpression[property.name=/^(innerHTML|outerHTML|srcdoc)$/]',
   "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]",
 ];
+
+/** Files that may not import electron: all but electron/main.ts, utility.ts and preload.ts. */
+const electronHostFiles = ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'electron/preload/**/*.ts'];
+const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'];
 
 export default tseslint.config(
   {
@@ -78,6 +138,19 @@ export default tseslint.config(
     },
   },
   {
+    // Layers by the file an import resolves to (see the top of this file). The resolver reads
+    // tsconfig.base.json, not tsconfig.json: the latter maps @arcotheon/sdk to sdk/src for the
+    // typecheck, and electron/ must be judged by what the package import really loads (sdk/dist).
+    files: ['sdk/**/*.ts', 'electron/**/*.{ts,mjs}', 'renderer/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.base.json', 'renderer/tsconfig.json'], noWarnOnMultipleProjects: true })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones }],
+    },
+  },
+  {
     files: ['sdk/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -87,17 +160,45 @@ export default tseslint.config(
           patterns: [{ group: ['**/electron/**', '**/renderer/**'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' }],
         },
       ],
+      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron],
     },
   },
-  ...sdkLayerRules(),
+  {
+    // Issue 15, item 2: a switch over a union (permission ids, runtime kinds, message types) must
+    // name every member, and a `default` does not count, so adding a permission id or a runtime
+    // to its table makes the linter point at every switch that must handle it. Needs type
+    // information, so only for the code that has such switches, from a program of just that code
+    // (tsconfig.lint.json: about half the work of the whole tsconfig.json).
+    files: ['sdk/src/**/*.ts', 'electron/**/*.ts'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.lint.json'], tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: true }],
+    },
+  },
   {
     // electron/main/ and electron/utility/ hold the entry points' logic as plain, unit-tested
     // modules (as electron/preload/ for the preload): only electron/main.ts, utility.ts and
     // preload.ts themselves import electron.
-    files: ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/bin/**/*.mjs', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'electron/preload/**/*.ts', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'],
+    files: [...electronHostFiles, ...toolingFiles],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electronOnly], patterns: [{ group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [electronOnly], patterns: [electronSubpaths, { group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] },
+      ],
     },
+  },
+  {
+    files: electronHostFiles,
+    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron] },
+  },
+  {
+    // Launchers and tests load compiled files by computed paths; they still may not load electron.
+    files: toolingFiles,
+    rules: { 'no-restricted-syntax': ['error', dynamicImports.electron] },
+  },
+  {
+    files: ['electron/main.ts', 'electron/utility.ts', 'electron/preload.ts'],
+    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport] },
   },
   {
     // The host API contract is imported by the renderer: types and plain data only (DESIGN §2).
@@ -109,11 +210,13 @@ export default tseslint.config(
         {
           paths: [electronOnly],
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto', 'ws'], message: 'electron/common is imported by the renderer: no Node modules (DESIGN §2).' },
-            { group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '../host/**', '../web*', '**/renderer/**'], message: 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).' },
+            electronSubpaths,
+            { group: nodeModules, message: commonNodeMessage },
+            { group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '../host/**', '../web*', '**/renderer/**'], message: commonSdkMessage },
           ],
         },
       ],
+      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron, dynamicImports.node(commonNodeMessage), dynamicImports.sdk(commonSdkMessage)],
     },
   },
   {
@@ -125,17 +228,26 @@ export default tseslint.config(
         {
           paths: [electronOnly],
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'child_process', 'os', 'crypto'], message: 'The renderer is browser code: no Node modules (DESIGN §2).' },
+            electronSubpaths,
+            { group: nodeModules, message: rendererNodeMessage },
             {
               group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '**/electron/**', '!**/electron/common', '!**/electron/common/**'],
-              message: 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).',
+              message: rendererSdkMessage,
             },
           ],
         },
       ],
       // Package and registry text is hostile (issue 10): it is rendered as text nodes or inert
       // Markdown, never parsed as HTML, and never turned into code.
-      'no-restricted-syntax': ['error', ...htmlSinks.map((selector) => ({ selector, message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).' }))],
+      'no-restricted-syntax': [
+        'error',
+        ...htmlSinks.map((selector) => ({ selector, message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).' })),
+        dynamicImports.literalOnly,
+        dynamicImports.typeImport,
+        dynamicImports.electron,
+        dynamicImports.node(rendererNodeMessage),
+        dynamicImports.sdk(rendererSdkMessage),
+      ],
       'no-eval': 'error',
       'no-implied-eval': 'error',
       'no-new-func': 'error',

@@ -1,16 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const sdkDir = fileURLToPath(new URL('./sdk/', import.meta.url));
+
+/**
+ * Unit tests import `@arcotheon/sdk` (and every subpath export, e.g. `@arcotheon/sdk/internal`)
+ * from source, so no unit test runs against a stale `sdk/dist`: each export of sdk/package.json
+ * that points into dist/ maps to the matching file under src/; other exports (the JSON Schemas,
+ * package.json) map to the file itself; a subpath not in the map yet maps to src/<subpath>.ts.
+ * The e2e suite keeps the built package (node_modules/@arcotheon/sdk → sdk/dist).
+ */
+function sdkSourceAliases(): Array<{ find: RegExp; replacement: string }> {
+  const pkg = JSON.parse(readFileSync(`${sdkDir}package.json`, 'utf8')) as { exports?: Record<string, string | Record<string, string>> };
+  const aliases: Array<{ find: RegExp; replacement: string }> = [];
+  for (const [key, target] of Object.entries(pkg.exports ?? {})) {
+    const file = typeof target === 'string' ? target : (target['default'] ?? target['import']);
+    if (file === undefined) continue;
+    const specifier = key === '.' ? '@arcotheon/sdk' : `@arcotheon/sdk/${key.slice(2)}`;
+    const source = file.replace(/^\.\/dist\/(.+)\.js$/, './src/$1.ts');
+    const pattern = new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+    aliases.push({ find: pattern, replacement: `${sdkDir}${source.slice(2)}` });
+  }
+  aliases.push({ find: /^@arcotheon\/sdk\/(.+?)(?:\.js)?$/, replacement: `${sdkDir}src/$1.ts` });
+  return aliases;
+}
 
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Vitest's default is one worker less than the cores (one worker on two cores); unit test files
+    // mostly wait on child processes, servers and the disk, so one per core keeps both cores busy.
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
       {
         extends: true,
+        resolve: { alias: sdkSourceAliases() },
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          globalSetup: ['test/setup/global.ts'],
+          setupFiles: ['test/setup/worker.ts'],
         },
       },
       {

@@ -10,11 +10,13 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, posix, resolve, win32 } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Arcotheon, isAdcapError, loadEmbeddedRemote } from '@arcotheon/sdk';
+import { Arcotheon, isAdcapError } from '@arcotheon/sdk';
+import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { createHostService, type HostService } from './host/service.js';
+import { startUp, type StartUpOutcome } from './host/startup.js';
+import { defaultHome as desktopDefaultHome } from './main/paths.js';
 import { startWebHost, type WebHost } from './web.js';
 
 /** The repository (or installed app) root: the folder whose package.json is the app's. */
@@ -34,12 +36,19 @@ export interface UiOptions {
   port: number;
   open: boolean;
   staticDir?: string;
+  /** The environment read for the embedded registry and ARCOTHEON_POLICY (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningUi {
   url: string;
   web: WebHost;
   service: HostService;
+  /**
+   * Issue 17: the organisation policy applied once at start-up, in the background (the UI is
+   * served meanwhile and follows it through the operation's events and policy.show).
+   */
+  startup: Promise<StartUpOutcome>;
   stop(): Promise<void>;
 }
 
@@ -53,7 +62,8 @@ function appVersion(): string {
 
 /** Starts the service and the web host (no printing, no signals): for `arcotheon ui` and `npm start`. */
 export async function startUi(options: UiOptions, log: (message: string) => void = () => undefined): Promise<RunningUi> {
-  const embedded = await loadEmbeddedRemote(process.env);
+  const env = options.env ?? process.env;
+  const embedded = await loadEmbeddedRemote(env);
   const version = appVersion();
   const arc = new Arcotheon({
     home: options.home,
@@ -61,13 +71,17 @@ export async function startUi(options: UiOptions, log: (message: string) => void
     // As adcap does: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all (an empty list,
     // not a missing one, which would make the SDK fall back to the registry it ships).
     remotes: embedded === null ? [] : [embedded],
+    policy: { env },
   });
   const service = createHostService(arc, { appVersion: version });
   const web = await startWebHost({ service, port: options.port, staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST), log });
+  // Issue 17: apply the organisation policy once, now; a failure is logged and shown in the UI, never fatal.
+  const startup = startUp(service, { doctor: false, log });
   return {
     url: web.url,
     web,
     service,
+    startup,
     async stop() {
       await web.close();
       await service.close();
@@ -75,13 +89,9 @@ export async function startUi(options: UiOptions, log: (message: string) => void
   };
 }
 
-/** The per-user data folder, as `adcap` chooses it (sdk/src/cli/context.ts platformDataDir). */
+/** The per-user data folder, as `adcap` chooses it (one rule: main/paths.ts defaultHome, the SDK's platformDataDir). */
 export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.ARCOTHEON_HOME !== undefined && env.ARCOTHEON_HOME !== '') return resolve(env.ARCOTHEON_HOME);
-  if (platform === 'win32') return win32.join(env.APPDATA !== undefined && env.APPDATA !== '' ? env.APPDATA : win32.join(homedir(), 'AppData', 'Roaming'), 'Arcotheon');
-  if (platform === 'darwin') return posix.join(homedir(), 'Library', 'Application Support', 'Arcotheon');
-  const xdg = env.XDG_DATA_HOME;
-  return posix.join(xdg !== undefined && xdg !== '' && posix.isAbsolute(xdg) ? xdg : posix.join(homedir(), '.local', 'share'), 'arcotheon');
+  return desktopDefaultHome(env, platform);
 }
 
 /** Opens `url` in the user's browser; failures are reported, never fatal (the URL is printed). */

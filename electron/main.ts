@@ -11,7 +11,6 @@
  * external https links to the system browser after a check, every IPC sender checked.
  */
 import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, session, shell, utilityProcess, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type UtilityProcess } from 'electron';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { IPC, type DesktopEvent, type OpenRequest, type SecretRequest } from './common/desktop.js';
 import type { HostMethod } from './common/methods.js';
@@ -19,7 +18,7 @@ import type { HostEvent, Result, WorkspaceHandle } from './common/types.js';
 import { argvSkip, LINK_SCHEME, openTargetsFromArgv } from './main/links.js';
 import { OpenDispatcher, sideloadFile } from './main/opens.js';
 import { appLayout } from './main/paths.js';
-import { APP_CSP, APP_ENTRY, APP_SCHEME, isAppUrl, navigationDecision, permissionDecision, resolveAppRequest, type SenderInfo } from './main/policy.js';
+import { APP_CSP, APP_ENTRY, APP_SCHEME, isAppUrl, navigationDecision, permissionDecision, serveAppRequest, type SenderInfo } from './main/policy.js';
 import { createIpcRouter, UtilityChannel } from './main/router.js';
 import { SafeSecretStore, SecretBroker } from './main/secrets.js';
 
@@ -276,11 +275,8 @@ if (!app.requestSingleInstanceLock()) {
     ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [APP_CSP] } })); // eng-disable CSP_GLOBAL_CHECK
     // app:// serves renderer/dist only (see registerSchemesAsPrivileged above).
     protocol.handle(APP_SCHEME, async (request) => { // eng-disable PROTOCOL_HANDLER_JS_CHECK
-      const resolved = resolveAppRequest(request.method, request.url, layout.rendererDir);
-      if (resolved.status !== 200) return new Response(null, { status: resolved.status, headers: resolved.headers });
-      const body = await readFile(resolved.file).catch(() => null);
-      if (body === null) return new Response(null, { status: 404, headers: resolved.headers });
-      return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers: resolved.headers });
+      const answer = await serveAppRequest(request.method, request.url, layout.rendererDir);
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
     });
     ipcMain.handle(IPC.call, (event, method: unknown, args: unknown) => router(senderOf(event), method, args));
     startUtility();

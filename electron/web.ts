@@ -21,9 +21,10 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostService } from './host/service.js';
+import { openStaticFile, staticRelativePath } from './host/static-files.js';
 import { uiContentType } from './host/ui-content-types.js';
 
 export interface WebHostOptions {
@@ -235,16 +236,14 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
     res.writeHead(200, { ...securityHeaders(port), 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': body.length });
     return void res.end(req.method === 'HEAD' ? undefined : body);
   }
-  const relativePath = (wantsIndex ? 'index.html' : path).replace(/^[/\\]+/, '');
-  if (relativePath.includes('\0') || relativePath.split(/[/\\]/).includes('..')) return reply(res, 403, 'forbidden');
-  // Containment after resolving links: a symlink inside the build that points elsewhere is refused.
-  const file = await realpath(join(root, relativePath)).catch(() => null);
-  if (file === null) return reply(res, 404, 'not found');
-  const rel = relative(root, file);
-  if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return reply(res, 403, 'forbidden');
-  const info = await stat(file).catch(() => null);
-  if (info === null || !info.isFile()) return reply(res, 404, 'not found');
-  res.writeHead(200, { ...securityHeaders(port), 'Content-Type': uiContentType(file), 'Content-Length': info.size });
+  // The one static-file rule of both UI servers (host/static-files.ts): path checks, then
+  // containment after resolving links, so a symlink inside the build that points elsewhere is refused.
+  const relativePath = staticRelativePath(path);
+  if (relativePath === null) return reply(res, 403, 'forbidden');
+  const found = await openStaticFile(root, relativePath);
+  if (found.status !== 200) return found.status === 403 ? reply(res, 403, 'forbidden') : reply(res, 404, 'not found');
+  const { file } = found;
+  res.writeHead(200, { ...securityHeaders(port), 'Content-Type': uiContentType(file), 'Content-Length': found.size });
   if (req.method === 'HEAD') return void res.end();
   const stream = createReadStream(file);
   stream.on('error', () => res.destroy());

@@ -325,7 +325,7 @@ describe('the manager UI, end to end in a browser', () => {
     expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
   });
 
-  it('switches a capability off and on again from its page (issue 17)', async () => {
+  it('switches a capability off and on again from its page and from its row in the list (issue 17)', async () => {
     await go('#/installed/acme/notes');
     await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
     const toggle = page.getByRole('checkbox', { name: 'Enabled' });
@@ -339,6 +339,18 @@ describe('the manager UI, end to end in a browser', () => {
     await page.locator('[data-disabled]').waitFor({ state: 'detached' });
     expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(true);
     // adcap list --json prints null for an enabled capability.
+    expect((await installed('acme/notes'))?.disabled ?? null).toBeNull();
+
+    // The same switch on its row of the Installed list, named for the capability it turns off.
+    await go('#/installed');
+    const row = page.getByRole('checkbox', { name: 'Enabled Meeting notes' });
+    expect(await row.isChecked()).toBe(true);
+    await row.click();
+    await page.locator('a.card[data-id="acme/notes"] [data-disabled="user"]', { hasText: 'Disabled' }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Enabled Meeting notes' }).isChecked()).toBe(false);
+    expect((await installed('acme/notes'))?.disabled).toMatchObject({ by: 'user' });
+    await page.getByRole('checkbox', { name: 'Enabled Meeting notes' }).click();
+    await page.locator('a.card[data-id="acme/notes"] [data-disabled]').waitFor({ state: 'detached' });
     expect((await installed('acme/notes'))?.disabled ?? null).toBeNull();
   });
 

@@ -44,6 +44,8 @@ import type {
   OperationInfo,
   PackageDocumentData,
   PlanData,
+  PolicyApplyData,
+  PolicyStatusData,
   RemoteConfigData,
   RemoteStatus,
   Result,
@@ -60,8 +62,10 @@ import type {
 
 // ------------------------------------------------------------------ argument schemas
 
+// DESIGN §3, the SDK's util/capability-id.ts grammar (electron/common imports nothing from the SDK,
+// so it is spelled here; test/electron/common/capability-id-parity.test.ts keeps the two equal).
 const namePart = '[a-z0-9]+(?:-[a-z0-9]+)*';
-export const capabilityId = string({ max: 129, pattern: new RegExp(`^${namePart}/${namePart}$`), what: 'a capability id "publisher/name"' });
+export const capabilityId = string({ max: 129, pattern: new RegExp(`^(?=[^/]{1,64}/[^/]{1,64}$)${namePart}/${namePart}$`), what: 'a capability id "publisher/name"' });
 const version = string({ min: 1, max: 256, pattern: /^[0-9A-Za-z.+-]+$/, what: 'a version' });
 const range = string({ min: 1, max: 256, what: 'a version range' });
 const grant = string({ min: 1, max: 1024, pattern: /^[a-z]+:[a-z]+(?::[^\s]+)?$/, what: 'a grant "id[:scope]"' });
@@ -198,6 +202,15 @@ export const METHODS = {
 
   // ---- doctor
   'doctor.run': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Check the home; with fix, repair; with fix and dryRun, say what a fix would do.', { cancellable: false, mutates: true }),
+
+  // ---- organisation policy (issue 17)
+  'policy.show': call(args([]), returns<PolicyStatusData>(), 'The organisation policy in force (or why it is refused), where it came from, and what applying it at start-up did.'),
+  'policy.apply': operation(
+    args([]),
+    returns<PolicyApplyData>(),
+    'Bring this home in line with the policy: blocked capabilities disabled, required ones installed, enabled and updated. The host runs it once at start-up.',
+    { cancellable: false, mutates: true },
+  ),
 
   // ---- audit
   'audit.list': call(args([], [object({ limit: optional(number({ integer: true, min: 1, max: 10_000 })), capability: optional(capabilityId) })]), returns<AuditEntry[]>(), 'The audit log, newest first.'),

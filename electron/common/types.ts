@@ -391,6 +391,41 @@ export interface EnablementResultData {
   disabled?: DisabledMarkData;
 }
 
+// ------------------------------------------------------------------ organisation policy (issue 17)
+
+/** What `policy.apply` did (the SDK's PolicyApplyResult), and what it could not do. */
+export interface PolicyApplyData {
+  policy: { path: string; source: 'system' | 'environment' } | null;
+  disabled: Array<{ id: string; rule: string }>;
+  enabled: string[];
+  installed: Array<{ id: string; version: string }>;
+  updated: Array<{ id: string; version: string }>;
+  awaitingApproval: string[];
+  failed: Array<{ id: string; code: string; message: string }>;
+}
+
+/** `policy.show`: the policy in force, where it came from, and the last time the host applied it. */
+export interface PolicyStatusData {
+  /** Null when no policy is in force (or when it is invalid: then `error` says why). */
+  policy: {
+    path: string;
+    source: 'system' | 'environment';
+    organisation: string | null;
+    contact: string | null;
+    /** The policy as lines a person reads (what `adcap policy` prints). */
+    lines: string[];
+    /** The registries it allows (null: it says nothing about registries). */
+    remotes: string[] | null;
+    required: string[];
+    blocked: string[];
+    deniedPermissions: string[];
+  } | null;
+  /** E_POLICY when the policy file exists but is refused (invalid, wrong owner): every change stops. */
+  error: HostError | null;
+  /** The host applies the policy once at start-up; null until that has finished. */
+  lastApply: { at: string; result: PolicyApplyData | null; error: HostError | null } | null;
+}
+
 export interface InstalledVersionView {
   version: string;
   installedAt: string;
@@ -710,4 +745,6 @@ export type HostEvent =
   | { type: 'installed-changed' }
   | { type: 'remotes-changed' }
   | { type: 'catalogue-changed' }
-  | { type: 'workspaces-changed' };
+  | { type: 'workspaces-changed' }
+  /** Issue 17: the host applied the organisation policy (policy.show has the outcome). */
+  | { type: 'policy-changed' };

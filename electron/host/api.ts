@@ -5,4 +5,4 @@
  */
 export { HOST_METHODS, isHostMethod, METHODS, checkArguments, type HostMethod } from '../common/methods.js';
 export type { HostApi, HostClient } from '../common/client.js';
-export type { HostEvent, InstallTargetData as InstallTarget, Result } from '../common/types.js';
+export type { HostEvent, Result } from '../common/types.js';

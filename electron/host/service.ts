@@ -8,10 +8,10 @@
  * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
  * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
-import { isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
+import { describePolicy, isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
 import { createHostClient, type HostClient } from '../common/client.js';
 import { checkArguments, isHostMethod, METHODS, SIDELOAD_CHUNK_BYTES, type HostMethod, type MethodArgs, type MethodValue, type OperationMethod } from '../common/methods.js';
-import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, Result } from '../common/types.js';
+import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, PolicyStatusData, Result } from '../common/types.js';
 import { Catalogue } from './catalogue.js';
 import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
 import { Installed } from './installed.js';
@@ -100,6 +100,38 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     return { ...report, problems: report.problems.map((p) => ({ ...p, severity: problemSeverity(p.kind) })), dryRun: opts.dryRun === true, fixed };
   };
 
+  /** Issue 17: the outcome of the last `policy.apply` (the host runs it at start-up; see startUp). */
+  let lastApply: PolicyStatusData['lastApply'] = null;
+  const policyStatus = async (): Promise<PolicyStatusData> => {
+    let loaded: Awaited<ReturnType<Arcotheon['policyInForce']>> = null;
+    let error: HostError | null = null;
+    try {
+      loaded = await arc.policyInForce();
+    } catch (e) {
+      if (!isAdcapError(e, 'E_POLICY')) throw e;
+      error = { code: e.code, message: e.message };
+    }
+    const p = loaded?.policy;
+    return {
+      policy:
+        loaded === null || p === undefined
+          ? null
+          : {
+              path: loaded.path,
+              source: loaded.source,
+              organisation: p.organisation ?? null,
+              contact: p.contact ?? null,
+              lines: describePolicy(loaded),
+              remotes: p.remotes === undefined ? null : p.remotes.map((r) => r.name),
+              required: p.required ?? [],
+              blocked: p.blocked ?? [],
+              deniedPermissions: p.deniedPermissions ?? [],
+            },
+      error,
+      lastApply,
+    };
+  };
+
   const calls: CallImpl = {
     'host.info': async () => settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
     'catalogue.search': (query, filters = {}) => arc.search(query, filters),
@@ -159,6 +191,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       remotesChanged();
       return null;
     },
+    'policy.show': () => policyStatus(),
     'audit.list': async (opts = {}): Promise<AuditEntry[]> => settings.auditList(opts),
     'audit.verify': () => settings.auditVerify(),
     'cache.info': () => settings.cacheInfo(),
@@ -227,6 +260,24 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     'updates.apply': {
       label: (ids) => (ids === null ? 'Update everything' : `Update ${ids.join(', ')}`),
       run: (ctx, ids, approval) => applyUpdate(ctx, ids, approval),
+    },
+    'policy.apply': {
+      label: () => "Apply your organisation's policy",
+      run: async (ctx) => {
+        ctx.progress({ phase: 'policy', done: 0 });
+        const at = new Date().toISOString();
+        try {
+          const result = await arc.applyPolicy();
+          lastApply = { at, result, error: null };
+          return result;
+        } catch (error) {
+          lastApply = { at, result: null, error: isAdcapError(error) ? { code: error.code, message: error.message } : { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` } };
+          throw error;
+        } finally {
+          installedChanged();
+          emit({ type: 'policy-changed' });
+        }
+      },
     },
     'installs.doctor': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
     'doctor.run': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },

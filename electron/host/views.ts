@@ -11,12 +11,12 @@ import {
   grantString,
   isToolStep,
   riskLevel,
-  validateInstalledWorkflows,
   validateSkillDocument,
   type Manifest,
   type Permission,
   type Plan,
 } from '@arcotheon/sdk';
+import { validateInstalledWorkflows } from '@arcotheon/sdk/internal';
 import type { PlanData, PackageContentsView, PermissionChange, PermissionView, ProblemSeverity, SkillView, WorkflowView } from '../common/types.js';
 
 export function permissionView(permission: Permission, granted?: readonly string[]): PermissionView {

@@ -6,12 +6,11 @@
  * nothing here installs: the result is shown in the verified install dialog.
  */
 import path from 'node:path';
+import { isIdPart } from '@arcotheon/sdk';
 
 export const LINK_SCHEME = 'arcotheon';
 export const PACKAGE_EXTENSION = '.adcap';
 
-/** DESIGN §3: each id part is lowercase letters, digits and single hyphens, 1-64 characters. */
-const ID_PART = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /**
  * A semver range as npm writes them: versions, x-ranges, ^ ~ < > = operators, hyphen ranges and
  * || alternatives. Anything else (quotes, slashes, control characters) is refused.
@@ -49,8 +48,8 @@ export function parseInstallLink(link: string): LinkResult {
   const rest = segments[2] as string;
   const at = rest.indexOf('@');
   const name = at === -1 ? rest : rest.slice(0, at);
-  if (!ID_PART.test(publisher) || publisher.length > 64) return refuse('The publisher in the link is not a valid id (lowercase letters, digits and single hyphens).');
-  if (!ID_PART.test(name) || name.length > 64) return refuse('The capability name in the link is not a valid id (lowercase letters, digits and single hyphens).');
+  if (!isIdPart(publisher)) return refuse('The publisher in the link is not a valid id (lowercase letters, digits and single hyphens).');
+  if (!isIdPart(name)) return refuse('The capability name in the link is not a valid id (lowercase letters, digits and single hyphens).');
   const id = `${publisher}/${name}`;
   if (at === -1) return { ok: true, spec: id, id, range: null };
   let range: string;

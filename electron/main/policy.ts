@@ -5,6 +5,8 @@
  * only wires these to Electron's events, so they are unit-tested without the binary.
  */
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { openStaticFile, staticRelativePath } from '../host/static-files.js';
 import { uiContentType } from '../host/ui-content-types.js';
 
 /** The renderer is served from this origin only (a privileged, secure custom scheme). */
@@ -144,12 +146,38 @@ export function resolveAppRequest(method: string, url: string, root: string): Ap
   } catch {
     return { status: 404, headers };
   }
-  if (decoded.includes('\0') || decoded.includes('\\')) return { status: 403, headers };
-  const segments = decoded.split('/').filter((s) => s !== '');
-  if (segments.some((s) => s === '..' || s === '.')) return { status: 403, headers };
-  const relative = segments.length === 0 ? 'index.html' : segments.join('/');
+  const relative = staticRelativePath(decoded);
+  if (relative === null) return { status: 403, headers };
   const base = path.resolve(root);
   const file = path.resolve(base, relative);
   if (!file.startsWith(base + path.sep)) return { status: 403, headers };
   return { status: 200, file, headers: { ...headers, 'Content-Type': uiContentType(file) } };
+}
+
+export interface AppResponse {
+  status: 200 | 403 | 404 | 405;
+  headers: Record<string, string>;
+  /** The file's bytes for a GET that found one; null otherwise (and for HEAD). */
+  body: Buffer | null;
+}
+
+/**
+ * The whole `app://` answer main.ts hands to Electron: resolveAppRequest's URL checks, then the
+ * web host's own static-file rule (host/static-files.ts), so a link inside renderer/dist that
+ * leads outside it is refused here as it is by `arcotheon ui`.
+ */
+export async function serveAppRequest(method: string, url: string, root: string): Promise<AppResponse> {
+  const resolved = resolveAppRequest(method, url, root);
+  if (resolved.status !== 200) return { status: resolved.status, headers: resolved.headers, body: null };
+  const found = await openStaticFile(root, path.relative(path.resolve(root), resolved.file).split(path.sep).join('/'));
+  if (found.status !== 200) return { status: found.status, headers: withoutContentType(resolved.headers), body: null };
+  const body = await readFile(found.file).catch(() => null);
+  if (body === null) return { status: 404, headers: withoutContentType(resolved.headers), body: null };
+  return { status: 200, headers: resolved.headers, body: method === 'HEAD' ? null : body };
+}
+
+/** An error answer keeps the security headers but names no content type. */
+function withoutContentType(headers: Record<string, string>): Record<string, string> {
+  const { 'Content-Type': _contentType, ...rest } = headers;
+  return rest;
 }

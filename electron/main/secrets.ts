@@ -6,7 +6,8 @@
  * handed only to that capability's tool run. Values are never logged and never sent to the page.
  */
 import { randomBytes } from 'node:crypto';
-import { FileSecretStore, VARIABLE_NAME, type SecretStore } from '@arcotheon/sdk';
+import { FileSecretStore, type SecretStore } from '@arcotheon/sdk';
+import { VARIABLE_NAME } from '@arcotheon/sdk/internal';
 import type { SecretRequest } from '../common/desktop.js';
 
 /** What main.ts passes in: Electron's `safeStorage`, narrowed to what is used. */

@@ -33,6 +33,8 @@ try {
       useCatalogue.getState().refresh();
     } else if (event.type === 'catalogue-changed') {
       useCatalogue.getState().refresh();
+    } else if (event.type === 'policy-changed') {
+      void useSettings.getState().loadPolicy();
     } else if (event.type === 'remotes-changed') {
       void useSettings.getState().loadRemotes();
       useCatalogue.getState().refresh();
@@ -41,6 +43,7 @@ try {
   void connection.closed.then(() => root.render(<Fatal message="The connection to Arcotheon closed." />));
   void useInstalled.getState().loadOverview();
   void useSettings.getState().loadInfo();
+  void useSettings.getState().loadPolicy();
   root.render(
     <StrictMode>
       <App />

@@ -89,10 +89,6 @@ export function isAdcapError(value: unknown, code?: ErrorCode): value is AdcapEr
   return value instanceof AdcapError && (code === undefined || value.code === code);
 }
 
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
-}
-
 /** Wraps an unexpected failure of the local file system as `E_IO`, keeping AdcapErrors as they are. */
 export function asAdcapError(error: unknown, context: string): AdcapError {
   if (error instanceof AdcapError) return error;

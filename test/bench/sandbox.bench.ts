@@ -1,7 +1,8 @@
 /**
  * Sandbox bench (issue 6 "Performance"): a trivial node tool call (spawn a node script that
  * prints one line, wait for exit) through BubblewrapSandbox vs NoSandbox in the same run, 30
- * iterations each, interleaved so both see the same machine load. Each iteration includes
+ * iterations each, interleaved so all see the same machine load (bubblewrap with the default
+ * resource limits and without them). Each iteration includes
  * wrap() (temp files, seccomp filter), the spawn and cleanup(). Target: median ratio under 1.3x.
  * The scoped-network variant (host proxy + in-sandbox forwarder, a second node start) is
  * reported without a target.
@@ -55,19 +56,23 @@ registerBench({
         capabilityDir: cap, dependencyDirs: [], readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: join(root, 'run'), home: join(root, 'home'),
       });
       const none = new NoSandbox();
+      const unlimited = new BubblewrapSandbox({ limits: false });
       // Warm-up: page cache, bwrap availability probe.
       await callOnce(none, spec([]));
       await callOnce(bwrap, spec([]));
       const plain: number[] = [];
       const boxed: number[] = [];
       const scoped: number[] = [];
+      const boxedNoLimits: number[] = [];
       for (let i = 0; i < ITERATIONS; i++) {
         plain.push(await callOnce(none, spec([])));
         boxed.push(await callOnce(bwrap, spec([])));
+        boxedNoLimits.push(await callOnce(unlimited, spec([])));
         if (i < 10) scoped.push(await callOnce(bwrap, spec(['net:connect:api.example.com'])));
       }
       const base = { label: 'unsandboxed', value: median(plain) };
-      report({ label: `bubblewrap, median of ${ITERATIONS}`, value: median(boxed), unit: 'ms', baseline: base, target: 1.3 });
+      report({ label: `bubblewrap with resource limits, median of ${ITERATIONS}`, value: median(boxed), unit: 'ms', baseline: base, target: 1.3 });
+      report({ label: `bubblewrap without resource limits, median of ${ITERATIONS}`, value: median(boxedNoLimits), unit: 'ms', baseline: base, target: 1.3 });
       report({ label: 'bubblewrap + scoped net:connect proxy, median of 10', value: median(scoped), unit: 'ms', baseline: base });
     } finally {
       rmSync(root, { recursive: true, force: true });

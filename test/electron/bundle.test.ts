@@ -11,12 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostInfoData, HostEvent } from '../../electron/common/types.js';
 import { UtilityChannel } from '../../electron/main/router.js';
+import { assertBuilt } from '../helpers/built.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const out = join(repo, 'out', 'electron');
 let child: ChildProcess | null = null;
 
-beforeAll(() => {
+beforeAll(async () => {
+  // The bundled utility imports @arcotheon/sdk at run time, from sdk/dist: refuse a stale one.
+  await assertBuilt('sdk');
   const built = spawnSync(process.execPath, [join(repo, 'build', 'electron.mjs')], { encoding: 'utf8' });
   expect(built.status, built.stderr).toBe(0);
 }, 120_000);

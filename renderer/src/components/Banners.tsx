@@ -1,6 +1,7 @@
 /**
  * The banner above every screen when something needs the user (UI.md "Navigation"): a revoked or
- * broken install, a catalogue that could not be verified, an update waiting for permission.
+ * broken install, a catalogue that could not be verified, an update waiting for permission, and an
+ * organisation policy that is refused or could not be applied at start-up (issue 17).
  */
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
@@ -13,14 +14,26 @@ export function Banners() {
   const waiting = useInstalled(useShallow((s) => (s.updates.value?.updates ?? []).filter((u) => u.needsApproval).map((u) => u.id)));
   const unverified = useSettings(useShallow((s) => (s.remotes ?? []).filter((r) => r.error !== null).map((r) => r.name)));
   const remotesLoaded = useSettings((s) => s.remotes !== null);
+  const policy = useSettings(useShallow(policyProblem));
 
   useEffect(() => {
     if (!remotesLoaded) void useSettings.getState().loadRemotes();
   }, [remotesLoaded]);
 
-  if (problems.length === 0 && waiting.length === 0 && unverified.length === 0) return null;
+  if (problems.length === 0 && waiting.length === 0 && unverified.length === 0 && policy === null) return null;
   return (
     <div className="banners" role="region" aria-label="Needs your attention">
+      {policy !== null && (
+        <div className={`banner ${policy.danger ? 'danger' : 'warn'}`} data-banner="policy">
+          <span aria-hidden="true">⚠</span>
+          <span className="grow">
+            <strong>{policy.title}</strong> {policy.message}
+          </span>
+          <a className="button small" href={hrefOf({ screen: 'health' })}>
+            Open Health
+          </a>
+        </div>
+      )}
       {problems.map((p) => (
         <div key={p.id} className={`banner ${p.health === 'revoked' ? 'danger' : 'warn'}`} data-banner={p.health}>
           <span aria-hidden="true">⚠</span>
@@ -59,4 +72,25 @@ export function Banners() {
       )}
     </div>
   );
+}
+
+/**
+ * Selector: what went wrong with the organisation policy, for the banner: a policy that is refused
+ * (every change is stopped), one that could not be applied, or required capabilities that could
+ * not be installed. Null when all is well (or no policy is in force).
+ */
+function policyProblem(s: ReturnType<typeof useSettings.getState>): { danger: boolean; title: string; message: string } | null {
+  const status = s.policy;
+  if (status === null) return null;
+  if (status.error !== null) return { danger: true, title: 'Your organisation\u2019s policy is refused, so no changes can be made.', message: status.error.message };
+  const last = status.lastApply;
+  if (last === null) return null;
+  if (last.error !== null) return { danger: true, title: 'Your organisation\u2019s policy could not be applied.', message: last.error.message };
+  const failed = last.result?.failed ?? [];
+  if (failed.length === 0) return null;
+  return {
+    danger: false,
+    title: `Your organisation requires ${failed.map((f) => f.id).join(', ')}, which could not be installed or updated.`,
+    message: failed[0]?.message ?? '',
+  };
 }

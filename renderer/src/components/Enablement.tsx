@@ -3,7 +3,7 @@
  * versions and grants stay; its tools stop running) or back on, the "Disabled" badge, and the
  * organisation's note when its policy manages the capability. Package text is shown as text only.
  */
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import type { HostError, InstalledSummary } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 import { useInstalled } from '../stores/installed.js';
@@ -27,11 +27,27 @@ export function ManagedNote({ item }: { item: Pick<InstalledSummary, 'managed'> 
   );
 }
 
-/** A real checkbox named "Enabled"; reloads the installed data after the change. */
-export function EnabledToggle({ item }: { item: Pick<InstalledSummary, 'id' | 'disabled' | 'managed'> }) {
+/**
+ * Why the policy keeps the switch where it is, or null when the user may flip it: a required
+ * capability cannot be switched off, a blocked one cannot be switched on (issue 17).
+ */
+export function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who: string; what: string } | null {
+  if (item.managed?.required !== undefined && item.disabled?.by !== 'policy') return { who: 'Required by your organisation', what: 'it cannot be switched off.' };
+  if (item.disabled?.by === 'policy' || item.managed?.blocked !== undefined) return { who: 'Blocked by your organisation', what: 'it cannot be switched on.' };
+  return null;
+}
+
+/**
+ * A real checkbox named "Enabled" (on a list row, "Enabled <name>", so each row's switch says which
+ * capability it turns off); reloads the installed data after the change. When the policy decides,
+ * the switch is disabled and the reason is shown beside it and read with it (aria-describedby).
+ */
+export function EnabledToggle({ item, row = false }: { item: Pick<InstalledSummary, 'id' | 'name' | 'disabled' | 'managed'>; row?: boolean }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<HostError | null>(null);
+  const reasonId = useId();
   const enabled = item.disabled === undefined;
+  const locked = policyLock(item);
   const change = async (): Promise<void> => {
     setBusy(true);
     setError(null);
@@ -43,10 +59,24 @@ export function EnabledToggle({ item }: { item: Pick<InstalledSummary, 'id' | 'd
     void store.loadOverview();
   };
   return (
-    <div className="enablement">
+    <div className={row ? 'enablement row-toggle' : 'enablement'} data-toggle-for={item.id}>
       <label className="toggle">
-        <input type="checkbox" checked={enabled} disabled={busy} onChange={() => void change()} /> Enabled
+        <input
+          type="checkbox"
+          checked={enabled}
+          disabled={busy || locked !== null}
+          aria-describedby={locked === null ? undefined : reasonId}
+          onChange={() => void change()}
+        />{' '}
+        Enabled
+        {row && <span className="visually-hidden"> {item.name}</span>}
       </label>
+      {locked !== null && (
+        <span id={reasonId} className="small muted" data-policy-lock="">
+          {/* On a row, the short reason (the page beside it says the rest); on the page, the whole sentence. */}
+          {row ? `${locked.who}.` : `${locked.who}: ${locked.what}`}
+        </span>
+      )}
       {error !== null && <ErrorBox error={error} />}
     </div>
   );

@@ -30,6 +30,8 @@ const NEXT_STEPS: Record<string, string> = {
   E_IO: 'Check that Arcotheon is still running and that your disk has space, then try again.',
   E_USAGE: 'This looks like a bug in the app; reload the page and try again.',
   E_CANCELLED: 'Nothing more will happen; start again when you are ready.',
+  E_POLICY: 'Your organisation decided this. Ask your IT administrator if you need it changed.',
+  E_DISABLED: 'Switch it on again with Enabled on the Installed screen, then run again.',
 };
 
 export function nextStep(error: HostError): string {

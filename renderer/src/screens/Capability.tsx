@@ -19,6 +19,7 @@ import { host } from '../host.js';
 import { formatBytes, formatDate, plural } from '../lib/format.js';
 import { hrefOf } from '../router.js';
 import { useInstalled } from '../stores/installed.js';
+import { useSettings } from '../stores/settings.js';
 
 export function Capability({ id }: { id: string }) {
   const [state, setState] = useState<{ detail: CapabilityDetail | null; error: HostError | null }>({ detail: null, error: null });
@@ -26,6 +27,9 @@ export function Capability({ id }: { id: string }) {
   const installed = useInstalled((s) => s.details[id]?.value ?? null);
   const loadInstalled = useInstalled((s) => s.loadDetail);
   const overviewVersion = useInstalled((s) => s.overview.value?.find((i) => i.id === id)?.version ?? null);
+  // Issue 17: the policy's `blocked` entry for this id (every version, or a range of them).
+  const blocked = useSettings((s) => s.policy?.policy?.blocked.find((entry) => entry.split('@')[0] === id) ?? null);
+  const policyWho = useSettings((s) => (s.policy?.policy === null || s.policy?.policy === undefined ? null : `${s.policy.policy.organisation ?? 'your organisation'} (rule "blocked" in ${s.policy.policy.path})`));
 
   const load = useCallback(async () => {
     setState((s) => ({ ...s, error: null }));
@@ -83,11 +87,23 @@ export function Capability({ id }: { id: string }) {
             {!d.compatible.ok && <span className="badge danger">Not compatible</span>}
           </div>
           {installed !== null && d.installed !== null && <ManagedNote item={installed} />}
+          {blocked !== null && d.installed === null && (
+            <p className="small" id="policy-blocked" data-policy-blocked={blocked}>
+              <span className="badge warn">Blocked by policy</span>{' '}
+              {blocked.includes('@') ? `Versions ${blocked.slice(blocked.indexOf('@') + 1)} may not be installed on this computer.` : 'It may not be installed on this computer.'} Managed by {policyWho}.
+            </p>
+          )}
           {installed !== null && d.installed !== null && <EnabledToggle item={installed} />}
         </div>
         <div className="actions">
           {d.installed === null ? (
-            <button type="button" className="primary" onClick={() => setDialog({ target: installTarget(d), name: d.name })} disabled={!d.compatible.ok}>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => setDialog({ target: installTarget(d), name: d.name })}
+              disabled={!d.compatible.ok || (blocked !== null && !blocked.includes('@'))}
+              aria-describedby={blocked === null ? undefined : 'policy-blocked'}
+            >
               Install
             </button>
           ) : (

@@ -1,6 +1,6 @@
 /**
- * Installed: what is on this computer with its status (ok, update available, broken, revoked);
- * one capability's page with its grants (revoke, re-grant), skill folders, versions kept for
+ * Installed: what is on this computer with its status (ok, update available, broken, revoked)
+ * and an Enabled switch on each row (issue 17); one capability's page with its grants (revoke, re-grant), skill folders, versions kept for
  * rollback, and uninstall (refused with the dependents named when it would break them).
  */
 import { useEffect, useState } from 'react';
@@ -53,7 +53,7 @@ function InstalledList() {
       ) : (
         <ul className="stack" style={{ listStyle: 'none', padding: 0, margin: 0 }} aria-label="Installed capabilities">
           {list.map((item) => (
-            <li key={item.id}>
+            <li key={item.id} className="installed-row">
               <a className="card" style={{ height: 'auto' }} href={hrefOf({ screen: 'installed', id: item.id })} data-id={item.id}>
                 <Monogram id={item.id} name={item.name} />
                 <div className="card-body">
@@ -74,6 +74,8 @@ function InstalledList() {
                   <span className="small muted">{item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}</span>
                 </div>
               </a>
+              {/* Beside the link, not inside it: a control inside a link is neither valid nor reachable. */}
+              <EnabledToggle item={item} row />
             </li>
           ))}
         </ul>

@@ -1,7 +1,7 @@
 /**
  * Settings: registries with their pinned keys and last verification (add, remove, refresh), the
  * sandbox on each platform, the cache (size, clean up), the audit log with its chain verified,
- * and appearance.
+ * appearance, and the organisation policy in force (issue 17), whose registries cannot be removed.
  */
 import { useEffect, useState } from 'react';
 import type { HostError, RemoteStatus } from '../../../electron/common/index.js';
@@ -18,6 +18,7 @@ export function Settings() {
   const [removing, setRemoving] = useState<RemoteStatus | null>(null);
   const [gcResult, setGcResult] = useState<string | null>(null);
   const { loadAll } = s;
+  const managedRemotes = s.policy?.policy?.remotes ?? [];
   useEffect(() => {
     void loadAll();
   }, [loadAll]);
@@ -45,6 +46,17 @@ export function Settings() {
       </div>
       {s.error !== null && <ErrorBox error={s.error} onRetry={() => void loadAll()} />}
       {error !== null && <ErrorBox error={error} />}
+
+      {s.policy !== null && s.policy.policy !== null && (
+        <section className="section" aria-labelledby="policy-h" data-policy-path={s.policy.policy.path}>
+          <h2 id="policy-h">Managed by your organisation</h2>
+          <ul className="list-plain panel small">
+            {s.policy.policy.lines.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </section>
+      )}
 
       <section className="section" aria-labelledby="remotes-h">
         <div className="row" style={{ justifyContent: 'space-between' }}>
@@ -75,7 +87,11 @@ export function Settings() {
                     <button type="button" className="small" onClick={() => void refresh(r.name)}>
                       Refresh
                     </button>
-                    {!r.builtIn && (
+                    {managedRemotes.includes(r.name) ? (
+                      <span className="badge neutral" title="Added by your organisation's policy; it cannot be removed.">
+                        managed by your organisation
+                      </span>
+                    ) : !r.builtIn && (
                       <button type="button" className="small danger" onClick={() => setRemoving(r)}>
                         Remove
                       </button>

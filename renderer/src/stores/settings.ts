@@ -3,7 +3,7 @@
  * cache and the audit log. Loaded when the Settings screen opens and after changes.
  */
 import { create } from 'zustand';
-import type { AuditEntry, AuditVerification, CacheInfo, HostError, HostInfoData, RemoteStatus, SandboxStatus } from '../../../electron/common/index.js';
+import type { AuditEntry, AuditVerification, CacheInfo, HostError, HostInfoData, PolicyStatusData, RemoteStatus, SandboxStatus } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 
 interface SettingsState {
@@ -14,7 +14,10 @@ interface SettingsState {
   audit: AuditEntry[] | null;
   auditCheck: AuditVerification | null;
   error: HostError | null;
+  /** Issue 17: the organisation policy in force and what applying it at start-up did. */
+  policy: PolicyStatusData | null;
   loadInfo(): Promise<void>;
+  loadPolicy(): Promise<void>;
   loadRemotes(): Promise<void>;
   loadAll(): Promise<void>;
 }
@@ -27,9 +30,14 @@ export const useSettings = create<SettingsState>((set) => ({
   audit: null,
   auditCheck: null,
   error: null,
+  policy: null,
   async loadInfo() {
     const info = await host().host.info();
     if (info.ok) set({ info: info.value });
+  },
+  async loadPolicy() {
+    const policy = await host().policy.show();
+    if (policy.ok) set({ policy: policy.value });
   },
   async loadRemotes() {
     const remotes = await host().remotes.status();

@@ -9,9 +9,10 @@
  * so two processes never append to the same file) and resumes it with HTTP Range.
  */
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
@@ -52,6 +53,13 @@ export interface BlobRequest {
   signal?: AbortSignal;
   /** Names the blob in messages, e.g. `resource "embeddings"`. */
   what?: string;
+  /**
+   * Set only by a caller that hashes every byte it reads from the returned path and refuses a
+   * mismatch (the package reader computes the archive's SHA-256 in its one pass, and
+   * downloadArchive compares it with the pin): a cached entry is then checked by size alone, not
+   * hashed twice. Everyone else gets a cached entry re-hashed on read (see presentOrDrop).
+   */
+  readerHashes?: boolean;
 }
 
 export type EntryState = 'ok' | 'missing' | 'corrupt';
@@ -94,6 +102,8 @@ export class ContentCache {
   private readonly attemptsPerMirror: number;
   private readonly lookup: LookupAddresses | undefined;
   private readonly inflight = new Map<string, Inflight>();
+  /** Entries this instance hashed on read, by path, with the file identity they had then. */
+  private readonly hashedOnRead = new Map<string, string>();
 
   /** `dir` is the home's `cache/` directory; blobs live in `dir/sha256/`, temp files in `dir/tmp/`. */
   constructor(dir: string, options: ContentCacheOptions = {}) {
@@ -121,6 +131,17 @@ export class ContentCache {
   }
 
   /**
+   * The path of a cached blob whose bytes were hashed on this read (see presentOrDrop), or null
+   * when it is absent or was damaged (a damaged entry is removed, so fetchBlob downloads it again).
+   * For readers that hand the file to someone who does not hash it (resources, shards).
+   */
+  async cachedPath(sha256: string, size: number): Promise<string | null> {
+    assertSize(size);
+    const final = this.pathFor(sha256);
+    return (await this.presentOrDrop(final, size)) ? final : null;
+  }
+
+  /**
    * Returns the local path of a verified blob, downloading it if needed (spec §9): mirrors in order,
    * at most `size` bytes read from each, SHA-256 and size checked before the blob enters the cache,
    * the next mirror tried on wrong bytes or errors. Concurrent calls for one blob share one download.
@@ -129,7 +150,7 @@ export class ContentCache {
     assertSha(request.sha256);
     assertSize(request.size);
     const final = this.pathFor(request.sha256);
-    if (await this.presentOrDrop(final, request.size)) return final;
+    if (await this.presentOrDrop(final, request.size, request.readerHashes !== true)) return final;
     // No await between this check and the set below: concurrent callers join one download.
     const existing = this.inflight.get(request.sha256);
     if (existing !== undefined) {
@@ -148,6 +169,96 @@ export class ContentCache {
     const promise = this.download(request, final, emit).finally(() => this.inflight.delete(request.sha256));
     this.inflight.set(request.sha256, { promise, listeners });
     return promise;
+  }
+
+  /**
+   * Issue 15 item 12: for a caller that reads the whole blob once anyway and checks its pin in that
+   * read (install: verify and extract in one pass, readPackage's `expectArchive`). `use` gets a path
+   * to the bytes and must throw E_HASH when they are not the pinned ones, before it keeps anything.
+   * - Already cached: `use` reads the cached blob.
+   * - Sources that are all local files (a file:// registry): each is cloned into cache/tmp in the
+   *   kernel (a reflink where the file system can, else copy_file_range: the bytes never pass
+   *   through this process), `use` reads the clone, and the clone becomes the cache entry only
+   *   after `use` accepted it. A source that fails (missing, wrong size, wrong bytes) passes on to
+   *   the next, as in fetchBlob. Not a hard link: the cache makes its entries read-only and must
+   *   not share an inode with a file someone else may change or chmod.
+   * - Anything else (https, entitled, publisher-chosen sources): fetchBlob (hashed while it
+   *   downloads, resumable), then `use` on the cached blob.
+   */
+  async withBlob<T>(request: BlobRequest, use: (path: string) => Promise<T>): Promise<T> {
+    assertSha(request.sha256);
+    assertSize(request.size);
+    const final = this.pathFor(request.sha256);
+    const local = request.authorize === undefined && request.policy === undefined && request.sources.length > 0 && request.sources.every((s) => s.startsWith('file:'));
+    if (!local || this.inflight.has(request.sha256) || (await this.presentOrDrop(final, request.size))) {
+      const path = await this.fetchBlob(request);
+      try {
+        return await use(path);
+      } catch (error) {
+        // A cache entry damaged on disk since it was stored (only its size is checked before use):
+        // verifyEntry removes it, and the blob is fetched again once.
+        if ((await this.verifyEntry(request.sha256).catch(() => null))?.state !== 'corrupt') throw error;
+        return use(await this.fetchBlob(request));
+      }
+    }
+    const what = request.what ?? `blob ${request.sha256}`;
+    const failures: { source: string; error: string }[] = [];
+    await mkdir(this.tmpDir, { recursive: true });
+    for (const source of request.sources) {
+      const label = redactUrl(source);
+      const temp = tempPathFor(join(this.tmpDir, request.sha256));
+      let cloned = false;
+      try {
+        request.onProgress?.({ phase: 'download', done: 0, total: request.size });
+        if (request.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `Downloading ${what} was cancelled.`);
+        let path: string;
+        try {
+          path = fileURLToPath(checkUrlAllowed(source));
+        } catch (error) {
+          throw new AdcapError('E_DOWNLOAD', `${label} is not a usable file URL on this system.`, { cause: error });
+        }
+        const info = await stat(path).catch(() => null);
+        if (info === null || !info.isFile()) throw new AdcapError('E_DOWNLOAD', `${label} cannot be read; check that the file exists.`);
+        // spec §9: at most the pinned size is taken from a source; a longer or shorter file is not the blob.
+        if (info.size !== request.size) throw new WrongContentError(`it has ${info.size} bytes, not the pinned ${request.size}`);
+        await copyFile(path, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        cloned = true;
+        // Written to disk while `use` reads it (the inflating is CPU work; this is I/O), so the
+        // entry is durable before its rename without a wait of its own.
+        const synced = handleSync(temp);
+        synced.catch(() => undefined); // awaited below
+        request.onProgress?.({ phase: 'download', done: request.size, total: request.size });
+        let value: T;
+        try {
+          value = await use(temp);
+        } catch (error) {
+          await synced.catch(() => undefined);
+          // Whose fault: a clone that is not the pinned blob fails this source (the next is tried);
+          // an intact one means the package itself was refused, which is the caller's error.
+          const actual = await hashFile(temp).catch(() => null);
+          if (actual?.sha256 !== request.sha256 || actual.size !== request.size) {
+            throw new WrongContentError(`it holds bytes with SHA-256 ${actual?.sha256 ?? 'unknown'}, not the pinned ${request.sha256}`);
+          }
+          await this.commit(temp, final).catch(() => undefined);
+          cloned = false;
+          throw error;
+        }
+        await synced;
+        await this.commit(temp, final);
+        cloned = false;
+        return value;
+      } catch (error) {
+        if (cloned) await rm(temp, { force: true }).catch(() => undefined);
+        if (!(error instanceof WrongContentError) && !isAdcapError(error, 'E_DOWNLOAD')) throw error;
+        failures.push({ source: label, error: reasonOf(error) });
+      }
+    }
+    const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
+    throw new AdcapError(
+      'E_DOWNLOAD',
+      `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
+      { details: { sha256: request.sha256, attempts: failures } },
+    );
   }
 
   /** Copies a local file into the cache, verifying size and SHA-256 first (E_HASH on mismatch). */
@@ -273,16 +384,31 @@ export class ContentCache {
   // --- internals -------------------------------------------------------------------------------
 
   /**
-   * True when a file of the right size is at `final`. A wrong-sized entry is re-hashed: if it is
-   * corrupt it is removed (and refetched by the caller); if it is intact, the caller's size pin
-   * contradicts its SHA-256 and no download could ever satisfy it, so that is E_DOWNLOAD (a bad pin
-   * must not be able to evict a good entry).
+   * True when a file of the right size is at `final`, and with `hash`, whose bytes hash to its
+   * address. Reads are verified like cacache's (issue 15 item 3): a same-size entry damaged on disk
+   * is removed and the caller fetches it again, instead of handing damaged bytes to a tool. Only a
+   * caller that hashes what it reads anyway passes `hash` false (BlobRequest.readerHashes). An
+   * entry hashed once is not hashed again by this instance while its inode, size and times stay.
+   *
+   * A wrong-sized entry is re-hashed: if it is corrupt it is removed (and refetched by the caller);
+   * if it is intact, the caller's size pin contradicts its SHA-256 and no download could ever
+   * satisfy it, so that is E_DOWNLOAD (a bad pin must not be able to evict a good entry).
    */
-  private async presentOrDrop(final: string, size: number): Promise<boolean> {
+  private async presentOrDrop(final: string, size: number, hash = true): Promise<boolean> {
     const info = await stat(final).catch(() => null);
     if (info === null) return false;
-    if (info.isFile() && info.size === size) return true;
     const sha256 = final.slice(-64);
+    if (info.isFile() && info.size === size) {
+      if (!hash) return true;
+      const identity = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+      if (this.hashedOnRead.get(final) === identity) return true;
+      if ((await this.verifyEntry(sha256)).state === 'ok') {
+        this.hashedOnRead.set(final, identity);
+        return true;
+      }
+      this.hashedOnRead.delete(final);
+      return false;
+    }
     if (info.isFile() && (await this.verifyEntry(sha256)).state === 'ok') {
       throw new AdcapError(
         'E_DOWNLOAD',
@@ -531,6 +657,16 @@ function assertSha(sha256: string): void {
 function assertSize(size: number): void {
   if (!Number.isSafeInteger(size) || size < 0) {
     throw new AdcapError('E_USAGE', `${String(size)} is not a valid blob size (a non-negative integer).`);
+  }
+}
+
+/** fsync of a file by path (the clone is durable before it is renamed into its content address). */
+async function handleSync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -60,7 +60,9 @@ export function resourceAuthorization(resource: Resource, authorize: AuthorizeFn
  * fetched files are reused across versions and capabilities).
  */
 export async function materializeResource(cache: ContentCache, resource: Resource, options: MaterializeOptions = {}): Promise<string> {
-  if (await cache.has(resource.sha256, resource.size)) return cache.pathFor(resource.sha256);
+  // Hashed on read: the tool reads this file and does not check it (issue 15 item 3).
+  const cached = await cache.cachedPath(resource.sha256, resource.size);
+  if (cached !== null) return cached;
   return cache.fetchBlob({
     sha256: resource.sha256,
     size: resource.size,

@@ -156,7 +156,9 @@ export async function fetchShard(
       details: { resource: resource.id, path: shardPath },
     });
   }
-  if (await cache.has(shard.sha256, shard.size)) return cache.pathFor(shard.sha256);
+  // Hashed on read: the tool reads this file and does not check it (issue 15 item 3).
+  const cached = await cache.cachedPath(shard.sha256, shard.size);
+  if (cached !== null) return cached;
   return cache.fetchBlob({
     sha256: shard.sha256,
     size: shard.size,

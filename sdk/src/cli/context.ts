@@ -1,4 +1,5 @@
-import { posix, resolve, win32 } from 'node:path';
+import { resolve } from 'node:path';
+import { platformDataDir } from '../util/platform.js';
 import type { CliIO, Output } from './output.js';
 
 /**
@@ -23,19 +24,4 @@ export function resolveHome(homeFlag: string | undefined, io: Pick<CliIO, 'env' 
   return platformDataDir(io.platform, io.env, io.homedir);
 }
 
-/**
- * The per-user data directory: Linux (and other Unix) `$XDG_DATA_HOME/arcotheon`, else
- * `~/.local/share/arcotheon`; macOS `~/Library/Application Support/Arcotheon`; Windows
- * `%APPDATA%\Arcotheon`.
- */
-export function platformDataDir(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>, homedir: string): string {
-  if (platform === 'win32') {
-    const appData = env.APPDATA;
-    return win32.join(appData !== undefined && appData !== '' ? appData : win32.join(homedir, 'AppData', 'Roaming'), 'Arcotheon');
-  }
-  if (platform === 'darwin') return posix.join(homedir, 'Library', 'Application Support', 'Arcotheon');
-  const xdg = env.XDG_DATA_HOME;
-  // XDG Base Directory spec: a relative XDG_DATA_HOME is invalid and must be ignored.
-  const base = xdg !== undefined && xdg !== '' && posix.isAbsolute(xdg) ? xdg : posix.join(homedir, '.local', 'share');
-  return posix.join(base, 'arcotheon');
-}
+export { platformDataDir };

@@ -1,4 +1,4 @@
-import { AdcapError, asAdcapError } from '../errors.js';
+import { asAdcapError, type AdcapError } from '../errors.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /**
@@ -87,9 +87,4 @@ export class Output {
     this.io.stderr(`${errorLine(error)}\n`);
     return exitCodeFor(error);
   }
-}
-
-/** A usage mistake the command itself detected (exit 2). */
-export function usageError(message: string): AdcapError {
-  return new AdcapError('E_USAGE', message);
 }

@@ -63,7 +63,10 @@ function write(value: unknown): string | undefined {
       }
       return `${out}}`;
     }
-    default:
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+    case 'undefined':
       return undefined;
   }
 }

@@ -3,11 +3,14 @@
  * The JSON Schema in sdk/schema/capability-1.json is the authority; these types describe a manifest
  * that has passed `validateManifest`.
  */
+import type { PermissionId } from '../permissions/table.js';
+import type { BinaryRuntime, InterpreterRuntime, ReservedRuntime } from './runtime-table.js';
 
 /** `publisher/name`; each part lowercase letters, digits, single hyphens, 1–64 chars. */
 export type CapabilityId = string;
 
-export type PermissionId = 'fs:read' | 'fs:write' | 'net:connect' | 'process:exec' | 'env:read' | 'storage:data';
+/** The permission ids of version 1.0: the keys of the permission table (permissions/table.ts). */
+export type { PermissionId };
 
 export interface Permission {
   id: PermissionId;
@@ -17,10 +20,10 @@ export interface Permission {
 
 export type Platform = string; // "any" | "linux-x64" | "darwin-arm64" | "win32-x64" | ...
 
-export type ToolRuntime =
-  | { type: 'node' | 'python'; entry: string; version?: string }
-  | { type: 'binary'; entries: Record<Platform, string> }
-  | { type: 'wasm' | 'mcp' | 'http'; [key: string]: unknown };
+/** A tool's runtime, by kind of `type` (the runtime table, format/runtime-table.ts). */
+export type InterpreterToolRuntime = { type: InterpreterRuntime; entry: string; version?: string };
+export type BinaryToolRuntime = { type: BinaryRuntime; entries: Record<Platform, string> };
+export type ToolRuntime = InterpreterToolRuntime | BinaryToolRuntime | { type: ReservedRuntime; [key: string]: unknown };
 
 export interface JsonSchemaObject {
   [key: string]: unknown;
@@ -82,7 +85,8 @@ export interface Adapter {
 export interface Compat {
   platforms?: Platform[];
   agents?: Record<string, string>;
-  runtimes?: { node?: string; python?: string };
+  /** Interpreter ranges, keyed by the runtime table's interpreters (spec §11). */
+  runtimes?: { [T in InterpreterRuntime]?: string };
 }
 
 export interface Distribution {

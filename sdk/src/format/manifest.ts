@@ -6,6 +6,7 @@ import { scopeProblem } from '../permissions/table.js';
 import { escapePointer } from './canonical-json.js';
 import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
+import { classifyRuntime, isInterpreterRuntime } from './runtime-table.js';
 
 /**
  * The semantic rules of spec §3.2 (and spec §10 for adapters) that `validateManifest` checks after
@@ -162,13 +163,18 @@ function checkFileReferences(m: Manifest): void {
     if (!files.has(path)) fail('file-listed', pointer, `refers to ${what} ${JSON.stringify(path)}, which is not in files`);
   };
   m.tools?.forEach((tool, i) => {
-    const runtime = tool.runtime;
-    if (runtime.type === 'node' || runtime.type === 'python') {
-      need(`/tools/${i}/runtime/entry`, (runtime as { entry: string }).entry, 'the entry file');
-    } else if (runtime.type === 'binary') {
-      for (const [platform, entry] of Object.entries((runtime as { entries: Record<string, string> }).entries)) {
-        need(`/tools/${i}/runtime/entries/${escapePointer(platform)}`, entry, `the ${platform} executable`);
-      }
+    const classified = classifyRuntime(tool.runtime);
+    switch (classified.kind) {
+      case 'interpreter':
+        need(`/tools/${i}/runtime/entry`, classified.runtime.entry, 'the entry file');
+        break;
+      case 'binary':
+        for (const [platform, entry] of Object.entries(classified.runtime.entries)) {
+          need(`/tools/${i}/runtime/entries/${escapePointer(platform)}`, entry, `the ${platform} executable`);
+        }
+        break;
+      case 'reserved':
+        break;
     }
   });
   // spec §3.1: each skills[].path is a directory containing SKILL.md.
@@ -233,8 +239,7 @@ function checkSemverRanges(m: Manifest): void {
   for (const [host, range] of Object.entries(m.compat?.agents ?? {})) need(`/compat/agents/${escapePointer(host)}`, range);
   for (const [runtime, range] of Object.entries(m.compat?.runtimes ?? {})) need(`/compat/runtimes/${escapePointer(runtime)}`, range);
   m.tools?.forEach((tool, i) => {
-    const version = (tool.runtime as { version?: unknown }).version;
-    if ((tool.runtime.type === 'node' || tool.runtime.type === 'python') && typeof version === 'string') need(`/tools/${i}/runtime/version`, version);
+    if (isInterpreterRuntime(tool.runtime) && typeof tool.runtime.version === 'string') need(`/tools/${i}/runtime/version`, tool.runtime.version);
   });
 }
 

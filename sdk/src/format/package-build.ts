@@ -16,6 +16,7 @@ import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-t
 import { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './package-read.js';
 import { ADCAPIGNORE_FILE, sourceFileWarnings, type SourceWarning } from './skill-repo.js';
 import { skillProblemFixes, validateSkillDocument } from './skills.js';
+import { runtimeKind } from './runtime-table.js';
 import { parseStrictJson } from './strict-json.js';
 import { validateWorkflowFiles } from './workflow-doc.js';
 
@@ -174,7 +175,7 @@ function binaryEntries(source: Record<string, unknown>): Set<string> {
   const tools = Array.isArray(source.tools) ? (source.tools as unknown[]) : [];
   for (const tool of tools) {
     const runtime = (tool as { runtime?: { type?: unknown; entries?: unknown } } | null)?.runtime;
-    if (runtime?.type === 'binary' && typeof runtime.entries === 'object' && runtime.entries !== null) {
+    if (runtimeKind(runtime?.type) === 'binary' && typeof runtime?.entries === 'object' && runtime.entries !== null) {
       for (const entry of Object.values(runtime.entries)) if (typeof entry === 'string') forced.add(entry);
     }
   }

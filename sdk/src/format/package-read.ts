@@ -1,19 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Hash } from 'node:crypto';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { fsyncDir } from '../util/fs-atomic.js';
-import { createSha256, SHA256_HEX } from '../util/hash.js';
+import { removeTree } from '../util/fs-tree.js';
+import { createSha256 } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
 import { readArchive } from './archive/reader.js';
 import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
 import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js';
 import { manifestDigest } from './canonical-json.js';
 import { validateManifest } from './manifest.js';
-import type { Envelope, FileEntry, Manifest, PackagePayload } from './manifest-types.js';
+import type { FileEntry, Manifest } from './manifest-types.js';
 import { validateSkillDocument } from './skills.js';
 import { parseStrictJson } from './strict-json.js';
 
@@ -28,13 +29,23 @@ export interface ReadPackageOptions {
   limits?: Partial<ArchiveLimits>;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
+  /**
+   * The archive's pin (spec §2: registries pin the SHA-256 and size of the compressed file). When
+   * given, a read whose archive hashes otherwise fails with E_HASH before anything is extracted,
+   * so a caller can verify a download and extract it in one pass (issue 15 item 12).
+   */
+  expectArchive?: { sha256: string; size: number };
 }
 
 export interface ReadPackage {
   manifest: Manifest;
   manifestSha256: string;
-  /** SIGNATURE.json, parsed strictly and shape-checked but NOT signature-verified (see verifyPackage). */
-  envelope: Envelope<PackagePayload> | null;
+  /**
+   * The bytes of SIGNATURE.json (at most maxManifestBytes), or null when the package has none.
+   * The format layer only places it (spec §2: last entry); parsing and verifying it is the trust
+   * layer's one job (trust/package-signature.ts parsePackageEnvelope, verifyPackage).
+   */
+  signatureBytes: Buffer | null;
   /** SHA-256 and size of the compressed archive. */
   archiveSha256: string;
   size: number;
@@ -55,7 +66,7 @@ export interface ReadPackage {
 export async function readPackage(source: string | Readable, options: ReadPackageOptions = {}): Promise<ReadPackage> {
   const limits = resolveLimits(options.limits);
   const staging = options.extractTo === undefined ? undefined : await createStaging(options.extractTo);
-  const visitor = new PackageVisitor(limits, staging);
+  const visitor = new PackageVisitor(limits, staging, options.readOnly === true);
   try {
     const summary = await readArchive(source, visitor, {
       limits,
@@ -64,10 +75,16 @@ export async function readPackage(source: string | Readable, options: ReadPackag
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const { manifest, manifestSha256 } = visitor.complete();
+    const pin = options.expectArchive;
+    if (pin !== undefined && (summary.sha256 !== pin.sha256 || summary.size !== pin.size)) {
+      throw new AdcapError('E_HASH', `The package is not the pinned archive (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ${summary.size} bytes with SHA-256 ${summary.sha256}).`, {
+        details: { expected: pin.sha256, actual: summary.sha256, expectedSize: pin.size, size: summary.size },
+      });
+    }
     const result: ReadPackage = {
       manifest,
       manifestSha256,
-      envelope: visitor.envelope,
+      signatureBytes: visitor.signatureBytes,
       archiveSha256: summary.sha256,
       size: summary.size,
       entries: visitor.paths,
@@ -75,13 +92,13 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     if (staging !== undefined && options.extractTo !== undefined) {
       await visitor.flushWrites();
       await visitor.closeAll();
-      await publishStaging(staging, options.extractTo, options.readOnly === true);
+      await publishStaging(staging, [...visitor.directories()], options.extractTo, options.readOnly === true);
       result.dir = options.extractTo;
     }
     return result;
   } catch (error) {
     await visitor.closeAll();
-    if (staging !== undefined) await removeTree(staging);
+    if (staging !== undefined) await removeTree(staging).catch(() => undefined);
     throw error;
   }
 }
@@ -113,11 +130,18 @@ const SKILL_DOC_BYTES = 256 * 1024;
 const SMALL_ENTRY_BYTES = 256 * 1024;
 /** Verified small files are written this many at a time while the stream goes on. */
 const PARALLEL_WRITES = 16;
+/**
+ * A large file's chunks are written behind the stream (issue 15 item 12): the next chunk is
+ * inflated and hashed while earlier ones are still being written in the thread pool, up to this
+ * many bytes not yet written. The chunks are the inflater's own buffers, never reused, so holding
+ * them is safe.
+ */
+const WRITE_BEHIND_BYTES = 8 * 1024 * 1024;
 
 /** The package rules on top of the archive rules: order, manifest, files, signature. */
 class PackageVisitor implements ArchiveVisitor {
   readonly paths: string[] = [];
-  envelope: Envelope<PackagePayload> | null = null;
+  signatureBytes: Buffer | null = null;
   private manifest: Manifest | undefined;
   private digest = '';
   private readonly expected = new Map<string, FileEntry>();
@@ -134,7 +158,21 @@ class PackageVisitor implements ArchiveVisitor {
   constructor(
     private readonly limits: ArchiveLimits,
     private readonly staging: string | undefined,
+    /** Files are created with their final read-only modes (0444/0555), so publishing only has directories to change. */
+    private readonly readOnly: boolean,
   ) {}
+
+  /** Every directory below the staging directory, parents of files and their ancestors (publishStaging sets their modes). */
+  directories(): Set<string> {
+    const dirs = new Set<string>();
+    for (let dir of this.madeDirs.keys()) {
+      while (this.staging !== undefined && dir !== this.staging && dir.startsWith(`${this.staging}${sep}`) && !dirs.has(dir)) {
+        dirs.add(dir);
+        dir = dirname(dir);
+      }
+    }
+    return dirs;
+  }
 
   async entry(header: ArchiveEntryHeader): Promise<void> {
     const { path, size, index } = header;
@@ -201,7 +239,7 @@ class PackageVisitor implements ArchiveVisitor {
       current.skill.bytes += keep.length;
     }
     if (current.chunks !== undefined) current.chunks.push(chunk);
-    else if (current.handle !== undefined) return writeAll(current.handle, chunk);
+    else if (current.handle !== undefined) return this.writeBehind(current.handle, chunk);
   }
 
   async entryEnd(): Promise<void> {
@@ -209,7 +247,7 @@ class PackageVisitor implements ArchiveVisitor {
     this.current = undefined;
     if (current.kind === 'document') {
       const bytes = Buffer.concat(current.chunks, current.bytes);
-      if (current.path === SIGNATURE_ENTRY) this.envelope = parseEnvelope(bytes);
+      if (current.path === SIGNATURE_ENTRY) this.signatureBytes = bytes;
       else this.acceptManifest(bytes);
       // The installed directory keeps capability.json and SIGNATURE.json beside the files they cover.
       await this.writeSmallFile(current.path, false, bytes);
@@ -217,6 +255,7 @@ class PackageVisitor implements ArchiveVisitor {
     }
     const sha256 = current.hash.digest('hex');
     if (current.handle !== undefined) {
+      await this.behind.done;
       this.open.delete(current.handle);
       await current.handle.close();
     }
@@ -289,7 +328,24 @@ class PackageVisitor implements ArchiveVisitor {
     return { manifest: this.manifest, manifestSha256: this.digest };
   }
 
+  /** The large file being written: its chain of writes and the bytes in it. */
+  private behind: { done: Promise<void>; bytes: number } = { done: Promise.resolve(), bytes: 0 };
+
+  private writeBehind(handle: FileHandle, chunk: Buffer): Promise<void> | void {
+    const behind = this.behind;
+    behind.bytes += chunk.length;
+    // In order: each write starts when the previous one finished (the file offset advances).
+    behind.done = behind.done.then(async () => {
+      await writeAll(handle, chunk);
+      behind.bytes -= chunk.length;
+    });
+    behind.done.catch(() => undefined); // awaited at the entry's end (or by the bound below); never unhandled
+    if (behind.bytes > WRITE_BEHIND_BYTES) return behind.done;
+  }
+
   async closeAll(): Promise<void> {
+    // No descriptor is closed under a write still in flight (its number could be reused meanwhile).
+    await this.behind.done.catch(() => undefined);
     await Promise.all(this.writes);
     for (const handle of this.open) await handle.close().catch(() => undefined);
     this.open.clear();
@@ -308,8 +364,10 @@ class PackageVisitor implements ArchiveVisitor {
       await made;
       // O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting.
       // Modes 0644/0755 as in the archive (DESIGN §4), narrowed by the umask as tar(1) does;
-      // `readOnly` sets the final modes explicitly before the rename.
-      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), executable ? 0o755 : 0o644);
+      // `readOnly` files are created 0444/0555 at once (the descriptor stays writable), which
+      // saves a chmod per file at publishing (issue 15 item 12).
+      const mode = (executable ? 0o755 : 0o644) & (this.readOnly ? 0o555 : 0o777);
+      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
       this.open.add(handle);
       return handle;
     } catch (error) {
@@ -331,40 +389,6 @@ async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
   }
 }
 
-/** spec §5: SIGNATURE.json is { payload: { adcap, id, version, manifestSha256 }, signatures: [{ keyId, alg, sig }] }. */
-function parseEnvelope(bytes: Buffer): Envelope<PackagePayload> {
-  let value: unknown;
-  try {
-    value = parseStrictJson(bytes, 'The package signature (SIGNATURE.json)');
-  } catch (error) {
-    throw new AdcapError('E_SIGNATURE', `The package's SIGNATURE.json is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  const malformed = (problem: string): never => {
-    throw new AdcapError('E_SIGNATURE', `The package's SIGNATURE.json is malformed: ${problem}; sign the package again.`);
-  };
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  const onlyKeys = (v: Record<string, unknown>, keys: string[], where: string): void => {
-    for (const key of Object.keys(v)) if (!keys.includes(key)) malformed(`${where} has the unknown field ${JSON.stringify(key)}`);
-    for (const key of keys) if (!(key in v)) malformed(`${where} lacks the field ${JSON.stringify(key)}`);
-  };
-  if (!isObject(value)) return malformed('it is not an object');
-  onlyKeys(value, ['payload', 'signatures'], 'the envelope');
-  const { payload, signatures } = value;
-  if (!isObject(payload)) return malformed('payload is not an object');
-  onlyKeys(payload, ['adcap', 'id', 'version', 'manifestSha256'], 'payload');
-  for (const key of ['adcap', 'id', 'version'] as const) if (typeof payload[key] !== 'string') malformed(`payload.${key} is not a string`);
-  if (typeof payload.manifestSha256 !== 'string' || !SHA256_HEX.test(payload.manifestSha256)) malformed('payload.manifestSha256 is not a lowercase SHA-256 hex digest');
-  if (!Array.isArray(signatures) || signatures.length === 0) return malformed('signatures is not a non-empty list');
-  signatures.forEach((entry: unknown, i) => {
-    if (!isObject(entry)) return malformed(`signatures[${i}] is not an object`);
-    onlyKeys(entry, ['keyId', 'alg', 'sig'], `signatures[${i}]`);
-    if (typeof entry.keyId !== 'string' || !SHA256_HEX.test(entry.keyId)) malformed(`signatures[${i}].keyId is not a SHA-256 hex key id`);
-    if (entry.alg !== 'ed25519') malformed(`signatures[${i}].alg is not "ed25519"`);
-    if (typeof entry.sig !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry.sig)) malformed(`signatures[${i}].sig is not base64`);
-  });
-  return value as unknown as Envelope<PackagePayload>;
-}
-
 /** A fresh, private staging directory beside `extractTo`, so the final rename stays on one file system. */
 async function createStaging(extractTo: string): Promise<string> {
   const existing = await lstat(extractTo).catch((error: NodeJS.ErrnoException) => {
@@ -383,10 +407,14 @@ async function createStaging(extractTo: string): Promise<string> {
   return staging;
 }
 
-/** Everything verified: apply the final modes and make the directory visible by one rename. */
-async function publishStaging(staging: string, extractTo: string, readOnly: boolean): Promise<void> {
+/**
+ * Everything verified: apply the final directory modes (files got theirs when they were created)
+ * and make the directory visible by one rename. `dirs` are the directories made below `staging`.
+ */
+async function publishStaging(staging: string, dirs: string[], extractTo: string, readOnly: boolean): Promise<void> {
   try {
-    await applyModes(staging, readOnly);
+    const mode = readOnly ? 0o555 : 0o755;
+    await Promise.all([...dirs, staging].map((dir) => chmod(dir, mode)));
     await rename(staging, extractTo);
   } catch (error) {
     if (readOnly) await applyModes(staging, false).catch(() => undefined);
@@ -412,7 +440,3 @@ async function applyModes(dir: string, readOnly: boolean): Promise<void> {
   await chmod(dir, readOnly ? 0o555 : 0o755);
 }
 
-async function removeTree(dir: string): Promise<void> {
-  await applyModes(dir, false).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-}

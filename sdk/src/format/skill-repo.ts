@@ -12,6 +12,7 @@ import { writeFileAtomic } from '../util/fs-atomic.js';
 import type { FileEntry, Manifest } from './manifest-types.js';
 import { MANIFEST_ENTRY } from './package-read.js';
 import { extractFrontMatter } from './skills.js';
+import { idPartTitle, splitCapabilityId } from '../util/capability-id.js';
 
 /** The builder's ignore file (package-build.ts re-exports it as IGNORE_FILE). */
 export const ADCAPIGNORE_FILE = '.adcapignore';
@@ -138,8 +139,6 @@ export const SKILLS_ADCAPIGNORE = [
   '',
 ].join('\n');
 
-const CAPABILITY_ID = /^([a-z0-9]+(?:-[a-z0-9]+)*)\/([a-z0-9]+(?:-[a-z0-9]+)*)$/;
-
 /**
  * `adcap init <dir> --id <pub/name>` on a folder that already holds skills: writes capability.json
  * listing every skill (name and summary from the README, else the first skill; license from
@@ -147,8 +146,8 @@ const CAPABILITY_ID = /^([a-z0-9]+(?:-[a-z0-9]+)*)\/([a-z0-9]+(?:-[a-z0-9]+)*)$/
  * capability.json without `force` (E_USAGE naming --force); E_NOT_FOUND when there is no skill.
  */
 export async function initSkillsRepository(root: string, options: InitSkillsOptions): Promise<InitSkillsResult> {
-  const match = CAPABILITY_ID.exec(options.id);
-  if (match === null || (match[1] ?? '').length > 64 || (match[2] ?? '').length > 64) {
+  const parts = splitCapabilityId(options.id);
+  if (parts === null) {
     throw new AdcapError('E_USAGE', `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`);
   }
   const skills = await findSkills(root);
@@ -163,7 +162,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   const readme = await firstFile(root, ['README.md', 'readme.md', 'Readme.md']);
   const readmeText = readme === null ? null : await readFile(join(root, readme), 'utf8');
   const fromReadme = readmeText === null ? {} : readmeSummary(readmeText);
-  const name = truncate(options.name ?? fromReadme.title ?? titleCase(match[2] ?? options.id), 80);
+  const name = truncate(options.name ?? fromReadme.title ?? idPartTitle(parts.name), 80);
   let summary = fromReadme.summary;
   if (summary === undefined) {
     const first = skills.find((s) => s.description !== undefined);
@@ -272,12 +271,6 @@ function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
 }
 
-function titleCase(slug: string): string {
-  return slug
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join(' ');
-}
 
 /**
  * The SPDX id of a well-known license text, or undefined. Only texts recognised with certainty

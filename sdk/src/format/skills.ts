@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { AdcapError } from '../errors.js';
+import { ID_PART_PATTERN, toIdPart } from '../util/capability-id.js';
 
 /**
  * The skill rules of spec §3.1 and the Agent Skills specification (agentskills.io), checked on each
@@ -23,7 +24,6 @@ export interface SkillFrontMatter {
 }
 
 /** spec §3.1: lowercase letters, digits and single hyphens, at most 64 characters. */
-const SKILL_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 /** Agent Skills specification: `compatibility` is at most 500 characters. */
@@ -91,7 +91,7 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
   const name = record.name;
   if (typeof name !== 'string' || name.length === 0) {
     problems.push(problem('skill-name', pointer, 'has a SKILL.md without a name in its front matter; add "name: <directory name>"'));
-  } else if ([...name].length > MAX_NAME || !SKILL_NAME.test(name)) {
+  } else if ([...name].length > MAX_NAME || !ID_PART_PATTERN.test(name)) {
     problems.push(problem('skill-name', pointer, `has the skill name ${JSON.stringify(name)}; use at most ${MAX_NAME} lowercase letters, digits and single hyphens`));
   } else if (name !== dirName) {
     problems.push(problem('skill-name-matches-dir', pointer, `has the skill name ${JSON.stringify(name)} in a directory named ${JSON.stringify(dirName)}; the two must be equal`));
@@ -173,7 +173,7 @@ export function skillProblemFixes(dirName: string, skillMd: string): SkillProble
 }
 
 function isSkillName(text: string): boolean {
-  return [...text].length <= MAX_NAME && SKILL_NAME.test(text);
+  return [...text].length <= MAX_NAME && ID_PART_PATTERN.test(text);
 }
 
 /** The front matter's name as written (failsafe: a string), for naming it in a fix. */
@@ -222,11 +222,5 @@ function fixFor(rule: string, message: string, n: { dirName: string; dirValid: b
 
 /** A valid skill name close to `text` (lowercase, hyphens), for a suggested fix. */
 function suggestName(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_NAME)
-    .replace(/-+$/, '');
-  return slug === '' ? 'my-skill' : slug;
+  return toIdPart(text, 'my-skill');
 }

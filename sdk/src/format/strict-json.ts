@@ -80,6 +80,7 @@ class StrictParser {
         return this.parseLiteral('false', false);
       case 'n':
         return this.parseLiteral('null', null);
+      case undefined:
       default:
         if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.parseNumber();
         return this.fail(c === undefined ? 'ends unexpectedly' : `has an unexpected character ${JSON.stringify(c)}`);
@@ -211,6 +212,7 @@ class StrictParser {
         // Lone surrogates are legal JSON; canonical JSON re-escapes them exactly as JSON.stringify does.
         return String.fromCharCode(parseInt(hex, 16));
       }
+      case undefined:
       default:
         this.pos -= 2;
         return this.fail('has an invalid escape sequence');

@@ -1,6 +1,6 @@
 import { AdcapError } from '../errors.js';
 import type { Permission, PermissionId } from '../format/manifest-types.js';
-import { PERMISSION_IDS, PERMISSION_TABLE, scopeProblem } from './table.js';
+import { PERMISSION_IDS, PERMISSION_TABLE, scopeProblem, type PermissionKind } from './table.js';
 
 export { PERMISSION_IDS } from './table.js';
 
@@ -16,6 +16,16 @@ export function validateScope(id: PermissionId, scope: string | undefined): void
   }
 }
 
+/**
+ * DESIGN §5: ids are `namespace:verb`, so everything after the second colon is the scope. Splits
+ * without checking anything (grants, policy patterns and the sandbox all split this way).
+ */
+export function splitGrantText(text: string): { id: string; scope?: string } {
+  const first = text.indexOf(':');
+  const second = first < 0 ? -1 : text.indexOf(':', first + 1);
+  return second < 0 ? { id: text } : { id: text.slice(0, second), scope: text.slice(second + 1) };
+}
+
 /** A permission without its reason: what a grant string denotes. */
 export interface Grant {
   id: PermissionId;
@@ -28,10 +38,7 @@ export interface Grant {
  * unknown id or a scope that is not valid for the id.
  */
 export function parseGrant(grant: string): Grant {
-  const first = grant.indexOf(':');
-  const second = first < 0 ? -1 : grant.indexOf(':', first + 1);
-  const id = second < 0 ? grant : grant.slice(0, second);
-  const scope = second < 0 ? undefined : grant.slice(second + 1);
+  const { id, scope } = splitGrantText(grant);
   if (!isPermissionId(id)) {
     throw new AdcapError('E_SEMANTIC', `Unknown permission ${JSON.stringify(id)}: use one of ${PERMISSION_IDS.join(', ')}.`, {
       details: { rule: 'permission-id', grant },
@@ -67,4 +74,48 @@ export function grantCovers(granted: string, needed: string): boolean {
   const n = tryParse(needed);
   if (g === undefined || n === undefined || g.id !== n.id) return false;
   return PERMISSION_TABLE[g.id].covers(g.scope, n.scope);
+}
+
+/**
+ * Whether two grants overlap: one covers the other, so holding either gives some of what the other
+ * does (revocations, store/grant-revocations.ts). Identical strings overlap even when this version
+ * cannot parse them.
+ */
+export function grantsOverlap(a: string, b: string): boolean {
+  return a === b || grantCovers(a, b) || grantCovers(b, a);
+}
+
+/**
+ * What is wrong with an organisation policy's permission pattern (docs/admin.md
+ * `deniedPermissions`), or undefined when it is usable: a known id alone, or `id:scope` with a
+ * scope of the id's grammar or one of its pattern scopes (`fs:read:~/`).
+ */
+export function patternProblem(pattern: string): string | undefined {
+  const { id, scope } = splitGrantText(pattern);
+  if (!isPermissionId(id)) return `${JSON.stringify(id)} is not a permission; use one of ${PERMISSION_IDS.join(', ')}`;
+  if (scope === undefined || PERMISSION_TABLE[id].patternScopes.includes(scope)) return undefined;
+  try {
+    parseGrant(pattern);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * Whether the policy pattern matches the grant (docs/admin.md): an id alone matches every grant of
+ * that id; otherwise they match when they overlap by the table's `covers` (`net:connect:*.corp.example`
+ * matches `net:connect:api.corp.example`, `fs:read:~/` every home path, and `net:connect` with no
+ * scope, "any server", is matched by every net:connect pattern). A grant whose scope the id's
+ * grammar refuses matches only an id-alone pattern.
+ */
+export function patternMatches(pattern: string, grant: string): boolean {
+  const p = splitGrantText(pattern);
+  const g = splitGrantText(grant);
+  if (p.id !== g.id) return false;
+  if (p.scope === undefined) return true;
+  if (!isPermissionId(p.id)) return false;
+  const kind: PermissionKind = PERMISSION_TABLE[p.id];
+  if (g.scope !== undefined && kind.scopeProblem(g.scope) !== undefined) return false;
+  return kind.covers(p.scope, g.scope) || kind.covers(g.scope, p.scope);
 }

@@ -33,6 +33,18 @@ export function parseFsScope(scope: string): FsScope | string {
   return { kind, segments };
 }
 
+/**
+ * The scopes an organisation policy's `deniedPermissions` pattern may use for fs ids beyond the
+ * grammar (docs/admin.md): `~/` stands for every path under the home, `/` for every absolute path.
+ */
+export const FS_ROOT_PATTERNS: Readonly<Record<string, 'home' | 'absolute'>> = { '~/': 'home', '/': 'absolute' };
+
+/** An fs scope, or one of FS_ROOT_PATTERNS (a folder with no segments: the root of its kind). */
+export function parseFsPatternScope(scope: string): FsScope | string {
+  const root = Object.hasOwn(FS_ROOT_PATTERNS, scope) ? FS_ROOT_PATTERNS[scope] : undefined;
+  return root === undefined ? parseFsScope(scope) : { kind: root, segments: [] };
+}
+
 /** A parsed net:connect scope: `host`, `*.host`, `host:port`, `*.host:port` (DESIGN §5). */
 export interface NetScope {
   host: string;
@@ -75,16 +87,18 @@ export function netScopeCovers(granted: NetScope, needed: NetScope): boolean {
 /**
  * Whether a connection to `host:port` is allowed by the network scope `scope`: the check the
  * sandbox's filtering proxy makes for every request. `host` is what a client sent (any case, an
- * optional trailing dot, IPv6 in brackets or not).
+ * optional trailing dot, IPv6 in brackets or not). The scope's host may be bracketed or bare, and a
+ * null port, as undefined, means any port (the proxy's form, sandbox/net-proxy.ts).
  */
-export function netScopeAllows(scope: NetScope, host: string, port: number): boolean {
-  if (scope.port !== undefined && scope.port !== port) return false;
+export function netScopeAllows(scope: { host: string; wildcard: boolean; port?: number | null }, host: string, port: number): boolean {
+  if (scope.port !== undefined && scope.port !== null && scope.port !== port) return false;
   const h = bareHost(host.toLowerCase().replace(/\.$/, ''));
   const s = bareHost(scope.host);
   return scope.wildcard ? h.endsWith(`.${s}`) : h === s;
 }
 
-function bareHost(host: string): string {
+/** A host without the brackets of an IPv6 literal (`[::1]` becomes `::1`); other hosts unchanged. */
+export function bareHost(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 

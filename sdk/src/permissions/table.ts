@@ -4,9 +4,13 @@
  * enforces. It is the only place those rules live: the manifest validator, grants, the permission
  * dialog, the sandbox and the network proxy all read them from here (issue 11, item 12: the grammar
  * used to be parsed in several places, and the enforcing copy was the lenient one).
+ *
+ * Issue 15, item 2: the ids themselves are this table's keys (`PermissionId`). Adding one touches
+ * this module and sdk/schema/capability-1.json (test/sdk/permissions/wildcard-grants-match.test.ts holds them
+ * equal); every `switch` over `PermissionId` that misses it fails the lint rule
+ * `@typescript-eslint/switch-exhaustiveness-check` (sandbox/sandbox.ts `interpretGrants`).
  */
-import type { PermissionId } from '../format/manifest-types.js';
-import { netScopeCovers, parseFsScope, parseNetScope, type FsScope } from './scopes.js';
+import { netScopeCovers, parseFsPatternScope, parseFsScope, parseNetScope, FS_ROOT_PATTERNS, type FsScope } from './scopes.js';
 
 export interface DescribeOptions {
   /** How the UI names the workspace folder once chosen (e.g. "~/projects/site"). */
@@ -18,15 +22,23 @@ export type RiskLevel = 'low' | 'medium' | 'high';
 /** The sandboxes of sdk/src/sandbox, by name. */
 export type SandboxKind = 'bubblewrap' | 'sandbox-exec' | 'none';
 
-export interface PermissionKind {
-  id: PermissionId;
-  /** Whether a scope must be given, may be given (none = any), or must be absent. */
-  scope: 'required' | 'optional' | 'none';
+/** Whether a scope must be given (and what to say when it is missing), may be given (none = any), or must be absent. */
+export type ScopeRule = { scope: 'required'; missingScope: string } | { scope: 'optional' | 'none' };
+
+export type PermissionKind<Id extends string = string> = ScopeRule & {
+  id: Id;
   /** The scope grammar: a sentence saying what is wrong with `scope`, or undefined when valid. */
   scopeProblem(scope: string): string | undefined;
   /**
+   * Scopes an organisation policy's `deniedPermissions` pattern may use beyond the grammar (docs/admin.md),
+   * each standing for a whole family of scopes: `~/` every path under the home, `/` every absolute path.
+   */
+  patternScopes: readonly string[];
+  /**
    * Whether a grant with scope `granted` allows everything a requirement with scope `needed` asks
-   * for (undefined = no scope). Both are valid for this id; fails closed otherwise.
+   * for (undefined = no scope). `needed` is valid for this id, `granted` valid or one of
+   * `patternScopes`; fails closed otherwise. Revocations and policy patterns match by overlap:
+   * either covers the other (grants.ts `grantsOverlap`, `patternMatches`).
    */
   covers(granted: string | undefined, needed: string | undefined): boolean;
   /** The sentence the permission dialog shows (DESIGN §5 "plain language"). */
@@ -36,7 +48,7 @@ export interface PermissionKind {
   enforced(scope: string | undefined, sandbox: SandboxKind): boolean;
   /** How bubblewrap enforces it, in words (DESIGN §5's last column; SECURITY.md has the detail). */
   enforcement: string;
-}
+};
 
 const MAX_SCOPE = 1024;
 const PROGRAM_NAME = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}$/;
@@ -50,10 +62,13 @@ function fsProblem(scope: string): string | undefined {
   return typeof parsed === 'string' ? parsed : undefined;
 }
 
-/** `workspace` covers only `workspace`; a folder covers itself and everything below it. */
+/**
+ * `workspace` covers only `workspace`; a folder covers itself and everything below it; the pattern
+ * scopes `~/` and `/` cover every home path and every absolute path.
+ */
 function fsCovers(granted: string | undefined, needed: string | undefined): boolean {
   if (granted === undefined || needed === undefined) return false;
-  const g = parseFsScope(granted);
+  const g = parseFsPatternScope(granted);
   const n = parseFsScope(needed);
   if (typeof g === 'string' || typeof n === 'string' || g.kind !== n.kind) return false;
   if (g.kind === 'workspace' || n.kind === 'workspace') return true;
@@ -77,12 +92,15 @@ function fsRisk(write: boolean, scope: string | undefined): RiskLevel {
 /** Exactly the same scope (programs, variables). */
 const sameScope = (granted: string | undefined, needed: string | undefined): boolean => granted !== undefined && granted === needed;
 const anySandbox = (_scope: string | undefined, sandbox: SandboxKind): boolean => sandbox !== 'none';
+const FS_PATTERN_SCOPES = Object.keys(FS_ROOT_PATTERNS);
 
-export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & { id: K } } = {
+const TABLE = {
   'fs:read': {
     id: 'fs:read',
     scope: 'required',
+    missingScope: 'fs:read needs a scope: "workspace", "~/path" or "/absolute/path"',
     scopeProblem: fsProblem,
+    patternScopes: FS_PATTERN_SCOPES,
     covers: fsCovers,
     text: (scope, options) => `Read files in ${fsPlace(scope, options, 'the folder you choose for each run')}`,
     risk: (scope) => fsRisk(false, scope),
@@ -92,7 +110,9 @@ export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & 
   'fs:write': {
     id: 'fs:write',
     scope: 'required',
+    missingScope: 'fs:write needs a scope: "workspace", "~/path" or "/absolute/path"',
     scopeProblem: fsProblem,
+    patternScopes: FS_PATTERN_SCOPES,
     covers: fsCovers,
     text: (scope, options) => `Create, change and delete files in ${fsPlace(scope, options, 'the folder you choose')}`,
     risk: (scope) => fsRisk(true, scope),
@@ -102,6 +122,7 @@ export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & 
   'net:connect': {
     id: 'net:connect',
     scope: 'optional',
+    patternScopes: [],
     scopeProblem: (scope) => {
       const parsed = parseNetScope(scope);
       return typeof parsed === 'string' ? parsed : undefined;
@@ -131,6 +152,8 @@ export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & 
   'process:exec': {
     id: 'process:exec',
     scope: 'required',
+    missingScope: 'process:exec needs a scope naming one program, such as "git"',
+    patternScopes: [],
     scopeProblem: (scope) =>
       PROGRAM_NAME.test(scope) ? undefined : `the program scope ${JSON.stringify(scope)} must be a program name such as "git" (letters, digits, ".", "_", "+", "-"; no path)`,
     covers: sameScope,
@@ -146,6 +169,8 @@ export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & 
   'env:read': {
     id: 'env:read',
     scope: 'required',
+    missingScope: 'env:read needs a scope naming one environment variable, such as "GITHUB_TOKEN"',
+    patternScopes: [],
     scopeProblem: (scope) => (ENV_NAME.test(scope) ? undefined : `the environment scope ${JSON.stringify(scope)} must be a variable name such as "GITHUB_TOKEN"`),
     covers: sameScope,
     text: (scope) => `Read the environment variable ${scope ?? '(unnamed)'} (the app asks you for its value)`,
@@ -156,6 +181,7 @@ export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & 
   'storage:data': {
     id: 'storage:data',
     scope: 'none',
+    patternScopes: [],
     scopeProblem: () => 'storage:data takes no scope; remove it',
     covers: (granted, needed) => granted === undefined && needed === undefined,
     text: () => 'Keep its own data between runs',
@@ -163,7 +189,13 @@ export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind & 
     enforced: anySandbox,
     enforcement: "read-write bind of the tool's data dir",
   },
-};
+} as const satisfies { [id: string]: PermissionKind };
+
+/** DESIGN §5: a permission id of version 1.0 (`namespace:verb`): a key of the table. */
+export type PermissionId = keyof typeof TABLE;
+
+/** The table, each entry's `id` its own key. */
+export const PERMISSION_TABLE: { readonly [K in PermissionId]: PermissionKind<K> } = TABLE;
 
 /** DESIGN §5: the permission ids version 1.0 knows; any other id is rejected. */
 export const PERMISSION_IDS = Object.keys(PERMISSION_TABLE) as PermissionId[];
@@ -173,15 +205,7 @@ export function scopeProblem(id: PermissionId, scope: string | undefined): strin
   if (scope !== undefined && (scope.length === 0 || scope.length > MAX_SCOPE)) {
     return `the scope of ${id} must be 1 to ${MAX_SCOPE} characters long`;
   }
-  const kind = PERMISSION_TABLE[id];
-  if (scope === undefined) {
-    if (kind.scope !== 'required') return undefined;
-    return {
-      'fs:read': 'fs:read needs a scope: "workspace", "~/path" or "/absolute/path"',
-      'fs:write': 'fs:write needs a scope: "workspace", "~/path" or "/absolute/path"',
-      'process:exec': 'process:exec needs a scope naming one program, such as "git"',
-      'env:read': 'env:read needs a scope naming one environment variable, such as "GITHUB_TOKEN"',
-    }[id as 'fs:read' | 'fs:write' | 'process:exec' | 'env:read'];
-  }
+  const kind: PermissionKind = PERMISSION_TABLE[id];
+  if (scope === undefined) return kind.scope === 'required' ? kind.missingScope : undefined;
   return kind.scopeProblem(scope);
 }

@@ -5,19 +5,19 @@
  *
  *   1. parseCatalogueBytes      strict JSON                                    E_CATALOG
  *   2. checkCatalogueSignature  signed by a pinned root key, catalogue context E_CATALOG
- *   3. checkCataloguePayload    the payload has the shape of DESIGN §11        E_CATALOG
+ *   3. checkCataloguePayload    registry-1.json#/$defs/cataloguePayload        E_CATALOG
  *   4. checkCatalogueSequence   not lower than seen, same sequence same content E_ROLLBACK
  *   5. checkCatalogueFreshness  generatedAt within maxCatalogAge               E_STALE
  */
 import { AdcapError, isAdcapError } from '../errors.js';
 import { canonicalBytes } from '../format/canonical-json.js';
+import type { SchemaProblem } from '../format/json-schema.js';
 import { parseStrictJson } from '../format/strict-json.js';
-import type { Envelope } from '../format/manifest-types.js';
 import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
-import { isKeyId, keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
-import { sha256Hex, SHA256_HEX } from '../util/hash.js';
+import { keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
+import { sha256Hex } from '../util/hash.js';
 import { catalogueCapability } from './documents.js';
-import { isIdPart, parseCapabilityId } from './layout.js';
+import { checkRegistryDocument } from './schema.js';
 import {
   type CatalogueCapability,
   type CataloguePayload,
@@ -127,90 +127,42 @@ export function checkCatalogueSignature(envelope: unknown, rootKeys: readonly Ro
   }
 }
 
-function catalogError(pointer: string, problem: string): AdcapError {
-  return new AdcapError('E_CATALOG', `The signed catalogue is malformed at ${pointer}: ${problem}; the registry must rebuild it.`, {
-    details: { pointer },
+/** `problem.text` starts with the JSON pointer and says what is wrong there (SchemaProblem). */
+function catalogError(problem: SchemaProblem): AdcapError {
+  return new AdcapError('E_CATALOG', `The signed catalogue is malformed: ${problem.text}; the registry must rebuild it.`, {
+    details: { pointer: problem.pointer, keyword: problem.keyword },
   });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function expectString(value: unknown, pointer: string): string {
-  if (typeof value !== 'string') throw catalogError(pointer, 'expected a string');
-  return value;
-}
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/** DESIGN §11: the payload's shape. Unknown fields are tolerated (a later minor may add some). */
+/**
+ * DESIGN §11: the payload's shape, checked against registry-1.json#/$defs/cataloguePayload (unknown
+ * fields are tolerated: a later minor may add some), then what a schema cannot say: each publisher
+ * key's keyId is the SHA-256 of its publicKey, and generatedAt is a real instant.
+ */
 export function checkCataloguePayload(value: unknown): CataloguePayload {
-  if (!isRecord(value)) throw catalogError('/', 'the payload is not an object');
-  const registry = expectString(value['registry'], '/registry');
-  if (value['spec'] !== 1) throw catalogError('/spec', 'only spec 1 catalogues are understood; update Arcotheon');
-  const sequence = value['sequence'];
-  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) throw catalogError('/sequence', 'expected a non-negative integer');
-  const generatedAt = expectString(value['generatedAt'], '/generatedAt');
-  if (!ISO_INSTANT.test(generatedAt) || Number.isNaN(Date.parse(generatedAt))) throw catalogError('/generatedAt', 'expected a UTC date-time such as 2026-11-30T12:00:00Z');
-  const publishersIn = value['publishers'];
-  if (!isRecord(publishersIn)) throw catalogError('/publishers', 'expected an object');
-  const publishers: Record<string, CataloguePublisher> = {};
-  for (const [id, publisher] of Object.entries(publishersIn)) publishers[id] = checkPublisher(id, publisher);
-  const capabilitiesIn = value['capabilities'];
-  if (!isRecord(capabilitiesIn)) throw catalogError('/capabilities', 'expected an object');
-  const capabilities: Record<string, CatalogueCapability> = {};
-  for (const [id, capability] of Object.entries(capabilitiesIn)) capabilities[id] = checkCapability(id, capability);
-  return { ...value, registry, spec: 1, sequence, generatedAt, publishers, capabilities } as CataloguePayload;
-}
-
-function checkPublisher(id: string, value: unknown): CataloguePublisher {
-  const at = `/publishers/${id}`;
-  if (!isIdPart(id)) throw catalogError(at, 'the publisher id is not valid');
-  if (!isRecord(value)) throw catalogError(at, 'expected an object');
-  expectString(value['name'], `${at}/name`);
-  const keys = value['keys'];
-  if (!Array.isArray(keys)) throw catalogError(`${at}/keys`, 'expected an array');
-  keys.forEach((key: unknown, index) => {
-    const kat = `${at}/keys/${index}`;
-    if (!isRecord(key)) throw catalogError(kat, 'expected an object');
-    if (!isKeyId(key['keyId'])) throw catalogError(`${kat}/keyId`, 'expected a 64-digit hex key id');
-    const publicKey = expectString(key['publicKey'], `${kat}/publicKey`);
-    let derived: string | null;
-    try {
-      derived = keyIdOf(publicKey);
-    } catch {
-      derived = null;
-    }
-    if (derived !== key['keyId']) throw catalogError(`${kat}/publicKey`, 'expected the base64 Ed25519 public key whose SHA-256 is keyId');
-    if (key['status'] !== 'active' && key['status'] !== 'revoked') throw catalogError(`${kat}/status`, 'expected "active" or "revoked"');
-  });
-  return value as unknown as CataloguePublisher;
-}
-
-function checkCapability(id: string, value: unknown): CatalogueCapability {
-  const at = `/capabilities/${id.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  try {
-    parseCapabilityId(id);
-  } catch {
-    throw catalogError(at, 'the capability id is not valid');
+  const payload = checkRegistryDocument('cataloguePayload', value, catalogError);
+  // The schema's date-time format admits a leap second, which Date.parse does not: an instant
+  // that parses to NaN would slip past the freshness check.
+  if (Number.isNaN(Date.parse(payload.generatedAt))) {
+    throw catalogError({ pointer: '/generatedAt', keyword: 'format', text: '/generatedAt must be a UTC date-time such as 2026-11-30T12:00:00Z (format)' });
   }
-  if (!isRecord(value)) throw catalogError(at, 'expected an object');
-  expectString(value['name'], `${at}/name`);
-  expectString(value['summary'], `${at}/summary`);
-  expectString(value['publisher'], `${at}/publisher`);
-  if (value['latest'] !== undefined) expectString(value['latest'], `${at}/latest`);
-  if (value['latestPrerelease'] !== undefined) expectString(value['latestPrerelease'], `${at}/latestPrerelease`);
-  if (value['tier'] !== 'free' && value['tier'] !== 'pro') throw catalogError(`${at}/tier`, 'expected "free" or "pro"');
-  if (value['access'] !== 'public' && value['access'] !== 'entitled') throw catalogError(`${at}/access`, 'expected "public" or "entitled"');
-  const keywords = value['keywords'];
-  if (!Array.isArray(keywords) || !keywords.every((k) => typeof k === 'string')) throw catalogError(`${at}/keywords`, 'expected an array of strings');
-  if (typeof value['deprecated'] !== 'boolean') throw catalogError(`${at}/deprecated`, 'expected true or false');
-  const doc = value['doc'];
-  if (!isRecord(doc)) throw catalogError(`${at}/doc`, 'expected { path, sha256 }');
-  expectString(doc['path'], `${at}/doc/path`);
-  if (typeof doc['sha256'] !== 'string' || !SHA256_HEX.test(doc['sha256'])) throw catalogError(`${at}/doc/sha256`, 'expected 64 lowercase hex digits');
-  return value as unknown as CatalogueCapability;
+  for (const [id, publisher] of Object.entries(payload.publishers)) {
+    publisher.keys.forEach((key, index) => {
+      if (!keyMatches(key)) {
+        const pointer = `/publishers/${id}/keys/${index}/publicKey`;
+        throw catalogError({ pointer, keyword: 'keyId', text: `${pointer} must be the base64 Ed25519 public key whose SHA-256 is keyId (keyId)` });
+      }
+    });
+  }
+  return payload;
+}
+
+function keyMatches(key: PublisherKey): boolean {
+  try {
+    return keyIdOf(key.publicKey) === key.keyId;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -299,5 +251,3 @@ export function publisherTrustedKeys(payload: CataloguePayload, publisher: strin
   const entry = Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher] : undefined;
   return (entry?.keys ?? []).map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));
 }
-
-export type CatalogueEnvelope = Envelope<CataloguePayload>;

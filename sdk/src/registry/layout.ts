@@ -6,21 +6,17 @@
 import { join } from 'node:path';
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
+import { isIdPart, splitCapabilityId } from '../util/capability-id.js';
 
-const ID_PART = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-export function isIdPart(value: string): boolean {
-  return value.length >= 1 && value.length <= 64 && ID_PART.test(value);
-}
+export { isIdPart };
 
 /** Splits `publisher/name`, refusing anything that is not a valid capability id. */
 export function parseCapabilityId(id: string): { publisher: string; name: string } {
-  const parts = id.split('/');
-  const [publisher, name] = parts;
-  if (parts.length !== 2 || publisher === undefined || name === undefined || !isIdPart(publisher) || !isIdPart(name)) {
+  const parts = splitCapabilityId(id);
+  if (parts === null) {
     throw new AdcapError('E_USAGE', `"${id}" is not a capability id; use publisher/name with lowercase letters, digits and single hyphens.`);
   }
-  return { publisher, name };
+  return parts;
 }
 
 export function assertPublisherId(publisher: string): void {

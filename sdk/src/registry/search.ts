@@ -74,6 +74,15 @@ function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The one ranking of search hits, in a catalogue and across remotes: score (highest first), then
+ * non-deprecated first, then id by code unit. `Arcotheon.search` (and so `adcap search` and the
+ * desktop app) and SearchIndex use it.
+ */
+export function compareSearchHits(a: Pick<SearchHit, 'score' | 'deprecated' | 'id'>, b: Pick<SearchHit, 'score' | 'deprecated' | 'id'>): number {
+  return b.score - a.score || Number(a.deprecated) - Number(b.deprecated) || compareCodeUnits(a.id, b.id);
+}
+
 export class SearchIndex {
   private readonly items: IndexedCapability[];
 
@@ -132,8 +141,7 @@ export class SearchIndex {
         score,
       });
     }
-    // Items are already in id order and Array.prototype.sort is stable, so ties keep id order.
-    hits.sort((a, b) => b.score - a.score || Number(a.deprecated) - Number(b.deprecated));
+    hits.sort(compareSearchHits);
     return filters.limit === undefined ? hits : hits.slice(0, Math.max(0, filters.limit));
   }
 }

@@ -1,6 +1,8 @@
 /**
  * The registry's files as TypeScript types (spec §13, DESIGN §11). Other registries and hosts read
- * these files, so their shape is a public interface: add optional fields only.
+ * these files, so their shape is a public interface: add optional fields only. The JSON Schema in
+ * sdk/schema/registry-1.json is the authority (registry/schema.ts checks every file read against
+ * it); a field added here is added there too.
  */
 import type { Compat, Permission } from '../format/manifest-types.js';
 

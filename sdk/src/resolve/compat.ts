@@ -1,4 +1,6 @@
 import semver from 'semver';
+import { INTERPRETER_RUNTIMES, interpreterOf } from '../format/runtime-table.js';
+import { hostPlatform } from '../util/platform.js';
 import type { CandidateVersion, HostEnvironment } from './types.js';
 
 export type CompatibilityCandidate = Pick<CandidateVersion, 'version' | 'compat' | 'hasTools'> & {
@@ -8,12 +10,7 @@ export type CompatibilityCandidate = Pick<CandidateVersion, 'version' | 'compat'
 
 export type CompatibilityResult = { ok: true } | { ok: false; reason: string };
 
-const RUNTIME_NAMES = { node: 'Node.js', python: 'Python' } as const;
-
-/** The platform string of this process, in the `os-arch` form of spec §11 (`linux-x64`). */
-export function hostPlatform(): string {
-  return `${process.platform}-${process.arch}`;
-}
+export { hostPlatform };
 
 /**
  * Whether a version may be installed on this host (spec §11: a host MUST refuse an incompatible
@@ -55,11 +52,11 @@ export function checkCompatibility(candidate: CompatibilityCandidate, host: Host
 
   // spec §11: compat.runtimes records interpreter requirements; each must be found and fit.
   const runtimes = compat.runtimes ?? {};
-  for (const key of ['node', 'python'] as const) {
+  for (const key of INTERPRETER_RUNTIMES) {
     const range = runtimes[key];
     if (range === undefined) continue;
     const found = host.runtimes[key];
-    const name = RUNTIME_NAMES[key];
+    const name = interpreterOf(key).label;
     if (found === undefined) {
       return { ok: false, reason: `${who} needs ${name} ${range}, which was not found on this computer; install it and try again.` };
     }

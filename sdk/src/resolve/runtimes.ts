@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import semver from 'semver';
+import { INTERPRETER_RUNTIMES, interpreterOf, type InterpreterRuntime } from '../format/runtime-table.js';
 
-export interface DetectedRuntimes {
-  node?: string;
-  python?: string;
-}
+/** The interpreter versions found, by runtime (the runtime table's interpreters: node, python). */
+export type DetectedRuntimes = { [T in InterpreterRuntime]?: string };
 
 export interface ProbeOptions {
   /** Environment for the probes (PATH decides which interpreters are found). */
@@ -17,8 +16,8 @@ export interface ProbeOptions {
 let cached: Promise<DetectedRuntimes> | undefined;
 
 /**
- * The interpreter versions on this computer, for spec §11 `compat.runtimes`: `node --version`
- * (the node on PATH, else the running one) and `python3 --version`. Missing interpreters are
+ * The interpreter versions on this computer, for spec §11 `compat.runtimes`: `<program> --version`
+ * for each interpreter of the runtime table (`node`, else the running one; `python3`). Missing interpreters are
  * simply absent. Cached for the life of the process; pass `refresh` after installing one.
  */
 export function detectRuntimes(options: { refresh?: boolean } = {}): Promise<DetectedRuntimes> {
@@ -30,15 +29,20 @@ export function detectRuntimes(options: { refresh?: boolean } = {}): Promise<Det
 export async function probeRuntimes(options: ProbeOptions = {}): Promise<DetectedRuntimes> {
   const env = options.env ?? process.env;
   const timeoutMs = options.timeoutMs ?? 5000;
-  const [node, python] = await Promise.all([
-    versionOf('node', env, timeoutMs).then(
-      async (found) => found ?? (await versionOf(options.execPath ?? process.execPath, env, timeoutMs)),
-    ),
-    versionOf('python3', env, timeoutMs),
-  ]);
+  // Each interpreter's program on PATH; one the SDK runs on (node) falls back to this process.
+  const found = await Promise.all(
+    INTERPRETER_RUNTIMES.map((runtime) => {
+      const kind = interpreterOf(runtime);
+      return versionOf(kind.program, env, timeoutMs).then(async (version) =>
+        version !== undefined || !kind.self ? version : await versionOf(options.execPath ?? process.execPath, env, timeoutMs),
+      );
+    }),
+  );
   const result: DetectedRuntimes = {};
-  if (node !== undefined) result.node = node;
-  if (python !== undefined) result.python = python;
+  INTERPRETER_RUNTIMES.forEach((runtime, i) => {
+    const version = found[i];
+    if (version !== undefined) result[runtime] = version;
+  });
   return result;
 }
 

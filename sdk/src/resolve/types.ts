@@ -1,4 +1,5 @@
 import type { Compat } from '../format/manifest-types.js';
+import type { InterpreterRuntime } from '../format/runtime-table.js';
 
 /** One published version of a capability, as the resolver sees it (spec §11, §12). */
 export interface CandidateVersion {
@@ -18,7 +19,7 @@ export interface HostEnvironment {
   platform: string;
   agent: { id: string; version: string };
   /** Interpreter versions found on this computer; absent means not installed (see detectRuntimes()). */
-  runtimes: { node?: string; python?: string };
+  runtimes: { [T in InterpreterRuntime]?: string };
 }
 
 export interface ResolveRequest {

@@ -10,7 +10,7 @@
  * protocol are enforced; the output is validated against outputSchema. Every attempt is audited.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, link, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, mkdtemp, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ShardRequestHandler, type ShardRequestMessage, type ShardResultMessage } from '../cache/shardset.js';
@@ -25,6 +25,7 @@ import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
 import { chooseSandbox, cleanupWrapped, wrapChecked } from './host-sandbox.js';
 import type { PackageState } from '../store/state.js';
 import type { Progress } from '../util/progress.js';
+import { removeTree } from '../util/fs-tree.js';
 import { AuditLog, auditDigest } from './audit.js';
 import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor, type RunContext } from './context.js';
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
@@ -296,7 +297,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     };
   } finally {
     await cleanupWrapped(wrapped);
-    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(runDir).catch(() => undefined);
   }
 }
 

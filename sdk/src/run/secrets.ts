@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { AdcapError } from '../errors.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
+import { isCapabilityId } from '../util/capability-id.js';
 
 /** What a tool run asks for: one variable, for one tool of one capability. */
 export interface SecretRequest {
@@ -61,7 +62,7 @@ const KEY_SEPARATOR = ' ';
 const keyOf = (capability: string, variable: string): string => `${capability}${KEY_SEPARATOR}${variable}`;
 
 function checkNames(capability: string, variable: string): void {
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*$/.test(capability)) {
+  if (!isCapabilityId(capability)) {
     throw new AdcapError('E_USAGE', `"${capability.slice(0, 80)}" is not a capability id (publisher/name).`);
   }
   if (!VARIABLE_NAME.test(variable)) throw new AdcapError('E_USAGE', `"${variable.slice(0, 80)}" is not an environment variable name.`);

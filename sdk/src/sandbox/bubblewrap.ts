@@ -12,6 +12,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { removeTree } from '../util/fs-tree.js';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
 import { executableExposure, existingRealPath, findProgram, isInside, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
@@ -267,6 +268,8 @@ export function inheritedDescriptors(): number[] {
 }
 
 const availability = new Map<string, Promise<boolean>>();
+/** The seccomp filter of this machine's architecture (the same bytes for every run). */
+let hostFilter: Buffer | undefined;
 
 export interface BubblewrapOptions {
   /** Path of bwrap; default: found on PATH, else /usr/bin/bwrap. */
@@ -325,7 +328,7 @@ export class BubblewrapSandbox implements Sandbox {
         `bubblewrap (${this.bwrapPath}) cannot create a sandbox on this machine; install bubblewrap 0.8 or newer and allow unprivileged user namespaces.`,
       );
     }
-    const seccomp = seccompFilterForHost();
+    const seccomp = (hostFilter ??= seccompFilterForHost());
     await fsp.mkdir(spec.tmpDir, { recursive: true });
     const runDir = await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-bwrap-'));
     const fds: number[] = [];
@@ -344,15 +347,27 @@ export class BubblewrapSandbox implements Sandbox {
       }
       await proxy?.close();
       await limited?.cleanup();
-      await fsp.rm(runDir, { recursive: true, force: true });
+      // The tool may have left read-only folders in its home or tmp: the one removeTree copes.
+      await removeTree(runDir);
     };
     try {
       const uid = process.getuid?.() ?? 65534;
       const gid = process.getgid?.() ?? 65534;
       const name = uid === 0 ? 'root' : 'user';
       const home = path.resolve(spec.home);
-      await fsp.writeFile(path.join(runDir, 'passwd'), `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
-      await fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`);
+      // Issue 11, resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
+      // rlimits set by the entering shell or by prlimit inside the sandbox. Set up while the
+      // per-run files are written (issue 11 follow-up: the steps of a run overlap where they can).
+      const [written, limiting] = await Promise.allSettled([
+        Promise.all([
+          fsp.writeFile(path.join(runDir, 'passwd'), `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`),
+          fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`),
+        ]),
+        this.#limits === null ? null : limitRun(this.#limits),
+      ]);
+      if (limiting.status === 'fulfilled') limited = limiting.value; // so cleanup() removes its cgroup whatever failed
+      if (written.status === 'rejected') throw written.reason;
+      if (limiting.status === 'rejected') throw limiting.reason;
       const ctx: PlanContext = { runDir, nodePath: this.#nodePath, ...(this.#limits === null ? {} : { tmpfsSizeBytes: this.#limits.memoryBytes }) };
       const grants = interpretGrants(spec.grants, spec.home);
       if (grants.net === 'scoped') {
@@ -373,22 +388,24 @@ export class BubblewrapSandbox implements Sandbox {
         );
       }
       const closers = inherited.flatMap((fd) => ['--add-seccomp-fd', String(fd)]);
-      const stdioExtra: Array<number | 'ignore'> = [];
-      const pass = async (name: string, data: Buffer): Promise<void> => {
-        const fd = await anonymousFile(runDir, name, data);
-        fds.push(fd); // closed by cleanup(), also when a later step fails
-        stdioExtra.push(fd);
-      };
-      await pass('args', encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options]));
-      await pass('seccomp', seccomp);
+      // Descriptor 3 + i of the child gets files[i] ('ignore' keeps a number free); written at once.
+      const files: Array<{ name: string; data: Buffer } | 'ignore'> = [
+        { name: 'args', data: encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options]) },
+        { name: 'seccomp', data: seccomp },
+      ];
       const allowAll = allowAllSeccompFilter();
       for (const fd of inherited) {
-        while (stdioExtra.length < fd - 3) stdioExtra.push('ignore');
-        await pass(`close-${fd}`, allowAll);
+        while (files.length < fd - 3) files.push('ignore');
+        files.push({ name: `close-${fd}`, data: allowAll });
       }
-      // Issue 11, resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
-      // rlimits set by prlimit inside the sandbox, in front of the tool (and the forwarder).
-      limited = this.#limits === null ? null : await limitRun(this.#limits);
+      const stdioExtra: Array<number | 'ignore'> = await Promise.all(
+        files.map(async (file) => {
+          if (file === 'ignore') return 'ignore' as const;
+          const fd = await anonymousFile(runDir, file.name, file.data);
+          fds.push(fd); // closed by cleanup(), also when a later step fails
+          return fd;
+        }),
+      );
       const hostPrefix = limited?.hostPrefix ?? [];
       const bwrapArgs = ['--args', '3', '--', ...(limited?.sandboxPrefix ?? []), ...plan.command];
       return {

@@ -11,6 +11,9 @@
  * 3. rlimits set by `prlimit` inside the sandbox: RLIMIT_FSIZE always, RLIMIT_NPROC (which the
  *    kernel counts per user namespace, so per run — but does not apply to root) and, without a
  *    memory cgroup, RLIMIT_AS (address space, a cruder bound than resident memory).
+ *    With a cgroup (1.), which holds processes and memory, only RLIMIT_FSIZE is left: the host-side
+ *    shell that enters the cgroup sets it (`ulimit -f`) before it becomes bwrap, and no prlimit runs
+ *    (issue 11 follow-up: one exec less per run; the limit is inherited by bwrap and the tool).
  * The manifest format declares no resource needs (spec §7 has only timeoutMs), so the limits
  * are the host's: DEFAULT_RESOURCE_LIMITS unless it passes others to the sandbox.
  */
@@ -63,8 +66,16 @@ interface Mechanisms {
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
-/** The host wrapper that moves itself into the run's cgroups, then becomes bwrap (so nothing forks outside). */
-const ENTER_CGROUP = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || { echo "arcotheon: cannot enter the run\'s cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
+/**
+ * The host wrapper that sets RLIMIT_FSIZE (`ulimit -f`, in 512-byte blocks in POSIX sh), moves
+ * itself into the run's cgroups, then becomes bwrap (so nothing forks outside).
+ */
+const ENTER_CGROUP =
+  'ulimit -f "$1" || { echo "arcotheon: cannot set the file size limit" >&2; exit 125; }; shift; ' +
+  'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || { echo "arcotheon: cannot enter the run\'s cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
+
+/** RLIMIT_FSIZE in `ulimit -f` blocks of 512 bytes (a limit between two blocks is rounded down). */
+const fsizeBlocks = (bytes: number): string => String(Math.floor(bytes / 512));
 
 /** This process's cgroup parents where run cgroups can be created, or null. */
 function cgroupParents(): CgroupSetup | null {
@@ -224,7 +235,7 @@ export async function limitEnforcement(): Promise<LimitEnforcement> {
   return {
     memory: box ?? (m.prlimit !== null ? 'rlimit-as' : 'none'),
     processes: box ?? (m.prlimit !== null && !isRoot() ? 'rlimit-nproc' : 'none'),
-    fileSize: m.prlimit !== null ? 'rlimit-fsize' : 'none',
+    fileSize: m.prlimit !== null || m.cgroup !== null ? 'rlimit-fsize' : 'none',
   };
 }
 
@@ -234,16 +245,20 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
     if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`resource limit ${name} must be a positive integer, not ${String(value)}`);
   }
   const m = await detectMechanisms();
-  let hostPrefix: string[] = [];
-  let hostEnv: Record<string, string> = {};
-  let dirs: string[] = [];
-  let memoryHeld = false;
   if (m.cgroup !== null) {
     const run = await createRunCgroups(m.cgroup, limits);
-    dirs = run.dirs;
-    hostPrefix = ['/bin/sh', '-c', ENTER_CGROUP, 'adcap-enter-cgroup', ...run.procs, '--'];
-    memoryHeld = true;
-  } else if (m.systemdRun !== null) {
+    // Processes and memory are the cgroup's; the file size limit is set by the entering shell.
+    return {
+      hostPrefix: ['/bin/sh', '-c', ENTER_CGROUP, 'adcap-enter-cgroup', fsizeBlocks(limits.fileSizeBytes), ...run.procs, '--'],
+      hostEnv: {},
+      sandboxPrefix: [],
+      cleanup: () => removeInBackground(run.dirs),
+    };
+  }
+  let hostPrefix: string[] = [];
+  let hostEnv: Record<string, string> = {};
+  let memoryHeld = false;
+  if (m.systemdRun !== null) {
     hostPrefix = [...m.systemdRun, '-p', `TasksMax=${limits.processes}`, '-p', `MemoryMax=${limits.memoryBytes}`, '-p', 'MemorySwapMax=0', '--'];
     hostEnv = busEnv();
     memoryHeld = true;
@@ -252,5 +267,42 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
     m.prlimit === null
       ? []
       : [m.prlimit, `--fsize=${limits.fileSizeBytes}`, `--nproc=${limits.processes}`, ...(memoryHeld ? [] : [`--as=${limits.memoryBytes}`]), '--'];
-  return { hostPrefix, hostEnv, sandboxPrefix, cleanup: () => removeCgroups(dirs) };
+  return { hostPrefix, hostEnv, sandboxPrefix, cleanup: () => Promise.resolve() };
+}
+
+/** Run cgroups whose removal is still under way (see removeInBackground). */
+const removals = new Map<Promise<void>, readonly string[]>();
+
+/**
+ * A run's cgroups are removed after its result is returned (issue 11 follow-up): the removal waits
+ * for the kernel to reap the run's last processes, which is no part of the tool call. At exit,
+ * whatever is still pending is removed synchronously (best effort: an empty cgroup goes at once).
+ */
+function removeInBackground(dirs: readonly string[]): Promise<void> {
+  if (dirs.length === 0) return Promise.resolve();
+  if (removals.size === 0 && !exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const pending of removals.values()) {
+        for (const dir of [...pending].reverse()) {
+          try {
+            fs.rmdirSync(dir);
+          } catch {
+            // still busy or gone: nothing more can be done synchronously
+          }
+        }
+      }
+    });
+  }
+  const removal: Promise<void> = removeCgroups(dirs)
+    .catch(() => undefined)
+    .finally(() => removals.delete(removal));
+  removals.set(removal, dirs);
+  return Promise.resolve();
+}
+let exitHook = false;
+
+/** Waits until the cgroups of finished runs are removed (tests; a host that wants a clean tree before it exits). */
+export async function settleRunCgroups(): Promise<void> {
+  while (removals.size > 0) await Promise.all(removals.keys());
 }

@@ -10,7 +10,7 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import os from 'node:os';
-import { netScopeAllows, parseNetScope as parsePermissionNetScope } from '../permissions/index.js';
+import { bareHost, netScopeAllows, parseNetScope as parsePermissionNetScope } from '../permissions/index.js';
 import { ipv6Words, isInternalAddress, v4FromWords } from '../util/ip-ranges.js';
 
 export { isInternalAddress };
@@ -24,23 +24,20 @@ export interface NetScope {
 }
 
 /**
- * Parses a net:connect scope with the permission table's grammar (DESIGN §5; issue 11, item 12: the
- * proxy accepts exactly what the validator accepts, nothing more lenient). Throws when invalid.
+ * A net:connect scope in the proxy's form, parsed by the permission table's parser (DESIGN §5;
+ * issue 11, item 12: the proxy accepts exactly what the validator accepts, nothing more lenient;
+ * issue 15: there is one parser, permissions/scopes.ts, and this only reshapes its result). Throws
+ * when invalid.
  */
 export function parseNetScope(scope: string): NetScope {
   const parsed = parsePermissionNetScope(scope);
   if (typeof parsed === 'string') throw new Error(parsed);
-  const host = parsed.host.startsWith('[') ? parsed.host.slice(1, -1) : parsed.host;
-  return { host, wildcard: parsed.wildcard, port: parsed.port ?? null };
+  return { host: bareHost(parsed.host), wildcard: parsed.wildcard, port: parsed.port ?? null };
 }
 
 /** The scope that allows `host:port` (the permission table's matching), or null. `*.example.com` matches sub-domains, not example.com itself. */
 export function matchingScope(scopes: readonly NetScope[], host: string, port: number): NetScope | null {
-  for (const scope of scopes) {
-    const host6 = net.isIPv6(scope.host) ? `[${scope.host}]` : scope.host;
-    if (netScopeAllows({ host: host6, wildcard: scope.wildcard, ...(scope.port === null ? {} : { port: scope.port }) }, host, port)) return scope;
-  }
-  return null;
+  return scopes.find((scope) => netScopeAllows(scope, host, port)) ?? null;
 }
 
 /** Whether `ip` is one of this machine's own interface addresses (a LAN or public address reaches local services too). */
@@ -91,7 +88,7 @@ export async function resolveDestination(
   if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `port ${String(port)} is not between 1 and 65535` };
   const scope = matchingScope(scopes, host, port);
   if (scope === null) return { ok: false, reason: `net:connect does not grant ${host}:${port}` };
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const bare = bareHost(host);
   // An address the scope names literally is what the user granted: it may be internal. A
   // wildcard scope (`*.1`) never names an address.
   if (net.isIP(bare) !== 0) {

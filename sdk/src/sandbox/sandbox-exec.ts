@@ -9,6 +9,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { removeTree } from '../util/fs-tree.js';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
 import { executableExposure, findProgram, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
@@ -194,7 +195,8 @@ export class SandboxExecSandbox implements Sandbox {
     const cleanup = async (): Promise<void> => {
       await proxy?.close();
       proxy = null;
-      await fsp.rm(runDir, { recursive: true, force: true });
+      // The tool may have left read-only folders in its home or tmp: the one removeTree copes.
+      await removeTree(runDir);
     };
     try {
       const ctx: SandboxExecContext = { home: path.join(runDir, 'home'), tmp: path.join(runDir, 'tmp') };

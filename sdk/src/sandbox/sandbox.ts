@@ -7,10 +7,10 @@
  */
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
-import { isPermissionId, PERMISSION_TABLE } from '../permissions/index.js';
+import { isPermissionId, PERMISSION_TABLE, splitGrantText, type SandboxKind } from '../permissions/index.js';
 
-/** The names of the SDK's own sandboxes; a host's sandbox may use any other name. */
-export type SandboxName = 'bubblewrap' | 'sandbox-exec' | 'none';
+/** The names of the SDK's own sandboxes (the permission table's SandboxKind); a host's sandbox may use any other name. */
+export type SandboxName = SandboxKind;
 
 export interface SandboxSpec {
   /** The program to run: an absolute path (the node or python interpreter, or a binary entry). */
@@ -108,10 +108,8 @@ export interface SandboxGrants {
 
 /** DESIGN §5: a grant is `id` or `id:scope`; ids are `namespace:verb`, the rest is the scope. */
 export function splitGrant(grant: string): { id: string; scope?: string } {
-  const first = grant.indexOf(':');
-  const second = first < 0 ? -1 : grant.indexOf(':', first + 1);
-  if (first <= 0) throw new AdcapError('E_NOT_GRANTED', `The grant "${grant}" is not of the form namespace:verb[:scope]; grant the tool's declared permissions again.`);
-  return second < 0 ? { id: grant } : { id: grant.slice(0, second), scope: grant.slice(second + 1) };
+  if (grant.indexOf(':') <= 0) throw new AdcapError('E_NOT_GRANTED', `The grant "${grant}" is not of the form namespace:verb[:scope]; grant the tool's declared permissions again.`);
+  return splitGrantText(grant);
 }
 
 /** Expands an fs scope (`~/path`, `/abs/path`) to a normalised absolute path (DESIGN §5). */
@@ -134,6 +132,9 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
   const out: SandboxGrants = { net: 'none', netScopes: [], workspace: 'none', readPaths: [], writePaths: [], envNames: [], programs: [], storageData: false };
   for (const grant of grants) {
     const { id, scope } = splitGrant(grant);
+    if (!isPermissionId(id)) continue;
+    // Exhaustive over the permission table's ids (lint: switch-exhaustiveness-check): a new id
+    // must say here what the sandbox does with it.
     switch (id) {
       case 'net:connect':
         // Only the bare grant means any server (DESIGN §5); every scope, "*" included, goes to the
@@ -165,8 +166,6 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
         break;
       case 'storage:data':
         out.storageData = true;
-        break;
-      default:
         break;
     }
   }

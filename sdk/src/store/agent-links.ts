@@ -19,6 +19,7 @@ import { removeTree } from '../util/fs-tree.js';
 import type { InstalledView } from './store-view.js';
 import type { Problem } from './doctor.js';
 import { readState } from './state.js';
+import { isIdPart } from '../util/capability-id.js';
 
 /** What the links read of a home: its layout and installed manifests (store-view.ts). */
 export type LinkStore = Pick<InstalledView, 'home' | 'readInstalledManifest'>;
@@ -208,7 +209,6 @@ export interface UnlinkResult {
 
 /** The marker inside a copied skill folder: only a folder carrying it for the same capability is Arcotheon's. */
 export const LINK_MARKER = '.arcotheon-link.json';
-const SKILL_FOLDER = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 export function userHomeOf(explicit?: string): string {
   if (explicit !== undefined && explicit !== '') return resolve(explicit);
@@ -390,7 +390,7 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   const links = await readLinks(arc);
   const wanted = skills.filter((s) => !(options.skip ?? []).includes(s)).map((skill) => {
     const as = options.as?.[skill] ?? skill;
-    if (!SKILL_FOLDER.test(as) || as.length > 64) throw new AdcapError('E_USAGE', `--as ${skill}=${as}: a skill folder name is lowercase letters, digits and single hyphens, at most 64 characters.`);
+    if (!isIdPart(as)) throw new AdcapError('E_USAGE', `--as ${skill}=${as}: a skill folder name is lowercase letters, digits and single hyphens, at most 64 characters.`);
     return { skill, as, path: join(dir, as) };
   });
   const paths = new Set<string>();

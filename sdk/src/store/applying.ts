@@ -20,6 +20,7 @@ import { syncLinks } from './agent-links.js';
 import { checkApplyOptions, checkInstallRequest } from './arguments.js';
 import { clearRevocations } from './grant-revocations.js';
 import type { Plan, PlanItem } from './plan.js';
+import { PreparedVersions } from './prepared-versions.js';
 import { normalizeRequest, planInstall, type InstallRequest, type PackageSpec, type PlanContext } from './planning.js';
 import type { SideloadCandidate } from './sideload.js';
 import type { LocatedPackage } from './sources.js';
@@ -134,68 +135,83 @@ async function applyWith(core: StoreCore, context: PlanContext, op: 'install' | 
   }
   const creates: VersionToCreate[] = [];
   const now = core.nowIso();
-  for (const item of plan.items) {
-    const label = `${item.id}@${item.version}`;
-    const report = (p: Progress): void => progress?.({ ...p, item: label });
-    let archivePath: string;
-    let trusted: TrustedKey[];
-    let source: InstallSource;
-    if (item.source.kind === 'file') {
-      const sideload = context.sideload as SideloadCandidate;
-      // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
-      archivePath = await core.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
-      trusted = sideload.trusted;
-      source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
-      await fetchEagerResources(core, sideload.manifest, [], { registry: null, allowedOrigins: core.allowedOrigins }, report, options.signal);
-    } else {
-      const place = context.located.get(item.id) as LocatedPackage;
-      const downloaded = await place.client.downloadArchive(item.id, item.version, {
-        cache: core.cache,
-        ...(core.authorize === undefined ? {} : { authorize: core.authorize }),
-        onProgress: report,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-      archivePath = downloaded.path;
-      trusted = place.publisherKeys;
-      source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
-      const policy = { registry: place.client.remote.url, allowedOrigins: core.allowedOrigins };
-      await fetchEagerResources(core, downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], policy, report, options.signal);
-    }
-    const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
-    creates.push({
-      id: item.id,
-      version: item.version,
-      extract: async (target) => {
-        const verified = await verifyPackage(archivePath, {
-          ...(unsignedOk ? {} : { trusted, requireSignature: true }),
-          extractTo: target,
-          readOnly: true,
+  const prepared = new PreparedVersions(); // issue 15 item 12: registry versions extracted in their download's read
+  try {
+    for (const item of plan.items) {
+      const label = `${item.id}@${item.version}`;
+      const report = (p: Progress): void => progress?.({ ...p, item: label });
+      let archivePath: string;
+      let trusted: TrustedKey[];
+      let source: InstallSource;
+      if (item.source.kind === 'file') {
+        const sideload = context.sideload as SideloadCandidate;
+        // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
+        archivePath = await core.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
+        trusted = sideload.trusted;
+        source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
+        await fetchEagerResources(core, sideload.manifest, [], { registry: null, allowedOrigins: core.allowedOrigins }, report, options.signal);
+      } else {
+        const place = context.located.get(item.id) as LocatedPackage;
+        const download = {
+          cache: core.cache,
+          ...(core.authorize === undefined ? {} : { authorize: core.authorize }),
           onProgress: report,
-          ...core.archiveLimits,
-        });
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        };
+        const preparedDir = await prepared.dirFor(core.home.versionDir(item.id, item.version));
+        const downloaded =
+          preparedDir === undefined
+            ? await place.client.downloadArchive(item.id, item.version, download)
+            : await place.client.downloadAndExtract(item.id, item.version, { ...download, extractTo: preparedDir, readOnly: true, ...core.archiveLimits });
         // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
-        try {
-          await validateWorkflowFiles(verified.manifest, target);
-        } catch (error) {
-          await removeTree(target);
-          throw error;
-        }
+        if (preparedDir !== undefined) await validateWorkflowFiles(downloaded.manifest, preparedDir);
+        archivePath = downloaded.path;
+        trusted = place.publisherKeys;
+        source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
+        const policy = { registry: place.client.remote.url, allowedOrigins: core.allowedOrigins };
+        await fetchEagerResources(core, downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], policy, report, options.signal);
+      }
+      const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
+      const preparedTarget = core.home.versionDir(item.id, item.version);
+      creates.push({
+        id: item.id,
+        version: item.version,
+        extract: prepared.has(preparedTarget)
+          ? (target) => prepared.moveIn(target)
+          : async (target) => {
+              const verified = await verifyPackage(archivePath, {
+                ...(unsignedOk ? {} : { trusted, requireSignature: true }),
+                extractTo: target,
+                readOnly: true,
+                onProgress: report,
+                ...core.archiveLimits,
+              });
+              // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
+              try {
+                await validateWorkflowFiles(verified.manifest, target);
+              } catch (error) {
+                await removeTree(target);
+                throw error;
+              }
+            },
+      });
+      const previous = context.states.get(item.id) ?? null;
+      before[item.id] = previous;
+      after[item.id] = nextState(core, previous, item, source, now, context.ranges.get(item.id));
+    }
+    await runOperation(core.home, {
+      op,
+      before,
+      after,
+      creates,
+      // 'switch': the journal is written and new versions are being switched in.
+      onStep: (step) => {
+        if (step === 'journal') progress?.({ phase: 'switch', done: 0, total: creates.length });
       },
     });
-    const previous = context.states.get(item.id) ?? null;
-    before[item.id] = previous;
-    after[item.id] = nextState(core, previous, item, source, now, context.ranges.get(item.id));
+  } finally {
+    await prepared.discard();
   }
-  await runOperation(core.home, {
-    op,
-    before,
-    after,
-    creates,
-    // 'switch': the journal is written and new versions are being switched in.
-    onStep: (step) => {
-      if (step === 'journal') progress?.({ phase: 'switch', done: 0, total: creates.length });
-    },
-  });
   await syncLinks(core, plan.items.map((i) => i.id)); // issue 13: links follow the active version
   return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
 }

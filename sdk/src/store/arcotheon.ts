@@ -121,14 +121,14 @@ export class Arcotheon {
 
   // ---------------------------------------------------------------- discovery (metadata only)
 
-  /** Searches every remote; the first remote listing an id wins. */
-  search(query: string, filters: Omit<SearchFilters, 'installedIds'> = {}): Promise<Array<SearchHit & { remote: string }>> {
+  /** Searches every remote (or only `filters.remote`); the first remote listing an id wins. */
+  search(query: string, filters: Omit<SearchFilters, 'installedIds'> & { remote?: string } = {}): Promise<Array<SearchHit & { remote: string }>> {
     return searchRemotes(this.core, query, filters, () => this.list());
   }
 
   /** The verified package document of a capability (every version and its status). */
-  packageDoc(id: string): Promise<PackageDocument & { remote: string }> {
-    return packageDocument(this.core, id);
+  packageDoc(id: string, options: { remote?: string } = {}): Promise<PackageDocument & { remote: string }> {
+    return packageDocument(this.core, id, options);
   }
 
   /**

@@ -6,6 +6,7 @@ import type { ContentCache } from '../cache/content-cache.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
+import { classifyRuntime } from '../format/runtime-table.js';
 import { validateManifest } from '../format/manifest.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { publisherTrustedKeys } from '../registry/catalogue.js';
@@ -200,21 +201,30 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
       }
     }
     for (const tool of manifest.tools ?? []) {
-      const runtime = tool.runtime;
-      if (runtime.type !== 'node' && runtime.type !== 'python') continue;
-      needsSandbox = true;
-      const found = runtimes[runtime.type];
-      const range = typeof runtime.version === 'string' ? runtime.version : undefined;
-      if (found === undefined || (range !== undefined && !semver.satisfies(found, range))) {
-        problems.push({
-          kind: 'missing-interpreter',
-          id,
-          message: `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
-          fixable: false,
-        });
+      const classified = classifyRuntime(tool.runtime);
+      switch (classified.kind) {
+        case 'binary':
+          needsSandbox = true;
+          break;
+        case 'reserved':
+          break;
+        case 'interpreter': {
+          needsSandbox = true;
+          const runtime = classified.runtime;
+          const found = runtimes[runtime.type];
+          const range = typeof runtime.version === 'string' ? runtime.version : undefined;
+          if (found === undefined || (range !== undefined && !semver.satisfies(found, range))) {
+            problems.push({
+              kind: 'missing-interpreter',
+              id,
+              message: `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
+              fixable: false,
+            });
+          }
+          break;
+        }
       }
     }
-    if ((manifest.tools ?? []).some((t) => t.runtime.type === 'binary')) needsSandbox = true;
   }
   if (needsSandbox && arc.sandboxChoice.use === undefined) {
     try {

@@ -3,12 +3,7 @@
  * withdrawn until the user grants it again, including across a rollback, whose result is the old
  * version's grants minus what the user revoked since (anything more is asked for, spec §6).
  */
-import { grantCovers } from '../permissions/index.js';
-
-/** Whether two grants overlap: one covers the other, so keeping either would give back what was revoked. */
-function overlaps(a: string, b: string): boolean {
-  return a === b || grantCovers(a, b) || grantCovers(b, a);
-}
+import { grantCovers, grantsOverlap } from '../permissions/index.js';
 
 /** The revocations after the user revokes `grant`. */
 export function addRevocation(revoked: readonly string[] | undefined, grant: string): string[] {
@@ -23,7 +18,10 @@ export function clearRevocations(revoked: readonly string[] | undefined, granted
   return (revoked ?? []).filter((r) => !granted.some((g) => g === r || grantCovers(g, r)));
 }
 
-/** The grants a rollback restores: the old version's, minus anything overlapping a revocation. */
+/**
+ * The grants a rollback restores: the old version's, minus anything overlapping a revocation (one
+ * covers the other, so keeping it would give back some of what was revoked).
+ */
 export function grantsAfterRollback(oldGrants: readonly string[], revoked: readonly string[] | undefined): string[] {
-  return oldGrants.filter((g) => !(revoked ?? []).some((r) => overlaps(g, r)));
+  return oldGrants.filter((g) => !(revoked ?? []).some((r) => grantsOverlap(g, r)));
 }

@@ -17,8 +17,7 @@ import { satisfies, validRange } from 'semver';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { describeSchemaErrors, schemaValidator } from '../format/json-schema.js';
 import { parseStrictJson } from '../format/strict-json.js';
-import { grantCovers, parseGrant } from '../permissions/grants.js';
-import { parseFsScope } from '../permissions/scopes.js';
+import { patternMatches, patternProblem } from '../permissions/grants.js';
 import { normalizeRemoteUrl } from '../registry/remotes.js';
 
 export interface PolicyRemote {
@@ -154,49 +153,15 @@ export function splitSpec(spec: string): { id: string; range?: string } {
   return at < 0 ? { id: spec } : { id: spec.slice(0, at), range: spec.slice(at + 1) };
 }
 
-/** What is wrong with a deniedPermissions pattern, or undefined when it is usable. */
-function patternProblem(pattern: string): string | undefined {
-  const { id, scope } = splitPattern(pattern);
-  if (scope === undefined) return undefined;
-  if ((id === 'fs:read' || id === 'fs:write') && (scope === '~/' || scope === '/')) return undefined;
-  try {
-    parseGrant(pattern);
-    return undefined;
-  } catch (error) {
-    return isAdcapError(error) ? error.message : String(error);
-  }
-}
-
-function splitPattern(pattern: string): { id: string; scope?: string } {
-  const second = pattern.indexOf(':', pattern.indexOf(':') + 1);
-  return second < 0 ? { id: pattern } : { id: pattern.slice(0, second), scope: pattern.slice(second + 1) };
-}
-
 /**
  * Whether the deniedPermissions pattern forbids the grant: they overlap. An id alone denies every
  * scope of it; `fs:read:~/` and `fs:read:/` deny every path under the home / every absolute path;
  * otherwise a pattern denies a grant when either covers the other (`net:connect:*.corp.example`
  * denies `net:connect:api.corp.example`, and `net:connect` with no scope, "any server", is denied
- * by every net:connect pattern).
+ * by every net:connect pattern). The matching is the permission table's (permissions/grants.ts).
  */
 export function patternDenies(pattern: string, grant: string): boolean {
-  const p = splitPattern(pattern);
-  const g = splitPattern(grant);
-  if (p.id !== g.id) return false;
-  if (p.scope === undefined || g.scope === undefined) return p.scope === undefined || g.id === 'net:connect';
-  if ((p.id === 'fs:read' || p.id === 'fs:write') && (p.scope === '~/' || p.scope === '/')) {
-    const parsed = parseFsScope(g.scope);
-    return typeof parsed !== 'string' && parsed.kind === (p.scope === '~/' ? 'home' : 'absolute');
-  }
-  if (p.id === 'fs:read' || p.id === 'fs:write') {
-    const ps = parseFsScope(p.scope);
-    const gs = parseFsScope(g.scope);
-    if (typeof ps === 'string' || typeof gs === 'string' || ps.kind !== gs.kind) return false;
-    if (ps.kind === 'workspace' || gs.kind === 'workspace') return true;
-    const shorter = Math.min(ps.segments.length, gs.segments.length);
-    return ps.segments.slice(0, shorter).every((s, i) => s === gs.segments[i]);
-  }
-  return grantCovers(pattern, grant) || grantCovers(grant, pattern);
+  return patternMatches(pattern, grant);
 }
 
 /** The sentence every policy refusal starts with. */

@@ -29,7 +29,7 @@ export async function inspectSideload(core: StoreCore, file: string): Promise<Si
   const trusted = await core.sources.publisherKeys(publisher);
   let unknownSigner = false;
   let signedBy: string[] = [];
-  if (read.envelope !== null) {
+  if (read.signatureBytes !== null) {
     try {
       signedBy = checkPackageSignature(read, { trusted }).signedBy;
     } catch (error) {
@@ -45,7 +45,7 @@ export async function inspectSideload(core: StoreCore, file: string): Promise<Si
     manifestSha256: read.manifestSha256,
     archiveSha256: read.archiveSha256,
     size: read.size,
-    unsigned: read.envelope === null,
+    unsigned: read.signatureBytes === null,
     unknownSigner,
     signedBy,
     trusted,

@@ -9,12 +9,13 @@ import type { ArchiveLimits } from '../format/archive/limits.js';
 import type { Envelope, Manifest, PackagePayload } from '../format/manifest-types.js';
 import { buildPackage, type BuiltPackage } from '../format/package-build.js';
 import { MANIFEST_ENTRY, readPackage, SIGNATURE_ENTRY, type ReadPackage } from '../format/package-read.js';
+import { parseStrictJson } from '../format/strict-json.js';
 import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
+import { SHA256_HEX } from '../util/hash.js';
 import { removeTree } from '../util/fs-tree.js';
 import type { Progress } from '../util/progress.js';
 import { PACKAGE_CONTEXT, parseEnvelope, signEnvelope, verifyEnvelope } from './envelope.js';
 import { parseKeyFile, type KeyFile, type TrustedKey } from './keys.js';
-
 
 /** spec §5: the payload is { adcap, id, version, manifestSha256 } of the manifest it covers. */
 export function packagePayload(manifest: Manifest, manifestSha256: string): PackagePayload {
@@ -24,6 +25,32 @@ export function packagePayload(manifest: Manifest, manifestSha256: string): Pack
 /** The bytes of SIGNATURE.json: the envelope as indented JSON with a trailing newline. */
 export function signatureEntryBytes(envelope: Envelope<PackagePayload>): Buffer {
   return Buffer.from(`${JSON.stringify(envelope, null, 2)}\n`, 'utf8');
+}
+
+/**
+ * The one parser of a package's SIGNATURE.json (spec §5; the format reader hands over its bytes):
+ * strict JSON, the envelope's strict shape (parseEnvelope: known fields only, 1 to MAX_SIGNATURES
+ * signatures, unique keyIds, base64 of a 64-byte Ed25519 signature), and a package payload of
+ * exactly { adcap, id, version, manifestSha256 }. E_SIGNATURE naming the problem otherwise.
+ * It does not verify signatures or match the payload to a manifest (see checkPackageSignature).
+ */
+export function parsePackageEnvelope(bytes: Uint8Array): Envelope<PackagePayload> {
+  let value: unknown;
+  try {
+    value = parseStrictJson(bytes, `The package signature (${SIGNATURE_ENTRY})`);
+  } catch (error) {
+    throw new AdcapError('E_SIGNATURE', `The package's ${SIGNATURE_ENTRY} is not valid JSON: ${(error as Error).message} Sign the package again.`, { cause: error });
+  }
+  const envelope = parseEnvelope(value, `The package's ${SIGNATURE_ENTRY}`);
+  const payload = envelope.payload as Record<string, unknown>;
+  const malformed = (problem: string): never => {
+    throw new AdcapError('E_SIGNATURE', `The package's ${SIGNATURE_ENTRY} is malformed: ${problem}; sign the package again.`);
+  };
+  const fields = ['adcap', 'id', 'version', 'manifestSha256'];
+  for (const key of Object.keys(payload)) if (!fields.includes(key)) malformed(`payload has the unknown field ${JSON.stringify(key)}`);
+  for (const key of fields) if (typeof payload[key] !== 'string') malformed(`payload.${key} is missing or not a string`);
+  if (!SHA256_HEX.test(payload.manifestSha256 as string)) malformed('payload.manifestSha256 is not a lowercase SHA-256 hex digest');
+  return envelope as Envelope<PackagePayload>;
 }
 
 export interface PackageSignatureOptions {
@@ -42,6 +69,8 @@ export interface PackageSignatureResult {
   signed: boolean;
   /** keyIds whose signature verified under a trusted, non-revoked key. */
   signedBy: string[];
+  /** SIGNATURE.json as parsed by parsePackageEnvelope (not verified unless signedBy is non-empty); null when unsigned. */
+  envelope: Envelope<PackagePayload> | null;
 }
 
 /**
@@ -52,26 +81,26 @@ export interface PackageSignatureResult {
  * unsigned packages are E_UNTRUSTED when a signature is required.
  */
 export function checkPackageSignature(
-  pkg: Pick<ReadPackage, 'manifest' | 'manifestSha256' | 'envelope'>,
+  pkg: Pick<ReadPackage, 'manifest' | 'manifestSha256' | 'signatureBytes'>,
   options: PackageSignatureOptions = {},
 ): PackageSignatureResult {
   const label = `${pkg.manifest.id}@${pkg.manifest.version}`;
-  if (pkg.envelope === null) {
+  if (pkg.signatureBytes === null) {
     if (options.requireSignature === true) {
       throw new AdcapError('E_UNTRUSTED', `The package ${label} is not signed (it has no ${SIGNATURE_ENTRY}); ask the publisher for a signed package, or sign it yourself with "adcap sign".`);
     }
-    return { signed: false, signedBy: [] };
+    return { signed: false, signedBy: [], envelope: null };
   }
-  const envelope = parseEnvelope(pkg.envelope, SIGNATURE_ENTRY);
+  const envelope = parsePackageEnvelope(pkg.signatureBytes);
   assertPayloadMatches(envelope.payload, pkg.manifest, pkg.manifestSha256);
   if (options.trusted === undefined) {
     if (options.requireSignature === true) {
       throw new AdcapError('E_UNTRUSTED', `No trusted keys were given to check who signed ${label}; pass the publisher's public key.`);
     }
-    return { signed: true, signedBy: [] };
+    return { signed: true, signedBy: [], envelope };
   }
   const { signedBy } = verifyEnvelope<PackagePayload>(envelope, PACKAGE_CONTEXT, options.trusted);
-  return { signed: true, signedBy };
+  return { signed: true, signedBy, envelope };
 }
 
 /** spec §5: "A verifier MUST check that the payload matches the manifest it covers". */
@@ -96,6 +125,9 @@ export interface VerifyPackageOptions extends PackageSignatureOptions {
   readOnly?: boolean;
   limits?: Partial<ArchiveLimits>;
   onProgress?: (progress: Progress) => void;
+  signal?: AbortSignal;
+  /** The archive's pin, checked in the same read before anything is extracted (readPackage). */
+  expectArchive?: { sha256: string; size: number };
 }
 
 export type VerifiedPackage = ReadPackage & PackageSignatureResult;
@@ -165,8 +197,8 @@ export async function signPackage(file: string, keys: readonly KeyFile[], option
     const pkg = await readPackage(file, { extractTo: contentDir, ...(options.limits === undefined ? {} : { limits: options.limits }) });
     const payload = packagePayload(pkg.manifest, pkg.manifestSha256);
     let existing: Envelope<PackagePayload> | undefined;
-    if (pkg.envelope !== null) {
-      const envelope = parseEnvelope(pkg.envelope, SIGNATURE_ENTRY);
+    if (pkg.signatureBytes !== null) {
+      const envelope = parsePackageEnvelope(pkg.signatureBytes);
       assertPayloadMatches(envelope.payload, pkg.manifest, pkg.manifestSha256);
       existing = { payload, signatures: envelope.signatures };
     }
@@ -193,10 +225,10 @@ export async function signPackage(file: string, keys: readonly KeyFile[], option
     const written = await writeArchive(entries, temp);
     // Check the result like any reader would before it replaces anything.
     const check = await readPackage(temp, options.limits === undefined ? {} : { limits: options.limits });
-    if (check.manifestSha256 !== pkg.manifestSha256 || check.envelope === null) {
+    if (check.manifestSha256 !== pkg.manifestSha256 || check.signatureBytes === null) {
       throw new AdcapError('E_IO', `The re-signed package did not read back as ${pkg.manifest.id}@${pkg.manifest.version}; ${out} was left unchanged.`);
     }
-    assertPayloadMatches(parseEnvelope(check.envelope, SIGNATURE_ENTRY).payload, check.manifest, check.manifestSha256);
+    assertPayloadMatches(parsePackageEnvelope(check.signatureBytes).payload, check.manifest, check.manifestSha256);
     try {
       await rename(temp, out);
       await fsyncDir(dirname(out));

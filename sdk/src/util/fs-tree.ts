@@ -22,14 +22,3 @@ async function makeWritable(path: string): Promise<void> {
   await chmod(path, 0o755);
   for (const entry of await readdir(path)) await makeWritable(join(path, entry));
 }
-
-/** Makes an extracted tree read-only: files 0444 (0555 when executable), directories 0555. */
-export async function makeReadOnly(path: string): Promise<void> {
-  const info = await lstat(path);
-  if (info.isDirectory()) {
-    for (const entry of await readdir(path)) await makeReadOnly(join(path, entry));
-    await chmod(path, 0o555);
-  } else if (info.isFile()) {
-    await chmod(path, info.mode & 0o111 ? 0o555 : 0o444);
-  }
-}

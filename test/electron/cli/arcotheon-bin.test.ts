@@ -3,11 +3,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hasDisplay, parseUiArgs } from '../../../electron/cli.js';
 import { createHostService } from '../../../electron/host/service.js';
 import { NOT_BUILT_PAGE, startWebHost } from '../../../electron/web.js';
 import { Arcotheon } from '@arcotheon/sdk';
+import { assertBuilt } from '../../helpers/built.js';
 import { BIN, callOver, closedWithin, connectApi, rawSocket, rawWebSocket, startUiProcess, stillServes, stopUiProcess, upgradeRequest } from '../../helpers/ui-process.js';
 
 /**
@@ -26,6 +27,9 @@ function get(port: number, path: string): Promise<{ status: number; headers: Rec
     req.end();
   });
 }
+
+// The bin runs out/electron/ and sdk/dist: refuse to test a stale build.
+beforeAll(() => assertBuilt('sdk', 'electron'));
 
 describe('the arcotheon bin', () => {
   it('prints the URL first, serves the UI with a strict CSP and the API, and exits 0 on SIGTERM', async () => {

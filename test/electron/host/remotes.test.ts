@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon, CATALOG_CONTEXT, generateKey, signEnvelope } from '@arcotheon/sdk';
+import { Arcotheon, generateKey } from '@arcotheon/sdk';
+import { CATALOG_CONTEXT, signEnvelope } from '@arcotheon/sdk/internal';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';

@@ -1,7 +1,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon, loadEmbeddedRemote } from '@arcotheon/sdk';
+import { Arcotheon } from '@arcotheon/sdk';
+import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../../electron/common/types.js';
 import { createHostService } from '../../../electron/host/service.js';

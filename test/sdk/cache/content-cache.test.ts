@@ -207,6 +207,37 @@ describe('ContentCache over HTTPS (test CA)', () => {
     expect(await cache.verifyEntry(b.sha256)).toMatchObject({ state: 'ok' });
   });
 
+  it('a same-size entry damaged on disk is detected on read (hashed, like cacache), removed and refetched', async () => {
+    const b = blob(10_000);
+    server.serveBytes('/same.bin', b.data);
+    const path = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/same.bin')] });
+    await chmod(path, 0o644);
+    const bad = Buffer.from(b.data);
+    bad[5000] = (bad[5000] ?? 0) ^ 0xff;
+    await writeFile(path, bad);
+    // The size check alone passes; the read hashes the entry and refuses to hand it out.
+    expect(await cache.has(b.sha256, b.size)).toBe(true);
+    expect(await cache.cachedPath(b.sha256, b.size)).toBeNull();
+    expect(await cache.has(b.sha256)).toBe(false);
+    await writeFile(path, bad);
+    const again = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/same.bin')] });
+    expect((await readFile(again)).equals(b.data)).toBe(true);
+    expect(server.statsFor('/same.bin').requests).toBe(2);
+    expect(await cache.cachedPath(b.sha256, b.size)).toBe(path);
+  });
+
+  it('a caller that hashes what it reads (readerHashes) gets the cached path on the size check alone', async () => {
+    const b = blob(4_000);
+    server.serveBytes('/reader.bin', b.data);
+    const path = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/reader.bin')] });
+    await chmod(path, 0o644);
+    const bad = Buffer.from(b.data);
+    bad[0] = (bad[0] ?? 0) ^ 1;
+    await writeFile(path, bad);
+    expect(await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/reader.bin')], readerHashes: true })).toBe(path);
+    expect(server.statsFor('/reader.bin').requests).toBe(1);
+  });
+
   it('an entry truncated on disk (wrong size) is dropped and refetched on the next fetch', async () => {
     const b = blob(10_000);
     server.serveBytes('/t.bin', b.data);

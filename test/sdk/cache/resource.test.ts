@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { AuthorizeRequest } from '../../../sdk/src/cache/authorize.js';
 import type { ContentCache } from '../../../sdk/src/cache/content-cache.js';
@@ -37,6 +37,19 @@ describe('materializeResource', () => {
     console.log(`dedupe: requests=${requests} bytes=${server.totalBytes} size=${data.length}`);
     expect(requests).toBe(1);
     expect(server.totalBytes).toBe(data.length);
+  });
+
+  it('a cached resource damaged on disk (same size) is detected on read and fetched again, never handed to the tool', async () => {
+    server.serveBytes('/r/data.bin', data);
+    const r = resource({ sources: [server.url('/r/data.bin')] });
+    const path = await materializeResource(cache, r);
+    await chmod(path, 0o644);
+    const bad = Buffer.from(data);
+    bad[100] = (bad[100] ?? 0) ^ 0x55;
+    await writeFile(path, bad);
+    const again = await materializeResource(cache, r);
+    expect((await readFile(again)).equals(data)).toBe(true);
+    expect(server.statsFor('/r/data.bin').requests).toBe(2);
   });
 
   it('entitled-denied: a null answer from authorize is E_ENTITLEMENT and nothing is requested', async () => {

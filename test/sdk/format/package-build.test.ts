@@ -158,7 +158,7 @@ describe('buildPackage', () => {
     });
     const read = await readPackage(built.file);
     expect(read.entries.at(-1)).toBe('SIGNATURE.json');
-    expect(read.envelope?.payload).toEqual({ adcap: '1.0', id: 'acme/demo', version: '1.2.3', manifestSha256: built.manifestSha256 });
+    expect(JSON.parse(String(read.signatureBytes)).payload).toEqual({ adcap: '1.0', id: 'acme/demo', version: '1.2.3', manifestSha256: built.manifestSha256 });
   });
 
   it('does not package a previous build written into the source folder', async () => {

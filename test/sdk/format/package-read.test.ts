@@ -34,7 +34,7 @@ describe('readPackage', () => {
     expect(result.manifestSha256).toBe(manifestDigest(manifest));
     expect(result.entries).toEqual(['capability.json', 'README.md', 'bin/tool', 'data/large.bin']);
     expect(result.size).toBe(bytes.length);
-    expect(result.envelope).toBeNull();
+    expect(result.signatureBytes).toBeNull();
     expect(result.dir).toBeUndefined();
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { generateKey, writeKeyFile } from '../../../sdk/src/trust/keys.js';
 import { adcap } from '../cli/run-cli.js';
 import { TestRegistry } from '../../helpers/test-registry.js';
@@ -64,6 +65,28 @@ describe('adcap registry + remote/search/show (in-process)', () => {
     expect(after.versions['1.0.0']).toMatchObject({ status: 'yanked', statusReason: 'broken' });
 
     expect(await json<{ name: string; sequence: number }[]>(['remote', 'list'])).toMatchObject([{ name: 'local', sequence: 2 }]);
+  });
+
+  it('search and show are the SDK\'s: the same hits in the same order as Arcotheon.search (issue 15 item 3)', async () => {
+    for (const name of ['alpha', 'beta', 'gamma']) {
+      await json(['registry', 'publish', 'reg', await helper.package({ id: `acme/${name}`, version: '1.0.0', name: `${name} tool`, summary: 'Shared words', keywords: ['shared'] })]);
+    }
+    await json(['registry', 'deprecate', 'reg', 'acme/alpha', '--message', 'use beta']);
+    await json(['registry', 'build', 'reg', '--root-key', 'root.json']);
+    await json(['remote', 'update']);
+    const arc = new Arcotheon({ home: join(work, 'home'), host: { agent: { id: 'arcotheon', version: '0.1.0' } }, remotes: [] });
+    for (const query of ['', 'shared', 'tool']) {
+      const cli = (await json<{ id: string }[]>(['search', query])).map((h) => h.id);
+      const sdk = (await arc.search(query)).map((h) => h.id);
+      expect(cli, query).toEqual(sdk);
+    }
+    // Equal scores: the deprecated capability comes after the others (the one ranking, compareSearchHits).
+    const shared = (await json<{ id: string }[]>(['search', 'shared'])).map((h) => h.id);
+    expect(shared).toEqual(['acme/beta', 'acme/gamma', 'acme/alpha']);
+    expect(await json<{ id: string }[]>(['search', 'alpha', '--remote', 'local'])).toMatchObject([{ id: 'acme/alpha' }]);
+    expect((await run(['search', 'alpha', '--remote', 'nowhere'])).stderr).toMatch(/^error E_NOT_FOUND: /);
+    const shown = await json<{ id: string; remote: string; name: string; deprecated: { message: string } | null }>(['show', 'acme/alpha', '--remote', 'local']);
+    expect(shown).toMatchObject({ id: 'acme/alpha', remote: 'local', name: 'alpha tool', deprecated: { message: 'use beta' } });
   });
 
   it('refuses a remote whose catalogue does not verify under the given root key, and does not add it', async () => {

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedRemote } from '../../../sdk/src/registry/embedded.js';
 import { ARCOTHEON_ROOT_KEYS } from '../../../sdk/src/registry/root-keys.js';
 import { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
+import { assertBuilt } from '../../helpers/built.js';
 import { rejection } from '../../helpers/errors.js';
 import { generateKey } from '../../../sdk/src/trust/keys.js';
 
@@ -25,9 +26,13 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SDK = join(REPO, 'sdk');
 const HOST = { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } };
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+// npm keeps its logs and cache in the user's home: here, in the test's temporary folder.
+const npmEnv = (): NodeJS.ProcessEnv => ({ ...env, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
 
 let work: string;
 beforeAll(async () => {
+  // The package is packed from the dist/ this checkout built: refuse a stale one.
+  await assertBuilt('sdk');
   work = await mkdtemp(join(tmpdir(), 'adcap-root-keys-'));
 });
 afterAll(async () => {
@@ -69,9 +74,10 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
     await cp(join(REPO, 'build', 'bundle-registry.mjs'), join(stage, 'build', 'bundle-registry.mjs'));
     await mkdir(join(stage, 'examples'), { recursive: true });
     await symlink(join(REPO, 'examples', 'registry'), join(stage, 'examples', 'registry'), 'dir');
-    await run('npm', ['run', 'prepack'], { cwd: stagedSdk, env });
-    await run('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], { cwd: stagedSdk, env, maxBuffer: 64 * 1024 * 1024 });
-    await run('npm', ['run', 'postpack'], { cwd: stagedSdk, env });
+    await run('npm', ['run', 'prepack'], { cwd: stagedSdk, env: npmEnv() });
+    const packArgs = ['pack', '--ignore-scripts', '--pack-destination', packDir];
+    await run('npm', packArgs, { cwd: stagedSdk, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 });
+    await run('npm', ['run', 'postpack'], { cwd: stagedSdk, env: npmEnv() });
     // postpack removed the copy again: a checkout never keeps a stale registry in sdk/.
     expect(existsSync(join(stagedSdk, 'registry'))).toBe(false);
     const { version, dependencies } = JSON.parse(await readFile(join(SDK, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };

@@ -101,20 +101,14 @@ export function syntheticCapabilities(count: number): Record<string, CatalogueCa
   return out;
 }
 
-describe('search performance', () => {
-  it('answers a query over 20,000 capabilities in under 50 ms (median of 9 runs)', () => {
+// The time a query takes over 20,000 capabilities (under 50 ms, issue 3) is measured by
+// `npm run bench -- registry` (test/bench/registry.bench.ts); here, only the answers.
+describe('search over a large catalogue', () => {
+  it('indexes 20,000 capabilities and answers queries over them', () => {
     const index = new SearchIndex(syntheticCapabilities(20_000));
     expect(index.size).toBe(20_000);
     const queries = ['pdf', 'index vector', 'tool 1234', 'summ', 'pub-42/sql'];
-    const timings: number[] = [];
-    for (let run = 0; run < 9; run++) {
-      const started = performance.now();
-      for (const query of queries) index.search(query);
-      timings.push((performance.now() - started) / queries.length);
-    }
-    timings.sort((a, b) => a - b);
-    const median = timings[4] as number;
+    for (const query of queries) expect(index.search(query).length, query).toBeGreaterThan(0);
     expect(index.search('index vector').length).toBeGreaterThan(0);
-    expect(median).toBeLessThan(50);
   });
 });

@@ -22,18 +22,16 @@ function unmet(registry: Registry, roots: Record<string, string>, versions: Reco
   return problems;
 }
 
-describe('resolve: realistic graphs terminate quickly', () => {
-  it('resolves 400 capabilities with 25 versions each in well under the time a person waits', () => {
+// How long these take is measured by `npm run bench -- resolver` (test/bench/resolver.bench.ts,
+// target 8 s each); here, only the answers (issue 15 item 9: no timing assertions in unit tests).
+describe('resolve: realistic graphs', () => {
+  it('resolves 400 capabilities with 25 versions each, meeting every requirement', () => {
     for (const seed of [1, 2, 3]) {
       const registry = realisticRegistry(400, 25, seed);
       const roots = Object.fromEntries(Object.keys(registry).slice(0, 20).map((id) => [id, '*']));
-      const started = performance.now();
       const result = resolve(request(registry, roots));
-      const elapsed = performance.now() - started;
       expect(Object.keys(result.versions).length).toBeGreaterThan(200);
       expect(unmet(registry, roots, result.versions)).toEqual([]);
-      // Typically 0.2-0.8 s; generous for two shared cores.
-      expect(elapsed).toBeLessThan(8000);
     }
   });
 
@@ -46,7 +44,6 @@ describe('resolve: realistic graphs terminate quickly', () => {
       { version: '1.0.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
       { version: '1.1.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
     ];
-    const started = performance.now();
     let error: unknown;
     try {
       resolve(request(registry, { 'acme/left': '*', 'acme/right': '*' }));
@@ -58,6 +55,5 @@ describe('resolve: realistic graphs terminate quickly', () => {
     expect((error as AdcapError).message).toBe(
       `acme/left 1.0.0 needs ${lib} ^1.0.0, but acme/right 1.0.0 to 1.1.0 needs ${lib} ^2.0.0; no version of ${lib} satisfies both.`,
     );
-    expect(performance.now() - started).toBeLessThan(8000);
   });
 });

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { manifestDigest } from '../../../sdk/src/format/canonical-json.js';
 import { parseStrictJson } from '../../../sdk/src/format/strict-json.js';
 import { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { mulberry32 } from '../../helpers/prng.js';
 import { exited, spawnTs } from '../../helpers/spawn-ts.js';
 
 const fixture = join(import.meta.dirname, '../../fixtures/lifecycle-op.ts');
@@ -27,9 +29,21 @@ async function optionsFile(home: string): Promise<string> {
   return file;
 }
 
-/** Runs one operation in a child process; `reached(line)` resolves when it prints that line (false if it exits first). */
-function runOp(options: string, op: string, arg?: string): { reached: (line: string) => Promise<boolean>; done: Promise<{ code: number | null; out: string }>; kill: () => void } {
-  const child = spawnTs(fixture, arg === undefined ? [options, op] : [options, op, arg]);
+interface Op {
+  reached: (line: string) => Promise<boolean>;
+  done: Promise<{ code: number | null; out: string }>;
+  kill: () => void;
+  /** For an op started with `wait`: lets it begin (until then it has loaded its code and waits). */
+  go: () => void;
+}
+
+/**
+ * Runs one operation in a child process; `reached(line)` resolves when it prints that line (false
+ * if it exits first). With `wait`, the process starts and loads but touches the home only on `go()`.
+ */
+function runOp(options: string, op: string, arg?: string, wait = false): Op {
+  const env = wait ? { env: { ...process.env, ARCOTHEON_FIXTURE_WAIT: '1' } } : {};
+  const child = spawnTs(fixture, arg === undefined ? [options, op] : [options, op, arg], env);
   let out = '';
   const waiters: Array<{ line: string; resolve: (ok: boolean) => void }> = [];
   const check = (): void => {
@@ -47,7 +61,7 @@ function runOp(options: string, op: string, arg?: string): { reached: (line: str
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const done = exited(child).then((code) => {
     for (const w of waiters.splice(0)) w.resolve(false);
-    return { code, out: out.split('\n').filter((l) => l !== 'start' && !l.startsWith('phase ')).join('\n') };
+    return { code, out: out.split('\n').filter((l) => l !== 'start' && l !== 'ready' && !l.startsWith('phase ')).join('\n') };
   });
   return {
     reached: (line) => new Promise((resolve) => {
@@ -56,6 +70,7 @@ function runOp(options: string, op: string, arg?: string): { reached: (line: str
     }),
     done,
     kill: () => child.kill('SIGKILL'),
+    go: () => child.stdin.end('go\n'),
   };
 }
 
@@ -95,57 +110,91 @@ describe('two processes at once', () => {
 });
 
 describe('crash safety', () => {
+  const ops: Array<[string, string]> = [
+    ['install', 'acme/app@1.1.0'],
+    ['install', 'acme/solo@1.2.0'],
+    ['rollback', 'acme/solo'],
+    ['install', 'acme/app@1.2.0'],
+    ['rollback', 'acme/app'],
+    ['install', 'acme/solo@1.1.0'],
+    ['uninstall', 'acme/solo'],
+    ['install', 'acme/solo@1.0.0'],
+  ];
+
+  /**
+   * One lane of the crash test: `rounds` operations on its own home, each SIGKILLed at a random
+   * point (or left to finish), each followed by doctor --fix and the consistency checks.
+   */
+  type Counts = Record<'killedMidway' | 'completed' | 'repaired', number>;
+  async function lane(name: string, rounds: number, random: () => number): Promise<Counts> {
+    const home = await reg.newHome();
+    const options = await optionsFile(home);
+    await reg.arcotheon(home).install(['acme/app@1.0.0', 'acme/solo@1.0.0'], { approve: () => true });
+    const counts = { killedMidway: 0, completed: 0, repaired: 0 };
+    // Each round's process is started (and loads its code) while the previous round is checked.
+    const start = (round: number): Op => runOp(options, ...(ops[round % ops.length] as [string, string]), true);
+    let next: Op | undefined = rounds > 0 ? start(0) : undefined;
+    let before = await assertConsistent(home);
+    try {
+      for (let round = 0; round < rounds; round++) {
+        const [op, arg] = ops[round % ops.length] as [string, string];
+        const target = arg.split('@')[0] as string;
+        const beforeState = before.has(target) ? await reg.arcotheon(home).state(target) : null;
+        const intended = op === 'uninstall' ? undefined : op === 'rollback' ? beforeState?.history.at(-1) : arg.split('@')[1];
+        const run = next as Op;
+        // A random point: after a randomly chosen phase of the operation, plus a random delay.
+        // Installs announce start, download, extract and switch (journal written); rollbacks and
+        // uninstalls only start.
+        const phases = op === 'install' ? ['start', 'phase download', 'phase extract', 'phase switch'] : ['start'];
+        const phase = phases[Math.floor(random() * phases.length)] as string;
+        const delay = Math.floor(random() * 60);
+        run.go();
+        const timer = (await run.reached(phase)) ? setTimeout(run.kill, delay) : undefined;
+        const { out } = await run.done;
+        clearTimeout(timer);
+        next = round + 1 < rounds ? start(round + 1) : undefined;
+        if (out.startsWith('done') || out.startsWith('error')) counts.completed++;
+        else counts.killedMidway++;
+        const fix = await new Arcotheon(reg.options(home)).doctor({ fix: true, checkRevocations: false });
+        if (fix.problems.length > 0) counts.repaired++;
+        const after = await assertConsistent(home);
+        // Nothing lost: the target is where it was or where the operation was taking it (gone, for
+        // an uninstall); capabilities the operation does not touch are exactly as they were.
+        const where = `${name}, round ${round}`;
+        expect([before.get(target), intended], where).toContain(after.get(target));
+        for (const [id, version] of before) {
+          if (id !== target && id !== 'acme/lib') expect(after.get(id), where).toBe(version);
+        }
+        before = after;
+      }
+    } finally {
+      next?.kill();
+      await next?.done;
+    }
+    return counts;
+  }
+
   /**
    * SIGKILLs install, update and rollback operations at random points, many times, then checks
    * that doctor --fix always brings the home back to a consistent state, and that nothing the
-   * last completed operation left is lost.
+   * last completed operation left is lost. Two lanes (two homes) run side by side, half the rounds
+   * each. The random points come from a seed, printed: ARCOTHEON_TEST_SEED=<seed> replays a run's
+   * choices (the phase and delay of every kill; where a kill lands inside the operation still
+   * depends on the machine's timing). ADCAP_CRASH_ROUNDS sets the number of rounds (32).
    */
   it('doctor --fix restores a consistent home after SIGKILL at random points', async () => {
-    const home = await reg.newHome();
-    const options = await optionsFile(home);
-    const arc = reg.arcotheon(home);
-    await arc.install(['acme/app@1.0.0', 'acme/solo@1.0.0'], { approve: () => true });
-    const ops: Array<[string, string | undefined]> = [
-      ['install', 'acme/app@1.1.0'],
-      ['install', 'acme/solo@1.2.0'],
-      ['rollback', 'acme/solo'],
-      ['install', 'acme/app@1.2.0'],
-      ['rollback', 'acme/app'],
-      ['install', 'acme/solo@1.1.0'],
-      ['uninstall', 'acme/solo'],
-      ['install', 'acme/solo@1.0.0'],
-    ];
+    const seedText = process.env['ARCOTHEON_TEST_SEED'];
+    const seed = seedText === undefined || seedText === '' ? randomInt(2 ** 31) : Number(seedText);
+    expect(Number.isSafeInteger(seed), `ARCOTHEON_TEST_SEED must be an integer, not ${String(seedText)}`).toBe(true);
+    console.log(`crash test: seed ${seed} (ARCOTHEON_TEST_SEED=${seed} replays its choices)`);
     const rounds = Number(process.env['ADCAP_CRASH_ROUNDS'] ?? 32);
-    let killedMidway = 0;
-    let completed = 0;
-    let repaired = 0;
-    for (let round = 0; round < rounds; round++) {
-      const [op, arg] = ops[round % ops.length] as [string, string];
-      const before = await assertConsistent(home);
-      const target = arg.split('@')[0] as string;
-      const beforeState = before.has(target) ? await reg.arcotheon(home).state(target) : null;
-      const intended = op === 'uninstall' ? undefined : op === 'rollback' ? beforeState?.history.at(-1) : arg.split('@')[1];
-      const run = runOp(options, op, arg);
-      // A random point: after a randomly chosen phase of the operation, plus a random delay.
-      // Installs announce start, download, extract and switch (journal written); rollbacks and
-      // uninstalls only start.
-      const phases = op === 'install' ? ['start', 'phase download', 'phase extract', 'phase switch'] : ['start'];
-      const phase = phases[Math.floor(Math.random() * phases.length)] as string;
-      const timer = (await run.reached(phase)) ? setTimeout(run.kill, Math.floor(Math.random() * 60)) : undefined;
-      const { out } = await run.done;
-      clearTimeout(timer);
-      if (out.startsWith('done') || out.startsWith('error')) completed++;
-      else killedMidway++;
-      const fix = await new Arcotheon(reg.options(home)).doctor({ fix: true, checkRevocations: false });
-      if (fix.problems.length > 0) repaired++;
-      const after = await assertConsistent(home);
-      // Nothing lost: the target is where it was or where the operation was taking it (gone, for
-      // an uninstall); capabilities the operation does not touch are exactly as they were.
-      expect([before.get(target), intended]).toContain(after.get(target));
-      for (const [id, version] of before) {
-        if (id !== target && id !== 'acme/lib') expect(after.get(id)).toBe(version);
-      }
-    }
+    const lanes = await Promise.all([
+      lane(`lane 1 (seed ${seed})`, Math.ceil(rounds / 2), mulberry32(seed)),
+      lane(`lane 2 (seed ${seed})`, Math.floor(rounds / 2), mulberry32(seed + 1)),
+    ]);
+    const killedMidway = lanes.reduce((n, l) => n + l.killedMidway, 0);
+    const completed = lanes.reduce((n, l) => n + l.completed, 0);
+    const repaired = lanes.reduce((n, l) => n + l.repaired, 0);
     console.log(`crash test: ${rounds} rounds, ${killedMidway} killed mid-way, ${completed} ran to the end, ${repaired} needed repair`);
     // The random points must really have hit both sides: interrupted operations that needed repair,
     // and operations that finished.

@@ -6,11 +6,11 @@ import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import { buildPackage, type SkillBuildProblem } from '../../format/package-build.js';
 import { findSkills, initSkillsRepository } from '../../format/skill-repo.js';
 import { readPackage } from '../../format/package-read.js';
-import { parseEnvelope } from '../../trust/envelope.js';
 import { generateKey, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from '../../trust/keys.js';
-import { buildSignedPackage, signPackage, verifyPackage } from '../../trust/package-signature.js';
+import { buildSignedPackage, parsePackageEnvelope, signPackage, verifyPackage } from '../../trust/package-signature.js';
 import type { CliContext } from '../context.js';
 import { DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
+import { idPartTitle, splitCapabilityId, toIdPart } from '../../util/capability-id.js';
 
 /**
  * Authoring commands (DESIGN §8): init, build, sign, verify, inspect, keygen. They work on files
@@ -175,7 +175,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<file>', 'package file')
     .action(async (fileArg: string) => {
       const pkg = await readPackage(ctx.resolvePath(fileArg));
-      const envelope = pkg.envelope === null ? null : parseEnvelope(pkg.envelope, 'SIGNATURE.json');
+      const envelope = pkg.signatureBytes === null ? null : parsePackageEnvelope(pkg.signatureBytes);
       const signature = envelope === null ? null : { keyIds: envelope.signatures.map((s) => s.keyId), payload: envelope.payload };
       const m = pkg.manifest;
       output.result(
@@ -225,25 +225,10 @@ interface ScaffoldFile {
   executable?: boolean;
 }
 
-const CAPABILITY_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-const CAPABILITY_ID = /^([a-z0-9]+(?:-[a-z0-9]+)*)\/([a-z0-9]+(?:-[a-z0-9]+)*)$/;
 
 /** A name made of lowercase letters, digits and single hyphens (spec §3.1), at most 64 chars. */
 export function slugify(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '');
-  return CAPABILITY_NAME.test(slug) ? slug : 'my-capability';
-}
-
-function titleCase(slug: string): string {
-  return slug
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join(' ');
+  return toIdPart(text, 'my-capability');
 }
 
 /** The files of a new capability that builds as it is: one skill and one node tool. */
@@ -251,17 +236,17 @@ export function scaffoldCapability(dir: string, options: { id?: string; name?: s
   let id: string;
   let name: string;
   if (options.id !== undefined) {
-    const match = CAPABILITY_ID.exec(options.id);
-    if (match === null || (match[1] ?? '').length > 64 || (match[2] ?? '').length > 64) {
+    const parts = splitCapabilityId(options.id);
+    if (parts === null) {
       throw new AdcapError('E_USAGE', `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`);
     }
     id = options.id;
-    name = match[2] ?? 'my-capability';
+    name = parts.name;
   } else {
     name = slugify(basename(dir));
     id = `local/${name}`;
   }
-  const displayName = (options.name ?? titleCase(name)).slice(0, 80);
+  const displayName = (options.name ?? idPartTitle(name)).slice(0, 80);
   const manifest = {
     adcap: '1.0',
     id,

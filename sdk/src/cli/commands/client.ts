@@ -4,19 +4,18 @@ import { RegistryClient, type LoadedCatalogue } from '../../registry/client/regi
 import { compareVersions } from '../../registry/documents.js';
 import { parseCapabilityId } from '../../registry/layout.js';
 import { loadEmbeddedRemote } from '../../registry/embedded.js';
-import { addRemote, checkRemoteConfig, getRemote, listRemotes, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
-import type { SearchFilters, SearchHit } from '../../registry/search.js';
+import { addRemote, checkRemoteConfig, getRemote, listRemotes, normalizeRemoteUrl, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
+import type { SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
-import { HomeLayout } from '../../store/home.js';
-import { assertRemoteAllowed, assertRemoteRemovable, loadPolicy } from '../../store/policy.js';
-import { packageIdsOnDisk } from '../../store/state.js';
+import type { Arcotheon } from '../../store/arcotheon.js';
+import { assertRemoteAllowed, assertRemoteRemovable, loadPolicy, managedBy, type LoadedPolicy } from '../../store/policy.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { installedView, type InstalledView } from '../installed-view.js';
 import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
 
 /**
- * Registry client commands (DESIGN §8): `remote add|list|remove|update`, `search`, `show`.
+ * Registry client commands (DESIGN §8): `remote add|list|show|remove|update`, `search`, `show`.
  * `remote add` and `remote update` fetch and verify catalogues now; `search` and `show` use the
  * last verified catalogue and refresh it when it was checked over an hour ago.
  */
@@ -52,11 +51,10 @@ export function register(program: Command, ctx: CliContext): void {
 
   remote
     .command('list')
-    .description('list remotes')
+    .description("list remotes (a policy's registries are marked as managed by your organisation)")
     .action(async () => {
-      const remotes = await listRemotes(ctx.home());
-      const rows: (RemoteConfig & { sequence: number | null; checkedAt: string | null })[] = [];
-      for (const r of remotes) {
+      const rows: RemoteRow[] = [];
+      for (const r of await remoteRows(ctx)) {
         const stored = await clientFor(r)
           .catalogue({ refresh: 'never' })
           .catch(() => null);
@@ -65,8 +63,38 @@ export function register(program: Command, ctx: CliContext): void {
       output.result(rows, () =>
         rows.length === 0
           ? 'no remotes; add one with: adcap remote add <name> <url> --root-key <base64>'
-          : rows.map((r) => `${r.name}\t${r.url}\t${r.sequence === null ? 'not fetched' : `sequence ${r.sequence}`}`),
+          : rows.map((r) => `${r.name}\t${r.url}\t${r.sequence === null ? 'not fetched' : `sequence ${r.sequence}`}${remoteMark(r)}`),
       );
+    });
+
+  remote
+    .command('show')
+    .description('one remote: its URL, pinned root keys, last verified catalogue, and whether your organisation manages it')
+    .argument('<name>', 'remote name')
+    .action(async (name: string) => {
+      const found = (await remoteRows(ctx)).find((r) => r.name === name);
+      if (found === undefined) throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; "adcap remote list" shows the configured ones.`);
+      const stored = await clientFor(found)
+        .catalogue({ refresh: 'never' })
+        .catch(() => null);
+      const shown = {
+        ...found,
+        registry: stored?.payload.registry ?? null,
+        sequence: stored?.payload.sequence ?? null,
+        checkedAt: stored?.checkedAt ?? null,
+        capabilities: stored === null ? null : Object.keys(stored.payload.capabilities).length,
+      };
+      output.result(shown, () => [
+        `${shown.name}${remoteMark(shown)}`,
+        `  url: ${shown.url}`,
+        ...shown.rootKeys.map((k) => `  root key: ${k}`),
+        ...(shown.minSequence === undefined ? [] : [`  minimum sequence: ${shown.minSequence}`]),
+        shown.sequence === null
+          ? '  catalogue: not fetched yet (adcap remote update)'
+          : `  catalogue: "${cliListText(shown.registry ?? '')}" sequence ${shown.sequence}, ${shown.capabilities ?? 0} capabilities, verified ${shown.checkedAt ?? '-'}`,
+        ...(shown.managed === null ? [] : [`  ${shown.managed.text} It cannot be removed.`]),
+        ...(shown.used ? [] : ['  not used: your organisation allows only the registries its policy lists.']),
+      ]);
     });
 
   remote
@@ -85,7 +113,9 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('[name]', 'remote name')
     .action(async (name: string | undefined) => {
       const home = ctx.home();
-      const remotes = name === undefined ? await listRemotes(home) : [await getRemote(home, name)];
+      // issue 17: under a policy that lists registries, those are the ones updated (and only they are used).
+      const inForce = (await remoteRows(ctx)).filter((r) => r.used);
+      const remotes = name === undefined ? inForce : [inForce.find((r) => r.name === name) ?? (await getRemote(home, name))];
       const rows: RemoteSummary[] = [];
       let firstError: unknown = null;
       for (const r of remotes) {
@@ -115,13 +145,16 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--all', 'print every result')
     .action(async (query: string, opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number; all?: boolean }) => {
       if (opts.all === true && opts.limit !== undefined) throw new AdcapError('E_USAGE', 'Give either --limit or --all, not both.');
-      const home = ctx.home();
-      const filters: SearchFilters = { installedIds: await installedIds(home) };
+      // The names and the "no remotes" case are checked here, with the CLI's messages.
+      await remotesFor(ctx, opts.remote);
+      const filters: Parameters<Arcotheon['search']>[1] = {};
       if (opts.tier !== undefined) filters.tier = opts.tier;
       if (opts.access !== undefined) filters.access = opts.access;
       if (opts.installed === true) filters.installed = true;
       if (opts.notInstalled === true) filters.installed = false;
-      const hits = await searchAll(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), query, filters);
+      if (opts.remote !== undefined) filters.remote = opts.remote;
+      // The SDK's one search (issue 15 item 3): the same hits in the same order as every host gets.
+      const hits = await (await openArcotheon(ctx)).search(query, filters);
       // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
       // of the rest (issue 12 item 14), with catalogue text escaped.
       const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
@@ -146,13 +179,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--remote <name>', 'look only in this remote')
     .action(async (id: string, opts: { remote?: string }) => {
       parseCapabilityId(id);
-      const home = ctx.home();
+      const arc = await openArcotheon(ctx);
       // issue 12: an installed capability shows from any source (sideloaded too), even when no
       // remote lists it or the remotes cannot be reached.
-      const installed = await installedView(await openArcotheon(ctx), id);
+      const installed = await installedView(arc, id);
       let listed: Listed | null = null;
       try {
-        listed = await showCapability(await remotesFor(home, opts.remote, ctx.io.env), (r) => clientFor(r), id);
+        await remotesFor(ctx, opts.remote);
+        listed = await showCapability(arc, id, opts.remote);
       } catch (error) {
         if (installed === null) throw error;
         output.note(`note: the remotes could not be read (${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); showing the installed copy only`);
@@ -188,8 +222,14 @@ function remoteSummary(remote: RemoteConfig, loaded: LoadedCatalogue): RemoteSum
   };
 }
 
-async function remotesFor(home: string, name: string | undefined, env: CliContext['io']['env']): Promise<RemoteConfig[]> {
-  const remotes = await withEmbeddedDefault((await readHomeConfig(home)).remotes, env);
+async function remotesFor(ctx: CliContext, name: string | undefined): Promise<RemoteConfig[]> {
+  const home = ctx.home();
+  // issue 17: a policy that lists registries replaces the configured ones (and the embedded default).
+  const rows = await remoteRows(ctx);
+  const managed = rows.filter((r) => r.managed !== null).map(({ managed: _m, used: _u, ...r }) => r);
+  // A policy that lists registries is in force when it left a configured one unused, or listed any.
+  const underPolicy = managed.length > 0 || rows.some((r) => !r.used);
+  const remotes = underPolicy ? managed : await withEmbeddedDefault((await readHomeConfig(home)).remotes, ctx.io.env);
   if (name !== undefined) {
     const found = remotes.find((r) => r.name === name);
     return found === undefined ? [await getRemote(home, name)] : [found];
@@ -205,30 +245,6 @@ async function remotesFor(home: string, name: string | undefined, env: CliContex
 export async function withEmbeddedDefault(configured: RemoteConfig[], env: CliContext['io']['env']): Promise<RemoteConfig[]> {
   const embedded = await loadEmbeddedRemote(env);
   return embedded === null || configured.some((r) => r.name === embedded.name) ? configured : [...configured, embedded];
-}
-
-/**
- * Searches every remote and merges the hits: a capability listed by several remotes appears once,
- * from the first remote in configuration order; the merged list keeps the ranking's order
- * (score, then non-deprecated, then id).
- */
-export async function searchAll(
-  remotes: readonly RemoteConfig[],
-  clientFor: (remote: RemoteConfig) => RegistryClient,
-  query: string,
-  filters: SearchFilters,
-): Promise<(SearchHit & { remote: string })[]> {
-  const seen = new Set<string>();
-  const merged: (SearchHit & { remote: string })[] = [];
-  for (const remote of remotes) {
-    for (const hit of await clientFor(remote).search(query, filters)) {
-      if (seen.has(hit.id)) continue;
-      seen.add(hit.id);
-      merged.push({ ...hit, remote: remote.name });
-    }
-  }
-  merged.sort((a, b) => b.score - a.score || Number(a.deprecated) - Number(b.deprecated) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return merged;
 }
 
 type Listed = NonNullable<Awaited<ReturnType<typeof showCapability>>>;
@@ -252,35 +268,41 @@ function unlisted(id: string, installed: InstalledView): Omit<Shown, 'installed'
   };
 }
 
-/** The capability as the first remote listing it describes it, or null when none does. */
-async function showCapability(remotes: readonly RemoteConfig[], clientFor: (remote: RemoteConfig) => RegistryClient, id: string) {
-  for (const remote of remotes) {
-    const client = clientFor(remote);
-    const { payload } = await client.catalogue();
-    const cap = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
-    if (cap === undefined) continue;
-    const doc = await client.packageDoc(id);
-    const ordered = Object.fromEntries(
-      Object.keys(doc.versions)
-        .sort((a, b) => compareVersions(b, a))
-        .map((v) => [v, doc.versions[v]]),
-    );
-    return {
-      id,
-      remote: remote.name,
-      name: cap.name,
-      summary: cap.summary,
-      publisher: cap.publisher,
-      latest: cap.latest ?? null,
-      latestPrerelease: cap.latestPrerelease ?? null,
-      tier: cap.tier,
-      access: cap.access,
-      keywords: cap.keywords,
-      deprecated: doc.deprecated ?? null,
-      versions: ordered,
-    };
+/**
+ * The capability as the SDK's one lookup finds it (issue 15 item 3): the package document from
+ * `Arcotheon.packageDoc` (the registry it was installed from first, else the first remote listing
+ * it; only `remote` when given), and its catalogue entry from that same remote through
+ * `Arcotheon.search`; null when no remote lists it.
+ */
+async function showCapability(arc: Arcotheon, id: string, remote: string | undefined) {
+  let doc: Awaited<ReturnType<Arcotheon['packageDoc']>>;
+  try {
+    doc = await arc.packageDoc(id, remote === undefined ? {} : { remote });
+  } catch (error) {
+    if (isAdcapError(error, 'E_NOT_FOUND')) return null;
+    throw error;
   }
-  return null;
+  const cap = (await arc.search(id, { remote: doc.remote })).find((hit) => hit.id === id);
+  if (cap === undefined) return null;
+  const ordered = Object.fromEntries(
+    Object.keys(doc.versions)
+      .sort((a, b) => compareVersions(b, a))
+      .map((v) => [v, doc.versions[v]]),
+  );
+  return {
+    id,
+    remote: doc.remote,
+    name: cap.name,
+    summary: cap.summary,
+    publisher: cap.publisher,
+    latest: cap.latest,
+    latestPrerelease: cap.latestPrerelease,
+    tier: cap.tier,
+    access: cap.access,
+    keywords: cap.keywords,
+    deprecated: doc.deprecated ?? null,
+    versions: ordered,
+  };
 }
 
 /** `show` for a person; text from packages and catalogues is escaped (issue 12 item 14). */
@@ -334,9 +356,42 @@ function flags(hit: SearchHit): string {
   return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
 }
 
-/** Installed capability ids: packages/<pub>/<name>/ with a state.json (DESIGN §6; the store owns that file). */
-async function installedIds(home: string): Promise<Set<string>> {
-  return new Set(await packageIdsOnDisk(new HomeLayout(home), { withState: true }));
+/** A remote as `remote list` and `remote show` report it (issue 17: what the policy decides about it). */
+type RemoteRow = RemoteConfig & {
+  /** Set when the organisation policy lists it: added for the user, it cannot be removed. */
+  managed: { text: string } | null;
+  /** False for a configured remote the policy's registry list leaves out (it is not used). */
+  used: boolean;
+  sequence?: number | null;
+  checkedAt?: string | null;
+};
+
+/**
+ * The configured remotes and, under a policy that lists registries, the policy's: those are the
+ * ones in force (managed), and the configured ones it leaves out are shown as not used. Read-only:
+ * an invalid policy is reported on stderr and the configured remotes are listed.
+ */
+async function remoteRows(ctx: CliContext): Promise<RemoteRow[]> {
+  const configured = await listRemotes(ctx.home());
+  let loaded: LoadedPolicy | null = null;
+  try {
+    loaded = await policyOf(ctx);
+  } catch (error) {
+    if (!isAdcapError(error, 'E_POLICY')) throw error;
+    ctx.output.note(`${error.message} (E_POLICY)`);
+  }
+  const listed = loaded?.policy.remotes;
+  if (loaded === null || listed === undefined) return configured.map((r) => ({ ...r, managed: null, used: true }));
+  const text = managedBy(loaded, 'remotes');
+  const managed: RemoteRow[] = listed.map((r) => ({ name: r.name, url: normalizeRemoteUrl(r.url), rootKeys: [...r.rootKeys], managed: { text }, used: true }));
+  const names = new Set(managed.map((r) => r.name));
+  return [...managed, ...configured.filter((r) => !names.has(r.name)).map((r) => ({ ...r, managed: null, used: false }))];
+}
+
+/** The mark after a remote's line: managed by the organisation, or left out by its policy. */
+function remoteMark(r: Pick<RemoteRow, 'managed' | 'used'>): string {
+  if (r.managed !== null) return '\t[managed by your organisation; cannot be removed]';
+  return r.used ? '' : '\t[not used: the policy allows only its own registries]';
 }
 
 /** The organisation policy in force for this command (E_POLICY when it is invalid: a change stops). */

@@ -10,6 +10,7 @@ import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { skillViews, type SkillView } from '../installed-view.js';
 import { updateLines } from '../update-text.js';
+import { isCapabilityId } from '../../util/capability-id.js';
 
 /**
  * Host commands of the install lifecycle (DESIGN §8, issue 4): install, list, update, rollback,
@@ -28,7 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--prerelease', 'consider prerelease versions')
     .action(async (specs: string[], opts: { yes?: boolean; allowUnsigned?: boolean; prerelease?: boolean }) => {
       const arc = await openArcotheon(ctx);
-      const files = specs.filter((s) => s.endsWith('.adcap') || (existsSync(ctx.resolvePath(s)) && !/^[a-z0-9-]+\/[a-z0-9-]+(@.*)?$/.test(s)));
+      const files = specs.filter((s) => s.endsWith('.adcap') || (existsSync(ctx.resolvePath(s)) && !isCapabilityId(s.split('@')[0])));
       if (files.length > 1) throw new AdcapError('E_USAGE', 'Install one local .adcap file at a time.');
       const packages = specs.filter((s) => !files.includes(s));
       const request = {

@@ -33,6 +33,15 @@ const enum State {
   AfterEnd,
 }
 
+/*
+ * Why this parser and not tar-stream (the tar library of the design card): tar-stream's extractor
+ * applies PAX headers and GNU long names silently (ustar.ts says how), while spec §2 requires a
+ * reader to refuse them (E_ENTRY_TYPE), so the reader stays ours. tar-stream does the job it does
+ * well instead: it is the independent second reader of test/sdk/format/archive/independent-readers.test.ts,
+ * where every package we write must list identically (names, sizes, modes, types, contents) under
+ * this parser, tar-stream and GNU tar.
+ */
+
 /**
  * A streaming ustar parser that enforces spec §2 per entry: regular files only, path rules,
  * no duplicates, and the reader limits on entry count and expanded size, checked on every chunk
@@ -105,7 +114,8 @@ export class TarParser {
           this.position += take;
           break;
         }
-        default: {
+        case State.Header:
+        case State.SecondZeroBlock: {
           const take = Math.min(BLOCK_SIZE - this.headerFill, chunk.length - offset);
           chunk.copy(this.header, this.headerFill, offset, offset + take);
           this.headerFill += take;

@@ -1,5 +1,6 @@
 import { constants, createWriteStream } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import os from 'node:os';
 import { dirname } from 'node:path';
 import type { Writable} from 'node:stream';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
@@ -34,6 +35,19 @@ export const ARCHIVE_GZIP_LEVEL = 6;
 const CHUNK_BYTES = 1 << 20;
 const DICTIONARY_BYTES = 32 * 1024;
 const PARALLEL_DEFLATES = 4;
+
+/**
+ * How many pieces are deflated at once (issue 15 item 13): one per core that is free now, at most
+ * PARALLEL_DEFLATES, at least one. On a busy machine more deflates at once only compete with each
+ * other (and with this thread, which reads files, builds the tar stream and hashes); one at a time
+ * then costs what one gzip costs. The pieces and so the archive bytes are the same whatever this
+ * number is: it changes only how many run at the same time.
+ */
+export function deflateConcurrency(cores: number = os.availableParallelism(), load: number = os.loadavg()[0] ?? 0): number {
+  // The 1-minute load counts runnable threads on the whole machine, this build's own included.
+  const free = Math.floor(cores - load + 0.5);
+  return Math.max(1, Math.min(PARALLEL_DEFLATES, free));
+}
 /** Small entries are batched into one buffer before compression to avoid per-write overhead. */
 const BATCH_BYTES = 256 * 1024;
 /** spec §2 / DESIGN §4: no name, no time, OS unknown (255). */
@@ -98,11 +112,28 @@ async function* gzipMember(tar: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let length = 0;
   let dictionary: Buffer | undefined;
   const inFlight: Promise<Buffer>[] = [];
+  // At most `concurrency` deflates run; one more piece waits ready, so the deflater never waits
+  // for this thread to cut the next one.
+  const concurrency = deflateConcurrency();
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const slot = async (): Promise<void> => {
+    if (running < concurrency) {
+      running += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next === undefined) running -= 1;
+    else next(); // the slot passes on
+  };
   const start = (piece: Buffer, last: boolean): void => {
     crc = zlib.crc32(piece, crc);
     length += piece.length;
     const options: ZlibOptions = { level: ARCHIVE_GZIP_LEVEL, ...(last ? {} : { finishFlush: zlib.constants.Z_SYNC_FLUSH }), ...(dictionary ? { dictionary } : {}) };
-    const job = deflateRaw(piece, options);
+    const job = slot().then(() => deflateRaw(piece, options).finally(release));
     job.catch(() => undefined); // awaited in order below
     inFlight.push(job);
     dictionary = Buffer.from(piece.subarray(Math.max(0, piece.length - DICTIONARY_BYTES)));
@@ -118,7 +149,7 @@ async function* gzipMember(tar: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
       start(joined.subarray(0, CHUNK_BYTES), false);
       pending = [joined.subarray(CHUNK_BYTES)];
       pendingBytes -= CHUNK_BYTES;
-      if (inFlight.length >= PARALLEL_DEFLATES) yield await inFlight.shift()!;
+      if (inFlight.length > concurrency) yield await inFlight.shift()!;
     }
   }
   start(Buffer.concat(pending, pendingBytes), true);

@@ -87,7 +87,7 @@ export function checkPublisherSignature(pkg: ReadPackage, publisher: string, fil
   if (file === null) {
     throw new AdcapError('E_UNTRUSTED', `Publisher "${publisher}" is not registered here, so ${label} cannot be published; add it with "adcap registry add-publisher <dir> ${publisher} --key <base64>".`);
   }
-  if (pkg.envelope === null) {
+  if (pkg.signatureBytes === null) {
     throw new AdcapError('E_UNTRUSTED', `${label} is not signed; sign it with a key of publisher "${publisher}" ("adcap sign <file> --key key.json") before publishing.`);
   }
   const trusted = file.keys.map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));

@@ -1,6 +1,7 @@
 /**
  * Reading and writing the registry's source files (spec §13: registry.json, publishers/, entries/,
- * status/). Every read is strict JSON with a shape check, so a hand-edited file that is wrong is
+ * status/). Every read is strict JSON checked against its definition in sdk/schema/registry-1.json
+ * (plus the rules a schema cannot state), so a hand-edited file that is wrong is
  * refused with a sentence naming the file, never folded silently into the catalogue. Every write
  * is atomic (DESIGN §6), and every change happens under the registry lock.
  */
@@ -9,10 +10,11 @@ import { join } from 'node:path';
 import semver from 'semver';
 import { AdcapError, asAdcapError } from '../../errors.js';
 import { parseStrictJson } from '../../format/strict-json.js';
-import { isKeyId, keyIdOf } from '../../trust/keys.js';
+import { keyIdOf } from '../../trust/keys.js';
 import { writeJsonAtomic } from '../../util/fs-atomic.js';
 import { withLock } from '../../util/lock.js';
 import { entryDir, entryPath, isIdPart, publisherPath, REGISTRY_CONFIG, statusPath } from '../layout.js';
+import { checkRegistryDocument, type RegistryDocumentKind, type RegistryDocuments } from '../schema.js';
 import type { PublisherFile, RegistryConfigFile, StatusFile, VersionEntry } from '../types.js';
 
 /** Reads a JSON file strictly; null when it does not exist. */
@@ -39,8 +41,25 @@ function badFile(path: string, problem: string): AdcapError {
   return new AdcapError('E_SCHEMA', `${path} ${problem}; fix the file by hand or restore it from version control.`, { details: { file: path } });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * The file matches its definition in registry-1.json (checkRegistryDocument), or E_SCHEMA naming
+ * the file, the JSON pointer and what is wrong.
+ */
+function checkFile<K extends RegistryDocumentKind>(kind: K, value: unknown, path: string): RegistryDocuments[K] {
+  return checkRegistryDocument(kind, value, (problem) =>
+    new AdcapError('E_SCHEMA', `${path} does not match its schema: ${problem.text}; fix the file by hand or restore it from version control.`, {
+      details: { file: path, pointer: problem.pointer, keyword: problem.keyword },
+    }),
+  );
+}
+
+/** spec §5: a key id is the SHA-256 of its public key (a rule the schema cannot state). */
+function keyIdMatches(key: { keyId: string; publicKey: string }): boolean {
+  try {
+    return keyIdOf(key.publicKey) === key.keyId;
+  } catch {
+    return false;
+  }
 }
 
 /** Mutating registry commands take this lock so two publishes never interleave. */
@@ -54,17 +73,12 @@ export async function readRegistryConfig(root: string): Promise<RegistryConfigFi
   if (value === null) {
     throw new AdcapError('E_NOT_FOUND', `${root} is not a registry (no ${REGISTRY_CONFIG}); create one with "adcap registry init ${root} --name <name> --root-key key.json".`);
   }
-  if (!isRecord(value) || typeof value['registry'] !== 'string' || value['spec'] !== 1) throw badFile(path, 'is not a registry.json with "registry" and "spec": 1');
-  const rootKeys = value['rootKeys'];
-  if (!Array.isArray(rootKeys) || rootKeys.length === 0) throw badFile(path, 'lists no root keys');
-  for (const key of rootKeys) {
-    if (!isRecord(key) || typeof key['publicKey'] !== 'string' || key['keyId'] !== keyIdOf(key['publicKey'])) {
-      throw badFile(path, 'has a root key whose keyId is not the SHA-256 of its publicKey');
-    }
-  }
-  const sequence = value['sequence'] ?? 0;
-  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) throw badFile(path, 'has a sequence that is not a non-negative integer');
-  return { ...value, sequence } as unknown as RegistryConfigFile;
+  const config = checkFile('registryConfig', value, path);
+  config.rootKeys.forEach((key, index) => {
+    if (!keyIdMatches(key)) throw badFile(path, `has rootKeys[${index}] whose keyId is not the SHA-256 of its publicKey`);
+  });
+  // Written before the sequence floor existed: 0 (DESIGN §10, the floor only grows from here).
+  return { ...config, sequence: config.sequence ?? 0 };
 }
 
 export async function writeRegistryConfig(root: string, config: RegistryConfigFile): Promise<void> {
@@ -72,17 +86,12 @@ export async function writeRegistryConfig(root: string, config: RegistryConfigFi
 }
 
 export function checkPublisherFile(value: unknown, path: string, expectedId: string): PublisherFile {
-  if (!isRecord(value)) throw badFile(path, 'is not a JSON object');
-  if (value['id'] !== expectedId) throw badFile(path, `has id ${JSON.stringify(value['id'])}, but its file name says "${expectedId}"`);
-  if (typeof value['name'] !== 'string') throw badFile(path, 'has no "name" string');
-  const keys = value['keys'];
-  if (!Array.isArray(keys)) throw badFile(path, 'has no "keys" array');
-  keys.forEach((key: unknown, index) => {
-    if (!isRecord(key) || typeof key['publicKey'] !== 'string' || !isKeyId(key['keyId'])) throw badFile(path, `has a malformed key at keys[${index}]`);
-    if (key['keyId'] !== keyIdOf(key['publicKey'])) throw badFile(path, `has keys[${index}] whose keyId is not the SHA-256 of its publicKey`);
-    if (key['status'] !== 'active' && key['status'] !== 'revoked') throw badFile(path, `has keys[${index}] with a status other than "active" or "revoked"`);
+  const file = checkFile('publisherFile', value, path);
+  if (file.id !== expectedId) throw badFile(path, `has id ${JSON.stringify(file.id)}, but its file name says "${expectedId}"`);
+  file.keys.forEach((key, index) => {
+    if (!keyIdMatches(key)) throw badFile(path, `has keys[${index}] whose keyId is not the SHA-256 of its publicKey`);
   });
-  return value as unknown as PublisherFile;
+  return file;
 }
 
 export async function readPublisher(root: string, publisher: string): Promise<PublisherFile | null> {
@@ -118,17 +127,9 @@ async function listNames(dir: string): Promise<string[]> {
 }
 
 export function checkVersionEntry(value: unknown, path: string, id: string, version: string): VersionEntry {
-  if (!isRecord(value)) throw badFile(path, 'is not a JSON object');
-  if (value['id'] !== id || value['version'] !== version) throw badFile(path, `names ${String(value['id'])}@${String(value['version'])}, not ${id}@${version}`);
-  const archive = value['archive'];
-  if (!isRecord(archive) || typeof archive['sha256'] !== 'string' || typeof archive['size'] !== 'number' || !Array.isArray(archive['urls'])) {
-    throw badFile(path, 'has no valid "archive" { sha256, size, urls }');
-  }
-  for (const field of ['manifestSha256', 'name', 'summary', 'tier', 'access', 'publishedAt'] as const) {
-    if (typeof value[field] !== 'string') throw badFile(path, `has no "${field}" string`);
-  }
-  if (!Array.isArray(value['keywords'])) throw badFile(path, 'has no "keywords" array');
-  return value as unknown as VersionEntry;
+  const entry = checkFile('versionEntry', value, path);
+  if (entry.id !== id || entry.version !== version) throw badFile(path, `names ${entry.id}@${entry.version}, not ${id}@${version}`);
+  return entry;
 }
 
 export async function readEntry(root: string, id: string, version: string): Promise<VersionEntry | null> {
@@ -164,18 +165,7 @@ export async function listCapabilityIds(root: string): Promise<string[]> {
 }
 
 export function checkStatusFile(value: unknown, path: string): StatusFile {
-  if (!isRecord(value)) throw badFile(path, 'is not a JSON object');
-  const deprecated = value['deprecated'];
-  if (deprecated !== undefined && (!isRecord(deprecated) || typeof deprecated['message'] !== 'string')) {
-    throw badFile(path, 'has a "deprecated" that is not { "message": "..." }');
-  }
-  for (const field of ['yanked', 'revoked'] as const) {
-    const map = value[field];
-    if (map !== undefined && (!isRecord(map) || !Object.values(map).every((reason) => typeof reason === 'string'))) {
-      throw badFile(path, `has a "${field}" that is not an object of version to reason`);
-    }
-  }
-  return value as StatusFile;
+  return checkFile('statusFile', value, path);
 }
 
 export async function readStatus(root: string, id: string): Promise<StatusFile> {

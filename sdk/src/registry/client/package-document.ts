@@ -2,11 +2,14 @@
  * Package documents on the client side (spec §13): a document is trusted only because the signed
  * catalogue pins the SHA-256 of its bytes. Steps, in order:
  *   1. checkDocumentPin       bytes hash to the catalogue's doc.sha256   E_DOC_HASH
- *   2. parsePackageDocument   strict JSON, id and per-version id/version  E_DOC_HASH
+ *   2. parsePackageDocument   strict JSON, registry-1.json#/$defs/packageDocument,
+ *                             id and per-version id/version              E_DOC_HASH
  */
 import { AdcapError } from '../../errors.js';
 import { parseStrictJson } from '../../format/strict-json.js';
-import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
+import { escapePointer } from '../../format/canonical-json.js';
+import { sha256Hex } from '../../util/hash.js';
+import { checkRegistryDocument } from '../schema.js';
 import type { PackageDocument } from '../types.js';
 
 export function checkDocumentPin(bytes: Uint8Array, pin: { sha256: string }, id: string): void {
@@ -20,16 +23,16 @@ export function checkDocumentPin(bytes: Uint8Array, pin: { sha256: string }, id:
   }
 }
 
-function malformed(id: string, problem: string): AdcapError {
-  return new AdcapError('E_DOC_HASH', `The package document of ${id} matches its pin but is malformed (${problem}); the registry must rebuild it.`, {
-    details: { id },
+function malformed(id: string, problem: string, details: Record<string, unknown> = {}): AdcapError {
+  return new AdcapError('E_DOC_HASH', `The package document of ${id} matches its pin but is malformed: ${problem}; the registry must rebuild it.`, {
+    details: { id, ...details },
   });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
+/**
+ * spec §13: strict JSON, the shape of registry-1.json#/$defs/packageDocument, and what a schema
+ * cannot say: the document describes `id`, and each version's entry is that version of `id`.
+ */
 export function parsePackageDocument(bytes: Uint8Array, id: string): PackageDocument {
   let value: unknown;
   try {
@@ -37,28 +40,13 @@ export function parsePackageDocument(bytes: Uint8Array, id: string): PackageDocu
   } catch (error) {
     throw malformed(id, (error as Error).message);
   }
-  if (!isRecord(value)) throw malformed(id, 'not a JSON object');
-  if (value['id'] !== id) throw malformed(id, `it describes ${JSON.stringify(value['id'])}`);
-  const versions = value['versions'];
-  if (!isRecord(versions)) throw malformed(id, 'no "versions" object');
-  for (const [version, entry] of Object.entries(versions)) {
-    if (!isRecord(entry) || entry['id'] !== id || entry['version'] !== version) throw malformed(id, `versions["${version}"] names another version`);
-    const archive = entry['archive'];
-    if (
-      !isRecord(archive) ||
-      typeof archive['sha256'] !== 'string' ||
-      !SHA256_HEX.test(archive['sha256']) ||
-      typeof archive['size'] !== 'number' ||
-      !Number.isSafeInteger(archive['size']) ||
-      archive['size'] < 0 ||
-      !Array.isArray(archive['urls']) ||
-      !archive['urls'].every((u) => typeof u === 'string')
-    ) {
-      throw malformed(id, `versions["${version}"].archive is not { sha256, size, urls }`);
+  const doc = checkRegistryDocument('packageDocument', value, (problem) => malformed(id, problem.text, { pointer: problem.pointer, keyword: problem.keyword }));
+  if (doc.id !== id) throw malformed(id, `/id is ${JSON.stringify(doc.id)}, another capability`, { pointer: '/id' });
+  for (const [version, entry] of Object.entries(doc.versions)) {
+    if (entry.id !== id || entry.version !== version) {
+      const pointer = `/versions/${escapePointer(version)}`;
+      throw malformed(id, `${pointer} names ${JSON.stringify(`${entry.id}@${entry.version}`)}, another version`, { pointer });
     }
-    if (typeof entry['manifestSha256'] !== 'string' || !SHA256_HEX.test(entry['manifestSha256'])) throw malformed(id, `versions["${version}"].manifestSha256 is not a SHA-256`);
-    const status = entry['status'];
-    if (status !== undefined && status !== 'yanked' && status !== 'revoked') throw malformed(id, `versions["${version}"].status is ${JSON.stringify(status)}`);
   }
-  return value as unknown as PackageDocument;
+  return doc;
 }

@@ -10,12 +10,16 @@
  * - downloadArchive(): mirrors in order through the content cache (size and SHA-256 pinned), then
  *                 the publisher signature under the keys of the signed catalogue.
  */
+import { randomBytes } from 'node:crypto';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AdcapError, isAdcapError } from '../../errors.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
+import type { ArchiveLimits } from '../../format/archive/limits.js';
+import { removeTree } from '../../util/fs-tree.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
-import { verifyPackage } from '../../trust/package-signature.js';
+import { verifyPackage, type VerifiedPackage } from '../../trust/package-signature.js';
 import { withLock } from '../../util/lock.js';
 import { checkCatalogueFreshness, publisherTrustedKeys, verifyCatalogue, type VerifiedCatalogue } from '../catalogue.js';
 import { compareVersions } from '../documents.js';
@@ -63,7 +67,24 @@ export interface BlobFetcher {
     onProgress?: (progress: { phase: string; done: number; total?: number }) => void;
     signal?: AbortSignal;
     what?: string;
+    readerHashes?: boolean;
   }): Promise<string>;
+  /** Re-hashes a cached entry and removes it when damaged (ContentCache.verifyEntry). */
+  verifyEntry?(sha256: string): Promise<{ state: string }>;
+}
+
+/** A cache that lets its caller verify a blob in the read that uses it (ContentCache.withBlob). */
+export interface BlobUser extends BlobFetcher {
+  pathFor(sha256: string): string;
+  withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
+}
+
+export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
+  cache: BlobUser;
+  /** Where the verified files appear (it must not exist; readPackage's extractTo). */
+  extractTo: string;
+  readOnly?: boolean;
+  limits?: Partial<ArchiveLimits>;
 }
 
 export interface DownloadOptions {
@@ -226,19 +247,91 @@ export class RegistryClient {
     const entry = selectVersion(doc, id, version);
     // Issue 11, item 13: the authoriser is asked only about this registry's own URLs.
     const authorize = entitlementFor(entry, options.authorize, this.baseUrl);
-    const path = await options.cache.fetchBlob({
-      sha256: entry.archive.sha256,
-      size: entry.archive.size,
-      sources: entry.archive.urls.map((url) => resolveUrl(this.baseUrl, url)),
-      ...(authorize === undefined ? {} : { authorize }),
-      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      what: `${id}@${version}`,
-    });
+    const fetchArchive = (): Promise<string> =>
+      options.cache.fetchBlob({
+        sha256: entry.archive.sha256,
+        size: entry.archive.size,
+        sources: entry.archive.urls.map((url) => resolveUrl(this.baseUrl, url)),
+        ...(authorize === undefined ? {} : { authorize }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        what: `${id}@${version}`,
+        // A cached archive is not hashed twice: verifyPackage hashes every byte it reads, and the
+        // archive's SHA-256 is compared with the pin below (issue 15 item 3).
+        readerHashes: true,
+      });
     const { publisher } = parseCapabilityId(id);
-    const verified = await verifyPackage(path, { trusted: publisherTrustedKeys(payload, publisher), requireSignature: true });
+    const verifyArchive = async (file: string): Promise<VerifiedPackage> => {
+      const read = await verifyPackage(file, { trusted: publisherTrustedKeys(payload, publisher), requireSignature: true });
+      if (read.archiveSha256 !== entry.archive.sha256) {
+        throw new AdcapError('E_HASH', `The archive of ${id}@${version} hashes to ${read.archiveSha256}, not its pin ${entry.archive.sha256}; it was damaged or replaced.`, {
+          details: { id, version, expected: entry.archive.sha256, actual: read.archiveSha256 },
+        });
+      }
+      return read;
+    };
+    let path = await fetchArchive();
+    let verified: VerifiedPackage;
+    try {
+      verified = await verifyArchive(path);
+    } catch (error) {
+      // The cached copy was checked by size only: when it turns out damaged on disk, it was
+      // removed by verifyEntry and is downloaded again, once; anything else stands.
+      if (!(await damagedInCache(options.cache, entry.archive.sha256))) throw error;
+      path = await fetchArchive();
+      verified = await verifyArchive(path);
+    }
     checkArchiveMatchesEntry(verified, entry);
     return { path, id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
+  }
+
+  /**
+   * downloadArchive and extraction in one read of the archive (issue 15 item 12): the pin (SHA-256,
+   * size), every spec §2-§4 rule, the spec §5 signature under the publisher's keys from the signed
+   * catalogue and the registry entry's manifest are all checked in the pass that extracts, and
+   * `extractTo` appears only when all of them passed (verifyPackage's staging). A local mirror is
+   * cloned into the cache and read once (ContentCache.withBlob); the cache keeps it only if it was
+   * the pinned archive.
+   */
+  async downloadAndExtract(id: string, version: string, options: ExtractOptions): Promise<DownloadedArchive> {
+    const { payload } = await this.catalogue();
+    const doc = await this.packageDoc(id, { signal: options.signal });
+    const entry = selectVersion(doc, id, version);
+    const authorize = entitlementFor(entry, options.authorize, this.baseUrl);
+    const { publisher } = parseCapabilityId(id);
+    const pin = { sha256: entry.archive.sha256, size: entry.archive.size };
+    const verified = await options.cache.withBlob(
+      {
+        ...pin,
+        sources: entry.archive.urls.map((url) => resolveUrl(this.baseUrl, url)),
+        ...(authorize === undefined ? {} : { authorize }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        what: `${id}@${version}`,
+      },
+      async (blob) => {
+        const staging = `${options.extractTo}.verify-${randomBytes(6).toString('hex')}`;
+        const result = await verifyPackage(blob, {
+          trusted: publisherTrustedKeys(payload, publisher),
+          requireSignature: true,
+          extractTo: staging,
+          expectArchive: pin,
+          ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+        try {
+          checkArchiveMatchesEntry(result, entry);
+          await rename(staging, options.extractTo);
+        } catch (error) {
+          await removeTree(staging);
+          throw asAdcapError(error, `Cannot move the verified package into ${options.extractTo}`);
+        }
+        return result;
+      },
+    );
+    return { path: options.cache.pathFor(pin.sha256), id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
   }
 
   /** Versions of a document, newest first (for `show`). */
@@ -335,6 +428,13 @@ function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefin
 }
 
 /** The verified archive must be the one the signed entry describes (identity is content, spec §4). */
+/** Re-hashes a cached archive that failed to verify; true when it was damaged (and so removed). */
+async function damagedInCache(cache: BlobFetcher, sha256: string): Promise<boolean> {
+  if (cache.verifyEntry === undefined) return false;
+  const result = await cache.verifyEntry(sha256).catch(() => null);
+  return result?.state === 'corrupt';
+}
+
 function checkArchiveMatchesEntry(verified: { manifest: Manifest; manifestSha256: string }, entry: DocumentVersion): void {
   if (verified.manifestSha256 !== entry.manifestSha256 || verified.manifest.id !== entry.id || verified.manifest.version !== entry.version) {
     throw new AdcapError(

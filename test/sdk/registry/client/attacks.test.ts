@@ -3,7 +3,7 @@
  * a real registry built by the real builder, tampered with file by file, and the exact code the
  * client must refuse it with.
  */
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { ContentCache } from '../../../../sdk/src/cache/content-cache.js';
 import { revokeKey, revokeVersion, yankVersion } from '../../../../sdk/src/registry/builder/maintain.js';
 import { RegistryClient } from '../../../../sdk/src/registry/client/registry-client.js';
 import { generateKey } from '../../../../sdk/src/trust/keys.js';
+import { signPackage } from '../../../../sdk/src/trust/package-signature.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
 import { TestServer } from '../../../helpers/test-server.js';
 import { trustingFetch } from '../../../helpers/tls.js';
@@ -111,6 +112,31 @@ describe('registry client attacks (spec §13, DESIGN §10)', () => {
     await copyFile(other.blobPath, reg.path(`v1/blobs/sha256/${target}.adcap`));
     await expect(client.downloadArchive('acme/pdf', '1.0.0', { cache })).rejects.toMatchObject({ code: 'E_DOWNLOAD' });
     expect(await cache.has(target)).toBe(false);
+  });
+
+  it('a cached archive damaged on disk (same size) is detected when read and downloaded again', async () => {
+    const client = reg.client(home);
+    const first = await client.downloadArchive('acme/pdf', '1.0.0', { cache });
+    const blob = await readFile(first.path);
+    const bad = Buffer.from(blob);
+    bad[bad.length - 100] = (bad[bad.length - 100] ?? 0) ^ 0xff;
+    await chmod(first.path, 0o644);
+    await writeFile(first.path, bad);
+    expect(await cache.has(first.entry.archive.sha256, blob.length)).toBe(true);
+    const again = await client.downloadArchive('acme/pdf', '1.0.0', { cache });
+    expect(again.path).toBe(first.path);
+    expect((await readFile(again.path)).equals(blob)).toBe(true);
+  });
+
+  it('an archive with the pinned manifest but other bytes (re-signed) is E_HASH: the archive pin is checked too', async () => {
+    const client = reg.client(home);
+    const first = await client.downloadArchive('acme/pdf', '1.0.0', { cache });
+    const resigned = join(home, 'resigned.adcap');
+    await copyFile(first.path, resigned);
+    await signPackage(resigned, [generateKey()]);
+    // A blob source that hands back other bytes than the pin (the content cache never does; the check must not rely on it).
+    const lying = { fetchBlob: async () => resigned };
+    await expect(client.downloadArchive('acme/pdf', '1.0.0', { cache: lying })).rejects.toMatchObject({ code: 'E_HASH' });
   });
 
   it('oversized catalogue (endless data): the download stops at the cap with E_DOWNLOAD', async () => {

@@ -1,0 +1,88 @@
+// The API reports of @arcotheon/sdk (issue 15 item 5), written by API Extractor:
+//   sdk/api/sdk.api.md           the public exports (sdk/src/index.ts), semver-stable
+//   sdk/api/sdk-internal.api.md  `@arcotheon/sdk/internal` (sdk/src/internal.ts), no such promise
+// `npm run api:check` (in `npm test`) fails when either differs from what the source exports, and
+// prints the difference; `npm run api:update` rewrites them. A change to the public API is then
+// a visible change of sdk/api/sdk.api.md in review.
+//
+// Declarations are emitted from sdk/src into .tmp/api/dts (incrementally: a second run compiles
+// only what changed), never read from sdk/dist, which may be stale.
+import { spawnSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+
+const update = process.argv.includes('--update');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const sdk = join(root, 'sdk');
+const work = join(root, '.tmp', 'api');
+const dts = join(work, 'dts');
+const require = createRequire(import.meta.url);
+
+const ENTRIES = [
+  // A type a public signature uses but index.ts does not export is written into the report.
+  { entry: 'index', report: 'sdk', forgottenExports: true },
+  // Internal names are used beside the public ones, whose types index.ts exports.
+  { entry: 'internal', report: 'sdk-internal', forgottenExports: false },
+];
+
+const tsc = spawnSync(
+  process.execPath,
+  [
+    require.resolve('typescript/bin/tsc'),
+    ...['-p', join(sdk, 'tsconfig.build.json'), '--outDir', dts, '--emitDeclarationOnly', '--declarationMap', 'false', '--sourceMap', 'false'],
+    // The build info lives beside the declarations, so removing the folder forces a full emit.
+    ...['--incremental', '--tsBuildInfoFile', join(dts, '.tsbuildinfo')],
+  ],
+  { cwd: root, stdio: 'inherit' },
+);
+if (tsc.status !== 0) {
+  console.error('api: the SDK does not compile; fix the errors above first.');
+  process.exit(1);
+}
+
+await mkdir(join(sdk, 'api'), { recursive: true });
+let failed = false;
+for (const { entry, report, forgottenExports } of ENTRIES) {
+  const config = ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: sdk,
+      mainEntryPointFilePath: join(dts, `${entry}.d.ts`),
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: { target: 'ES2023', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'] },
+          files: [join(dts, `${entry}.d.ts`)],
+        },
+      },
+      apiReport: { enabled: true, reportFileName: report, reportFolder: join(sdk, 'api'), reportTempFolder: join(work, 'report') },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      newlineKind: 'lf',
+      messages: {
+        compilerMessageReporting: { default: { logLevel: 'warning' } },
+        extractorMessageReporting: {
+          default: { logLevel: 'warning', addToApiReportFile: true },
+          'ae-forgotten-export': forgottenExports ? { logLevel: 'warning', addToApiReportFile: true } : { logLevel: 'none' },
+          'ae-undocumented': { logLevel: 'none' },
+          // We do not tag exports @public/@beta: the entry point they come from says what they are.
+          'ae-missing-release-tag': { logLevel: 'none' },
+        },
+        // Our doc comments are prose for people, not TSDoc.
+        tsdocMessageReporting: { default: { logLevel: 'none' } },
+      },
+    },
+    configObjectFullPath: undefined,
+    packageJsonFullPath: join(sdk, 'package.json'),
+  });
+  const result = Extractor.invoke(config, { localBuild: update, showVerboseMessages: false, printApiReportDiff: !update });
+  if (update) {
+    console.log(`api: sdk/api/${report}.api.md ${result.apiReportChanged ? 'updated' : 'unchanged'}`);
+  } else if (result.apiReportChanged) {
+    console.error(`api: the exports of sdk/src/${entry}.ts differ from sdk/api/${report}.api.md (the difference is above). If the change is meant, run \`npm run api:update\` and commit the report.`);
+  }
+  if (!result.succeeded && !(update && result.errorCount === 0)) failed = true;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,125 @@
+/**
+ * The runtime table (spec §7, §11 `compat.runtimes`): for each `runtime.type` of version 1.0, what
+ * kind of runtime it is and, for interpreters, how the host finds, asks and starts one. It is the
+ * only place those facts live (issue 15, item 2): the manifest types and checks, compatibility,
+ * interpreter detection, doctor and the launcher all derive from it. Adding a runtime touches this
+ * module and sdk/schema/capability-1.json (test/sdk/format/runtime-table.test.ts holds them equal);
+ * a runtime of a new *kind* makes every `switch` over a runtime's kind (`classifyRuntime`: the
+ * manifest's file checks, doctor, the launcher) fail the lint rule
+ * `@typescript-eslint/switch-exhaustiveness-check` until it is handled.
+ *
+ * Plain data: no Node modules, so every layer may read it.
+ */
+import type { BinaryToolRuntime, InterpreterToolRuntime, ToolRuntime } from './manifest-types.js';
+
+/** spec §7: node and python run `entry` with the host's interpreter, honouring `runtime.version`. */
+export interface InterpreterRuntimeKind {
+  kind: 'interpreter';
+  /** The name people know it by, in sentences ("needs Node.js >=22"). */
+  label: string;
+  /** The program looked up on PATH ("python3"); also named when none is found ("no python3 interpreter"). */
+  program: string;
+  /**
+   * Whether the process running the SDK is such an interpreter, so its own executable can serve
+   * when the program is not on PATH (not inside Electron, whose executable is the app).
+   */
+  self: boolean;
+  /** Arguments that make the interpreter print its real executable and its version, one per line. */
+  probeArgs: readonly string[];
+  /** The interpreter's arguments before the tool's script `file`, followed by `file`. */
+  launchArgs(file: string): string[];
+}
+
+/** spec §7: binary runs `entries[platform]` directly. */
+export interface BinaryRuntimeKind {
+  kind: 'binary';
+}
+
+/** spec §7: reserved in 1.0; a host that does not implement it MUST refuse the tool. */
+export interface ReservedRuntimeKind {
+  kind: 'reserved';
+}
+
+export type RuntimeKind = InterpreterRuntimeKind | BinaryRuntimeKind | ReservedRuntimeKind;
+export type RuntimeKindName = RuntimeKind['kind'];
+
+export const RUNTIME_TABLE = {
+  node: {
+    kind: 'interpreter',
+    label: 'Node.js',
+    program: 'node',
+    self: true,
+    probeArgs: ['-e', 'process.stdout.write(process.execPath + "\\n" + process.versions.node + "\\n")'],
+    launchArgs: (file: string): string[] => [file],
+  },
+  python: {
+    kind: 'interpreter',
+    label: 'Python',
+    program: 'python3',
+    self: false,
+    // -E ignores PYTHON* variables, -s the user site-packages.
+    probeArgs: ['-E', '-s', '-c', 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version_info[:3])'],
+    // -E ignores PYTHON* variables, -s the user site-packages, -B writes no .pyc (the capability
+    // directory is read-only); the script's own directory stays importable.
+    launchArgs: (file: string): string[] => ['-E', '-s', '-B', file],
+  },
+  binary: { kind: 'binary' },
+  wasm: { kind: 'reserved' },
+  mcp: { kind: 'reserved' },
+  http: { kind: 'reserved' },
+} as const satisfies Record<string, RuntimeKind>;
+
+/** spec §7: the `runtime.type` values of version 1.0. */
+export type RuntimeType = keyof typeof RUNTIME_TABLE;
+type OfKind<K extends RuntimeKindName> = { [T in RuntimeType]: (typeof RUNTIME_TABLE)[T]['kind'] extends K ? T : never }[RuntimeType];
+/** The interpreter runtimes, also the keys of `compat.runtimes` (spec §11). */
+export type InterpreterRuntime = OfKind<'interpreter'>;
+export type BinaryRuntime = OfKind<'binary'>;
+export type ReservedRuntime = OfKind<'reserved'>;
+/** What this host can run: every type that is not reserved. */
+export type RunnableRuntime = InterpreterRuntime | BinaryRuntime;
+
+/** The table, typed by kind (the literal table above keeps the keys; this view gives the shapes). */
+const TABLE: { readonly [T in RuntimeType]: RuntimeKind } = RUNTIME_TABLE;
+
+export const RUNTIME_TYPES = Object.keys(RUNTIME_TABLE) as RuntimeType[];
+export const INTERPRETER_RUNTIMES = RUNTIME_TYPES.filter((t): t is InterpreterRuntime => TABLE[t].kind === 'interpreter');
+export const RUNNABLE_RUNTIMES = RUNTIME_TYPES.filter((t): t is RunnableRuntime => TABLE[t].kind !== 'reserved');
+
+export function isRuntimeType(value: unknown): value is RuntimeType {
+  return typeof value === 'string' && Object.hasOwn(RUNTIME_TABLE, value);
+}
+
+/** The kind of a `runtime.type`, or undefined when it is not one of version 1.0 (unvalidated input). */
+export function runtimeKind(type: unknown): RuntimeKindName | undefined {
+  return isRuntimeType(type) ? TABLE[type].kind : undefined;
+}
+
+export function interpreterOf(type: InterpreterRuntime): InterpreterRuntimeKind {
+  return RUNTIME_TABLE[type];
+}
+
+/** Whether a (validated) tool runtime runs `entry` with an interpreter. */
+export function isInterpreterRuntime(runtime: ToolRuntime): runtime is InterpreterToolRuntime {
+  return runtimeKind(runtime.type) === 'interpreter';
+}
+
+/** Whether a (validated) tool runtime runs `entries[platform]` directly. */
+export function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRuntime {
+  return runtimeKind(runtime.type) === 'binary';
+}
+
+/**
+ * A (validated) tool runtime with its kind beside it, for a `switch (classified.kind)` that the
+ * lint rule holds exhaustive: a new kind in the table is pointed at in every such switch.
+ */
+export type ClassifiedRuntime =
+  | { kind: 'interpreter'; runtime: InterpreterToolRuntime }
+  | { kind: 'binary'; runtime: BinaryToolRuntime }
+  | { kind: 'reserved'; runtime: ToolRuntime };
+
+export function classifyRuntime(runtime: ToolRuntime): ClassifiedRuntime {
+  if (isInterpreterRuntime(runtime)) return { kind: 'interpreter', runtime };
+  if (isBinaryRuntime(runtime)) return { kind: 'binary', runtime };
+  return { kind: 'reserved', runtime };
+}

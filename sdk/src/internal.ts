@@ -1,0 +1,43 @@
+/**
+ * @arcotheon/sdk/internal: building blocks of the SDK that the `adcap` command, the Arcotheon app,
+ * the tests and the example registry use beside the public exports of ./index.ts. Not covered by
+ * semver: a minor or patch release may change or remove any of them. Hosts use `@arcotheon/sdk`.
+ * Recorded in sdk/api/sdk-internal.api.md so that changes are visible in review.
+ */
+export { MANIFEST_RULES, type ManifestRule } from './format/manifest.js';
+export { IGNORE_FILE } from './format/package-build.js';
+export { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './format/package-read.js';
+export { writeArchive, type ArchiveEntrySource } from './format/archive/writer.js';
+export { readArchive, type ArchiveSummary, type ReadArchiveOptions } from './format/archive/reader.js';
+export type { ArchiveEntryHeader, ArchiveVisitor } from './format/archive/tar-parser.js';
+export { checkEntryPath } from './format/archive/entry-path.js';
+export { SKILL_RULES } from './format/skills.js';
+export { skillProblemFixes, type SkillProblemFix } from './format/skills.js';
+export { isSkillProgram, skillProgramsOf, skillProgramsSentence, sourceFileWarnings } from './format/skill-repo.js';
+export { parseTemplatePath, templatePaths, WORKFLOW_RULES } from './format/workflow-doc.js';
+export { validateScope, parseFsScope, parseNetScope, netScopeCovers, fsWriteTargetsOwnDir, scopeProblem, type FsScope } from './permissions/index.js';
+export { keyFromSeed, parseKeyFile, publicKeyOf } from './trust/keys.js';
+export { CATALOG_CONTEXT, PACKAGE_CONTEXT, parseEnvelope, signedMessage, signEnvelope, verifyEnvelope, type SignatureContext, type VerifiedEnvelope } from './trust/envelope.js';
+export { checkPackageSignature } from './trust/package-signature.js';
+export { checkUrlAllowed, fetchCapped, isLoopbackHost, resolveUrl, type FetchCappedOptions } from './cache/fetch.js';
+export { isLazy } from './cache/resource.js';
+export { isShardRequest, parseShardMap, ShardRequestHandler } from './cache/shardset.js';
+export { detectRuntimes } from './resolve/runtimes.js';
+export { interpretGrants, splitGrant, stdioFor } from './sandbox/sandbox.js';
+export { planBubblewrap, BUBBLEWRAP_BASE_PROFILE, type BubblewrapPlan } from './sandbox/bubblewrap.js';
+export { buildSandboxExecProfile, TOOL_PROFILE_TEMPLATE } from './sandbox/sandbox-exec.js';
+export { buildSeccompProgram, encodeSeccompProgram, seccompFilterForHost, type SeccompArch } from './sandbox/seccomp.js';
+export { startNetProxy, type NetProxy, type NetProxyOptions } from './sandbox/net-proxy.js';
+export { foldPackageDocument, latestVersions } from './registry/documents.js';
+export { buildCataloguePayload, publisherTrustedKeys } from './registry/catalogue.js';
+export { SearchIndex, searchCatalogue } from './registry/search.js';
+export { readHomeConfig, updateHomeConfig } from './registry/remotes.js';
+export { EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote } from './registry/embedded.js';
+export { formatBytes } from './store/plan.js';
+export { onRegistry, publisherSourceProblem } from './cache/source-policy.js';
+export { agentDefinition, LINK_MARKER } from './store/agent-links.js';
+export { HomeLayout } from './store/home.js';
+export { auditDigest } from './run/audit.js';
+export { VARIABLE_NAME, envReadVariables, secretEnv } from './run/secrets.js';
+export { validateInstalledWorkflows } from './run/workflow.js';
+export { mcpToolName } from './run/mcp.js';

@@ -1,0 +1,79 @@
+/**
+ * The registry's files checked against the JSON Schema shipped with the SDK (sdk/schema/registry-1.json,
+ * one definition per file of spec §13 / DESIGN §11), the way capability.json is checked against
+ * capability-1.json. The schema says what each file holds; the few rules a schema cannot state
+ * (a keyId is the SHA-256 of its publicKey, a file describes the id its path names) stay with the
+ * callers, which also choose the error code: E_CATALOG for the catalogue, E_DOC_HASH for a package
+ * document, E_SCHEMA for the registry's source files.
+ *
+ * One Ajv instance of its own, stopping at the first problem: a hostile 16 MiB catalogue must not
+ * make the client collect an error object for every one of its entries. The schema is ours and
+ * shipped, so it is not checked against the meta-schema at run time (compiling the 2020-12
+ * meta-schema cost more than checking a 20,000-entry catalogue); test/sdk/registry/schema.test.ts
+ * checks it instead.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { describeSchemaErrors, type SchemaProblem } from '../format/json-schema.js';
+import type { CataloguePayload, PackageDocument, PublisherFile, RegistryConfigFile, StatusFile, VersionEntry } from './types.js';
+
+export const REGISTRY_SCHEMA_FILE = 'registry-1.json';
+export const REGISTRY_SCHEMA_ID = 'https://arcotheon.dev/schema/registry-1.json';
+
+/** Each registry file and the type its definition in registry-1.json checks. */
+export interface RegistryDocuments {
+  /** `sequence` may be absent in a registry.json written before the floor existed (read as 0). */
+  registryConfig: Omit<RegistryConfigFile, 'sequence'> & { sequence?: number };
+  publisherFile: PublisherFile;
+  versionEntry: VersionEntry;
+  statusFile: StatusFile;
+  packageDocument: PackageDocument;
+  cataloguePayload: CataloguePayload;
+}
+
+export type RegistryDocumentKind = keyof RegistryDocuments;
+
+let ajv: Ajv2020 | undefined;
+const validators = new Map<RegistryDocumentKind, ValidateFunction>();
+
+function registryAjv(): Ajv2020 {
+  if (ajv === undefined) {
+    ajv = new Ajv2020({
+      allErrors: false,
+      verbose: true,
+      strictSchema: true,
+      strictNumbers: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+      validateSchema: false,
+    });
+    addFormatsModule.default(ajv);
+    // The same relative place from src/registry and dist/registry.
+    ajv.addSchema(JSON.parse(readFileSync(new URL(`../../schema/${REGISTRY_SCHEMA_FILE}`, import.meta.url), 'utf8')) as object);
+  }
+  return ajv;
+}
+
+function validatorFor<K extends RegistryDocumentKind>(kind: K): ValidateFunction<RegistryDocuments[K]> {
+  let validate = validators.get(kind);
+  if (validate === undefined) {
+    validate = registryAjv().getSchema(`${REGISTRY_SCHEMA_ID}#/$defs/${kind}`);
+    if (validate === undefined) throw new Error(`${REGISTRY_SCHEMA_FILE} has no definition ${kind}`);
+    validators.set(kind, validate);
+  }
+  return validate as ValidateFunction<RegistryDocuments[K]>;
+}
+
+/**
+ * Returns `value` typed as the registry file `kind` when it matches its definition; otherwise throws
+ * what `refuse` makes of the first problem, whose `text` names the JSON pointer, what is wrong in
+ * plain words and the failed keyword, e.g. `/capabilities/acme~1pdf/tier must be "free" or "pro" (enum)`.
+ */
+export function checkRegistryDocument<K extends RegistryDocumentKind>(kind: K, value: unknown, refuse: (problem: SchemaProblem) => Error): RegistryDocuments[K] {
+  const validate = validatorFor(kind);
+  if (validate(value)) return value;
+  const [first] = describeSchemaErrors(validate.errors ?? [], '', { formatDocument: false });
+  throw refuse(first ?? { pointer: '', keyword: 'schema', text: `/ does not match the ${kind} definition of ${REGISTRY_SCHEMA_FILE} (schema)` });
+}

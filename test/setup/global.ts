@@ -1,0 +1,36 @@
+/**
+ * Global setup of the unit project (issue 15 items 8 and 9):
+ * - one temporary root for the run (see temp-root.ts); the teardown fails the run if anything is
+ *   left in it (a test file whose folder was not removed, or a process that wrote beside it);
+ * - TSX_TSCONFIG_PATH, so TypeScript fixtures spawned through tsx resolve `@arcotheon/sdk` to the
+ *   SDK's source through tsconfig.json's `paths`, like the tests themselves (never a stale dist).
+ */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RUN_ROOT_ENV, SYSTEM_TMP_ENV, leftovers, linkCaches } from './temp-root.js';
+
+export default async function setup(): Promise<() => Promise<void>> {
+  const systemTmp = tmpdir();
+  // Not "arcotheon-…": a path segment naming Arcotheon is where capabilities are installed, and
+  // manifests that grant fs:write on a test folder would be refused (spec §3.2 fs-write-own-dir).
+  const root = await mkdtemp(join(systemTmp, 'adcap-tests-'));
+  await linkCaches(root, systemTmp);
+  process.env[RUN_ROOT_ENV] = root;
+  process.env[SYSTEM_TMP_ENV] = systemTmp;
+  // Anything a worker writes before its file's own folder exists lands in the root, and is reported.
+  process.env['TMPDIR'] = root;
+  process.env['TSX_TSCONFIG_PATH'] = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
+  return async () => {
+    const left = await leftovers(root);
+    const kinds = await Promise.all(
+      left.map(async (name) => `${name} (${(await stat(join(root, name)).catch(() => null))?.isDirectory() === true ? 'folder' : 'file'})`),
+    );
+    await rm(root, { recursive: true, force: true, maxRetries: 3 });
+    if (left.length > 0) {
+      const what = `${left.length} entr${left.length === 1 ? 'y' : 'ies'}`;
+      throw new Error(`the unit tests left ${what} in their temporary root ${root}: ${kinds.join(', ')}`);
+    }
+  };
+}
