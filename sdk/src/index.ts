@@ -68,3 +68,8 @@ export { runWorkflow, type RunWorkflowOptions, type WorkflowRunResult, type Work
 export { mcpServe, type McpServeOptions, type McpServerHandle } from './run/mcp.js';
 export type { CallMessage, ToolContext, ToolMessage } from './run/protocol.js';
 export type { Interpreters } from './run/runtimes.js';
+export type { RunContext } from './run/context.js';
+export type { InstalledView, PolicyView } from './store/store-view.js';
+export type { DoctorContext } from './store/doctor.js';
+export type { LinkStore } from './store/agent-links.js';
+export type { PolicyHost } from './store/policy-enforce.js';

@@ -13,10 +13,10 @@ import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandl
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import lockfile from 'proper-lockfile';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
+import { lockHeld, tryAcquireLock } from '../util/lock.js';
 import type { Progress, ProgressListener } from '../util/progress.js';
 import { authorizeUrl, type Authorization } from './authorize.js';
 import { onRegistry, publisherSourceProblem, publisherSourceResolvesPrivately, type LookupAddresses, type SourcePolicy } from './source-policy.js';
@@ -370,7 +370,7 @@ export class ContentCache {
       if (partial !== null) {
         const sha = partial[1] ?? '';
         if (keep.has(sha) || this.inflight.has(sha)) continue;
-        if (await lockfile.check(path, { realpath: false, stale: LOCK_STALE_MS }).catch(() => false)) continue;
+        if (await lockHeld(partialLockOf(path), { staleMs: LOCK_STALE_MS }).catch(() => false)) continue;
       } else if (Date.now() - info.mtimeMs < STALE_TEMP_MS) {
         continue;
       }
@@ -429,12 +429,11 @@ export class ContentCache {
     }
     await mkdir(this.tmpDir, { recursive: true });
     const partialPath = join(this.tmpDir, `${request.sha256}.partial`);
-    const release = await lockfile
-      .lock(partialPath, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_STALE_MS / 4, retries: 0, onCompromised: () => undefined })
-      .catch(() => null);
+    // The SDK's one lock (util/lock.ts says why it is not proper-lockfile), taken without waiting.
+    const lock = await tryAcquireLock(partialLockOf(partialPath), `download ${request.sha256}`, { staleMs: LOCK_STALE_MS, what: `The partial download ${partialPath}` }).catch(() => null);
     // Another process holds the partial file: download into a private temp file (no resume) and let
     // "already there is success" settle the race at the rename.
-    const workPath = release === null ? tempPathFor(join(this.tmpDir, request.sha256)) : partialPath;
+    const workPath = lock === null ? tempPathFor(join(this.tmpDir, request.sha256)) : partialPath;
     try {
       if (await this.presentOrDrop(final, request.size)) return final;
       const failures: { source: string; error: string }[] = [];
@@ -471,8 +470,8 @@ export class ContentCache {
         { details: { sha256: request.sha256, attempts: failures } },
       );
     } finally {
-      if (release === null) await rm(workPath, { force: true }).catch(() => undefined);
-      else await release().catch(() => undefined);
+      if (lock === null) await rm(workPath, { force: true }).catch(() => undefined);
+      else await lock.release().catch(() => undefined);
     }
   }
 
@@ -638,6 +637,11 @@ interface TransferContext {
 }
 
 const LOCK_STALE_MS = 20_000;
+
+/** The lock beside a partial download (`<sha>.partial.lock`; gc leaves `.lock` names alone). */
+function partialLockOf(partialPath: string): string {
+  return `${partialPath}.lock`;
+}
 
 async function sizeOf(path: string): Promise<number> {
   const info = await stat(path).catch(() => null);

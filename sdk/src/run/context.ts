@@ -9,18 +9,40 @@ import { AdcapError, isAdcapError } from '../errors.js';
 import { resolveUrl } from '../cache/fetch.js';
 import { materializeResource } from '../cache/resource.js';
 import type { SourcePolicy } from '../cache/source-policy.js';
+import type { AuthorizeFn } from '../cache/authorize.js';
+import type { ContentCache } from '../cache/content-cache.js';
 import type { Manifest, Resource, Tool } from '../format/manifest-types.js';
-import type { Arcotheon } from '../store/arcotheon.js';
+import type { ArcotheonOptions, SandboxChoice } from '../store/options.js';
 import { revocationReason as revocationOf } from '../store/revocations.js';
-import type { PackageState } from '../store/state.js';
+import type { RegistrySources } from '../store/sources.js';
+import type { InstallSource, PackageState } from '../store/state.js';
+import type { InstalledView, PolicyView } from '../store/store-view.js';
 import type { ProgressListener } from '../util/progress.js';
+
+/**
+ * What running a tool, a workflow or an MCP server reads and calls of a store (issue 15, item 1):
+ * the installed side (home, states, manifests, dependency directories), the policy in force, the
+ * content cache and registry sources for resources and revocations, and the host's choices
+ * (authoriser, sandbox, tier check). `Arcotheon` is one; run/ depends on nothing else of it.
+ */
+export interface RunContext extends InstalledView, PolicyView {
+  readonly cache: ContentCache;
+  readonly sources: RegistrySources;
+  readonly authorize: AuthorizeFn | undefined;
+  readonly sandboxChoice: SandboxChoice;
+  readonly checkTier: ArcotheonOptions['checkTier'];
+  /** Directory of the active installed version of `id` (E_NOT_INSTALLED when it is not installed). */
+  installedDir(id: string): Promise<string>;
+  /** The rules for publisher-chosen URLs of a version installed from `source` (issue 11, items 3 and 13). */
+  sourcePolicy(source: InstallSource | undefined): Promise<SourcePolicy>;
+}
 
 /**
  * Content-addressed mirrors of the remote a version was installed from: a registry may serve any
  * pinned blob at `<v1>/blobs/sha256/<hex>` (archives already are), so resources and shards are
  * tried there after their declared sources. Sideloaded versions have none.
  */
-export async function blobMirrors(arc: Arcotheon, state: PackageState, version: string): Promise<string[]> {
+export async function blobMirrors(arc: RunContext, state: PackageState, version: string): Promise<string[]> {
   const source = state.versions[version]?.source;
   if (source === undefined || source.kind !== 'registry') return [];
   try {
@@ -37,7 +59,7 @@ export async function blobMirrors(arc: Arcotheon, state: PackageState, version: 
  * it is older than the refresh interval, so a revocation published since is seen before the run
  * (store/revocations.ts). Returns the reason, or null.
  */
-export function revocationReason(arc: Arcotheon, id: string, state: PackageState): Promise<string | null> {
+export function revocationReason(arc: RunContext, id: string, state: PackageState): Promise<string | null> {
   return revocationOf({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
 }
 
@@ -53,7 +75,7 @@ export interface MaterializedResources {
  * set gives its map's path. Entitled ones go through the host's authoriser.
  */
 export async function materializeToolResources(
-  arc: Arcotheon,
+  arc: RunContext,
   manifest: Manifest,
   tool: Tool,
   options: { mirrors: string[]; policy: SourcePolicy; onProgress?: ProgressListener; signal?: AbortSignal },
@@ -79,7 +101,7 @@ export async function materializeToolResources(
 }
 
 /** spec §7 `context.dependencies`: each declared dependency's installed directory. */
-export async function dependencyDirs(arc: Arcotheon, manifest: Manifest): Promise<Record<string, string>> {
+export async function dependencyDirs(arc: RunContext, manifest: Manifest): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const dep of Object.keys(manifest.dependencies ?? {})) {
     try {
@@ -95,7 +117,7 @@ export async function dependencyDirs(arc: Arcotheon, manifest: Manifest): Promis
 }
 
 /** spec §7 `context.toolDataDir`: created when storage:data is granted to the tool, else null. */
-export async function toolDataDirFor(arc: Arcotheon, id: string, tool: Tool, grantsUsed: readonly string[]): Promise<string | null> {
+export async function toolDataDirFor(arc: RunContext, id: string, tool: Tool, grantsUsed: readonly string[]): Promise<string | null> {
   if (!grantsUsed.includes('storage:data')) return null;
   return createWithoutLinks(arc.home.root, arc.home.toolDataDir(id, tool.name));
 }

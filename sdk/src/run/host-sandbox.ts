@@ -13,10 +13,10 @@ import { AdcapError } from '../errors.js';
 import { NoSandbox } from '../sandbox/none.js';
 import type { Sandbox, SandboxSpec, WrappedCommand } from '../sandbox/sandbox.js';
 import { defaultSandbox } from '../sandbox/select.js';
-import type { Arcotheon } from '../store/arcotheon.js';
+import type { RunContext } from './context.js';
 import { callHost } from '../util/host-call.js';
 
-export async function chooseSandbox(arc: Arcotheon, id: string): Promise<Sandbox> {
+export async function chooseSandbox(arc: Pick<RunContext, 'sandboxChoice'>, id: string): Promise<Sandbox> {
   const choice = arc.sandboxChoice;
   const optOut = choice.optOut;
   const optedOut = typeof optOut === 'function' ? (await callHost('sandbox.optOut', () => optOut(id))) === true : (optOut ?? []).includes(id);

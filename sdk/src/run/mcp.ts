@@ -17,11 +17,11 @@ import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
-import type { Arcotheon } from '../store/arcotheon.js';
 import { disabledError } from '../store/enablement.js';
 import { policyForReading, toolAllowed } from '../store/policy-enforce.js';
 import { sha256Hex } from '../util/hash.js';
 import { runTool, type RunToolOptions } from './run-tool.js';
+import type { RunContext } from './context.js';
 import { runtimeProblem } from './runtimes.js';
 
 export interface McpServeOptions {
@@ -54,7 +54,7 @@ interface Exposed {
 }
 
 /** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
-export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): Promise<Exposed[]> {
+export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): Promise<Exposed[]> {
   const out: Exposed[] = [];
   // issue 17: nor are tools the organisation policy forbids (an invalid policy lists them, and a
   // call answers E_POLICY saying why).
@@ -85,7 +85,7 @@ export async function grantedMcpTools(arc: Arcotheon, ids: readonly string[]): P
  * Serves the granted tools of `ids` over MCP on stdin/stdout (default: this process's). The list
  * is computed again for every request, so a revoked grant takes effect without a restart.
  */
-export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
+export async function mcpServe(arc: RunContext, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability to serve over MCP.');
   for (const id of ids) await arc.state(id); // E_NOT_INSTALLED up front, not at the first request
   const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
@@ -180,7 +180,7 @@ function trackRequests(transport: StdioServerTransport): { idle(): Promise<void>
 }
 
 /** E_DISABLED when `name` is a tool of one of `ids` that is disabled (issue 17); else null. */
-async function disabledOwner(arc: Arcotheon, ids: readonly string[], name: string): Promise<AdcapError | null> {
+async function disabledOwner(arc: RunContext, ids: readonly string[], name: string): Promise<AdcapError | null> {
   for (const id of ids) {
     const state = await arc.state(id);
     if (state.disabled === undefined) continue;

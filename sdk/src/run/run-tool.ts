@@ -19,7 +19,6 @@ import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
-import type { Arcotheon } from '../store/arcotheon.js';
 import { assertEnabled } from '../store/enablement.js';
 import { assertToolAllowed } from '../store/policy-enforce.js';
 import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
@@ -28,7 +27,7 @@ import type { PackageState } from '../store/state.js';
 import type { Progress } from '../util/progress.js';
 import { removeTree } from '../util/fs-tree.js';
 import { AuditLog, auditDigest } from './audit.js';
-import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor } from './context.js';
+import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor, type RunContext } from './context.js';
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
 import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
 import { assertMatches } from './schemas.js';
@@ -86,7 +85,7 @@ export interface ToolRunResult {
  * E_OUTPUT_LIMIT, E_PROTOCOL, E_TOOL, E_OUTPUT, ...). Errors raised after the tool started carry
  * `details.stderr` (the captured tail).
  */
-export async function runTool(arc: Arcotheon, id: string, toolName: string, input: unknown, options: RunToolOptions = {}): Promise<ToolRunResult> {
+export async function runTool(arc: RunContext, id: string, toolName: string, input: unknown, options: RunToolOptions = {}): Promise<ToolRunResult> {
   const started = Date.now();
   const state = await arc.state(id);
   const version = state.active;
@@ -154,7 +153,7 @@ interface ExecuteArgs {
   grantsUsed: string[];
 }
 
-async function execute(arc: Arcotheon, a: ExecuteArgs): Promise<ToolRunResult> {
+async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> {
   const { id, version, state, manifest, tool, options } = a;
   const label = `${id} ${tool.name}`;
 
@@ -312,7 +311,7 @@ async function checkWorkspace(workspace: string | null): Promise<string | null> 
   return realpath(absolute);
 }
 
-function protectedPaths(arc: Arcotheon): string[] {
+function protectedPaths(arc: RunContext): string[] {
   const h = arc.home;
   // Issue 11, item 11: the whole home, so files that do not exist yet (a fresh home has no
   // config.json) cannot be created by a writable grant either; the tool's own data folder is the

@@ -8,11 +8,11 @@ import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { isToolStep, validateWorkflowFiles, type WorkflowDocument } from '../format/workflow-doc.js';
-import type { Arcotheon } from '../store/arcotheon.js';
 import { assertEnabled } from '../store/enablement.js';
 import { AuditLog, auditDigest } from './audit.js';
 import { runTool, type RunProgress, type RunToolOptions } from './run-tool.js';
 import { assertMatches } from './schemas.js';
+import type { RunContext } from './context.js';
 import { interpolate, interpolateText, type TemplateScope } from './templates.js';
 
 export interface WorkflowStepResult {
@@ -48,7 +48,7 @@ export async function validateInstalledWorkflows(manifest: Manifest, dir: string
 }
 
 /** The validated document of `workflowId` in the active version of `id` (E_NOT_FOUND when absent). */
-export async function loadWorkflow(arc: Arcotheon, id: string, workflowId: string): Promise<{ manifest: Manifest; version: string; doc: WorkflowDocument }> {
+export async function loadWorkflow(arc: RunContext, id: string, workflowId: string): Promise<{ manifest: Manifest; version: string; doc: WorkflowDocument }> {
   const state = await arc.state(id);
   const manifest = await arc.readInstalledManifest(id, state.active);
   const docs = await validateInstalledWorkflows(manifest, arc.home.versionDir(id, state.active));
@@ -80,7 +80,7 @@ export function resolveInputs(doc: WorkflowDocument, given: unknown): Record<str
  * tool step rejects with its error (details.step names the step). One audit line is written for
  * the workflow besides the lines of its tool steps.
  */
-export async function runWorkflow(arc: Arcotheon, id: string, workflowId: string, inputs: unknown, options: RunWorkflowOptions = {}): Promise<WorkflowRunResult> {
+export async function runWorkflow(arc: RunContext, id: string, workflowId: string, inputs: unknown, options: RunWorkflowOptions = {}): Promise<WorkflowRunResult> {
   const started = Date.now();
   const { manifest, version, doc } = await loadWorkflow(arc, id, workflowId);
   const state = await arc.state(id);
@@ -112,7 +112,7 @@ export async function runWorkflow(arc: Arcotheon, id: string, workflowId: string
 }
 
 async function execute(
-  arc: Arcotheon,
+  arc: RunContext,
   id: string,
   doc: WorkflowDocument,
   given: unknown,

@@ -16,10 +16,13 @@ import type { Manifest } from '../format/manifest-types.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs-atomic.js';
 import { removeTree } from '../util/fs-tree.js';
-import type { Arcotheon } from './arcotheon.js';
+import type { InstalledView } from './store-view.js';
 import type { Problem } from './doctor.js';
 import { readState } from './state.js';
 import { isIdPart } from '../util/capability-id.js';
+
+/** What the links read of a home: its layout and installed manifests (store-view.ts). */
+export type LinkStore = Pick<InstalledView, 'home' | 'readInstalledManifest'>;
 
 export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
@@ -222,11 +225,11 @@ export function agentSkillDir(agent: AgentDefinition, options: { userHome?: stri
 
 // ---------------------------------------------------------------- the record
 
-function linksFile(arc: Arcotheon): string {
+function linksFile(arc: LinkStore): string {
   return arc.home.linksFile;
 }
 
-export async function readLinks(arc: Arcotheon): Promise<LinkRecord[]> {
+export async function readLinks(arc: LinkStore): Promise<LinkRecord[]> {
   let bytes: Buffer;
   try {
     bytes = await readFile(linksFile(arc));
@@ -241,7 +244,7 @@ export async function readLinks(arc: Arcotheon): Promise<LinkRecord[]> {
   return value.links;
 }
 
-async function writeLinks(arc: Arcotheon, links: readonly LinkRecord[]): Promise<void> {
+async function writeLinks(arc: LinkStore, links: readonly LinkRecord[]): Promise<void> {
   const sorted = [...links].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   await writeJsonAtomic(linksFile(arc), { links: sorted });
 }
@@ -267,7 +270,7 @@ function isLinkRecord(value: unknown): value is LinkRecord {
 // ---------------------------------------------------------------- what is on disk
 
 /** The skill folder of `skill` in the installed `version` of `id`, or null when that version has no such skill. */
-function skillTarget(arc: Arcotheon, id: string, version: string, manifest: Manifest, skill: string): string | null {
+function skillTarget(arc: LinkStore, id: string, version: string, manifest: Manifest, skill: string): string | null {
   const entry = (manifest.skills ?? []).find((s) => lastSegment(s.path) === skill);
   return entry === undefined ? null : join(arc.home.versionDir(id, version), ...entry.path.split('/'));
 }
@@ -282,7 +285,7 @@ function inside(parent: string, child: string): boolean {
 }
 
 /** Whether what is at `record.path` is the link Arcotheon made, and where it points. */
-async function onDisk(arc: Arcotheon, record: LinkRecord): Promise<{ ours: false; present: boolean } | { ours: true; target: string | null; version: string | null }> {
+async function onDisk(arc: LinkStore, record: LinkRecord): Promise<{ ours: false; present: boolean } | { ours: true; target: string | null; version: string | null }> {
   let info;
   try {
     info = await lstat(record.path);
@@ -308,7 +311,7 @@ async function onDisk(arc: Arcotheon, record: LinkRecord): Promise<{ ours: false
   return { ours: false, present: true };
 }
 
-async function statusOf(arc: Arcotheon, record: LinkRecord, active: string | null): Promise<LinkState> {
+async function statusOf(arc: LinkStore, record: LinkRecord, active: string | null): Promise<LinkState> {
   if (record.suspended === true) return active === null ? 'dangling' : 'suspended';
   const disk = await onDisk(arc, record);
   if (!disk.ours) return disk.present ? 'replaced' : 'missing';
@@ -316,7 +319,7 @@ async function statusOf(arc: Arcotheon, record: LinkRecord, active: string | nul
   return disk.version === active ? 'ok' : 'stale';
 }
 
-async function activeVersion(arc: Arcotheon, id: string): Promise<string | null> {
+async function activeVersion(arc: LinkStore, id: string): Promise<string | null> {
   const state = await readState(arc.home, id).catch(() => null);
   return state?.active ?? null;
 }
@@ -369,7 +372,7 @@ async function placeLink(path: string, target: string, meta: { id: string; skill
 }
 
 /** `arc.linkSkills`: the caller holds the home lock. */
-export async function linkSkillsLocked(arc: Arcotheon, id: string, options: LinkOptions): Promise<LinkResult> {
+export async function linkSkillsLocked(arc: InstalledView, id: string, options: LinkOptions): Promise<LinkResult> {
   const agent = agentDefinition(options.agent);
   const state = await arc.state(id);
   // Issue 17: a disabled capability's skills stay out of the agents until it is enabled again.
@@ -464,7 +467,7 @@ function conflictError(id: string, agent: AgentDefinition, dir: string, collisio
 }
 
 /** `arc.unlinkSkills`: removes the links Arcotheon made for `id` (for one agent, or all), nothing else. */
-export async function unlinkSkillsLocked(arc: Arcotheon, id: string, options: { agent?: string; project?: string } = {}): Promise<UnlinkResult> {
+export async function unlinkSkillsLocked(arc: LinkStore, id: string, options: { agent?: string; project?: string } = {}): Promise<UnlinkResult> {
   const agent = options.agent === undefined ? undefined : agentDefinition(options.agent).id;
   const project = options.project === undefined ? undefined : resolve(options.project);
   const links = await readLinks(arc);
@@ -494,7 +497,7 @@ export async function unlinkSkillsLocked(arc: Arcotheon, id: string, options: { 
  * Links someone else replaced are forgotten, never touched. Returns what it could not do, for
  * doctor to find again; it never throws, because the operation before it has already happened.
  */
-export async function syncLinks(arc: Arcotheon, ids: readonly string[]): Promise<string[]> {
+export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise<string[]> {
   const problems: string[] = [];
   let links: LinkRecord[];
   try {
@@ -582,7 +585,7 @@ export async function syncLinks(arc: Arcotheon, ids: readonly string[]): Promise
  * lock). Only what Arcotheon made is removed; the records stay, marked suspended, so enabling puts
  * the same links back. Returns what it could not do; never throws (the disable has happened).
  */
-export async function suspendLinks(arc: Arcotheon, id: string): Promise<string[]> {
+export async function suspendLinks(arc: LinkStore, id: string): Promise<string[]> {
   const problems: string[] = [];
   try {
     const links = await readLinks(arc);
@@ -609,7 +612,7 @@ export async function suspendLinks(arc: Arcotheon, id: string): Promise<string[]
  * Puts the suspended links of `id` back when it is enabled, pointing at its active version. A
  * place someone else took in the meantime is left alone and reported (the link is forgotten).
  */
-export async function resumeLinks(arc: Arcotheon, id: string): Promise<string[]> {
+export async function resumeLinks(arc: LinkStore, id: string): Promise<string[]> {
   const problems: string[] = [];
   try {
     const links = await readLinks(arc);
@@ -662,7 +665,7 @@ export interface AgentStatus {
 }
 
 /** `arc.agents()`: the agents of the table, whether each is present, and every link Arcotheon made. */
-export async function agentsStatus(arc: Arcotheon, options: { userHome?: string } = {}): Promise<AgentStatus[]> {
+export async function agentsStatus(arc: LinkStore, options: { userHome?: string } = {}): Promise<AgentStatus[]> {
   const home = userHomeOf(options.userHome);
   const links = await linkStatuses(arc);
   const out: AgentStatus[] = [];
@@ -684,7 +687,7 @@ export async function agentsStatus(arc: Arcotheon, options: { userHome?: string 
   return out;
 }
 
-export async function linkStatuses(arc: Arcotheon): Promise<LinkStatus[]> {
+export async function linkStatuses(arc: LinkStore): Promise<LinkStatus[]> {
   const out: LinkStatus[] = [];
   const actives = new Map<string, string | null>();
   for (const record of await readLinks(arc)) {
@@ -699,7 +702,7 @@ export async function linkStatuses(arc: Arcotheon): Promise<LinkStatus[]> {
  * (stale), or that someone removed or replaced (the record is dropped; their folder is left
  * alone). With `fix`, links are moved to the active version or removed (the fix run holds the lock).
  */
-export async function checkLinks(arc: Arcotheon, fix: boolean): Promise<Problem[]> {
+export async function checkLinks(arc: LinkStore, fix: boolean): Promise<Problem[]> {
   let statuses: LinkStatus[];
   try {
     statuses = await linkStatuses(arc);

@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
+import type { AuthorizeFn } from '../cache/authorize.js';
+import type { ContentCache } from '../cache/content-cache.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
@@ -14,11 +16,12 @@ import type { TrustedKey } from '../trust/keys.js';
 import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
-import { checkLinks } from './agent-links.js';
-import type { Arcotheon } from './arcotheon.js';
+import { checkLinks, type LinkStore } from './agent-links.js';
 import { readJournal, type DamagedJournalRecord, type JournalRecord } from './journal.js';
 import { revocationReason } from './revocations.js';
 import { withLock } from '../util/lock.js';
+import type { SandboxChoice } from './options.js';
+import type { RegistrySources } from './sources.js';
 import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
 import { exists, recoverOperations } from './transaction.js';
 
@@ -60,6 +63,18 @@ export interface DoctorOptions {
   checkCache?: boolean;
 }
 
+/**
+ * What doctor reads and calls (issue 15, item 1): the home and its installed manifests, the content
+ * cache, the registry sources and the host's authoriser (to reinstall), and the host's sandbox
+ * choice (to report a missing sandbox). `Arcotheon` is one.
+ */
+export interface DoctorContext extends LinkStore {
+  readonly cache: ContentCache;
+  readonly sources: RegistrySources;
+  readonly authorize: AuthorizeFn | undefined;
+  readonly sandboxChoice: Pick<SandboxChoice, 'use'>;
+}
+
 export interface DoctorReport {
   problems: Problem[];
   /** True when nothing is left to repair. */
@@ -78,7 +93,7 @@ export interface DoctorReport {
  * and a missing sandbox; `fix` repairs what can be repaired (reinstall from the cache or the
  * registry, finish or undo half-done work). A fix run holds the home lock (the caller takes it).
  */
-export async function runDoctor(arc: Arcotheon, options: DoctorOptions): Promise<DoctorReport> {
+export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Promise<DoctorReport> {
   const fix = options.fix === true && options.dryRun !== true;
   const problems: Problem[] = [];
   const checked = { packages: 0, versions: 0, cacheEntries: 0 };
@@ -233,7 +248,7 @@ interface HomeSnapshot {
 }
 
 /** The journal and the package folders, read while nobody else changes them (the caller holds the lock). */
-async function homeSnapshot(arc: Arcotheon, removeTemp: boolean, withLeftovers = true): Promise<HomeSnapshot> {
+async function homeSnapshot(arc: DoctorContext, removeTemp: boolean, withLeftovers = true): Promise<HomeSnapshot> {
   const { records, damaged } = await readJournal(arc.home, { removeTemp });
   const leftovers = new Map<string, string[]>();
   if (withLeftovers) for (const id of await packageIdsOnDisk(arc.home)) {
@@ -244,7 +259,7 @@ async function homeSnapshot(arc: Arcotheon, removeTemp: boolean, withLeftovers =
 }
 
 /** homeSnapshot under the home lock taken without waiting; when a live process holds it, what it is doing. */
-async function readOnlySnapshot(arc: Arcotheon): Promise<HomeSnapshot> {
+async function readOnlySnapshot(arc: DoctorContext): Promise<HomeSnapshot> {
   try {
     return await withLock(arc.home.homeLock, 'doctor (read-only check)', () => homeSnapshot(arc, false, true), { waitMs: 0, what: `The Arcotheon home ${arc.home.root}` });
   } catch (error) {
@@ -256,7 +271,7 @@ async function readOnlySnapshot(arc: Arcotheon): Promise<HomeSnapshot> {
 }
 
 /** Whether `version` is still the active or a kept version of `id` (it may have changed since it was read). */
-async function stillReferenced(arc: Arcotheon, id: string, version: string): Promise<boolean> {
+async function stillReferenced(arc: DoctorContext, id: string, version: string): Promise<boolean> {
   const state = await readState(arc.home, id).catch(() => null);
   if (state === null || !(state.active === version || state.history.includes(version))) return false;
   return (await readJournal(arc.home, { removeTemp: false })).records.every((r) => !Object.hasOwn(r.record.after, id));
@@ -267,7 +282,7 @@ async function stillReferenced(arc: Arcotheon, id: string, version: string): Pro
  * recorded at install, every listed file present with its size and SHA-256, and nothing else there.
  * Returns the verified manifest when intact, else what is wrong.
  */
-async function checkInstall(arc: Arcotheon, id: string, version: string, state: PackageState): Promise<{ manifest: Manifest } | { damage: string }> {
+async function checkInstall(arc: DoctorContext, id: string, version: string, state: PackageState): Promise<{ manifest: Manifest } | { damage: string }> {
   const damaged = (damage: string): { damage: string } => ({ damage });
   const dir = arc.home.versionDir(id, version);
   if (!(await exists(dir))) return damaged('its installed files are missing');
@@ -305,7 +320,7 @@ async function walk(dir: string, prefix: string): Promise<string[]> {
 }
 
 /** Reinstalls one version: from the cached archive when it is intact, else from the registry. */
-async function reinstall(arc: Arcotheon, id: string, version: string, state: PackageState): Promise<string> {
+async function reinstall(arc: DoctorContext, id: string, version: string, state: PackageState): Promise<string> {
   const record = state.versions[version];
   if (record === undefined) throw new AdcapError('E_NOT_FOUND', `The state of ${id} has no record of ${version}, so it cannot be reinstalled; uninstall and install it again.`);
   let archive: string;
@@ -337,18 +352,18 @@ async function reinstall(arc: Arcotheon, id: string, version: string, state: Pac
 }
 
 /** The keys the remote `remote` lists for the publisher of `id` (from its last verified catalogue). */
-async function registryPublisherKeys(arc: Arcotheon, remote: string, id: string): Promise<TrustedKey[]> {
+async function registryPublisherKeys(arc: DoctorContext, remote: string, id: string): Promise<TrustedKey[]> {
   const { payload } = await (await arc.sources.client(remote)).catalogue();
   return publisherTrustedKeys(payload, id.split('/')[0] ?? '');
 }
 
 /** Entries in the package directory that no state references: staging dirs, temp files, old versions. */
-async function leftoverEntries(arc: Arcotheon, id: string, state: PackageState): Promise<string[]> {
+async function leftoverEntries(arc: DoctorContext, id: string, state: PackageState): Promise<string[]> {
   const keep = new Set(['state.json', state.active, ...state.history]);
   return (await readdir(arc.home.packageDir(id)).catch(() => [] as string[])).filter((name) => !keep.has(name)).sort();
 }
 
-async function repairState(arc: Arcotheon, id: string, error: unknown, fix: boolean): Promise<Problem> {
+async function repairState(arc: DoctorContext, id: string, error: unknown, fix: boolean): Promise<Problem> {
   const message = error instanceof Error ? error.message : String(error);
   const problem: Problem = { kind: 'damaged-state', id, message: `The state file of ${id} is damaged: ${message}`, fixable: true };
   if (!fix) return problem;

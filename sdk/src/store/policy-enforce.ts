@@ -10,9 +10,8 @@
  */
 import { AdcapError, isAdcapError } from '../errors.js';
 import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
-import type { Arcotheon } from './arcotheon.js';
 import type { Problem } from './doctor.js';
-import { setEnablement } from './enablement.js';
+import { setEnablement, type EnablementHook } from './enablement.js';
 import type { Plan } from './plan.js';
 import { grantString } from '../permissions/index.js';
 import {
@@ -29,14 +28,28 @@ import {
   type LoadedPolicy,
 } from './policy.js';
 import type { PackageState } from './state.js';
+import type { InstalledView, PolicyView } from './store-view.js';
+
+/**
+ * What `applyPolicy` reads and calls (issue 15, item 1): the installed side, the home lock, and
+ * the public install and update, so the policy goes through the same approval and lifecycle as a
+ * user would. `Arcotheon` is one.
+ */
+export interface PolicyHost extends InstalledView, PolicyView {
+  readonly enablementHook: EnablementHook | undefined;
+  installedIds(): Promise<string[]>;
+  withHome<T>(purpose: string, fn: () => Promise<T>): Promise<T>;
+  install(request: { id: string; range: string }, options: { approve: () => boolean }): Promise<{ installed: Array<{ id: string; version: string }> }>;
+  update(ids: string[], options?: { approve: () => boolean }): Promise<{ installed: Array<{ id: string; version: string }>; needsApproval: boolean }>;
+}
 
 /** The policy for an operation that changes something: E_POLICY when the file is invalid. */
-export function policyForChange(arc: Arcotheon): Promise<LoadedPolicy | null> {
+export function policyForChange(arc: PolicyView): Promise<LoadedPolicy | null> {
   return arc.policyInForce();
 }
 
 /** The policy for read-only work: an invalid one is returned as its error, not thrown. */
-export async function policyForReading(arc: Arcotheon): Promise<{ loaded: LoadedPolicy | null; error?: AdcapError }> {
+export async function policyForReading(arc: PolicyView): Promise<{ loaded: LoadedPolicy | null; error?: AdcapError }> {
   try {
     return { loaded: await arc.policyInForce() };
   } catch (error) {
@@ -142,7 +155,7 @@ export interface PolicyApplyResult {
  * An invalid policy throws E_POLICY. A required capability that cannot be installed or updated
  * (offline, not found, denied) is reported in `failed`, and the rest still goes ahead.
  */
-export async function applyPolicy(arc: Arcotheon, now: string): Promise<PolicyApplyResult> {
+export async function applyPolicy(arc: PolicyHost, now: string): Promise<PolicyApplyResult> {
   const loaded = await policyForChange(arc);
   const result: PolicyApplyResult = {
     policy: loaded === null ? null : { path: loaded.path, source: loaded.source },
@@ -225,7 +238,7 @@ export async function applyPolicy(arc: Arcotheon, now: string): Promise<PolicyAp
 }
 
 /** Doctor's policy findings: an invalid policy, blocked capabilities installed, required ones missing, denied grants held. */
-export async function policyFindings(arc: Arcotheon): Promise<Problem[]> {
+export async function policyFindings(arc: PolicyView & Pick<InstalledView, 'state'> & { installedIds(): Promise<string[]> }): Promise<Problem[]> {
   const { loaded, error } = await policyForReading(arc);
   if (error !== undefined) return [{ kind: 'policy', message: error.message, fixable: false }];
   if (loaded === null) return [];

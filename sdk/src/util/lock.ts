@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { AdcapError } from '../errors.js';
+import { AdcapError, isAdcapError } from '../errors.js';
 
 /**
  * An inter-process lock for the home directory (DESIGN §6 home/locks/). The lock is a directory
@@ -10,6 +10,14 @@ import { AdcapError } from '../errors.js';
  * refreshes its mtime as a heartbeat. A lock is stale, and may be taken over, when its holder on
  * this host is no longer alive or its heartbeat stopped: a process killed in the middle of an
  * install must not block the repair that follows it.
+ *
+ * This is the SDK's one lock (issue 15, item 3): the home, config.json, each remote's catalogue,
+ * the audit log, a registry being built and the content cache's partial downloads all use it.
+ * DESIGN §12 suggests proper-lockfile; we keep our own because proper-lockfile judges a lock only
+ * by its mtime, so a lock left by a process that was killed blocks everyone until the stale time
+ * has passed (the crash-then-repair case above must not wait), and it records no holder, so
+ * E_LOCKED could not say which process (and which operation) holds the lock. The token check in
+ * breakLock also keeps two processes that break the same stale lock from removing a fresh one.
  */
 export interface LockOptions {
   /** How long to wait for another holder before failing with E_LOCKED. */
@@ -66,6 +74,27 @@ export async function acquireLock(lockPath: string, purpose: string, options: Lo
     }
     await sleep(POLL_MS);
   }
+}
+
+/**
+ * Takes the lock if nobody holds it now (a stale lock is taken over), without waiting: null when a
+ * live holder has it. For work a second process does differently rather than waits for (the
+ * content cache's partial download).
+ */
+export async function tryAcquireLock(lockPath: string, purpose: string, options: Omit<LockOptions, 'waitMs'> = {}): Promise<HeldLock | null> {
+  try {
+    return await acquireLock(lockPath, purpose, { ...options, waitMs: 0 });
+  } catch (error) {
+    if (isAdcapError(error, 'E_LOCKED')) return null;
+    throw error;
+  }
+}
+
+/** Whether a live holder has the lock now; a missing or stale lock is not held. */
+export async function lockHeld(lockPath: string, options: Pick<LockOptions, 'staleMs'> = {}): Promise<boolean> {
+  const staleMs = Math.max(options.staleMs ?? 30_000, HEARTBEAT_MS * 3);
+  if ((await stat(lockPath).catch(() => null)) === null) return false;
+  return !(await isStale(lockPath, await readOwner(lockPath), staleMs));
 }
 
 /** Runs `fn` while holding the lock, releasing it however `fn` ends. */

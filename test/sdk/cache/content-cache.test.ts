@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentCache, type DownloadProgress } from '../../../sdk/src/cache/content-cache.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
+import { acquireLock } from '../../../sdk/src/util/lock.js';
 import { TestServer } from '../../helpers/test-server.js';
 import { useCacheFixture } from '../../helpers/cache-fixture.js';
 import { rejection } from '../../helpers/errors.js';
@@ -176,7 +176,7 @@ describe('ContentCache over HTTPS (test CA)', () => {
     await mkdir(cache.tmpDir, { recursive: true });
     const partial = join(cache.tmpDir, `${b.sha256}.partial`);
     await writeFile(partial, Buffer.from('someone else is writing this'));
-    const release = await lockfile.lock(partial, { realpath: false });
+    const lock = await acquireLock(`${partial}.lock`, 'another process downloading it');
     try {
       const path = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/locked.bin')] });
       expect((await readFile(path)).equals(b.data)).toBe(true);
@@ -184,7 +184,7 @@ describe('ContentCache over HTTPS (test CA)', () => {
       expect(server.statsFor('/locked.bin').ranges).toEqual([]);
       expect((await cache.gc(new Set([b.sha256]))).tempFilesRemoved).toBe(0);
     } finally {
-      await release();
+      await lock.release();
     }
   });
 

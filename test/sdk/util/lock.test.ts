@@ -2,7 +2,7 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock, withLock } from '../../../sdk/src/util/lock.js';
+import { acquireLock, lockHeld, tryAcquireLock, withLock } from '../../../sdk/src/util/lock.js';
 import { exited, spawnTs, waitForLine } from '../../helpers/spawn-ts.js';
 
 const holder = join(import.meta.dirname, '../../fixtures/lock-holder.ts');
@@ -65,6 +65,26 @@ describe('home lock', () => {
     // Not the heartbeat timeout: the dead pid alone marks the lock stale.
     expect(Date.now() - started).toBeLessThan(2_000);
     await lock.release();
+    expect(await readdir(join(path, '..'))).toEqual([]);
+  });
+
+  it('tryAcquireLock does not wait for a live holder (null) and takes a dead one\'s lock at once; lockHeld agrees', async () => {
+    const path = await lockPathInTemp();
+    expect(await lockHeld(path)).toBe(false);
+    const child = spawnTs(holder, [path]);
+    await waitForLine(child, (line) => line === 'locked');
+    expect(await lockHeld(path)).toBe(true);
+    const started = Date.now();
+    expect(await tryAcquireLock(path, 'second')).toBeNull();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    child.kill('SIGKILL');
+    await exited(child);
+    expect(await lockHeld(path, { staleMs: 60_000 })).toBe(false);
+    const lock = await tryAcquireLock(path, 'recovery', { staleMs: 60_000 });
+    expect(lock?.owner.pid).toBe(process.pid);
+    expect(await lockHeld(path)).toBe(true);
+    await lock?.release();
+    expect(await lockHeld(path)).toBe(false);
     expect(await readdir(join(path, '..'))).toEqual([]);
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * Discovery (host contract "Browse", DESIGN §7 `search`, `packageDoc`): metadata only, from the
+ * verified catalogues and package documents of the configured remotes; nothing is installed.
+ */
+import { AdcapError, isAdcapError } from '../errors.js';
+import { parseCapabilityId } from '../registry/layout.js';
+import { compareSearchHits, type SearchFilters, type SearchHit } from '../registry/search.js';
+import type { PackageDocument } from '../registry/types.js';
+import { checkId } from './arguments.js';
+import type { HomeLayout } from './home.js';
+import type { RegistrySources } from './sources.js';
+import { readState } from './state.js';
+
+interface DiscoveryStore {
+  readonly home: HomeLayout;
+  readonly sources: RegistrySources;
+}
+
+/** `arc.search`: every remote searched (or only `filters.remote`); the first remote listing an id wins. */
+export async function searchRemotes(
+  store: DiscoveryStore,
+  query: string,
+  filters: Omit<SearchFilters, 'installedIds'> & { remote?: string },
+  installed: () => Promise<Array<{ id: string }>>,
+): Promise<Array<SearchHit & { remote: string }>> {
+  if (typeof query !== 'string') throw new AdcapError('E_USAGE', 'search() takes the words to look for as a string ("" lists everything).', { details: { argument: 'query' } });
+  const installedIds = new Set((await installed()).map((c) => c.id));
+  const seen = new Set<string>();
+  const hits: Array<SearchHit & { remote: string }> = [];
+  const { remote, ...catalogueFilters } = filters;
+  for (const client of await store.sources.clients()) {
+    if (remote !== undefined && client.remote.name !== remote) continue;
+    for (const hit of await client.search(query, { ...catalogueFilters, installedIds, limit: undefined })) {
+      if (seen.has(hit.id)) continue;
+      seen.add(hit.id);
+      hits.push({ ...hit, remote: client.remote.name });
+    }
+  }
+  hits.sort(compareSearchHits);
+  return filters.limit === undefined ? hits : hits.slice(0, filters.limit);
+}
+
+/** `arc.packageDoc`: the verified package document of a capability (every version and its status). */
+export async function packageDocument(store: DiscoveryStore, id: string, options: { remote?: string }): Promise<PackageDocument & { remote: string }> {
+  checkId(id, 'packageDoc');
+  parseCapabilityId(id);
+  // An installed capability is shown as its own registry has it (issue 11, item 1).
+  const state = await readState(store.home, id).catch(() => null);
+  const installedFrom = state?.versions[state.active]?.source;
+  const where = options.remote !== undefined ? { only: options.remote } : installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {};
+  const located = await store.sources.locate(id, where);
+  if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
+  return { ...located.doc, remote: located.remote };
+}
+
+/**
+ * Fetches every remote's catalogue now (an update looks for what is new). A remote that cannot
+ * be reached keeps its last verified catalogue; a refused one (an attack) stops the update.
+ */
+export async function refreshRemotes(sources: RegistrySources): Promise<void> {
+  for (const client of await sources.clients()) {
+    try {
+      await client.update();
+    } catch (error) {
+      if (!isAdcapError(error, 'E_DOWNLOAD')) throw error;
+    }
+  }
+}
