@@ -51,13 +51,15 @@ const layerZones = [
   {
     target: 'sdk/src',
     from: sdkBarrels,
-    message: "Inside the SDK, import the module that defines the name, never the package's entry points (index.ts, internal.ts): they sit above every layer.",
+    message:
+      "Inside the SDK, import the module that defines the name, never the package's entry points (index.ts, internal.ts): they sit above every layer.",
   },
   { target: 'sdk', from: ['electron', 'renderer'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' },
   {
     target: 'electron',
     from: ['sdk/src'],
-    message: 'electron/ uses the SDK as a host does, through @arcotheon/sdk (or @arcotheon/sdk/internal), never its source files (DESIGN §2).',
+    message:
+      'electron/ uses the SDK as a host does, through @arcotheon/sdk (or @arcotheon/sdk/internal), never its source files (DESIGN §2).',
   },
   {
     target: 'electron/common',
@@ -101,7 +103,8 @@ const dynamicImports = {
   sdk: (message) => ({ selector: sourceMatching('^@arcotheon/sdk($|/)'), message }),
 };
 const rendererNodeMessage = 'The renderer is browser code: no Node modules (DESIGN §2).';
-const rendererSdkMessage = 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).';
+const rendererSdkMessage =
+  'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).';
 const commonNodeMessage = 'electron/common is imported by the renderer: no Node modules (DESIGN §2).';
 const commonSdkMessage = 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).';
 
@@ -110,11 +113,18 @@ const htmlSinks = [
   "JSXAttribute[name.name='dangerouslySetInnerHTML']",
   "Property[key.name='dangerouslySetInnerHTML']",
   'MemberExpression[property.name=/^(innerHTML|outerHTML|srcdoc)$/]',
-  "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]",
+  'CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]',
 ];
 
 /** Files that may not import electron: all but electron/main.ts, utility.ts and preload.ts. */
-const electronHostFiles = ['electron/host/**/*.ts', 'electron/web.ts', 'electron/cli.ts', 'electron/main/**/*.ts', 'electron/utility/**/*.ts', 'electron/preload/**/*.ts'];
+const electronHostFiles = [
+  'electron/host/**/*.ts',
+  'electron/web.ts',
+  'electron/cli.ts',
+  'electron/main/**/*.ts',
+  'electron/utility/**/*.ts',
+  'electron/preload/**/*.ts',
+];
 const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'];
 
 export default tseslint.config(
@@ -144,7 +154,9 @@ export default tseslint.config(
     files: ['sdk/**/*.ts', 'electron/**/*.{ts,mjs}', 'renderer/**/*.{ts,tsx}'],
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.base.json', 'renderer/tsconfig.json'], noWarnOnMultipleProjects: true })],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: ['tsconfig.base.json', 'renderer/tsconfig.json'], noWarnOnMultipleProjects: true }),
+      ],
     },
     rules: {
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones }],
@@ -157,7 +169,9 @@ export default tseslint.config(
         'error',
         {
           paths: [electronOnly],
-          patterns: [{ group: ['**/electron/**', '**/renderer/**'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' }],
+          patterns: [
+            { group: ['**/electron/**', '**/renderer/**'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' },
+          ],
         },
       ],
       'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron],
@@ -172,7 +186,10 @@ export default tseslint.config(
     files: ['sdk/src/**/*.ts', 'electron/**/*.ts'],
     languageOptions: { parserOptions: { project: ['./tsconfig.lint.json'], tsconfigRootDir: import.meta.dirname } },
     rules: {
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: true },
+      ],
     },
   },
   {
@@ -183,7 +200,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [electronOnly], patterns: [electronSubpaths, { group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }] },
+        {
+          paths: [electronOnly],
+          patterns: [electronSubpaths, { group: ['**/renderer/**'], message: 'Only the renderer build may import renderer code.' }],
+        },
       ],
     },
   },
@@ -212,11 +232,21 @@ export default tseslint.config(
           patterns: [
             electronSubpaths,
             { group: nodeModules, message: commonNodeMessage },
-            { group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '../host/**', '../web*', '**/renderer/**'], message: commonSdkMessage },
+            {
+              group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '../host/**', '../web*', '**/renderer/**'],
+              message: commonSdkMessage,
+            },
           ],
         },
       ],
-      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron, dynamicImports.node(commonNodeMessage), dynamicImports.sdk(commonSdkMessage)],
+      'no-restricted-syntax': [
+        'error',
+        dynamicImports.literalOnly,
+        dynamicImports.typeImport,
+        dynamicImports.electron,
+        dynamicImports.node(commonNodeMessage),
+        dynamicImports.sdk(commonSdkMessage),
+      ],
     },
   },
   {
@@ -231,7 +261,14 @@ export default tseslint.config(
             electronSubpaths,
             { group: nodeModules, message: rendererNodeMessage },
             {
-              group: ['@arcotheon/sdk', '@arcotheon/sdk/**', '**/sdk/**', '**/electron/**', '!**/electron/common', '!**/electron/common/**'],
+              group: [
+                '@arcotheon/sdk',
+                '@arcotheon/sdk/**',
+                '**/sdk/**',
+                '**/electron/**',
+                '!**/electron/common',
+                '!**/electron/common/**',
+              ],
               message: rendererSdkMessage,
             },
           ],
@@ -241,7 +278,10 @@ export default tseslint.config(
       // Markdown, never parsed as HTML, and never turned into code.
       'no-restricted-syntax': [
         'error',
-        ...htmlSinks.map((selector) => ({ selector, message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).' })),
+        ...htmlSinks.map((selector) => ({
+          selector,
+          message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).',
+        })),
         dynamicImports.literalOnly,
         dynamicImports.typeImport,
         dynamicImports.electron,

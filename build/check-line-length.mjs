@@ -42,7 +42,11 @@ for (const file of files) {
 const allowance = JSON.parse(readFileSync(allowanceFile, 'utf8'));
 const total = Object.values(counts).reduce((a, b) => a + b, 0);
 if (process.argv.includes('--reset')) {
-  const fresh = Object.fromEntries(Object.keys(counts).sort().map((f) => [f, counts[f]]));
+  const fresh = Object.fromEntries(
+    Object.keys(counts)
+      .sort()
+      .map((f) => [f, counts[f]]),
+  );
   writeFileSync(allowanceFile, `${JSON.stringify(fresh, null, 2)}\n`);
   console.log(`long-lines.json: ${total} lines over ${MAX} allowed in ${Object.keys(fresh).length} files`);
   process.exit(0);

@@ -23,8 +23,13 @@ function atLeast(version, minimum) {
 var version = process.argv[2] || process.versions.node;
 if (!atLeast(version, MINIMUM)) {
   process.stderr.write(
-    'error: Arcotheon needs Node.js ' + MINIMUM[0] + '.' + MINIMUM[1] + ' or newer and this is Node.js ' + String(version).replace(/^v/, '') +
-      '; install a current Node.js (https://nodejs.org) and run npm install again.\n'
+    'error: Arcotheon needs Node.js ' +
+      MINIMUM[0] +
+      '.' +
+      MINIMUM[1] +
+      ' or newer and this is Node.js ' +
+      String(version).replace(/^v/, '') +
+      '; install a current Node.js (https://nodejs.org) and run npm install again.\n',
   );
   process.exit(1);
 }

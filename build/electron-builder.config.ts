@@ -13,10 +13,21 @@ import type { Configuration } from 'electron-builder';
  * put in node_modules/electron/dist (for this platform); without either, electron-builder
  * downloads the release zip itself.
  */
-const electronDist = process.env.ARCOTHEON_ELECTRON_DIST ?? (existsSync('node_modules/electron/dist') ? 'node_modules/electron/dist' : undefined);
+const electronDist =
+  process.env.ARCOTHEON_ELECTRON_DIST ?? (existsSync('node_modules/electron/dist') ? 'node_modules/electron/dist' : undefined);
 
 /** electron-builder's own deb dependencies (FpmTarget), plus what the SDK needs. */
-const DEB_DEFAULT_DEPENDS = ['libgtk-3-0', 'libnotify4', 'libnss3', 'libxss1', 'libxtst6', 'xdg-utils', 'libatspi2.0-0', 'libuuid1', 'libsecret-1-0'];
+const DEB_DEFAULT_DEPENDS = [
+  'libgtk-3-0',
+  'libnotify4',
+  'libnss3',
+  'libxss1',
+  'libxtst6',
+  'xdg-utils',
+  'libatspi2.0-0',
+  'libuuid1',
+  'libsecret-1-0',
+];
 
 export const PACKAGE_MIME_TYPE = 'application/vnd.arcotheon.adcap';
 
@@ -34,7 +45,9 @@ const config: Configuration = {
   ...(electronDist === undefined ? {} : { electronDist }),
   protocols: [{ name: 'Arcotheon install link', schemes: ['arcotheon'] }],
   // Opening a package shows the install dialog; it never installs by itself (electron/main/opens.ts).
-  fileAssociations: [{ ext: 'adcap', name: 'Arcotheon package', description: 'Arcotheon capability package', mimeType: PACKAGE_MIME_TYPE, role: 'Viewer' }],
+  fileAssociations: [
+    { ext: 'adcap', name: 'Arcotheon package', description: 'Arcotheon capability package', mimeType: PACKAGE_MIME_TYPE, role: 'Viewer' },
+  ],
   // Electron's fuses: no ELECTRON_RUN_AS_NODE, NODE_OPTIONS or --inspect on the shipped binary, the
   // app only from its integrity-checked asar. (The SDK runs node tools with a node from PATH.)
   electronFuses: {

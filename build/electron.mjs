@@ -12,12 +12,42 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 // tsconfig.electron.json, not tsconfig.json: the latter maps @arcotheon/sdk to its source for the typecheck,
 // and the bundles must load the SDK as the external package it is.
-const common = { absWorkingDir: root, tsconfig: 'tsconfig.electron.json', bundle: true, target: 'node22', sourcemap: false, logLevel: 'warning', legalComments: 'none' };
+const common = {
+  absWorkingDir: root,
+  tsconfig: 'tsconfig.electron.json',
+  bundle: true,
+  target: 'node22',
+  sourcemap: false,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
 
 await Promise.all([
-  build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'out/electron/main.mjs', platform: 'node', format: 'esm', packages: 'external' }),
-  build({ ...common, entryPoints: ['electron/utility.ts'], outfile: 'out/electron/utility.mjs', platform: 'node', format: 'esm', packages: 'external' }),
+  build({
+    ...common,
+    entryPoints: ['electron/main.ts'],
+    outfile: 'out/electron/main.mjs',
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+  }),
+  build({
+    ...common,
+    entryPoints: ['electron/utility.ts'],
+    outfile: 'out/electron/utility.mjs',
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+  }),
   // The preload runs in Chromium's sandbox: everything bundled, `electron` provided by the runtime.
-  build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'out/electron/preload.cjs', platform: 'node', format: 'cjs', external: ['electron'], target: 'chrome140' }),
+  build({
+    ...common,
+    entryPoints: ['electron/preload.ts'],
+    outfile: 'out/electron/preload.cjs',
+    platform: 'node',
+    format: 'cjs',
+    external: ['electron'],
+    target: 'chrome140',
+  }),
 ]);
 console.log('bundled out/electron/main.mjs, utility.mjs, preload.cjs');

@@ -35,7 +35,10 @@ console.log(`Arcotheon tour, on the bundled example registry (home: ${home})`);
 const workspace = join(repo, '.tmp', 'demo-workspace');
 mkdirSync(workspace, { recursive: true });
 writeFileSync(join(workspace, 'notes.md'), '# Launch plan\nTODO: write the announcement\nFIXME: the pricing table is out of date\n');
-writeFileSync(join(workspace, 'sales.csv'), 'region,month,units,revenue\nnorth,jan,12,1200\nsouth,jan,,800\nnorth,feb,15,1500\nsouth,feb,9,950\n');
+writeFileSync(
+  join(workspace, 'sales.csv'),
+  'region,month,units,revenue\nnorth,jan,12,1200\nsouth,jan,,800\nnorth,feb,15,1500\nsouth,feb,9,950\n',
+);
 
 adcap(['search']);
 adcap(['show', 'arcotheon/workspace-stats']);

@@ -24,12 +24,17 @@ afterAll(async () => {
 
 describe('adcap authoring, end to end', () => {
   it('keygen -> init -> build --sign -> verify --trust -> inspect --json -> sign (second key) -> verify', async () => {
-    const first = JSON.parse(ok(await adcap(['keygen', '-o', 'first.key.json', '--json'], work)).stdout) as { keyId: string; publicKey: string };
+    const first = JSON.parse(ok(await adcap(['keygen', '-o', 'first.key.json', '--json'], work)).stdout) as {
+      keyId: string;
+      publicKey: string;
+    };
     expect(first.keyId).toMatch(/^[0-9a-f]{64}$/);
     expect((await stat(join(work, 'first.key.json'))).mode & 0o777).toBe(0o600);
 
     ok(await adcap(['init', 'hello-world'], work));
-    const built = JSON.parse(ok(await adcap(['build', 'hello-world', '-o', 'hello.adcap', '--sign', 'first.key.json', '--json'], work)).stdout) as {
+    const built = JSON.parse(
+      ok(await adcap(['build', 'hello-world', '-o', 'hello.adcap', '--sign', 'first.key.json', '--json'], work)).stdout,
+    ) as {
       id: string;
       manifestSha256: string;
       signedBy: string[];
@@ -37,7 +42,13 @@ describe('adcap authoring, end to end', () => {
     expect(built).toMatchObject({ id: 'local/hello-world', signedBy: [first.keyId] });
 
     const verified = JSON.parse(ok(await adcap(['verify', 'hello.adcap', '--trust', first.publicKey, '--json'], work)).stdout) as unknown;
-    expect(verified).toEqual({ ok: true, id: 'local/hello-world', version: '0.1.0', manifestSha256: built.manifestSha256, signedBy: [first.keyId] });
+    expect(verified).toEqual({
+      ok: true,
+      id: 'local/hello-world',
+      version: '0.1.0',
+      manifestSha256: built.manifestSha256,
+      signedBy: [first.keyId],
+    });
 
     const inspected = JSON.parse(ok(await adcap(['inspect', 'hello.adcap', '--json'], work)).stdout) as {
       manifest: { id: string; files: unknown[] };
@@ -52,13 +63,24 @@ describe('adcap authoring, end to end', () => {
     expect(inspected.size).toBe((await stat(join(work, 'hello.adcap'))).size);
     expect(inspected.entries[0]).toBe('capability.json');
     expect(inspected.entries.at(-1)).toBe('SIGNATURE.json');
-    expect(inspected.signature).toEqual({ keyIds: [first.keyId], payload: { adcap: '1.0', id: 'local/hello-world', version: '0.1.0', manifestSha256: built.manifestSha256 } });
+    expect(inspected.signature).toEqual({
+      keyIds: [first.keyId],
+      payload: { adcap: '1.0', id: 'local/hello-world', version: '0.1.0', manifestSha256: built.manifestSha256 },
+    });
 
-    const second = JSON.parse(ok(await adcap(['--json', 'keygen', '-o', 'second.key.json'], work)).stdout) as { keyId: string; publicKey: string };
-    const signed = JSON.parse(ok(await adcap(['sign', 'hello.adcap', '--key', 'second.key.json', '--json'], work)).stdout) as { signatures: string[]; added: string[] };
+    const second = JSON.parse(ok(await adcap(['--json', 'keygen', '-o', 'second.key.json'], work)).stdout) as {
+      keyId: string;
+      publicKey: string;
+    };
+    const signed = JSON.parse(ok(await adcap(['sign', 'hello.adcap', '--key', 'second.key.json', '--json'], work)).stdout) as {
+      signatures: string[];
+      added: string[];
+    };
     expect(signed).toMatchObject({ signatures: [first.keyId, second.keyId], added: [second.keyId] });
 
-    const both = JSON.parse(ok(await adcap(['verify', 'hello.adcap', '--trust', first.publicKey, '--trust', second.publicKey, '--json'], work)).stdout) as {
+    const both = JSON.parse(
+      ok(await adcap(['verify', 'hello.adcap', '--trust', first.publicKey, '--trust', second.publicKey, '--json'], work)).stdout,
+    ) as {
       signedBy: string[];
       manifestSha256: string;
     };
@@ -80,7 +102,7 @@ describe('adcap authoring, end to end', () => {
     expect(run.stderr).toBe(`error E_UNTRUSTED: ${body.message}\n`);
   });
 
-  it('a tampered package fails verify with the reader\'s code and exit 1', async () => {
+  it("a tampered package fails verify with the reader's code and exit 1", async () => {
     ok(await adcap(['init', 'tamper'], work));
     ok(await adcap(['build', 'tamper', '-o', 'tamper.adcap'], work));
     const bytes = await readFile(join(work, 'tamper.adcap'));

@@ -26,7 +26,12 @@ let home: string;
 
 /** `adcap --home <home> ...args` with the embedded example registry as its only remote. */
 function adcap(args: string[], options: { node?: string; env?: NodeJS.ProcessEnv } = {}): Run {
-  const r = spawnSync(options.node ?? process.execPath, [BIN, '--home', home, ...args], { cwd: work, encoding: 'utf8', env: options.env ?? process.env, timeout: 60_000 });
+  const r = spawnSync(options.node ?? process.execPath, [BIN, '--home', home, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: options.env ?? process.env,
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -76,27 +81,53 @@ describe('item 12: show and list tell what is installed, from any source', () =>
     const shown = JSON.parse(ok(adcap(['show', 'acme/greeter', '--json'])).stdout) as {
       remote: string | null;
       versions: Record<string, unknown>;
-      installed: { version: string; status: string; source: { kind: string }; skills: unknown[]; tools: Array<{ name: string; input: unknown }> };
+      installed: {
+        version: string;
+        status: string;
+        source: { kind: string };
+        skills: unknown[];
+        tools: Array<{ name: string; input: unknown }>;
+      };
     };
     expect(shown.remote).toBeNull();
     expect(shown.versions).toEqual({});
     expect(shown.installed).toMatchObject({ version: '0.1.0', status: 'unsigned', source: { kind: 'file' } });
-    expect(shown.installed.skills).toEqual([{ name: 'greeter', path: 'skills/greeter', dir: join(home, 'packages', 'acme', 'greeter', '0.1.0', 'skills', 'greeter') }]);
+    expect(shown.installed.skills).toEqual([
+      { name: 'greeter', path: 'skills/greeter', dir: join(home, 'packages', 'acme', 'greeter', '0.1.0', 'skills', 'greeter') },
+    ]);
     expect(shown.installed.tools).toEqual([
-      { name: 'greet', description: 'Returns a greeting for the given name.', runtime: 'node', permissions: ['net:connect:api.example.com'], input: [{ name: 'name', required: true, type: 'string', description: 'who to greet' }] },
+      {
+        name: 'greet',
+        description: 'Returns a greeting for the given name.',
+        runtime: 'node',
+        permissions: ['net:connect:api.example.com'],
+        input: [{ name: 'name', required: true, type: 'string', description: 'who to greet' }],
+      },
     ]);
   });
 
   it('show of a capability a remote lists still shows the catalogue, with installed: null when it is not installed', () => {
-    const shown = JSON.parse(ok(adcap(['show', 'acme/csv-summary', '--json'])).stdout) as { remote: string; latest: string; installed: unknown; versions: Record<string, unknown> };
+    const shown = JSON.parse(ok(adcap(['show', 'acme/csv-summary', '--json'])).stdout) as {
+      remote: string;
+      latest: string;
+      installed: unknown;
+      versions: Record<string, unknown>;
+    };
     expect(shown).toMatchObject({ remote: 'examples', latest: '1.0.0', installed: null });
     expect(Object.keys(shown.versions)).toEqual(['1.0.0']);
-    expect(errorLine(adcap(['show', 'acme/nothing-here']))).toBe('error E_NOT_FOUND: acme/nothing-here is not installed and no remote lists it; search for it with "adcap search".');
+    expect(errorLine(adcap(['show', 'acme/nothing-here']))).toBe(
+      'error E_NOT_FOUND: acme/nothing-here is not installed and no remote lists it; search for it with "adcap search".',
+    );
   });
 
   it('list --json gives each skill directory', () => {
     const list = JSON.parse(ok(adcap(['list', '--json'])).stdout) as Array<{ id: string; skills: Array<{ name: string; dir: string }> }>;
-    expect(list.map((c) => [c.id, c.skills])).toEqual([['acme/greeter', [{ name: 'greeter', path: 'skills/greeter', dir: join(home, 'packages', 'acme', 'greeter', '0.1.0', 'skills', 'greeter') }]]]);
+    expect(list.map((c) => [c.id, c.skills])).toEqual([
+      [
+        'acme/greeter',
+        [{ name: 'greeter', path: 'skills/greeter', dir: join(home, 'packages', 'acme', 'greeter', '0.1.0', 'skills', 'greeter') }],
+      ],
+    ]);
     expect(existsSync(join(list[0]!.skills[0]!.dir, 'SKILL.md'))).toBe(true);
   });
 });
@@ -122,15 +153,21 @@ describe('item 13: error messages that lead somewhere', () => {
 
   it('E_NOT_INSTALLED on uninstall does not suggest installing', () => {
     const line = errorLine(adcap(['uninstall', 'acme/never-installed']));
-    expect(line).toBe('error E_NOT_INSTALLED: acme/never-installed is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.');
+    expect(line).toBe(
+      'error E_NOT_INSTALLED: acme/never-installed is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.',
+    );
   });
 
   it('E_ENTITLEMENT says what the host needs (the CLI has no sign-in)', () => {
     const line = errorLine(adcap(['install', 'acme/contract-review', '--yes']));
     expect(line).toMatch(/^error E_ENTITLEMENT: acme\/contract-review@1\.0\.0 is an entitled download/);
-    expect(line).toContain('this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro")');
+    expect(line).toContain(
+      'this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro")',
+    );
     // The CLI says what it is as a host: no sign-in to try.
-    expect(line).toMatch(/The adcap command has no sign-in and passes no authorize callback, so it cannot install or run entitled content; use an app that can\.$/);
+    expect(line).toMatch(
+      /The adcap command has no sign-in and passes no authorize callback, so it cannot install or run entitled content; use an app that can\.$/,
+    );
     expect(line).not.toMatch(/\bsign in\b/i);
   });
 
@@ -148,7 +185,10 @@ describe('item 13: error messages that lead somewhere', () => {
     );
     // Signed by the registered key, the same package publishes.
     ok(adcap(['sign', 'greeter.adcap', '--key', 'acme.key.json', '-o', 'greeter-acme.adcap']));
-    expect(JSON.parse(ok(adcap(['registry', 'publish', 'reg', 'greeter-acme.adcap', '--json'])).stdout)).toMatchObject({ created: true, id: 'acme/greeter' });
+    expect(JSON.parse(ok(adcap(['registry', 'publish', 'reg', 'greeter-acme.adcap', '--json'])).stdout)).toMatchObject({
+      created: true,
+      id: 'acme/greeter',
+    });
   });
 });
 
@@ -156,11 +196,17 @@ describe('item 14: long lists are cut with a count, hostile text is escaped', ()
   it('search prints the first rows and how many more there are; --all and --json give every hit', () => {
     const all = JSON.parse(ok(adcap(['search', '--json'])).stdout) as Array<{ id: string }>;
     expect(all.length).toBeGreaterThan(3);
-    const cut = ok(adcap(['search', '--limit', '3'])).stdout.trim().split('\n');
+    const cut = ok(adcap(['search', '--limit', '3']))
+      .stdout.trim()
+      .split('\n');
     expect(cut).toHaveLength(4);
     expect(cut.slice(0, 3).map((l) => l.split('@')[0])).toEqual(all.slice(0, 3).map((h) => h.id));
     expect(cut[3]).toBe(`… and ${all.length - 3} more; use --limit <n> or --all to see more, or narrow the search`);
-    expect(ok(adcap(['search', '--all'])).stdout.trim().split('\n')).toHaveLength(all.length);
+    expect(
+      ok(adcap(['search', '--all']))
+        .stdout.trim()
+        .split('\n'),
+    ).toHaveLength(all.length);
     expect(JSON.parse(ok(adcap(['search', '--limit', '3', '--json'])).stdout)).toHaveLength(3);
     expect(adcap(['search', '--limit', '3', '--all']).code).toBe(2);
   });
@@ -201,20 +247,26 @@ describe('item 15: an old Node is refused with one clear line', () => {
     const run = adcap(['list'], old);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^error E_RUNTIME_UNSUPPORTED: adcap needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; install a current Node\.js \(https:\/\/nodejs\.org\) and run adcap again\.\n$/);
+    expect(run.stderr).toMatch(
+      /^error E_RUNTIME_UNSUPPORTED: adcap needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; install a current Node\.js \(https:\/\/nodejs\.org\) and run adcap again\.\n$/,
+    );
     // The same bin on this Node runs.
     expect(ok(adcap(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('npm install in the repository runs build/check-node.cjs first, which refuses the old Node with one line', () => {
     const root = join(import.meta.dirname, '..');
-    const pkg = JSON.parse(execFileSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: root, encoding: 'utf8' })) as { scripts: Record<string, string>; engines: { node: string } };
+    const pkg = JSON.parse(
+      execFileSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: root, encoding: 'utf8' }),
+    ) as { scripts: Record<string, string>; engines: { node: string } };
     expect(pkg.scripts['preinstall']).toBe('node build/check-node.cjs');
     expect(pkg.engines.node).toBe('>=22.12');
     const old = oldNode();
     const refused = spawnSync(old.node, [join(root, 'build', 'check-node.cjs')], { encoding: 'utf8', env: old.env });
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/^error: Arcotheon needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; install a current Node\.js \(https:\/\/nodejs\.org\) and run npm install again\.\n$/);
+    expect(refused.stderr).toMatch(
+      /^error: Arcotheon needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; install a current Node\.js \(https:\/\/nodejs\.org\) and run npm install again\.\n$/,
+    );
     const accepted = spawnSync(process.execPath, [join(root, 'build', 'check-node.cjs')], { encoding: 'utf8' });
     expect([accepted.status, accepted.stderr]).toEqual([0, '']);
   });
@@ -233,7 +285,9 @@ describe('item 17: adcap build never packages a secret key', () => {
     await rm(join(work, 'leaky', 'signing.json'));
     const pem = execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519'], { encoding: 'utf8' });
     await writeFile(join(work, 'leaky', 'tools', 'tls.pem'), pem);
-    expect(errorLine(adcap(['build', 'leaky', '-o', 'leaky.adcap']))).toMatch(/^error E_SEMANTIC: tools\/tls\.pem holds a private key \("-----BEGIN PRIVATE KEY-----"\)/);
+    expect(errorLine(adcap(['build', 'leaky', '-o', 'leaky.adcap']))).toMatch(
+      /^error E_SEMANTIC: tools\/tls\.pem holds a private key \("-----BEGIN PRIVATE KEY-----"\)/,
+    );
     await writeFile(join(work, 'leaky', '.adcapignore'), `${await readFile(join(work, 'leaky', '.adcapignore'), 'utf8')}*.pem\n`);
     ok(adcap(['build', 'leaky', '-o', 'leaky.adcap']));
   });

@@ -13,7 +13,10 @@ import { LifecycleRegistry } from '../test/helpers/lifecycle-registry.js';
 const bin = join(import.meta.dirname, '..', 'sdk', 'dist', 'cli', 'main.js');
 
 function adcap(home: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [bin, '--home', home, ...args], { encoding: 'utf8', env: { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
+  const result = spawnSync(process.execPath, [bin, '--home', home, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -55,7 +58,14 @@ describe('adcap lifecycle (built CLI)', () => {
       { id: 'acme/lib', version: '1.0.0' },
       { id: 'acme/app', version: '1.0.0' },
     ]);
-    expect(json<Array<{ id: string; version: string; status: string; grants: string[] }>>(home, 'list').map((c) => [c.id, c.version, c.status, c.grants])).toEqual([
+    expect(
+      json<Array<{ id: string; version: string; status: string; grants: string[] }>>(home, 'list').map((c) => [
+        c.id,
+        c.version,
+        c.status,
+        c.grants,
+      ]),
+    ).toEqual([
       ['acme/app', '1.0.0', 'ok', ['fs:read:workspace']],
       ['acme/lib', '1.0.0', 'ok', []],
     ]);
@@ -72,7 +82,10 @@ describe('adcap lifecycle (built CLI)', () => {
     expect(json<Array<{ version: string }>>(home, 'list')[0]?.version).toBe('1.0.0');
     const done = json<{ applied: boolean }>(home, 'update', '--yes');
     expect(done.applied).toBe(true);
-    expect(json<Array<{ id: string; version: string; grants: string[] }>>(home, 'list')[0]).toMatchObject({ version: '1.1.0', grants: ['fs:read:workspace', 'net:connect:api.example.com'] });
+    expect(json<Array<{ id: string; version: string; grants: string[] }>>(home, 'list')[0]).toMatchObject({
+      version: '1.1.0',
+      grants: ['fs:read:workspace', 'net:connect:api.example.com'],
+    });
     expect(json<{ from: string; to: string }>(home, 'rollback', 'acme/app')).toEqual({ id: 'acme/app', from: '1.1.0', to: '1.0.0' });
     expect(json<Array<{ grants: string[] }>>(home, 'list')[0]?.grants).toEqual(['fs:read:workspace']);
   });

@@ -52,7 +52,10 @@ function json<T>(...args: string[]): T {
 }
 
 /** One request to the nginx under test, trusting the test CA; the body is drained and dropped. */
-function head(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function head(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method: 'HEAD', headers, ca: testTls().caPem }, (res) => {
       res.resume();
@@ -154,11 +157,17 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     const doc = await head('/v1/packages/acme/app.json');
     expect(doc.status).toBe(200);
     expect(doc.headers['cache-control']).toBe('no-cache');
-    const packageDoc = JSON.parse(await readFile(reg.registry.path('v1/packages/acme/app.json'), 'utf8')) as { versions: Record<string, { archive: { sha256: string } }> };
+    const packageDoc = JSON.parse(await readFile(reg.registry.path('v1/packages/acme/app.json'), 'utf8')) as {
+      versions: Record<string, { archive: { sha256: string } }>;
+    };
     const blob = await head(`/v1/blobs/sha256/${packageDoc.versions['1.0.0']?.archive.sha256 ?? ''}.adcap`);
     expect(blob.status).toBe(200);
     expect(blob.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect((await head(`/v1/blobs/sha256/${packageDoc.versions['1.0.0']?.archive.sha256 ?? ''}.adcap`, { 'accept-encoding': 'gzip' })).headers['content-encoding']).toBeUndefined();
+    expect(
+      (await head(`/v1/blobs/sha256/${packageDoc.versions['1.0.0']?.archive.sha256 ?? ''}.adcap`, { 'accept-encoding': 'gzip' })).headers[
+        'content-encoding'
+      ],
+    ).toBeUndefined();
     // The registry's source of truth and dot-files are not served.
     expect((await head('/registry.json')).status).toBe(404);
     expect((await head('/publishers/acme.json')).status).toBe(404);

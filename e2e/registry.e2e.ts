@@ -32,7 +32,11 @@ async function json<T>(args: string[]): Promise<T> {
 
 /** Starts `adcap registry serve` and resolves with the remote URL from its first stdout line. */
 function serve(dir: string): Promise<{ url: string; remoteUrl: string }> {
-  const child = spawn(process.execPath, [BIN, 'registry', 'serve', dir, '--json'], { cwd: work, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'registry', 'serve', dir, '--json'], {
+    cwd: work,
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   server = child as unknown as ChildProcessWithoutNullStreams;
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -68,17 +72,50 @@ describe('adcap registry, end to end', () => {
     const root = await json<{ keyId: string; publicKey: string }>(['keygen', '-o', 'root.key.json']);
     const publisher = await json<{ keyId: string; publicKey: string }>(['keygen', '-o', 'acme.key.json']);
 
-    const init = await json<{ registry: string; rootKeys: { keyId: string }[] }>(['registry', 'init', 'reg', '--name', 'e2e-registry', '--root-key', 'root.key.json']);
+    const init = await json<{ registry: string; rootKeys: { keyId: string }[] }>([
+      'registry',
+      'init',
+      'reg',
+      '--name',
+      'e2e-registry',
+      '--root-key',
+      'root.key.json',
+    ]);
     expect(init).toMatchObject({ registry: 'e2e-registry', rootKeys: [{ keyId: root.keyId }] });
-    const pub = await json<{ id: string; keys: { keyId: string; status: string }[] }>(['registry', 'add-publisher', 'reg', 'acme', '--key', publisher.publicKey, '--name', 'Acme Tools']);
+    const pub = await json<{ id: string; keys: { keyId: string; status: string }[] }>([
+      'registry',
+      'add-publisher',
+      'reg',
+      'acme',
+      '--key',
+      publisher.publicKey,
+      '--name',
+      'Acme Tools',
+    ]);
     expect(pub).toMatchObject({ id: 'acme', keys: [{ keyId: publisher.keyId, status: 'active' }] });
 
     await json(['init', 'hello', '--id', 'acme/hello', '--name', 'Hello registry']);
-    const built = await json<{ id: string; version: string; archiveSha256: string; signedBy: string[] }>(['build', 'hello', '-o', 'hello.adcap', '--sign', 'acme.key.json']);
+    const built = await json<{ id: string; version: string; archiveSha256: string; signedBy: string[] }>([
+      'build',
+      'hello',
+      '-o',
+      'hello.adcap',
+      '--sign',
+      'acme.key.json',
+    ]);
     expect(built.signedBy).toEqual([publisher.keyId]);
 
-    const published = await json<{ id: string; created: boolean; archive: { sha256: string; urls: string[] } }>(['registry', 'publish', 'reg', 'hello.adcap']);
-    expect(published).toMatchObject({ id: 'acme/hello', created: true, archive: { sha256: built.archiveSha256, urls: [`blobs/sha256/${built.archiveSha256}.adcap`] } });
+    const published = await json<{ id: string; created: boolean; archive: { sha256: string; urls: string[] } }>([
+      'registry',
+      'publish',
+      'reg',
+      'hello.adcap',
+    ]);
+    expect(published).toMatchObject({
+      id: 'acme/hello',
+      created: true,
+      archive: { sha256: built.archiveSha256, urls: [`blobs/sha256/${built.archiveSha256}.adcap`] },
+    });
 
     const unsigned = await adcap(['registry', 'publish', 'reg', 'hello', '--json']);
     expect(unsigned.code).not.toBe(0);
@@ -89,13 +126,35 @@ describe('adcap registry, end to end', () => {
     const { remoteUrl } = await serve('reg');
     expect(remoteUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/$/);
 
-    const added = await json<{ name: string; sequence: number; capabilities: number }>(['remote', 'add', 'local', remoteUrl, '--root-key', root.publicKey]);
+    const added = await json<{ name: string; sequence: number; capabilities: number }>([
+      'remote',
+      'add',
+      'local',
+      remoteUrl,
+      '--root-key',
+      root.publicKey,
+    ]);
     expect(added).toMatchObject({ name: 'local', sequence: 1, capabilities: 1 });
 
     const hits = await json<unknown[]>(['search', 'hello']);
-    expect(hits).toEqual([{ id: 'acme/hello', name: 'Hello registry', summary: expect.any(String), latest: built.version, tier: 'free', access: 'public', installed: false }]);
+    expect(hits).toEqual([
+      {
+        id: 'acme/hello',
+        name: 'Hello registry',
+        summary: expect.any(String),
+        latest: built.version,
+        tier: 'free',
+        access: 'public',
+        installed: false,
+      },
+    ]);
 
-    const shown = await json<{ id: string; remote: string; latest: string; versions: Record<string, { archive: { sha256: string }; signers: string[]; status?: string }> }>(['show', 'acme/hello']);
+    const shown = await json<{
+      id: string;
+      remote: string;
+      latest: string;
+      versions: Record<string, { archive: { sha256: string }; signers: string[]; status?: string }>;
+    }>(['show', 'acme/hello']);
     expect(shown).toMatchObject({ id: 'acme/hello', remote: 'local', latest: built.version });
     expect(shown.versions[built.version]).toMatchObject({ archive: { sha256: built.archiveSha256 }, signers: [publisher.keyId] });
     expect(shown.versions[built.version]?.status).toBeUndefined();
@@ -103,7 +162,9 @@ describe('adcap registry, end to end', () => {
     // A second catalogue with a yank reaches the client through `remote update`.
     await json(['registry', 'yank', 'reg', `acme/hello@${built.version}`, '--reason', 'testing']);
     await json(['registry', 'build', 'reg', '--root-key', 'root.key.json']);
-    expect(await json<{ sequence: number; changed: boolean }[]>(['remote', 'update', 'local'])).toMatchObject([{ sequence: 2, changed: true }]);
+    expect(await json<{ sequence: number; changed: boolean }[]>(['remote', 'update', 'local'])).toMatchObject([
+      { sequence: 2, changed: true },
+    ]);
     const after = await json<{ versions: Record<string, { status?: string; statusReason?: string }> }>(['show', 'acme/hello']);
     expect(after.versions[built.version]).toMatchObject({ status: 'yanked', statusReason: 'testing' });
 

@@ -18,7 +18,6 @@ function adcap(args: string[]): Promise<Run> {
   return runAdcap(args, { cwd: work, env: { ...process.env, ARCOTHEON_HOME: join(work, 'home') } });
 }
 
-
 beforeAll(async () => {
   await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-run-e2e-'));
@@ -26,30 +25,45 @@ beforeAll(async () => {
   await mkdir(join(src, 'tools'), { recursive: true });
   await mkdir(join(src, 'workflows'), { recursive: true });
   await copyFile(ECHO, join(src, 'tools', 'echo.mjs'));
-  await writeFile(join(src, 'capability.json'), JSON.stringify({
-    adcap: '1.0',
-    id: 'local/echo-cap',
-    version: '1.0.0',
-    name: 'Echo',
-    summary: 'Echoes its input, for the run e2e.',
-    compat: { agents: { arcotheon: '*' } },
-    permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads the folder you choose.' }],
-    tools: [{
-      name: 'echo',
-      description: 'Echoes its input.',
-      runtime: { type: 'node', entry: 'tools/echo.mjs' },
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-      outputSchema: { type: 'object', required: ['echoed'] },
-      permissions: ['fs:read:workspace'],
-    }],
-    workflows: [{ path: 'workflows/ask.json' }],
-  }, null, 2));
-  await writeFile(join(src, 'workflows', 'ask.json'), JSON.stringify({
-    'adcap-workflow': '1.0',
-    id: 'ask',
-    inputs: { properties: { q: { type: 'string', default: 'why' } } },
-    steps: [{ id: 'e', tool: 'echo', input: { text: '{{inputs.q}}' } }, { id: 'answer', agent: 'Answer: {{steps.e.output.echoed.text}}' }],
-  }));
+  await writeFile(
+    join(src, 'capability.json'),
+    JSON.stringify(
+      {
+        adcap: '1.0',
+        id: 'local/echo-cap',
+        version: '1.0.0',
+        name: 'Echo',
+        summary: 'Echoes its input, for the run e2e.',
+        compat: { agents: { arcotheon: '*' } },
+        permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads the folder you choose.' }],
+        tools: [
+          {
+            name: 'echo',
+            description: 'Echoes its input.',
+            runtime: { type: 'node', entry: 'tools/echo.mjs' },
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+            outputSchema: { type: 'object', required: ['echoed'] },
+            permissions: ['fs:read:workspace'],
+          },
+        ],
+        workflows: [{ path: 'workflows/ask.json' }],
+      },
+      null,
+      2,
+    ),
+  );
+  await writeFile(
+    join(src, 'workflows', 'ask.json'),
+    JSON.stringify({
+      'adcap-workflow': '1.0',
+      id: 'ask',
+      inputs: { properties: { q: { type: 'string', default: 'why' } } },
+      steps: [
+        { id: 'e', tool: 'echo', input: { text: '{{inputs.q}}' } },
+        { id: 'answer', agent: 'Answer: {{steps.e.output.echoed.text}}' },
+      ],
+    }),
+  );
   await mkdir(join(work, 'ws'));
 });
 afterAll(async () => {
@@ -70,7 +84,10 @@ describe('adcap run, workflow and audit verify, end to end', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error E_INPUT: .*"text"/);
 
-    const flow = JSON.parse(ok(await adcap(['workflow', 'local/echo-cap', 'ask', '--inputs', '{}', '--json'])).stdout) as Record<string, unknown>;
+    const flow = JSON.parse(ok(await adcap(['workflow', 'local/echo-cap', 'ask', '--inputs', '{}', '--json'])).stdout) as Record<
+      string,
+      unknown
+    >;
     expect(flow).toMatchObject({ status: 'agent', stepId: 'answer', instruction: 'Answer: why' });
 
     const verified = JSON.parse(ok(await adcap(['audit', 'verify', '--json'])).stdout) as { ok: boolean; lines: number };

@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 describe('sdk/examples/host.mjs', () => {
   it('runs the whole host contract offline: discover, approve, install, skills, tool, workflow, update, doctor, audit', async () => {
     const home = await mkdtemp(join(tmpdir(), 'adcap-host-example-'));
-    const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'sdk', 'examples', 'host.mjs'), home], { encoding: 'utf8', timeout: 240_000 });
+    const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'sdk', 'examples', 'host.mjs'), home], {
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
     expect(result.status, result.stderr).toBe(0);
     const out = result.stdout;
     expect(out).toMatch(/search "csv": acme\/csv-summary@/);

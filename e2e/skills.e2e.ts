@@ -40,9 +40,15 @@ describe('a skills repository into Claude Code, end to end', () => {
       expect((await lstat(join(claudeSkills, skill))).isSymbolicLink()).toBe(true);
       expect(await readFile(join(claudeSkills, skill, 'SKILL.md'), 'utf8')).toContain(`name: ${skill}`);
       // The link points into the verified, read-only install, not at the clone.
-      expect(await realpath(join(claudeSkills, skill))).toBe(await realpath(join(work, 'arcotheon', 'packages', 'obra', 'superpowers', '0.1.0', 'skills', skill)));
+      expect(await realpath(join(claudeSkills, skill))).toBe(
+        await realpath(join(work, 'arcotheon', 'packages', 'obra', 'superpowers', '0.1.0', 'skills', skill)),
+      );
     }
-    const agents = JSON.parse(ok(await adcap(['agents', '--json'], { cwd: repo, env })).stdout) as Array<{ id: string; present: boolean; links: unknown[] }>;
+    const agents = JSON.parse(ok(await adcap(['agents', '--json'], { cwd: repo, env })).stdout) as Array<{
+      id: string;
+      present: boolean;
+      links: unknown[];
+    }>;
     expect(agents.find((a) => a.id === 'claude-code')).toMatchObject({ present: true });
     expect(agents.find((a) => a.id === 'claude-code')?.links).toHaveLength(3);
 

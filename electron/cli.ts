@@ -97,7 +97,11 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: Node
 /** Opens `url` in the user's browser; failures are reported, never fatal (the URL is printed). */
 export function openBrowser(url: string, log: (message: string) => void): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
     child.on('error', () => log(`Could not open a browser (${command}); open the address above yourself.`));
@@ -180,7 +184,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   try {
     ui = await startUi({ home: resolve(parsed.home ?? defaultHome()), port: parsed.port, open: parsed.open }, log);
   } catch (error) {
-    io.stderr(`arcotheon ui could not start: ${isAdcapError(error) ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(
+      `arcotheon ui could not start: ${isAdcapError(error) ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
   io.stdout(`${ui.url}\n`);

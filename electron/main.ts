@@ -10,7 +10,21 @@
  * `app://` scheme with a strict CSP, navigation / new windows / webviews / permissions denied,
  * external https links to the system browser after a check, every IPC sender checked.
  */
-import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, session, shell, utilityProcess, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type UtilityProcess } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  protocol,
+  safeStorage,
+  session,
+  shell,
+  utilityProcess,
+  type IpcMainInvokeEvent,
+  type MenuItemConstructorOptions,
+  type UtilityProcess,
+} from 'electron';
 import path from 'node:path';
 import { IPC, type DesktopEvent, type OpenRequest, type SecretRequest } from './common/desktop.js';
 import type { HostMethod } from './common/methods.js';
@@ -18,7 +32,16 @@ import type { HostEvent, Result, WorkspaceHandle } from './common/types.js';
 import { argvSkip, LINK_SCHEME, openTargetsFromArgv } from './main/links.js';
 import { OpenDispatcher, sideloadFile } from './main/opens.js';
 import { appLayout } from './main/paths.js';
-import { APP_CSP, APP_ENTRY, APP_SCHEME, isAppUrl, navigationDecision, permissionDecision, serveAppRequest, type SenderInfo } from './main/policy.js';
+import {
+  APP_CSP,
+  APP_ENTRY,
+  APP_SCHEME,
+  isAppUrl,
+  navigationDecision,
+  permissionDecision,
+  serveAppRequest,
+  type SenderInfo,
+} from './main/policy.js';
 import { createIpcRouter, UtilityChannel } from './main/router.js';
 import { SafeSecretStore, SecretBroker } from './main/secrets.js';
 
@@ -111,21 +134,30 @@ const router = createIpcRouter({
   desktop: {
     async pickWorkspace(): Promise<Result<WorkspaceHandle | null>> {
       if (window === null) return { ok: true, value: null };
-      const chosen = await dialog.showOpenDialog(window, { title: 'Choose the workspace folder for this run', properties: ['openDirectory', 'createDirectory'] });
+      const chosen = await dialog.showOpenDialog(window, {
+        title: 'Choose the workspace folder for this run',
+        properties: ['openDirectory', 'createDirectory'],
+      });
       const folder = chosen.filePaths[0];
       if (chosen.canceled || folder === undefined) return { ok: true, value: null };
       return (await host('workspaces.confirm', [folder])) as Result<WorkspaceHandle>;
     },
     async pickSideload() {
       if (window === null) return { ok: true, value: null };
-      const chosen = await dialog.showOpenDialog(window, { title: 'Open an Arcotheon package', properties: ['openFile'], filters: [{ name: 'Arcotheon package', extensions: ['adcap'] }] });
+      const chosen = await dialog.showOpenDialog(window, {
+        title: 'Open an Arcotheon package',
+        properties: ['openFile'],
+        filters: [{ name: 'Arcotheon package', extensions: ['adcap'] }],
+      });
       const file = chosen.filePaths[0];
       if (chosen.canceled || file === undefined) return { ok: true, value: null };
       return sideloadFile(host, file);
     },
     takeOpenRequests: () => ({ ok: true, value: opens.take() }),
     provideSecret: (request, value) =>
-      secrets.provide(request, value) ? { ok: true, value: null } : { ok: false, error: { code: 'E_NOT_FOUND', message: 'That question was already answered or has expired.' } },
+      secrets.provide(request, value)
+        ? { ok: true, value: null }
+        : { ok: false, error: { code: 'E_NOT_FOUND', message: 'That question was already answered or has expired.' } },
   },
 });
 
@@ -207,7 +239,11 @@ function buildMenu(): void {
           click: () =>
             void (async () => {
               if (window === null) return;
-              const chosen = await dialog.showOpenDialog(window, { title: 'Open an Arcotheon package', properties: ['openFile'], filters: [{ name: 'Arcotheon package', extensions: ['adcap'] }] });
+              const chosen = await dialog.showOpenDialog(window, {
+                title: 'Open an Arcotheon package',
+                properties: ['openFile'],
+                filters: [{ name: 'Arcotheon package', extensions: ['adcap'] }],
+              });
               const file = chosen.filePaths[0];
               if (!chosen.canceled && file !== undefined) await opens.open([{ kind: 'file', path: file }]);
             })(),
@@ -219,7 +255,16 @@ function buildMenu(): void {
     { role: 'editMenu' },
     {
       label: 'View',
-      submenu: [{ role: 'reload' }, ...(app.isPackaged ? [] : [{ role: 'toggleDevTools' as const }]), { type: 'separator' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
+      submenu: [
+        { role: 'reload' },
+        ...(app.isPackaged ? [] : [{ role: 'toggleDevTools' as const }]),
+        { type: 'separator' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { type: 'separator' },
+        { role: 'togglefullscreen' },
+      ],
     },
     { role: 'windowMenu' },
     {
@@ -267,14 +312,19 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(() => {
     const ses = session.defaultSession;
-    ses.setPermissionRequestHandler((_contents, permission, callback, details) => callback(permissionDecision(permission, details.requestingUrl)));
+    ses.setPermissionRequestHandler((_contents, permission, callback, details) =>
+      callback(permissionDecision(permission, details.requestingUrl)),
+    );
     ses.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permissionDecision(permission, requestingOrigin));
     // The CSP also on any http(s) response of this session (there should be none: connect-src 'none');
     // app:// responses carry it from resolveAppRequest. The scanner cannot read a constant, so it
     // calls this CSP unparseable: it is APP_CSP (policy.ts), checked in test/electron/main/policy.test.ts.
-    ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [APP_CSP] } })); // eng-disable CSP_GLOBAL_CHECK
+    ses.webRequest.onHeadersReceived((details, callback) =>
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [APP_CSP] } }),
+    ); // eng-disable CSP_GLOBAL_CHECK
     // app:// serves renderer/dist only (see registerSchemesAsPrivileged above).
-    protocol.handle(APP_SCHEME, async (request) => { // eng-disable PROTOCOL_HANDLER_JS_CHECK
+    protocol.handle(APP_SCHEME, async (request) => {
+      // eng-disable PROTOCOL_HANDLER_JS_CHECK
       const answer = await serveAppRequest(request.method, request.url, layout.rendererDir);
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     });

@@ -80,7 +80,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   // A client speaking broken HTTP (or resetting mid-request) loses its connection, nothing more.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     log(`dropped a client sending malformed HTTP (${error.code ?? error.message})`);
-    if (socket.writable && error.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    if (socket.writable && error.code !== 'ECONNRESET')
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     socket.destroy();
   });
   server.on('error', (error) => log(`server error: ${error.message}`));
@@ -161,7 +162,10 @@ function attach(ws: WebSocket, service: HostService, limits: { maxBuffered: numb
     try {
       text = JSON.stringify(message);
     } catch {
-      text = JSON.stringify({ id: (message as { id?: unknown }).id ?? null, result: { ok: false, error: { code: 'E_PROTOCOL', message: 'The reply could not be encoded.' } } });
+      text = JSON.stringify({
+        id: (message as { id?: unknown }).id ?? null,
+        result: { ok: false, error: { code: 'E_PROTOCOL', message: 'The reply could not be encoded.' } },
+      });
     }
     ws.send(text, (error) => {
       if (error !== undefined && error !== null) ws.terminate();
@@ -186,18 +190,33 @@ function attach(ws: WebSocket, service: HostService, limits: { maxBuffered: numb
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
       request = parsed as typeof request;
     } catch {
-      send({ id: null, result: { ok: false, error: { code: 'E_PROTOCOL', message: 'Each message must be one JSON object { id, method, args }.' } } });
+      send({
+        id: null,
+        result: { ok: false, error: { code: 'E_PROTOCOL', message: 'Each message must be one JSON object { id, method, args }.' } },
+      });
       return;
     }
     const id = typeof request.id === 'number' || (typeof request.id === 'string' && request.id.length <= 64) ? request.id : null;
     if (inFlight >= limits.maxInFlight) {
-      send({ id, result: { ok: false, error: { code: 'E_LIMIT', message: `At most ${limits.maxInFlight} requests may wait at once; wait for answers before sending more.` } } });
+      send({
+        id,
+        result: {
+          ok: false,
+          error: {
+            code: 'E_LIMIT',
+            message: `At most ${limits.maxInFlight} requests may wait at once; wait for answers before sending more.`,
+          },
+        },
+      });
       return;
     }
     inFlight++;
     void service
       .dispatch(request.method, request.args ?? [])
-      .catch((error: unknown) => ({ ok: false as const, error: { code: 'E_IO' as const, message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` } }))
+      .catch((error: unknown) => ({
+        ok: false as const,
+        error: { code: 'E_IO' as const, message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` },
+      }))
       .then((result) => {
         inFlight--;
         send({ id, result });
@@ -251,7 +270,11 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
 }
 
 function reply(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'X-Content-Type-Options': 'nosniff',
+  });
   res.end(text);
 }
 

@@ -121,7 +121,8 @@ export async function buildExamples(options: BuildExamplesOptions = {}): Promise
 
   const rootKey = await loadOrCreateKey(join(keysDir, 'root.key.json'), log);
   const publisherKeys = new Map<string, KeyFile>();
-  for (const publisher of Object.keys(PUBLISHERS)) publisherKeys.set(publisher, await loadOrCreateKey(join(keysDir, `${publisher}.key.json`), log));
+  for (const publisher of Object.keys(PUBLISHERS))
+    publisherKeys.set(publisher, await loadOrCreateKey(join(keysDir, `${publisher}.key.json`), log));
 
   await prepareRegistry(registryDir, rootKey, options.clean === true, log);
   for (const [publisher, name] of Object.entries(PUBLISHERS)) {
@@ -136,16 +137,33 @@ export async function buildExamples(options: BuildExamplesOptions = {}): Promise
     const publisher = manifest.id.split('/')[0] ?? '';
     const key = publisherKeys.get(publisher);
     if (key === undefined) {
-      throw new AdcapError('E_USAGE', `${relative(examplesDir, sourceDir)} is published by "${publisher}", which has no key here; use one of ${Object.keys(PUBLISHERS).join(', ')} or add it to PUBLISHERS in examples/build.ts.`);
+      throw new AdcapError(
+        'E_USAGE',
+        `${relative(examplesDir, sourceDir)} is published by "${publisher}", which has no key here; use one of ${Object.keys(PUBLISHERS).join(', ')} or add it to PUBLISHERS in examples/build.ts.`,
+      );
     }
     // 2. Resources first: the package pins them, so their pins must be current before it is built.
-    const resourceFiles = await prepareResources(sourceDir, manifest, join(workDir, 'resources', manifest.id), options.updatePins === true, log);
+    const resourceFiles = await prepareResources(
+      sourceDir,
+      manifest,
+      join(workDir, 'resources', manifest.id),
+      options.updatePins === true,
+      log,
+    );
     // 3. Every release of this source, oldest first.
     const releases = await readReleases(sourceDir, manifest.version);
     for (const release of releases.releases) {
       const built = await buildRelease(sourceDir, release, manifest.version, join(workDir, 'packages'), join(workDir, 'src'), key);
       const published = await publishOrExplain(registryDir, built.file, `${manifest.id}@${release.version}`);
-      packages.push({ id: manifest.id, version: release.version, file: built.file, manifestSha256: built.manifestSha256, archiveSha256: built.archiveSha256, size: built.size, published });
+      packages.push({
+        id: manifest.id,
+        version: release.version,
+        file: built.file,
+        manifestSha256: built.manifestSha256,
+        archiveSha256: built.archiveSha256,
+        size: built.size,
+        published,
+      });
       log(`${published ? 'published' : 'unchanged'} ${manifest.id}@${release.version} (${built.size} bytes)`);
     }
     // 4. Mirrors, by content address.
@@ -162,10 +180,18 @@ export async function buildExamples(options: BuildExamplesOptions = {}): Promise
 
   // 6. The signed catalogue, then 7. the pin a shipping build embeds.
   const built = await buildRegistry(registryDir, { rootKeys: [rootKey], ...(options.now === undefined ? {} : { now: options.now }) });
-  const embedded: EmbeddedRemotePin = { name: EMBEDDED_REMOTE_NAME, url: './v1/', rootKeys: [rootKey.publicKey], minSequence: built.sequence, maxCatalogAgeMs: null };
+  const embedded: EmbeddedRemotePin = {
+    name: EMBEDDED_REMOTE_NAME,
+    url: './v1/',
+    rootKeys: [rootKey.publicKey],
+    minSequence: built.sequence,
+    maxCatalogAgeMs: null,
+  };
   const embeddedFile = join(registryDir, EMBEDDED_REMOTE_FILE);
   await writeFile(embeddedFile, `${JSON.stringify(embedded, null, 2)}\n`);
-  log(`catalogue sequence ${built.sequence}: ${built.capabilities} capabilities, ${packages.length} packages, ${mirrored.length} resource blobs -> ${registryDir}`);
+  log(
+    `catalogue sequence ${built.sequence}: ${built.capabilities} capabilities, ${packages.length} packages, ${mirrored.length} resource blobs -> ${registryDir}`,
+  );
   return { registryDir, packages, mirrored, sequence: built.sequence, embedded, embeddedFile };
 }
 
@@ -193,7 +219,8 @@ async function prepareRegistry(registryDir: string, rootKey: KeyFile, clean: boo
     const config = await readRegistryConfig(registryDir);
     const ours = config.rootKeys.some((k) => k.keyId === rootKey.keyId);
     if (ours && !clean) return;
-    if (!ours) log(`${registryDir} was signed by another root key; starting it over (homes that pinned the old key must remove the remote)`);
+    if (!ours)
+      log(`${registryDir} was signed by another root key; starting it over (homes that pinned the old key must remove the remote)`);
     floor = ours ? Math.max(config.sequence, await catalogueSequence(registryDir)) : 0;
     await rm(registryDir, { recursive: true, force: true });
   }
@@ -220,8 +247,13 @@ export async function exampleDirs(examplesDir: string): Promise<string[]> {
   return out;
 }
 
-async function readManifestSource(sourceDir: string): Promise<Record<string, unknown> & { id: string; version: string; resources?: Resource[] }> {
-  return parseStrictJson(await readFile(join(sourceDir, 'capability.json')), `${sourceDir}/capability.json`) as Record<string, unknown> & { id: string; version: string };
+async function readManifestSource(
+  sourceDir: string,
+): Promise<Record<string, unknown> & { id: string; version: string; resources?: Resource[] }> {
+  return parseStrictJson(await readFile(join(sourceDir, 'capability.json')), `${sourceDir}/capability.json`) as Record<string, unknown> & {
+    id: string;
+    version: string;
+  };
 }
 
 async function readReleases(sourceDir: string, version: string): Promise<ReleasesFile> {
@@ -272,12 +304,21 @@ async function publishOrExplain(registryDir: string, file: string, label: string
  * capability.json. A `file` resource is the single file in that folder; a `shardset` resource is
  * the map built from shards/ (each shard pinned by the map) plus routing.json's fields.
  */
-async function prepareResources(sourceDir: string, manifest: { id: string; resources?: Resource[] }, outDir: string, updatePins: boolean, log: (line: string) => void): Promise<ResourceFile[]> {
+async function prepareResources(
+  sourceDir: string,
+  manifest: { id: string; resources?: Resource[] },
+  outDir: string,
+  updatePins: boolean,
+  log: (line: string) => void,
+): Promise<ResourceFile[]> {
   const files: ResourceFile[] = [];
   for (const resource of manifest.resources ?? []) {
     const dataDir = join(sourceDir, 'data', resource.id);
     if (await missing(dataDir)) {
-      throw new AdcapError('E_NOT_FOUND', `${manifest.id} declares the resource "${resource.id}" but ${dataDir} does not exist; put the resource's source files there.`);
+      throw new AdcapError(
+        'E_NOT_FOUND',
+        `${manifest.id} declares the resource "${resource.id}" but ${dataDir} does not exist; put the resource's source files there.`,
+      );
     }
     let main: ResourceFile;
     if (resource.format === 'shardset') {
@@ -298,7 +339,11 @@ async function prepareResources(sourceDir: string, manifest: { id: string; resou
       main = { file: mapFile, ...(await hashFile(mapFile)), what: `shard map ${resource.id}` };
     } else {
       const names = (await readdir(dataDir)).filter((n) => !n.startsWith('.'));
-      if (names.length !== 1) throw new AdcapError('E_USAGE', `${dataDir} must hold exactly one file, the content of resource "${resource.id}"; it holds ${names.length}.`);
+      if (names.length !== 1)
+        throw new AdcapError(
+          'E_USAGE',
+          `${dataDir} must hold exactly one file, the content of resource "${resource.id}"; it holds ${names.length}.`,
+        );
       const file = join(dataDir, names[0] as string);
       main = { file, ...(await hashFile(file)), what: `resource ${resource.id}` };
     }
@@ -322,9 +367,16 @@ async function updatePin(manifestFile: string, resourceId: string, sha256: strin
   const text = await readFile(manifestFile, 'utf8');
   const resourcesAt = text.indexOf('"resources"');
   const idAt = text.indexOf(`"id": "${resourceId}"`, resourcesAt);
-  if (resourcesAt < 0 || idAt < 0) throw new AdcapError('E_USAGE', `Cannot find resource "${resourceId}" in ${manifestFile} to update its pin; edit sha256 and size by hand.`);
+  if (resourcesAt < 0 || idAt < 0)
+    throw new AdcapError(
+      'E_USAGE',
+      `Cannot find resource "${resourceId}" in ${manifestFile} to update its pin; edit sha256 and size by hand.`,
+    );
   const end = text.indexOf('}', idAt);
-  const block = text.slice(idAt, end).replace(/"sha256": "[0-9a-f]{64}"/, `"sha256": "${sha256}"`).replace(/"size": \d+/, `"size": ${size}`);
+  const block = text
+    .slice(idAt, end)
+    .replace(/"sha256": "[0-9a-f]{64}"/, `"sha256": "${sha256}"`)
+    .replace(/"size": \d+/, `"size": ${size}`);
   await writeFile(manifestFile, text.slice(0, idAt) + block + text.slice(end));
 }
 

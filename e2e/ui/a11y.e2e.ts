@@ -23,7 +23,14 @@ function tasks(version: string, permissions: object[]): CapabilitySource {
           name: 'find_tasks',
           description: 'Lists the tasks it finds.',
           runtime: { type: 'node', entry: 'tools/main.mjs' },
-          inputSchema: { type: 'object', required: ['path'], properties: { path: { type: 'string', description: 'Folder to search, relative to the workspace' }, limit: { type: 'integer', default: 100 } } },
+          inputSchema: {
+            type: 'object',
+            required: ['path'],
+            properties: {
+              path: { type: 'string', description: 'Folder to search, relative to the workspace' },
+              limit: { type: 'integer', default: 100 },
+            },
+          },
         },
       ],
     }),
@@ -101,7 +108,12 @@ beforeAll(async () => {
   await assertBuilt();
   reg = await UiRegistry.create();
   await reg.publish(tasks('1.0.0', [READ]), {
-    manifest: manifest('acme/board', '2.0.0', { name: 'Task board', summary: 'A board for your tasks.', permissions: [READ, EXEC], distribution: { tier: 'pro' } }),
+    manifest: manifest('acme/board', '2.0.0', {
+      name: 'Task board',
+      summary: 'A board for your tasks.',
+      permissions: [READ, EXEC],
+      distribution: { tier: 'pro' },
+    }),
   });
   const home = await reg.newHome();
   await reg.adcapJson(home, ['install', 'acme/tasks', '--yes']);
@@ -123,7 +135,8 @@ describe('every screen is accessible in both themes and fits 800 px', () => {
         const found: string[] = [];
         for (const screen of SCREENS) {
           await screen.open(app.page);
-          for (const v of await seriousA11yViolations(app.page)) found.push(`${screen.name}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(' ')}`);
+          for (const v of await seriousA11yViolations(app.page))
+            found.push(`${screen.name}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(' ')}`);
         }
         expect(found).toEqual([]);
         expect(app.errors).toEqual([]);
@@ -138,14 +151,22 @@ describe('every screen is accessible in both themes and fits 800 px', () => {
     const page = app.page;
     const focused = (): Promise<string> =>
       page.evaluate(() => {
-        const el = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null; closest(s: string): unknown } | null } }).document.activeElement;
+        const el = (
+          globalThis as unknown as {
+            document: { activeElement: { id: string; textContent: string | null; closest(s: string): unknown } | null };
+          }
+        ).document.activeElement;
         return el === null ? '' : `${el.closest('[role="dialog"]') === null ? 'page' : 'dialog'}:${el.id || (el.textContent ?? '').trim()}`;
       });
     try {
       await visit(page, '#/settings', 'Settings');
       await page.keyboard.press('/');
       await page.getByRole('heading', { name: 'Discover', level: 1 }).waitFor();
-      await page.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id === 'catalogue-search');
+      await page.waitForFunction(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id ===
+          'catalogue-search',
+      );
       await page.keyboard.type('board');
       await page.locator('[data-results-for="board"]').waitFor();
       await page.keyboard.press('ArrowDown');
@@ -181,7 +202,10 @@ describe('every screen is accessible in both themes and fits 800 px', () => {
           const doc = (globalThis as unknown as { document: { documentElement: Box; querySelector(s: string): Box | null } }).document;
           const main = doc.querySelector('.screen');
           // The window itself never scrolls (only the screen does), in either direction.
-          const page = Math.max(doc.documentElement.scrollWidth - doc.documentElement.clientWidth, doc.documentElement.scrollHeight - doc.documentElement.clientHeight);
+          const page = Math.max(
+            doc.documentElement.scrollWidth - doc.documentElement.clientWidth,
+            doc.documentElement.scrollHeight - doc.documentElement.clientHeight,
+          );
           return { page, screen: main === null ? 0 : main.scrollWidth - main.clientWidth };
         });
         if (widths.page > 0 || widths.screen > 0) overflowing.push(`${screen.name}: ${JSON.stringify(widths)}`);

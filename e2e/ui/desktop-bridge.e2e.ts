@@ -64,8 +64,10 @@ afterAll(async () => {
   await reg?.close();
 });
 
-const emit = (event: unknown): Promise<void> => page.evaluate((e) => (globalThis as unknown as { __desktop: Fake }).__desktop.emit(e), event);
-const answers = (): Promise<Array<[string, string | null]>> => page.evaluate(() => (globalThis as unknown as { __desktop: Fake }).__desktop.answers);
+const emit = (event: unknown): Promise<void> =>
+  page.evaluate((e) => (globalThis as unknown as { __desktop: Fake }).__desktop.emit(e), event);
+const answers = (): Promise<Array<[string, string | null]>> =>
+  page.evaluate(() => (globalThis as unknown as { __desktop: Fake }).__desktop.answers);
 
 describe('the desktop bridge in the renderer', () => {
   it('a link handed over by the OS opens the verified install dialog, and installs nothing by itself', async () => {
@@ -96,7 +98,13 @@ describe('the desktop bridge in the renderer', () => {
   });
 
   it('explains a file or link it refused, as text', async () => {
-    await emit({ type: 'open', request: { kind: 'refused', message: 'The arcotheon:// link carries a query or fragment, so it was not opened. <img src=x onerror=alert(1)>' } });
+    await emit({
+      type: 'open',
+      request: {
+        kind: 'refused',
+        message: 'The arcotheon:// link carries a query or fragment, so it was not opened. <img src=x onerror=alert(1)>',
+      },
+    });
     const notice = page.getByRole('dialog', { name: 'Arcotheon could not open this' });
     await notice.getByText('<img src=x onerror=alert(1)>', { exact: false }).waitFor();
     expect(await notice.locator('img').count()).toBe(0);

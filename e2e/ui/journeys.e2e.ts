@@ -56,7 +56,11 @@ const REPORT: CapabilitySource = {
         name: 'figures',
         description: 'Returns the figures of a topic as rows.',
         runtime: { type: 'node', entry: 'tools/figures.mjs' },
-        inputSchema: { type: 'object', required: ['topic'], properties: { topic: { type: 'string', minLength: 1, description: 'What the report is about' } } },
+        inputSchema: {
+          type: 'object',
+          required: ['topic'],
+          properties: { topic: { type: 'string', minLength: 1, description: 'What the report is about' } },
+        },
       },
     ],
     workflows: [{ path: 'workflows/report.json' }],
@@ -68,7 +72,11 @@ const REPORT: CapabilitySource = {
       id: 'report',
       name: 'Quarterly report',
       description: 'Collects the figures, then your agent writes the report.',
-      inputs: { type: 'object', required: ['topic'], properties: { topic: { type: 'string', minLength: 1, description: 'What the report is about' } } },
+      inputs: {
+        type: 'object',
+        required: ['topic'],
+        properties: { topic: { type: 'string', minLength: 1, description: 'What the report is about' } },
+      },
       steps: [
         { id: 'collect', tool: 'figures', input: { topic: '{{inputs.topic}}' } },
         { id: 'write', agent: 'Write a one-page report about {{inputs.topic}} from the rows in steps.collect.output.' },
@@ -100,12 +108,16 @@ const HOSTILE: CapabilitySource = {
         name: 'echo',
         description: '<script>alert("tool")</script> echoes',
         runtime: { type: 'node', entry: 'tools/echo.mjs' },
-        inputSchema: { type: 'object', properties: { text: { type: 'string', description: '<img src=x onerror=alert(8)>', default: '<script>alert(9)</script>' } } },
+        inputSchema: {
+          type: 'object',
+          properties: { text: { type: 'string', description: '<img src=x onerror=alert(8)>', default: '<script>alert(9)</script>' } },
+        },
       },
     ],
   }),
   files: {
-    'README.md': '# Readme\n\n<script>alert("readme")</script>\n\n<iframe srcdoc="<script>alert(10)</script>"></iframe>\n\n<a href="javascript:alert(11)" onclick="alert(12)">raw link</a>\n\n[md link](javascript:alert(13))\n',
+    'README.md':
+      '# Readme\n\n<script>alert("readme")</script>\n\n<iframe srcdoc="<script>alert(10)</script>"></iframe>\n\n<a href="javascript:alert(11)" onclick="alert(12)">raw link</a>\n\n[md link](javascript:alert(13))\n',
     'tools/echo.mjs': nodeTool("{ html: '<script>alert(14)</script>', rows: [{ cell: '<img src=x onerror=alert(15)>' }] }"),
   },
 };
@@ -117,7 +129,10 @@ const PROOFREAD: CapabilitySource = {
     summary: 'Teaches your agent to proofread a text.',
     skills: [{ path: 'skills/proofread' }],
   }),
-  files: { 'skills/proofread/SKILL.md': '---\nname: proofread\ndescription: Proofreads a text and lists the fixes.\nlicense: MIT\n---\n\n# proofread\n\nFollow these steps.\n' },
+  files: {
+    'skills/proofread/SKILL.md':
+      '---\nname: proofread\ndescription: Proofreads a text and lists the fixes.\nlicense: MIT\n---\n\n# proofread\n\nFollow these steps.\n',
+  },
 };
 
 let reg: UiRegistry;
@@ -295,7 +310,9 @@ describe('the manager UI, end to end in a browser', () => {
 
     const agent = page.locator('[data-agent-step="write"]');
     await agent.waitFor({ timeout: 60_000 });
-    expect(await agent.locator('.agent-instruction').textContent()).toBe('Write a one-page report about sales from the rows in steps.collect.output.');
+    expect(await agent.locator('.agent-instruction').textContent()).toBe(
+      'Write a one-page report about sales from the rows in steps.collect.output.',
+    );
     await agent.getByRole('button', { name: 'Copy instruction' }).click();
     await agent.getByRole('button', { name: 'Copied' }).waitFor();
     // The data gathered so far, as a table.
@@ -382,7 +399,10 @@ describe('the manager UI, end to end in a browser', () => {
   });
 
   it('sideloads an unsigned package: the dialog warns, and Install needs an explicit yes', async () => {
-    const file = await reg.build({ manifest: manifest('solo/local-tool', '0.1.0', { name: 'Local tool', summary: 'Built on this computer.' }) }, { unsigned: true });
+    const file = await reg.build(
+      { manifest: manifest('solo/local-tool', '0.1.0', { name: 'Local tool', summary: 'Built on this computer.' }) },
+      { unsigned: true },
+    );
     await page.keyboard.press('Control+1');
     await page.locator('#sideload-file').setInputFiles(file);
     const dialog = page.getByRole('dialog', { name: /Install .*\.adcap\?/ });
@@ -391,7 +411,10 @@ describe('the manager UI, end to end in a browser', () => {
     expect(await install.isDisabled()).toBe(true);
     await dialog.getByLabel('I trust this file even though no known publisher signed it.').check();
     await install.click();
-    await page.getByRole('dialog', { name: /is installed$/ }).getByRole('button', { name: 'Done' }).click();
+    await page
+      .getByRole('dialog', { name: /is installed$/ })
+      .getByRole('button', { name: 'Done' })
+      .click();
     expect(await installed('solo/local-tool')).toMatchObject({ version: '0.1.0', status: 'unsigned' });
   });
 
@@ -408,14 +431,24 @@ describe('the manager UI, end to end in a browser', () => {
     await dialog.getByText('<img src=x onerror=alert(7)> keeps <b>state</b>', { exact: false }).waitFor();
 
     const dom = await page.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null; attributes: ArrayLike<{ name: string }> }> } }).document;
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null; attributes: ArrayLike<{ name: string }> }>;
+          };
+        }
+      ).document;
       const all = Array.from(doc.querySelectorAll('*'));
       return {
         scripts: doc.querySelectorAll('script').length,
         iframes: doc.querySelectorAll('iframe, object, embed, frame').length,
         images: doc.querySelectorAll('img').length,
         handlers: all.filter((el) => Array.from(el.attributes).some((a) => a.name.startsWith('on'))).length,
-        hrefs: Array.from(doc.querySelectorAll('a[href]')).map((a) => ({ href: a.getAttribute('href') ?? '', rel: a.getAttribute('rel'), target: a.getAttribute('target') })),
+        hrefs: Array.from(doc.querySelectorAll('a[href]')).map((a) => ({
+          href: a.getAttribute('href') ?? '',
+          rel: a.getAttribute('rel'),
+          target: a.getAttribute('target'),
+        })),
       };
     });
     expect(dom.scripts).toBe(appScripts);
@@ -435,17 +468,23 @@ describe('the manager UI, end to end in a browser', () => {
     // Installed and run by hand: the form (field descriptions, defaults) and the tool's output
     // carry markup too, and stay text.
     await dialog.getByRole('button', { name: 'Install', exact: true }).click();
-    await page.getByRole('dialog', { name: /is installed$/ }).getByRole('button', { name: 'Done' }).click();
+    await page
+      .getByRole('dialog', { name: /is installed$/ })
+      .getByRole('button', { name: 'Done' })
+      .click();
     await go('#/run/evil/inert/tool/echo');
     await page.getByText('<img src=x onerror=alert(8)>').waitFor();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.locator('table.data td', { hasText: '<img src=x onerror=alert(15)>' }).waitFor({ timeout: 60_000 });
     const after = await page.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ attributes: ArrayLike<{ name: string }> }> } }).document;
+      const doc = (
+        globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ attributes: ArrayLike<{ name: string }> }> } }
+      ).document;
       return {
         scripts: doc.querySelectorAll('script').length,
         embedded: doc.querySelectorAll('iframe, object, embed, frame, img').length,
-        handlers: Array.from(doc.querySelectorAll('*')).filter((el) => Array.from(el.attributes).some((a) => a.name.startsWith('on'))).length,
+        handlers: Array.from(doc.querySelectorAll('*')).filter((el) => Array.from(el.attributes).some((a) => a.name.startsWith('on')))
+          .length,
       };
     });
     expect(after).toEqual({ scripts: appScripts, embedded: 0, handlers: 0 });

@@ -29,14 +29,26 @@ const COMPLIANCE: CapabilitySource = {
     permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads the documents it checks.' }],
   }),
 };
-const LEGACY: CapabilitySource = { manifest: manifest('acme/legacy', '1.0.0', { name: 'Legacy sync', summary: 'Syncs files the old way.' }) };
-const BANNED: CapabilitySource = { manifest: manifest('acme/banned', '1.0.0', { name: 'Banned helper', summary: 'Something the organisation does not allow.' }) };
+const LEGACY: CapabilitySource = {
+  manifest: manifest('acme/legacy', '1.0.0', { name: 'Legacy sync', summary: 'Syncs files the old way.' }),
+};
+const BANNED: CapabilitySource = {
+  manifest: manifest('acme/banned', '1.0.0', { name: 'Banned helper', summary: 'Something the organisation does not allow.' }),
+};
 const SHELL: CapabilitySource = {
   manifest: manifest('acme/shell', '1.0.0', {
     name: 'Shell runner',
     summary: 'Runs git for you.',
     permissions: [{ id: 'process:exec', scope: 'git', reason: 'Runs git in your folder.' }],
-    tools: [{ name: 'status', description: 'git status.', runtime: { type: 'node', entry: 'tools/main.mjs' }, inputSchema: { type: 'object' }, permissions: ['process:exec:git'] }],
+    tools: [
+      {
+        name: 'status',
+        description: 'git status.',
+        runtime: { type: 'node', entry: 'tools/main.mjs' },
+        inputSchema: { type: 'object' },
+        permissions: ['process:exec:git'],
+      },
+    ],
   }),
   files: { 'tools/main.mjs': nodeTool('{ ok: true }') },
 };
@@ -104,12 +116,24 @@ afterAll(async () => {
 
 describe('the manager UI under an organisation policy', () => {
   it('applies the policy at start-up: the required capability is installed, the blocked one disabled', async () => {
-    await until(async () => (await installed('acme/compliance')) !== undefined && (await installed('acme/legacy'))?.disabled?.by === 'policy', 'the start-up policy apply');
+    await until(
+      async () => (await installed('acme/compliance')) !== undefined && (await installed('acme/legacy'))?.disabled?.by === 'policy',
+      'the start-up policy apply',
+    );
     const compliance = await installed('acme/compliance');
     // Its permissions are granted by the policy: no one was asked.
-    expect(compliance).toMatchObject({ version: '1.0.0', grants: ['fs:read:workspace'], disabled: null, managed: { required: 'acme/compliance' } });
+    expect(compliance).toMatchObject({
+      version: '1.0.0',
+      grants: ['fs:read:workspace'],
+      disabled: null,
+      managed: { required: 'acme/compliance' },
+    });
     expect(compliance?.managed?.text).toContain(`Managed by Acme IT (rule "required" in ${policyPath})`);
-    expect(await installed('acme/legacy')).toMatchObject({ version: '1.0.0', disabled: { by: 'policy', rule: 'acme/legacy' }, managed: { blocked: 'acme/legacy' } });
+    expect(await installed('acme/legacy')).toMatchObject({
+      version: '1.0.0',
+      disabled: { by: 'policy', rule: 'acme/legacy' },
+      managed: { blocked: 'acme/legacy' },
+    });
     // Nothing went wrong, so no policy banner.
     await go('#/installed');
     await page.getByRole('heading', { name: 'Installed', level: 1 }).waitFor();
@@ -134,7 +158,8 @@ describe('the manager UI under an organisation policy', () => {
     await page.locator('a.card[data-id="acme/legacy"] [data-disabled="policy"]', { hasText: 'Disabled by policy' }).waitFor();
     await page.locator('a.card[data-id="acme/compliance"]', { hasText: 'Managed by your organisation' }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
-    if (process.env['ARCOTHEON_SCREENSHOTS'] !== undefined) await page.screenshot({ path: join(process.env['ARCOTHEON_SCREENSHOTS'], 'policy-installed.png'), fullPage: true });
+    if (process.env['ARCOTHEON_SCREENSHOTS'] !== undefined)
+      await page.screenshot({ path: join(process.env['ARCOTHEON_SCREENSHOTS'], 'policy-installed.png'), fullPage: true });
   });
 
   it('shows the organisation and the rule on the required capability, and refuses to uninstall it naming the rule', async () => {
@@ -142,14 +167,17 @@ describe('the manager UI under an organisation policy', () => {
     await page.getByRole('heading', { name: 'Compliance checker', level: 1 }).waitFor();
     const note = page.locator('[data-managed]');
     await note.getByText('Managed by your organisation.').waitFor();
-    expect(await note.textContent()).toContain(`Managed by Acme IT (rule "required" in ${policyPath}). Ask it@acme.example if you need it.`);
+    expect(await note.textContent()).toContain(
+      `Managed by Acme IT (rule "required" in ${policyPath}). Ask it@acme.example if you need it.`,
+    );
     const toggle = page.getByRole('checkbox', { name: 'Enabled' });
     expect(await toggle.isDisabled()).toBe(true);
     await page.locator('[data-policy-lock]', { hasText: 'Required by your organisation: it cannot be switched off.' }).waitFor();
 
     // The managed screen passes axe (no serious or critical violation).
     expect(await seriousA11yViolations(page)).toEqual([]);
-    if (process.env['ARCOTHEON_SCREENSHOTS'] !== undefined) await page.screenshot({ path: join(process.env['ARCOTHEON_SCREENSHOTS'], 'policy-managed.png'), fullPage: true });
+    if (process.env['ARCOTHEON_SCREENSHOTS'] !== undefined)
+      await page.screenshot({ path: join(process.env['ARCOTHEON_SCREENSHOTS'], 'policy-managed.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Uninstall' }).click();
     const dialog = page.getByRole('dialog', { name: 'Uninstall Compliance checker?' });
@@ -173,7 +201,9 @@ describe('the manager UI under an organisation policy', () => {
     await page.getByRole('heading', { name: 'Banned helper', level: 1 }).waitFor();
     const reason = page.locator('[data-policy-blocked="acme/banned"]');
     await reason.waitFor();
-    expect(await reason.textContent()).toContain(`It may not be installed on this computer. Managed by Acme IT (rule "blocked" in ${policyPath}).`);
+    expect(await reason.textContent()).toContain(
+      `It may not be installed on this computer. Managed by Acme IT (rule "blocked" in ${policyPath}).`,
+    );
     expect(await page.getByRole('button', { name: 'Install', exact: true }).isDisabled()).toBe(true);
     expect(await installed('acme/banned')).toBeUndefined();
   });

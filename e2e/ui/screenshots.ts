@@ -47,22 +47,39 @@ async function shot(page: Page, name: string): Promise<void> {
   // Finished operations leave the tray; let fonts and layout settle.
   const dismiss = page.getByRole('button', { name: /^Dismiss / });
   // The tray also clears finished operations by itself, so a button may go away under the click.
-  for (let i = 0; i < 10 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2000 }).catch(() => undefined);
+  for (let i = 0; i < 10 && (await dismiss.count()) > 0; i++)
+    await dismiss
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => undefined);
   await page.waitForTimeout(400);
   await page.screenshot({ path: join(out, `${name}.png`) });
   console.log(`docs/screenshots/${name}.png`);
 }
 
 const reg = await UiRegistry.create();
-const examples = ['acme-csv-summary', 'acme-data-report', 'acme-contract-review', 'acme-github-repo', 'arcotheon-commit-messages', 'arcotheon-http-reference', 'arcotheon-todo-finder', 'arcotheon-workspace-stats'];
+const examples = [
+  'acme-csv-summary',
+  'acme-data-report',
+  'acme-contract-review',
+  'acme-github-repo',
+  'arcotheon-commit-messages',
+  'arcotheon-http-reference',
+  'arcotheon-todo-finder',
+  'arcotheon-workspace-stats',
+];
 for (const name of examples) await reg.publish(await example(name));
 const home = await reg.newHome();
-for (const id of ['acme/csv-summary', 'arcotheon/workspace-stats', 'arcotheon/todo-finder']) await reg.adcapJson(home, ['install', id, '--yes']);
+for (const id of ['acme/csv-summary', 'arcotheon/workspace-stats', 'arcotheon/todo-finder'])
+  await reg.adcapJson(home, ['install', id, '--yes']);
 await reg.publish(
   await example('acme-csv-summary', (m) => {
     m['version'] = '1.1.0';
     m['changelog'] = '1.1.0: saves the profile next to your CSV file, so you can compare runs.';
-    m['permissions'] = [...(m['permissions'] as object[]), { id: 'fs:write', scope: 'workspace', reason: 'Saves the profile as <file>.profile.json next to the CSV you name.' }];
+    m['permissions'] = [
+      ...(m['permissions'] as object[]),
+      { id: 'fs:write', scope: 'workspace', reason: 'Saves the profile as <file>.profile.json next to the CSV you name.' },
+    ];
   }),
 );
 const workspace = await tempDir('arcotheon-screens-ws-');
@@ -98,7 +115,10 @@ try {
     await page.getByRole('button', { name: 'Use this folder' }).click();
     await page.getByLabel(/^path/).fill('sales.csv');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.getByRole('heading', { name: 'Output' }).waitFor({ timeout: 60_000 }).catch(() => undefined);
+    await page
+      .getByRole('heading', { name: 'Output' })
+      .waitFor({ timeout: 60_000 })
+      .catch(() => undefined);
     // Taller, so the form and the start of its output fit in one picture.
     await page.setViewportSize({ width: 1280, height: 1180 });
     await page.evaluate(`document.querySelector('.breadcrumb')?.scrollIntoView({ block: 'start' })`);

@@ -11,7 +11,15 @@
  *   const stop = client.events.onOperation(started, (e) => showProgress(e));
  *   const result = await client.operations.wait(started);   // Result<ApplyResultData>
  */
-import { checkArguments, HOST_METHODS, type HostMethod, type MethodArgs, type OperationMethod, type MethodValue, type WireResult } from './methods.js';
+import {
+  checkArguments,
+  HOST_METHODS,
+  type HostMethod,
+  type MethodArgs,
+  type OperationMethod,
+  type MethodValue,
+  type WireResult,
+} from './methods.js';
 import type { HostEvent, Operation, Result } from './types.js';
 
 export type CallFn = (method: HostMethod, args: unknown[]) => Promise<Result<unknown>>;

@@ -7,5 +7,21 @@
 export * from './types.js';
 export { METHODS, HOST_METHODS, isHostMethod, isOperationMethod, checkArguments, SIDELOAD_CHUNK_BYTES } from './methods.js';
 export type { HostMethod, MethodArgs, MethodValue, MethodSpec, OperationMethod, Started, WireResult, WireValue } from './methods.js';
-export { createHostClient, type CallFn, type HostApi, type HostClient, type HostEvents, type HostNamespace, type OperationRef, type SubscribeFn } from './client.js';
-export { apiUrl, connectHostSocket, tokenFromLocation, type HostSocket, type WebSocketFactory, type WebSocketLike } from './ws-transport.js';
+export {
+  createHostClient,
+  type CallFn,
+  type HostApi,
+  type HostClient,
+  type HostEvents,
+  type HostNamespace,
+  type OperationRef,
+  type SubscribeFn,
+} from './client.js';
+export {
+  apiUrl,
+  connectHostSocket,
+  tokenFromLocation,
+  type HostSocket,
+  type WebSocketFactory,
+  type WebSocketLike,
+} from './ws-transport.js';

@@ -21,7 +21,22 @@
  *   - Everything here is types and plain data: no Node, no SDK runtime; the renderer imports it.
  *   - The contract only grows: new methods and new optional members; nothing is renamed.
  */
-import { args, array, boolean, json, literal, nullable, number, object, optional, record, string, union, type ArgsSchema, type Schema } from './schema.js';
+import {
+  args,
+  array,
+  boolean,
+  json,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  record,
+  string,
+  union,
+  type ArgsSchema,
+  type Schema,
+} from './schema.js';
 import type {
   EnablementResultData,
   AgentStatusData,
@@ -65,12 +80,21 @@ import type {
 // DESIGN §3, the SDK's util/capability-id.ts grammar (electron/common imports nothing from the SDK,
 // so it is spelled here; test/electron/common/capability-id-parity.test.ts keeps the two equal).
 const namePart = '[a-z0-9]+(?:-[a-z0-9]+)*';
-export const capabilityId = string({ max: 129, pattern: new RegExp(`^(?=[^/]{1,64}/[^/]{1,64}$)${namePart}/${namePart}$`), what: 'a capability id "publisher/name"' });
+export const capabilityId = string({
+  max: 129,
+  pattern: new RegExp(`^(?=[^/]{1,64}/[^/]{1,64}$)${namePart}/${namePart}$`),
+  what: 'a capability id "publisher/name"',
+});
 const version = string({ min: 1, max: 256, pattern: /^[0-9A-Za-z.+-]+$/, what: 'a version' });
 const range = string({ min: 1, max: 256, what: 'a version range' });
 const grant = string({ min: 1, max: 1024, pattern: /^[a-z]+:[a-z]+(?::[^\s]+)?$/, what: 'a grant "id[:scope]"' });
 const digest = string({ pattern: /^[0-9a-f]{64}$/, what: 'a plan digest (64 hexadecimal characters)' });
-const remoteName = string({ min: 1, max: 64, pattern: /^[a-z0-9][a-z0-9_-]*$/, what: 'a remote name (lowercase letters, digits, - and _)' });
+const remoteName = string({
+  min: 1,
+  max: 64,
+  pattern: /^[a-z0-9][a-z0-9_-]*$/,
+  what: 'a remote name (lowercase letters, digits, - and _)',
+});
 const handle = (prefix: string, what: string): Schema<string> => string({ pattern: new RegExp(`^${prefix}_[A-Za-z0-9_-]{16,64}$`), what });
 export const operationId = handle('op', 'an operation id');
 export const workspaceHandle = handle('ws', 'a workspace handle from workspaces.confirm');
@@ -79,11 +103,18 @@ export const sideloadHandle = handle('sl', 'a sideload handle from sideload.comm
 
 const tier = literal('free', 'pro');
 const access = literal('public', 'entitled');
-const packageSpec = union(string({ min: 1, max: 512, what: 'a capability spec "publisher/name[@range]"' }), object({ id: capabilityId, range: optional(range) }));
+const packageSpec = union(
+  string({ min: 1, max: 512, what: 'a capability spec "publisher/name[@range]"' }),
+  object({ id: capabilityId, range: optional(range) }),
+);
 export const installTarget = union(
   packageSpec,
   array(packageSpec, { min: 1, max: 200 }),
-  object({ packages: optional(array(packageSpec, { max: 200 })), sideload: optional(sideloadHandle), includePrerelease: optional(boolean()) }),
+  object({
+    packages: optional(array(packageSpec, { max: 200 })),
+    sideload: optional(sideloadHandle),
+    includePrerelease: optional(boolean()),
+  }),
 );
 const approval = object({ approvedDigest: digest, allowUnsigned: optional(boolean()) });
 const searchFilters = object({
@@ -113,13 +144,22 @@ const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
 const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode');
 const skillFolder = string({ min: 1, max: 64, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/, what: 'a skill folder name' });
 /** Only what a person chooses in the "Use with…" dialog; a project folder is a confirmed workspace handle, never a path. */
-const linkOptions = object({ as: optional(record(skillFolder, { maxKeys: 256 })), skip: optional(array(skillFolder, { max: 256 })), project: optional(workspaceHandle) });
+const linkOptions = object({
+  as: optional(record(skillFolder, { maxKeys: 256 })),
+  skip: optional(array(skillFolder, { max: 256 })),
+  project: optional(workspaceHandle),
+});
 const doctorOptions = object({ fix: optional(boolean()), dryRun: optional(boolean()) });
 const updateIds = nullable(array(capabilityId, { max: 10_000 }));
 const rootKey = string({ min: 32, max: 128, pattern: /^[A-Za-z0-9+/]+={0,2}$/, what: 'a base64 public key' });
 /** 1 MiB of bytes per chunk, as base64. */
 export const SIDELOAD_CHUNK_BYTES = 1024 * 1024;
-const base64Chunk = string({ min: 1, max: Math.ceil(SIDELOAD_CHUNK_BYTES / 3) * 4, pattern: /^[A-Za-z0-9+/]+={0,2}$/, what: 'base64 data' });
+const base64Chunk = string({
+  min: 1,
+  max: Math.ceil(SIDELOAD_CHUNK_BYTES / 3) * 4,
+  pattern: /^[A-Za-z0-9+/]+={0,2}$/,
+  what: 'base64 data',
+});
 
 // ------------------------------------------------------------------ the table
 
@@ -141,10 +181,20 @@ export interface MethodSpec<A extends unknown[] = unknown[], R = unknown> {
   doc: string;
 }
 
-function call<const A extends unknown[], R>(a: ArgsSchema<A>, r: Returns<R>, doc: string, mutates = false): MethodSpec<A, R> & { kind: 'call' } {
+function call<const A extends unknown[], R>(
+  a: ArgsSchema<A>,
+  r: Returns<R>,
+  doc: string,
+  mutates = false,
+): MethodSpec<A, R> & { kind: 'call' } {
   return { args: a, returns: r, kind: 'call', mutates, doc };
 }
-function operation<const A extends unknown[], R>(a: ArgsSchema<A>, r: Returns<R>, doc: string, options: { cancellable: boolean; mutates: boolean }): MethodSpec<A, R> & { kind: 'operation' } {
+function operation<const A extends unknown[], R>(
+  a: ArgsSchema<A>,
+  r: Returns<R>,
+  doc: string,
+  options: { cancellable: boolean; mutates: boolean },
+): MethodSpec<A, R> & { kind: 'operation' } {
   return { args: a, returns: r, kind: 'operation', ...options, doc };
 }
 
@@ -153,9 +203,21 @@ export const METHODS = {
   'host.info': call(args([]), returns<HostInfoData>(), 'Versions, home folder, platform and the limits the host enforces.'),
 
   // ---- catalogue (metadata only: nothing is installed)
-  'catalogue.search': call(args([string({ max: 512 })], [searchFilters]), returns<CatalogueHit[]>(), 'Search every remote; ranked hits (the first remote listing an id wins).'),
-  'catalogue.query': call(args([], [catalogueQuery]), returns<CatalogueQueryResult>(), 'Search with filters, facets and paging, for the Discover screen.'),
-  'catalogue.show': call(args([capabilityId]), returns<PackageDocumentData>(), 'The verified package document: every version with its status.'),
+  'catalogue.search': call(
+    args([string({ max: 512 })], [searchFilters]),
+    returns<CatalogueHit[]>(),
+    'Search every remote; ranked hits (the first remote listing an id wins).',
+  ),
+  'catalogue.query': call(
+    args([], [catalogueQuery]),
+    returns<CatalogueQueryResult>(),
+    'Search with filters, facets and paging, for the Discover screen.',
+  ),
+  'catalogue.show': call(
+    args([capabilityId]),
+    returns<PackageDocumentData>(),
+    'The verified package document: every version with its status.',
+  ),
   'catalogue.detail': call(
     args([capabilityId], [object({ version: optional(version), download: optional(boolean()) })]),
     returns<CapabilityDetail>(),
@@ -164,27 +226,72 @@ export const METHODS = {
 
   // ---- installs
   'installs.list': call(args([]), returns<InstalledCapabilityData[]>(), 'Installed capabilities as the SDK lists them.'),
-  'installs.overview': call(args([]), returns<InstalledSummary[]>(), 'Installed capabilities with their health: ok, update-available, broken, revoked.'),
-  'installs.detail': call(args([capabilityId]), returns<InstalledDetail>(), 'One installed capability: versions kept for rollback, what rollback restores, grants, skill folders, dependents.'),
+  'installs.overview': call(
+    args([]),
+    returns<InstalledSummary[]>(),
+    'Installed capabilities with their health: ok, update-available, broken, revoked.',
+  ),
+  'installs.detail': call(
+    args([capabilityId]),
+    returns<InstalledDetail>(),
+    'One installed capability: versions kept for rollback, what rollback restores, grants, skill folders, dependents.',
+  ),
   'installs.plan': call(args([installTarget]), returns<PlanData>(), 'What installing would do, for the install dialog; changes nothing.'),
-  'installs.install': operation(args([installTarget, approval]), returns<ApplyResultData>(), 'Install exactly the plan whose digest the user approved.', { cancellable: true, mutates: true }),
+  'installs.install': operation(
+    args([installTarget, approval]),
+    returns<ApplyResultData>(),
+    'Install exactly the plan whose digest the user approved.',
+    { cancellable: true, mutates: true },
+  ),
   'installs.update': operation(
     args([], [updateIds, approval]),
     returns<UpdateResultData>(),
     'Update (all when ids is null). Without approvedDigest, an update that needs a new permission is not applied (needsApproval).',
     { cancellable: true, mutates: true },
   ),
-  'installs.rollback': call(args([capabilityId]), returns<{ id: string; from: string; to: string }>(), 'Back to the previous kept version, with its grants minus what the user revoked since.', true),
-  'installs.uninstall': call(args([capabilityId]), returns<{ removed: string[] }>(), 'Remove a capability (E_DEPENDENTS names what still needs it).', true),
+  'installs.rollback': call(
+    args([capabilityId]),
+    returns<{ id: string; from: string; to: string }>(),
+    'Back to the previous kept version, with its grants minus what the user revoked since.',
+    true,
+  ),
+  'installs.uninstall': call(
+    args([capabilityId]),
+    returns<{ removed: string[] }>(),
+    'Remove a capability (E_DEPENDENTS names what still needs it).',
+    true,
+  ),
   'installs.grants': call(args([capabilityId]), returns<GrantsData>(), 'Granted and declared permissions.'),
   'installs.revokeGrant': call(args([capabilityId, grant]), returns<string[]>(), 'Withdraw a grant; returns the grants left.', true),
-  'installs.grant': call(args([capabilityId, grant]), returns<string[]>(), 'Grant a permission the capability declares; returns the grants.', true),
-  'installs.disable': call(args([capabilityId]), returns<EnablementResultData>(), 'Switch a capability off: its files, versions and grants stay; its tools stop running.', true),
-  'installs.enable': call(args([capabilityId]), returns<EnablementResultData>(), 'Switch a disabled capability back on (E_POLICY when the policy blocks it).', true),
-  'installs.doctor': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Same as doctor.run.', { cancellable: false, mutates: true }),
+  'installs.grant': call(
+    args([capabilityId, grant]),
+    returns<string[]>(),
+    'Grant a permission the capability declares; returns the grants.',
+    true,
+  ),
+  'installs.disable': call(
+    args([capabilityId]),
+    returns<EnablementResultData>(),
+    'Switch a capability off: its files, versions and grants stay; its tools stop running.',
+    true,
+  ),
+  'installs.enable': call(
+    args([capabilityId]),
+    returns<EnablementResultData>(),
+    'Switch a disabled capability back on (E_POLICY when the policy blocks it).',
+    true,
+  ),
+  'installs.doctor': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Same as doctor.run.', {
+    cancellable: false,
+    mutates: true,
+  }),
 
   // ---- updates
-  'updates.check': call(args([]), returns<UpdatesCheck>(), 'Refresh the remotes and list available updates with their permission changes; applies nothing.'),
+  'updates.check': call(
+    args([]),
+    returns<UpdatesCheck>(),
+    'Refresh the remotes and list available updates with their permission changes; applies nothing.',
+  ),
   'updates.apply': operation(
     args([updateIds], [approval]),
     returns<UpdateResultData>(),
@@ -195,16 +302,40 @@ export const METHODS = {
   // ---- remotes
   'remotes.list': call(args([]), returns<RemoteConfigData[]>(), 'Configured remotes.'),
   'remotes.status': call(args([]), returns<RemoteStatus[]>(), 'Each remote with its keys and when its catalogue was last verified.'),
-  'remotes.add': call(args([remoteName, string({ min: 1, max: 2048, what: 'a registry URL' }), array(rootKey, { min: 1, max: 16 })]), returns<RemoteConfigData>(), 'Add a remote (https URL and pinned root key).', true),
+  'remotes.add': call(
+    args([remoteName, string({ min: 1, max: 2048, what: 'a registry URL' }), array(rootKey, { min: 1, max: 16 })]),
+    returns<RemoteConfigData>(),
+    'Add a remote (https URL and pinned root key).',
+    true,
+  ),
   'remotes.remove': call(args([remoteName]), returns<null>(), 'Remove a remote and its stored catalogue.', true),
-  'remotes.refresh': operation(args([], [nullable(remoteName)]), returns<RemoteStatus[]>(), 'Fetch and verify catalogues now (one remote, or all); a remote that failed carries the error in its status and keeps its last verified catalogue.', { cancellable: true, mutates: true }),
-  'remotes.update': call(args([]), returns<null>(), 'Fetch and verify every catalogue now (kept for compatibility; prefer remotes.refresh).', true),
+  'remotes.refresh': operation(
+    args([], [nullable(remoteName)]),
+    returns<RemoteStatus[]>(),
+    'Fetch and verify catalogues now (one remote, or all); a remote that failed carries the error in its status and keeps its last verified catalogue.',
+    { cancellable: true, mutates: true },
+  ),
+  'remotes.update': call(
+    args([]),
+    returns<null>(),
+    'Fetch and verify every catalogue now (kept for compatibility; prefer remotes.refresh).',
+    true,
+  ),
 
   // ---- doctor
-  'doctor.run': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Check the home; with fix, repair; with fix and dryRun, say what a fix would do.', { cancellable: false, mutates: true }),
+  'doctor.run': operation(
+    args([], [doctorOptions]),
+    returns<DoctorReportData>(),
+    'Check the home; with fix, repair; with fix and dryRun, say what a fix would do.',
+    { cancellable: false, mutates: true },
+  ),
 
   // ---- organisation policy (issue 17)
-  'policy.show': call(args([]), returns<PolicyStatusData>(), 'The organisation policy in force (or why it is refused), where it came from, and what applying it at start-up did.'),
+  'policy.show': call(
+    args([]),
+    returns<PolicyStatusData>(),
+    'The organisation policy in force (or why it is refused), where it came from, and what applying it at start-up did.',
+  ),
   'policy.apply': operation(
     args([]),
     returns<PolicyApplyData>(),
@@ -213,32 +344,57 @@ export const METHODS = {
   ),
 
   // ---- audit
-  'audit.list': call(args([], [object({ limit: optional(number({ integer: true, min: 1, max: 10_000 })), capability: optional(capabilityId) })]), returns<AuditEntry[]>(), 'The audit log, newest first.'),
-  'audit.verify': call(args([]), returns<AuditVerification>(), 'Check the audit log\'s hash chain.'),
+  'audit.list': call(
+    args([], [object({ limit: optional(number({ integer: true, min: 1, max: 10_000 })), capability: optional(capabilityId) })]),
+    returns<AuditEntry[]>(),
+    'The audit log, newest first.',
+  ),
+  'audit.verify': call(args([]), returns<AuditVerification>(), "Check the audit log's hash chain."),
 
   // ---- cache
   'cache.info': call(args([]), returns<CacheInfo>(), 'Size of the content cache.'),
-  'cache.gc': operation(args([]), returns<CacheGcData>(), 'Remove cached blobs nothing installed needs.', { cancellable: false, mutates: true }),
+  'cache.gc': operation(args([]), returns<CacheGcData>(), 'Remove cached blobs nothing installed needs.', {
+    cancellable: false,
+    mutates: true,
+  }),
 
   // ---- sandbox
-  'sandbox.status': call(args([]), returns<SandboxStatus>(), 'Which sandbox runs tools here, and each platform\'s mechanism.'),
+  'sandbox.status': call(args([]), returns<SandboxStatus>(), "Which sandbox runs tools here, and each platform's mechanism."),
 
   // ---- workspaces
-  'workspaces.confirm': call(args([string({ min: 1, max: 4096, what: 'a folder path' })]), returns<WorkspaceHandle>(), 'The user typed and confirmed a folder: absolute, existing, a directory, not inside the Arcotheon home.', true),
+  'workspaces.confirm': call(
+    args([string({ min: 1, max: 4096, what: 'a folder path' })]),
+    returns<WorkspaceHandle>(),
+    'The user typed and confirmed a folder: absolute, existing, a directory, not inside the Arcotheon home.',
+    true,
+  ),
   'workspaces.list': call(args([]), returns<WorkspaceHandle[]>(), 'Folders confirmed in this session.'),
   'workspaces.forget': call(args([workspaceHandle]), returns<null>(), 'Forget a confirmed folder.', true),
 
   // ---- sideload (browser transport: bytes over the socket, capped)
-  'sideload.begin': call(args([object({ name: string({ min: 1, max: 255, what: 'a file name' }), size: number({ integer: true, min: 1 }) })]), returns<SideloadUpload>(), 'Start sending a .adcap file the user picked.'),
-  'sideload.chunk': call(args([uploadId, number({ integer: true, min: 0 }), base64Chunk]), returns<{ received: number }>(), 'Append base64 bytes at offset (chunks in order).'),
+  'sideload.begin': call(
+    args([object({ name: string({ min: 1, max: 255, what: 'a file name' }), size: number({ integer: true, min: 1 }) })]),
+    returns<SideloadUpload>(),
+    'Start sending a .adcap file the user picked.',
+  ),
+  'sideload.chunk': call(
+    args([uploadId, number({ integer: true, min: 0 }), base64Chunk]),
+    returns<{ received: number }>(),
+    'Append base64 bytes at offset (chunks in order).',
+  ),
   'sideload.commit': call(args([uploadId]), returns<SideloadFile>(), 'Finish the upload; returns the handle to plan and install.'),
   'sideload.abort': call(args([uploadId]), returns<null>(), 'Drop an upload.'),
 
   // ---- run by hand
-  'run.tool': operation(args([capabilityId, string({ min: 1, max: 128, what: 'a tool name' }), json()], [runOptions]), returns<ToolRunResultData>(), 'Run a tool in its sandbox.', {
-    cancellable: true,
-    mutates: false,
-  }),
+  'run.tool': operation(
+    args([capabilityId, string({ min: 1, max: 128, what: 'a tool name' }), json()], [runOptions]),
+    returns<ToolRunResultData>(),
+    'Run a tool in its sandbox.',
+    {
+      cancellable: true,
+      mutates: false,
+    },
+  ),
   'run.workflow': operation(
     args([capabilityId, string({ min: 1, max: 128, what: 'a workflow id' }), json()], [runOptions]),
     returns<WorkflowRunResultData>(),
@@ -247,20 +403,37 @@ export const METHODS = {
   ),
 
   // ---- agents (issue 13: the capability page's "Use with…" control and the MCP Copy button)
-  'agents.list': call(args([]), returns<AgentStatusData[]>(), 'The agents that read skill folders, whether each is set up here, and every link Arcotheon made.'),
+  'agents.list': call(
+    args([]),
+    returns<AgentStatusData[]>(),
+    'The agents that read skill folders, whether each is set up here, and every link Arcotheon made.',
+  ),
   'agents.link': call(
     args([capabilityId, agentId], [linkOptions]),
     returns<LinkResultData>(),
     'Link the skills of an installed capability into an agent (its personal folder, or a confirmed project folder); E_CONFLICT names the choices (as, skip).',
     true,
   ),
-  'agents.unlink': call(args([capabilityId], [nullable(agentId)]), returns<UnlinkResultData>(), 'Remove the links Arcotheon made for a capability (for one agent, or all).', true),
-  'agents.mcp': call(args([array(capabilityId, { min: 1, max: 64 })]), returns<McpRegistrationData[]>(), 'Per agent, the command line or config entry that registers the granted tools of these capabilities as an MCP server.'),
+  'agents.unlink': call(
+    args([capabilityId], [nullable(agentId)]),
+    returns<UnlinkResultData>(),
+    'Remove the links Arcotheon made for a capability (for one agent, or all).',
+    true,
+  ),
+  'agents.mcp': call(
+    args([array(capabilityId, { min: 1, max: 64 })]),
+    returns<McpRegistrationData[]>(),
+    'Per agent, the command line or config entry that registers the granted tools of these capabilities as an MCP server.',
+  ),
 
   // ---- operations
   'operations.list': call(args([]), returns<OperationInfo[]>(), 'Running and recently finished operations (the operations tray).'),
-  'operations.wait': call(args([operationId]), returns<unknown>(), 'Resolves with the operation\'s final Result (typed by the client).'),
-  'operations.cancel': call(args([operationId]), returns<{ cancelled: boolean }>(), 'Stop a running operation; false when it already finished or cannot be cancelled.'),
+  'operations.wait': call(args([operationId]), returns<unknown>(), "Resolves with the operation's final Result (typed by the client)."),
+  'operations.cancel': call(
+    args([operationId]),
+    returns<{ cancelled: boolean }>(),
+    'Stop a running operation; false when it already finished or cannot be cancelled.',
+  ),
 } as const satisfies Record<string, MethodSpec<unknown[], unknown>>;
 
 export type HostMethod = keyof typeof METHODS;
@@ -296,4 +469,3 @@ export type Started<M extends HostMethod> = { operation: string; readonly __valu
 /** What calling `method` resolves to over the wire. */
 export type WireValue<M extends HostMethod> = M extends OperationMethod ? Started<M> : MethodValue<M>;
 export type WireResult<M extends HostMethod> = Result<WireValue<M>>;
-

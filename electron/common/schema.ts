@@ -22,7 +22,10 @@ export interface Schema<T> {
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 export function string(options: { min?: number; max?: number; pattern?: RegExp; what?: string } = {}): Schema<string> {
   const min = options.min ?? 0;
@@ -88,10 +91,14 @@ export function array<T>(item: Schema<T>, options: { max?: number; min?: number 
 }
 
 type Shape = Record<string, Schema<unknown>>;
-type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends { optional: true } ? K : undefined extends Infer<S[K]> ? K : never }[keyof S];
+type OptionalKeys<S extends Shape> = {
+  [K in keyof S]: S[K] extends { optional: true } ? K : undefined extends Infer<S[K]> ? K : never;
+}[keyof S];
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-export type InferShape<S extends Shape> = Simplify<{ [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }>;
+export type InferShape<S extends Shape> = Simplify<
+  { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }
+>;
 
 /** An object with exactly these members: unknown members are refused (a typo is an error, not ignored). */
 export function object<S extends Shape>(shape: S): Schema<InferShape<S>> {
@@ -101,7 +108,8 @@ export function object<S extends Shape>(shape: S): Schema<InferShape<S>> {
     check(value, path) {
       if (!isPlainObject(value)) return `${path} must be an object`;
       for (const key of Object.keys(value)) {
-        if (!Object.hasOwn(shape, key)) return `${path} has an unknown member "${key.slice(0, 64)}" (allowed: ${keys.join(', ') || 'none'})`;
+        if (!Object.hasOwn(shape, key))
+          return `${path} has an unknown member "${key.slice(0, 64)}" (allowed: ${keys.join(', ') || 'none'})`;
       }
       for (const key of keys) {
         const member = shape[key] as Schema<unknown>;
@@ -189,11 +197,17 @@ export function json(options: { maxDepth?: number; maxNodes?: number } = {}): Sc
 }
 
 type InferTuple<R extends readonly Schema<unknown>[]> = { [K in keyof R]: Infer<R[K]> };
-type InferOptionalTuple<O extends readonly Schema<unknown>[]> = O extends readonly [infer H, ...infer Rest extends readonly Schema<unknown>[]]
+type InferOptionalTuple<O extends readonly Schema<unknown>[]> = O extends readonly [
+  infer H,
+  ...infer Rest extends readonly Schema<unknown>[],
+]
   ? [Exclude<Infer<H>, undefined>?, ...InferOptionalTuple<Rest>]
   : [];
 
-export type TupleType<R extends readonly Schema<unknown>[], O extends readonly Schema<unknown>[]> = [...InferTuple<R>, ...InferOptionalTuple<O>];
+export type TupleType<R extends readonly Schema<unknown>[], O extends readonly Schema<unknown>[]> = [
+  ...InferTuple<R>,
+  ...InferOptionalTuple<O>,
+];
 
 /** Positional arguments: the required ones, then optional trailing ones; nothing more. */
 export interface ArgsSchema<T extends unknown[]> extends Schema<T> {
@@ -201,7 +215,10 @@ export interface ArgsSchema<T extends unknown[]> extends Schema<T> {
   readonly optionalArgs: readonly Schema<unknown>[];
 }
 
-export function args<const R extends readonly Schema<unknown>[], const O extends readonly Schema<unknown>[] = []>(required: R, optionalArgs?: O): ArgsSchema<TupleType<R, O>> {
+export function args<const R extends readonly Schema<unknown>[], const O extends readonly Schema<unknown>[] = []>(
+  required: R,
+  optionalArgs?: O,
+): ArgsSchema<TupleType<R, O>> {
   const opt: readonly Schema<unknown>[] = optionalArgs ?? [];
   const all = [...required, ...opt];
   const signature = `(${[...required.map((s) => s.describe), ...opt.map((s) => `${s.describe}?`)].join(', ')})`;

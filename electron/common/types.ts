@@ -311,7 +311,8 @@ export interface PlanData {
  * handle from `sideload.commit` (never a path: the page cannot name files on this computer).
  */
 export type PackageSpecData = string | { id: string; range?: string };
-export type InstallTargetData = PackageSpecData | PackageSpecData[] | { packages?: PackageSpecData[]; sideload?: string; includePrerelease?: boolean };
+export type InstallTargetData =
+  PackageSpecData | PackageSpecData[] | { packages?: PackageSpecData[]; sideload?: string; includePrerelease?: boolean };
 
 export interface Approval {
   /** The digest of the plan the user saw and accepted. */
@@ -645,7 +646,14 @@ export interface WorkflowStepResultData {
 
 export type WorkflowRunResultData =
   | { status: 'done'; workflow: string; inputs: Record<string, unknown>; output: Record<string, unknown>; steps: WorkflowStepResultData[] }
-  | { status: 'agent'; workflow: string; inputs: Record<string, unknown>; stepId: string; instruction: string; steps: WorkflowStepResultData[] };
+  | {
+      status: 'agent';
+      workflow: string;
+      inputs: Record<string, unknown>;
+      stepId: string;
+      instruction: string;
+      steps: WorkflowStepResultData[];
+    };
 
 export interface RunOptionsData {
   /** A handle from `workspaces.confirm` (never a path), or null for no workspace. */

@@ -71,14 +71,19 @@ export function connectHostSocket(url: string, create: WebSocketFactory): Promis
     }
   });
   ws.addEventListener('close', () => {
-    for (const done of pending.values()) done({ ok: false, error: { code: 'E_IO', message: 'The connection to Arcotheon closed; reload the page (is "arcotheon ui" still running?).' } });
+    for (const done of pending.values())
+      done({
+        ok: false,
+        error: { code: 'E_IO', message: 'The connection to Arcotheon closed; reload the page (is "arcotheon ui" still running?).' },
+      });
     pending.clear();
     resolveClosed();
   });
 
   const socket: HostSocket = {
     call(method, args) {
-      if (ws.readyState !== OPEN) return Promise.resolve({ ok: false, error: { code: 'E_IO', message: 'Not connected to Arcotheon; reload the page.' } });
+      if (ws.readyState !== OPEN)
+        return Promise.resolve({ ok: false, error: { code: 'E_IO', message: 'Not connected to Arcotheon; reload the page.' } });
       const id = nextId++;
       return new Promise((resolve) => {
         pending.set(id, resolve);

@@ -8,8 +8,26 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
-import { AdcapError, checkCompatibility, isAdcapError, readPackage, type Arcotheon, type CataloguePayload, type PackageDocument, type RegistryClient, type SearchHit } from '@arcotheon/sdk';
-import type { CapabilityDetail, CatalogueCard, CatalogueFacets, CatalogueFilters, CatalogueQueryResult, PackageContentsView, VersionView } from '../common/types.js';
+import {
+  AdcapError,
+  checkCompatibility,
+  isAdcapError,
+  readPackage,
+  type Arcotheon,
+  type CataloguePayload,
+  type PackageDocument,
+  type RegistryClient,
+  type SearchHit,
+} from '@arcotheon/sdk';
+import type {
+  CapabilityDetail,
+  CatalogueCard,
+  CatalogueFacets,
+  CatalogueFilters,
+  CatalogueQueryResult,
+  PackageContentsView,
+  VersionView,
+} from '../common/types.js';
 import type { Installed } from './installed.js';
 import { packageContents, permissionView } from './views.js';
 
@@ -71,7 +89,11 @@ export class Catalogue {
         const catalogue = await client.catalogue();
         const index = client.searchIndex(catalogue);
         const payload = catalogue.payload;
-        out.push({ remote: client.remote.name, payload, search: (text) => this.cachedSearch(payload, text, () => index.search(text, { includeDeprecated: true })) });
+        out.push({
+          remote: client.remote.name,
+          payload,
+          search: (text) => this.cachedSearch(payload, text, () => index.search(text, { includeDeprecated: true })),
+        });
       } catch (error) {
         if (!isAdcapError(error)) throw error;
       }
@@ -122,7 +144,10 @@ export class Catalogue {
       }
     }
     // One remote's hits are already ranked (score, non-deprecated first, id); merge only several.
-    if (catalogues.length > 1) rows.sort((a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1));
+    if (catalogues.length > 1)
+      rows.sort(
+        (a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1),
+      );
     // What capabilities contain comes from their package documents, read in the background: for a
     // small catalogue at once, for a large one only once a contents filter asks (a 20,000-entry
     // catalogue is not read behind the user's back while they type).
@@ -131,7 +156,14 @@ export class Catalogue {
 
     // Each row records which filters it fails (one bit per filter), so every facet count (all
     // filters but its own) is one pass over the hits.
-    const facets: CatalogueFacets = { tier: { free: 0, pro: 0 }, access: { public: 0, entitled: 0 }, installed: { yes: 0, no: 0 }, hasTools: 0, hasSkills: 0, hasWorkflows: 0 };
+    const facets: CatalogueFacets = {
+      tier: { free: 0, pro: 0 },
+      access: { public: 0, entitled: 0 },
+      installed: { yes: 0, no: 0 },
+      hasTools: 0,
+      hasSkills: 0,
+      hasWorkflows: 0,
+    };
     const matching: Row[] = [];
     let pending = 0;
     for (const row of rows) {
@@ -145,7 +177,8 @@ export class Catalogue {
       if (filters.installed !== undefined && installed !== filters.installed) failed |= F_INSTALLED;
       if (filters.hasTools !== undefined && (contents === undefined || contents.tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
       if (filters.hasSkills !== undefined && (contents === undefined || contents.skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
-      if (filters.hasWorkflows !== undefined && (contents === undefined || contents.workflows > 0 !== filters.hasWorkflows)) failed |= F_WORKFLOWS;
+      if (filters.hasWorkflows !== undefined && (contents === undefined || contents.workflows > 0 !== filters.hasWorkflows))
+        failed |= F_WORKFLOWS;
       row.failed = failed;
       if (failed === 0) matching.push(row);
       if ((failed & ~F_TIER) === 0) facets.tier[hit.tier]++;
@@ -162,7 +195,9 @@ export class Catalogue {
     const limit = request.limit ?? DEFAULT_PAGE;
     const hits = matching
       .slice(offset, offset + limit)
-      .map(({ hit, remote, payload }) => this.card({ ...hit, installed: installedVersions.has(hit.id) }, remote, payload, installedVersions.get(hit.id) ?? null));
+      .map(({ hit, remote, payload }) =>
+        this.card({ ...hit, installed: installedVersions.has(hit.id) }, remote, payload, installedVersions.get(hit.id) ?? null),
+      );
     return { total: matching.length, offset, hits, facets, contentsPending: pending };
   }
 
@@ -175,7 +210,8 @@ export class Catalogue {
       publisherName: publisher?.name ?? hit.publisher,
       verified: (publisher?.keys ?? []).some((k) => k.status === 'active'),
       installedVersion,
-      updateAvailable: installedVersion !== null && newest !== null && semver.valid(installedVersion) !== null && semver.gt(newest, installedVersion),
+      updateAvailable:
+        installedVersion !== null && newest !== null && semver.valid(installedVersion) !== null && semver.gt(newest, installedVersion),
       contents: this.contents.get(hit.id) ?? null,
     };
   }
@@ -209,12 +245,21 @@ export class Catalogue {
     const versions = Object.values(doc.versions).filter((v) => v.status !== 'revoked');
     const newest = versions.map((v) => v.version).sort(semver.rcompare)[0];
     const entry = newest === undefined ? undefined : doc.versions[newest];
-    if (entry !== undefined) this.contents.set(doc.id, { tools: entry.contents.tools.length, skills: entry.contents.skills.length, workflows: entry.contents.workflows.length });
+    if (entry !== undefined)
+      this.contents.set(doc.id, {
+        tools: entry.contents.tools.length,
+        skills: entry.contents.skills.length,
+        workflows: entry.contents.workflows.length,
+      });
   }
 
   async detail(id: string, options: { version?: string; download?: boolean }): Promise<CapabilityDetail> {
     const located = await this.arc.sources.locate(id);
-    if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id, or add the registry that publishes it in Settings.`);
+    if (located === null)
+      throw new AdcapError(
+        'E_NOT_FOUND',
+        `No configured registry has ${id}; check the id, or add the registry that publishes it in Settings.`,
+      );
     this.learn(located.doc);
     const { payload } = await located.client.catalogue();
     const listed = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
@@ -227,7 +272,8 @@ export class Catalogue {
     const latest = listed?.latest ?? listed?.latestPrerelease ?? all.find((v) => v.status === undefined)?.version ?? all[0]?.version;
     const version = options.version ?? latest;
     const entry = version === undefined ? undefined : doc.versions[version];
-    if (version === undefined || entry === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no version ${options.version ?? ''} in registry "${located.remote}".`);
+    if (version === undefined || entry === undefined)
+      throw new AdcapError('E_NOT_FOUND', `${id} has no version ${options.version ?? ''} in registry "${located.remote}".`);
 
     const versions: VersionView[] = all.map((v) => ({
       version: v.version,
@@ -242,14 +288,30 @@ export class Catalogue {
       latest: v.version === latest,
     }));
     const host = await this.arc.hostEnvironment();
-    const compat = checkCompatibility({ id, version: entry.version, compat: entry.compat, hasTools: entry.contents.tools.length > 0 }, host);
+    const compat = checkCompatibility(
+      { id, version: entry.version, compat: entry.compat, hasTools: entry.contents.tools.length > 0 },
+      host,
+    );
     const keys = publisher?.keys ?? [];
 
     let pkg: PackageContentsView | null = null;
     let unavailable: string | null = null;
     try {
-      pkg = await this.packageOf(id, entry.version, entry.manifestSha256, entry.access, entry.archive.size, state, options.download !== false, located.client);
-      if (pkg === null) unavailable = entry.access === 'entitled' ? 'This capability needs an entitlement to download, so its contents are shown after you install it.' : 'The package has not been downloaded; open the page with download enabled to see its tools, skills and readme.';
+      pkg = await this.packageOf(
+        id,
+        entry.version,
+        entry.manifestSha256,
+        entry.access,
+        entry.archive.size,
+        state,
+        options.download !== false,
+        located.client,
+      );
+      if (pkg === null)
+        unavailable =
+          entry.access === 'entitled'
+            ? 'This capability needs an entitlement to download, so its contents are shown after you install it.'
+            : 'The package has not been downloaded; open the page with download enabled to see its tools, skills and readme.';
     } catch (error) {
       if (!isAdcapError(error)) throw error;
       unavailable = error.message;
@@ -266,7 +328,9 @@ export class Catalogue {
       access: entry.access,
       deprecated,
       versions,
-      permissions: entry.permissions.map((p) => permissionView(p, state === null || state.active !== entry.version ? undefined : state.grants)),
+      permissions: entry.permissions.map((p) =>
+        permissionView(p, state === null || state.active !== entry.version ? undefined : state.grants),
+      ),
       dependencies: Object.entries(entry.dependencies).map(([dep, range]) => ({ id: dep, range })),
       compat: entry.compat,
       compatible: compat.ok ? { ok: true, reason: null } : { ok: false, reason: compat.reason },
@@ -274,7 +338,10 @@ export class Catalogue {
       contents: entry.contents,
       package: pkg,
       packageUnavailable: pkg === null ? unavailable : null,
-      installed: state === null ? null : { version: state.active, updateAvailable: newest !== null && semver.gt(newest, state.active) ? newest : null },
+      installed:
+        state === null
+          ? null
+          : { version: state.active, updateAvailable: newest !== null && semver.gt(newest, state.active) ? newest : null },
     };
   }
 

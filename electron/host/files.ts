@@ -25,7 +25,18 @@ function isInside(parent: string, child: string): boolean {
 }
 
 /** Folders under the user's home that hold credentials (SECURITY.md): never a workspace, nor anything inside. */
-const SECRET_FOLDERS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.password-store', '.netrc', '.config/gcloud', '.local/share/keyrings'];
+const SECRET_FOLDERS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.password-store',
+  '.netrc',
+  '.config/gcloud',
+  '.local/share/keyrings',
+];
 
 export class Workspaces {
   private readonly byHandle = new Map<string, WorkspaceHandle>();
@@ -37,7 +48,11 @@ export class Workspaces {
   ) {}
 
   async confirm(path: string): Promise<WorkspaceHandle> {
-    if (!isAbsolute(path)) throw new AdcapError('E_USAGE', `"${path.slice(0, 200)}" is not an absolute path; type the full path of the folder (starting with / on Linux and macOS).`);
+    if (!isAbsolute(path))
+      throw new AdcapError(
+        'E_USAGE',
+        `"${path.slice(0, 200)}" is not an absolute path; type the full path of the folder (starting with / on Linux and macOS).`,
+      );
     let real: string;
     try {
       real = await realpath(path);
@@ -45,15 +60,27 @@ export class Workspaces {
       throw new AdcapError('E_NOT_FOUND', `The folder "${path.slice(0, 200)}" does not exist; create it first or check the spelling.`);
     }
     const info = await stat(real);
-    if (!info.isDirectory()) throw new AdcapError('E_USAGE', `"${path.slice(0, 200)}" is a file, not a folder; choose the folder that contains it.`);
+    if (!info.isDirectory())
+      throw new AdcapError('E_USAGE', `"${path.slice(0, 200)}" is a file, not a folder; choose the folder that contains it.`);
     if (parse(real).root === real) throw new AdcapError('E_USAGE', 'The whole filesystem cannot be a workspace; choose a project folder.');
     const user = await realpath(this.userHome).catch(() => this.userHome);
-    if (real === user) throw new AdcapError('E_USAGE', `Your whole home folder (${user}) cannot be a workspace: tools given it could read your keys and change your settings. Choose a project folder inside it.`);
+    if (real === user)
+      throw new AdcapError(
+        'E_USAGE',
+        `Your whole home folder (${user}) cannot be a workspace: tools given it could read your keys and change your settings. Choose a project folder inside it.`,
+      );
     const secret = SECRET_FOLDERS.find((dir) => isInside(join(user, dir), real));
-    if (secret !== undefined) throw new AdcapError('E_USAGE', `"${real}" is inside ~/${secret}, where credentials and keys live; it cannot be a workspace. Choose a project folder.`);
+    if (secret !== undefined)
+      throw new AdcapError(
+        'E_USAGE',
+        `"${real}" is inside ~/${secret}, where credentials and keys live; it cannot be a workspace. Choose a project folder.`,
+      );
     const home = await realpath(this.home).catch(() => this.home);
     if (isInside(home, real) || isInside(real, home)) {
-      throw new AdcapError('E_USAGE', `"${real}" ${isInside(home, real) ? 'is inside' : 'contains'} the Arcotheon home (${home}); tools may not work there. Choose a project folder elsewhere.`);
+      throw new AdcapError(
+        'E_USAGE',
+        `"${real}" ${isInside(home, real) ? 'is inside' : 'contains'} the Arcotheon home (${home}); tools may not work there. Choose a project folder elsewhere.`,
+      );
     }
     for (const known of this.byHandle.values()) if (known.path === real) return known;
     const workspace: WorkspaceHandle = { handle: newHandle('ws'), path: real, name: basename(real) };
@@ -66,14 +93,19 @@ export class Workspaces {
   }
 
   forget(handle: string): void {
-    if (!this.byHandle.delete(handle)) throw new AdcapError('E_NOT_FOUND', 'That workspace is not known (it may have been forgotten); confirm the folder again.');
+    if (!this.byHandle.delete(handle))
+      throw new AdcapError('E_NOT_FOUND', 'That workspace is not known (it may have been forgotten); confirm the folder again.');
   }
 
   /** The folder behind a handle, checked again (it may have been removed or replaced by a link since). */
   async resolve(handle: string | null | undefined): Promise<string | null> {
     if (handle === null || handle === undefined) return null;
     const workspace = this.byHandle.get(handle);
-    if (workspace === undefined) throw new AdcapError('E_USAGE', 'The workspace handle is not known to this host; choose the folder again (handles last until the host restarts).');
+    if (workspace === undefined)
+      throw new AdcapError(
+        'E_USAGE',
+        'The workspace handle is not known to this host; choose the folder again (handles last until the host restarts).',
+      );
     const again = await this.confirm(workspace.path).catch((error: unknown) => {
       throw error instanceof AdcapError ? new AdcapError(error.code, `The workspace changed since it was chosen: ${error.message}`) : error;
     });
@@ -110,8 +142,13 @@ export class Sideloads {
   }
 
   async begin(name: string, size: number): Promise<SideloadUpload> {
-    if (size > this.maxBytes) throw new AdcapError('E_LIMIT', `"${name.slice(0, 100)}" is ${size} bytes; files up to ${this.maxBytes} bytes can be sideloaded here (use "adcap install <file>" for larger ones).`);
-    if (this.uploads.size >= MAX_OPEN_UPLOADS) throw new AdcapError('E_LIMIT', `${MAX_OPEN_UPLOADS} uploads are already open; finish or abort one first.`);
+    if (size > this.maxBytes)
+      throw new AdcapError(
+        'E_LIMIT',
+        `"${name.slice(0, 100)}" is ${size} bytes; files up to ${this.maxBytes} bytes can be sideloaded here (use "adcap install <file>" for larger ones).`,
+      );
+    if (this.uploads.size >= MAX_OPEN_UPLOADS)
+      throw new AdcapError('E_LIMIT', `${MAX_OPEN_UPLOADS} uploads are already open; finish or abort one first.`);
     const upload = newHandle('up');
     const file = join(await this.dir(), `${upload}.adcap`);
     const handle = await open(file, 'wx', 0o600);
@@ -121,7 +158,8 @@ export class Sideloads {
 
   async chunk(upload: string, offset: number, base64: string): Promise<{ received: number }> {
     const entry = this.get(upload);
-    if (offset !== entry.received) throw new AdcapError('E_USAGE', `Chunks must arrive in order: expected offset ${entry.received}, got ${offset}.`);
+    if (offset !== entry.received)
+      throw new AdcapError('E_USAGE', `Chunks must arrive in order: expected offset ${entry.received}, got ${offset}.`);
     const bytes = Buffer.from(base64, 'base64');
     if (bytes.length > this.chunkBytes) {
       await this.abort(upload);
@@ -139,7 +177,8 @@ export class Sideloads {
 
   async commit(upload: string): Promise<SideloadFile> {
     const entry = this.get(upload);
-    if (entry.received !== entry.size) throw new AdcapError('E_USAGE', `Only ${entry.received} of ${entry.size} bytes arrived; send the rest before committing.`);
+    if (entry.received !== entry.size)
+      throw new AdcapError('E_USAGE', `Only ${entry.received} of ${entry.size} bytes arrived; send the rest before committing.`);
     this.uploads.delete(upload);
     await entry.handle.close();
     const file = newHandle('sl');
@@ -170,7 +209,8 @@ export class Sideloads {
 
   private get(upload: string): Upload {
     const entry = this.uploads.get(upload);
-    if (entry === undefined) throw new AdcapError('E_NOT_FOUND', 'That upload is not open (it finished, was aborted or dropped); start again.');
+    if (entry === undefined)
+      throw new AdcapError('E_NOT_FOUND', 'That upload is not open (it finished, was aborted or dropped); start again.');
     return entry;
   }
 }

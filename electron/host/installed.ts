@@ -4,7 +4,16 @@
  * one's permission difference, computed without applying anything.
  */
 import semver from 'semver';
-import { AdcapError, isAdcapError, type Arcotheon, type DoctorReport, type InstalledCapability, type Manifest, type PackageState, type Plan } from '@arcotheon/sdk';
+import {
+  AdcapError,
+  isAdcapError,
+  type Arcotheon,
+  type DoctorReport,
+  type InstalledCapability,
+  type Manifest,
+  type PackageState,
+  type Plan,
+} from '@arcotheon/sdk';
 import type { AvailableUpdate, GrantsData, InstalledDetail, InstalledHealth, InstalledSummary, UpdatesCheck } from '../common/types.js';
 import { packageContents, permissionChange, permissionView } from './views.js';
 
@@ -49,7 +58,8 @@ export class Installed {
     this.doctorProblems = new Map();
     for (const problem of report.problems) {
       if (problem.id === undefined || (fixed && problem.fixed !== undefined)) continue;
-      if (problem.kind === 'damaged-install' || problem.kind === 'damaged-state' || problem.kind === 'missing-dependency') this.doctorProblems.set(problem.id, problem.message);
+      if (problem.kind === 'damaged-install' || problem.kind === 'damaged-state' || problem.kind === 'missing-dependency')
+        this.doctorProblems.set(problem.id, problem.message);
     }
   }
 
@@ -63,7 +73,9 @@ export class Installed {
       const range = state.range ?? '*';
       const includePrerelease = semver.prerelease(state.active) !== null;
       const candidates = versions
-        .filter((v) => v.status === undefined && semver.gt(v.version, state.active) && semver.satisfies(v.version, range, { includePrerelease }))
+        .filter(
+          (v) => v.status === undefined && semver.gt(v.version, state.active) && semver.satisfies(v.version, range, { includePrerelease }),
+        )
         .filter((v) => includePrerelease || semver.prerelease(v.version) === null)
         .map((v) => v.version)
         .sort(semver.rcompare);
@@ -81,10 +93,15 @@ export class Installed {
     }
   }
 
-  private async summaryOf(capability: InstalledCapability): Promise<{ summary: InstalledSummary; manifest: Manifest | null; state: PackageState | null }> {
+  private async summaryOf(
+    capability: InstalledCapability,
+  ): Promise<{ summary: InstalledSummary; manifest: Manifest | null; state: PackageState | null }> {
     const state = await this.arc.state(capability.id).catch(() => null);
     const manifest = await this.arc.readInstalledManifest(capability.id, capability.version).catch(() => null);
-    const latest = await this.latestOf(capability.id, { active: capability.version, ...(state?.range === undefined ? {} : { range: state.range }) });
+    const latest = await this.latestOf(capability.id, {
+      active: capability.version,
+      ...(state?.range === undefined ? {} : { range: state.range }),
+    });
     let health: InstalledHealth = 'ok';
     let healthReason: string | null = null;
     if (latest.revoked !== null) {
@@ -139,7 +156,13 @@ export class Installed {
       .filter((v) => active.versions[v] !== undefined)
       .map((version) => {
         const record = active.versions[version];
-        return { version, installedAt: record?.installedAt ?? '', source: record?.source ?? capability.source, grants: record?.grants ?? [], active: version === active.active };
+        return {
+          version,
+          installedAt: record?.installedAt ?? '',
+          source: record?.source ?? capability.source,
+          grants: record?.grants ?? [],
+          active: version === active.active,
+        };
       });
     const previous = active.history.at(-1);
     const target = previous === undefined ? undefined : active.versions[previous];
@@ -154,7 +177,9 @@ export class Installed {
           };
     const manifests = new Map<string, Manifest | null>();
     for (const other of list) manifests.set(other.id, await this.arc.readInstalledManifest(other.id, other.version).catch(() => null));
-    const dependents = list.filter((other) => other.id !== id && Object.hasOwn(manifests.get(other.id)?.dependencies ?? {}, id)).map((other) => other.id);
+    const dependents = list
+      .filter((other) => other.id !== id && Object.hasOwn(manifests.get(other.id)?.dependencies ?? {}, id))
+      .map((other) => other.id);
     const dir = await this.arc.installedDir(id);
     return {
       ...summary,
@@ -163,7 +188,11 @@ export class Installed {
       versions,
       rollback,
       dependents,
-      dependencies: Object.entries(manifest?.dependencies ?? {}).map(([dep, range]) => ({ id: dep, range, installed: list.find((c) => c.id === dep)?.version ?? null })),
+      dependencies: Object.entries(manifest?.dependencies ?? {}).map(([dep, range]) => ({
+        id: dep,
+        range,
+        installed: list.find((c) => c.id === dep)?.version ?? null,
+      })),
       package: manifest === null ? null : await packageContents(manifest, dir, true),
     };
   }
@@ -213,7 +242,10 @@ export class Installed {
     for (const item of all.items) {
       if (item.action !== 'upgrade') continue;
       const current = installed.get(item.id);
-      const before = current === undefined ? [] : ((await this.arc.readInstalledManifest(item.id, current.version).catch(() => null))?.permissions ?? []);
+      const before =
+        current === undefined
+          ? []
+          : ((await this.arc.readInstalledManifest(item.id, current.version).catch(() => null))?.permissions ?? []);
       const alone = await this.previewUpdate([item.id]).catch(() => null);
       const located = await this.arc.sources.locate(item.id).catch(() => null);
       updates.push({

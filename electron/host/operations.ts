@@ -65,12 +65,22 @@ export class Operations {
       try {
         result = await work(ctx);
       } catch (error) {
-        result = { ok: false, error: { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` } };
+        result = {
+          ok: false,
+          error: { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` },
+        };
       }
       let state: OperationState = result.ok ? 'done' : 'failed';
       if (controller.signal.aborted && !result.ok) {
         state = 'cancelled';
-        result = { ok: false, error: { code: 'E_DENIED', message: `${label} was cancelled; nothing more was done.`, details: { cancelled: true, cause: result.error.code } } };
+        result = {
+          ok: false,
+          error: {
+            code: 'E_DENIED',
+            message: `${label} was cancelled; nothing more was done.`,
+            details: { cancelled: true, cause: result.error.code },
+          },
+        };
       }
       info.state = state;
       info.finishedAt = new Date().toISOString();
@@ -90,7 +100,14 @@ export class Operations {
   /** The final Result of an operation (waits while it runs). */
   async wait(operation: string): Promise<Result<Result<unknown>>> {
     const entry = this.entries.get(operation);
-    if (entry === undefined) return { ok: false, error: { code: 'E_NOT_FOUND', message: `There is no operation ${operation}; it may have finished long ago (the host keeps the last ${KEEP_FINISHED}).` } };
+    if (entry === undefined)
+      return {
+        ok: false,
+        error: {
+          code: 'E_NOT_FOUND',
+          message: `There is no operation ${operation}; it may have finished long ago (the host keeps the last ${KEEP_FINISHED}).`,
+        },
+      };
     return { ok: true, value: await entry.done };
   }
 

@@ -10,7 +10,16 @@
  */
 import { describePolicy, isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
 import { createHostClient, type HostClient } from '../common/client.js';
-import { checkArguments, isHostMethod, METHODS, SIDELOAD_CHUNK_BYTES, type HostMethod, type MethodArgs, type MethodValue, type OperationMethod } from '../common/methods.js';
+import {
+  checkArguments,
+  isHostMethod,
+  METHODS,
+  SIDELOAD_CHUNK_BYTES,
+  type HostMethod,
+  type MethodArgs,
+  type MethodValue,
+  type OperationMethod,
+} from '../common/methods.js';
 import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, PolicyStatusData, Result } from '../common/types.js';
 import { Catalogue } from './catalogue.js';
 import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
@@ -47,7 +56,10 @@ export interface HostService {
 type CallMethod = Exclude<HostMethod, OperationMethod>;
 type CallImpl = { [M in CallMethod]: (...args: MethodArgs<M>) => Promise<MethodValue<M>> };
 type OperationImpl = {
-  [M in OperationMethod]: { label: (...args: MethodArgs<M>) => string; run: (ctx: OperationContext, ...args: MethodArgs<M>) => Promise<MethodValue<M>> };
+  [M in OperationMethod]: {
+    label: (...args: MethodArgs<M>) => string;
+    run: (ctx: OperationContext, ...args: MethodArgs<M>) => Promise<MethodValue<M>>;
+  };
 };
 
 export function createHostService(arc: Arcotheon, options: HostServiceOptions = {}): HostService {
@@ -89,15 +101,31 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     };
   };
   const targetLabel = (target: InstallTargetData): string =>
-    typeof target === 'string' ? target : Array.isArray(target) ? target.map((t) => (typeof t === 'string' ? t : t.id)).join(', ') : 'id' in target ? target.id : target.sideload !== undefined ? 'a sideloaded file' : (target.packages ?? []).map((t) => (typeof t === 'string' ? t : t.id)).join(', ');
+    typeof target === 'string'
+      ? target
+      : Array.isArray(target)
+        ? target.map((t) => (typeof t === 'string' ? t : t.id)).join(', ')
+        : 'id' in target
+          ? target.id
+          : target.sideload !== undefined
+            ? 'a sideloaded file'
+            : (target.packages ?? []).map((t) => (typeof t === 'string' ? t : t.id)).join(', ');
 
   const doctor = async (ctx: OperationContext | null, opts: { fix?: boolean; dryRun?: boolean } = {}) => {
     ctx?.progress({ phase: 'check', done: 0 });
-    const report = await arc.doctor({ ...(opts.fix === undefined ? {} : { fix: opts.fix }), ...(opts.dryRun === undefined ? {} : { dryRun: opts.dryRun }) });
+    const report = await arc.doctor({
+      ...(opts.fix === undefined ? {} : { fix: opts.fix }),
+      ...(opts.dryRun === undefined ? {} : { dryRun: opts.dryRun }),
+    });
     const fixed = opts.fix === true && opts.dryRun !== true;
     installed.rememberDoctor(report, fixed);
     if (fixed) installedChanged();
-    return { ...report, problems: report.problems.map((p) => ({ ...p, severity: problemSeverity(p.kind) })), dryRun: opts.dryRun === true, fixed };
+    return {
+      ...report,
+      problems: report.problems.map((p) => ({ ...p, severity: problemSeverity(p.kind) })),
+      dryRun: opts.dryRun === true,
+      fixed,
+    };
   };
 
   /** Issue 17: the outcome of the last `policy.apply` (the host runs it at start-up; see startUp). */
@@ -133,7 +161,8 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   };
 
   const calls: CallImpl = {
-    'host.info': async () => settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
+    'host.info': async () =>
+      settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
     'catalogue.search': (query, filters = {}) => arc.search(query, filters),
     'catalogue.query': (request = {}) => catalogue.query(request),
     'catalogue.show': (id) => arc.packageDoc(id),
@@ -271,7 +300,13 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
           lastApply = { at, result, error: null };
           return result;
         } catch (error) {
-          lastApply = { at, result: null, error: isAdcapError(error) ? { code: error.code, message: error.message } : { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` } };
+          lastApply = {
+            at,
+            result: null,
+            error: isAdcapError(error)
+              ? { code: error.code, message: error.message }
+              : { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` },
+          };
           throw error;
         } finally {
           installedChanged();
@@ -301,14 +336,24 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       label: (id, tool) => `Run ${id} ${tool}`,
       run: async (ctx, id, tool, input, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
-        return runTool(arc, id, tool, input, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
+        return runTool(arc, id, tool, input, {
+          workspace,
+          onProgress: ctx.progress,
+          signal: ctx.signal,
+          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+        });
       },
     },
     'run.workflow': {
       label: (id, workflow) => `Run ${id} workflow ${workflow}`,
       run: async (ctx, id, workflow, inputs, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
-        return runWorkflow(arc, id, workflow, inputs, { workspace, onProgress: ctx.progress, signal: ctx.signal, ...(options.secrets === undefined ? {} : { secrets: options.secrets }) });
+        return runWorkflow(arc, id, workflow, inputs, {
+          workspace,
+          onProgress: ctx.progress,
+          signal: ctx.signal,
+          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+        });
       },
     },
   };
@@ -326,7 +371,8 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   }
 
   async function dispatch(method: unknown, args: unknown): Promise<Result<unknown>> {
-    if (!isHostMethod(method)) return failure({ code: 'E_USAGE', message: `"${String(method).slice(0, 100)}" is not a method of the Arcotheon host API.` });
+    if (!isHostMethod(method))
+      return failure({ code: 'E_USAGE', message: `"${String(method).slice(0, 100)}" is not a method of the Arcotheon host API.` });
     const problem = checkArguments(method, args);
     if (problem !== null) return failure({ code: 'E_USAGE', message: problem });
     const list = args as unknown[];
@@ -334,7 +380,10 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     if (method === 'operations.cancel') return operations.cancel(list[0] as string);
     const spec = METHODS[method];
     if (spec.kind === 'operation') {
-      const op = ops[method as OperationMethod] as { label: (...a: unknown[]) => string; run: (ctx: OperationContext, ...a: unknown[]) => Promise<unknown> };
+      const op = ops[method as OperationMethod] as {
+        label: (...a: unknown[]) => string;
+        run: (ctx: OperationContext, ...a: unknown[]) => Promise<unknown>;
+      };
       const id = operations.start(method, op.label(...list), spec.cancellable === true, (ctx) => settle(() => op.run(ctx, ...list)));
       return { ok: true, value: { operation: id } };
     }

@@ -5,8 +5,28 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { addRemote, AuditLog, BubblewrapSandbox, hostPlatform, isAdcapError, keyIdOf, listRemotes, removeRemote, SandboxExecSandbox, type Arcotheon } from '@arcotheon/sdk';
-import type { AuditEntry, AuditVerification, CacheInfo, HostInfoData, RemoteConfigData, RemoteStatus, SandboxPlatformStatus, SandboxStatus } from '../common/types.js';
+import {
+  addRemote,
+  AuditLog,
+  BubblewrapSandbox,
+  hostPlatform,
+  isAdcapError,
+  keyIdOf,
+  listRemotes,
+  removeRemote,
+  SandboxExecSandbox,
+  type Arcotheon,
+} from '@arcotheon/sdk';
+import type {
+  AuditEntry,
+  AuditVerification,
+  CacheInfo,
+  HostInfoData,
+  RemoteConfigData,
+  RemoteStatus,
+  SandboxPlatformStatus,
+  SandboxStatus,
+} from '../common/types.js';
 import type { OperationContext } from './operations.js';
 import { directorySize } from './views.js';
 
@@ -98,17 +118,25 @@ export class Settings {
       done++;
     }
     ctx.progress({ phase: 'refresh', done, total: clients.length });
-    return (await this.remoteStatus()).filter((s) => name === null || s.name === name).map((s) => (failures.has(s.name) ? { ...s, error: failures.get(s.name) ?? null } : s));
+    return (await this.remoteStatus())
+      .filter((s) => name === null || s.name === name)
+      .map((s) => (failures.has(s.name) ? { ...s, error: failures.get(s.name) ?? null } : s));
   }
 
   /** The audit log, newest first. Lines are the host's own writing; a line that does not parse is shown as such. */
   async auditList(options: { limit?: number; capability?: string }): Promise<AuditEntry[]> {
     const dir = this.arc.home.auditDir;
-    const files = (await readdir(dir).catch(() => [] as string[])).filter((n) => /^\d{4}-\d{2}\.jsonl$/.test(n)).sort().reverse();
+    const files = (await readdir(dir).catch(() => [] as string[]))
+      .filter((n) => /^\d{4}-\d{2}\.jsonl$/.test(n))
+      .sort()
+      .reverse();
     const limit = options.limit ?? 200;
     const out: AuditEntry[] = [];
     for (const file of files) {
-      const lines = (await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l !== '').reverse();
+      const lines = (await readFile(join(dir, file), 'utf8'))
+        .split('\n')
+        .filter((l) => l !== '')
+        .reverse();
       for (const text of lines) {
         let line: Record<string, unknown>;
         try {
@@ -119,7 +147,12 @@ export class Settings {
         const str = (key: string): string | undefined => (typeof line[key] === 'string' ? (line[key] as string) : undefined);
         if (options.capability !== undefined && str('capability') !== options.capability) continue;
         const kind = str('kind') ?? 'unknown';
-        const entry: AuditEntry = { seq: typeof line['seq'] === 'number' ? line['seq'] : -1, time: str('time') ?? '', event: kind, data: line };
+        const entry: AuditEntry = {
+          seq: typeof line['seq'] === 'number' ? line['seq'] : -1,
+          time: str('time') ?? '',
+          event: kind,
+          data: line,
+        };
         const capability = str('capability');
         if (capability !== undefined) entry.capability = capability;
         const version = str('version');
@@ -180,9 +213,27 @@ export class Settings {
             : 'This platform has no sandbox for tools yet, so tools do not run here.';
     }
     const platforms: SandboxPlatformStatus[] = [
-      { platform: 'linux', mechanism: 'bubblewrap (namespaces, seccomp, a network proxy for granted hosts)', current: platform === 'linux', available: platform === 'linux' ? available : null, detail: 'Tools see only their package, the chosen workspace and what they were granted.' },
-      { platform: 'darwin', mechanism: 'sandbox-exec profile', current: platform === 'darwin', available: platform === 'darwin' ? available : null, detail: 'A deny-by-default profile generated from the grants.' },
-      { platform: 'win32', mechanism: 'none yet', current: platform === 'win32', available: platform === 'win32' ? false : null, detail: 'Tools are refused on Windows until a sandbox exists.' },
+      {
+        platform: 'linux',
+        mechanism: 'bubblewrap (namespaces, seccomp, a network proxy for granted hosts)',
+        current: platform === 'linux',
+        available: platform === 'linux' ? available : null,
+        detail: 'Tools see only their package, the chosen workspace and what they were granted.',
+      },
+      {
+        platform: 'darwin',
+        mechanism: 'sandbox-exec profile',
+        current: platform === 'darwin',
+        available: platform === 'darwin' ? available : null,
+        detail: 'A deny-by-default profile generated from the grants.',
+      },
+      {
+        platform: 'win32',
+        mechanism: 'none yet',
+        current: platform === 'win32',
+        available: platform === 'win32' ? false : null,
+        detail: 'Tools are refused on Windows until a sandbox exists.',
+      },
     ];
     return { platform: hostPlatform(), active, reason, platforms };
   }

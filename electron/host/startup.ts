@@ -30,7 +30,10 @@ async function runToEnd(service: Pick<HostService, 'dispatch'>, method: 'policy.
  * Applies the policy, then (with `doctor`) checks the home, one after the other so doctor sees
  * the home as the policy left it. `log` hears a one-line summary of what could not be done.
  */
-export async function startUp(service: Pick<HostService, 'dispatch'>, options: { doctor: boolean; log?: (message: string) => void }): Promise<StartUpOutcome> {
+export async function startUp(
+  service: Pick<HostService, 'dispatch'>,
+  options: { doctor: boolean; log?: (message: string) => void },
+): Promise<StartUpOutcome> {
   // Messages can quote a registry's or a policy's text: no terminal control characters reach a log.
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   const log = (message: string): void => options.log?.(message.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'));
@@ -38,7 +41,8 @@ export async function startUp(service: Pick<HostService, 'dispatch'>, options: {
   if (!policy.ok) log(`the organisation policy could not be applied: ${policy.error.message} (${policy.error.code})`);
   else {
     const failed = (policy.value as { failed?: Array<{ id: string; code: string; message: string }> }).failed ?? [];
-    for (const f of failed) log(`the organisation policy requires ${f.id}, which could not be installed or updated: ${f.message} (${f.code})`);
+    for (const f of failed)
+      log(`the organisation policy requires ${f.id}, which could not be installed or updated: ${f.message} (${f.code})`);
   }
   const doctor = options.doctor ? await runToEnd(service, 'doctor.run') : null;
   return { policy, doctor };

@@ -17,7 +17,15 @@ import {
   type Plan,
 } from '@arcotheon/sdk';
 import { validateInstalledWorkflows } from '@arcotheon/sdk/internal';
-import type { PlanData, PackageContentsView, PermissionChange, PermissionView, ProblemSeverity, SkillView, WorkflowView } from '../common/types.js';
+import type {
+  PlanData,
+  PackageContentsView,
+  PermissionChange,
+  PermissionView,
+  ProblemSeverity,
+  SkillView,
+  WorkflowView,
+} from '../common/types.js';
 
 export function permissionView(permission: Permission, granted?: readonly string[]): PermissionView {
   const grant = grantString(permission);
@@ -83,7 +91,23 @@ export function problemSeverity(kind: string): ProblemSeverity {
 
 /** Largest readme returned to the UI. */
 const MAX_README_BYTES = 512 * 1024;
-const PROGRAM_EXTENSIONS = new Set(['.sh', '.bash', '.zsh', '.py', '.js', '.mjs', '.cjs', '.ts', '.rb', '.pl', '.php', '.ps1', '.bat', '.cmd', '.exe']);
+const PROGRAM_EXTENSIONS = new Set([
+  '.sh',
+  '.bash',
+  '.zsh',
+  '.py',
+  '.js',
+  '.mjs',
+  '.cjs',
+  '.ts',
+  '.rb',
+  '.pl',
+  '.php',
+  '.ps1',
+  '.bat',
+  '.cmd',
+  '.exe',
+]);
 
 /** A package path joined under `dir`, refused when it would leave it (manifest paths are checked at install; this is a second guard). */
 function inside(dir: string, path: string): string | null {
@@ -141,7 +165,12 @@ export async function packageContents(manifest: Manifest, dir: string, installed
       inputSchema: doc.inputs === undefined ? null : (doc.inputs as Record<string, unknown>),
       steps: doc.steps.map((step) =>
         isToolStep(step)
-          ? { id: step.id, kind: 'tool' as const, tool: step.tool, ...(step.capability === undefined ? {} : { capability: step.capability }) }
+          ? {
+              id: step.id,
+              kind: 'tool' as const,
+              tool: step.tool,
+              ...(step.capability === undefined ? {} : { capability: step.capability }),
+            }
           : { id: step.id, kind: 'agent' as const },
       ),
     }));
@@ -164,7 +193,11 @@ export async function packageContents(manifest: Manifest, dir: string, installed
     })),
     skills: await Promise.all((manifest.skills ?? []).map((s) => skillView(manifest, dir, s.path, installed))),
     workflows,
-    knowledge: (manifest.knowledge ?? []).map((k) => ({ id: k.id, kind: k.kind, ...(k.description === undefined ? {} : { description: k.description }) })),
+    knowledge: (manifest.knowledge ?? []).map((k) => ({
+      id: k.id,
+      kind: k.kind,
+      ...(k.description === undefined ? {} : { description: k.description }),
+    })),
     resources: (manifest.resources ?? []).map((r) => ({
       id: r.id,
       size: r.size,

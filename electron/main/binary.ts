@@ -22,7 +22,9 @@ const isFile = (file: string): boolean => {
 export function findElectronBinary(env: Readonly<Record<string, string | undefined>>, repoRoot: string): ElectronBinary {
   const named = env[ELECTRON_PATH_ENV];
   if (named !== undefined && named !== '') {
-    return isFile(named) ? { path: path.resolve(named), source: ELECTRON_PATH_ENV } : { path: null, reason: `${ELECTRON_PATH_ENV} names ${named}, which is not a file` };
+    return isFile(named)
+      ? { path: path.resolve(named), source: ELECTRON_PATH_ENV }
+      : { path: null, reason: `${ELECTRON_PATH_ENV} names ${named}, which is not a file` };
   }
   const dir = path.join(repoRoot, 'node_modules', 'electron');
   if (!existsSync(path.join(dir, 'package.json'))) return { path: null, reason: 'the electron package is not installed' };
@@ -33,7 +35,9 @@ export function findElectronBinary(env: Readonly<Record<string, string | undefin
     return { path: null, reason: 'the Electron binary was not downloaded ("npx install-electron" fetches it)' };
   }
   const binary = path.join(dir, 'dist', relative);
-  return relative !== '' && isFile(binary) ? { path: binary, source: 'node_modules/electron' } : { path: null, reason: 'the Electron binary was not downloaded ("npx install-electron" fetches it)' };
+  return relative !== '' && isFile(binary)
+    ? { path: binary, source: 'node_modules/electron' }
+    : { path: null, reason: 'the Electron binary was not downloaded ("npx install-electron" fetches it)' };
 }
 
 export type StartMode = 'electron' | 'browser' | 'url';
@@ -41,6 +45,10 @@ export type StartMode = 'electron' | 'browser' | 'url';
 /** How `npm start` opens Arcotheon, and the one line it prints to say so. */
 export function startChoice(binary: ElectronBinary, display: boolean): { mode: StartMode; line: string } {
   if (binary.path !== null && display) return { mode: 'electron', line: `Opening the Arcotheon window (Electron from ${binary.source}).` };
-  if (binary.path === null && display) return { mode: 'browser', line: `No Electron window: ${binary.reason}; opening "arcotheon ui" in your browser instead.` };
-  return { mode: 'url', line: 'No display found (DISPLAY / WAYLAND_DISPLAY unset): open the address below in a browser that can reach this machine.' };
+  if (binary.path === null && display)
+    return { mode: 'browser', line: `No Electron window: ${binary.reason}; opening "arcotheon ui" in your browser instead.` };
+  return {
+    mode: 'url',
+    line: 'No display found (DISPLAY / WAYLAND_DISPLAY unset): open the address below in a browser that can reach this machine.',
+  };
 }

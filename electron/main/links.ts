@@ -30,7 +30,8 @@ export function parseInstallLink(link: string): LinkResult {
   if (typeof link !== 'string' || link.length === 0) return refuse('The link is empty.');
   if (link.length > 512) return refuse('The arcotheon:// link is longer than 512 characters, so it was not opened.');
   // Control characters and spaces never belong in the raw link (a space in a range is %20).
-  if ([...link].some((c) => c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f)) return refuse('The arcotheon:// link contains spaces or control characters, so it was not opened.');
+  if ([...link].some((c) => c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f))
+    return refuse('The arcotheon:// link contains spaces or control characters, so it was not opened.');
   let url: URL;
   try {
     url = new URL(link);
@@ -38,12 +39,16 @@ export function parseInstallLink(link: string): LinkResult {
     return refuse('The arcotheon:// link is malformed, so it was not opened.');
   }
   if (url.protocol !== `${LINK_SCHEME}:`) return refuse('Only arcotheon:// links are opened by Arcotheon.');
-  if (url.username !== '' || url.password !== '' || url.port !== '') return refuse('The arcotheon:// link carries a user name, password or port, so it was not opened.');
-  if (url.search !== '' || url.hash !== '' || link.includes('?') || link.includes('#')) return refuse('The arcotheon:// link carries a query or fragment, so it was not opened.');
-  if (url.hostname !== 'install') return refuse(`Arcotheon links name an action; only "install" exists (arcotheon://install/<publisher>/<name>[@range]).`);
+  if (url.username !== '' || url.password !== '' || url.port !== '')
+    return refuse('The arcotheon:// link carries a user name, password or port, so it was not opened.');
+  if (url.search !== '' || url.hash !== '' || link.includes('?') || link.includes('#'))
+    return refuse('The arcotheon:// link carries a query or fragment, so it was not opened.');
+  if (url.hostname !== 'install')
+    return refuse(`Arcotheon links name an action; only "install" exists (arcotheon://install/<publisher>/<name>[@range]).`);
   const segments = url.pathname.split('/');
   // "/pub/name" splits into ['', 'pub', 'name']; a trailing slash or more segments is refused.
-  if (segments.length !== 3 || segments[0] !== '') return refuse('An install link names exactly one capability: arcotheon://install/<publisher>/<name>[@range].');
+  if (segments.length !== 3 || segments[0] !== '')
+    return refuse('An install link names exactly one capability: arcotheon://install/<publisher>/<name>[@range].');
   const publisher = segments[1] as string;
   const rest = segments[2] as string;
   const at = rest.indexOf('@');
@@ -58,7 +63,8 @@ export function parseInstallLink(link: string): LinkResult {
   } catch {
     return refuse('The version range in the link is malformed.');
   }
-  if (!RANGE.test(range) || range.trim() === '' || range !== range.trim()) return refuse('The version range in the link is not a semver range.');
+  if (!RANGE.test(range) || range.trim() === '' || range !== range.trim())
+    return refuse('The version range in the link is not a semver range.');
   return { ok: true, spec: `${id}@${range}`, id, range };
 }
 

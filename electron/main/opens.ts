@@ -30,14 +30,21 @@ const refused = (message: string): OpenRequest => ({ kind: 'refused', message })
 export async function sideloadFile(host: HostCall, file: string): Promise<Result<SideloadFile>> {
   const name = path.basename(file);
   const info = await stat(file).catch(() => null);
-  if (info === null || !info.isFile()) return { ok: false, error: { code: 'E_NOT_FOUND', message: `${name} is not a file that can be opened.` } };
+  if (info === null || !info.isFile())
+    return { ok: false, error: { code: 'E_NOT_FOUND', message: `${name} is not a file that can be opened.` } };
   if (info.size === 0) return { ok: false, error: { code: 'E_GZIP', message: `${name} is empty, so it is not an Arcotheon package.` } };
   const begun = (await host('sideload.begin', [{ name: name.slice(0, 255), size: info.size }])) as Result<SideloadUpload>;
   if (!begun.ok) return begun;
   const { upload, maxBytes, chunkBytes } = begun.value;
   if (info.size > maxBytes) {
     await host('sideload.abort', [upload]);
-    return { ok: false, error: { code: 'E_LIMIT', message: `${name} is larger than the ${Math.floor(maxBytes / 1024 / 1024)} MiB a sideloaded package may be.` } };
+    return {
+      ok: false,
+      error: {
+        code: 'E_LIMIT',
+        message: `${name} is larger than the ${Math.floor(maxBytes / 1024 / 1024)} MiB a sideloaded package may be.`,
+      },
+    };
   }
   const handle = await open(file, 'r');
   try {

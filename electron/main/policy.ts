@@ -44,7 +44,9 @@ function parse(url: string): URL | null {
 /** True for a URL of the app's own origin (`app://arcotheon/...`), nothing else. */
 export function isAppUrl(url: string): boolean {
   const parsed = parse(url);
-  return parsed !== null && parsed.protocol === `${APP_SCHEME}:` && parsed.host === APP_HOST && parsed.username === '' && parsed.password === '';
+  return (
+    parsed !== null && parsed.protocol === `${APP_SCHEME}:` && parsed.host === APP_HOST && parsed.username === '' && parsed.password === ''
+  );
 }
 
 /** What main.ts knows about the frame behind an IPC message (`event.senderFrame`, `event.sender`). */
@@ -63,7 +65,13 @@ export interface SenderInfo {
  * window), from an iframe, or from a page that navigated away is refused.
  */
 export function isTrustedSender(sender: SenderInfo, windowWebContentsId: number | null): boolean {
-  return windowWebContentsId !== null && sender.webContentsId === windowWebContentsId && sender.isMainFrame && sender.frameUrl !== null && isAppUrl(sender.frameUrl);
+  return (
+    windowWebContentsId !== null &&
+    sender.webContentsId === windowWebContentsId &&
+    sender.isMainFrame &&
+    sender.frameUrl !== null &&
+    isAppUrl(sender.frameUrl)
+  );
 }
 
 /** Hosts a link may never open in the system browser even over https (this machine, link-local). */
@@ -92,7 +100,7 @@ export function externalLinkTarget(url: string): string | null {
   const parsed = parse(url);
   if (parsed === null || parsed.protocol !== 'https:') return null;
   if (parsed.username !== '' || parsed.password !== '') return null;
-  if (parsed.hostname === '' || !parsed.hostname.includes('.') && !parsed.hostname.startsWith('[')) return null;
+  if (parsed.hostname === '' || (!parsed.hostname.includes('.') && !parsed.hostname.startsWith('['))) return null;
   if (isLocalHost(parsed.hostname)) return null;
   if (parsed.port !== '' && parsed.port !== '443') return null;
   return parsed.href;
@@ -120,7 +128,8 @@ export function permissionDecision(permission: string, requestingUrl: string | u
   return permission === 'clipboard-sanitized-write' && requestingUrl !== undefined && isAppUrl(requestingUrl);
 }
 
-export type AppRequest = { status: 200; file: string; headers: Record<string, string> } | { status: 403 | 404 | 405; headers: Record<string, string> };
+export type AppRequest =
+  { status: 200; file: string; headers: Record<string, string> } | { status: 403 | 404 | 405; headers: Record<string, string> };
 
 /** Headers of every `app://` response: the CSP, no sniffing, no caching of the UI. */
 export const APP_HEADERS: Readonly<Record<string, string>> = {

@@ -119,7 +119,9 @@ export class UtilityChannel {
             this.#options.post({ kind: 'call', id, method, args });
           } catch (error) {
             this.#pending.delete(id);
-            resolve(failure('E_IO', `The Arcotheon service could not be reached (${error instanceof Error ? error.message : String(error)}).`));
+            resolve(
+              failure('E_IO', `The Arcotheon service could not be reached (${error instanceof Error ? error.message : String(error)}).`),
+            );
           }
         }),
     );
@@ -164,7 +166,10 @@ export class UtilityChannel {
   exited(code: number): void {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    for (const resolve of pending) resolve(failure('E_IO', `The Arcotheon service stopped (exit code ${code}) while working on this; it restarts by itself, so try again.`));
+    for (const resolve of pending)
+      resolve(
+        failure('E_IO', `The Arcotheon service stopped (exit code ${code}) while working on this; it restarts by itself, so try again.`),
+      );
     if (this.#up) {
       this.#up = false;
       this.#ready = new Promise((resolve) => (this.#markReady = resolve));

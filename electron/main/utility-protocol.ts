@@ -12,8 +12,7 @@
 import type { HostEvent, Result } from '../common/types.js';
 
 export type ToUtility =
-  | { kind: 'call'; id: number; method: string; args: unknown[] }
-  | { kind: 'secret-answer'; id: number; value: string | null };
+  { kind: 'call'; id: number; method: string; args: unknown[] } | { kind: 'secret-answer'; id: number; value: string | null };
 
 export type FromUtility =
   | { kind: 'ready' }

@@ -21,7 +21,10 @@ export interface IpcLike {
 export function createPreloadBridge(ipc: IpcLike): PreloadBridge {
   const invoke = (method: string, args: unknown[]): Promise<Result<unknown>> => {
     if (typeof method !== 'string' || !Array.isArray(args)) {
-      return Promise.resolve({ ok: false, error: { code: 'E_USAGE', message: 'A host call needs a method name and an array of arguments.' } });
+      return Promise.resolve({
+        ok: false,
+        error: { code: 'E_USAGE', message: 'A host call needs a method name and an array of arguments.' },
+      });
     }
     return ipc.invoke(IPC.call, method, args) as Promise<Result<unknown>>;
   };

@@ -62,7 +62,10 @@ export function serveOverPort(service: DispatchingService, port: ParentPortLike,
     const { id, method, args } = message;
     void service
       .dispatch(method, args)
-      .catch((error: unknown): Result<unknown> => ({ ok: false, error: { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` } }))
+      .catch((error: unknown): Result<unknown> => ({
+        ok: false,
+        error: { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` },
+      }))
       .then((result) => post({ kind: 'result', id, result }));
   });
   post({ kind: 'ready' });

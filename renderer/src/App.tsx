@@ -37,7 +37,9 @@ export function App() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
       const target = event.target as HTMLElement | null;
-      const typing = target !== null && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable);
+      const typing =
+        target !== null &&
+        (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable);
       if ((event.ctrlKey || event.metaKey) && !event.altKey && /^[1-6]$/.test(event.key)) {
         if (document.querySelector('[role="dialog"]') !== null) return;
         event.preventDefault();
@@ -95,7 +97,10 @@ export function App() {
                       <span className="visually-hidden"> available</span>
                     </span>
                   )}
-                  <kbd aria-hidden="true">{isMac ? '⌘' : 'Ctrl '}{index + 1}</kbd>
+                  <kbd aria-hidden="true">
+                    {isMac ? '⌘' : 'Ctrl '}
+                    {index + 1}
+                  </kbd>
                 </a>
               </li>
             ))}

@@ -5,7 +5,15 @@
  * typed client from electron/common and never knows which (STYLE: "every host call goes through
  * the typed client").
  */
-import { apiUrl, connectHostSocket, createHostClient, tokenFromLocation, type CallFn, type HostClient, type SubscribeFn } from '../../electron/common/index.js';
+import {
+  apiUrl,
+  connectHostSocket,
+  createHostClient,
+  tokenFromLocation,
+  type CallFn,
+  type HostClient,
+  type SubscribeFn,
+} from '../../electron/common/index.js';
 
 /** What the Electron preload exposes (contextBridge): the two primitives the typed client needs. */
 export interface PreloadBridge {
@@ -45,7 +53,8 @@ export async function connectHost(): Promise<Connection> {
     history.replaceState(null, '', `${location.pathname}${location.search}#/`);
   }
   const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY);
-  if (token === null) throw new Error('This page needs the address that "arcotheon ui" printed (it ends with #token=…). Open that address instead.');
+  if (token === null)
+    throw new Error('This page needs the address that "arcotheon ui" printed (it ends with #token=…). Open that address instead.');
   const socket = await connectHostSocket(apiUrl(location.origin, token), (url) => new WebSocket(url));
   client = createHostClient(socket.call, socket.subscribe);
   return { kind: 'websocket', client, closed: socket.closed };

@@ -18,7 +18,11 @@ export type ScreenName = Route['screen'];
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter((p) => p.length > 0).map((p) => safeDecode(p));
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p.length > 0)
+    .map((p) => safeDecode(p));
   const [head, a, b, c, d] = parts;
   const id = a !== undefined && b !== undefined && ID.test(`${a}/${b}`) ? `${a}/${b}` : null;
   switch (head) {
@@ -49,7 +53,9 @@ export function hrefOf(route: Route): string {
       return route.id === null ? '#/installed' : `#/installed/${route.id}`;
     case 'run':
       if (route.id === null) return '#/run';
-      return route.kind === null || route.name === null ? `#/run/${route.id}` : `#/run/${route.id}/${route.kind}/${encodeURIComponent(route.name)}`;
+      return route.kind === null || route.name === null
+        ? `#/run/${route.id}`
+        : `#/run/${route.id}/${route.kind}/${encodeURIComponent(route.name)}`;
     default:
       return `#/${route.screen}`;
   }

@@ -10,29 +10,98 @@ export { canonicalJson, manifestDigest } from './format/canonical-json.js';
 export { parseStrictJson } from './format/strict-json.js';
 export type * from './format/manifest-types.js';
 export { ADCAP_FORMAT_VERSION, ADCAP_SUPPORTED_MAJOR } from './format/manifest-types.js';
+export type { BinaryRuntime, InterpreterRuntime, ReservedRuntime } from './format/runtime-table.js';
 export { validateManifest } from './format/manifest.js';
 export { buildPackage, type BuildPackageOptions, type BuiltPackage } from './format/package-build.js';
 export { readPackage, type ReadPackage, type ReadPackageOptions } from './format/package-read.js';
 export { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './format/archive/limits.js';
 export type { Progress, ProgressListener } from './util/progress.js';
 export { skillDocumentProblems, validateSkillDocument, type SkillFrontMatter } from './format/skills.js';
-export { findSkills, initSkillsRepository, type FoundSkill, type InitSkillsOptions, type InitSkillsResult, type SkillPrograms, type SourceWarning } from './format/skill-repo.js';
+export {
+  findSkills,
+  initSkillsRepository,
+  type FoundSkill,
+  type InitSkillsOptions,
+  type InitSkillsResult,
+  type SkillPrograms,
+  type SourceWarning,
+} from './format/skill-repo.js';
 export type { SkillBuildProblem } from './format/package-build.js';
-export { validateWorkflowDocument, isToolStep, type WorkflowDocument, type WorkflowStep, type WorkflowToolStep, type WorkflowAgentStep } from './format/workflow-doc.js';
-export { PERMISSION_IDS, isPermissionId, parseGrant, grantString, grantCovers, netScopeAllows, PERMISSION_TABLE, describePermission, riskLevel } from './permissions/index.js';
+export {
+  validateWorkflowDocument,
+  isToolStep,
+  type WorkflowDocument,
+  type WorkflowStep,
+  type WorkflowToolStep,
+  type WorkflowAgentStep,
+} from './format/workflow-doc.js';
+export {
+  PERMISSION_IDS,
+  isPermissionId,
+  parseGrant,
+  grantString,
+  grantCovers,
+  netScopeAllows,
+  PERMISSION_TABLE,
+  describePermission,
+  riskLevel,
+} from './permissions/index.js';
 export type { Grant, NetScope, PermissionKind, SandboxKind, DescribeOptions, RiskLevel } from './permissions/index.js';
-export { generateKey, generateKey as keygen, keyIdOf, readKeyFile, trustedKeyFromPublicKey, writeKeyFile, type KeyFile, type TrustedKey } from './trust/keys.js';
-export { buildSignedPackage, parsePackageEnvelope, signPackage, verifyPackage, type PackageSignatureOptions, type PackageSignatureResult, type SignedBuild, type SignedPackage, type VerifiedPackage, type VerifyPackageOptions } from './trust/package-signature.js';
+export {
+  generateKey,
+  generateKey as keygen,
+  keyIdOf,
+  readKeyFile,
+  trustedKeyFromPublicKey,
+  writeKeyFile,
+  type KeyFile,
+  type TrustedKey,
+} from './trust/keys.js';
+export {
+  buildSignedPackage,
+  parsePackageEnvelope,
+  signPackage,
+  verifyPackage,
+  type PackageSignatureOptions,
+  type PackageSignatureResult,
+  type SignedBuild,
+  type SignedPackage,
+  type VerifiedPackage,
+  type VerifyPackageOptions,
+} from './trust/package-signature.js';
 export { type FetchLike } from './cache/fetch.js';
 export type { AuthorizeFn, AuthorizeGrant, AuthorizeRequest, Authorization } from './cache/authorize.js';
-export { ContentCache, type BlobRequest, type DownloadProgressListener, type EntryState, type ContentCacheOptions, type GcResult, type VerifyResult } from './cache/content-cache.js';
+export {
+  ContentCache,
+  type BlobRequest,
+  type DownloadProgressListener,
+  type EntryState,
+  type ContentCacheOptions,
+  type GcResult,
+  type VerifyResult,
+} from './cache/content-cache.js';
 export { materializeResource, type MaterializeOptions } from './cache/resource.js';
-export { fetchShard, type ShardEntry, type ShardFetchOptions, type ShardMap, type ShardRequestMessage, type ShardResultMessage } from './cache/shardset.js';
+export {
+  fetchShard,
+  type ShardEntry,
+  type ShardFetchOptions,
+  type ShardMap,
+  type ShardRequestMessage,
+  type ShardResultMessage,
+} from './cache/shardset.js';
 export { resolve } from './resolve/resolver.js';
 export { checkCompatibility, hostPlatform, type CompatibilityCandidate, type CompatibilityResult } from './resolve/compat.js';
 export { type DetectedRuntimes } from './resolve/runtimes.js';
 export type { CandidateVersion, HostEnvironment, ResolveRequest, Resolution } from './resolve/types.js';
-export { isScopeEnforced, type Sandbox, type SandboxGrants, type OwnedWrappedCommand, type SandboxName, type SandboxSpec, type WrappedCommand } from './sandbox/sandbox.js';
+export {
+  isScopeEnforced,
+  type Sandbox,
+  type SandboxGrants,
+  type OwnedWrappedCommand,
+  type SandboxName,
+  type SandboxSpec,
+  type WrappedCommand,
+} from './sandbox/sandbox.js';
 export { BubblewrapSandbox, type BubblewrapOptions } from './sandbox/bubblewrap.js';
 export { SandboxExecSandbox } from './sandbox/sandbox-exec.js';
 export { DEFAULT_RESOURCE_LIMITS, limitEnforcement, type LimitEnforcement, type ResourceLimits } from './sandbox/limits.js';
@@ -42,7 +111,14 @@ export type * from './registry/types.js';
 export { verifyCatalogue, type CatalogueState, type RootKey, type VerifiedCatalogue } from './registry/catalogue.js';
 export { type SearchFilters, type SearchHit } from './registry/search.js';
 export { addRemote, getRemote, listRemotes, removeRemote, type HomeConfig, type RemoteConfig } from './registry/remotes.js';
-export { RegistryClient, type BlobFetcher, type DownloadedArchive, type DownloadOptions, type LoadedCatalogue, type RegistryClientOptions } from './registry/client/registry-client.js';
+export {
+  RegistryClient,
+  type BlobFetcher,
+  type DownloadedArchive,
+  type DownloadOptions,
+  type LoadedCatalogue,
+  type RegistryClientOptions,
+} from './registry/client/registry-client.js';
 export { addPublisher, deprecateCapability, initRegistry, revokeKey, revokeVersion, yankVersion } from './registry/builder/maintain.js';
 export { publishPackage, type PublishResult } from './registry/builder/publish.js';
 export { buildRegistry, type BuildResult } from './registry/builder/build.js';
@@ -50,14 +126,52 @@ export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js'
 export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
 export { shippedRemote } from './registry/embedded.js';
 export { ARCOTHEON_ROOT_KEYS } from './registry/root-keys.js';
-export { Arcotheon, type ApplyOptions, type ApplyResult, type ArcotheonOptions, type HostInfo, type InstallRequest, type InstalledCapability, type LifecycleProgress, type PackageSpec, type PinnedUpdate, type SandboxChoice, type UpdateResult, type WaitingUpdate } from './store/arcotheon.js';
+export {
+  Arcotheon,
+  type ApplyOptions,
+  type ApplyResult,
+  type ArcotheonOptions,
+  type HostInfo,
+  type InstallRequest,
+  type InstalledCapability,
+  type LifecycleProgress,
+  type PackageSpec,
+  type PinnedUpdate,
+  type SandboxChoice,
+  type UpdateResult,
+  type WaitingUpdate,
+} from './store/arcotheon.js';
 export { type Plan, type PlanAction, type PlanItem, type PlanPermission, type PlanSource } from './store/plan.js';
 export type { LookupAddresses, SourcePolicy } from './cache/source-policy.js';
 export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
-export { AGENT_IDS, AGENTS, type AgentDefinition, type AgentId, type AgentStatus, type LinkOptions, type LinkRecord, type LinkResult, type LinkState, type LinkStatus, type McpRegistration, type McpServerCommand, type UnlinkResult } from './store/agent-links.js';
+export {
+  AGENT_IDS,
+  AGENTS,
+  type AgentDefinition,
+  type AgentId,
+  type AgentStatus,
+  type LinkOptions,
+  type LinkRecord,
+  type LinkResult,
+  type LinkState,
+  type LinkStatus,
+  type McpRegistration,
+  type McpServerCommand,
+  type UnlinkResult,
+} from './store/agent-links.js';
 export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
 export type { EnablementHook, EnablementResult } from './store/enablement.js';
-export { checkPolicy, describePolicy, loadPolicy, systemPolicyPath, type LoadedPolicy, type LoadPolicyOptions, type Policy, type PolicyRemote, type PolicyRule } from './store/policy.js';
+export {
+  checkPolicy,
+  describePolicy,
+  loadPolicy,
+  systemPolicyPath,
+  type LoadedPolicy,
+  type LoadPolicyOptions,
+  type Policy,
+  type PolicyRemote,
+  type PolicyRule,
+} from './store/policy.js';
 export type { ManagedMark, PolicyApplyResult } from './store/policy-enforce.js';
 export { AuditLog, type AuditEvent, type AuditLine } from './run/audit.js';
 export { runTool, type RunProgress, type RunToolOptions, type ToolRunResult } from './run/run-tool.js';

@@ -15,9 +15,26 @@ export { SKILL_RULES } from './format/skills.js';
 export { skillProblemFixes, type SkillProblemFix } from './format/skills.js';
 export { isSkillProgram, skillProgramsOf, skillProgramsSentence, sourceFileWarnings } from './format/skill-repo.js';
 export { parseTemplatePath, templatePaths, WORKFLOW_RULES } from './format/workflow-doc.js';
-export { validateScope, parseFsScope, parseNetScope, netScopeCovers, fsWriteTargetsOwnDir, scopeProblem, type FsScope } from './permissions/index.js';
+export {
+  validateScope,
+  parseFsScope,
+  parseNetScope,
+  netScopeCovers,
+  fsWriteTargetsOwnDir,
+  scopeProblem,
+  type FsScope,
+} from './permissions/index.js';
 export { keyFromSeed, parseKeyFile, publicKeyOf } from './trust/keys.js';
-export { CATALOG_CONTEXT, PACKAGE_CONTEXT, parseEnvelope, signedMessage, signEnvelope, verifyEnvelope, type SignatureContext, type VerifiedEnvelope } from './trust/envelope.js';
+export {
+  CATALOG_CONTEXT,
+  PACKAGE_CONTEXT,
+  parseEnvelope,
+  signedMessage,
+  signEnvelope,
+  verifyEnvelope,
+  type SignatureContext,
+  type VerifiedEnvelope,
+} from './trust/envelope.js';
 export { checkPackageSignature } from './trust/package-signature.js';
 export { checkUrlAllowed, fetchCapped, isLoopbackHost, resolveUrl, type FetchCappedOptions } from './cache/fetch.js';
 export { isLazy } from './cache/resource.js';

@@ -30,12 +30,18 @@ const MiB = 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..', '..');
 
-const WORDS = 'the of capability package manifest tool skill workflow resource permission archive verify signature registry install update rollback sandbox agent host file data index model text read write network process storage environment'.split(' ');
+const WORDS =
+  'the of capability package manifest tool skill workflow resource permission archive verify signature registry install update rollback sandbox agent host file data index model text read write network process storage environment'.split(
+    ' ',
+  );
 
 export async function writeSource(dir: string, textFiles: number, binaries: number, binaryBytes: number): Promise<number> {
   const random = mulberry32(42);
   let total = 0;
-  await writeFile(join(dir, 'capability.json'), JSON.stringify({ adcap: '1.0', id: 'bench/archive', version: '1.0.0', name: 'Bench', summary: 'Archive benchmark package.' }));
+  await writeFile(
+    join(dir, 'capability.json'),
+    JSON.stringify({ adcap: '1.0', id: 'bench/archive', version: '1.0.0', name: 'Bench', summary: 'Archive benchmark package.' }),
+  );
   for (let i = 0; i < textFiles; i++) {
     const lines: string[] = [];
     const target = 8_000 + Math.floor(random() * 16_000);
@@ -109,10 +115,14 @@ async function best(runs: number, fn: () => Promise<unknown> | unknown): Promise
 }
 
 function childRss(file: string, baseline = false): number {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'verify-rss-child.ts'), file, ...(baseline ? ['--baseline'] : [])], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(here, 'verify-rss-child.ts'), file, ...(baseline ? ['--baseline'] : [])],
+    {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0) throw new Error(`verify child failed: ${result.stderr}`);
   return (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { maxRss: number }).maxRss;
 }
@@ -142,7 +152,13 @@ registerBench({
       const size = (await stat(pkg)).size;
       console.log(`  package: ${(size / MiB).toFixed(1)} MiB compressed (tar -czf: ${((await stat(tgz)).size / MiB).toFixed(1)} MiB)`);
       console.log(`  build/tar -czf per round: ${build.ratios.map((r) => r.toFixed(2)).join(', ')}`);
-      report({ label: `build (median of ${rounds} alternating rounds)`, value: build.ours, unit: 's', baseline: { label: 'tar -czf', value: build.baseline }, target: 1.0 });
+      report({
+        label: `build (median of ${rounds} alternating rounds)`,
+        value: build.ours,
+        unit: 's',
+        baseline: { label: 'tar -czf', value: build.baseline },
+        target: 1.0,
+      });
 
       // Install from a registry: the signed package published in a file:// registry, a fresh home
       // (empty cache) each round; tar -xzf extracts the registry's copy of the same file.
@@ -193,13 +209,24 @@ registerBench({
 
       const gzipSeconds = await best(runs, () => execFileSync('sh', ['-c', `gzip -dc "${pkg}" | sha256sum > /dev/null`]));
       const verifySeconds = await best(runs, () => readPackage(pkg));
-      report({ label: 'verify (readPackage, no extraction)', value: verifySeconds, unit: 's', baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds }, target: 0.7 });
+      report({
+        label: 'verify (readPackage, no extraction)',
+        value: verifySeconds,
+        unit: 's',
+        baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
+        target: 0.7,
+      });
       const extractSeconds = await best(runs, async () => {
         const target = join(work, 'extracted');
         await rm(target, { recursive: true, force: true });
         await readPackage(pkg, { extractTo: target });
       });
-      report({ label: 'verify with extraction', value: extractSeconds, unit: 's', baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds } });
+      report({
+        label: 'verify with extraction',
+        value: extractSeconds,
+        unit: 's',
+        baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
+      });
 
       const smallPkg = join(work, 'small.adcap');
       await buildPackage(small, { out: smallPkg });

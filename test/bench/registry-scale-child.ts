@@ -22,12 +22,51 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { buildCataloguePayload, verifyCatalogue } from '../../sdk/src/registry/catalogue.js';
 import { foldPackageDocument, packageDocumentBytes } from '../../sdk/src/registry/documents.js';
 import { SearchIndex } from '../../sdk/src/registry/search.js';
-import type { CatalogueCapability, CataloguePayload, CataloguePublisher, PackageDocument, PublisherFile, VersionEntry } from '../../sdk/src/registry/types.js';
+import type {
+  CatalogueCapability,
+  CataloguePayload,
+  CataloguePublisher,
+  PackageDocument,
+  PublisherFile,
+  VersionEntry,
+} from '../../sdk/src/registry/types.js';
 import { CATALOG_CONTEXT, signEnvelope, verifyEnvelope } from '../../sdk/src/trust/envelope.js';
 import { generateKey, type KeyFile } from '../../sdk/src/trust/keys.js';
 
-const WORDS = ['pdf', 'forms', 'csv', 'tables', 'search', 'index', 'vector', 'image', 'audio', 'translate', 'summarise', 'chart', 'sql', 'http', 'git', 'docs',
-  'review', 'contract', 'invoice', 'calendar', 'email', 'slides', 'diagram', 'lint', 'test', 'deploy', 'metrics', 'logs', 'trace', 'budget', 'legal', 'health'];
+const WORDS = [
+  'pdf',
+  'forms',
+  'csv',
+  'tables',
+  'search',
+  'index',
+  'vector',
+  'image',
+  'audio',
+  'translate',
+  'summarise',
+  'chart',
+  'sql',
+  'http',
+  'git',
+  'docs',
+  'review',
+  'contract',
+  'invoice',
+  'calendar',
+  'email',
+  'slides',
+  'diagram',
+  'lint',
+  'test',
+  'deploy',
+  'metrics',
+  'logs',
+  'trace',
+  'budget',
+  'legal',
+  'health',
+];
 const QUERIES = ['pdf', 'index vector', 'tool 1234', 'summ', 'pub-42/sql-chart-42', 'nothing-matches-this'];
 // The prototype signs its top level in the v1 catalogue context (the envelope module accepts only
 // the contexts of the 1.0 format); its payload says spec 2. The design gives it a context of its own.
@@ -61,8 +100,40 @@ function rand(i: number, salt: number): number {
  * about as well as real English blurbs (gzip ~2.5-3x), unlike a 16-word list, which would flatter
  * every gzip figure.
  */
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'zi', 'pre', 'sum', 'dex', 'tor', 'lan', 'gra', 'phi', 'con', 'tra', 'ven', 'ish', 'ol',
-  'ar', 'bel', 'cy', 'dor', 'em', 'fal', 'gen', 'hy', 'in', 'jor', 'kel', 'lum'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'ta',
+  'vo',
+  'zi',
+  'pre',
+  'sum',
+  'dex',
+  'tor',
+  'lan',
+  'gra',
+  'phi',
+  'con',
+  'tra',
+  'ven',
+  'ish',
+  'ol',
+  'ar',
+  'bel',
+  'cy',
+  'dor',
+  'em',
+  'fal',
+  'gen',
+  'hy',
+  'in',
+  'jor',
+  'kel',
+  'lum',
+];
 const VOCAB = Array.from({ length: 4096 }, (_, w) => {
   const n = 2 + (rand(w, 99) % 3);
   let out = '';
@@ -124,7 +195,13 @@ interface Doc {
 }
 
 function buildV1(count: number, root: KeyFile, docs: Doc[], sequence: number): { payload: CataloguePayload; bytes: Buffer } {
-  const payload = buildCataloguePayload({ registry: 'scale', sequence, generatedAt: '2026-11-30T12:00:00Z', publishers: publishers(count), documents: docs });
+  const payload = buildCataloguePayload({
+    registry: 'scale',
+    sequence,
+    generatedAt: '2026-11-30T12:00:00Z',
+    publishers: publishers(count),
+    documents: docs,
+  });
   const bytes = Buffer.from(`${JSON.stringify(signEnvelope(payload, CATALOG_CONTEXT, [root]))}\n`);
   return { payload, bytes };
 }
@@ -182,14 +259,19 @@ function buildV2(payload: CataloguePayload, root: KeyFile): V2Layout {
   for (let m = 0; m < fanout; m++) {
     const group = leaves.slice(m * fanout, (m + 1) * fanout);
     mids.push(contentFile('v2/nodes', Buffer.from(JSON.stringify(group.map(pin))), '.json'));
-    const records = byBin.slice(m * fanout, (m + 1) * fanout).flat().map(([id, c]) => searchRecord(id, c));
+    const records = byBin
+      .slice(m * fanout, (m + 1) * fanout)
+      .flat()
+      .map(([id, c]) => searchRecord(id, c));
     packs.push(contentFile('v2/search', gzipSync(Buffer.from(JSON.stringify(records)), { level: 9 }), '.json.gz'));
   }
   const pubIds = Object.keys(payload.publishers);
   const pubBins = Math.max(1, Math.ceil(pubIds.length / 64));
   const pubByBin: Array<Array<[string, CataloguePublisher]>> = Array.from({ length: pubBins }, () => []);
   for (const id of pubIds) pubByBin[binOf(id, pubBins)]?.push([id, payload.publishers[id] as CataloguePublisher]);
-  const publisherLeaves = pubByBin.map((records) => contentFile('v2/publishers', Buffer.from(JSON.stringify(Object.fromEntries(records))), '.json'));
+  const publisherLeaves = pubByBin.map((records) =>
+    contentFile('v2/publishers', Buffer.from(JSON.stringify(Object.fromEntries(records))), '.json'),
+  );
   const topPayload = {
     registry: payload.registry,
     spec: 2,
@@ -214,10 +296,12 @@ async function build(count: number, outDir: string): Promise<void> {
   const root = generateKey();
   publishers(count);
   const entries = Array.from({ length: count }, (_, i) => entryFor(i, `1.${i % 10}.0`, count));
-  const fold = timed(() => entries.map((entry) => {
-    const doc = foldPackageDocument(entry.id, [entry], {});
-    return { doc, bytes: packageDocumentBytes(doc) };
-  }));
+  const fold = timed(() =>
+    entries.map((entry) => {
+      const doc = foldPackageDocument(entry.id, [entry], {});
+      return { doc, bytes: packageDocumentBytes(doc) };
+    }),
+  );
   const docs = fold.value;
   const v1 = timed(() => buildV1(count, root, docs, 1));
   const catalogue = v1.value.bytes;
@@ -250,7 +334,11 @@ async function build(count: number, outDir: string): Promise<void> {
   const v2 = v2Build.value;
   const v2After = buildV2(v1After.payload, root);
   // The top level is the one mutable file (new sequence on every build): always downloaded again.
-  const refreshFiles = [{ files: 1, bytes: v2After.top.bytes.length }, changedBytes(v2.mids, v2After.mids), changedBytes(v2.leaves, v2After.leaves)];
+  const refreshFiles = [
+    { files: 1, bytes: v2After.top.bytes.length },
+    changedBytes(v2.mids, v2After.mids),
+    changedBytes(v2.leaves, v2After.leaves),
+  ];
   const v2Refresh = refreshFiles.reduce((sum, f) => sum + f.bytes, 0) + newDocBytes.length;
   const packsBytes = v2.packs.reduce((s, f) => s + f.bytes.length, 0);
   const packsRaw = v2.packs.reduce((s, f) => s + gunzipSync(f.bytes).length, 0);
@@ -261,28 +349,30 @@ async function build(count: number, outDir: string): Promise<void> {
     await writeFile(join(outDir, file.path), file.bytes);
   }
   const leafSizes = v2.leaves.map((f) => f.bytes.length);
-  console.log(JSON.stringify({
-    count,
-    publishers: publisherCount(count),
-    catalogueBytes: catalogue.length,
-    catalogueGzipBytes: catalogueGzip,
-    docBytesMedian: median(docs.slice(0, 1000).map((d) => d.bytes.length)),
-    buildMs: fold.ms + v1.ms,
-    search: { medianMs: median(perQuery), worstMs: Math.max(...perQuery), queries: QUERIES.length },
-    v1: { refreshBytes: v1Refresh, refreshGzipBytes: v1RefreshGzip },
-    v2: {
-      fanout: v2.fanout,
-      bins: v2.leaves.length,
-      buildMs: v2Build.ms,
-      topBytes: v2.top.bytes.length,
-      midBytesMedian: median(v2.mids.map((f) => f.bytes.length)),
-      leafBytesMedian: median(leafSizes),
-      leafBytesMax: Math.max(...leafSizes),
-      refresh: { bytes: v2Refresh, top: refreshFiles[0], mids: refreshFiles[1], leaves: refreshFiles[2], doc: newDocBytes.length },
-      coldStart: { bytes: v2Cold, top: v2.top.bytes.length, mids: midsBytes, packsGzip: packsBytes, packsRaw },
-      publisherLeaves: v2.publisherLeaves.length,
-    },
-  }));
+  console.log(
+    JSON.stringify({
+      count,
+      publishers: publisherCount(count),
+      catalogueBytes: catalogue.length,
+      catalogueGzipBytes: catalogueGzip,
+      docBytesMedian: median(docs.slice(0, 1000).map((d) => d.bytes.length)),
+      buildMs: fold.ms + v1.ms,
+      search: { medianMs: median(perQuery), worstMs: Math.max(...perQuery), queries: QUERIES.length },
+      v1: { refreshBytes: v1Refresh, refreshGzipBytes: v1RefreshGzip },
+      v2: {
+        fanout: v2.fanout,
+        bins: v2.leaves.length,
+        buildMs: v2Build.ms,
+        topBytes: v2.top.bytes.length,
+        midBytesMedian: median(v2.mids.map((f) => f.bytes.length)),
+        leafBytesMedian: median(leafSizes),
+        leafBytesMax: Math.max(...leafSizes),
+        refresh: { bytes: v2Refresh, top: refreshFiles[0], mids: refreshFiles[1], leaves: refreshFiles[2], doc: newDocBytes.length },
+        coldStart: { bytes: v2Cold, top: v2.top.bytes.length, mids: midsBytes, packsGzip: packsBytes, packsRaw },
+        publisherLeaves: v2.publisherLeaves.length,
+      },
+    }),
+  );
 }
 
 function loadV1(file: string, rootKey: string): Promise<void> {
@@ -295,7 +385,11 @@ function loadV1(file: string, rootKey: string): Promise<void> {
 
 async function loadV2(dir: string, rootKey: string): Promise<void> {
   const started = performance.now();
-  const top = verifyEnvelope<{ nodes: Array<[string, number]>; search: Array<[string, number]> }>(JSON.parse(await readFile(join(dir, 'v2', 'catalog.json'), 'utf8')), V2_CONTEXT, [JSON.parse(rootKey) as { keyId: string; publicKey: string }]);
+  const top = verifyEnvelope<{ nodes: Array<[string, number]>; search: Array<[string, number]> }>(
+    JSON.parse(await readFile(join(dir, 'v2', 'catalog.json'), 'utf8')),
+    V2_CONTEXT,
+    [JSON.parse(rootKey) as { keyId: string; publicKey: string }],
+  );
   const check = async (path: string, size: number): Promise<Buffer> => {
     const bytes = await readFile(join(dir, path));
     if (bytes.length !== size || !path.includes(sha256(bytes))) throw new Error(`${path} does not match its pin`);
@@ -305,12 +399,20 @@ async function loadV2(dir: string, rootKey: string): Promise<void> {
   for (const [path, size] of top.payload.nodes) nodes += (JSON.parse((await check(path, size)).toString('utf8')) as unknown[]).length;
   const capabilities: Record<string, CatalogueCapability> = {};
   for (const [path, size] of top.payload.search) {
-    for (const r of JSON.parse(gunzipSync(await check(path, size)).toString('utf8')) as Array<[string, string, string, string[], string | null, string | null, number]>) {
+    for (const r of JSON.parse(gunzipSync(await check(path, size)).toString('utf8')) as Array<
+      [string, string, string, string[], string | null, string | null, number]
+    >) {
       const [id, name, summary, keywords, latest, latestPrerelease, flags] = r;
       capabilities[id] = {
-        name, summary, keywords, publisher: id.split('/')[0] as string,
-        ...(latest === null ? {} : { latest }), ...(latestPrerelease === null ? {} : { latestPrerelease }),
-        tier: flags & 1 ? 'pro' : 'free', access: flags & 2 ? 'entitled' : 'public', deprecated: (flags & 4) !== 0,
+        name,
+        summary,
+        keywords,
+        publisher: id.split('/')[0] as string,
+        ...(latest === null ? {} : { latest }),
+        ...(latestPrerelease === null ? {} : { latestPrerelease }),
+        tier: flags & 1 ? 'pro' : 'free',
+        access: flags & 2 ? 'entitled' : 'public',
+        deprecated: (flags & 4) !== 0,
         // The document pin lives in the leaf bin, fetched when the capability is opened.
         doc: { path: '', sha256: '' },
       };
@@ -318,7 +420,15 @@ async function loadV2(dir: string, rootKey: string): Promise<void> {
   }
   const loadMs = performance.now() - started;
   const index = timed(() => new SearchIndex(capabilities));
-  console.log(JSON.stringify({ loadMs, indexMs: index.ms, nodes, capabilities: Object.keys(capabilities).length, maxRss: process.resourceUsage().maxRSS * 1024 }));
+  console.log(
+    JSON.stringify({
+      loadMs,
+      indexMs: index.ms,
+      nodes,
+      capabilities: Object.keys(capabilities).length,
+      maxRss: process.resourceUsage().maxRSS * 1024,
+    }),
+  );
 }
 
 const [mode, a, b] = process.argv.slice(2);
@@ -326,4 +436,5 @@ if (mode === 'build' && a !== undefined && b !== undefined) await build(Number(a
 else if (mode === 'load-v1' && a !== undefined && b !== undefined) await loadV1(a, b);
 else if (mode === 'load-v2' && a !== undefined && b !== undefined) await loadV2(a, b);
 else if (mode === 'baseline') console.log(JSON.stringify({ maxRss: process.resourceUsage().maxRSS * 1024 }));
-else throw new Error('usage: registry-scale-child.ts build <count> <outDir> | load-v1 <file> <rootKey> | load-v2 <dir> <rootKey> | baseline');
+else
+  throw new Error('usage: registry-scale-child.ts build <count> <outDir> | load-v1 <file> <rootKey> | load-v2 <dir> <rootKey> | baseline');

@@ -39,7 +39,10 @@ function runChild(args: string[]): Record<string, unknown> {
 function sizes(): number[] {
   const env = process.env['ARCOTHEON_SCALE_SIZES'];
   if (env === undefined || env === '') return [20_000, 100_000, 500_000];
-  return env.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return env
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }
 
 interface BuildOut {
@@ -68,19 +71,61 @@ registerBench({
       try {
         const built = runChild(['build', String(count), dir]) as unknown as BuildOut;
         const root = JSON.parse(await readFile(join(dir, 'root.json'), 'utf8')) as { publicKey: string };
-        const v1 = runChild(['load-v1', join(dir, 'catalog.json'), root.publicKey]) as { verifyMs: number; indexMs: number; maxRss: number };
-        const v2 = runChild(['load-v2', dir, await readFile(join(dir, 'root.json'), 'utf8')]) as { loadMs: number; indexMs: number; maxRss: number };
+        const v1 = runChild(['load-v1', join(dir, 'catalog.json'), root.publicKey]) as {
+          verifyMs: number;
+          indexMs: number;
+          maxRss: number;
+        };
+        const v2 = runChild(['load-v2', dir, await readFile(join(dir, 'root.json'), 'utf8')]) as {
+          loadMs: number;
+          indexMs: number;
+          maxRss: number;
+        };
         const n = count.toLocaleString('en-US');
         const overCap = built.catalogueBytes > CLIENT_CATALOGUE_CAP;
-        report({ label: `${n}: v1 catalogue (gzip ${(built.catalogueGzipBytes / MiB).toFixed(1)} MiB${overCap ? '; OVER the client\'s 16 MiB cap, refused today' : ''})`, value: built.catalogueBytes / MiB, unit: 'MiB' });
+        report({
+          label: `${n}: v1 catalogue (gzip ${(built.catalogueGzipBytes / MiB).toFixed(1)} MiB${overCap ? "; OVER the client's 16 MiB cap, refused today" : ''})`,
+          value: built.catalogueBytes / MiB,
+          unit: 'MiB',
+        });
         report({ label: `${n}: v1 build (fold documents, payload, sign; in memory)`, value: built.buildMs / 1000, unit: 's' });
-        report({ label: `${n}: v1 client verify-and-load (verifyCatalogue + search index)`, value: (v1.verifyMs + v1.indexMs) / 1000, unit: 's' });
-        report({ label: `${n}: v1 client peak memory over a bare child (${(baseline.maxRss / MiB).toFixed(0)} MiB)`, value: (v1.maxRss - baseline.maxRss) / MiB, unit: 'MiB' });
-        report({ label: `${n}: search median of ${6} queries (worst ${built.search.worstMs.toFixed(1)} ms)`, value: built.search.medianMs, unit: 'ms' });
-        report({ label: `${n}: v1 refresh after one publish (gzip ${(built.v1.refreshGzipBytes / KiB).toFixed(0)} KiB)`, value: built.v1.refreshBytes / KiB, unit: 'KiB' });
-        report({ label: `${n}: v2 refresh after one publish (top, one node, one bin, one document)`, value: built.v2.refresh.bytes / KiB, unit: 'KiB', target: 64 });
-        report({ label: `${n}: v2 cold start (top, nodes, gzip search packs; packs raw ${(built.v2.coldStart.packsRaw / MiB).toFixed(1)} MiB)`, value: built.v2.coldStart.bytes / MiB, unit: 'MiB', target: 50 });
-        report({ label: `${n}: v2 cold-start load (verify, check pins, unpack) + search index`, value: (v2.loadMs + v2.indexMs) / 1000, unit: 's' });
+        report({
+          label: `${n}: v1 client verify-and-load (verifyCatalogue + search index)`,
+          value: (v1.verifyMs + v1.indexMs) / 1000,
+          unit: 's',
+        });
+        report({
+          label: `${n}: v1 client peak memory over a bare child (${(baseline.maxRss / MiB).toFixed(0)} MiB)`,
+          value: (v1.maxRss - baseline.maxRss) / MiB,
+          unit: 'MiB',
+        });
+        report({
+          label: `${n}: search median of ${6} queries (worst ${built.search.worstMs.toFixed(1)} ms)`,
+          value: built.search.medianMs,
+          unit: 'ms',
+        });
+        report({
+          label: `${n}: v1 refresh after one publish (gzip ${(built.v1.refreshGzipBytes / KiB).toFixed(0)} KiB)`,
+          value: built.v1.refreshBytes / KiB,
+          unit: 'KiB',
+        });
+        report({
+          label: `${n}: v2 refresh after one publish (top, one node, one bin, one document)`,
+          value: built.v2.refresh.bytes / KiB,
+          unit: 'KiB',
+          target: 64,
+        });
+        report({
+          label: `${n}: v2 cold start (top, nodes, gzip search packs; packs raw ${(built.v2.coldStart.packsRaw / MiB).toFixed(1)} MiB)`,
+          value: built.v2.coldStart.bytes / MiB,
+          unit: 'MiB',
+          target: 50,
+        });
+        report({
+          label: `${n}: v2 cold-start load (verify, check pins, unpack) + search index`,
+          value: (v2.loadMs + v2.indexMs) / 1000,
+          unit: 's',
+        });
         report({ label: `${n}: v2 cold-start peak memory over a bare child`, value: (v2.maxRss - baseline.maxRss) / MiB, unit: 'MiB' });
         all.push({ built, load: { v1, v2 }, baselineRss: baseline.maxRss });
       } finally {

@@ -28,7 +28,24 @@ export interface RegistryBenchResult {
   detail?: string;
 }
 
-const WORDS = ['pdf', 'forms', 'csv', 'tables', 'search', 'index', 'vector', 'image', 'audio', 'translate', 'summarise', 'chart', 'sql', 'http', 'git', 'docs'];
+const WORDS = [
+  'pdf',
+  'forms',
+  'csv',
+  'tables',
+  'search',
+  'index',
+  'vector',
+  'image',
+  'audio',
+  'translate',
+  'summarise',
+  'chart',
+  'sql',
+  'http',
+  'git',
+  'docs',
+];
 
 export function syntheticCatalogue(count: number, publishers = 500): CataloguePayload {
   const root = generateKey();
@@ -54,7 +71,14 @@ export function syntheticCatalogue(count: number, publishers = 500): CataloguePa
     const key = p === 0 ? root : generateKey();
     publisherRecords[`pub-${p}`] = { name: `Publisher ${p}`, keys: [{ keyId: key.keyId, publicKey: key.publicKey, status: 'active' }] };
   }
-  return { registry: 'bench', spec: 1, sequence: 1, generatedAt: `${new Date().toISOString().slice(0, 19)}Z`, publishers: publisherRecords, capabilities };
+  return {
+    registry: 'bench',
+    spec: 1,
+    sequence: 1,
+    generatedAt: `${new Date().toISOString().slice(0, 19)}Z`,
+    publishers: publisherRecords,
+    capabilities,
+  };
 }
 
 function median(values: number[]): number {
@@ -79,7 +103,12 @@ export async function runRegistryBench(count = 20_000): Promise<RegistryBenchRes
   const results: RegistryBenchResult[] = [];
   const detail = `${count} capabilities, ${(bytes.length / 1024 / 1024).toFixed(1)} MiB catalogue`;
 
-  results.push({ name: 'catalogue verify-and-load (verifyCatalogue)', medianMs: await measure(7, () => verifyCatalogue(bytes, [root.publicKey])), runs: 7, detail });
+  results.push({
+    name: 'catalogue verify-and-load (verifyCatalogue)',
+    medianMs: await measure(7, () => verifyCatalogue(bytes, [root.publicKey])),
+    runs: 7,
+    detail,
+  });
 
   const temp = await mkdtemp(join(tmpdir(), 'adcap-bench-registry-'));
   try {
@@ -104,13 +133,27 @@ export async function runRegistryBench(count = 20_000): Promise<RegistryBenchRes
   }
 
   let index: SearchIndex | undefined;
-  results.push({ name: 'search index build', medianMs: await measure(5, () => (index = new SearchIndex(payload.capabilities))), runs: 5, detail });
+  results.push({
+    name: 'search index build',
+    medianMs: await measure(5, () => (index = new SearchIndex(payload.capabilities))),
+    runs: 5,
+    detail,
+  });
   const built = index as SearchIndex;
   const queries = ['pdf', 'index vector', 'tool 1234', 'summ', 'pub-42/sql-chart-42', 'nothing-matches-this'];
   for (const query of queries) {
-    results.push({ name: `search "${query}"`, medianMs: await measure(15, () => built.search(query)), runs: 15, detail: `${built.search(query).length} hits` });
+    results.push({
+      name: `search "${query}"`,
+      medianMs: await measure(15, () => built.search(query)),
+      runs: 15,
+      detail: `${built.search(query).length} hits`,
+    });
   }
-  results.push({ name: 'search with filters (tier pro, not installed)', medianMs: await measure(15, () => built.search('pdf', { tier: 'pro', installed: false, installedIds: new Set() })), runs: 15 });
+  results.push({
+    name: 'search with filters (tier pro, not installed)',
+    medianMs: await measure(15, () => built.search('pdf', { tier: 'pro', installed: false, installedIds: new Set() })),
+    runs: 15,
+  });
   return results;
 }
 

@@ -34,10 +34,20 @@ export function registeredBenches(): readonly Bench[] {
 export function formatResult(result: BenchResult): string {
   const value = `${result.value.toFixed(3)} ${result.unit}`;
   if (result.baseline === undefined) {
-    const verdict = result.target === undefined ? '' : result.value <= result.target ? `  OK (target <= ${result.target} ${result.unit})` : `  MISSED (target <= ${result.target} ${result.unit})`;
+    const verdict =
+      result.target === undefined
+        ? ''
+        : result.value <= result.target
+          ? `  OK (target <= ${result.target} ${result.unit})`
+          : `  MISSED (target <= ${result.target} ${result.unit})`;
     return `${result.label}: ${value}${verdict}`;
   }
   const ratio = result.value / result.baseline.value;
-  const verdict = result.target === undefined ? '' : ratio <= result.target ? `  OK (target <= ${result.target}x)` : `  MISSED (target <= ${result.target}x)`;
+  const verdict =
+    result.target === undefined
+      ? ''
+      : ratio <= result.target
+        ? `  OK (target <= ${result.target}x)`
+        : `  MISSED (target <= ${result.target}x)`;
   return `${result.label}: ${value} vs ${result.baseline.label} ${result.baseline.value.toFixed(3)} ${result.unit} = ${ratio.toFixed(2)}x${verdict}`;
 }

@@ -17,7 +17,11 @@ registerBench({
   async run(report) {
     for (const seed of [1, 2, 3]) {
       const registry = realisticRegistry(400, 25, seed);
-      const roots = Object.fromEntries(Object.keys(registry).slice(0, 20).map((id) => [id, '*']));
+      const roots = Object.fromEntries(
+        Object.keys(registry)
+          .slice(0, 20)
+          .map((id) => [id, '*']),
+      );
       const started = performance.now();
       const result = resolve(request(registry, roots));
       const value = performance.now() - started;

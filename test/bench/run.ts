@@ -24,7 +24,9 @@ for (const bench of registeredBenches()) {
   });
 }
 
-const missed = results.filter((r) => r.target !== undefined && (r.baseline === undefined ? r.value : r.value / r.baseline.value) > r.target);
+const missed = results.filter(
+  (r) => r.target !== undefined && (r.baseline === undefined ? r.value : r.value / r.baseline.value) > r.target,
+);
 console.log(`\n${results.length} results, ${missed.length} missed target${missed.length === 1 ? '' : 's'}.`);
 for (const r of missed) console.log(`  MISSED: ${formatResult(r)}`);
 process.exitCode = missed.length > 0 ? 1 : 0;

@@ -27,7 +27,9 @@ async function callOnce(sandbox: Sandbox, spec: SandboxSpec): Promise<number> {
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 && out === 'ok\n' ? resolve() : reject(new Error(`tool exited ${code} with ${JSON.stringify(out)}`))));
+      child.on('close', (code) =>
+        code === 0 && out === 'ok\n' ? resolve() : reject(new Error(`tool exited ${code} with ${JSON.stringify(out)}`)),
+      );
     });
   } finally {
     await w.cleanup?.();
@@ -52,8 +54,17 @@ registerBench({
       mkdirSync(cap);
       writeFileSync(join(cap, 'tool.mjs'), "process.stdout.write('ok\\n');\n");
       const spec = (grants: string[]): SandboxSpec => ({
-        command: process.execPath, args: [join(cap, 'tool.mjs')], env: { PATH: process.env.PATH ?? '' }, grants,
-        capabilityDir: cap, dependencyDirs: [], readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: join(root, 'run'), home: join(root, 'home'),
+        command: process.execPath,
+        args: [join(cap, 'tool.mjs')],
+        env: { PATH: process.env.PATH ?? '' },
+        grants,
+        capabilityDir: cap,
+        dependencyDirs: [],
+        readOnlyFiles: [],
+        workspace: null,
+        toolDataDir: null,
+        tmpDir: join(root, 'run'),
+        home: join(root, 'home'),
       });
       const none = new NoSandbox();
       const unlimited = new BubblewrapSandbox({ limits: false });
@@ -71,8 +82,20 @@ registerBench({
         if (i < 10) scoped.push(await callOnce(bwrap, spec(['net:connect:api.example.com'])));
       }
       const base = { label: 'unsandboxed', value: median(plain) };
-      report({ label: `bubblewrap with resource limits, median of ${ITERATIONS}`, value: median(boxed), unit: 'ms', baseline: base, target: 1.3 });
-      report({ label: `bubblewrap without resource limits, median of ${ITERATIONS}`, value: median(boxedNoLimits), unit: 'ms', baseline: base, target: 1.3 });
+      report({
+        label: `bubblewrap with resource limits, median of ${ITERATIONS}`,
+        value: median(boxed),
+        unit: 'ms',
+        baseline: base,
+        target: 1.3,
+      });
+      report({
+        label: `bubblewrap without resource limits, median of ${ITERATIONS}`,
+        value: median(boxedNoLimits),
+        unit: 'ms',
+        baseline: base,
+        target: 1.3,
+      });
       report({ label: 'bubblewrap + scoped net:connect proxy, median of 10', value: median(scoped), unit: 'ms', baseline: base });
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -48,10 +48,17 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
   const temp = await mkdtemp(join(tmpdir(), 'arcotheon-ui-bench-'));
   const root = generateKey();
   await mkdir(join(temp, 'v1'), { recursive: true });
-  await writeFile(join(temp, 'v1', 'catalog.json'), `${JSON.stringify(signEnvelope(syntheticCatalogue(COUNT), CATALOG_CONTEXT, [root]))}\n`);
+  await writeFile(
+    join(temp, 'v1', 'catalog.json'),
+    `${JSON.stringify(signEnvelope(syntheticCatalogue(COUNT), CATALOG_CONTEXT, [root]))}\n`,
+  );
   const home = join(temp, 'home');
   const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
-  ok(await adcap(['remote', 'add', 'bench', `${pathToFileURL(join(temp, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], { env }));
+  ok(
+    await adcap(['remote', 'add', 'bench', `${pathToFileURL(join(temp, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], {
+      env,
+    }),
+  );
   const ui = await startUi(home);
   try {
     const app = await openInBrowser(ui.url);
@@ -97,8 +104,17 @@ registerBench({
   name: 'ui: keystroke to updated list, 20,000-capability catalogue (Chromium, arcotheon ui)',
   async run(report) {
     const { medianMs, p95Ms, samples, burstMedianMs } = await runUiBench();
-    report({ label: `keystroke -> updated list, median of ${samples.length}`, value: medianMs, unit: 'ms', target: UI_KEYSTROKE_TARGET_MS });
+    report({
+      label: `keystroke -> updated list, median of ${samples.length}`,
+      value: medianMs,
+      unit: 'ms',
+      target: UI_KEYSTROKE_TARGET_MS,
+    });
     report({ label: `keystroke -> updated list, p95 of ${samples.length}`, value: p95Ms, unit: 'ms' });
-    report({ label: `typing a query at 80 ms per key: last keystroke -> its list, median of ${QUERIES.length}`, value: burstMedianMs, unit: 'ms' });
+    report({
+      label: `typing a query at 80 ms per key: last keystroke -> its list, median of ${QUERIES.length}`,
+      value: burstMedianMs,
+      unit: 'ms',
+    });
   },
 });

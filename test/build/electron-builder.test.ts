@@ -8,15 +8,20 @@ import config, { PACKAGE_MIME_TYPE } from '../../build/electron-builder.config.j
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const targets = (platform: { target?: unknown } | null | undefined): string[] => ((platform?.target ?? []) as Array<string | { target: string }>).map((t) => (typeof t === 'string' ? t : t.target));
+const targets = (platform: { target?: unknown } | null | undefined): string[] =>
+  ((platform?.target ?? []) as Array<string | { target: string }>).map((t) => (typeof t === 'string' ? t : t.target));
 
 describe('electron-builder configuration', () => {
   it('passes electron-builder schema validation', async () => {
-    const { validateConfiguration } = require('app-builder-lib/out/util/config/config.js') as { validateConfiguration(c: unknown, l: unknown): Promise<void> };
+    const { validateConfiguration } = require('app-builder-lib/out/util/config/config.js') as {
+      validateConfiguration(c: unknown, l: unknown): Promise<void>;
+    };
     const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
     await expect(validateConfiguration(structuredClone(config), new DebugLogger(false))).resolves.toBeUndefined();
     // A broken configuration is refused by the same check (so the check above means something).
-    await expect(validateConfiguration({ ...structuredClone(config), deb: { depends: 'bubblewrap', notAnOption: true } }, new DebugLogger(false))).rejects.toThrow();
+    await expect(
+      validateConfiguration({ ...structuredClone(config), deb: { depends: 'bubblewrap', notAnOption: true } }, new DebugLogger(false)),
+    ).rejects.toThrow();
   });
 
   it('builds AppImage and deb, dmg, and nsis', () => {
@@ -42,13 +47,23 @@ describe('electron-builder configuration', () => {
   it('ships the bundles, the renderer and the example registry; hardens the binary', () => {
     expect(config.files).toEqual(expect.arrayContaining(['out/electron/**', 'renderer/dist/**', 'package.json']));
     expect(config.extraResources).toEqual([{ from: 'examples/registry', to: 'registry', filter: ['**/*'] }]);
-    expect(config.electronFuses).toMatchObject({ runAsNode: false, enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
+    expect(config.electronFuses).toMatchObject({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      onlyLoadAppFromAsar: true,
+    });
     expect(config.mac?.hardenedRuntime).toBe(true);
     expect(existsSync(`${root}${config.mac?.entitlements as string}`)).toBe(true);
   });
 
   it('matches package.json: main is the bundled main process, electron stays a dev dependency', () => {
-    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { main: string; dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      main: string;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+      scripts: Record<string, string>;
+    };
     expect(pkg.main).toBe('out/electron/main.mjs');
     expect(pkg.devDependencies['electron']).toMatch(/^\d+\.\d+\.\d+$/);
     expect(pkg.dependencies['electron']).toBeUndefined();

@@ -67,7 +67,10 @@ describe('switch-exhaustiveness-check', () => {
   });
 
   it('is on for electron/ too', async () => {
-    const text = (await fixture('new-permission-id.ts.txt')).replace("from '../permissions/table.js'", "from '../../sdk/src/permissions/table.js'");
+    const text = (await fixture('new-permission-id.ts.txt')).replace(
+      "from '../permissions/table.js'",
+      "from '../../sdk/src/permissions/table.js'",
+    );
     expect(await exhaustivenessMessages(text, 'electron/host/conformance.ts')).toHaveLength(1);
   });
 });

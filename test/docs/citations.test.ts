@@ -39,11 +39,13 @@ describe('the cited documents are in the repository', () => {
     for (const n of ['1', '2', '8', '9', '12']) expect(design.has(n), `DESIGN §${n}`).toBe(true);
     expect(design.has('13')).toBe(false);
     const contract = contractSections(CONTRACT);
-    for (const name of ['Embedding', 'Free and Pro', 'Sandbox expectations by platform', 'Skills', 'Install']) expect(contract.has(name), name).toBe(true);
+    for (const name of ['Embedding', 'Free and Pro', 'Sandbox expectations by platform', 'Skills', 'Install'])
+      expect(contract.has(name), name).toBe(true);
   });
 
   it('finds every form of citation the code uses, and only those', () => {
-    const text = 'see spec §2-§4 and spec §3.1; (spec §13 / DESIGN §11), DESIGN §8, §12; spec §7. Also host contract "Free and Pro" and host contract, "Install". The host contract: "Reject unless". Not: §5 alone.';
+    const text =
+      'see spec §2-§4 and spec §3.1; (spec §13 / DESIGN §11), DESIGN §8, §12; spec §7. Also host contract "Free and Pro" and host contract, "Install". The host contract: "Reject unless". Not: §5 alone.';
     expect(citationsIn(text)).toEqual([
       { doc: 'spec', section: '2' },
       { doc: 'spec', section: '4' },
@@ -73,7 +75,10 @@ describe('the cited documents are in the repository', () => {
             : c.doc === 'quote'
               ? flat(CONTRACT).toLowerCase().includes(flat(c.section).toLowerCase())
               : sections[c.doc].has(c.section);
-        if (!found) missing.push(`${relative(ROOT, file)}: ${c.doc} ${c.doc === 'contract' || c.doc === 'quote' ? `"${c.section}"` : `§${c.section}`}`);
+        if (!found)
+          missing.push(
+            `${relative(ROOT, file)}: ${c.doc} ${c.doc === 'contract' || c.doc === 'quote' ? `"${c.section}"` : `§${c.section}`}`,
+          );
       }
     }
     expect(missing).toEqual([]);
@@ -85,8 +90,14 @@ describe('the cited documents are in the repository', () => {
     const outside: string[] = [];
     for (const file of citingFiles()) {
       const text = readFileSync(file, 'utf8');
-      for (const pattern of [/\.\.\/shared\//, /\/work\/shared/, /background-skills-and-capsules/, /(?<![\w/.])spec\/(?:adcap-spec|host-integration)/]) {
-        if (pattern.test(text) && !(file.startsWith(join(ROOT, 'docs')) && pattern.source.startsWith('(?<!'))) outside.push(`${relative(ROOT, file)}: ${pattern.source}`);
+      for (const pattern of [
+        /\.\.\/shared\//,
+        /\/work\/shared/,
+        /background-skills-and-capsules/,
+        /(?<![\w/.])spec\/(?:adcap-spec|host-integration)/,
+      ]) {
+        if (pattern.test(text) && !(file.startsWith(join(ROOT, 'docs')) && pattern.source.startsWith('(?<!')))
+          outside.push(`${relative(ROOT, file)}: ${pattern.source}`);
       }
     }
     expect(outside).toEqual([]);

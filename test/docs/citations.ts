@@ -23,7 +23,8 @@ export function citationsIn(text: string): Citation[] {
     found.push({ at: m.index, citation: { doc, section: m[2] as string } });
     for (const more of (m[3] ?? '').matchAll(CONTINUED)) found.push({ at: m.index, citation: { doc, section: more[1] as string } });
   }
-  for (const m of text.matchAll(CONTRACT)) found.push({ at: m.index, citation: { doc: m[1] === ':' ? 'quote' : 'contract', section: m[2] as string } });
+  for (const m of text.matchAll(CONTRACT))
+    found.push({ at: m.index, citation: { doc: m[1] === ':' ? 'quote' : 'contract', section: m[2] as string } });
   return found.sort((a, b) => a.at - b.at).map((f) => f.citation);
 }
 

@@ -46,12 +46,21 @@ describe('the desktop bundles', () => {
     const events: HostEvent[] = [];
     child = fork(join(out, 'utility.mjs'), [], {
       execArgv: ['--import', join(repo, 'test', 'fixtures', 'electron', 'parent-port.mjs')],
-      env: { ...process.env, ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: join(repo, 'examples', 'registry'), ARCOTHEON_APP_VERSION: '9.9.9' },
+      env: {
+        ...process.env,
+        ARCOTHEON_HOME: home,
+        ARCOTHEON_EMBEDDED_REGISTRY: join(repo, 'examples', 'registry'),
+        ARCOTHEON_APP_VERSION: '9.9.9',
+      },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     const running = child;
-    const channel = new UtilityChannel({ post: (m) => void running.send(m), onEvent: (e) => void events.push(e), onSecret: async () => null });
+    const channel = new UtilityChannel({
+      post: (m) => void running.send(m),
+      onEvent: (e) => void events.push(e),
+      onSecret: async () => null,
+    });
     running.on('message', (m) => channel.receive(m));
     const info = await channel.call('host.info', []);
     expect(info.ok).toBe(true);
@@ -64,7 +73,8 @@ describe('the desktop bundles', () => {
     expect(refused).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     // The start-up doctor: an operation whose final event reaches main.
     const deadline = Date.now() + 30_000;
-    while (!events.some((e) => e.type === 'operation' && e.method === 'doctor.run' && e.state === 'done') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!events.some((e) => e.type === 'operation' && e.method === 'doctor.run' && e.state === 'done') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(events.find((e) => e.type === 'operation' && e.method === 'doctor.run' && e.state === 'done')).toBeDefined();
   }, 60_000);
 });

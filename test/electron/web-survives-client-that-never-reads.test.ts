@@ -25,7 +25,9 @@ beforeAll(async () => {
   service = createHostService(new Arcotheon(reg.options(home)));
   const plan = await service.api.installs.plan('acme/echo');
   if (!plan.ok) throw new Error(plan.error.message);
-  const installed = await service.api.operations.wait(await service.api.installs.install('acme/echo', { approvedDigest: plan.value.digest }));
+  const installed = await service.api.operations.wait(
+    await service.api.installs.install('acme/echo', { approvedDigest: plan.value.digest }),
+  );
   if (!installed.ok) throw new Error(installed.error.message);
   web = await startWebHost({ service, maxBufferedBytes: CAP });
 });
@@ -47,7 +49,8 @@ describe('web host survives a client that never reads', () => {
     socket.pause();
     // Each answer is the tool's whole 512 KiB output; 200 of them (100 MiB) are far past what the
     // kernel's socket buffers hold, so the unread bytes pile up on the server until it drops us.
-    for (let id = 0; id < 200; id++) socket.write(maskedTextFrame(JSON.stringify({ id, method: 'operations.wait', args: [run.value.operation] })));
+    for (let id = 0; id < 200; id++)
+      socket.write(maskedTextFrame(JSON.stringify({ id, method: 'operations.wait', args: [run.value.operation] })));
     const deadline = Date.now() + 20_000;
     while (web.connections() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(web.connections()).toBe(0);

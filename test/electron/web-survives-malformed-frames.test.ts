@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedWithin, maskedTextFrame, rawWebSocket, startUiProcess, stillServes, stopUiProcess, type UiProcess } from '../helpers/ui-process.js';
+import {
+  closedWithin,
+  maskedTextFrame,
+  rawWebSocket,
+  startUiProcess,
+  stillServes,
+  stopUiProcess,
+  type UiProcess,
+} from '../helpers/ui-process.js';
 
 /**
  * Issue 11 item 9: malformed WebSocket frames (an unmasked client frame, a reserved opcode, RSV

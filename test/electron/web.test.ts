@@ -25,7 +25,10 @@ afterEach(async () => {
 
 async function start(staticDir?: string): Promise<WebHost> {
   const home = await mkdtemp(join(tmpdir(), 'adcap-web-'));
-  const host = await startWebHost({ service: createHostService(new Arcotheon(reg.options(home))), ...(staticDir === undefined ? {} : { staticDir }) });
+  const host = await startWebHost({
+    service: createHostService(new Arcotheon(reg.options(home))),
+    ...(staticDir === undefined ? {} : { staticDir }),
+  });
   hosts.push(host);
   return host;
 }
@@ -42,7 +45,18 @@ function connect(host: WebHost, token = host.token, origin = `http://127.0.0.1:$
 /** A raw upgrade request, to send headers a WebSocket client library would not (a foreign Host). */
 function upgradeStatus(host: WebHost, headers: Record<string, string>, path = `/api?token=${host.token}`): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: host.port, path, headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers } });
+    const req = request({
+      host: '127.0.0.1',
+      port: host.port,
+      path,
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    });
     req.on('upgrade', (res, socket) => {
       socket.destroy();
       resolve(res.statusCode ?? 101);
@@ -53,7 +67,12 @@ function upgradeStatus(host: WebHost, headers: Record<string, string>, path = `/
   });
 }
 
-function call(ws: WebSocket, id: number, method: string, args: unknown[]): Promise<{ id: unknown; result: { ok: boolean; value?: unknown; error?: { code: string } } }> {
+function call(
+  ws: WebSocket,
+  id: number,
+  method: string,
+  args: unknown[],
+): Promise<{ id: unknown; result: { ok: boolean; value?: unknown; error?: { code: string } } }> {
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData): void => {
       const message = JSON.parse(data.toString()) as { id?: unknown; result?: { ok: boolean } };
@@ -133,12 +152,22 @@ describe('web host', () => {
     await writeFile(join(dir, 'assets', 'app.js'), 'console.log(1)');
     await writeFile(join(dir, '..', 'adcap-web-secret.txt'), 'secret');
     const host = await start(dir);
-    const get = async (path: string, hostHeader = `127.0.0.1:${host.port}`): Promise<{ status: number; type: string | null; csp: string | null; body: string }> =>
+    const get = async (
+      path: string,
+      hostHeader = `127.0.0.1:${host.port}`,
+    ): Promise<{ status: number; type: string | null; csp: string | null; body: string }> =>
       new Promise((resolve, reject) => {
         const req = request({ host: '127.0.0.1', port: host.port, path, headers: { Host: hostHeader } }, (res) => {
           let body = '';
           res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? null, csp: (res.headers['content-security-policy'] as string | undefined) ?? null, body }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              type: res.headers['content-type'] ?? null,
+              csp: (res.headers['content-security-policy'] as string | undefined) ?? null,
+              body,
+            }),
+          );
         });
         req.on('error', reject);
         req.end();
@@ -148,7 +177,12 @@ describe('web host', () => {
     expect(index.csp).toContain("default-src 'self'");
     expect(await get('/assets/app.js')).toMatchObject({ status: 200, type: 'text/javascript; charset=utf-8' });
     // Dot segments, plain or percent-encoded, never reach outside the folder.
-    for (const path of ['/../adcap-web-secret.txt', '/%2e%2e/adcap-web-secret.txt', '/assets/..%2f..%2fadcap-web-secret.txt', '/..%5cadcap-web-secret.txt']) {
+    for (const path of [
+      '/../adcap-web-secret.txt',
+      '/%2e%2e/adcap-web-secret.txt',
+      '/assets/..%2f..%2fadcap-web-secret.txt',
+      '/..%5cadcap-web-secret.txt',
+    ]) {
       const res = await get(path);
       expect(res.status, path).toBeGreaterThanOrEqual(400);
       expect(res.body, path).not.toContain('secret');

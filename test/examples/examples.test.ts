@@ -49,13 +49,24 @@ beforeAll(async () => {
   home = join(temp, 'home');
   arc = new Arcotheon(options(home));
   await arc.install(
-    ['acme/contract-review', 'acme/csv-summary', 'acme/data-report', 'acme/github-repo', 'arcotheon/commit-messages', 'arcotheon/http-reference', 'arcotheon/workspace-stats'],
+    [
+      'acme/contract-review',
+      'acme/csv-summary',
+      'acme/data-report',
+      'acme/github-repo',
+      'arcotheon/commit-messages',
+      'arcotheon/http-reference',
+      'arcotheon/workspace-stats',
+    ],
     { approve },
   );
   workspace = join(temp, 'workspace');
   await mkdir(join(workspace, 'src'), { recursive: true });
   await mkdir(join(workspace, 'node_modules', 'dep'), { recursive: true });
-  await writeFile(join(workspace, 'src', 'app.ts'), '// TODO(ana): handle empty input\nexport const x = 1;\n// FIXME: remove the retry hack\n');
+  await writeFile(
+    join(workspace, 'src', 'app.ts'),
+    '// TODO(ana): handle empty input\nexport const x = 1;\n// FIXME: remove the retry hack\n',
+  );
   await writeFile(join(workspace, 'README.md'), 'Hello world\n\nTwo paragraphs here.\n');
   await writeFile(join(workspace, 'node_modules', 'dep', 'index.js'), '// TODO: never counted\n');
   await writeFile(join(workspace, 'logo.bin'), Buffer.from([0, 1, 2, 3]));
@@ -85,14 +96,22 @@ describe('npm run examples (examples/build.ts)', () => {
   });
 
   it('signs with keys kept outside the registry: no secret key in any registry file', async () => {
-    const secrets = await Promise.all(['root', 'arcotheon', 'acme'].map(async (name) => (await readKeyFile(join(keysDir, `${name}.key.json`))).secretKey));
+    const secrets = await Promise.all(
+      ['root', 'arcotheon', 'acme'].map(async (name) => (await readKeyFile(join(keysDir, `${name}.key.json`))).secretKey),
+    );
     const files = await listFiles(first.registryDir);
     expect(files.length).toBeGreaterThan(20);
     for (const file of files) {
       const text = (await readFile(file)).toString('latin1');
       for (const secret of secrets) expect(text.includes(secret)).toBe(false);
     }
-    expect(first.embedded).toEqual({ name: 'examples', url: './v1/', rootKeys: [(await readKeyFile(join(keysDir, 'root.key.json'))).publicKey], minSequence: first.sequence, maxCatalogAgeMs: null });
+    expect(first.embedded).toEqual({
+      name: 'examples',
+      url: './v1/',
+      rootKeys: [(await readKeyFile(join(keysDir, 'root.key.json'))).publicKey],
+      minSequence: first.sequence,
+      maxCatalogAgeMs: null,
+    });
   });
 
   it('every example validates and is signed by its publisher, and together they exercise every part of the format', async () => {
@@ -109,8 +128,12 @@ describe('npm run examples (examples/build.ts)', () => {
     expect(new Set(all.flatMap((m) => (m.knowledge ?? []).map((k) => k.kind)))).toEqual(new Set(['markdown', 'index']));
     expect(all.some((m) => m.distribution?.tier === 'pro' && m.distribution.access === 'entitled')).toBe(true);
     expect(all.some((m) => (m.adapters ?? []).length > 0)).toBe(true);
-    for (const m of all) for (const r of m.resources ?? []) for (const source of r.sources) expect(source.startsWith('https://')).toBe(true);
-    const keys = { arcotheon: await readKeyFile(join(keysDir, 'arcotheon.key.json')), acme: await readKeyFile(join(keysDir, 'acme.key.json')) };
+    for (const m of all)
+      for (const r of m.resources ?? []) for (const source of r.sources) expect(source.startsWith('https://')).toBe(true);
+    const keys = {
+      arcotheon: await readKeyFile(join(keysDir, 'arcotheon.key.json')),
+      acme: await readKeyFile(join(keysDir, 'acme.key.json')),
+    };
     for (const p of first.packages) {
       const key = keys[p.id.split('/')[0] as 'arcotheon' | 'acme'];
       const verified = await verifyPackage(p.file, { trusted: [{ keyId: key.keyId, publicKey: key.publicKey }], requireSignature: true });
@@ -133,7 +156,9 @@ describe('the embedded default remote', () => {
     expect(fromDir?.url).toBe(`file://${join(first.registryDir, 'v1')}/`);
     expect(fromDir?.maxCatalogAgeMs).toBeNull();
     expect(await loadEmbeddedRemote({ [EMBEDDED_REGISTRY_ENV]: '' })).toBeNull();
-    await expect(loadEmbeddedRemote({ [EMBEDDED_REGISTRY_ENV]: join(temp, 'nowhere.json') })).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    await expect(loadEmbeddedRemote({ [EMBEDDED_REGISTRY_ENV]: join(temp, 'nowhere.json') })).rejects.toMatchObject({
+      code: 'E_NOT_FOUND',
+    });
   });
 
   it('never goes stale (maxCatalogAgeMs null), while a remote with the default age limit does', async () => {
@@ -154,9 +179,21 @@ describe('the embedded default remote', () => {
 describe('every example installs and runs', () => {
   it('installs all of them from the built registry, with the permissions approved', async () => {
     const installed = new Map((await arc.list()).map((c) => [c.id, c]));
-    expect([...installed.keys()].sort()).toEqual(['acme/contract-review', 'acme/csv-summary', 'acme/data-report', 'acme/github-repo', 'arcotheon/commit-messages', 'arcotheon/http-reference', 'arcotheon/workspace-stats']);
+    expect([...installed.keys()].sort()).toEqual([
+      'acme/contract-review',
+      'acme/csv-summary',
+      'acme/data-report',
+      'acme/github-repo',
+      'arcotheon/commit-messages',
+      'arcotheon/http-reference',
+      'arcotheon/workspace-stats',
+    ]);
     expect(installed.get('arcotheon/workspace-stats')?.version).toBe('1.2.0');
-    expect(installed.get('acme/github-repo')?.grants.sort()).toEqual(['env:read:GITHUB_TOKEN', 'net:connect:api.github.com', 'storage:data']);
+    expect(installed.get('acme/github-repo')?.grants.sort()).toEqual([
+      'env:read:GITHUB_TOKEN',
+      'net:connect:api.github.com',
+      'storage:data',
+    ]);
   });
 
   it('workspace-stats count_text counts text files and skips binaries and node_modules', async () => {
@@ -214,7 +251,7 @@ describe('every example installs and runs', () => {
     expect(await cached()).toBe(3);
   });
 
-  it('data-report runs its dependency\'s tool and its own, then stops at the agent step', async () => {
+  it("data-report runs its dependency's tool and its own, then stops at the agent step", async () => {
     const result = await runWorkflow(arc, 'acme/data-report', 'csv-report', { path: 'sales.csv' }, { workspace, interpreters });
     expect(result.status).toBe('agent');
     if (result.status !== 'agent') return;
@@ -240,7 +277,9 @@ describe('every example installs and runs', () => {
   it('commit-messages (skills only) ships a working checker script in its skill', async () => {
     const dir = await arc.installedDir('arcotheon/commit-messages');
     const script = join(dir, 'skills', 'commit-messages', 'scripts', 'check_commit_message.py');
-    expect(execFileSync('python3', [script], { input: 'Fix crash when the config file is empty\n\nExplain why.\n' }).toString()).toContain('ok:');
+    expect(execFileSync('python3', [script], { input: 'Fix crash when the config file is empty\n\nExplain why.\n' }).toString()).toContain(
+      'ok:',
+    );
     let failed: { status?: number; stdout?: Buffer } = {};
     try {
       execFileSync('python3', [script], { input: 'Fixed stuff.\n' });

@@ -74,7 +74,11 @@ export class LifecycleRegistry {
 }
 
 /** Writes a capability source directory and builds it (signed with `keys`, unsigned when empty). */
-export async function buildCapability(spec: CapabilitySpec, workDir: string, keys: Parameters<typeof buildSignedPackage>[1]['keys']): Promise<string> {
+export async function buildCapability(
+  spec: CapabilitySpec,
+  workDir: string,
+  keys: Parameters<typeof buildSignedPackage>[1]['keys'],
+): Promise<string> {
   const slug = `${spec.id.replace('/', '__')}-${spec.version}-${Math.random().toString(36).slice(2, 8)}`;
   const src = join(workDir, 'src', slug);
   await mkdir(src, { recursive: true });

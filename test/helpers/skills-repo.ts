@@ -17,7 +17,8 @@ to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
 copies of the Software.
 `;
 
-export const LFS_POINTER = 'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n';
+export const LFS_POINTER =
+  'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n';
 
 export interface SkillsRepoOptions {
   /** "skills": skills/<name>/SKILL.md (default); "top": <name>/SKILL.md at the top. */
@@ -40,12 +41,18 @@ export function skillMd(name: string, description: string, body = 'Follow these 
 export async function writeSkillsRepo(root: string, options: SkillsRepoOptions = {}): Promise<string[]> {
   const base = options.layout === 'top' ? '' : 'skills/';
   const files: Record<string, string | { text: string; executable: true }> = {
-    [`${base}brainstorming/SKILL.md`]: skillMd('brainstorming', 'Turns a rough idea into a design through questions. Use before writing code for a new feature.'),
+    [`${base}brainstorming/SKILL.md`]: skillMd(
+      'brainstorming',
+      'Turns a rough idea into a design through questions. Use before writing code for a new feature.',
+    ),
     [`${base}brainstorming/scripts/start-session.sh`]: { text: '#!/bin/sh\necho "session started"\n', executable: true },
     [`${base}brainstorming/scripts/collect.py`]: 'print("collecting ideas")\n',
     [`${base}brainstorming/helpers/render.js`]: 'console.log("rendered");\n',
     [`${base}brainstorming/references/questions.md`]: '# Questions to ask\n\n- What problem does this solve?\n',
-    [`${base}writing-plans/SKILL.md`]: skillMd('writing-plans', 'Writes an implementation plan with small, testable steps. Use after brainstorming.'),
+    [`${base}writing-plans/SKILL.md`]: skillMd(
+      'writing-plans',
+      'Writes an implementation plan with small, testable steps. Use after brainstorming.',
+    ),
     [`${base}writing-plans/references/template.md`]: '# Plan template\n',
     [`${base}pdf/SKILL.md`]: skillMd('pdf', 'Extracts text and tables from PDF files and fills PDF forms. Use when working with PDFs.'),
     [`${base}pdf/forms.py`]: 'import sys\nprint(sys.argv)\n',
@@ -54,7 +61,9 @@ export async function writeSkillsRepo(root: string, options: SkillsRepoOptions =
     '.github/workflows/ci.yml': 'name: ci\n',
   };
   if (options.readme !== null) {
-    files['README.md'] = options.readme ?? '# Superpowers\n\n[![CI](https://example.com/badge.svg)](https://example.com)\n\nCore skills for coding agents: brainstorming, planning and PDF work. Install them in any agent.\n\n## Skills\n\n- brainstorming\n';
+    files['README.md'] =
+      options.readme ??
+      '# Superpowers\n\n[![CI](https://example.com/badge.svg)](https://example.com)\n\nCore skills for coding agents: brainstorming, planning and PDF work. Install them in any agent.\n\n## Skills\n\n- brainstorming\n';
   }
   if (options.license !== null) files['LICENSE'] = options.license ?? MIT_LICENSE;
   if (options.broken === true) {
@@ -67,7 +76,8 @@ export async function writeSkillsRepo(root: string, options: SkillsRepoOptions =
     // A token is warned about (a private key would be refused outright, issue 12).
     files[`${base}pdf/notes/deploy.txt`] = `GITHUB_TOKEN=ghp_${'x1Y2z3'.repeat(6)}\n`;
   }
-  for (const [name, description] of Object.entries(options.extraSkills ?? {})) files[`${base}${name}/SKILL.md`] = skillMd(name, description);
+  for (const [name, description] of Object.entries(options.extraSkills ?? {}))
+    files[`${base}${name}/SKILL.md`] = skillMd(name, description);
   for (const [path, content] of Object.entries(files)) {
     const target = join(root, ...path.split('/'));
     await mkdir(dirname(target), { recursive: true });

@@ -6,7 +6,11 @@ const require = createRequire(import.meta.url);
 export const TSX_IMPORT = require.resolve('tsx');
 
 /** Spawns `node --import tsx <script> ...args` as a real child process. */
-export function spawnTs(script: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ChildProcessWithoutNullStreams {
+export function spawnTs(
+  script: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', TSX_IMPORT, script, ...args], {
     env: options.env ?? process.env,
     cwd: options.cwd,

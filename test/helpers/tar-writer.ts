@@ -95,7 +95,10 @@ export function gzipBytes(data: Buffer, level = 6): Buffer {
 export const sha256 = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
 
 /** A minimal valid manifest (DESIGN §3) listing the given files. */
-export function manifestFor(files: { path: string; data: Buffer | string; executable?: boolean }[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function manifestFor(
+  files: { path: string; data: Buffer | string; executable?: boolean }[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     adcap: '1.0',
     id: 'acme/fixture',
@@ -105,7 +108,12 @@ export function manifestFor(files: { path: string; data: Buffer | string; execut
     ...extra,
     files: [...files]
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      .map((f) => ({ path: f.path, sha256: sha256(f.data), size: Buffer.byteLength(f.data), ...(f.executable ? { executable: true } : {}) })),
+      .map((f) => ({
+        path: f.path,
+        sha256: sha256(f.data),
+        size: Buffer.byteLength(f.data),
+        ...(f.executable ? { executable: true } : {}),
+      })),
   };
 }
 

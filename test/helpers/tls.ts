@@ -33,20 +33,68 @@ export function testTls(): TestTls {
   const run = (args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   };
-  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=Arcotheon Test CA', '-keyout', 'ca.key', '-out', 'ca.pem',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-  run(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr']);
-  writeFileSync(join(dir, 'server.ext'), [
-    'basicConstraints=CA:FALSE',
-    'keyUsage=critical,digitalSignature',
-    'extendedKeyUsage=serverAuth',
-    'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
-    '',
-  ].join('\n'));
-  run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-days', '2', '-extfile', 'server.ext', '-out', 'server.pem']);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Arcotheon Test CA',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  run([
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+  ]);
+  writeFileSync(
+    join(dir, 'server.ext'),
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=critical,digitalSignature',
+      'extendedKeyUsage=serverAuth',
+      'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
+      '',
+    ].join('\n'),
+  );
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+    '-out',
+    'server.pem',
+  ]);
   cached = {
     dir,
     caPath: join(dir, 'ca.pem'),

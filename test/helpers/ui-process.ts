@@ -31,9 +31,13 @@ export interface UiProcess {
 export async function startUiProcess(options: { bin?: boolean; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<UiProcess> {
   const home = await mkdtemp(join(tmpdir(), 'arcotheon-ui-'));
   const args = ['ui', '--home', home, '--no-open', ...(options.args ?? [])];
-  const child = options.bin === true
-    ? spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
-    : spawn(process.execPath, ['--import', TSX_IMPORT, join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const child =
+    options.bin === true
+      ? spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
+      : spawn(process.execPath, ['--import', TSX_IMPORT, join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts'), ...args], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, ...options.env },
+        });
   let stderr = '';
   let stdout = '';
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -89,7 +93,12 @@ export function connectApi(port: number, token: string): Promise<WebSocket> {
 }
 
 /** One call over a WebSocket, waiting for the reply with that id. */
-export function callOver(ws: WebSocket, id: number, method: string, args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }> {
+export function callOver(
+  ws: WebSocket,
+  id: number,
+  method: string,
+  args: unknown[],
+): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }> {
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData): void => {
       const message = JSON.parse(data.toString()) as { id?: unknown; result?: { ok: boolean } };
@@ -154,7 +163,12 @@ export function maskedTextFrame(text: string): Buffer {
   const payload = Buffer.from(text);
   const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
   const length = payload.length;
-  const header = length < 126 ? Buffer.from([0x81, 0x80 | length]) : length < 65536 ? Buffer.from([0x81, 0x80 | 126, length >> 8, length & 0xff]) : Buffer.concat([Buffer.from([0x81, 0x80 | 127]), bigLength(length)]);
+  const header =
+    length < 126
+      ? Buffer.from([0x81, 0x80 | length])
+      : length < 65536
+        ? Buffer.from([0x81, 0x80 | 126, length >> 8, length & 0xff])
+        : Buffer.concat([Buffer.from([0x81, 0x80 | 127]), bigLength(length)]);
   const masked = Buffer.alloc(length);
   for (let i = 0; i < length; i++) masked[i] = (payload[i] as number) ^ (mask[i % 4] as number);
   return Buffer.concat([header, mask, masked]);

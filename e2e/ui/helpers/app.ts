@@ -88,8 +88,13 @@ export async function closeBrowser(): Promise<void> {
 }
 
 /** Opens the app's URL in a fresh browser context (1280×800 unless told otherwise). */
-export async function openInBrowser(url: string, options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<AppDriver> {
-  const context: BrowserContext = await (await sharedBrowser()).newContext({
+export async function openInBrowser(
+  url: string,
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<AppDriver> {
+  const context: BrowserContext = await (
+    await sharedBrowser()
+  ).newContext({
     viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
     colorScheme: options.colorScheme ?? 'light',
     permissions: ['clipboard-read', 'clipboard-write'],
@@ -112,7 +117,10 @@ export async function openInBrowser(url: string, options: { colorScheme?: 'light
  * The Electron window joins here (`_electron.launch` from playwright-core when
  * ARCOTHEON_ELECTRON_PATH is set), returning the same AppDriver, so the specs need no change.
  */
-export function openApp(ui: UiProcess, options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<AppDriver> {
+export function openApp(
+  ui: UiProcess,
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<AppDriver> {
   // ARCOTHEON_UI_TARGET=electron (set by e2e/ui/electron.e2e.ts): the desktop window on the same home.
   return ELECTRON_TARGET ? openInElectron(ui.home, ui.env, options) : openInBrowser(ui.url, options);
 }
@@ -139,7 +147,12 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
     type AxeResult = { violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> };
     const g = globalThis as unknown as { axe: { run(context: unknown, options: object): Promise<AxeResult> }; document: unknown };
     const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)),
+    }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

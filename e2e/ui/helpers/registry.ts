@@ -89,7 +89,11 @@ export class UiRegistry {
   /** A fresh home with this registry as its only remote (`adcap remote add`, the real CLI). */
   async newHome(): Promise<string> {
     const home = await mkdtemp(join(tmpdir(), 'arcotheon-ui-home-'));
-    ok(await adcap(['remote', 'add', 'test', this.url, '--root-key', this.registry.rootKey.publicKey, '--home', home], { env: { ...process.env, ...this.env } }));
+    ok(
+      await adcap(['remote', 'add', 'test', this.url, '--root-key', this.registry.rootKey.publicKey, '--home', home], {
+        env: { ...process.env, ...this.env },
+      }),
+    );
     return home;
   }
 
@@ -113,7 +117,15 @@ export class UiRegistry {
 
 /** Skeleton manifest fields every test capability shares. */
 export function manifest(id: string, version: string, fields: Record<string, unknown> = {}): CapabilitySource['manifest'] {
-  return { adcap: '1.0', id, version, name: `Test ${id}`, summary: `Test capability ${id}`, compat: { agents: { arcotheon: '*' } }, ...fields };
+  return {
+    adcap: '1.0',
+    id,
+    version,
+    name: `Test ${id}`,
+    summary: `Test capability ${id}`,
+    compat: { agents: { arcotheon: '*' } },
+    ...fields,
+  };
 }
 
 export async function tempDir(prefix: string): Promise<string> {

@@ -82,10 +82,12 @@ export function Banners() {
 function policyProblem(s: ReturnType<typeof useSettings.getState>): { danger: boolean; title: string; message: string } | null {
   const status = s.policy;
   if (status === null) return null;
-  if (status.error !== null) return { danger: true, title: 'Your organisation\u2019s policy is refused, so no changes can be made.', message: status.error.message };
+  if (status.error !== null)
+    return { danger: true, title: 'Your organisation\u2019s policy is refused, so no changes can be made.', message: status.error.message };
   const last = status.lastApply;
   if (last === null) return null;
-  if (last.error !== null) return { danger: true, title: 'Your organisation\u2019s policy could not be applied.', message: last.error.message };
+  if (last.error !== null)
+    return { danger: true, title: 'Your organisation\u2019s policy could not be applied.', message: last.error.message };
   const failed = last.result?.failed ?? [];
   if (failed.length === 0) return null;
   return {

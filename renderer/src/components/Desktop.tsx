@@ -40,7 +40,15 @@ export function DesktopIntegration() {
       ) : open.kind === 'sideload' ? (
         <InstallDialog key={`s-${open.file.file}`} target={{ sideload: open.file.file }} name={open.file.name} onClose={nextOpen} />
       ) : (
-        <Dialog title="Arcotheon could not open this" onCancel={nextOpen} footer={<button type="button" onClick={nextOpen}>OK</button>}>
+        <Dialog
+          title="Arcotheon could not open this"
+          onCancel={nextOpen}
+          footer={
+            <button type="button" onClick={nextOpen}>
+              OK
+            </button>
+          }
+        >
           <p>{open.message}</p>
         </Dialog>
       )}
@@ -73,8 +81,8 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
       }
     >
       <p>
-        The tool <strong>{request.tool}</strong> of <strong>{request.capability}</strong> reads the environment variable <code>{request.variable}</code>, which you granted it. Enter its value
-        (an API key or token).
+        The tool <strong>{request.tool}</strong> of <strong>{request.capability}</strong> reads the environment variable{' '}
+        <code>{request.variable}</code>, which you granted it. Enter its value (an API key or token).
       </p>
       <label htmlFor="secret-value">Value of {request.variable}</label>
       <input
@@ -88,7 +96,10 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
         onChange={(e) => setValue(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && usable && (e.preventDefault(), answer(value))}
       />
-      <p className="small muted">Arcotheon keeps it encrypted with your system keychain and passes it only to tools of {request.capability} whose permission names {request.variable}.</p>
+      <p className="small muted">
+        Arcotheon keeps it encrypted with your system keychain and passes it only to tools of {request.capability} whose permission names{' '}
+        {request.variable}.
+      </p>
     </Dialog>
   );
 }

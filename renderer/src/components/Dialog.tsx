@@ -5,7 +5,8 @@
  */
 import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react';
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 export interface DialogProps {
   title: string;
@@ -31,7 +32,8 @@ export function Dialog({ title, onCancel, children, footer, initialFocus, busy =
   useEffect(() => {
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const node = ref.current;
-    const first = initialFocus?.current ?? node?.querySelector<HTMLElement>('footer button') ?? node?.querySelector<HTMLElement>(FOCUSABLE) ?? node;
+    const first =
+      initialFocus?.current ?? node?.querySelector<HTMLElement>('footer button') ?? node?.querySelector<HTMLElement>(FOCUSABLE) ?? node;
     first?.focus();
     return () => previous?.focus();
     // Focus once, on open: initialFocus is a ref and does not change.
@@ -44,7 +46,9 @@ export function Dialog({ title, onCancel, children, footer, initialFocus, busy =
       return;
     }
     if (event.key !== 'Tab' || ref.current === null) return;
-    const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+    const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+      (el) => el.offsetParent !== null || el === document.activeElement,
+    );
     if (items.length === 0) {
       event.preventDefault();
       return;
@@ -62,7 +66,17 @@ export function Dialog({ title, onCancel, children, footer, initialFocus, busy =
 
   return (
     <div className="scrim" onMouseDown={(e) => e.target === e.currentTarget && !busy && onCancel()}>
-      <div ref={ref} className="dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={describedBy} tabIndex={-1} onKeyDown={onKeyDown} style={wide ? { width: 'min(760px, 100%)' } : undefined}>
+      <div
+        ref={ref}
+        className="dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={describedBy}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+        style={wide ? { width: 'min(760px, 100%)' } : undefined}
+      >
         <header>
           <h2 id={titleId}>{title}</h2>
         </header>

@@ -32,8 +32,10 @@ export function ManagedNote({ item }: { item: Pick<InstalledSummary, 'managed'> 
  * capability cannot be switched off, a blocked one cannot be switched on (issue 17).
  */
 export function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who: string; what: string } | null {
-  if (item.managed?.required !== undefined && item.disabled?.by !== 'policy') return { who: 'Required by your organisation', what: 'it cannot be switched off.' };
-  if (item.disabled?.by === 'policy' || item.managed?.blocked !== undefined) return { who: 'Blocked by your organisation', what: 'it cannot be switched on.' };
+  if (item.managed?.required !== undefined && item.disabled?.by !== 'policy')
+    return { who: 'Required by your organisation', what: 'it cannot be switched off.' };
+  if (item.disabled?.by === 'policy' || item.managed?.blocked !== undefined)
+    return { who: 'Blocked by your organisation', what: 'it cannot be switched on.' };
   return null;
 }
 
@@ -42,7 +44,13 @@ export function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>)
  * capability it turns off); reloads the installed data after the change. When the policy decides,
  * the switch is disabled and the reason is shown beside it and read with it (aria-describedby).
  */
-export function EnabledToggle({ item, row = false }: { item: Pick<InstalledSummary, 'id' | 'name' | 'disabled' | 'managed'>; row?: boolean }) {
+export function EnabledToggle({
+  item,
+  row = false,
+}: {
+  item: Pick<InstalledSummary, 'id' | 'name' | 'disabled' | 'managed'>;
+  row?: boolean;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<HostError | null>(null);
   const reasonId = useId();

@@ -7,7 +7,14 @@
  * Approval is the plan's digest: what the user saw is what the host installs (issue 4).
  */
 import { useEffect, useRef, useState } from 'react';
-import type { HostError, InstallTargetData, PlanData, PlanItemData, PlanPermissionData, RiskLevel } from '../../../electron/common/index.js';
+import type {
+  HostError,
+  InstallTargetData,
+  PlanData,
+  PlanItemData,
+  PlanPermissionData,
+  RiskLevel,
+} from '../../../electron/common/index.js';
 import { host } from '../host.js';
 import { formatBytes, phaseText } from '../lib/format.js';
 import { cancelOperation, runOperation, useOperations } from '../stores/operations.js';
@@ -34,16 +41,62 @@ export function warningsOf(items: PlanItemData[]): Warning[] {
   for (const item of items) {
     const label = `${item.id} ${item.version}`;
     if (item.source.kind === 'file') {
-      if (item.source.unsigned) out.push({ level: 'danger', title: `${label} is unsigned`, meaning: 'Nobody vouches for this file: Arcotheon cannot tell who made it or whether it was changed. Install it only if you made it or fully trust where it came from.' });
-      else if (item.source.unknownSigner) out.push({ level: 'danger', title: `${label} is signed by an unknown key`, meaning: 'No registry you use knows the key that signed it, so its publisher cannot be confirmed.' });
-      else out.push({ level: 'info', title: `${label} comes from a file`, meaning: 'It is signed by a publisher a registry you use knows, but it was not downloaded from that registry.' });
+      if (item.source.unsigned)
+        out.push({
+          level: 'danger',
+          title: `${label} is unsigned`,
+          meaning:
+            'Nobody vouches for this file: Arcotheon cannot tell who made it or whether it was changed. Install it only if you made it or fully trust where it came from.',
+        });
+      else if (item.source.unknownSigner)
+        out.push({
+          level: 'danger',
+          title: `${label} is signed by an unknown key`,
+          meaning: 'No registry you use knows the key that signed it, so its publisher cannot be confirmed.',
+        });
+      else
+        out.push({
+          level: 'info',
+          title: `${label} comes from a file`,
+          meaning: 'It is signed by a publisher a registry you use knows, but it was not downloaded from that registry.',
+        });
     }
-    if (item.yanked !== undefined) out.push({ level: 'warn', title: `${label} was yanked`, meaning: `Its publisher withdrew this version (“${item.yanked}”). It is installed only because this exact version was asked for.` });
-    if (item.deprecated !== undefined) out.push({ level: 'warn', title: `${item.id} is deprecated`, meaning: `Its publisher no longer recommends it: “${item.deprecated}”` });
-    if (item.prerelease) out.push({ level: 'warn', title: `${label} is a prerelease`, meaning: 'A preview the publisher has not called finished; expect rough edges.' });
-    if (item.tier === 'pro') out.push({ level: 'info', title: `${item.id} is a Pro capability`, meaning: 'Its publisher may charge for it or for some of what it does.' });
-    if (item.access === 'entitled') out.push({ level: 'info', title: `${item.id} needs an entitlement`, meaning: `It downloads only with a licence from its publisher${item.entitlement === undefined ? '' : ` (${item.entitlement})`}.` });
-    if (item.action === 'downgrade') out.push({ level: 'warn', title: `${item.id} goes back to ${item.version}`, meaning: `The installed ${item.from ?? 'version'} is replaced by an older one.` });
+    if (item.yanked !== undefined)
+      out.push({
+        level: 'warn',
+        title: `${label} was yanked`,
+        meaning: `Its publisher withdrew this version (“${item.yanked}”). It is installed only because this exact version was asked for.`,
+      });
+    if (item.deprecated !== undefined)
+      out.push({
+        level: 'warn',
+        title: `${item.id} is deprecated`,
+        meaning: `Its publisher no longer recommends it: “${item.deprecated}”`,
+      });
+    if (item.prerelease)
+      out.push({
+        level: 'warn',
+        title: `${label} is a prerelease`,
+        meaning: 'A preview the publisher has not called finished; expect rough edges.',
+      });
+    if (item.tier === 'pro')
+      out.push({
+        level: 'info',
+        title: `${item.id} is a Pro capability`,
+        meaning: 'Its publisher may charge for it or for some of what it does.',
+      });
+    if (item.access === 'entitled')
+      out.push({
+        level: 'info',
+        title: `${item.id} needs an entitlement`,
+        meaning: `It downloads only with a licence from its publisher${item.entitlement === undefined ? '' : ` (${item.entitlement})`}.`,
+      });
+    if (item.action === 'downgrade')
+      out.push({
+        level: 'warn',
+        title: `${item.id} goes back to ${item.version}`,
+        meaning: `The installed ${item.from ?? 'version'} is replaced by an older one.`,
+      });
   }
   return out;
 }
@@ -59,7 +112,15 @@ function groupByCapability(permissions: PlanPermissionData[]): Array<[string, Pl
 
 const ACTION_TEXT = { install: 'Install', upgrade: 'Update', downgrade: 'Go back to', reinstall: 'Reinstall' } as const;
 
-export function InstallDialog({ target, name, onClose }: { target: InstallTargetData; name: string; onClose: (installed: boolean) => void }) {
+export function InstallDialog({
+  target,
+  name,
+  onClose,
+}: {
+  target: InstallTargetData;
+  name: string;
+  onClose: (installed: boolean) => void;
+}) {
   const [phase, setPhase] = useState<Phase>({ kind: 'planning' });
   const [trustUnsigned, setTrustUnsigned] = useState(false);
   const cancelRef = useRef<HTMLButtonElement>(null);
@@ -84,7 +145,9 @@ export function InstallDialog({ target, name, onClose }: { target: InstallTarget
     if (phase.kind !== 'installing') cancelRef.current?.focus();
   }, [phase.kind]);
 
-  const operation = useOperations((s) => (phase.kind === 'installing' && phase.operation !== null ? s.operations[phase.operation] : undefined));
+  const operation = useOperations((s) =>
+    phase.kind === 'installing' && phase.operation !== null ? s.operations[phase.operation] : undefined,
+  );
 
   const install = async (plan: PlanData): Promise<void> => {
     setPhase({ kind: 'installing', plan, operation: null });
@@ -131,9 +194,7 @@ export function InstallDialog({ target, name, onClose }: { target: InstallTarget
   } else if (phase.kind === 'done') {
     body = (
       <div role="status">
-        <p>
-          Installed {phase.plan.items.map((i) => `${i.id} ${i.version}`).join(', ')}.
-        </p>
+        <p>Installed {phase.plan.items.map((i) => `${i.id} ${i.version}`).join(', ')}.</p>
         {phase.plan.newPermissions.length > 0 && <p className="muted">You can withdraw any permission later on the Installed screen.</p>}
       </div>
     );
@@ -190,11 +251,19 @@ export function InstallDialog({ target, name, onClose }: { target: InstallTarget
         ) : (
           groupByCapability(plan.newPermissions).map(([id, permissions]) => (
             <section key={id} aria-label={`New permissions for ${id}`} style={{ marginBottom: 10 }}>
-              {plan.items.length > 1 && <div className="small muted" style={{ marginBottom: 4 }}>{id}</div>}
+              {plan.items.length > 1 && (
+                <div className="small muted" style={{ marginBottom: 4 }}>
+                  {id}
+                </div>
+              )}
               <ul className="permissions">
                 {permissions.map((p) => (
                   <li key={p.grant} className="permission added" data-grant={p.grant}>
-                    {riskOf(p) === undefined ? <span className="badge neutral risk">Risk unknown</span> : <RiskBadge risk={riskOf(p) as RiskLevel} />}
+                    {riskOf(p) === undefined ? (
+                      <span className="badge neutral risk">Risk unknown</span>
+                    ) : (
+                      <RiskBadge risk={riskOf(p) as RiskLevel} />
+                    )}
                     <div>
                       <div className="sentence">{p.text}</div>
                       {p.reason.trim().length > 0 && (
@@ -224,16 +293,26 @@ export function InstallDialog({ target, name, onClose }: { target: InstallTarget
             <div className="small">
               {progress === null ? 'Starting…' : phaseText(progress.phase)}
               {progress?.item !== undefined ? ` ${progress.item}` : ''}
-              {progress?.phase === 'download' && progress.total !== undefined ? ` (${formatBytes(progress.done)} of ${formatBytes(progress.total)})` : ''}
+              {progress?.phase === 'download' && progress.total !== undefined
+                ? ` (${formatBytes(progress.done)} of ${formatBytes(progress.total)})`
+                : ''}
             </div>
-            <progress value={progress?.total !== undefined ? progress.done : undefined} max={progress?.total ?? 1} aria-label="Install progress" />
+            <progress
+              value={progress?.total !== undefined ? progress.done : undefined}
+              max={progress?.total ?? 1}
+              aria-label="Install progress"
+            />
           </div>
         )}
       </>
     );
     footer =
       phase.kind === 'installing' ? (
-        <button type="button" onClick={() => phase.operation !== null && cancelOperation(phase.operation)} disabled={phase.operation === null}>
+        <button
+          type="button"
+          onClick={() => phase.operation !== null && cancelOperation(phase.operation)}
+          disabled={phase.operation === null}
+        >
           Cancel
         </button>
       ) : (

@@ -19,10 +19,15 @@ export function RollbackButton({ detail }: { detail: InstalledDetail }) {
         Roll back to {rollback.to}
       </button>
       {open && (
-        <ConfirmDialog title={`Roll back ${detail.name} to ${rollback.to}?`} action={`Roll back to ${rollback.to}`} onConfirm={() => host().installs.rollback(detail.id)} onClose={() => setOpen(false)}>
+        <ConfirmDialog
+          title={`Roll back ${detail.name} to ${rollback.to}?`}
+          action={`Roll back to ${rollback.to}`}
+          onConfirm={() => host().installs.rollback(detail.id)}
+          onClose={() => setOpen(false)}
+        >
           <p>
-            {detail.name} goes back from {detail.version} to {rollback.to}, the version you had before. {detail.version} stays on this computer until it is cleaned up, so you can
-            update again.
+            {detail.name} goes back from {detail.version} to {rollback.to}, the version you had before. {detail.version} stays on this
+            computer until it is cleaned up, so you can update again.
           </p>
           <h3>Permissions after rolling back</h3>
           {rollback.grants.length === 0 ? (
@@ -39,7 +44,10 @@ export function RollbackButton({ detail }: { detail: InstalledDetail }) {
           )}
           {rollback.grantsRemoved.length > 0 && (
             <p>
-              No longer granted: {rollback.grantsRemoved.map((g) => <code key={g}>{g} </code>)}
+              No longer granted:{' '}
+              {rollback.grantsRemoved.map((g) => (
+                <code key={g}>{g} </code>
+              ))}
             </p>
           )}
         </ConfirmDialog>
@@ -68,7 +76,8 @@ export function UninstallButton({ detail, afterwards = 'installed' }: { detail: 
             onClose={() => setOpen(false)}
           >
             <p role="alert">
-              {detail.name} cannot be uninstalled while these installed capabilities depend on it: <strong>{detail.dependents.join(', ')}</strong>. Uninstall them first.
+              {detail.name} cannot be uninstalled while these installed capabilities depend on it:{' '}
+              <strong>{detail.dependents.join(', ')}</strong>. Uninstall them first.
             </p>
           </ConfirmDialog>
         ) : (
@@ -83,8 +92,8 @@ export function UninstallButton({ detail, afterwards = 'installed' }: { detail: 
             }}
           >
             <p>
-              {detail.name} {detail.version} and its kept earlier versions ({detail.versions.length}) are removed from this computer, with its permissions ({detail.grants.length}{' '}
-              granted). Capabilities installed only for it are removed too.
+              {detail.name} {detail.version} and its kept earlier versions ({detail.versions.length}) are removed from this computer, with
+              its permissions ({detail.grants.length} granted). Capabilities installed only for it are removed too.
             </p>
           </ConfirmDialog>
         ))}

@@ -34,10 +34,24 @@ export function OperationsTray() {
             )}
           </div>
           <div className="small muted">
-            {op.state === 'running' ? (op.progress === null ? 'Starting' : phaseText(op.progress.phase)) : op.state === 'done' ? 'Finished' : op.state === 'cancelled' ? 'Cancelled' : `Failed: ${op.error?.message ?? ''}`}
+            {op.state === 'running'
+              ? op.progress === null
+                ? 'Starting'
+                : phaseText(op.progress.phase)
+              : op.state === 'done'
+                ? 'Finished'
+                : op.state === 'cancelled'
+                  ? 'Cancelled'
+                  : `Failed: ${op.error?.message ?? ''}`}
             {op.state === 'running' && op.progress?.item !== undefined ? ` · ${op.progress.item}` : ''}
           </div>
-          {op.state === 'running' && <progress value={op.progress?.total !== undefined ? op.progress.done : undefined} max={op.progress?.total ?? 1} aria-label={`${op.label} progress`} />}
+          {op.state === 'running' && (
+            <progress
+              value={op.progress?.total !== undefined ? op.progress.done : undefined}
+              max={op.progress?.total ?? 1}
+              aria-label={`${op.label} progress`}
+            />
+          )}
         </div>
       ))}
     </section>

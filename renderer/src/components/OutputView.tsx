@@ -16,7 +16,8 @@ function cell(value: Json | undefined): string {
   // Display only (Copy takes the exact value): long fractions rounded, lists of plain values joined.
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(Math.round(value * 10_000) / 10_000);
   if (typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) return value.map((v) => (v === null ? '' : String(v))).join(', ');
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object'))
+    return value.map((v) => (v === null ? '' : String(v))).join(', ');
   return JSON.stringify(value);
 }
 
@@ -47,7 +48,11 @@ export function Table({ rows, caption }: { rows: Record<string, Json>[]; caption
           ))}
         </tbody>
       </table>
-      {rows.length > MAX_ROWS && <p className="muted small">Showing the first {MAX_ROWS} of {rows.length} rows; Copy takes them all.</p>}
+      {rows.length > MAX_ROWS && (
+        <p className="muted small">
+          Showing the first {MAX_ROWS} of {rows.length} rows; Copy takes them all.
+        </p>
+      )}
     </div>
   );
 }

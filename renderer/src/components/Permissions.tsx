@@ -11,13 +11,22 @@ export function RiskBadge({ risk }: { risk: RiskLevel | 'none' }) {
   return <span className={`badge risk ${risk}`}>{RISK_TEXT[risk]}</span>;
 }
 
-export function PermissionItem({ permission, marker, action }: { permission: PermissionView; marker?: 'added' | 'widened' | 'removed'; action?: React.ReactNode }) {
+export function PermissionItem({
+  permission,
+  marker,
+  action,
+}: {
+  permission: PermissionView;
+  marker?: 'added' | 'widened' | 'removed';
+  action?: React.ReactNode;
+}) {
   return (
     <li className={`permission${marker === 'added' || marker === 'widened' ? ' added' : ''}`} data-grant={permission.grant}>
       <RiskBadge risk={permission.risk} />
       <div>
         <div className="sentence">
-          {marker === 'added' && <span className="badge warn">New</span>} {marker === 'widened' && <span className="badge warn">Wider</span>}{' '}
+          {marker === 'added' && <span className="badge warn">New</span>}{' '}
+          {marker === 'widened' && <span className="badge warn">Wider</span>}{' '}
           {marker === 'removed' && <span className="badge neutral">Removed</span>} {permission.text}
         </div>
         {permission.reason.trim().length > 0 && (
@@ -27,7 +36,9 @@ export function PermissionItem({ permission, marker, action }: { permission: Per
         )}
         <div className="row" style={{ justifyContent: 'space-between' }}>
           <code className="tech">{permission.grant}</code>
-          {permission.granted !== undefined && <span className={`badge ${permission.granted ? 'ok' : 'neutral'}`}>{permission.granted ? 'Granted' : 'Not granted'}</span>}
+          {permission.granted !== undefined && (
+            <span className={`badge ${permission.granted ? 'ok' : 'neutral'}`}>{permission.granted ? 'Granted' : 'Not granted'}</span>
+          )}
         </div>
         {action}
       </div>
@@ -35,7 +46,13 @@ export function PermissionItem({ permission, marker, action }: { permission: Per
   );
 }
 
-export function PermissionList({ permissions, empty = 'No access beyond its own files.' }: { permissions: PermissionView[]; empty?: string }) {
+export function PermissionList({
+  permissions,
+  empty = 'No access beyond its own files.',
+}: {
+  permissions: PermissionView[];
+  empty?: string;
+}) {
   if (permissions.length === 0) {
     return (
       <ul className="permissions">

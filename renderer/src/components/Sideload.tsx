@@ -16,14 +16,23 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-async function upload(file: File, onProgress: (sent: number) => void): Promise<{ ok: true; handle: string } | { ok: false; error: HostError }> {
+async function upload(
+  file: File,
+  onProgress: (sent: number) => void,
+): Promise<{ ok: true; handle: string } | { ok: false; error: HostError }> {
   const client = host();
   const begun = await client.sideload.begin({ name: file.name.slice(0, 255) || 'package.adcap', size: file.size });
   if (!begun.ok) return begun;
   const { upload: id, chunkBytes, maxBytes } = begun.value;
   if (file.size > maxBytes) {
     await client.sideload.abort(id);
-    return { ok: false, error: { code: 'E_LIMIT', message: `${file.name} is ${formatBytes(file.size)}; Arcotheon accepts files up to ${formatBytes(maxBytes)}.` } };
+    return {
+      ok: false,
+      error: {
+        code: 'E_LIMIT',
+        message: `${file.name} is ${formatBytes(file.size)}; Arcotheon accepts files up to ${formatBytes(maxBytes)}.`,
+      },
+    };
   }
   for (let offset = 0; offset < file.size; offset += chunkBytes) {
     const bytes = new Uint8Array(await file.slice(offset, offset + chunkBytes).arrayBuffer());
@@ -40,7 +49,12 @@ async function upload(file: File, onProgress: (sent: number) => void): Promise<{
 
 export function SideloadButton() {
   const input = useRef<HTMLInputElement>(null);
-  const [state, setState] = useState<{ kind: 'idle' } | { kind: 'sending'; name: string; sent: number; size: number } | { kind: 'ready'; handle: string; name: string } | { kind: 'failed'; error: HostError }>({ kind: 'idle' });
+  const [state, setState] = useState<
+    | { kind: 'idle' }
+    | { kind: 'sending'; name: string; sent: number; size: number }
+    | { kind: 'ready'; handle: string; name: string }
+    | { kind: 'failed'; error: HostError }
+  >({ kind: 'idle' });
 
   const onPick = async (file: File | undefined): Promise<void> => {
     if (file === undefined) return;
@@ -69,7 +83,9 @@ export function SideloadButton() {
         </span>
       )}
       {state.kind === 'failed' && <ErrorBox error={state.error} title="The file could not be read" />}
-      {state.kind === 'ready' && <InstallDialog target={{ sideload: state.handle }} name={state.name} onClose={() => setState({ kind: 'idle' })} />}
+      {state.kind === 'ready' && (
+        <InstallDialog target={{ sideload: state.handle }} name={state.name} onClose={() => setState({ kind: 'idle' })} />
+      )}
     </div>
   );
 }

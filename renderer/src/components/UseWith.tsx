@@ -74,7 +74,12 @@ export function UseWith({ detail }: { detail: InstalledDetail }) {
                   ))}
                 </select>
               </label>
-              <button type="button" className="primary" disabled={busy || agent === ''} onClick={() => void act(() => host().agents.link(detail.id, agent as AgentIdData))}>
+              <button
+                type="button"
+                className="primary"
+                disabled={busy || agent === ''}
+                onClick={() => void act(() => host().agents.link(detail.id, agent as AgentIdData))}
+              >
                 Link
               </button>
             </div>
@@ -85,13 +90,20 @@ export function UseWith({ detail }: { detail: InstalledDetail }) {
             <ul className="list-plain panel" aria-label="Agent links">
               {links.map((l) => (
                 <li key={`${l.agent}:${l.path}`} data-link={l.agent}>
-                  <strong>{l.agentName}</strong> · {l.skill} <span className="mono small">{l.path}</span> {l.state !== 'ok' && <span className="badge warn">{l.state}</span>}
+                  <strong>{l.agentName}</strong> · {l.skill} <span className="mono small">{l.path}</span>{' '}
+                  {l.state !== 'ok' && <span className="badge warn">{l.state}</span>}
                 </li>
               ))}
             </ul>
           )}
           {linkedAgents.map((a) => (
-            <button key={a} type="button" className="small danger" disabled={busy} onClick={() => void act(() => host().agents.unlink(detail.id, a))}>
+            <button
+              key={a}
+              type="button"
+              className="small danger"
+              disabled={busy}
+              onClick={() => void act(() => host().agents.unlink(detail.id, a))}
+            >
               Unlink from {agents?.find((x) => x.id === a)?.name ?? a}
             </button>
           ))}

@@ -48,8 +48,12 @@ export function monogramColour(id: string): string {
 }
 
 export function monogramLetters(name: string, id: string): string {
-  const words = name.trim().split(/\s+/).filter((w) => /^[\p{L}\p{N}]/u.test(w));
-  const letters = words.length >= 2 ? `${words[0]?.[0] ?? ''}${words[1]?.[0] ?? ''}` : (words[0]?.slice(0, 2) ?? id.split('/')[1]?.slice(0, 2) ?? '?');
+  const words = name
+    .trim()
+    .split(/\s+/)
+    .filter((w) => /^[\p{L}\p{N}]/u.test(w));
+  const letters =
+    words.length >= 2 ? `${words[0]?.[0] ?? ''}${words[1]?.[0] ?? ''}` : (words[0]?.slice(0, 2) ?? id.split('/')[1]?.slice(0, 2) ?? '?');
   return letters.toUpperCase();
 }
 

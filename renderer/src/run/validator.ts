@@ -20,7 +20,20 @@ import {
 } from '@rjsf/utils';
 
 /** Keywords that only say "something below failed": the leaf error says what. */
-const WRAPPERS = new Set(['properties', 'items', 'prefixItems', 'allOf', '$ref', 'dependentSchemas', 'if', 'then', 'else', 'additionalItems', 'unevaluatedItems', 'contains']);
+const WRAPPERS = new Set([
+  'properties',
+  'items',
+  'prefixItems',
+  'allOf',
+  '$ref',
+  'dependentSchemas',
+  'if',
+  'then',
+  'else',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+]);
 
 const cache = new WeakMap<object, Validator>();
 
@@ -31,7 +44,11 @@ function validatorFor(schema: RJSFSchema, rootSchema?: RJSFSchema): Validator {
   // Local $refs (#/definitions/…, #/$defs/…) of a sub-schema resolve against the root's.
   const merged =
     rootSchema !== undefined && rootSchema !== schema
-      ? { ...schema, ...(rootSchema.definitions === undefined ? {} : { definitions: rootSchema.definitions }), ...(rootSchema['$defs'] === undefined ? {} : { $defs: rootSchema['$defs'] }) }
+      ? {
+          ...schema,
+          ...(rootSchema.definitions === undefined ? {} : { definitions: rootSchema.definitions }),
+          ...(rootSchema['$defs'] === undefined ? {} : { $defs: rootSchema['$defs'] }),
+        }
       : schema;
   const validator = new Validator(merged as Schema, '2020-12', false);
   if (key !== undefined) cache.set(key, validator);
@@ -40,7 +57,10 @@ function validatorFor(schema: RJSFSchema, rootSchema?: RJSFSchema): Validator {
 
 /** `#/a/0/b` → `.a.0.b` (rjsf's property path). */
 function propertyOf(instanceLocation: string): string {
-  const parts = instanceLocation.replace(/^#\/?/, '').split('/').filter((p) => p.length > 0);
+  const parts = instanceLocation
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p.length > 0);
   return parts.map((p) => `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('');
 }
 
@@ -50,12 +70,25 @@ function toRjsfErrors(units: OutputUnit[]): RJSFValidationError[] {
     .map((u) => {
       const property = propertyOf(u.instanceLocation);
       const message = u.error.replace(/^Instance (does not|has)/, (_m, verb: string) => (verb === 'has' ? 'has' : 'does not'));
-      return { name: u.keyword, property, message, stack: `${property === '' ? 'input' : property.slice(1)}: ${message}`, schemaPath: u.keywordLocation, params: {} };
+      return {
+        name: u.keyword,
+        property,
+        message,
+        stack: `${property === '' ? 'input' : property.slice(1)}: ${message}`,
+        schemaPath: u.keywordLocation,
+        params: {},
+      };
     });
 }
 
 export const cfworkerValidator: ValidatorType = {
-  validateFormData(formData: unknown, schema: RJSFSchema, customValidate?: CustomValidator, transformErrors?: ErrorTransformer, uiSchema?: UiSchema): ValidationData<unknown> {
+  validateFormData(
+    formData: unknown,
+    schema: RJSFSchema,
+    customValidate?: CustomValidator,
+    transformErrors?: ErrorTransformer,
+    uiSchema?: UiSchema,
+  ): ValidationData<unknown> {
     let errors = toRjsfErrors(validatorFor(schema).validate(formData ?? {}).errors);
     if (transformErrors !== undefined) errors = transformErrors(errors, uiSchema);
     const data: ValidationData<unknown> = { errors, errorSchema: toErrorSchema(errors) };

@@ -29,7 +29,11 @@ export function Capability({ id }: { id: string }) {
   const overviewVersion = useInstalled((s) => s.overview.value?.find((i) => i.id === id)?.version ?? null);
   // Issue 17: the policy's `blocked` entry for this id (every version, or a range of them).
   const blocked = useSettings((s) => s.policy?.policy?.blocked.find((entry) => entry.split('@')[0] === id) ?? null);
-  const policyWho = useSettings((s) => (s.policy?.policy === null || s.policy?.policy === undefined ? null : `${s.policy.policy.organisation ?? 'your organisation'} (rule "blocked" in ${s.policy.policy.path})`));
+  const policyWho = useSettings((s) =>
+    s.policy?.policy === null || s.policy?.policy === undefined
+      ? null
+      : `${s.policy.policy.organisation ?? 'your organisation'} (rule "blocked" in ${s.policy.policy.path})`,
+  );
 
   const load = useCallback(async () => {
     setState((s) => ({ ...s, error: null }));
@@ -76,13 +80,16 @@ export function Capability({ id }: { id: string }) {
         <div className="titles">
           <h1 tabIndex={-1}>{d.name}</h1>
           <div className="muted">
-            <span className="mono">{d.id}</span> · <Publisher name={d.publisher.name} verified={d.publisher.verified} /> · version {d.version}
+            <span className="mono">{d.id}</span> · <Publisher name={d.publisher.name} verified={d.publisher.verified} /> · version{' '}
+            {d.version}
           </div>
           <p className="summary">{d.summary}</p>
           <div className="row">
             <DistributionBadges tier={d.tier} access={d.access} deprecated={d.deprecated} />
             {d.installed !== null && <span className="badge ok">Installed {d.installed.version}</span>}
-            {(d.installed?.updateAvailable ?? null) !== null && <span className="badge warn">Update available: {d.installed?.updateAvailable}</span>}
+            {(d.installed?.updateAvailable ?? null) !== null && (
+              <span className="badge warn">Update available: {d.installed?.updateAvailable}</span>
+            )}
             {installed !== null && d.installed !== null && <DisabledBadge item={installed} />}
             {!d.compatible.ok && <span className="badge danger">Not compatible</span>}
           </div>
@@ -90,7 +97,10 @@ export function Capability({ id }: { id: string }) {
           {blocked !== null && d.installed === null && (
             <p className="small" id="policy-blocked" data-policy-blocked={blocked}>
               <span className="badge warn">Blocked by policy</span>{' '}
-              {blocked.includes('@') ? `Versions ${blocked.slice(blocked.indexOf('@') + 1)} may not be installed on this computer.` : 'It may not be installed on this computer.'} Managed by {policyWho}.
+              {blocked.includes('@')
+                ? `Versions ${blocked.slice(blocked.indexOf('@') + 1)} may not be installed on this computer.`
+                : 'It may not be installed on this computer.'}{' '}
+              Managed by {policyWho}.
             </p>
           )}
           {installed !== null && d.installed !== null && <EnabledToggle item={installed} />}
@@ -114,7 +124,10 @@ export function Capability({ id }: { id: string }) {
                   Update to {d.installed.updateAvailable}
                 </a>
               )}
-              <a className={`button${d.installed.updateAvailable === null ? ' primary' : ''}`} href={hrefOf({ screen: 'run', id: d.id, kind: null, name: null })}>
+              <a
+                className={`button${d.installed.updateAvailable === null ? ' primary' : ''}`}
+                href={hrefOf({ screen: 'run', id: d.id, kind: null, name: null })}
+              >
                 Open in Run
               </a>
               {installed !== null && <RollbackButton detail={installed} />}
@@ -149,7 +162,8 @@ export function Capability({ id }: { id: string }) {
             <span aria-hidden="true">⚠</span>
             <div>
               <strong>
-                {s.name} contains {plural(s.programs.length, 'program')} your agent may run with your permissions, outside Arcotheon’s sandbox.
+                {s.name} contains {plural(s.programs.length, 'program')} your agent may run with your permissions, outside Arcotheon’s
+                sandbox.
               </strong>
               <span className="mono small">{s.programs.join(', ')}</span>
             </div>
@@ -207,7 +221,8 @@ function Inside({ detail }: { detail: CapabilityDetail }) {
       <div className="panel stack">
         {pkg === null ? (
           <p className="muted">
-            {plural(c.tools.length, 'tool')}, {plural(c.skills.length, 'skill')}, {plural(c.workflows.length, 'workflow')}, {plural(c.knowledge.length, 'knowledge source')}.
+            {plural(c.tools.length, 'tool')}, {plural(c.skills.length, 'skill')}, {plural(c.workflows.length, 'workflow')},{' '}
+            {plural(c.knowledge.length, 'knowledge source')}.
           </p>
         ) : null}
         {pkg !== null && pkg.tools.length > 0 && (
@@ -280,7 +295,9 @@ function Inside({ detail }: { detail: CapabilityDetail }) {
             </ul>
           </div>
         )}
-        {pkg !== null && pkg.tools.length + pkg.skills.length + pkg.workflows.length + pkg.knowledge.length + c.resources.length === 0 && <p className="muted">Nothing but its description.</p>}
+        {pkg !== null && pkg.tools.length + pkg.skills.length + pkg.workflows.length + pkg.knowledge.length + c.resources.length === 0 && (
+          <p className="muted">Nothing but its description.</p>
+        )}
       </div>
     </section>
   );
@@ -288,7 +305,9 @@ function Inside({ detail }: { detail: CapabilityDetail }) {
 
 /** A tool with its inputs, read from its input schema. */
 function Tool({ tool, id, installed }: { tool: ToolView; id: string; installed: boolean }) {
-  const properties = (typeof tool.inputSchema['properties'] === 'object' && tool.inputSchema['properties'] !== null ? tool.inputSchema['properties'] : {}) as Record<string, Record<string, unknown>>;
+  const properties = (
+    typeof tool.inputSchema['properties'] === 'object' && tool.inputSchema['properties'] !== null ? tool.inputSchema['properties'] : {}
+  ) as Record<string, Record<string, unknown>>;
   const required = Array.isArray(tool.inputSchema['required']) ? (tool.inputSchema['required'] as unknown[]) : [];
   const names = Object.keys(properties);
   return (
@@ -432,7 +451,8 @@ function Facts({ detail, installed }: { detail: CapabilityDetail; installed: Ins
             <div key={s.keyId} style={{ display: 'contents' }}>
               <dt>Key</dt>
               <dd>
-                <code>{s.keyId}</code> <span className={`badge ${s.status === 'active' ? 'ok' : s.status === 'revoked' ? 'danger' : 'warn'}`}>{s.status}</span>
+                <code>{s.keyId}</code>{' '}
+                <span className={`badge ${s.status === 'active' ? 'ok' : s.status === 'revoked' ? 'danger' : 'warn'}`}>{s.status}</span>
               </dd>
             </div>
           ))}

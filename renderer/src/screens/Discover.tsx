@@ -16,7 +16,22 @@ import { cardAt, useCatalogue } from '../stores/catalogue.js';
 const ROW = 106;
 
 export function Discover() {
-  const { text, filters, total, pages, facets, loading, loaded, shownText, error, contentsPending, setText, setFilters, ensureRange, refresh } = useCatalogue();
+  const {
+    text,
+    filters,
+    total,
+    pages,
+    facets,
+    loading,
+    loaded,
+    shownText,
+    error,
+    contentsPending,
+    setText,
+    setFilters,
+    ensureRange,
+    refresh,
+  } = useCatalogue();
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 6 });
   const items = virtualizer.getVirtualItems();
@@ -81,7 +96,10 @@ export function Discover() {
       <div className="filters" aria-label="Filters" role="group">
         <label>
           Tier
-          <select value={filters.tier ?? ''} onChange={(e) => setFilter('tier', e.target.value === '' ? undefined : (e.target.value as 'free' | 'pro'))}>
+          <select
+            value={filters.tier ?? ''}
+            onChange={(e) => setFilter('tier', e.target.value === '' ? undefined : (e.target.value as 'free' | 'pro'))}
+          >
             <option value="">Any</option>
             <option value="free">Free{facets === null ? '' : ` (${facets.tier.free})`}</option>
             <option value="pro">Pro{facets === null ? '' : ` (${facets.tier.pro})`}</option>
@@ -89,7 +107,10 @@ export function Discover() {
         </label>
         <label>
           Access
-          <select value={filters.access ?? ''} onChange={(e) => setFilter('access', e.target.value === '' ? undefined : (e.target.value as 'public' | 'entitled'))}>
+          <select
+            value={filters.access ?? ''}
+            onChange={(e) => setFilter('access', e.target.value === '' ? undefined : (e.target.value as 'public' | 'entitled'))}
+          >
             <option value="">Any</option>
             <option value="public">Public{facets === null ? '' : ` (${facets.access.public})`}</option>
             <option value="entitled">Entitled{facets === null ? '' : ` (${facets.access.entitled})`}</option>
@@ -97,7 +118,10 @@ export function Discover() {
         </label>
         <label>
           Installed
-          <select value={filters.installed === undefined ? '' : String(filters.installed)} onChange={(e) => setFilter('installed', e.target.value === '' ? undefined : e.target.value === 'true')}>
+          <select
+            value={filters.installed === undefined ? '' : String(filters.installed)}
+            onChange={(e) => setFilter('installed', e.target.value === '' ? undefined : e.target.value === 'true')}
+          >
             <option value="">Any</option>
             <option value="true">Installed{facets === null ? '' : ` (${facets.installed.yes})`}</option>
             <option value="false">Not installed{facets === null ? '' : ` (${facets.installed.no})`}</option>
@@ -119,13 +143,17 @@ export function Discover() {
       </div>
       <div className="result-count" role="status" aria-live="polite">
         {loaded ? plural(total, 'capability', 'capabilities') : 'Searching…'}
-        {contentsPending > 0 && (filters.hasTools === true || filters.hasSkills === true || filters.hasWorkflows === true) ? ` (still reading the contents of ${contentsPending})` : ''}
+        {contentsPending > 0 && (filters.hasTools === true || filters.hasSkills === true || filters.hasWorkflows === true)
+          ? ` (still reading the contents of ${contentsPending})`
+          : ''}
       </div>
       {error !== null && <ErrorBox error={error} onRetry={refresh} />}
       {loaded && total === 0 && error === null && (
         <div className="empty">
           <strong>{text.trim() === '' ? 'No capabilities here yet' : `Nothing matches “${text}”`}</strong>
-          {text.trim() === '' ? 'Add a registry in Settings, or install a .adcap file you trust.' : 'Try fewer words, or clear the filters.'}
+          {text.trim() === ''
+            ? 'Add a registry in Settings, or install a .adcap file you trust.'
+            : 'Try fewer words, or clear the filters.'}
         </div>
       )}
       <div ref={scrollRef} className="card-list" aria-busy={loading} data-results-for={shownText} onKeyDown={onListKey}>
@@ -167,7 +195,11 @@ function Card({ card }: { card: CatalogueCard }) {
         <p className="card-summary">{card.summary}</p>
       </div>
       <div className="card-badges">
-        {card.updateAvailable ? <span className="badge warn">Update available</span> : card.installed ? <span className="badge ok">Installed</span> : null}
+        {card.updateAvailable ? (
+          <span className="badge warn">Update available</span>
+        ) : card.installed ? (
+          <span className="badge ok">Installed</span>
+        ) : null}
         <DistributionBadges tier={card.tier} access={card.access} deprecated={card.deprecated} />
       </div>
     </a>

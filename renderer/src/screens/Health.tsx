@@ -64,8 +64,8 @@ export function Health() {
       ) : (
         <>
           <p className="muted" role="status">
-            Checked {plural(report.checked.packages, 'capability', 'capabilities')}, {plural(report.checked.versions, 'version')} and {plural(report.checked.cacheEntries, 'cache entry', 'cache entries')}.
-            {report.fixed ? ' Repairs were made.' : ''}
+            Checked {plural(report.checked.packages, 'capability', 'capabilities')}, {plural(report.checked.versions, 'version')} and{' '}
+            {plural(report.checked.cacheEntries, 'cache entry', 'cache entries')}.{report.fixed ? ' Repairs were made.' : ''}
           </p>
           {report.problems.length === 0 ? (
             <div className="empty panel">
@@ -107,7 +107,9 @@ export function Health() {
           action="Repair"
           onConfirm={async () => {
             const result = await runDoctor({ fix: true });
-            return result === null ? { ok: false, error: useInstalled.getState().doctor.error ?? { code: 'E_IO', message: 'The repair failed.' } } : { ok: true, value: result };
+            return result === null
+              ? { ok: false, error: useInstalled.getState().doctor.error ?? { code: 'E_IO', message: 'The repair failed.' } }
+              : { ok: true, value: result };
           }}
           onClose={() => {
             setConfirming(null);
@@ -129,7 +131,13 @@ function RepairList({ report }: { report: DoctorReportData }) {
       {planned.map((p, i) => (
         <li key={i}>
           {p.fixed ?? p.message}
-          {p.id !== undefined && <span className="muted mono small"> ({p.id}{p.version === undefined ? '' : `@${p.version}`})</span>}
+          {p.id !== undefined && (
+            <span className="muted mono small">
+              {' '}
+              ({p.id}
+              {p.version === undefined ? '' : `@${p.version}`})
+            </span>
+          )}
         </li>
       ))}
     </ul>
@@ -141,7 +149,13 @@ function Finding({ problem }: { problem: ProblemData }) {
     <li data-problem={problem.kind}>
       <div className="row" style={{ justifyContent: 'space-between' }}>
         <strong>{problem.message}</strong>
-        {problem.fixed !== undefined ? <span className="badge ok">Repaired</span> : problem.fixable ? <span className="badge accent">Can be repaired</span> : <span className="badge neutral">Needs you</span>}
+        {problem.fixed !== undefined ? (
+          <span className="badge ok">Repaired</span>
+        ) : problem.fixable ? (
+          <span className="badge accent">Can be repaired</span>
+        ) : (
+          <span className="badge neutral">Needs you</span>
+        )}
       </div>
       <div className="small muted">
         {problem.kind.replace(/-/g, ' ')}

@@ -66,12 +66,16 @@ function InstalledList() {
                 </div>
                 <div className="card-badges">
                   <span className={`badge ${HEALTH[item.health].badge}`} data-health={item.health}>
-                    {item.health === 'update-available' && item.updateAvailable !== null ? `Update to ${item.updateAvailable}` : HEALTH[item.health].text}
+                    {item.health === 'update-available' && item.updateAvailable !== null
+                      ? `Update to ${item.updateAvailable}`
+                      : HEALTH[item.health].text}
                   </span>
                   <DisabledBadge item={item} />
                   {item.managed !== undefined && <span className="badge">Managed by your organisation</span>}
                   {ORIGIN[item.origin] !== '' && <span className="badge warn">{ORIGIN[item.origin]}</span>}
-                  <span className="small muted">{item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}</span>
+                  <span className="small muted">
+                    {item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}
+                  </span>
                 </div>
               </a>
               {/* Beside the link, not inside it: a control inside a link is neither valid nor reachable. */}
@@ -101,7 +105,11 @@ function InstalledPage({ id }: { id: string }) {
       <div className="screen screen-narrow">
         {back}
         <h1 tabIndex={-1}>{id}</h1>
-        {entry?.error !== undefined && entry.error !== null ? <ErrorBox error={entry.error} onRetry={() => void loadDetail(id)} /> : <Loading what="the installed capability" />}
+        {entry?.error !== undefined && entry.error !== null ? (
+          <ErrorBox error={entry.error} onRetry={() => void loadDetail(id)} />
+        ) : (
+          <Loading what="the installed capability" />
+        )}
       </div>
     );
   return (
@@ -154,7 +162,9 @@ function InstalledPage({ id }: { id: string }) {
               <li key={s.path}>
                 <strong>{s.name}</strong>
                 <div className="mono small">{s.directory ?? s.path}</div>
-                {s.programs.length > 0 && <div className="small">Contains programs your agent may run outside the sandbox: {s.programs.join(', ')}</div>}
+                {s.programs.length > 0 && (
+                  <div className="small">Contains programs your agent may run outside the sandbox: {s.programs.join(', ')}</div>
+                )}
               </li>
             ))}
           </ul>
@@ -196,7 +206,8 @@ function InstalledPage({ id }: { id: string }) {
           <ul>
             {d.dependencies.map((dep) => (
               <li key={dep.id}>
-                <a href={hrefOf({ screen: 'installed', id: dep.id })}>{dep.id}</a> <span className="muted mono small">{dep.range}</span> {dep.installed === null ? <span className="badge danger">missing</span> : <span className="muted">({dep.installed})</span>}
+                <a href={hrefOf({ screen: 'installed', id: dep.id })}>{dep.id}</a> <span className="muted mono small">{dep.range}</span>{' '}
+                {dep.installed === null ? <span className="badge danger">missing</span> : <span className="muted">({dep.installed})</span>}
               </li>
             ))}
           </ul>
@@ -213,7 +224,8 @@ function Grants({ detail }: { detail: InstalledDetail }) {
   const toggle = async (p: PermissionView): Promise<void> => {
     setBusy(p.grant);
     setError(null);
-    const result = p.granted === true ? await host().installs.revokeGrant(detail.id, p.grant) : await host().installs.grant(detail.id, p.grant);
+    const result =
+      p.granted === true ? await host().installs.revokeGrant(detail.id, p.grant) : await host().installs.grant(detail.id, p.grant);
     setBusy(null);
     if (!result.ok) setError(result.error);
     void useInstalled.getState().loadDetail(detail.id);
@@ -232,7 +244,12 @@ function Grants({ detail }: { detail: InstalledDetail }) {
               permission={p}
               action={
                 <div style={{ marginTop: 6 }}>
-                  <button type="button" className={`small${p.granted === true ? ' danger' : ''}`} disabled={busy !== null} onClick={() => void toggle(p)}>
+                  <button
+                    type="button"
+                    className={`small${p.granted === true ? ' danger' : ''}`}
+                    disabled={busy !== null}
+                    onClick={() => void toggle(p)}
+                  >
                     {p.granted === true ? 'Withdraw' : 'Grant again'}
                     <span className="visually-hidden"> {p.grant}</span>
                   </button>

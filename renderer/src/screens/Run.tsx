@@ -8,7 +8,14 @@
 import Form from '@rjsf/core';
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
 import { useEffect, useMemo, useState } from 'react';
-import type { AuditEntry, HostError, InstalledDetail, ToolRunResultData, WorkflowRunResultData, WorkspaceHandle } from '../../../electron/common/index.js';
+import type {
+  AuditEntry,
+  HostError,
+  InstalledDetail,
+  ToolRunResultData,
+  WorkflowRunResultData,
+  WorkspaceHandle,
+} from '../../../electron/common/index.js';
 import { CopyButton } from '../components/Copy.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { OutputView } from '../components/OutputView.js';
@@ -67,7 +74,11 @@ export function Run({ route }: { route: RunRoute }) {
           <RecentRuns />
         )
       ) : detail === undefined || detail.value === null ? (
-        detail?.error !== undefined && detail.error !== null ? <ErrorBox error={detail.error} /> : <Loading what="its tools" />
+        detail?.error !== undefined && detail.error !== null ? (
+          <ErrorBox error={detail.error} />
+        ) : (
+          <Loading what="its tools" />
+        )
       ) : route.kind === null || route.name === null ? (
         <Choose detail={detail.value} />
       ) : (
@@ -80,7 +91,8 @@ export function Run({ route }: { route: RunRoute }) {
 function Choose({ detail }: { detail: InstalledDetail }) {
   const tools = detail.package?.tools ?? [];
   const workflows = detail.package?.workflows ?? [];
-  if (tools.length + workflows.length === 0) return <p className="muted">{detail.name} has no tools or workflows to run (it may hold only skills or knowledge for your agent).</p>;
+  if (tools.length + workflows.length === 0)
+    return <p className="muted">{detail.name} has no tools or workflows to run (it may hold only skills or knowledge for your agent).</p>;
   return (
     <ul className="list-plain panel" aria-label={`What ${detail.name} can run`}>
       {workflows.map((w) => (
@@ -105,7 +117,8 @@ function Choose({ detail }: { detail: InstalledDetail }) {
   );
 }
 
-type Outcome = { kind: 'tool'; value: ToolRunResultData } | { kind: 'workflow'; value: WorkflowRunResultData } | { kind: 'error'; error: HostError };
+type Outcome =
+  { kind: 'tool'; value: ToolRunResultData } | { kind: 'workflow'; value: WorkflowRunResultData } | { kind: 'error'; error: HostError };
 
 function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool' | 'workflow'; name: string }) {
   const tool = kind === 'tool' ? detail.package?.tools.find((t) => t.name === name) : undefined;
@@ -124,7 +137,12 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
   const [running, setRunning] = useState(false);
   const progress = useOperations((s) => (operation === null ? null : (s.operations[operation]?.progress ?? null)));
 
-  if (tool === undefined && workflow === undefined) return <p role="alert">{detail.name} has no {kind} called “{name}”.</p>;
+  if (tool === undefined && workflow === undefined)
+    return (
+      <p role="alert">
+        {detail.name} has no {kind} called “{name}”.
+      </p>
+    );
   const title = tool?.name ?? workflow?.name ?? name;
   const description = tool?.description ?? workflow?.description ?? '';
 
@@ -189,9 +207,15 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
         {running && (
           <div role="status" aria-live="polite" style={{ marginTop: 12 }}>
             <div className="small">
-              {progress === null ? 'Starting…' : `${phaseText(progress.phase)}${progress.step !== undefined ? ` · step ${progress.step}` : ''}${progress.tool !== undefined ? ` · ${progress.tool}` : ''}`}
+              {progress === null
+                ? 'Starting…'
+                : `${phaseText(progress.phase)}${progress.step !== undefined ? ` · step ${progress.step}` : ''}${progress.tool !== undefined ? ` · ${progress.tool}` : ''}`}
             </div>
-            <progress value={progress?.total !== undefined ? progress.done : undefined} max={progress?.total ?? 1} aria-label="Run progress" />
+            <progress
+              value={progress?.total !== undefined ? progress.done : undefined}
+              max={progress?.total ?? 1}
+              aria-label="Run progress"
+            />
           </div>
         )}
       </section>
@@ -284,12 +308,18 @@ function WorkspacePicker({ value, onChange }: { value: WorkspaceHandle | null; o
     onChange(chosen);
   };
   return (
-    <fieldset className="stack" style={{ border: '1px solid var(--border)', borderRadius: 8, padding: '10px 12px', margin: '12px 0', gap: 8 }}>
+    <fieldset
+      className="stack"
+      style={{ border: '1px solid var(--border)', borderRadius: 8, padding: '10px 12px', margin: '12px 0', gap: 8 }}
+    >
       <legend>Workspace folder</legend>
       {value !== null ? (
         <div className="row">
           <span>
-            Using <strong className="mono" data-workspace-path={value.path}>{value.path}</strong>
+            Using{' '}
+            <strong className="mono" data-workspace-path={value.path}>
+              {value.path}
+            </strong>
           </span>
           <button type="button" className="small" onClick={() => onChange(null)}>
             Change
@@ -312,7 +342,16 @@ function WorkspacePicker({ value, onChange }: { value: WorkspaceHandle | null; o
           )}
           <div className="row">
             <label htmlFor="ws-path">Folder</label>
-            <input id="ws-path" type="text" className="mono" style={{ flex: '1 1 240px' }} placeholder="/home/you/projects/site" value={path} onChange={(e) => setPath(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), void confirm())} />
+            <input
+              id="ws-path"
+              type="text"
+              className="mono"
+              style={{ flex: '1 1 240px' }}
+              placeholder="/home/you/projects/site"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), void confirm())}
+            />
             <button type="button" onClick={() => void confirm()} disabled={path.trim() === ''}>
               Use this folder
             </button>

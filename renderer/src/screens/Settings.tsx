@@ -31,7 +31,10 @@ export function Settings() {
   };
   const gc = async (): Promise<void> => {
     const result = await runOperation('Clean up the cache', () => host().cache.gc());
-    if (result.ok) setGcResult(`Removed ${result.value.removed} unused file${result.value.removed === 1 ? '' : 's'}, freed ${formatBytes(result.value.freedBytes)}.`);
+    if (result.ok)
+      setGcResult(
+        `Removed ${result.value.removed} unused file${result.value.removed === 1 ? '' : 's'}, freed ${formatBytes(result.value.freedBytes)}.`,
+      );
     else setError(result.error);
     void loadAll();
   };
@@ -91,10 +94,12 @@ export function Settings() {
                       <span className="badge neutral" title="Added by your organisation's policy; it cannot be removed.">
                         managed by your organisation
                       </span>
-                    ) : !r.builtIn && (
-                      <button type="button" className="small danger" onClick={() => setRemoving(r)}>
-                        Remove
-                      </button>
+                    ) : (
+                      !r.builtIn && (
+                        <button type="button" className="small danger" onClick={() => setRemoving(r)}>
+                          Remove
+                        </button>
+                      )
                     )}
                   </div>
                 </div>
@@ -103,7 +108,11 @@ export function Settings() {
                   {r.capabilities === null ? '' : ` · ${r.capabilities.toLocaleString()} capabilities`}
                   {r.sequence === null ? '' : ` · catalogue #${r.sequence}`} · root key {r.rootKeyIds.map((k) => k).join(', ')}
                 </div>
-                {r.error !== null && <div className="small" style={{ color: 'var(--danger)' }}>{r.error.message}</div>}
+                {r.error !== null && (
+                  <div className="small" style={{ color: 'var(--danger)' }}>
+                    {r.error.message}
+                  </div>
+                )}
               </li>
             ))}
           </ul>
@@ -119,7 +128,9 @@ export function Settings() {
           <div className="panel">
             <p>
               {s.sandbox.active === null ? (
-                <strong style={{ color: 'var(--danger)' }}>No sandbox is available here: tools will not run. {s.sandbox.reason ?? ''}</strong>
+                <strong style={{ color: 'var(--danger)' }}>
+                  No sandbox is available here: tools will not run. {s.sandbox.reason ?? ''}
+                </strong>
               ) : (
                 <>
                   Tools run in <strong>{s.sandbox.active}</strong> on this computer ({s.sandbox.platform}).
@@ -173,7 +184,9 @@ export function Settings() {
         {s.auditCheck !== null && (
           <p role="status" data-audit-ok={String(s.auditCheck.ok)}>
             {s.auditCheck.ok ? (
-              <span className="verified">✓ The log’s hash chain verifies ({s.auditCheck.lines} entries): nothing was removed or changed.</span>
+              <span className="verified">
+                ✓ The log’s hash chain verifies ({s.auditCheck.lines} entries): nothing was removed or changed.
+              </span>
             ) : (
               <strong style={{ color: 'var(--danger)' }}>The log does not verify: {s.auditCheck.problem}</strong>
             )}
@@ -233,7 +246,8 @@ export function Settings() {
           }}
         >
           <p>
-            Its catalogue is forgotten and its capabilities no longer appear in Discover. What you installed from it stays installed, but gets no updates until you add it again.
+            Its catalogue is forgotten and its capabilities no longer appear in Discover. What you installed from it stays installed, but
+            gets no updates until you add it again.
           </p>
         </ConfirmDialog>
       )}
@@ -272,15 +286,34 @@ function AddRemote({ onAdded }: { onAdded: () => void }) {
         <label htmlFor="remote-url" style={{ width: 80 }}>
           Address
         </label>
-        <input id="remote-url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://registry.example.com/v1/" style={{ flex: '1 1 280px' }} required />
+        <input
+          id="remote-url"
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://registry.example.com/v1/"
+          style={{ flex: '1 1 280px' }}
+          required
+        />
       </div>
       <div className="row">
         <label htmlFor="remote-key" style={{ width: 80 }}>
           Root key
         </label>
-        <input id="remote-key" type="text" className="mono" value={key} onChange={(e) => setKey(e.target.value)} placeholder="base64 public key from the registry’s operator" style={{ flex: '1 1 280px' }} required />
+        <input
+          id="remote-key"
+          type="text"
+          className="mono"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          placeholder="base64 public key from the registry’s operator"
+          style={{ flex: '1 1 280px' }}
+          required
+        />
       </div>
-      <p className="small muted">Get the key from the registry’s operator through a channel you trust: it is what proves every catalogue is theirs.</p>
+      <p className="small muted">
+        Get the key from the registry’s operator through a channel you trust: it is what proves every catalogue is theirs.
+      </p>
       {error !== null && <ErrorBox error={error} />}
       <div>
         <button type="submit" className="primary" disabled={busy}>

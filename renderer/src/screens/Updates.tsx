@@ -29,10 +29,13 @@ export function Updates() {
     setApplying(ids === null ? 'all' : (ids[0] ?? ''));
     setError(null);
     const label = ids === null ? 'Update everything' : `Update ${ids.join(', ')}`;
-    const result = await runOperation(label, () => (digest === null ? host().updates.apply(ids) : host().updates.apply(ids, { approvedDigest: digest })));
+    const result = await runOperation(label, () =>
+      digest === null ? host().updates.apply(ids) : host().updates.apply(ids, { approvedDigest: digest }),
+    );
     setApplying(null);
     if (!result.ok) setError(result.error);
-    else if (!result.value.applied && result.value.needsApproval) setError({ code: 'E_DENIED', message: 'This update asks for new permissions and was not applied without your approval.' });
+    else if (!result.value.applied && result.value.needsApproval)
+      setError({ code: 'E_DENIED', message: 'This update asks for new permissions and was not applied without your approval.' });
     void checkUpdates();
   };
 
@@ -54,7 +57,11 @@ export function Updates() {
               type="button"
               className="primary"
               disabled={applying !== null}
-              onClick={() => (check.allNeedsApproval ? setConfirm({ ids: null, list: check.updates, digest: check.allDigest as string }) : void apply(null, check.allDigest))}
+              onClick={() =>
+                check.allNeedsApproval
+                  ? setConfirm({ ids: null, list: check.updates, digest: check.allDigest as string })
+                  : void apply(null, check.allDigest)
+              }
             >
               Update all
             </button>
@@ -95,7 +102,9 @@ export function Updates() {
                   type="button"
                   className="primary"
                   disabled={applying !== null}
-                  onClick={() => (u.needsApproval ? setConfirm({ ids: [u.id], list: [u], digest: u.digest }) : void apply([u.id], u.digest))}
+                  onClick={() =>
+                    u.needsApproval ? setConfirm({ ids: [u.id], list: [u], digest: u.digest }) : void apply([u.id], u.digest)
+                  }
                 >
                   {applying === u.id ? 'Updating…' : u.needsApproval ? 'Review and update' : 'Update'}
                 </button>
@@ -173,7 +182,11 @@ function UpdateDialog({ updates, onCancel, onAccept }: { updates: AvailableUpdat
         </>
       }
     >
-      <p>{asking.length === 1 ? 'This update asks for more than the installed version had:' : 'These updates ask for more than the installed versions had:'}</p>
+      <p>
+        {asking.length === 1
+          ? 'This update asks for more than the installed version had:'
+          : 'These updates ask for more than the installed versions had:'}
+      </p>
       {asking.map((u) => (
         <section key={u.id} aria-label={`New permissions for ${u.id}`} style={{ marginTop: 10 }}>
           {updates.length > 1 && <h3>{u.id}</h3>}

@@ -37,25 +37,40 @@ export const useInstalled = create<InstalledState>((set, get) => ({
   async loadOverview() {
     set((s) => ({ overview: { ...s.overview, loading: true } }));
     const result = await host().installs.overview();
-    set({ overview: result.ok ? { value: result.value, loading: false, error: null } : { value: get().overview.value, loading: false, error: result.error } });
+    set({
+      overview: result.ok
+        ? { value: result.value, loading: false, error: null }
+        : { value: get().overview.value, loading: false, error: result.error },
+    });
   },
   async loadDetail(id) {
     set((s) => ({ details: { ...s.details, [id]: { ...(s.details[id] ?? idle()), loading: true } } }));
     const result = await host().installs.detail(id);
     set((s) => ({
-      details: { ...s.details, [id]: result.ok ? { value: result.value, loading: false, error: null } : { value: null, loading: false, error: result.error } },
+      details: {
+        ...s.details,
+        [id]: result.ok ? { value: result.value, loading: false, error: null } : { value: null, loading: false, error: result.error },
+      },
     }));
   },
   async checkUpdates() {
     set((s) => ({ updates: { ...s.updates, loading: true } }));
     const result = await host().updates.check();
-    set((s) => ({ updates: result.ok ? { value: result.value, loading: false, error: null } : { value: s.updates.value, loading: false, error: result.error } }));
+    set((s) => ({
+      updates: result.ok
+        ? { value: result.value, loading: false, error: null }
+        : { value: s.updates.value, loading: false, error: result.error },
+    }));
   },
   async runDoctor(options = {}) {
     set((s) => ({ doctor: { ...s.doctor, loading: true } }));
     const label = options.fix === true ? (options.dryRun === true ? 'Preview repairs' : 'Repair') : 'Check health';
     const result = await runOperation(label, () => host().doctor.run(options));
-    set((s) => ({ doctor: result.ok ? { value: result.value, loading: false, error: null } : { value: s.doctor.value, loading: false, error: result.error } }));
+    set((s) => ({
+      doctor: result.ok
+        ? { value: result.value, loading: false, error: null }
+        : { value: s.doctor.value, loading: false, error: result.error },
+    }));
     // The host marks installs the doctor found broken: the list and the banners follow.
     void get().loadOverview();
     return result.ok ? result.value : null;
@@ -68,8 +83,11 @@ export const useInstalled = create<InstalledState>((set, get) => ({
 }));
 
 /** Selector: installs that need the user (broken or revoked), for the banner on every screen. */
-export const troubled = (s: InstalledState): InstalledSummary[] => (s.overview.value ?? []).filter((i) => i.health === 'broken' || i.health === 'revoked');
+export const troubled = (s: InstalledState): InstalledSummary[] =>
+  (s.overview.value ?? []).filter((i) => i.health === 'broken' || i.health === 'revoked');
 
 /** Selector: the number of updates (from the last check, else from the installed list). */
 export const updateCount = (s: InstalledState): number =>
-  s.updates.value !== null ? s.updates.value.updates.filter((u) => !u.dependency).length : (s.overview.value ?? []).filter((i) => i.updateAvailable !== null).length;
+  s.updates.value !== null
+    ? s.updates.value.updates.filter((u) => !u.dependency).length
+    : (s.overview.value ?? []).filter((i) => i.updateAvailable !== null).length;

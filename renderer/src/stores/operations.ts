@@ -75,7 +75,16 @@ export async function runOperation<T>(
     return {
       operations: {
         ...s.operations,
-        [id]: { id, method: known?.method ?? '', label, state: known?.state ?? 'running', progress: known?.progress ?? null, error: known?.error ?? null, startedAt: Date.now(), visible: true },
+        [id]: {
+          id,
+          method: known?.method ?? '',
+          label,
+          state: known?.state ?? 'running',
+          progress: known?.progress ?? null,
+          error: known?.error ?? null,
+          startedAt: Date.now(),
+          visible: true,
+        },
       },
     };
   });
@@ -84,7 +93,13 @@ export async function runOperation<T>(
   useOperations.setState((s) => {
     const op = s.operations[id];
     if (op === undefined) return s;
-    const state = result.ok ? 'done' : result.error.code === 'E_CANCELLED' ? 'cancelled' : op.state === 'cancelled' ? 'cancelled' : 'failed';
+    const state = result.ok
+      ? 'done'
+      : result.error.code === 'E_CANCELLED'
+        ? 'cancelled'
+        : op.state === 'cancelled'
+          ? 'cancelled'
+          : 'failed';
     return { operations: { ...s.operations, [id]: { ...op, state, error: result.ok ? null : result.error } } };
   });
   return result;

@@ -3,7 +3,16 @@
  * cache and the audit log. Loaded when the Settings screen opens and after changes.
  */
 import { create } from 'zustand';
-import type { AuditEntry, AuditVerification, CacheInfo, HostError, HostInfoData, PolicyStatusData, RemoteStatus, SandboxStatus } from '../../../electron/common/index.js';
+import type {
+  AuditEntry,
+  AuditVerification,
+  CacheInfo,
+  HostError,
+  HostInfoData,
+  PolicyStatusData,
+  RemoteStatus,
+  SandboxStatus,
+} from '../../../electron/common/index.js';
 import { host } from '../host.js';
 
 interface SettingsState {

@@ -49,10 +49,14 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
   try {
     grant = await auth.fn(auth.request, url);
   } catch (error) {
-    throw new AdcapError('E_ENTITLEMENT', `The host's authorize callback failed for ${what}, so the host could not obtain access to this entitled download; check the host's entitlement service or account and try again.`, {
-      cause: error,
-      details: { kind: auth.request.kind, id: auth.request.id },
-    });
+    throw new AdcapError(
+      'E_ENTITLEMENT',
+      `The host's authorize callback failed for ${what}, so the host could not obtain access to this entitled download; check the host's entitlement service or account and try again.`,
+      {
+        cause: error,
+        details: { kind: auth.request.kind, id: auth.request.id },
+      },
+    );
   }
   if (grant === null || typeof grant !== 'object') {
     throw new AdcapError(
@@ -66,7 +70,10 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
     checkUrlAllowed(granted);
   } catch {
     // The granted URL is a secret (it may be signed), so neither the message nor a cause repeats it.
-    throw new AdcapError('E_ENTITLEMENT', `The authorize callback returned a URL for ${what} that is not allowed; it must be https, file or loopback http.`);
+    throw new AdcapError(
+      'E_ENTITLEMENT',
+      `The authorize callback returned a URL for ${what} that is not allowed; it must be https, file or loopback http.`,
+    );
   }
   return { url: granted, headers: { ...(grant.headers ?? {}) } };
 }

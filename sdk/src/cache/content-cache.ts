@@ -19,7 +19,13 @@ import { createSha256, hashFile, SHA256_HEX } from '../util/hash.js';
 import { lockHeld, tryAcquireLock } from '../util/lock.js';
 import type { Progress, ProgressListener } from '../util/progress.js';
 import { authorizeUrl, type Authorization } from './authorize.js';
-import { onRegistry, publisherSourceProblem, publisherSourceResolvesPrivately, type LookupAddresses, type SourcePolicy } from './source-policy.js';
+import {
+  onRegistry,
+  publisherSourceProblem,
+  publisherSourceResolvesPrivately,
+  type LookupAddresses,
+  type SourcePolicy,
+} from './source-policy.js';
 import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSource } from './fetch.js';
 
 /** Download progress uses the SDK-wide shape: `{ phase: 'download', done, total }` in bytes. */
@@ -189,7 +195,11 @@ export class ContentCache {
     assertSha(request.sha256);
     assertSize(request.size);
     const final = this.pathFor(request.sha256);
-    const local = request.authorize === undefined && request.policy === undefined && request.sources.length > 0 && request.sources.every((s) => s.startsWith('file:'));
+    const local =
+      request.authorize === undefined &&
+      request.policy === undefined &&
+      request.sources.length > 0 &&
+      request.sources.every((s) => s.startsWith('file:'));
     if (!local || this.inflight.has(request.sha256) || (await this.presentOrDrop(final, request.size))) {
       const path = await this.fetchBlob(request);
       try {
@@ -297,7 +307,9 @@ export class ContentCache {
     } catch (error) {
       await handle.close().catch(() => undefined);
       await rm(temp, { force: true });
-      throw error instanceof AdcapError ? error : new AdcapError('E_IO', `Copying ${path} into the cache failed: ${errorText(error)}.`, { cause: error });
+      throw error instanceof AdcapError
+        ? error
+        : new AdcapError('E_IO', `Copying ${path} into the cache failed: ${errorText(error)}.`, { cause: error });
     }
   }
 
@@ -430,7 +442,10 @@ export class ContentCache {
     await mkdir(this.tmpDir, { recursive: true });
     const partialPath = join(this.tmpDir, `${request.sha256}.partial`);
     // The SDK's one lock (util/lock.ts says why it is not proper-lockfile), taken without waiting.
-    const lock = await tryAcquireLock(partialLockOf(partialPath), `download ${request.sha256}`, { staleMs: LOCK_STALE_MS, what: `The partial download ${partialPath}` }).catch(() => null);
+    const lock = await tryAcquireLock(partialLockOf(partialPath), `download ${request.sha256}`, {
+      staleMs: LOCK_STALE_MS,
+      what: `The partial download ${partialPath}`,
+    }).catch(() => null);
     // Another process holds the partial file: download into a private temp file (no resume) and let
     // "already there is success" settle the race at the rename.
     const workPath = lock === null ? tempPathFor(join(this.tmpDir, request.sha256)) : partialPath;
@@ -442,7 +457,10 @@ export class ContentCache {
         try {
           const parsed = checkUrlAllowed(source);
           const problem =
-            request.policy === undefined ? null : (publisherSourceProblem(parsed, request.policy) ?? (await publisherSourceResolvesPrivately(parsed, request.policy, this.lookup)));
+            request.policy === undefined
+              ? null
+              : (publisherSourceProblem(parsed, request.policy) ??
+                (await publisherSourceResolvesPrivately(parsed, request.policy, this.lookup)));
           if (problem !== null) throw new AdcapError('E_DOWNLOAD', `refused before any request: ${problem}`);
           let url = source;
           let headers: Record<string, string> = {};

@@ -216,7 +216,8 @@ async function openHttpSource(initial: URL, label: string, options: OpenSourceOp
       const location = response.headers.get('location');
       await response.body?.cancel().catch(() => undefined);
       if (location === null) throw new AdcapError('E_DOWNLOAD', `${label} answered a redirect without a Location header.`);
-      if (hop + 1 >= MAX_REDIRECTS) throw new AdcapError('E_DOWNLOAD', `${label} redirected more than ${MAX_REDIRECTS} times; the mirror is misconfigured.`);
+      if (hop + 1 >= MAX_REDIRECTS)
+        throw new AdcapError('E_DOWNLOAD', `${label} redirected more than ${MAX_REDIRECTS} times; the mirror is misconfigured.`);
       let next: URL;
       try {
         next = checkUrlAllowed(new URL(location, url));

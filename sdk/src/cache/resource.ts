@@ -33,7 +33,11 @@ export function isLazy(resource: Resource): boolean {
 }
 
 /** The authorisation a download of this resource needs, or undefined for a public one. */
-export function resourceAuthorization(resource: Resource, authorize: AuthorizeFn | undefined, policy?: SourcePolicy): Authorization | undefined {
+export function resourceAuthorization(
+  resource: Resource,
+  authorize: AuthorizeFn | undefined,
+  policy?: SourcePolicy,
+): Authorization | undefined {
   if (resource.access !== 'entitled') return undefined;
   if (authorize === undefined) {
     throw new AdcapError(

@@ -85,7 +85,8 @@ export function parseShardMap(input: string | Uint8Array, what = 'shard map'): S
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw bad(`${at}/size`, 'expected a non-negative integer');
     let entrySources: string[] | undefined;
     if (sources !== undefined) {
-      if (!Array.isArray(sources) || sources.some((s) => typeof s !== 'string')) throw bad(`${at}/sources`, 'expected an array of URL strings');
+      if (!Array.isArray(sources) || sources.some((s) => typeof s !== 'string'))
+        throw bad(`${at}/sources`, 'expected an array of URL strings');
       entrySources = sources as string[];
     }
     if (byPath.has(path)) {
@@ -180,7 +181,8 @@ export interface ShardRequestMessage {
 }
 
 /** spec §7: host -> tool `{"type":"shard.result","reqId":1,"path":"/abs"}` or `{..., "error": "..."}`. */
-export type ShardResultMessage = { type: 'shard.result'; reqId: number; path: string } | { type: 'shard.result'; reqId: number; error: string };
+export type ShardResultMessage =
+  { type: 'shard.result'; reqId: number; path: string } | { type: 'shard.result'; reqId: number; error: string };
 
 export function isShardRequest(message: unknown): message is ShardRequestMessage {
   return (
@@ -217,13 +219,19 @@ export class ShardRequestHandler {
 
   async handle(message: unknown): Promise<ShardResultMessage> {
     if (!isShardRequest(message)) {
-      throw new AdcapError('E_PROTOCOL', 'The tool sent a malformed shard request; it needs an integer reqId and string resource and path.');
+      throw new AdcapError(
+        'E_PROTOCOL',
+        'The tool sent a malformed shard request; it needs an integer reqId and string resource and path.',
+      );
     }
     const { reqId } = message;
     try {
       const resource = this.resources.get(message.resource);
       if (resource === undefined) {
-        throw new AdcapError('E_NOT_FOUND', `Resource "${message.resource}" is not declared by this tool, so its shards cannot be requested.`);
+        throw new AdcapError(
+          'E_NOT_FOUND',
+          `Resource "${message.resource}" is not declared by this tool, so its shards cannot be requested.`,
+        );
       }
       if (resource.format !== 'shardset') {
         throw new AdcapError('E_NOT_FOUND', `Resource "${resource.id}" is not a shard set (its format is "${resource.format ?? 'file'}").`);
@@ -261,7 +269,8 @@ function toolFacingError(error: unknown, request: ShardRequestMessage): string {
   if (isAdcapError(error)) {
     if (['E_NOT_FOUND', 'E_PATH', 'E_ENTITLEMENT', 'E_CANCELLED'].includes(error.code)) return `${error.code}: ${error.message}`;
     if (error.code === 'E_DOWNLOAD') return `E_DOWNLOAD: The host could not download ${what} from its sources.`;
-    if (['E_JSON', 'E_SCHEMA', 'E_DUPLICATE'].includes(error.code)) return `${error.code}: The shard map of resource ${JSON.stringify(request.resource)} is malformed.`;
+    if (['E_JSON', 'E_SCHEMA', 'E_DUPLICATE'].includes(error.code))
+      return `${error.code}: The shard map of resource ${JSON.stringify(request.resource)} is malformed.`;
   }
   return `E_IO: The host could not provide ${what}.`;
 }

@@ -56,17 +56,20 @@ export function publisherSourceProblem(url: string | URL, policy: SourcePolicy):
     return 'it is not an absolute URL';
   }
   if (onRegistry(parsed, policy.registry)) return null;
-  if (parsed.protocol !== 'https:') return `only https sources are fetched for a publisher (spec §9), not ${parsed.protocol.replace(/:$/, '')}`;
+  if (parsed.protocol !== 'https:')
+    return `only https sources are fetched for a publisher (spec §9), not ${parsed.protocol.replace(/:$/, '')}`;
   if (parsed.username !== '' || parsed.password !== '') return 'it carries a user name or password';
   if (policy.allowedOrigins?.includes(parsed.origin) === true) return null;
-  if (isPrivateHost(parsed.hostname)) return 'it points at this computer or a private network, which publishers may not make the host reach';
+  if (isPrivateHost(parsed.hostname))
+    return 'it points at this computer or a private network, which publishers may not make the host reach';
   return null;
 }
 
 /** Resolves a host name to its addresses (injectable for tests). */
 export type LookupAddresses = (hostname: string) => Promise<string[]>;
 
-const defaultLookup: LookupAddresses = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const defaultLookup: LookupAddresses = async (hostname) =>
+  (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * The same question for what a publisher-chosen https host *name* resolves to now: a sentence when
@@ -75,7 +78,11 @@ const defaultLookup: LookupAddresses = async (hostname) => (await dns.lookup(hos
  * looked up. The request resolves the name again, so a name that changes its answer in between
  * (DNS rebinding) is not caught; SECURITY.md says so.
  */
-export async function publisherSourceResolvesPrivately(url: URL, policy: SourcePolicy, lookup: LookupAddresses = defaultLookup): Promise<string | null> {
+export async function publisherSourceResolvesPrivately(
+  url: URL,
+  policy: SourcePolicy,
+  lookup: LookupAddresses = defaultLookup,
+): Promise<string | null> {
   if (onRegistry(url, policy.registry) || policy.allowedOrigins?.includes(url.origin) === true) return null;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (url.protocol !== 'https:' || isIP(host) !== 0) return null;
@@ -85,7 +92,9 @@ export async function publisherSourceResolvesPrivately(url: URL, policy: SourceP
   } catch {
     return null;
   }
-  return addresses.some((a) => isPrivateHost(a)) ? 'its name resolves to this computer or a private network, which publishers may not make the host reach' : null;
+  return addresses.some((a) => isPrivateHost(a))
+    ? 'its name resolves to this computer or a private network, which publishers may not make the host reach'
+    : null;
 }
 
 /** Names that never leave this computer or the local network. */
@@ -97,7 +106,10 @@ const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.lan
  * is not caught here (SECURITY.md says so).
  */
 export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (host === 'localhost' || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) return true;
   if (isIPv4(host)) return isPrivateIPv4(host);
   if (isIPv6(host)) return isPrivateIPv6(host);

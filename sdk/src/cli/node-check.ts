@@ -10,7 +10,12 @@ export const MINIMUM_NODE = '22.12.0';
 
 /** Whether `version` ("22.12.0", "v20.1.0", "23.0.0-pre") is at least `minimum`, by major, minor, patch. */
 export function nodeVersionAtLeast(version: string, minimum: string = MINIMUM_NODE): boolean {
-  const parse = (text: string): number[] => text.replace(/^v/, '').split(/[.-]/).slice(0, 3).map((part) => parseInt(part, 10) || 0);
+  const parse = (text: string): number[] =>
+    text
+      .replace(/^v/, '')
+      .split(/[.-]/)
+      .slice(0, 3)
+      .map((part) => parseInt(part, 10) || 0);
   const have = parse(version);
   const need = parse(minimum);
   for (let i = 0; i < 3; i++) {

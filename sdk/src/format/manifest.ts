@@ -43,9 +43,13 @@ export function validateManifest(value: unknown): Manifest {
   checkFormatVersion(value);
   const nonInteger = findNonInteger(value);
   if (nonInteger !== undefined) {
-    throw new AdcapError('E_SCHEMA', `The manifest does not match its schema: ${nonInteger || '/'} must be an integer, because signed data holds integers only (integer).`, {
-      details: { pointer: nonInteger, keyword: 'integer' },
-    });
+    throw new AdcapError(
+      'E_SCHEMA',
+      `The manifest does not match its schema: ${nonInteger || '/'} must be an integer, because signed data holds integers only (integer).`,
+      {
+        details: { pointer: nonInteger, keyword: 'integer' },
+      },
+    );
   }
   assertSchema(schemaValidator(SCHEMA_FILE), value, 'The manifest');
   const manifest = value as Manifest;
@@ -57,7 +61,9 @@ export function validateManifest(value: unknown): Manifest {
 /** spec §14: a reader MUST reject a manifest whose major is greater than it supports. */
 function checkFormatVersion(value: unknown): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AdcapError('E_SCHEMA', 'The manifest must be a JSON object (/ must be an object) (type).', { details: { pointer: '', keyword: 'type' } });
+    throw new AdcapError('E_SCHEMA', 'The manifest must be a JSON object (/ must be an object) (type).', {
+      details: { pointer: '', keyword: 'type' },
+    });
   }
   const adcap = (value as Record<string, unknown>).adcap;
   if (adcap === undefined) {
@@ -67,9 +73,13 @@ function checkFormatVersion(value: unknown): void {
   }
   const match = typeof adcap === 'string' ? /^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$/.exec(adcap) : null;
   if (match === null) {
-    throw new AdcapError('E_SCHEMA', `The manifest does not match its schema: /adcap must be a format version such as "1.0", not ${JSON.stringify(adcap)} (pattern).`, {
-      details: { pointer: '/adcap', keyword: 'pattern' },
-    });
+    throw new AdcapError(
+      'E_SCHEMA',
+      `The manifest does not match its schema: /adcap must be a format version such as "1.0", not ${JSON.stringify(adcap)} (pattern).`,
+      {
+        details: { pointer: '/adcap', keyword: 'pattern' },
+      },
+    );
   }
   const major = Number(match[1]);
   if (major !== ADCAP_SUPPORTED_MAJOR) {
@@ -92,9 +102,13 @@ function checkToolSchemasCompile(m: Manifest): void {
       const problem = schemaCompileProblem(schema);
       if (problem !== undefined) {
         const pointer = `/tools/${i}/${key}`;
-        throw new AdcapError('E_SCHEMA', `The manifest does not match its schema: ${pointer} is not a usable JSON Schema: ${problem} (compile).`, {
-          details: { pointer, keyword: 'compile' },
-        });
+        throw new AdcapError(
+          'E_SCHEMA',
+          `The manifest does not match its schema: ${pointer} is not a usable JSON Schema: ${problem} (compile).`,
+          {
+            details: { pointer, keyword: 'compile' },
+          },
+        );
       }
     }
   });
@@ -137,7 +151,12 @@ function checkUniqueIds(m: Manifest): void {
     const seen = new Map<string, number>();
     keys.forEach((key, index) => {
       const earlier = seen.get(key);
-      if (earlier !== undefined) fail('unique-ids', `${pointer}/${index}`, `repeats the ${what} ${JSON.stringify(key)} of ${pointer}/${earlier}; each must be unique`);
+      if (earlier !== undefined)
+        fail(
+          'unique-ids',
+          `${pointer}/${index}`,
+          `repeats the ${what} ${JSON.stringify(key)} of ${pointer}/${earlier}; each must be unique`,
+        );
       seen.set(key, index);
     });
   }
@@ -147,11 +166,19 @@ function checkUniqueIds(m: Manifest): void {
 function checkFiles(m: Manifest): void {
   m.files.forEach((file, index) => {
     if (RESERVED_FILES.includes(file.path)) {
-      fail('files-reserved', `/files/${index}/path`, `lists ${file.path}, which is part of the archive itself and must not appear in files`);
+      fail(
+        'files-reserved',
+        `/files/${index}/path`,
+        `lists ${file.path}, which is part of the archive itself and must not appear in files`,
+      );
     }
     const previous = index > 0 ? m.files[index - 1] : undefined;
     if (previous !== undefined && byteCompare(previous.path, file.path) > 0) {
-      fail('files-sorted', `/files/${index}/path`, `comes before ${JSON.stringify(previous.path)} in byte order; files must be sorted by path`);
+      fail(
+        'files-sorted',
+        `/files/${index}/path`,
+        `comes before ${JSON.stringify(previous.path)} in byte order; files must be sorted by path`,
+      );
     }
   });
 }
@@ -201,7 +228,11 @@ function checkPermissions(m: Manifest): void {
     if (permission.id === 'fs:write' && permission.scope !== undefined) {
       const scope = parseFsScope(permission.scope);
       if (typeof scope !== 'string' && fsWriteTargetsOwnDir(scope)) {
-        fail('fs-write-own-dir', `/permissions/${i}/scope`, `lets tools write ${JSON.stringify(permission.scope)}, which covers where capabilities are installed; a capability may never write its own directory, so choose a narrower folder`);
+        fail(
+          'fs-write-own-dir',
+          `/permissions/${i}/scope`,
+          `lets tools write ${JSON.stringify(permission.scope)}, which covers where capabilities are installed; a capability may never write its own directory, so choose a narrower folder`,
+        );
       }
     }
     declared.add(grantString(permission));
@@ -209,7 +240,11 @@ function checkPermissions(m: Manifest): void {
   m.tools?.forEach((tool, i) => {
     tool.permissions?.forEach((grant, j) => {
       if (!declared.has(grant)) {
-        fail('tool-permission-declared', `/tools/${i}/permissions/${j}`, `asks for ${JSON.stringify(grant)}, which the capability does not declare in permissions; declare it there with a reason (same id and scope)`);
+        fail(
+          'tool-permission-declared',
+          `/tools/${i}/permissions/${j}`,
+          `asks for ${JSON.stringify(grant)}, which the capability does not declare in permissions; declare it there with a reason (same id and scope)`,
+        );
       }
     });
   });
@@ -233,13 +268,15 @@ function checkResourceReferences(m: Manifest): void {
 /** spec §3.2: semver ranges parse (dependencies, compat.agents, compat.runtimes, runtime.version). */
 function checkSemverRanges(m: Manifest): void {
   const need = (pointer: string, range: string): void => {
-    if (semver.validRange(range) === null) fail('semver-range', pointer, `is ${JSON.stringify(range)}, which is not a semver range such as "^1.2.0" or ">=18"`);
+    if (semver.validRange(range) === null)
+      fail('semver-range', pointer, `is ${JSON.stringify(range)}, which is not a semver range such as "^1.2.0" or ">=18"`);
   };
   for (const [id, range] of Object.entries(m.dependencies ?? {})) need(`/dependencies/${escapePointer(id)}`, range);
   for (const [host, range] of Object.entries(m.compat?.agents ?? {})) need(`/compat/agents/${escapePointer(host)}`, range);
   for (const [runtime, range] of Object.entries(m.compat?.runtimes ?? {})) need(`/compat/runtimes/${escapePointer(runtime)}`, range);
   m.tools?.forEach((tool, i) => {
-    if (isInterpreterRuntime(tool.runtime) && typeof tool.runtime.version === 'string') need(`/tools/${i}/runtime/version`, tool.runtime.version);
+    if (isInterpreterRuntime(tool.runtime) && typeof tool.runtime.version === 'string')
+      need(`/tools/${i}/runtime/version`, tool.runtime.version);
   });
 }
 
@@ -266,7 +303,11 @@ function checkAdapters(m: Manifest): void {
     const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
     const needed = `net:connect:${url.hostname}${port === undefined ? '' : `:${port}`}`;
     if (!netGrants.some((granted) => grantCovers(granted, needed))) {
-      fail('adapter-net-permission', `/adapters/${i}/endpoint`, `connects to ${url.host}, but no net:connect permission covers it; declare net:connect with the scope ${JSON.stringify(url.hostname)}`);
+      fail(
+        'adapter-net-permission',
+        `/adapters/${i}/endpoint`,
+        `connects to ${url.host}, but no net:connect permission covers it; declare net:connect with the scope ${JSON.stringify(url.hostname)}`,
+      );
     }
   });
 }

@@ -83,7 +83,10 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
  * Hashes one file and, from the same read, says whether it holds a secret key (issue 12, refused)
  * and collects the warnings of issue 13 (Git LFS pointers and other credentials, printed).
  */
-async function hashSourceFile(file: SourceFile, warnings: SourceWarning[]): Promise<{ sha256: string; size: number; secret: string | null }> {
+async function hashSourceFile(
+  file: SourceFile,
+  warnings: SourceWarning[],
+): Promise<{ sha256: string; size: number; secret: string | null }> {
   if (file.size > SMALL_FILE_BYTES) {
     const [hashed, head] = await Promise.all([hashFile(file.absolute), readHead(file.absolute)]);
     warnings.push(...sourceFileWarnings(file.path, file.size, head));
@@ -121,7 +124,10 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
     return file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size };
   });
   // A package is public: a secret key in it is refused before anything is written (issue 12).
-  assertNoSecretKey(sourceFiles.map((f) => f.path), secrets);
+  assertNoSecretKey(
+    sourceFiles.map((f) => f.path),
+    secrets,
+  );
   checkBuildLimits(files);
 
   const manifest = validateManifest({ ...source, files });
@@ -129,7 +135,9 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
   const manifestSha256 = manifestDigest(manifest);
   const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
 
-  const entries: ArchiveEntrySource[] = [{ path: MANIFEST_ENTRY, size: manifestBytes.length, executable: false, open: () => manifestBytes }];
+  const entries: ArchiveEntrySource[] = [
+    { path: MANIFEST_ENTRY, size: manifestBytes.length, executable: false, open: () => manifestBytes },
+  ];
   for (const [i, file] of files.entries()) {
     const absolute = sourceFiles[i]!.absolute;
     entries.push({
@@ -162,7 +170,9 @@ async function readManifestSource(root: string): Promise<Record<string, unknown>
   }
   const value = parseStrictJson(bytes, `${join(root, MANIFEST_ENTRY)}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AdcapError('E_SCHEMA', `${join(root, MANIFEST_ENTRY)} must hold a JSON object (/ must be an object).`, { details: { pointer: '', keyword: 'type' } });
+    throw new AdcapError('E_SCHEMA', `${join(root, MANIFEST_ENTRY)} must hold a JSON object (/ must be an object).`, {
+      details: { pointer: '', keyword: 'type' },
+    });
   }
   // `files` is the builder's to compute (DESIGN §3); a stale copy from an extracted package is replaced.
   const { files: _files, ...rest } = value as Record<string, unknown>;
@@ -205,7 +215,9 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
     } catch (error) {
       throw asAdcapError(error, `Cannot list ${dir}`);
     }
-    const candidates = names.map((name) => join(dir, name)).filter((absolute) => absolute !== out && !(dir === root && reserved.has(absolute.slice(root.length + 1))));
+    const candidates = names
+      .map((name) => join(dir, name))
+      .filter((absolute) => absolute !== out && !(dir === root && reserved.has(absolute.slice(root.length + 1))));
     const infos = await mapLimited(candidates, PARALLEL_IO, (absolute) =>
       lstat(absolute).catch((error: unknown) => {
         throw asAdcapError(error, `Cannot read ${absolute}`);
@@ -221,9 +233,13 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
       if (rules.ignores(path)) continue;
       if (!info.isFile()) {
         const kind = info.isSymbolicLink() ? 'a symbolic link' : 'a special file (device, FIFO or socket)';
-        throw new AdcapError('E_ENTRY_TYPE', `${absolute} is ${kind}; packages hold only regular files (spec §2). Replace it with a copy or list it in ${IGNORE_FILE}.`, {
-          details: { path },
-        });
+        throw new AdcapError(
+          'E_ENTRY_TYPE',
+          `${absolute} is ${kind}; packages hold only regular files (spec §2). Replace it with a copy or list it in ${IGNORE_FILE}.`,
+          {
+            details: { path },
+          },
+        );
       }
       checkEntryPath(path);
       found.push({ path, absolute, executable: (info.mode & 0o111) !== 0 || forcedExecutable.has(path), size: info.size });
@@ -238,11 +254,17 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
 function checkBuildLimits(files: FileEntry[]): void {
   const limits = DEFAULT_ARCHIVE_LIMITS;
   if (files.length + 2 > limits.maxEntries) {
-    throw new AdcapError('E_LIMIT', `The package would have ${files.length + 1} or more entries, over the reference limit of ${limits.maxEntries} (spec §2); list unneeded files in ${IGNORE_FILE} or move data into resources.`);
+    throw new AdcapError(
+      'E_LIMIT',
+      `The package would have ${files.length + 1} or more entries, over the reference limit of ${limits.maxEntries} (spec §2); list unneeded files in ${IGNORE_FILE} or move data into resources.`,
+    );
   }
   const expanded = files.reduce((sum, file) => sum + BLOCK_SIZE + Math.ceil(file.size / BLOCK_SIZE) * BLOCK_SIZE, 0);
   if (expanded > limits.maxExpandedBytes) {
-    throw new AdcapError('E_LIMIT', `The package would expand to ${expanded} bytes, over the reference limit of ${limits.maxExpandedBytes} (spec §2); move large data into resources (spec principle 4).`);
+    throw new AdcapError(
+      'E_LIMIT',
+      `The package would expand to ${expanded} bytes, over the reference limit of ${limits.maxExpandedBytes} (spec §2); move large data into resources (spec principle 4).`,
+    );
   }
 }
 
@@ -262,11 +284,21 @@ async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
     try {
       text = await readFile(join(root, ...skill.path.split('/'), 'SKILL.md'), 'utf8');
     } catch (error) {
-      const missing = new AdcapError('E_SEMANTIC', `[skill-md] /skills/${i}/path ${skill.path} has no readable SKILL.md (${(error as Error).message}).`, {
-        details: { rule: 'skill-md', pointer: `/skills/${i}/path` },
-      });
+      const missing = new AdcapError(
+        'E_SEMANTIC',
+        `[skill-md] /skills/${i}/path ${skill.path} has no readable SKILL.md (${(error as Error).message}).`,
+        {
+          details: { rule: 'skill-md', pointer: `/skills/${i}/path` },
+        },
+      );
       single ??= missing;
-      problems.push({ path: skill.path, pointer, rule: 'skill-md', message: 'SKILL.md cannot be read', fix: `add a SKILL.md to ${skill.path} or remove the skill from capability.json` });
+      problems.push({
+        path: skill.path,
+        pointer,
+        rule: 'skill-md',
+        message: 'SKILL.md cannot be read',
+        fix: `add a SKILL.md to ${skill.path} or remove the skill from capability.json`,
+      });
       continue;
     }
     const found = skillProblemFixes(dirName, text);

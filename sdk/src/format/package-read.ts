@@ -77,9 +77,13 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     const { manifest, manifestSha256 } = visitor.complete();
     const pin = options.expectArchive;
     if (pin !== undefined && (summary.sha256 !== pin.sha256 || summary.size !== pin.size)) {
-      throw new AdcapError('E_HASH', `The package is not the pinned archive (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ${summary.size} bytes with SHA-256 ${summary.sha256}).`, {
-        details: { expected: pin.sha256, actual: summary.sha256, expectedSize: pin.size, size: summary.size },
-      });
+      throw new AdcapError(
+        'E_HASH',
+        `The package is not the pinned archive (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ${summary.size} bytes with SHA-256 ${summary.sha256}).`,
+        {
+          details: { expected: pin.sha256, actual: summary.sha256, expectedSize: pin.size, size: summary.size },
+        },
+      );
     }
     const result: ReadPackage = {
       manifest,
@@ -178,22 +182,34 @@ class PackageVisitor implements ArchiveVisitor {
     const { path, size, index } = header;
     // spec §2: the first entry MUST be capability.json; SIGNATURE.json, if present, MUST be last.
     if (index === 0 && path !== MANIFEST_ENTRY) {
-      throw new AdcapError('E_ORDER', `The package's first entry is ${JSON.stringify(path)}, but spec §2 requires capability.json first; rebuild it with adcap build.`, {
-        details: { path, index },
-      });
+      throw new AdcapError(
+        'E_ORDER',
+        `The package's first entry is ${JSON.stringify(path)}, but spec §2 requires capability.json first; rebuild it with adcap build.`,
+        {
+          details: { path, index },
+        },
+      );
     }
     if (this.signatureSeen) {
-      throw new AdcapError('E_ORDER', `The package has ${JSON.stringify(path)} after SIGNATURE.json, but spec §2 requires SIGNATURE.json to be the last entry.`, {
-        details: { path, index },
-      });
+      throw new AdcapError(
+        'E_ORDER',
+        `The package has ${JSON.stringify(path)} after SIGNATURE.json, but spec §2 requires SIGNATURE.json to be the last entry.`,
+        {
+          details: { path, index },
+        },
+      );
     }
     this.paths.push(path);
     if (index === 0 || path === SIGNATURE_ENTRY) {
       if (path === SIGNATURE_ENTRY) this.signatureSeen = true;
       if (size > this.limits.maxManifestBytes) {
-        throw new AdcapError('E_LIMIT', `The package's ${path} is ${size} bytes, more than the reader's limit of ${this.limits.maxManifestBytes} bytes.`, {
-          details: { limit: 'maxManifestBytes', path },
-        });
+        throw new AdcapError(
+          'E_LIMIT',
+          `The package's ${path} is ${size} bytes, more than the reader's limit of ${this.limits.maxManifestBytes} bytes.`,
+          {
+            details: { limit: 'maxManifestBytes', path },
+          },
+        );
       }
       this.current = { kind: 'document', path, chunks: [], bytes: 0 };
       return;
@@ -201,14 +217,22 @@ class PackageVisitor implements ArchiveVisitor {
     // spec §4: check each entry against files (hash and size) and reject unlisted files.
     const expected = this.expected.get(path);
     if (expected === undefined) {
-      throw new AdcapError('E_UNLISTED', `The package contains ${JSON.stringify(path)}, which its manifest does not list in files; it was tampered with or built wrongly.`, {
-        details: { path },
-      });
+      throw new AdcapError(
+        'E_UNLISTED',
+        `The package contains ${JSON.stringify(path)}, which its manifest does not list in files; it was tampered with or built wrongly.`,
+        {
+          details: { path },
+        },
+      );
     }
     if (expected.size !== size) {
-      throw new AdcapError('E_HASH', `The package entry ${JSON.stringify(path)} is ${size} bytes, but the manifest says ${expected.size}; it was tampered with or corrupted.`, {
-        details: { path, expectedSize: expected.size, size },
-      });
+      throw new AdcapError(
+        'E_HASH',
+        `The package entry ${JSON.stringify(path)} is ${size} bytes, but the manifest says ${expected.size}; it was tampered with or corrupted.`,
+        {
+          details: { path, expectedSize: expected.size, size },
+        },
+      );
     }
     this.seen.add(path);
     const small = this.staging !== undefined && size <= SMALL_ENTRY_BYTES;
@@ -260,16 +284,25 @@ class PackageVisitor implements ArchiveVisitor {
       await current.handle.close();
     }
     if (sha256 !== current.expected.sha256) {
-      throw new AdcapError('E_HASH', `The package entry ${JSON.stringify(current.path)} does not match the SHA-256 in its manifest; it was tampered with or corrupted.`, {
-        details: { path: current.path, expected: current.expected.sha256, actual: sha256 },
-      });
+      throw new AdcapError(
+        'E_HASH',
+        `The package entry ${JSON.stringify(current.path)} does not match the SHA-256 in its manifest; it was tampered with or corrupted.`,
+        {
+          details: { path: current.path, expected: current.expected.sha256, actual: sha256 },
+        },
+      );
     }
     // spec §3.1 / issue 12 item 11: skills are checked by every reader (verify, install), not only
     // by the builder, so a package made by another tool cannot carry a skill agents would refuse.
     if (current.skill !== undefined) {
-      validateSkillDocument(current.skill.dirName, Buffer.concat(current.skill.chunks, current.skill.bytes).toString('utf8'), current.skill.pointer);
+      validateSkillDocument(
+        current.skill.dirName,
+        Buffer.concat(current.skill.chunks, current.skill.bytes).toString('utf8'),
+        current.skill.pointer,
+      );
     }
-    if (current.chunks !== undefined) await this.queueWrite(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
+    if (current.chunks !== undefined)
+      await this.queueWrite(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
   }
 
   /** Small verified files are written in the background, at most PARALLEL_WRITES at once. */
@@ -320,10 +353,17 @@ class PackageVisitor implements ArchiveVisitor {
     }
     const missing = this.manifest.files.filter((file) => !this.seen.has(file.path)).map((file) => file.path);
     if (missing.length > 0) {
-      const shown = missing.slice(0, 5).map((p) => JSON.stringify(p)).join(', ');
-      throw new AdcapError('E_MISSING', `The package lacks ${missing.length === 1 ? 'the file' : `${missing.length} files`} ${shown}${missing.length > 5 ? ', ...' : ''} that its manifest lists.`, {
-        details: { missing },
-      });
+      const shown = missing
+        .slice(0, 5)
+        .map((p) => JSON.stringify(p))
+        .join(', ');
+      throw new AdcapError(
+        'E_MISSING',
+        `The package lacks ${missing.length === 1 ? 'the file' : `${missing.length} files`} ${shown}${missing.length > 5 ? ', ...' : ''} that its manifest lists.`,
+        {
+          details: { missing },
+        },
+      );
     }
     return { manifest: this.manifest, manifestSha256: this.digest };
   }
@@ -372,9 +412,13 @@ class PackageVisitor implements ArchiveVisitor {
       return handle;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new AdcapError('E_DUPLICATE', `The package path ${JSON.stringify(path)} clashes with another entry on this file system (names that differ only in case?).`, {
-          details: { path },
-        });
+        throw new AdcapError(
+          'E_DUPLICATE',
+          `The package path ${JSON.stringify(path)} clashes with another entry on this file system (names that differ only in case?).`,
+          {
+            details: { path },
+          },
+        );
       }
       throw asAdcapError(error, `Cannot extract ${path}`);
     }
@@ -396,7 +440,9 @@ async function createStaging(extractTo: string): Promise<string> {
     throw asAdcapError(error, `Cannot check the extraction target ${extractTo}`);
   });
   if (existing !== undefined) {
-    throw new AdcapError('E_IO', `The extraction target ${extractTo} already exists; remove it or choose another directory.`, { details: { path: extractTo } });
+    throw new AdcapError('E_IO', `The extraction target ${extractTo} already exists; remove it or choose another directory.`, {
+      details: { path: extractTo },
+    });
   }
   const staging = join(dirname(extractTo), `.${basename(extractTo)}.staging-${randomBytes(6).toString('hex')}`);
   try {
@@ -420,7 +466,11 @@ async function publishStaging(staging: string, dirs: string[], extractTo: string
     if (readOnly) await applyModes(staging, false).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTEMPTY' || code === 'EEXIST') {
-      throw new AdcapError('E_IO', `The extraction target ${extractTo} appeared while the package was being read; remove it and try again.`, { cause: error });
+      throw new AdcapError(
+        'E_IO',
+        `The extraction target ${extractTo} appeared while the package was being read; remove it and try again.`,
+        { cause: error },
+      );
     }
     throw asAdcapError(error, `Cannot move the extracted package into ${extractTo}`);
   }
@@ -439,4 +489,3 @@ async function applyModes(dir: string, readOnly: boolean): Promise<void> {
   }
   await chmod(dir, readOnly ? 0o555 : 0o755);
 }
-

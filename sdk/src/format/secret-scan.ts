@@ -29,7 +29,8 @@ export function secretKeyKind(text: string): string | null {
     }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       const { alg, secretKey } = value as { alg?: unknown; secretKey?: unknown };
-      if (typeof alg === 'string' && typeof secretKey === 'string' && secretKey !== '') return 'an Arcotheon signing key file (it has a "secretKey")';
+      if (typeof alg === 'string' && typeof secretKey === 'string' && secretKey !== '')
+        return 'an Arcotheon signing key file (it has a "secretKey")';
     }
   }
   return null;

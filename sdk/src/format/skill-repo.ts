@@ -148,7 +148,10 @@ export const SKILLS_ADCAPIGNORE = [
 export async function initSkillsRepository(root: string, options: InitSkillsOptions): Promise<InitSkillsResult> {
   const parts = splitCapabilityId(options.id);
   if (parts === null) {
-    throw new AdcapError('E_USAGE', `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`);
+    throw new AdcapError(
+      'E_USAGE',
+      `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`,
+    );
   }
   const skills = await findSkills(root);
   if (skills.length === 0) {
@@ -156,7 +159,10 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   }
   const manifestPath = join(root, MANIFEST_ENTRY);
   if (options.force !== true && (await pathExists(manifestPath))) {
-    throw new AdcapError('E_USAGE', `${manifestPath} already exists; pass --force to replace it with one listing the ${skills.length} skills found.`);
+    throw new AdcapError(
+      'E_USAGE',
+      `${manifestPath} already exists; pass --force to replace it with one listing the ${skills.length} skills found.`,
+    );
   }
   const notes: string[] = [];
   const readme = await firstFile(root, ['README.md', 'readme.md', 'Readme.md']);
@@ -167,14 +173,19 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   if (summary === undefined) {
     const first = skills.find((s) => s.description !== undefined);
     summary = first?.description === undefined ? undefined : firstSentence(first.description);
-    if (summary !== undefined) notes.push(`the summary comes from the skill ${first?.dir}; edit it in capability.json to describe the whole repository`);
+    if (summary !== undefined)
+      notes.push(`the summary comes from the skill ${first?.dir}; edit it in capability.json to describe the whole repository`);
   }
-  summary = truncate(summary ?? `${skills.length} agent skill${skills.length === 1 ? '' : 's'}: ${skills.map((s) => s.dir).join(', ')}`, 200);
+  summary = truncate(
+    summary ?? `${skills.length} agent skill${skills.length === 1 ? '' : 's'}: ${skills.map((s) => s.dir).join(', ')}`,
+    200,
+  );
   const licenseFile = await firstFile(root, ['LICENSE', 'LICENSE.md', 'LICENSE.txt', 'LICENCE', 'COPYING']);
   let license: string | undefined;
   if (licenseFile !== null) {
     license = detectLicense(await readFile(join(root, licenseFile), 'utf8'));
-    if (license === undefined) notes.push(`${licenseFile} is not a license text adcap recognises; set "license" in capability.json to its SPDX expression`);
+    if (license === undefined)
+      notes.push(`${licenseFile} is not a license text adcap recognises; set "license" in capability.json to its SPDX expression`);
   }
   const manifest: Record<string, unknown> = {
     adcap: '1.0',
@@ -212,7 +223,13 @@ async function pathExists(path: string): Promise<boolean> {
 
 async function firstFile(root: string, names: readonly string[]): Promise<string | null> {
   for (const name of names) {
-    if (await stat(join(root, name)).then((s) => s.isFile(), () => false)) return name;
+    if (
+      await stat(join(root, name)).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return name;
   }
   return null;
 }
@@ -268,9 +285,13 @@ function firstSentence(text: string): string {
 
 function truncate(text: string, max: number): string {
   const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+  return chars.length <= max
+    ? text
+    : `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
-
 
 /**
  * The SPDX id of a well-known license text, or undefined. Only texts recognised with certainty
@@ -298,7 +319,34 @@ export function detectLicense(text: string): string | undefined {
 // ---------------------------------------------------------------- programs in skills
 
 /** Extensions of files an agent can run as programs (scripts and native executables). */
-const PROGRAM_EXTENSIONS = new Set(['sh', 'bash', 'zsh', 'fish', 'ksh', 'py', 'js', 'mjs', 'cjs', 'ts', 'mts', 'cts', 'rb', 'pl', 'php', 'lua', 'r', 'ps1', 'psm1', 'bat', 'cmd', 'exe', 'com', 'jar', 'swift', 'go']);
+const PROGRAM_EXTENSIONS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'fish',
+  'ksh',
+  'py',
+  'js',
+  'mjs',
+  'cjs',
+  'ts',
+  'mts',
+  'cts',
+  'rb',
+  'pl',
+  'php',
+  'lua',
+  'r',
+  'ps1',
+  'psm1',
+  'bat',
+  'cmd',
+  'exe',
+  'com',
+  'jar',
+  'swift',
+  'go',
+]);
 /** Folders whose every file is there to be run. */
 const PROGRAM_FOLDERS = new Set(['scripts', 'bin']);
 
@@ -323,7 +371,10 @@ export interface SkillPrograms {
  * programs your agent may run on your computer with your permissions"). Skills without programs
  * are left out. Tools are not skills: their programs run in the sandbox and are not listed here.
  */
-export function skillProgramsOf(manifest: Pick<Manifest, 'skills' | 'files'>, files: readonly Pick<FileEntry, 'path' | 'executable'>[] = manifest.files): SkillPrograms[] {
+export function skillProgramsOf(
+  manifest: Pick<Manifest, 'skills' | 'files'>,
+  files: readonly Pick<FileEntry, 'path' | 'executable'>[] = manifest.files,
+): SkillPrograms[] {
   const out: SkillPrograms[] = [];
   for (const skill of manifest.skills ?? []) {
     const prefix = `${skill.path}/`;
@@ -388,13 +439,21 @@ export function sourceFileWarnings(path: string, size: number, bytes: Uint8Array
   let text: string | null = null;
   if (bytes !== null) text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   if (text !== null && size <= LFS_POINTER_MAX && LFS_POINTER.test(text)) {
-    warnings.push({ kind: 'lfs-pointer', path, message: `${path} is a Git LFS pointer, not the file itself; run "git lfs pull" in the repository and build again` });
+    warnings.push({
+      kind: 'lfs-pointer',
+      path,
+      message: `${path} is a Git LFS pointer, not the file itself; run "git lfs pull" in the repository and build again`,
+    });
   }
   const named = SECRET_NAMES.find(([pattern]) => pattern.test(name));
   const found = text === null ? undefined : SECRET_CONTENTS.find(([pattern]) => pattern.test(text));
   if (named !== undefined || found !== undefined) {
     const what = found?.[1] ?? named?.[1] ?? 'a secret';
-    warnings.push({ kind: 'secret', path, message: `${path} looks like ${what}; anyone who installs the package can read it: remove it or list it in ${ADCAPIGNORE_FILE}` });
+    warnings.push({
+      kind: 'secret',
+      path,
+      message: `${path} looks like ${what}; anyone who installs the package can read it: remove it or list it in ${ADCAPIGNORE_FILE}`,
+    });
   }
   return warnings;
 }

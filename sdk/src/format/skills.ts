@@ -73,7 +73,15 @@ export function skillDocumentProblems(dirName: string, skillMd: string, pointer:
 function checkSkillDocument(dirName: string, skillMd: string, pointer: string): { problems: AdcapError[]; frontMatter?: SkillFrontMatter } {
   const source = extractFrontMatter(skillMd);
   if (source === undefined) {
-    return { problems: [problem('skill-front-matter', pointer, 'has a SKILL.md that does not start with YAML front matter between two "---" lines holding name and description')] };
+    return {
+      problems: [
+        problem(
+          'skill-front-matter',
+          pointer,
+          'has a SKILL.md that does not start with YAML front matter between two "---" lines holding name and description',
+        ),
+      ],
+    };
   }
   let data: unknown;
   try {
@@ -84,7 +92,15 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
     return { problems: [yamlProblem(cause, pointer)] };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { problems: [problem('skill-front-matter', pointer, 'has a SKILL.md whose front matter is not a set of "key: value" lines with name and description')] };
+    return {
+      problems: [
+        problem(
+          'skill-front-matter',
+          pointer,
+          'has a SKILL.md whose front matter is not a set of "key: value" lines with name and description',
+        ),
+      ],
+    };
   }
   const record = data as Record<string, unknown>;
   const problems: AdcapError[] = [];
@@ -92,29 +108,69 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
   if (typeof name !== 'string' || name.length === 0) {
     problems.push(problem('skill-name', pointer, 'has a SKILL.md without a name in its front matter; add "name: <directory name>"'));
   } else if ([...name].length > MAX_NAME || !ID_PART_PATTERN.test(name)) {
-    problems.push(problem('skill-name', pointer, `has the skill name ${JSON.stringify(name)}; use at most ${MAX_NAME} lowercase letters, digits and single hyphens`));
+    problems.push(
+      problem(
+        'skill-name',
+        pointer,
+        `has the skill name ${JSON.stringify(name)}; use at most ${MAX_NAME} lowercase letters, digits and single hyphens`,
+      ),
+    );
   } else if (name !== dirName) {
-    problems.push(problem('skill-name-matches-dir', pointer, `has the skill name ${JSON.stringify(name)} in a directory named ${JSON.stringify(dirName)}; the two must be equal`));
+    problems.push(
+      problem(
+        'skill-name-matches-dir',
+        pointer,
+        `has the skill name ${JSON.stringify(name)} in a directory named ${JSON.stringify(dirName)}; the two must be equal`,
+      ),
+    );
   }
   const description = record.description;
   if (typeof description !== 'string' || description.trim().length === 0) {
-    problems.push(problem('skill-description', pointer, 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it'));
+    problems.push(
+      problem(
+        'skill-description',
+        pointer,
+        'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it',
+      ),
+    );
   } else if ([...description].length > MAX_DESCRIPTION) {
-    problems.push(problem('skill-description', pointer, `has a skill description of ${[...description].length} characters; shorten it to at most ${MAX_DESCRIPTION}`));
+    problems.push(
+      problem(
+        'skill-description',
+        pointer,
+        `has a skill description of ${[...description].length} characters; shorten it to at most ${MAX_DESCRIPTION}`,
+      ),
+    );
   } else if (CONTROL_EXCEPT_NEWLINE_TAB.test(description)) {
     // Issue 11, item 2: text shown to people carries no terminal control sequences (newline and tab only).
-    problems.push(problem('skill-description', pointer, 'has a skill description with a control character; only newlines and tabs are allowed'));
+    problems.push(
+      problem('skill-description', pointer, 'has a skill description with a control character; only newlines and tabs are allowed'),
+    );
   }
   const license = record.license;
   if (license !== undefined && (typeof license !== 'string' || license.trim() === '')) {
-    problems.push(problem('skill-license', pointer, 'has a "license" that is not a license name or file name; write it as one line of text'));
+    problems.push(
+      problem('skill-license', pointer, 'has a "license" that is not a license name or file name; write it as one line of text'),
+    );
   }
   const compatibility = record.compatibility;
   if (compatibility !== undefined) {
     if (typeof compatibility !== 'string' || compatibility.trim() === '') {
-      problems.push(problem('skill-compatibility', pointer, 'has a "compatibility" that is not text; say in words what the skill needs (at most 500 characters)'));
+      problems.push(
+        problem(
+          'skill-compatibility',
+          pointer,
+          'has a "compatibility" that is not text; say in words what the skill needs (at most 500 characters)',
+        ),
+      );
     } else if ([...compatibility].length > MAX_COMPATIBILITY) {
-      problems.push(problem('skill-compatibility', pointer, `has a "compatibility" of ${[...compatibility].length} characters; shorten it to at most ${MAX_COMPATIBILITY}`));
+      problems.push(
+        problem(
+          'skill-compatibility',
+          pointer,
+          `has a "compatibility" of ${[...compatibility].length} characters; shorten it to at most ${MAX_COMPATIBILITY}`,
+        ),
+      );
     }
   }
   const metadata = record.metadata;
@@ -122,11 +178,20 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
     const isMap = typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata);
     const bad = isMap ? Object.entries(metadata as Record<string, unknown>).find(([, value]) => typeof value !== 'string') : undefined;
     if (!isMap) problems.push(problem('skill-metadata', pointer, 'has a "metadata" that is not a map of keys to text values'));
-    else if (bad !== undefined) problems.push(problem('skill-metadata', pointer, `has a "metadata" entry ${JSON.stringify(bad[0])} whose value is not text; metadata maps keys to strings`));
+    else if (bad !== undefined)
+      problems.push(
+        problem(
+          'skill-metadata',
+          pointer,
+          `has a "metadata" entry ${JSON.stringify(bad[0])} whose value is not text; metadata maps keys to strings`,
+        ),
+      );
   }
   const allowedTools = record['allowed-tools'];
   if (allowedTools !== undefined && typeof allowedTools !== 'string') {
-    problems.push(problem('skill-allowed-tools', pointer, 'has an "allowed-tools" that is not a string; list the tool names separated by spaces'));
+    problems.push(
+      problem('skill-allowed-tools', pointer, 'has an "allowed-tools" that is not a string; list the tool names separated by spaces'),
+    );
   }
   if (problems.length > 0) return { problems };
   return { problems, frontMatter: { name: name as string, description: description as string } };
@@ -138,10 +203,14 @@ function yamlProblem(cause: unknown, pointer: string): AdcapError {
   const position = (cause as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
   const detail = raw.replace(/ at line \d+, column \d+:?$/, '');
   const where = position === undefined ? '' : ` at line ${position.line + 1}, column ${position.col} of the file`;
-  return new AdcapError('E_SEMANTIC', `[skill-front-matter] ${pointer || '/'} has a SKILL.md whose front matter is not valid YAML${where}: ${detail}.`, {
-    cause,
-    details: { rule: 'skill-front-matter', pointer },
-  });
+  return new AdcapError(
+    'E_SEMANTIC',
+    `[skill-front-matter] ${pointer || '/'} has a SKILL.md whose front matter is not valid YAML${where}: ${detail}.`,
+    {
+      cause,
+      details: { rule: 'skill-front-matter', pointer },
+    },
+  );
 }
 
 /** One problem of one SKILL.md with the fix to print beside it (issue 13's build report). */
@@ -189,7 +258,11 @@ function frontMatterName(skillMd: string): string | undefined {
   }
 }
 
-function fixFor(rule: string, message: string, n: { dirName: string; dirValid: boolean; name: string | undefined; nameValid: boolean }): string {
+function fixFor(
+  rule: string,
+  message: string,
+  n: { dirName: string; dirValid: boolean; name: string | undefined; nameValid: boolean },
+): string {
   const folderName = n.dirValid ? n.dirName : '<folder name>';
   switch (rule) {
     case 'skill-front-matter':

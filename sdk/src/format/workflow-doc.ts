@@ -39,7 +39,12 @@ export function isToolStep(step: WorkflowStep): step is WorkflowToolStep {
 }
 
 /** The workflow rules checked after the schema; failures are E_SEMANTIC with `details: { rule, pointer }`. */
-export const WORKFLOW_RULES = ['workflow-step-unique', 'workflow-tool-exists', 'workflow-dependency-declared', 'workflow-template'] as const;
+export const WORKFLOW_RULES = [
+  'workflow-step-unique',
+  'workflow-tool-exists',
+  'workflow-dependency-declared',
+  'workflow-template',
+] as const;
 export type WorkflowRule = (typeof WORKFLOW_RULES)[number];
 
 const SCHEMA_FILE = 'workflow-1.json';
@@ -76,9 +81,13 @@ export function validateWorkflowDocument(value: unknown, manifest: Manifest, poi
   checkWorkflowVersion(value, pointer);
   const nonInteger = findNonInteger(value);
   if (nonInteger !== undefined) {
-    throw new AdcapError('E_SCHEMA', `The workflow document does not match its schema: ${pointer}${nonInteger} must be an integer, because signed data holds integers only (integer).`, {
-      details: { pointer: pointer + nonInteger, keyword: 'integer' },
-    });
+    throw new AdcapError(
+      'E_SCHEMA',
+      `The workflow document does not match its schema: ${pointer}${nonInteger} must be an integer, because signed data holds integers only (integer).`,
+      {
+        details: { pointer: pointer + nonInteger, keyword: 'integer' },
+      },
+    );
   }
   assertSchema(schemaValidator(SCHEMA_FILE), value, 'The workflow document', pointer);
   const doc = value as WorkflowDocument;
@@ -86,7 +95,8 @@ export function validateWorkflowDocument(value: unknown, manifest: Manifest, poi
   const earlier = new Set<string>();
   doc.steps.forEach((step, index) => {
     const at = `${pointer}/steps/${index}`;
-    if (earlier.has(step.id)) fail('workflow-step-unique', `${at}/id`, `repeats the step id ${JSON.stringify(step.id)}; step ids must be unique`);
+    if (earlier.has(step.id))
+      fail('workflow-step-unique', `${at}/id`, `repeats the step id ${JSON.stringify(step.id)}; step ids must be unique`);
     if (isToolStep(step)) {
       checkToolStep(step, manifest, toolNames, at);
       if (step.input !== undefined) checkTemplates(step.input, earlier, `${at}/input`);
@@ -104,9 +114,13 @@ function checkWorkflowVersion(value: unknown, pointer: string): void {
   const version = (value as Record<string, unknown>)['adcap-workflow'];
   const match = typeof version === 'string' ? /^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$/.exec(version) : null;
   if (match !== null && Number(match[1]) > ADCAP_SUPPORTED_MAJOR) {
-    throw new AdcapError('E_VERSION_MAJOR', `The workflow document at ${pointer || '/'} uses workflow format ${version}, which is newer than this software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`, {
-      details: { pointer: `${pointer}/adcap-workflow` },
-    });
+    throw new AdcapError(
+      'E_VERSION_MAJOR',
+      `The workflow document at ${pointer || '/'} uses workflow format ${version}, which is newer than this software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`,
+      {
+        details: { pointer: `${pointer}/adcap-workflow` },
+      },
+    );
   }
 }
 
@@ -114,12 +128,20 @@ function checkWorkflowVersion(value: unknown, pointer: string): void {
 function checkToolStep(step: WorkflowToolStep, manifest: Manifest, toolNames: Set<string>, at: string): void {
   if (step.capability !== undefined && step.capability !== manifest.id) {
     if (manifest.dependencies === undefined || !Object.hasOwn(manifest.dependencies, step.capability)) {
-      fail('workflow-dependency-declared', `${at}/capability`, `calls a tool of ${step.capability}, which is not in the capability's dependencies; add it there`);
+      fail(
+        'workflow-dependency-declared',
+        `${at}/capability`,
+        `calls a tool of ${step.capability}, which is not in the capability's dependencies; add it there`,
+      );
     }
     return; // the dependency's tools are checked when it is resolved, not here
   }
   if (!toolNames.has(step.tool)) {
-    fail('workflow-tool-exists', `${at}/tool`, `calls the tool ${JSON.stringify(step.tool)}, which this capability does not declare in tools`);
+    fail(
+      'workflow-tool-exists',
+      `${at}/tool`,
+      `calls the tool ${JSON.stringify(step.tool)}, which this capability does not declare in tools`,
+    );
   }
 }
 
@@ -128,7 +150,8 @@ function checkTemplates(value: unknown, earlier: ReadonlySet<string>, pointer: s
   if (typeof value === 'string') {
     for (const raw of templatePaths(value)) checkTemplatePath(raw, earlier, pointer);
     const stripped = value.replace(TEMPLATE, '');
-    if (stripped.includes('{{')) fail('workflow-template', pointer, 'has a "{{" without a matching "}}"; close the template or remove the braces');
+    if (stripped.includes('{{'))
+      fail('workflow-template', pointer, 'has a "{{" without a matching "}}"; close the template or remove the braces');
     return;
   }
   if (Array.isArray(value)) {
@@ -143,12 +166,17 @@ function checkTemplates(value: unknown, earlier: ReadonlySet<string>, pointer: s
 function checkTemplatePath(raw: string, earlier: ReadonlySet<string>, pointer: string): void {
   const segments = parseTemplatePath(raw);
   const shown = JSON.stringify(`{{${raw}}}`);
-  if (segments === undefined) fail('workflow-template', pointer, `has the template ${shown}, which is not a dotted path such as {{inputs.name}}`);
+  if (segments === undefined)
+    fail('workflow-template', pointer, `has the template ${shown}, which is not a dotted path such as {{inputs.name}}`);
   const [root, stepId, output] = segments;
   if (root === 'inputs') return;
   if (root === 'steps' && stepId !== undefined && output === 'output') {
     if (earlier.has(stepId)) return;
-    fail('workflow-template', pointer, `has the template ${shown}, which reads step ${JSON.stringify(stepId)} before it has run; a template may read only earlier steps`);
+    fail(
+      'workflow-template',
+      pointer,
+      `has the template ${shown}, which reads step ${JSON.stringify(stepId)} before it has run; a template may read only earlier steps`,
+    );
   }
   fail('workflow-template', pointer, `has the template ${shown}; templates may read only inputs.<name> or steps.<earlier step id>.output`);
 }
@@ -166,13 +194,21 @@ export async function validateWorkflowFiles(manifest: Manifest, dir: string): Pr
     try {
       bytes = await readFile(join(dir, ...ref.path.split('/')));
     } catch (error) {
-      throw new AdcapError('E_MISSING', `The workflow ${ref.path} of ${manifest.id} cannot be read; check that the file exists (reinstall an installed capability).`, { cause: error });
+      throw new AdcapError(
+        'E_MISSING',
+        `The workflow ${ref.path} of ${manifest.id} cannot be read; check that the file exists (reinstall an installed capability).`,
+        { cause: error },
+      );
     }
     const doc = validateWorkflowDocument(parseStrictJson(bytes, `The workflow ${ref.path}`), manifest, `/workflows/${index}`);
     if (ids.has(doc.id)) {
-      throw new AdcapError('E_SEMANTIC', `[workflow-id-unique] /workflows/${index} repeats the workflow id ${JSON.stringify(doc.id)}; workflow ids must be unique.`, {
-        details: { rule: 'workflow-id-unique', pointer: `/workflows/${index}` },
-      });
+      throw new AdcapError(
+        'E_SEMANTIC',
+        `[workflow-id-unique] /workflows/${index} repeats the workflow id ${JSON.stringify(doc.id)}; workflow ids must be unique.`,
+        {
+          details: { rule: 'workflow-id-unique', pointer: `/workflows/${index}` },
+        },
+      );
     }
     ids.add(doc.id);
     docs.push(doc);

@@ -46,7 +46,9 @@ export function parseGrant(grant: string): Grant {
   }
   const problem = scopeProblem(id, scope);
   if (problem !== undefined) {
-    throw new AdcapError('E_SEMANTIC', `Invalid permission ${JSON.stringify(grant)}: ${problem}.`, { details: { rule: 'permission-scope', grant } });
+    throw new AdcapError('E_SEMANTIC', `Invalid permission ${JSON.stringify(grant)}: ${problem}.`, {
+      details: { rule: 'permission-scope', grant },
+    });
   }
   return scope === undefined ? { id } : { id, scope };
 }

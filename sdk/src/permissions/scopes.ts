@@ -23,9 +23,11 @@ export function parseFsScope(scope: string): FsScope | string {
   } else {
     return `the file scope ${JSON.stringify(scope)} must be "workspace", a path under your home folder such as "~/Documents", or an absolute path such as "/data"`;
   }
-  if (rest === '') return `the file scope ${JSON.stringify(scope)} must name a folder, not the whole ${kind === 'home' ? 'home folder' : 'file system'}`;
+  if (rest === '')
+    return `the file scope ${JSON.stringify(scope)} must name a folder, not the whole ${kind === 'home' ? 'home folder' : 'file system'}`;
   // Control characters and backslashes have no place in a path a person reads and approves.
-  if ([...rest].some((c) => c < ' ' || c === '\u007f' || c === '\\')) return `the file scope ${JSON.stringify(scope)} contains a control character or a backslash`;
+  if ([...rest].some((c) => c < ' ' || c === '\u007f' || c === '\\'))
+    return `the file scope ${JSON.stringify(scope)} contains a control character or a backslash`;
   const segments = rest.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) {
     return `the file scope ${JSON.stringify(scope)} has an empty, "." or ".." segment or a trailing slash; write the plain path`;
@@ -69,7 +71,8 @@ export function parseNetScope(scope: string): NetScope | string {
   }
   if (portText === undefined) return { host, wildcard };
   const port = Number(portText);
-  if (!/^[1-9][0-9]*$/.test(portText) || port > 65535) return `the port in the network scope ${JSON.stringify(scope)} must be a number from 1 to 65535`;
+  if (!/^[1-9][0-9]*$/.test(portText) || port > 65535)
+    return `the port in the network scope ${JSON.stringify(scope)} must be a number from 1 to 65535`;
   return { host, wildcard, port };
 }
 
@@ -106,7 +109,16 @@ export function bareHost(host: string): string {
  * Folders that hold, or contain, an Arcotheon home in its default places (DESIGN §6: installs live in
  * home/packages). Relative to the user's home folder, compared case-insensitively (macOS, Windows).
  */
-const HOME_ANCESTORS_OF_DATA_DIRS = ['.local', '.local/share', '.config', 'library', 'library/application support', 'appdata', 'appdata/roaming', 'appdata/local'];
+const HOME_ANCESTORS_OF_DATA_DIRS = [
+  '.local',
+  '.local/share',
+  '.config',
+  'library',
+  'library/application support',
+  'appdata',
+  'appdata/roaming',
+  'appdata/local',
+];
 const ABSOLUTE_HOME_PARENTS = ['home', 'users', 'root'];
 
 /**

@@ -55,7 +55,20 @@ const PROGRAM_NAME = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** Home folders that hold credentials or configuration worth more than ordinary documents. */
-const SENSITIVE_HOME_DIRS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config', '.netrc', '.npmrc', '.pypirc', '.password-store', 'library/keychains'];
+const SENSITIVE_HOME_DIRS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.password-store',
+  'library/keychains',
+];
 
 function fsProblem(scope: string): string | undefined {
   const parsed = parseFsScope(scope);
@@ -72,7 +85,9 @@ function fsCovers(granted: string | undefined, needed: string | undefined): bool
   const n = parseFsScope(needed);
   if (typeof g === 'string' || typeof n === 'string' || g.kind !== n.kind) return false;
   if (g.kind === 'workspace' || n.kind === 'workspace') return true;
-  return g.segments.length <= n.segments.length && g.segments.every((s, i) => s === (n as Exclude<FsScope, { kind: 'workspace' }>).segments[i]);
+  return (
+    g.segments.length <= n.segments.length && g.segments.every((s, i) => s === (n as Exclude<FsScope, { kind: 'workspace' }>).segments[i])
+  );
 }
 
 function fsPlace(scope: string | undefined, options: DescribeOptions, workspaceText: string): string {
@@ -147,7 +162,8 @@ const TABLE = {
     // bubblewrap leaves the tool no network but a unix socket to the proxy; the sandbox-exec
     // profile allows outbound TCP only to the proxy's loopback port.
     enforced: anySandbox,
-    enforcement: 'no network without it; unscoped shares the network; scoped goes through a host-side proxy that allows only the named hosts',
+    enforcement:
+      'no network without it; unscoped shares the network; scoped goes through a host-side proxy that allows only the named hosts',
   },
   'process:exec': {
     id: 'process:exec',
@@ -155,10 +171,13 @@ const TABLE = {
     missingScope: 'process:exec needs a scope naming one program, such as "git"',
     patternScopes: [],
     scopeProblem: (scope) =>
-      PROGRAM_NAME.test(scope) ? undefined : `the program scope ${JSON.stringify(scope)} must be a program name such as "git" (letters, digits, ".", "_", "+", "-"; no path)`,
+      PROGRAM_NAME.test(scope)
+        ? undefined
+        : `the program scope ${JSON.stringify(scope)} must be a program name such as "git" (letters, digits, ".", "_", "+", "-"; no path)`,
     covers: sameScope,
     // Issue 11, item 5: say what the program can read (it runs in the tool's sandbox; only its executable is added).
-    text: (scope) => `Run the program ${scope ?? '(unnamed)'} on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in`,
+    text: (scope) =>
+      `Run the program ${scope ?? '(unnamed)'} on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in`,
     risk: () => 'high',
     // bubblewrap: system programs under /usr stay visible (read-only, no new privileges) and a tool
     // can run executables it ships, so "only this program" is not a boundary there. The
@@ -171,7 +190,8 @@ const TABLE = {
     scope: 'required',
     missingScope: 'env:read needs a scope naming one environment variable, such as "GITHUB_TOKEN"',
     patternScopes: [],
-    scopeProblem: (scope) => (ENV_NAME.test(scope) ? undefined : `the environment scope ${JSON.stringify(scope)} must be a variable name such as "GITHUB_TOKEN"`),
+    scopeProblem: (scope) =>
+      ENV_NAME.test(scope) ? undefined : `the environment scope ${JSON.stringify(scope)} must be a variable name such as "GITHUB_TOKEN"`,
     covers: sameScope,
     text: (scope) => `Read the environment variable ${scope ?? '(unnamed)'} (the app asks you for its value)`,
     risk: () => 'medium',

@@ -68,7 +68,11 @@ export interface CatalogueIdentity {
 }
 
 /** Verifies a downloaded catalogue (its bytes or its parsed envelope) in the order listed above. */
-export function verifyCatalogue(envelope: Uint8Array | unknown, rootKeys: readonly RootKey[], state: CatalogueState = {}): VerifiedCatalogue {
+export function verifyCatalogue(
+  envelope: Uint8Array | unknown,
+  rootKeys: readonly RootKey[],
+  state: CatalogueState = {},
+): VerifiedCatalogue {
   const parsed = envelope instanceof Uint8Array ? parseCatalogueBytes(envelope) : envelope;
   const { payload: signedPayload, signedBy } = checkCatalogueSignature(parsed, rootKeys);
   const payload = checkCataloguePayload(signedPayload);
@@ -92,14 +96,20 @@ export function parseCatalogueBytes(bytes: Uint8Array): unknown {
   try {
     return parseStrictJson(bytes, 'The catalogue');
   } catch (error) {
-    throw new AdcapError('E_CATALOG', `The catalogue is not valid JSON (${(error as Error).message}); the registry or a mirror is broken or hostile.`, {
-      cause: error,
-    });
+    throw new AdcapError(
+      'E_CATALOG',
+      `The catalogue is not valid JSON (${(error as Error).message}); the registry or a mirror is broken or hostile.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
 export function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
-  return rootKeys.map((key) => (typeof key === 'string' ? trustedKeyFromPublicKey(key) : trustedKeyFromPublicKey(key.publicKey, key.status)));
+  return rootKeys.map((key) =>
+    typeof key === 'string' ? trustedKeyFromPublicKey(key) : trustedKeyFromPublicKey(key.publicKey, key.status),
+  );
 }
 
 /**
@@ -109,7 +119,10 @@ export function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
  */
 export function checkCatalogueSignature(envelope: unknown, rootKeys: readonly RootKey[]): { payload: unknown; signedBy: string[] } {
   if (rootKeys.length === 0) {
-    throw new AdcapError('E_CATALOG', 'No root key is pinned for this remote; add it again with --root-key <base64> from the registry operator.');
+    throw new AdcapError(
+      'E_CATALOG',
+      'No root key is pinned for this remote; add it again with --root-key <base64> from the registry operator.',
+    );
   }
   try {
     return verifyEnvelope<unknown>(envelope, CATALOG_CONTEXT, normalizeRootKeys(rootKeys));
@@ -144,13 +157,21 @@ export function checkCataloguePayload(value: unknown): CataloguePayload {
   // The schema's date-time format admits a leap second, which Date.parse does not: an instant
   // that parses to NaN would slip past the freshness check.
   if (Number.isNaN(Date.parse(payload.generatedAt))) {
-    throw catalogError({ pointer: '/generatedAt', keyword: 'format', text: '/generatedAt must be a UTC date-time such as 2026-11-30T12:00:00Z (format)' });
+    throw catalogError({
+      pointer: '/generatedAt',
+      keyword: 'format',
+      text: '/generatedAt must be a UTC date-time such as 2026-11-30T12:00:00Z (format)',
+    });
   }
   for (const [id, publisher] of Object.entries(payload.publishers)) {
     publisher.keys.forEach((key, index) => {
       if (!keyMatches(key)) {
         const pointer = `/publishers/${id}/keys/${index}/publicKey`;
-        throw catalogError({ pointer, keyword: 'keyId', text: `${pointer} must be the base64 Ed25519 public key whose SHA-256 is keyId (keyId)` });
+        throw catalogError({
+          pointer,
+          keyword: 'keyId',
+          text: `${pointer} must be the base64 Ed25519 public key whose SHA-256 is keyId (keyId)`,
+        });
       }
     });
   }

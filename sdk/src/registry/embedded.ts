@@ -74,7 +74,10 @@ export async function loadEmbeddedRemote(env: Readonly<Record<string, string | u
     const file = (await isDirectory(fromEnv)) ? join(fromEnv, EMBEDDED_REMOTE_FILE) : resolve(fromEnv);
     const remote = await readEmbeddedRemote(file);
     if (remote === null) {
-      throw new AdcapError('E_NOT_FOUND', `${EMBEDDED_REGISTRY_ENV} names ${file}, which does not exist; point it at an embedded-remote.json written by "npm run examples", or unset it.`);
+      throw new AdcapError(
+        'E_NOT_FOUND',
+        `${EMBEDDED_REGISTRY_ENV} names ${file}, which does not exist; point it at an embedded-remote.json written by "npm run examples", or unset it.`,
+      );
     }
     return remote;
   }

@@ -14,14 +14,20 @@ export { isIdPart };
 export function parseCapabilityId(id: string): { publisher: string; name: string } {
   const parts = splitCapabilityId(id);
   if (parts === null) {
-    throw new AdcapError('E_USAGE', `"${id}" is not a capability id; use publisher/name with lowercase letters, digits and single hyphens.`);
+    throw new AdcapError(
+      'E_USAGE',
+      `"${id}" is not a capability id; use publisher/name with lowercase letters, digits and single hyphens.`,
+    );
   }
   return parts;
 }
 
 export function assertPublisherId(publisher: string): void {
   if (!isIdPart(publisher)) {
-    throw new AdcapError('E_USAGE', `"${publisher}" is not a publisher id; use lowercase letters, digits and single hyphens (1-64 characters).`);
+    throw new AdcapError(
+      'E_USAGE',
+      `"${publisher}" is not a publisher id; use lowercase letters, digits and single hyphens (1-64 characters).`,
+    );
   }
 }
 

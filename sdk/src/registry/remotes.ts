@@ -52,7 +52,10 @@ export function configLockPath(home: string): string {
 
 export function assertRemoteName(name: string): void {
   if (!REMOTE_NAME.test(name) || name.includes('..')) {
-    throw new AdcapError('E_USAGE', `"${name}" is not a usable remote name; use lowercase letters, digits, ".", "_" and "-" (up to 64 characters).`);
+    throw new AdcapError(
+      'E_USAGE',
+      `"${name}" is not a usable remote name; use lowercase letters, digits, ".", "_" and "-" (up to 64 characters).`,
+    );
   }
 }
 
@@ -64,7 +67,10 @@ export function assertRemoteName(name: string): void {
 export function normalizeRemoteUrl(url: string): string {
   const parsed = checkUrlAllowed(url);
   if (parsed.search !== '' || parsed.hash !== '') {
-    throw new AdcapError('E_USAGE', `The remote URL ${parsed.href} has a query or fragment; give the plain URL of the registry's v1/ folder.`);
+    throw new AdcapError(
+      'E_USAGE',
+      `The remote URL ${parsed.href} has a query or fragment; give the plain URL of the registry's v1/ folder.`,
+    );
   }
   if (parsed.pathname.endsWith('/catalog.json')) parsed.pathname = parsed.pathname.slice(0, -'catalog.json'.length);
   if (!parsed.pathname.endsWith('/')) parsed.pathname += '/';
@@ -91,8 +97,15 @@ export function checkRemoteConfig(value: unknown, where: string): RemoteConfig {
   if (minSequence !== undefined && (typeof minSequence !== 'number' || !Number.isSafeInteger(minSequence) || minSequence < 0)) {
     throw new AdcapError('E_USAGE', `Remote "${name}" has a minSequence that is not a non-negative integer; fix it in config.json.`);
   }
-  if (maxCatalogAgeMs !== undefined && maxCatalogAgeMs !== null && (typeof maxCatalogAgeMs !== 'number' || !Number.isSafeInteger(maxCatalogAgeMs) || maxCatalogAgeMs <= 0)) {
-    throw new AdcapError('E_USAGE', `Remote "${name}" has a maxCatalogAgeMs that is neither null nor a positive integer of milliseconds; fix it in config.json.`);
+  if (
+    maxCatalogAgeMs !== undefined &&
+    maxCatalogAgeMs !== null &&
+    (typeof maxCatalogAgeMs !== 'number' || !Number.isSafeInteger(maxCatalogAgeMs) || maxCatalogAgeMs <= 0)
+  ) {
+    throw new AdcapError(
+      'E_USAGE',
+      `Remote "${name}" has a maxCatalogAgeMs that is neither null nor a positive integer of milliseconds; fix it in config.json.`,
+    );
   }
   const remote: RemoteConfig = { name, url: normalizeRemoteUrl(url), rootKeys: [...(rootKeys as string[])] };
   if (minSequence !== undefined) remote.minSequence = minSequence;
@@ -113,7 +126,9 @@ export async function readHomeConfig(home: string): Promise<HomeConfig> {
   try {
     value = parseStrictJson(bytes, `${configPath(home)}`);
   } catch (error) {
-    throw new AdcapError('E_USAGE', `${configPath(home)} is not valid JSON (${(error as Error).message}); fix or remove it.`, { cause: error });
+    throw new AdcapError('E_USAGE', `${configPath(home)} is not valid JSON (${(error as Error).message}); fix or remove it.`, {
+      cause: error,
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AdcapError('E_USAGE', `${configPath(home)} is not a JSON object; fix or remove it.`);
@@ -155,11 +170,17 @@ export async function getRemote(home: string, name: string): Promise<RemoteConfi
 }
 
 /** Adds a remote; an existing name is refused so a pinned key is never replaced by accident. */
-export async function addRemote(home: string, input: { name: string; url: string; rootKeys: string[]; minSequence?: number }): Promise<RemoteConfig> {
+export async function addRemote(
+  home: string,
+  input: { name: string; url: string; rootKeys: string[]; minSequence?: number },
+): Promise<RemoteConfig> {
   const remote = checkRemoteConfig(input, `The remote "${input.name}"`);
   await updateHomeConfig(home, (config) => {
     if (config.remotes.some((r) => r.name === remote.name)) {
-      throw new AdcapError('E_USAGE', `A remote named "${remote.name}" already exists; remove it first with "adcap remote remove ${remote.name}".`);
+      throw new AdcapError(
+        'E_USAGE',
+        `A remote named "${remote.name}" already exists; remove it first with "adcap remote remove ${remote.name}".`,
+      );
     }
     config.remotes.push(remote);
   });
@@ -172,7 +193,8 @@ export async function removeRemote(home: string, name: string): Promise<void> {
   await updateHomeConfig(home, (config) => {
     const before = config.remotes.length;
     config.remotes = config.remotes.filter((r) => r.name !== name);
-    if (config.remotes.length === before) throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; list them with "adcap remote list".`);
+    if (config.remotes.length === before)
+      throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; list them with "adcap remote list".`);
   });
   await rm(remoteStateDir(home, name), { recursive: true, force: true });
 }

@@ -71,9 +71,15 @@ function validatorFor<K extends RegistryDocumentKind>(kind: K): ValidateFunction
  * what `refuse` makes of the first problem, whose `text` names the JSON pointer, what is wrong in
  * plain words and the failed keyword, e.g. `/capabilities/acme~1pdf/tier must be "free" or "pro" (enum)`.
  */
-export function checkRegistryDocument<K extends RegistryDocumentKind>(kind: K, value: unknown, refuse: (problem: SchemaProblem) => Error): RegistryDocuments[K] {
+export function checkRegistryDocument<K extends RegistryDocumentKind>(
+  kind: K,
+  value: unknown,
+  refuse: (problem: SchemaProblem) => Error,
+): RegistryDocuments[K] {
   const validate = validatorFor(kind);
   if (validate(value)) return value;
   const [first] = describeSchemaErrors(validate.errors ?? [], '', { formatDocument: false });
-  throw refuse(first ?? { pointer: '', keyword: 'schema', text: `/ does not match the ${kind} definition of ${REGISTRY_SCHEMA_FILE} (schema)` });
+  throw refuse(
+    first ?? { pointer: '', keyword: 'schema', text: `/ does not match the ${kind} definition of ${REGISTRY_SCHEMA_FILE} (schema)` },
+  );
 }

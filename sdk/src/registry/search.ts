@@ -67,7 +67,10 @@ interface IndexedCapability {
 }
 
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((token) => token.length > 0);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((token) => token.length > 0);
 }
 
 function compareCodeUnits(a: string, b: string): number {
@@ -79,7 +82,10 @@ function compareCodeUnits(a: string, b: string): number {
  * non-deprecated first, then id by code unit. `Arcotheon.search` (and so `adcap search` and the
  * desktop app) and SearchIndex use it.
  */
-export function compareSearchHits(a: Pick<SearchHit, 'score' | 'deprecated' | 'id'>, b: Pick<SearchHit, 'score' | 'deprecated' | 'id'>): number {
+export function compareSearchHits(
+  a: Pick<SearchHit, 'score' | 'deprecated' | 'id'>,
+  b: Pick<SearchHit, 'score' | 'deprecated' | 'id'>,
+): number {
   return b.score - a.score || Number(a.deprecated) - Number(b.deprecated) || compareCodeUnits(a.id, b.id);
 }
 
@@ -103,7 +109,12 @@ export class SearchIndex {
           nameTokens: tokenize(capability.name),
           summaryTokens: tokenize(capability.summary),
           keywords: capability.keywords.map((k) => k.toLowerCase()),
-          text: [id.toLowerCase(), capability.name.toLowerCase(), capability.summary.toLowerCase(), ...capability.keywords.map((k) => k.toLowerCase())].join('\n'),
+          text: [
+            id.toLowerCase(),
+            capability.name.toLowerCase(),
+            capability.summary.toLowerCase(),
+            ...capability.keywords.map((k) => k.toLowerCase()),
+          ].join('\n'),
         };
       });
   }

@@ -36,8 +36,7 @@ export function explainClash(universe: Universe, clash: Clash): Explanation | nu
   const book = universe.book;
   const pins = new Set(requirements.map((r) => book.exactPin(r.range)).filter((p) => p !== null));
   const usable = versions.filter((c) => c.excluded === undefined && (!c.needsPin || pins.has(c.norm)));
-  const fits = (subset: readonly Requirement[]): boolean =>
-    usable.some((c) => subset.every((r) => book.satisfies(c.version, r.range)));
+  const fits = (subset: readonly Requirement[]): boolean => usable.some((c) => subset.every((r) => book.satisfies(c.version, r.range)));
   const details = (subset: readonly Requirement[]): Record<string, unknown> => ({
     target,
     constraints: subset.map((r) => ({
@@ -96,9 +95,7 @@ function phrase(universe: Universe, target: string, r: Requirement): string {
 function ownerVersions(universe: Universe, owner: string, version: string | undefined, target: string, range: string): string {
   const book = universe.book;
   const asked = universe.request.roots.filter((r) => r.id === owner);
-  const list = universe
-    .versions(owner)
-    .filter((c) => c.excluded === undefined && asked.every((r) => book.satisfies(c.version, r.range)));
+  const list = universe.versions(owner).filter((c) => c.excluded === undefined && asked.every((r) => book.satisfies(c.version, r.range)));
   const at = list.findIndex((c) => c.version === version);
   if (at < 0) return version ?? '';
   let hi = at;

@@ -52,24 +52,29 @@ export class AuditLog {
   /** Appends one event under the audit lock; returns the line as written. */
   async append(event: AuditEvent, now: Date = new Date()): Promise<AuditLine> {
     await mkdir(this.dir, { recursive: true });
-    return withLock(join(this.dir, '.lock'), 'audit append', async () => {
-      const head = await this.readHead();
-      const line: AuditLine = { ...event, seq: head.seq + 1, time: now.toISOString(), prev: head.hash };
-      const text = canonicalJson(line);
-      // Never an earlier file than the last line's, even if the clock went back: the chain is read
-      // in file-name order.
-      const month = `${now.toISOString().slice(0, 7)}.jsonl`;
-      const file = head.file !== '' && head.file > month ? head.file : month;
-      const handle = await open(join(this.dir, file), 'a');
-      try {
-        await handle.appendFile(`${text}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await writeJsonAtomic(this.headFile, { seq: line.seq, hash: sha256Hex(text), file } satisfies AuditHead);
-      return line;
-    }, { what: 'The audit log' });
+    return withLock(
+      join(this.dir, '.lock'),
+      'audit append',
+      async () => {
+        const head = await this.readHead();
+        const line: AuditLine = { ...event, seq: head.seq + 1, time: now.toISOString(), prev: head.hash };
+        const text = canonicalJson(line);
+        // Never an earlier file than the last line's, even if the clock went back: the chain is read
+        // in file-name order.
+        const month = `${now.toISOString().slice(0, 7)}.jsonl`;
+        const file = head.file !== '' && head.file > month ? head.file : month;
+        const handle = await open(join(this.dir, file), 'a');
+        try {
+          await handle.appendFile(`${text}\n`);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await writeJsonAtomic(this.headFile, { seq: line.seq, hash: sha256Hex(text), file } satisfies AuditHead);
+        return line;
+      },
+      { what: 'The audit log' },
+    );
   }
 
   private async readHead(): Promise<AuditHead> {
@@ -143,7 +148,9 @@ export class AuditLog {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     if (head !== null && (head.seq !== expectedSeq - 1 || head.hash !== expectedPrev)) {
-      throw tampered(`the log ends at line ${expectedSeq - 1} but its head records ${head.seq} lines, so lines were removed from the end or the head was edited`);
+      throw tampered(
+        `the log ends at line ${expectedSeq - 1} but its head records ${head.seq} lines, so lines were removed from the end or the head was edited`,
+      );
     }
     return { lines: lines.length, head: expectedPrev };
   }
@@ -174,9 +181,10 @@ function sortedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => sortedJson(v === undefined ? null : v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(record[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
-

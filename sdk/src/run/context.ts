@@ -86,7 +86,10 @@ export async function materializeToolResources(
     const resource = (manifest.resources ?? []).find((r) => r.id === rid);
     if (resource === undefined) {
       // validateManifest refuses this (spec §3.2), so only a damaged install gets here.
-      throw new AdcapError('E_SEMANTIC', `The tool ${tool.name} uses resource "${rid}", which ${manifest.id} does not declare; reinstall it.`);
+      throw new AdcapError(
+        'E_SEMANTIC',
+        `The tool ${tool.name} uses resource "${rid}", which ${manifest.id} does not declare; reinstall it.`,
+      );
     }
     resources.push(resource);
     paths[rid] = await materializeResource(arc.cache, resource, {
@@ -108,7 +111,11 @@ export async function dependencyDirs(arc: RunContext, manifest: Manifest): Promi
       out[dep] = await arc.installedDir(dep);
     } catch (error) {
       if (isAdcapError(error, 'E_NOT_INSTALLED')) {
-        throw new AdcapError('E_NOT_INSTALLED', `${manifest.id} needs ${dep}, which is not installed; run "adcap doctor --fix" or install ${dep}.`, { cause: error });
+        throw new AdcapError(
+          'E_NOT_INSTALLED',
+          `${manifest.id} needs ${dep}, which is not installed; run "adcap doctor --fix" or install ${dep}.`,
+          { cause: error },
+        );
       }
       throw error;
     }

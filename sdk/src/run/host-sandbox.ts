@@ -19,15 +19,23 @@ import { callHost } from '../util/host-call.js';
 export async function chooseSandbox(arc: Pick<RunContext, 'sandboxChoice'>, id: string): Promise<Sandbox> {
   const choice = arc.sandboxChoice;
   const optOut = choice.optOut;
-  const optedOut = typeof optOut === 'function' ? (await callHost('sandbox.optOut', () => optOut(id))) === true : (optOut ?? []).includes(id);
+  const optedOut =
+    typeof optOut === 'function' ? (await callHost('sandbox.optOut', () => optOut(id))) === true : (optOut ?? []).includes(id);
   if (optedOut) return new NoSandbox();
   const use = choice.use;
   if (use !== undefined) {
-    const works = use.available === undefined ? true : await callHost(`sandbox "${String(use.name)}" available()`, () => (use.available as () => boolean | Promise<boolean>).call(use));
+    const works =
+      use.available === undefined
+        ? true
+        : await callHost(`sandbox "${String(use.name)}" available()`, () => (use.available as () => boolean | Promise<boolean>).call(use));
     if (works !== true) {
-      throw new AdcapError('E_SANDBOX_UNAVAILABLE', `The sandbox "${String(use.name)}" the host chose does not work on this computer, so tools cannot run; fix it or choose another.`, {
-        details: { sandbox: String(use.name) },
-      });
+      throw new AdcapError(
+        'E_SANDBOX_UNAVAILABLE',
+        `The sandbox "${String(use.name)}" the host chose does not work on this computer, so tools cannot run; fix it or choose another.`,
+        {
+          details: { sandbox: String(use.name) },
+        },
+      );
     }
     return use;
   }
@@ -39,9 +47,13 @@ export async function wrapChecked(sandbox: Sandbox, spec: SandboxSpec): Promise<
   const name = String(sandbox.name);
   const value: unknown = await callHost(`sandbox "${name}" wrap()`, () => sandbox.wrap(spec));
   const wrong = (problem: string): AdcapError =>
-    new AdcapError('E_HOST_CALLBACK', `The sandbox "${name}" returned an unusable command from wrap(): ${problem}. Tools cannot run until the host fixes it.`, {
-      details: { callback: 'sandbox.wrap', sandbox: name },
-    });
+    new AdcapError(
+      'E_HOST_CALLBACK',
+      `The sandbox "${name}" returned an unusable command from wrap(): ${problem}. Tools cannot run until the host fixes it.`,
+      {
+        details: { callback: 'sandbox.wrap', sandbox: name },
+      },
+    );
   if (typeof value !== 'object' || value === null) throw wrong('it must return { command, args, env, cleanup? }');
   const w = value as Record<string, unknown>;
   if (typeof w.command !== 'string' || w.command === '') throw wrong('"command" must be a non-empty string');
@@ -50,12 +62,16 @@ export async function wrapChecked(sandbox: Sandbox, spec: SandboxSpec): Promise<
     throw wrong('"env" must be the complete environment for the tool (an object of strings); the SDK never adds its own');
   }
   for (const [key, val] of Object.entries(w.env)) {
-    if (typeof val !== 'string' || key === '' || key.includes('=') || key.includes('\0') || val.includes('\0')) throw wrong(`"env" has an entry ${JSON.stringify(key)} that is not a NAME=string pair`);
+    if (typeof val !== 'string' || key === '' || key.includes('=') || key.includes('\0') || val.includes('\0'))
+      throw wrong(`"env" has an entry ${JSON.stringify(key)} that is not a NAME=string pair`);
   }
   if (w.cwd !== undefined && (typeof w.cwd !== 'string' || w.cwd === '')) throw wrong('"cwd" must be a path');
   // 'ignore' keeps a descriptor number free (the SDK's bubblewrap uses it to line up descriptors it
   // closes before the tool starts).
-  if (w.stdioExtra !== undefined && (!Array.isArray(w.stdioExtra) || !w.stdioExtra.every((fd) => fd === 'ignore' || (Number.isSafeInteger(fd) && (fd as number) >= 0)))) {
+  if (
+    w.stdioExtra !== undefined &&
+    (!Array.isArray(w.stdioExtra) || !w.stdioExtra.every((fd) => fd === 'ignore' || (Number.isSafeInteger(fd) && (fd as number) >= 0)))
+  ) {
     throw wrong('"stdioExtra" must be an array of open file descriptors (or "ignore")');
   }
   if (w.cleanup !== undefined && typeof w.cleanup !== 'function') throw wrong('"cleanup" must be a function');

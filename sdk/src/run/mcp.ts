@@ -12,7 +12,13 @@
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
@@ -74,7 +80,8 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
         description: `${tool.description} (${id}@${state.active})`,
         inputSchema,
       };
-      if (tool.outputSchema !== undefined && tool.outputSchema['type'] === 'object') mcp.outputSchema = tool.outputSchema as McpTool['outputSchema'];
+      if (tool.outputSchema !== undefined && tool.outputSchema['type'] === 'object')
+        mcp.outputSchema = tool.outputSchema as McpTool['outputSchema'];
       out.push({ id, tool, mcp });
     }
   }
@@ -88,14 +95,18 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
 export async function mcpServe(arc: RunContext, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability to serve over MCP.');
   for (const id of ids) await arc.state(id); // E_NOT_INSTALLED up front, not at the first request
-  const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
+  const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, {
+    capabilities: { tools: { listChanged: false } },
+  });
   server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await grantedMcpTools(arc, ids)).map((e) => e.mcp) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const exposed = (await grantedMcpTools(arc, ids)).find((e) => e.mcp.name === request.params.name);
     if (exposed === undefined) {
       const disabled = await disabledOwner(arc, ids, request.params.name);
       if (disabled !== null) return errorResult(disabled);
-      return errorResult(new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`));
+      return errorResult(
+        new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`),
+      );
     }
     try {
       const result = await runTool(arc, exposed.id, exposed.tool.name, request.params.arguments ?? {}, {

@@ -32,10 +32,7 @@ export interface CallMessage {
   context: ToolContext;
 }
 
-export type ToolMessage =
-  | { type: 'result'; output: Record<string, unknown> }
-  | { type: 'error'; message: string }
-  | ShardRequestMessage;
+export type ToolMessage = { type: 'result'; output: Record<string, unknown> } | { type: 'error'; message: string } | ShardRequestMessage;
 
 /** One message as the line the other side reads. */
 export function encodeMessage(message: CallMessage | ShardResultMessage): string {
@@ -47,9 +44,13 @@ const MAX_ERROR_MESSAGE = 4000;
 
 function protocolError(problem: string, line: string): AdcapError {
   const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
-  return new AdcapError('E_PROTOCOL', `The tool broke the wire protocol (spec §7): ${problem}; it must write one JSON message per line on stdout and its logs on stderr.`, {
-    details: { line: shown },
-  });
+  return new AdcapError(
+    'E_PROTOCOL',
+    `The tool broke the wire protocol (spec §7): ${problem}; it must write one JSON message per line on stdout and its logs on stderr.`,
+    {
+      details: { line: shown },
+    },
+  );
 }
 
 /** Decodes one stdout line of a tool (without its newline). Anything unexpected is E_PROTOCOL. */
@@ -76,10 +77,14 @@ export function parseToolLine(line: string): ToolMessage {
       return { type: 'error', message: text.length > MAX_ERROR_MESSAGE ? `${text.slice(0, MAX_ERROR_MESSAGE)}…` : text };
     }
     case 'shard':
-      if (!isShardRequest(message)) throw protocolError('a "shard" message needs an integer "reqId" and string "resource" and "path"', line);
+      if (!isShardRequest(message))
+        throw protocolError('a "shard" message needs an integer "reqId" and string "resource" and "path"', line);
       return message;
     default:
-      throw protocolError(`the message type ${JSON.stringify(message['type'] ?? null)} is unknown (expected "result", "error" or "shard")`, line);
+      throw protocolError(
+        `the message type ${JSON.stringify(message['type'] ?? null)} is unknown (expected "result", "error" or "shard")`,
+        line,
+      );
   }
 }
 

@@ -85,7 +85,13 @@ export interface ToolRunResult {
  * E_OUTPUT_LIMIT, E_PROTOCOL, E_TOOL, E_OUTPUT, ...). Errors raised after the tool started carry
  * `details.stderr` (the captured tail).
  */
-export async function runTool(arc: RunContext, id: string, toolName: string, input: unknown, options: RunToolOptions = {}): Promise<ToolRunResult> {
+export async function runTool(
+  arc: RunContext,
+  id: string,
+  toolName: string,
+  input: unknown,
+  options: RunToolOptions = {},
+): Promise<ToolRunResult> {
   const started = Date.now();
   const state = await arc.state(id);
   const version = state.active;
@@ -103,7 +109,8 @@ export async function runTool(arc: RunContext, id: string, toolName: string, inp
   // signal fired as E_CANCELLED, whatever else failed because of it (issue 12 item 4).
   const progress = new GuardedListener<RunProgress>('onProgress', options.onProgress);
   try {
-    if (options.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
+    if (options.signal?.aborted === true)
+      throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
     // Issue 11, item 11: the installed manifest must still be the one verified at install time
     // (spec §4: the package's identity is its manifest digest); a tool that rewrote its own
     // manifest or tools does not run.
@@ -120,7 +127,10 @@ export async function runTool(arc: RunContext, id: string, toolName: string, inp
     else guarded.onProgress = progress.fn;
     result = await execute(arc, { id, version, state, manifest, tool, input, options: guarded, started, grantsUsed });
   } catch (error) {
-    failure = asAdcapError(explainCancel(progress.explain(error), options.signal, `The run of ${id} ${toolName}`), `Running ${id} ${toolName} failed`);
+    failure = asAdcapError(
+      explainCancel(progress.explain(error), options.signal, `The run of ${id} ${toolName}`),
+      `Running ${id} ${toolName} failed`,
+    );
   }
   // Audit every attempt, refused ones included (issue 6 "Audit log").
   await new AuditLog(arc.home.auditDir).append({
@@ -165,9 +175,13 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   // spec §13: revoked versions never run.
   const revoked = await revocationReason(arc, id, state);
   if (revoked !== null) {
-    throw new AdcapError('E_REVOKED', `${id}@${version} was revoked by its registry (${revoked}), so its tools do not run; update it ("adcap update ${id}") or uninstall it.`, {
-      details: { id, version, reason: revoked },
-    });
+    throw new AdcapError(
+      'E_REVOKED',
+      `${id}@${version} was revoked by its registry (${revoked}), so its tools do not run; update it ("adcap update ${id}") or uninstall it.`,
+      {
+        details: { id, version, reason: revoked },
+      },
+    );
   }
 
   // Host contract "Free and Pro": the SDK trusts the host's tier check, before each run.
@@ -178,14 +192,26 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   if (checkTier !== undefined) {
     const allowed: unknown = await callHost('checkTier', () => checkTier({ id, version, tier }));
     if (typeof allowed !== 'boolean') {
-      throw new AdcapError('E_HOST_CALLBACK', `The host's checkTier callback answered ${allowed === null ? 'null' : typeof allowed} for ${id}; it must return true or false (or a promise of one).`, {
-        details: { callback: 'checkTier' },
-      });
+      throw new AdcapError(
+        'E_HOST_CALLBACK',
+        `The host's checkTier callback answered ${allowed === null ? 'null' : typeof allowed} for ${id}; it must return true or false (or a promise of one).`,
+        {
+          details: { callback: 'checkTier' },
+        },
+      );
     }
     if (!allowed) {
       throw tier === 'pro'
-        ? new AdcapError('E_ENTITLEMENT', `${id} is a Pro capability and this host's plan does not include it; upgrade to Pro to run ${tool.name}.`, { details: { id, tier } })
-        : new AdcapError('E_ENTITLEMENT', `The host does not allow running ${id} (tier ${tier}) for this user right now; check the host's plan or settings.`, { details: { id, tier } });
+        ? new AdcapError(
+            'E_ENTITLEMENT',
+            `${id} is a Pro capability and this host's plan does not include it; upgrade to Pro to run ${tool.name}.`,
+            { details: { id, tier } },
+          )
+        : new AdcapError(
+            'E_ENTITLEMENT',
+            `The host does not allow running ${id} (tier ${tier}) for this user right now; check the host's plan or settings.`,
+            { details: { id, tier } },
+          );
     }
   }
 
@@ -246,7 +272,10 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     const env =
       options.secrets === undefined
         ? Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
-        : { ...(process.env.LANG === undefined ? {} : { LANG: process.env.LANG }), ...(await secretEnv(options.secrets, { capability: id, version, tool: tool.name }, envReadVariables(declared))) };
+        : {
+            ...(process.env.LANG === undefined ? {} : { LANG: process.env.LANG }),
+            ...(await secretEnv(options.secrets, { capability: id, version, tool: tool.name }, envReadVariables(declared))),
+          };
     wrapped = await wrapChecked(sandbox, {
       command: launch.command,
       args: launch.args,
@@ -306,7 +335,9 @@ async function checkWorkspace(workspace: string | null): Promise<string | null> 
   const absolute = path.resolve(workspace);
   const info = await stat(absolute).catch(() => null);
   if (info === null || !info.isDirectory()) {
-    throw new AdcapError('E_IO', `The workspace ${absolute} is not an existing folder; choose an existing folder for this run.`, { details: { path: absolute } });
+    throw new AdcapError('E_IO', `The workspace ${absolute} is not an existing folder; choose an existing folder for this run.`, {
+      details: { path: absolute },
+    });
   }
   return realpath(absolute);
 }
@@ -354,7 +385,11 @@ type Final = { kind: 'result'; output: Record<string, unknown> } | { kind: 'erro
  * group; under bubblewrap, killing bwrap also kills the sandbox's PID namespace (--die-with-parent),
  * which takes every process inside with it, including ones that started a new session.
  */
-function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): Promise<{ output: Record<string, unknown>; stderr: string }> {
+function driveTool(
+  wrapped: WrappedCommand,
+  callLine: string,
+  o: DriveOptions,
+): Promise<{ output: Record<string, unknown>; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(wrapped.command, wrapped.args, {
       env: wrapped.env,
@@ -393,11 +428,19 @@ function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): 
       killTree();
       maybeFinish();
     };
-    const onAbort = (): void => fail(new AdcapError('E_CANCELLED', `The run of ${o.label} was cancelled (the tool and every process it started were stopped).`));
+    const onAbort = (): void =>
+      fail(new AdcapError('E_CANCELLED', `The run of ${o.label} was cancelled (the tool and every process it started were stopped).`));
 
     timers.push(
       setTimeout(() => {
-        if (final === null) fail(new AdcapError('E_TIMEOUT', `The tool ${o.label} ran longer than its ${o.timeoutMs} ms limit and was stopped (with every process it started).`, { details: { timeoutMs: o.timeoutMs } }));
+        if (final === null)
+          fail(
+            new AdcapError(
+              'E_TIMEOUT',
+              `The tool ${o.label} ran longer than its ${o.timeoutMs} ms limit and was stopped (with every process it started).`,
+              { details: { timeoutMs: o.timeoutMs } },
+            ),
+          );
         else killTree();
       }, o.timeoutMs),
     );
@@ -434,7 +477,11 @@ function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): 
       if (final !== null && final.kind === 'fail') return;
       outBytes += chunk.length;
       if (outBytes > o.outputLimit) {
-        fail(new AdcapError('E_OUTPUT_LIMIT', `The tool ${o.label} wrote more than ${o.outputLimit} bytes of output and was stopped.`, { details: { limit: o.outputLimit } }));
+        fail(
+          new AdcapError('E_OUTPUT_LIMIT', `The tool ${o.label} wrote more than ${o.outputLimit} bytes of output and was stopped.`, {
+            details: { limit: o.outputLimit },
+          }),
+        );
         stdout.destroy();
         return;
       }
@@ -456,7 +503,13 @@ function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): 
       exited = true;
       stdoutClosed = true;
       stderrClosed = true;
-      fail(new AdcapError('E_RUNTIME_UNSUPPORTED', `The tool ${o.label} could not be started (${error.code ?? error.message}); check that its interpreter or sandbox program is installed.`, { cause: error }));
+      fail(
+        new AdcapError(
+          'E_RUNTIME_UNSUPPORTED',
+          `The tool ${o.label} could not be started (${error.code ?? error.message}); check that its interpreter or sandbox program is installed.`,
+          { cause: error },
+        ),
+      );
     });
     child.on('exit', (code, signal) => {
       exited = true;
@@ -495,13 +548,21 @@ function driveTool(wrapped: WrappedCommand, callLine: string, o: DriveOptions): 
         return;
       }
       if (current?.kind === 'error') {
-        reject(new AdcapError('E_TOOL', `The tool ${o.label} reported an error: ${current.message}`, { details: { ...details, toolMessage: current.message } }));
+        reject(
+          new AdcapError('E_TOOL', `The tool ${o.label} reported an error: ${current.message}`, {
+            details: { ...details, toolMessage: current.message },
+          }),
+        );
         return;
       }
       const how = exitSignal !== null ? `was killed by ${exitSignal}` : `exited with code ${String(exitCode)}`;
       const last = lastLines(tail.text);
       reject(
-        new AdcapError('E_TOOL', `The tool ${o.label} ${how} without sending a result${last === '' ? '' : `; its last error output: ${last}`}`, { details }),
+        new AdcapError(
+          'E_TOOL',
+          `The tool ${o.label} ${how} without sending a result${last === '' ? '' : `; its last error output: ${last}`}`,
+          { details },
+        ),
       );
     }
   });
@@ -512,4 +573,3 @@ function lastLines(text: string): string {
   const lines = text.trimEnd().split('\n').slice(-3).join(' | ');
   return lines.length > 500 ? `…${lines.slice(-500)}` : lines;
 }
-

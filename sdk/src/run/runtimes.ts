@@ -16,7 +16,15 @@ import path from 'node:path';
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
 import type { BinaryToolRuntime, InterpreterToolRuntime, Tool } from '../format/manifest-types.js';
-import { classifyRuntime, interpreterOf, isRuntimeType, RUNNABLE_RUNTIMES, RUNTIME_TABLE, type InterpreterRuntime, type RunnableRuntime } from '../format/runtime-table.js';
+import {
+  classifyRuntime,
+  interpreterOf,
+  isRuntimeType,
+  RUNNABLE_RUNTIMES,
+  RUNTIME_TABLE,
+  type InterpreterRuntime,
+  type RunnableRuntime,
+} from '../format/runtime-table.js';
 import { parseVersion } from '../resolve/runtimes.js';
 import { findProgram, SAFE_PATH } from '../sandbox/common.js';
 import { hostPlatform } from '../util/platform.js';
@@ -38,7 +46,6 @@ function runnableList(joiner: 'and' | 'or'): string {
   return `${RUNNABLE_RUNTIMES.slice(0, -1).join(', ')} ${joiner} ${RUNNABLE_RUNTIMES[RUNNABLE_RUNTIMES.length - 1] ?? ''}`;
 }
 
-
 /**
  * Refuses what cannot run here before anything starts: reserved runtime types and `tool.platforms`
  * that exclude this host. Cheap and synchronous, so callers (the MCP listing) can filter with it.
@@ -46,9 +53,13 @@ function runnableList(joiner: 'and' | 'or'): string {
 export function runtimeProblem(tool: Tool, platform: string = hostPlatform()): AdcapError | null {
   const type: unknown = tool.runtime.type;
   if (!isRuntimeType(type)) {
-    return new AdcapError('E_RUNTIME_UNSUPPORTED', `The tool ${tool.name} uses the unknown runtime "${String(type)}"; this host runs ${runnableList('and')} tools.`, {
-      details: { runtime: type },
-    });
+    return new AdcapError(
+      'E_RUNTIME_UNSUPPORTED',
+      `The tool ${tool.name} uses the unknown runtime "${String(type)}"; this host runs ${runnableList('and')} tools.`,
+      {
+        details: { runtime: type },
+      },
+    );
   }
   if (RUNTIME_TABLE[type].kind === 'reserved') {
     return new AdcapError(
@@ -58,9 +69,13 @@ export function runtimeProblem(tool: Tool, platform: string = hostPlatform()): A
     );
   }
   if (tool.platforms !== undefined && !tool.platforms.includes('any') && !tool.platforms.includes(platform)) {
-    return new AdcapError('E_INCOMPATIBLE', `The tool ${tool.name} runs only on ${tool.platforms.join(', ')}, and this computer is ${platform}.`, {
-      details: { platforms: tool.platforms, platform },
-    });
+    return new AdcapError(
+      'E_INCOMPATIBLE',
+      `The tool ${tool.name} runs only on ${tool.platforms.join(', ')}, and this computer is ${platform}.`,
+      {
+        details: { platforms: tool.platforms, platform },
+      },
+    );
   }
   return null;
 }
@@ -79,7 +94,11 @@ function probeInterpreter(command: string, runtime: InterpreterRuntime): Promise
       execFile(command, [...interpreterOf(runtime).probeArgs], { timeout: 10_000, windowsHide: true }, (error, stdout) => {
         const [executable, versionText] = String(stdout).trim().split('\n');
         const version = versionText === undefined ? undefined : parseVersion(versionText);
-        resolve(error === null && executable !== undefined && path.isAbsolute(executable) && version !== undefined ? { command: executable, version } : undefined);
+        resolve(
+          error === null && executable !== undefined && path.isAbsolute(executable) && version !== undefined
+            ? { command: executable, version }
+            : undefined,
+        );
       });
     });
     probeCache.set(key, cached);
@@ -91,9 +110,13 @@ function probeInterpreter(command: string, runtime: InterpreterRuntime): Promise
  * The interpreter for `runtime`: the one the host named, else (for node, outside Electron) the
  * process running the SDK, else the table's program on PATH.
  */
-async function findInterpreter(runtime: InterpreterRuntime, given: string | undefined): Promise<{ command: string; version: string | undefined }> {
+async function findInterpreter(
+  runtime: InterpreterRuntime,
+  given: string | undefined,
+): Promise<{ command: string; version: string | undefined }> {
   const kind = interpreterOf(runtime);
-  if (given === undefined && kind.self && process.versions.electron === undefined) return { command: process.execPath, version: process.versions.node };
+  if (given === undefined && kind.self && process.versions.electron === undefined)
+    return { command: process.execPath, version: process.versions.node };
   const found = given ?? findProgram(kind.program, process.env.PATH ?? SAFE_PATH);
   if (found === null) return { command: '', version: undefined };
   return (await probeInterpreter(found, runtime)) ?? { command: found, version: undefined };
@@ -104,7 +127,11 @@ async function findInterpreter(runtime: InterpreterRuntime, given: string | unde
  * E_RUNTIME_UNSUPPORTED (reserved type, missing interpreter, `runtime.version` not satisfied,
  * naming the version found), E_INCOMPATIBLE (platform), E_MISSING (entry not on disk).
  */
-export async function resolveLaunch(tool: Tool, dir: string, options: { platform?: string; interpreters?: Interpreters } = {}): Promise<Launch> {
+export async function resolveLaunch(
+  tool: Tool,
+  dir: string,
+  options: { platform?: string; interpreters?: Interpreters } = {},
+): Promise<Launch> {
   const platform = options.platform ?? hostPlatform();
   const problem = runtimeProblem(tool, platform);
   if (problem !== null) throw problem;
@@ -123,22 +150,35 @@ async function launchBinary(tool: Tool, runtime: BinaryToolRuntime, dir: string,
   const entries: Record<string, string> = runtime.entries;
   const entry = entries[platform];
   if (entry === undefined) {
-    throw new AdcapError('E_INCOMPATIBLE', `The tool ${tool.name} ships binaries for ${Object.keys(entries).join(', ')}, but none for this computer (${platform}).`, {
-      details: { platform },
-    });
+    throw new AdcapError(
+      'E_INCOMPATIBLE',
+      `The tool ${tool.name} ships binaries for ${Object.keys(entries).join(', ')}, but none for this computer (${platform}).`,
+      {
+        details: { platform },
+      },
+    );
   }
   const file = await entryFile(dir, entry, tool.name);
   try {
     await access(file, constants.X_OK);
   } catch {
-    throw new AdcapError('E_MISSING', `The binary ${entry} of tool ${tool.name} is not executable; the package must mark it executable (run "adcap doctor --fix").`, {
-      details: { path: file },
-    });
+    throw new AdcapError(
+      'E_MISSING',
+      `The binary ${entry} of tool ${tool.name} is not executable; the package must mark it executable (run "adcap doctor --fix").`,
+      {
+        details: { path: file },
+      },
+    );
   }
   return { runtime: runtime.type, command: file, args: [] };
 }
 
-async function launchInterpreter(tool: Tool, runtime: InterpreterToolRuntime, dir: string, interpreters: Interpreters | undefined): Promise<Launch> {
+async function launchInterpreter(
+  tool: Tool,
+  runtime: InterpreterToolRuntime,
+  dir: string,
+  interpreters: Interpreters | undefined,
+): Promise<Launch> {
   const entry = runtime.entry;
   const range = typeof runtime.version === 'string' ? runtime.version : undefined;
   const kind = interpreterOf(runtime.type);
@@ -166,9 +206,13 @@ async function entryFile(dir: string, entry: string, toolName: string): Promise<
   const file = path.join(dir, ...entry.split('/'));
   const info = await stat(file).catch(() => null);
   if (info === null || !info.isFile()) {
-    throw new AdcapError('E_MISSING', `The entry ${entry} of tool ${toolName} is missing from the installed files; run "adcap doctor --fix" to repair the installation.`, {
-      details: { path: file },
-    });
+    throw new AdcapError(
+      'E_MISSING',
+      `The entry ${entry} of tool ${toolName} is missing from the installed files; run "adcap doctor --fix" to repair the installation.`,
+      {
+        details: { path: file },
+      },
+    );
   }
   return file;
 }

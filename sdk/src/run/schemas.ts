@@ -28,7 +28,10 @@ function validatorFor(schema: object, what: string): ValidateFunction {
     const { $id: _ignored, ...rest } = schema as Record<string, unknown>;
     validate = ajv.compile(rest);
   } catch (error) {
-    throw new AdcapError('E_SCHEMA', `${what} cannot be compiled (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the publisher must fix it.`);
+    throw new AdcapError(
+      'E_SCHEMA',
+      `${what} cannot be compiled (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the publisher must fix it.`,
+    );
   }
   if (compiled.size >= MAX_COMPILED) {
     const oldest = compiled.keys().next();
@@ -42,18 +45,32 @@ function validatorFor(schema: object, what: string): ValidateFunction {
  * Throws `code` (E_INPUT or E_OUTPUT) naming the JSON pointer and keyword of the first problems.
  * `what` names the data ("The input of tool x").
  */
-export function assertMatches(schema: object, value: unknown, code: Extract<ErrorCode, 'E_INPUT' | 'E_OUTPUT'>, what: string, schemaName: string): void {
+export function assertMatches(
+  schema: object,
+  value: unknown,
+  code: Extract<ErrorCode, 'E_INPUT' | 'E_OUTPUT'>,
+  what: string,
+  schemaName: string,
+): void {
   const validate = validatorFor(schema, `The ${schemaName} of ${what.replace(/^The (input|output|inputs) of /, '')}`);
   if (validate(value)) return;
   // A publisher's schema, not a format document: no "vendor data belongs under x" advice (issue 12).
   const problems = describeSchemaErrors(validate.errors ?? [], '', { formatDocument: false });
   const first = problems[0];
-  const listed = problems.slice(0, 3).map((p) => p.text).join('; ');
+  const listed = problems
+    .slice(0, 3)
+    .map((p) => p.text)
+    .join('; ');
   const more = problems.length > 3 ? `; and ${problems.length - 3} more` : '';
   const fields = code === 'E_INPUT' ? acceptedFields(schema) : null;
   const accepted = fields === null ? '' : ` ${acceptedFieldsSentence(fields)}`;
   throw new AdcapError(code, `${what} does not match its ${schemaName}: ${listed}${more}.${accepted}`, {
-    details: { pointer: first?.pointer ?? '', keyword: first?.keyword ?? '', problems: problems.slice(0, 3), ...(fields === null ? {} : { accepted: fields }) },
+    details: {
+      pointer: first?.pointer ?? '',
+      keyword: first?.keyword ?? '',
+      problems: problems.slice(0, 3),
+      ...(fields === null ? {} : { accepted: fields }),
+    },
   });
 }
 

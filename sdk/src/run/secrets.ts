@@ -49,7 +49,11 @@ export function envReadVariables(declared: readonly string[]): string[] {
 }
 
 /** The environment for one tool: only its granted variables, each asked of `source`. */
-export async function secretEnv(source: SecretSource, base: Omit<SecretRequest, 'variable'>, variables: readonly string[]): Promise<Record<string, string>> {
+export async function secretEnv(
+  source: SecretSource,
+  base: Omit<SecretRequest, 'variable'>,
+  variables: readonly string[],
+): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const variable of variables) {
     const value = await source({ ...base, variable });
@@ -91,7 +95,8 @@ export class FileSecretStore implements SecretStore {
       throw new AdcapError('E_JSON', `The secrets file ${this.file} is not valid JSON; fix or remove it.`);
     }
     const values = (parsed as { values?: unknown }).values;
-    if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new AdcapError('E_JSON', `The secrets file ${this.file} has no "values" object; fix or remove it.`);
+    if (typeof values !== 'object' || values === null || Array.isArray(values))
+      throw new AdcapError('E_JSON', `The secrets file ${this.file} has no "values" object; fix or remove it.`);
     return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => typeof e[1] === 'string'));
   }
 

@@ -25,7 +25,14 @@ export interface WorkflowStepResult {
 
 export type WorkflowRunResult =
   | { status: 'done'; workflow: string; inputs: Record<string, unknown>; output: Record<string, unknown>; steps: WorkflowStepResult[] }
-  | { status: 'agent'; workflow: string; inputs: Record<string, unknown>; stepId: string; instruction: string; steps: WorkflowStepResult[] };
+  | {
+      status: 'agent';
+      workflow: string;
+      inputs: Record<string, unknown>;
+      stepId: string;
+      instruction: string;
+      steps: WorkflowStepResult[];
+    };
 
 export interface RunWorkflowOptions {
   workspace?: string | null;
@@ -48,13 +55,20 @@ export async function validateInstalledWorkflows(manifest: Manifest, dir: string
 }
 
 /** The validated document of `workflowId` in the active version of `id` (E_NOT_FOUND when absent). */
-export async function loadWorkflow(arc: RunContext, id: string, workflowId: string): Promise<{ manifest: Manifest; version: string; doc: WorkflowDocument }> {
+export async function loadWorkflow(
+  arc: RunContext,
+  id: string,
+  workflowId: string,
+): Promise<{ manifest: Manifest; version: string; doc: WorkflowDocument }> {
   const state = await arc.state(id);
   const manifest = await arc.readInstalledManifest(id, state.active);
   const docs = await validateInstalledWorkflows(manifest, arc.home.versionDir(id, state.active));
   const doc = docs.find((d) => d.id === workflowId);
   if (doc === undefined) {
-    throw new AdcapError('E_NOT_FOUND', `${id}@${state.active} has no workflow "${workflowId}"; its workflows are: ${docs.map((d) => d.id).join(', ') || 'none'}.`);
+    throw new AdcapError(
+      'E_NOT_FOUND',
+      `${id}@${state.active} has no workflow "${workflowId}"; its workflows are: ${docs.map((d) => d.id).join(', ') || 'none'}.`,
+    );
   }
   return { manifest, version: state.active, doc };
 }
@@ -67,7 +81,12 @@ export function resolveInputs(doc: WorkflowDocument, given: unknown): Record<str
   const inputs: Record<string, unknown> = { ...(given as Record<string, unknown>) };
   for (const [name, schema] of Object.entries(doc.inputs?.properties ?? {})) {
     if (!Object.hasOwn(inputs, name) && Object.hasOwn(schema, 'default')) {
-      Object.defineProperty(inputs, name, { value: structuredClone(schema['default']), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(inputs, name, {
+        value: structuredClone(schema['default']),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   if (doc.inputs !== undefined) assertMatches(doc.inputs, inputs, 'E_INPUT', `The inputs of workflow ${doc.id}`, 'inputs schema');
@@ -80,7 +99,13 @@ export function resolveInputs(doc: WorkflowDocument, given: unknown): Record<str
  * tool step rejects with its error (details.step names the step). One audit line is written for
  * the workflow besides the lines of its tool steps.
  */
-export async function runWorkflow(arc: RunContext, id: string, workflowId: string, inputs: unknown, options: RunWorkflowOptions = {}): Promise<WorkflowRunResult> {
+export async function runWorkflow(
+  arc: RunContext,
+  id: string,
+  workflowId: string,
+  inputs: unknown,
+  options: RunWorkflowOptions = {},
+): Promise<WorkflowRunResult> {
   const started = Date.now();
   const { manifest, version, doc } = await loadWorkflow(arc, id, workflowId);
   const state = await arc.state(id);
@@ -101,7 +126,10 @@ export async function runWorkflow(arc: RunContext, id: string, workflowId: strin
     manifestSha256: state.versions[version]?.manifestSha256 ?? manifestDigest(manifest),
     name: workflowId,
     inputSha256: auditDigest(inputs),
-    outputSha256: result === undefined ? null : auditDigest(result.status === 'done' ? result.output : { stepId: result.stepId, instruction: result.instruction }),
+    outputSha256:
+      result === undefined
+        ? null
+        : auditDigest(result.status === 'done' ? result.output : { stepId: result.stepId, instruction: result.instruction }),
     grantsUsed: [...grantsUsed].sort(),
     durationMs: Date.now() - started,
     outcome: failure === undefined ? 'ok' : 'error',
@@ -142,7 +170,10 @@ async function execute(
       });
     } catch (error) {
       const e = asAdcapError(error, `Step ${step.id} failed`);
-      throw new AdcapError(e.code, `Workflow ${doc.id}, step ${step.id}: ${e.message}`, { cause: e.cause, details: { ...e.details, step: step.id } });
+      throw new AdcapError(e.code, `Workflow ${doc.id}, step ${step.id}: ${e.message}`, {
+        cause: e.cause,
+        details: { ...e.details, step: step.id },
+      });
     }
     for (const g of ran.grantsUsed) grantsUsed.add(capability === id ? g : `${capability} ${g}`);
     scope.steps[step.id] = { output: ran.output };

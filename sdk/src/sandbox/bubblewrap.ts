@@ -15,7 +15,16 @@ import fsp from 'node:fs/promises';
 import { removeTree } from '../util/fs-tree.js';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
-import { executableExposure, existingRealPath, findProgram, isInside, programExposure, safeRealpath, sandboxEnv, SAFE_PATH } from './common.js';
+import {
+  executableExposure,
+  existingRealPath,
+  findProgram,
+  isInside,
+  programExposure,
+  safeRealpath,
+  sandboxEnv,
+  SAFE_PATH,
+} from './common.js';
 import { FORWARDER_SOURCE } from './forwarder.js';
 import { DEFAULT_RESOURCE_LIMITS, limitRun, type LimitedRun, type ResourceLimits } from './limits.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
@@ -31,10 +40,29 @@ import { allowAllSeccompFilter, seccompFilterForHost } from './seccomp.js';
 export const BUBBLEWRAP_BASE_PROFILE = {
   systemDirs: ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'],
   etcFiles: [
-    '/etc/resolv.conf', '/etc/hosts', '/etc/host.conf', '/etc/nsswitch.conf', '/etc/gai.conf', '/etc/services', '/etc/protocols',
-    '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/timezone', '/etc/alternatives',
-    '/etc/ssl/certs', '/etc/ssl/openssl.cnf', '/etc/ca-certificates', '/etc/ca-certificates.conf', '/etc/pki/ca-trust',
-    '/etc/pki/tls/certs', '/etc/pki/tls/cert.pem', '/etc/pki/tls/openssl.cnf', '/etc/crypto-policies', '/etc/mime.types',
+    '/etc/resolv.conf',
+    '/etc/hosts',
+    '/etc/host.conf',
+    '/etc/nsswitch.conf',
+    '/etc/gai.conf',
+    '/etc/services',
+    '/etc/protocols',
+    '/etc/ld.so.cache',
+    '/etc/ld.so.conf',
+    '/etc/ld.so.conf.d',
+    '/etc/localtime',
+    '/etc/timezone',
+    '/etc/alternatives',
+    '/etc/ssl/certs',
+    '/etc/ssl/openssl.cnf',
+    '/etc/ca-certificates',
+    '/etc/ca-certificates.conf',
+    '/etc/pki/ca-trust',
+    '/etc/pki/tls/certs',
+    '/etc/pki/tls/cert.pem',
+    '/etc/pki/tls/openssl.cnf',
+    '/etc/crypto-policies',
+    '/etc/mime.types',
   ],
   /** Where per-run files appear inside the sandbox. */
   runDir: '/run/adcap',
@@ -112,13 +140,20 @@ function exposeProgram(found: string, home: string, out: Mount[]): void {
  */
 export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapPlan {
   const grants = interpretGrants(spec.grants, spec.home);
-  for (const [what, p] of [['capability directory', spec.capabilityDir], ...spec.dependencyDirs.map((d) => ['dependency directory', d] as const)] as const) {
+  for (const [what, p] of [
+    ['capability directory', spec.capabilityDir],
+    ...spec.dependencyDirs.map((d) => ['dependency directory', d] as const),
+  ] as const) {
     if (!path.isAbsolute(p) || !fs.existsSync(p)) {
-      throw new AdcapError('E_IO', `The ${what} ${p} does not exist; run "adcap doctor" to repair the installation.`, { details: { path: p } });
+      throw new AdcapError('E_IO', `The ${what} ${p} does not exist; run "adcap doctor" to repair the installation.`, {
+        details: { path: p },
+      });
     }
   }
   if (spec.workspace !== null && grants.workspace !== 'none' && !fs.existsSync(spec.workspace)) {
-    throw new AdcapError('E_IO', `The workspace ${spec.workspace} does not exist; choose an existing folder for this run.`, { details: { path: spec.workspace } });
+    throw new AdcapError('E_IO', `The workspace ${spec.workspace} does not exist; choose an existing folder for this run.`, {
+      details: { path: spec.workspace },
+    });
   }
 
   const user: Mount[] = [{ kind: 'tmpfs', dest: '/tmp' }];
@@ -195,13 +230,24 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
   const env = sandboxEnv(spec, grants, { home, tmp: '/tmp', pathDirs });
   const options: string[] = [
     // DESIGN §5: all namespaces; the network only with an unscoped net:connect.
-    '--unshare-all', '--unshare-user', '--disable-userns',
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
     ...(grants.net === 'any' ? ['--share-net'] : []),
-    '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', BUBBLEWRAP_BASE_PROFILE.hostname,
-    '--proc', '/proc', '--dev', '/dev',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    BUBBLEWRAP_BASE_PROFILE.hostname,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
   ];
   for (const m of mounts) {
-    if (m.kind === 'tmpfs') options.push(...(ctx.tmpfsSizeBytes === undefined ? [] : ['--size', String(ctx.tmpfsSizeBytes)]), '--tmpfs', m.dest);
+    if (m.kind === 'tmpfs')
+      options.push(...(ctx.tmpfsSizeBytes === undefined ? [] : ['--size', String(ctx.tmpfsSizeBytes)]), '--tmpfs', m.dest);
     else if (m.kind === 'symlink') options.push('--symlink', m.target, m.dest);
     else options.push(`--${m.kind}`, m.src, m.dest);
   }
@@ -219,7 +265,8 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
 /** NUL-separated, as `bwrap --args FD` reads them. */
 export function encodeBwrapArgs(args: readonly string[]): Buffer {
   for (const a of args) {
-    if (a.includes('\0')) throw new AdcapError('E_USAGE', 'A sandbox argument contains a NUL byte, which cannot be passed to a program; remove it.');
+    if (a.includes('\0'))
+      throw new AdcapError('E_USAGE', 'A sandbox argument contains a NUL byte, which cannot be passed to a program; remove it.');
   }
   return Buffer.from(args.map((a) => `${a}\0`).join(''), 'utf8');
 }
@@ -314,8 +361,22 @@ export class BubblewrapSandbox implements Sandbox {
     if (process.platform !== 'linux' || !fs.existsSync(this.bwrapPath)) return Promise.resolve(false);
     const truePath = findProgram('true', SAFE_PATH);
     if (truePath === null) return Promise.resolve(false);
-    const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
-      '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', truePath];
+    const args = [
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/',
+      '/',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      truePath,
+    ];
     return new Promise((resolve) => {
       execFile(this.bwrapPath, args, { timeout: 10_000 }, (error) => resolve(error === null));
     });
@@ -360,7 +421,10 @@ export class BubblewrapSandbox implements Sandbox {
       // per-run files are written (issue 11 follow-up: the steps of a run overlap where they can).
       const [written, limiting] = await Promise.allSettled([
         Promise.all([
-          fsp.writeFile(path.join(runDir, 'passwd'), `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`),
+          fsp.writeFile(
+            path.join(runDir, 'passwd'),
+            `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+          ),
           fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`),
         ]),
         this.#limits === null ? null : limitRun(this.#limits),
@@ -368,7 +432,11 @@ export class BubblewrapSandbox implements Sandbox {
       if (limiting.status === 'fulfilled') limited = limiting.value; // so cleanup() removes its cgroup whatever failed
       if (written.status === 'rejected') throw written.reason;
       if (limiting.status === 'rejected') throw limiting.reason;
-      const ctx: PlanContext = { runDir, nodePath: this.#nodePath, ...(this.#limits === null ? {} : { tmpfsSizeBytes: this.#limits.memoryBytes }) };
+      const ctx: PlanContext = {
+        runDir,
+        nodePath: this.#nodePath,
+        ...(this.#limits === null ? {} : { tmpfsSizeBytes: this.#limits.memoryBytes }),
+      };
       const grants = interpretGrants(spec.grants, spec.home);
       if (grants.net === 'scoped') {
         ctx.netDir = path.join(runDir, 'net');

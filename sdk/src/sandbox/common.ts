@@ -18,7 +18,11 @@ export function isInside(child: string, parent: string): boolean {
  * DESIGN §5 (env:read): the environment is cleared; the tool gets PATH, LANG, HOME, TMPDIR and
  * only the variables it was granted, with their values from `spec.env`.
  */
-export function sandboxEnv(spec: SandboxSpec, grants: SandboxGrants, overrides: { home: string; tmp: string; pathDirs?: string[] }): Record<string, string> {
+export function sandboxEnv(
+  spec: SandboxSpec,
+  grants: SandboxGrants,
+  overrides: { home: string; tmp: string; pathDirs?: string[] },
+): Record<string, string> {
   const lang = spec.env.LANG;
   const env: Record<string, string> = {
     PATH: [...new Set([...(overrides.pathDirs ?? []), ...SAFE_PATH.split(':')])].join(':'),
@@ -35,7 +39,12 @@ export function sandboxEnv(spec: SandboxSpec, grants: SandboxGrants, overrides: 
 
 /** Resolves a program name on `searchPath` like execvp does; absolute names are taken as they are. */
 export function findProgram(program: string, searchPath: string): string | null {
-  const candidates = program.includes('/') ? [program] : searchPath.split(':').filter((d) => path.isAbsolute(d)).map((d) => path.join(d, program));
+  const candidates = program.includes('/')
+    ? [program]
+    : searchPath
+        .split(':')
+        .filter((d) => path.isAbsolute(d))
+        .map((d) => path.join(d, program));
   for (const candidate of candidates) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);

@@ -182,10 +182,14 @@ function systemdRunWorks(base: string[]): Promise<boolean> {
       resolve(false);
       return;
     }
-    const child = spawn(base[0] ?? 'systemd-run', [...base.slice(1), '-p', 'TasksMax=16', '--', '/bin/sh', '-c', '[ -e /proc/self/fd/3 ]'], {
-      env: busEnv(),
-      stdio: ['ignore', 'ignore', 'ignore', fd],
-    });
+    const child = spawn(
+      base[0] ?? 'systemd-run',
+      [...base.slice(1), '-p', 'TasksMax=16', '--', '/bin/sh', '-c', '[ -e /proc/self/fd/3 ]'],
+      {
+        env: busEnv(),
+        stdio: ['ignore', 'ignore', 'ignore', fd],
+      },
+    );
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     const done = (ok: boolean): void => {
       clearTimeout(timer);
@@ -209,7 +213,9 @@ export function detectMechanisms(): Promise<Mechanisms> {
         const probe = await createRunCgroups(cgroup, { ...DEFAULT_RESOURCE_LIMITS });
         if (cgroup.kind === 'v2') {
           // The controllers must be enabled for children of our cgroup (delegation), else the files above would not exist.
-          const controllers = await fsp.readFile(path.join(path.dirname(probe.procs[0] ?? ''), 'cgroup.controllers'), 'utf8').catch(() => '');
+          const controllers = await fsp
+            .readFile(path.join(path.dirname(probe.procs[0] ?? ''), 'cgroup.controllers'), 'utf8')
+            .catch(() => '');
           if (!/\bpids\b/.test(controllers) || !/\bmemory\b/.test(controllers)) cgroup = null;
         }
         await removeCgroups(probe.dirs);
@@ -242,7 +248,8 @@ export async function limitEnforcement(): Promise<LimitEnforcement> {
 /** Sets up the limits of one run. */
 export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`resource limit ${name} must be a positive integer, not ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new RangeError(`resource limit ${name} must be a positive integer, not ${String(value)}`);
   }
   const m = await detectMechanisms();
   if (m.cgroup !== null) {
@@ -259,14 +266,29 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
   let hostEnv: Record<string, string> = {};
   let memoryHeld = false;
   if (m.systemdRun !== null) {
-    hostPrefix = [...m.systemdRun, '-p', `TasksMax=${limits.processes}`, '-p', `MemoryMax=${limits.memoryBytes}`, '-p', 'MemorySwapMax=0', '--'];
+    hostPrefix = [
+      ...m.systemdRun,
+      '-p',
+      `TasksMax=${limits.processes}`,
+      '-p',
+      `MemoryMax=${limits.memoryBytes}`,
+      '-p',
+      'MemorySwapMax=0',
+      '--',
+    ];
     hostEnv = busEnv();
     memoryHeld = true;
   }
   const sandboxPrefix =
     m.prlimit === null
       ? []
-      : [m.prlimit, `--fsize=${limits.fileSizeBytes}`, `--nproc=${limits.processes}`, ...(memoryHeld ? [] : [`--as=${limits.memoryBytes}`]), '--'];
+      : [
+          m.prlimit,
+          `--fsize=${limits.fileSizeBytes}`,
+          `--nproc=${limits.processes}`,
+          ...(memoryHeld ? [] : [`--as=${limits.memoryBytes}`]),
+          '--',
+        ];
   return { hostPrefix, hostEnv, sandboxPrefix, cleanup: () => Promise.resolve() };
 }
 

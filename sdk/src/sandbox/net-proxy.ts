@@ -50,7 +50,14 @@ export function isOwnAddress(ip: string): boolean {
       if (own === target) return true;
       // ::ffff:a.b.c.d reaches the IPv4 address a.b.c.d
       const mapped = ipv6Words(ip);
-      if (info.family === 'IPv4' && mapped !== null && mapped.slice(0, 5).every((x) => x === 0) && mapped[5] === 0xffff && v4FromWords(mapped[6] ?? 0, mapped[7] ?? 0) === info.address) return true;
+      if (
+        info.family === 'IPv4' &&
+        mapped !== null &&
+        mapped.slice(0, 5).every((x) => x === 0) &&
+        mapped[5] === 0xffff &&
+        v4FromWords(mapped[6] ?? 0, mapped[7] ?? 0) === info.address
+      )
+        return true;
     }
   }
   return false;
@@ -105,7 +112,10 @@ export async function resolveDestination(
   const usable = addresses.filter((a) => net.isIP(a) !== 0 && (namesLoopback ? isLoopback(a) : !isForbiddenForName(a)));
   const first = usable[0];
   if (first === undefined) {
-    return { ok: false, reason: `${bare} resolves only to addresses of this computer or its local network, which a host name may not reach; a scope that names the address itself (net:connect:<address>:${port}) is needed for that` };
+    return {
+      ok: false,
+      reason: `${bare} resolves only to addresses of this computer or its local network, which a host name may not reach; a scope that names the address itself (net:connect:<address>:${port}) is needed for that`,
+    };
   }
   return { ok: true, address: first };
 }
@@ -206,7 +216,8 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
         return refuse(client, 400, 'only CONNECT and absolute-form http:// requests are proxied');
       }
       if (url.protocol !== 'http:') return refuse(client, 400, 'only http:// requests are proxied; use CONNECT for TLS');
-      if (url.username !== '' || url.password !== '' || url.hostname === '') return refuse(client, 400, 'the request URL needs a plain host');
+      if (url.username !== '' || url.password !== '' || url.hostname === '')
+        return refuse(client, 400, 'the request URL needs a plain host');
       host = url.hostname;
       port = url.port === '' ? 80 : parseProxyPort(url.port);
       // Origin-form request line for the server; the other header lines pass unchanged.
@@ -265,7 +276,11 @@ export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy>
 function refuse(client: net.Socket, status: number, reason: string): void {
   if (client.destroyed || client.writableEnded) return;
   const body = `arcotheon sandbox proxy: ${reason}\n`;
-  const phrase = status === 403 ? 'Forbidden' : status === 502 ? 'Bad Gateway' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  const phrase =
+    status === 403 ? 'Forbidden' : status === 502 ? 'Bad Gateway' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   // The client may be paused mid-handshake; destroy once flushed so the socket never lingers.
-  client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => client.destroy());
+  client.end(
+    `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => client.destroy(),
+  );
 }

@@ -77,7 +77,10 @@ export const TOOL_PROFILE_TEMPLATE = `;; Arcotheon tool profile for macOS sandbo
 export function sbplString(value: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) {
-    throw new AdcapError('E_USAGE', `The path ${JSON.stringify(value)} contains a control character, which a macOS sandbox profile cannot express; rename it.`);
+    throw new AdcapError(
+      'E_USAGE',
+      `The path ${JSON.stringify(value)} contains a control character, which a macOS sandbox profile cannot express; rename it.`,
+    );
   }
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
@@ -126,7 +129,11 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
 
   const protect = [spec.capabilityDir, ...spec.dependencyDirs, ...(spec.protectedDirs ?? [])].map(subpath);
 
-  const exec: string[] = [literalAsCalled(spec.command), literal(interpreter.real), ...programs.flatMap((p) => [literalAsCalled(p.command), literal(p.real)])];
+  const exec: string[] = [
+    literalAsCalled(spec.command),
+    literal(interpreter.real),
+    ...programs.flatMap((p) => [literalAsCalled(p.command), literal(p.real)]),
+  ];
 
   let network: string;
   if (grants.net === 'any') {
@@ -144,7 +151,11 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
     READ: rule('allow file-read*', read, 'nothing else readable'),
     WRITE: rule('allow file-read* file-write*', write, 'nothing writable'),
     PROTECT: rule('deny file-write*', protect, 'nothing to protect'),
-    OWNDATA: rule('allow file-read* file-write*', grants.storageData && spec.toolDataDir !== null ? [subpath(spec.toolDataDir)] : [], 'no data folder'),
+    OWNDATA: rule(
+      'allow file-read* file-write*',
+      grants.storageData && spec.toolDataDir !== null ? [subpath(spec.toolDataDir)] : [],
+      'no data folder',
+    ),
     EXEC: rule('allow process-exec', exec, 'no programs'),
     NETWORK: network,
   };
@@ -173,7 +184,9 @@ export class SandboxExecSandbox implements Sandbox {
         process.platform !== 'darwin' || !fs.existsSync(this.sandboxExecPath)
           ? Promise.resolve(false)
           : new Promise((resolve) => {
-              execFile(this.sandboxExecPath, ['-p', '(version 1)(allow default)', '/usr/bin/true'], { timeout: 10_000 }, (e) => resolve(e === null));
+              execFile(this.sandboxExecPath, ['-p', '(version 1)(allow default)', '/usr/bin/true'], { timeout: 10_000 }, (e) =>
+                resolve(e === null),
+              );
             });
       availability.set(this.sandboxExecPath, cached);
     }
@@ -182,7 +195,10 @@ export class SandboxExecSandbox implements Sandbox {
 
   async wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     if (!(await this.available())) {
-      throw new AdcapError('E_SANDBOX_UNAVAILABLE', `${this.sandboxExecPath} does not work on this Mac, so tools cannot be sandboxed; run them only if the host opts out for capabilities it ships.`);
+      throw new AdcapError(
+        'E_SANDBOX_UNAVAILABLE',
+        `${this.sandboxExecPath} does not work on this Mac, so tools cannot be sandboxed; run them only if the host opts out for capabilities it ships.`,
+      );
     }
     return this.wrapUnchecked(spec);
   }
@@ -212,7 +228,16 @@ export class SandboxExecSandbox implements Sandbox {
       const env = sandboxEnv(spec, grants, { home: ctx.home, tmp: ctx.tmp });
       if (ctx.proxyPort !== undefined) {
         const url = `http://127.0.0.1:${ctx.proxyPort}`;
-        Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url, NODE_USE_ENV_PROXY: '1', NODE_OPTIONS: `${env['NODE_OPTIONS'] ?? ''} --disable-warning=UNDICI-EHPA`.trim() });
+        Object.assign(env, {
+          HTTPS_PROXY: url,
+          HTTP_PROXY: url,
+          https_proxy: url,
+          http_proxy: url,
+          ALL_PROXY: url,
+          all_proxy: url,
+          NODE_USE_ENV_PROXY: '1',
+          NODE_OPTIONS: `${env['NODE_OPTIONS'] ?? ''} --disable-warning=UNDICI-EHPA`.trim(),
+        });
       }
       return {
         command: this.sandboxExecPath,

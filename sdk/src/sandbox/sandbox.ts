@@ -108,7 +108,11 @@ export interface SandboxGrants {
 
 /** DESIGN §5: a grant is `id` or `id:scope`; ids are `namespace:verb`, the rest is the scope. */
 export function splitGrant(grant: string): { id: string; scope?: string } {
-  if (grant.indexOf(':') <= 0) throw new AdcapError('E_NOT_GRANTED', `The grant "${grant}" is not of the form namespace:verb[:scope]; grant the tool's declared permissions again.`);
+  if (grant.indexOf(':') <= 0)
+    throw new AdcapError(
+      'E_NOT_GRANTED',
+      `The grant "${grant}" is not of the form namespace:verb[:scope]; grant the tool's declared permissions again.`,
+    );
   return splitGrantText(grant);
 }
 
@@ -119,17 +123,32 @@ export function fsScopePath(scope: string, home: string): string {
   else if (scope.startsWith('~/')) p = path.join(home, scope.slice(2));
   else if (path.isAbsolute(scope)) p = scope;
   else {
-    throw new AdcapError('E_NOT_GRANTED', `The file-system scope "${scope}" is neither "workspace", "~/path" nor "/absolute/path"; ask the publisher to fix the permission.`);
+    throw new AdcapError(
+      'E_NOT_GRANTED',
+      `The file-system scope "${scope}" is neither "workspace", "~/path" nor "/absolute/path"; ask the publisher to fix the permission.`,
+    );
   }
   if (scope.split('/').includes('..')) {
-    throw new AdcapError('E_NOT_GRANTED', `The file-system scope "${scope}" contains "..", which the sandbox refuses; grant the real folder instead.`);
+    throw new AdcapError(
+      'E_NOT_GRANTED',
+      `The file-system scope "${scope}" contains "..", which the sandbox refuses; grant the real folder instead.`,
+    );
   }
   return path.resolve(p);
 }
 
 /** Reads the grants a sandbox acts on; unknown ids are ignored here (the permission validator rejects them earlier). */
 export function interpretGrants(grants: readonly string[], home: string): SandboxGrants {
-  const out: SandboxGrants = { net: 'none', netScopes: [], workspace: 'none', readPaths: [], writePaths: [], envNames: [], programs: [], storageData: false };
+  const out: SandboxGrants = {
+    net: 'none',
+    netScopes: [],
+    workspace: 'none',
+    readPaths: [],
+    writePaths: [],
+    envNames: [],
+    programs: [],
+    storageData: false,
+  };
   for (const grant of grants) {
     const { id, scope } = splitGrant(grant);
     if (!isPermissionId(id)) continue;
@@ -148,7 +167,10 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
       case 'fs:read':
       case 'fs:write': {
         if (scope === undefined) {
-          throw new AdcapError('E_NOT_GRANTED', `The grant "${grant}" has no scope; file access needs "workspace", "~/path" or "/absolute/path".`);
+          throw new AdcapError(
+            'E_NOT_GRANTED',
+            `The grant "${grant}" has no scope; file access needs "workspace", "~/path" or "/absolute/path".`,
+          );
         }
         const write = id === 'fs:write';
         if (scope === 'workspace') {

@@ -96,17 +96,47 @@ export const ENOSYS = 38;
 /** Calls refused outright with EPERM (flatpak's blocklists plus the kernel-attack-surface set). */
 export const BLOCKED_SYSCALLS: readonly string[] = [
   // flatpak: dmesg, obsolete, accounting, quotas, keyring, NUMA/VM operations
-  'syslog', 'uselib', 'acct', 'quotactl', 'quotactl_fd', 'add_key', 'keyctl', 'request_key',
-  'move_pages', 'mbind', 'get_mempolicy', 'set_mempolicy', 'migrate_pages',
+  'syslog',
+  'uselib',
+  'acct',
+  'quotactl',
+  'quotactl_fd',
+  'add_key',
+  'keyctl',
+  'request_key',
+  'move_pages',
+  'mbind',
+  'get_mempolicy',
+  'set_mempolicy',
+  'migrate_pages',
   // flatpak: no sub-namespaces and no changes to the mount table
-  'unshare', 'setns', 'mount', 'umount2', 'pivot_root', 'chroot',
+  'unshare',
+  'setns',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'chroot',
   // flatpak non-devel: profiling and debugging other processes
-  'perf_event_open', 'ptrace',
+  'perf_event_open',
+  'ptrace',
   // beyond flatpak: reading other processes' memory, eBPF, userfaultfd, kernel modules, kexec,
   // file handles (open_by_handle_at escapes bind mounts), swap, reboot, old cookie and tty calls
-  'process_vm_readv', 'process_vm_writev', 'bpf', 'userfaultfd',
-  'init_module', 'finit_module', 'delete_module', 'kexec_load', 'kexec_file_load',
-  'open_by_handle_at', 'name_to_handle_at', 'swapon', 'swapoff', 'reboot', 'lookup_dcookie', 'vhangup',
+  'process_vm_readv',
+  'process_vm_writev',
+  'bpf',
+  'userfaultfd',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'kexec_load',
+  'kexec_file_load',
+  'open_by_handle_at',
+  'name_to_handle_at',
+  'swapon',
+  'swapoff',
+  'reboot',
+  'lookup_dcookie',
+  'vhangup',
 ];
 
 /**
@@ -118,14 +148,28 @@ export const BLOCKED_SYSCALLS: readonly string[] = [
  * tokio) fall back to ordinary syscalls on ENOSYS, as on a kernel built without io_uring.
  */
 export const ENOSYS_SYSCALLS: readonly string[] = [
-  'clone3', 'open_tree', 'move_mount', 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'mount_setattr',
-  'io_uring_setup', 'io_uring_enter', 'io_uring_register',
+  'clone3',
+  'open_tree',
+  'move_mount',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'mount_setattr',
+  'io_uring_setup',
+  'io_uring_enter',
+  'io_uring_register',
 ];
 
 /** clone(2) flags that create namespaces (<linux/sched.h>). CLONE_NEWTIME (0x80) overlaps the exit-signal byte of clone's flags, so it is not listed; unshare and clone3 are refused anyway. */
 export const CLONE_NAMESPACE_FLAGS =
-  0x00020000 /* NEWNS */ | 0x02000000 /* NEWCGROUP */ | 0x04000000 /* NEWUTS */ | 0x08000000 /* NEWIPC */ |
-  0x10000000 /* NEWUSER */ | 0x20000000 /* NEWPID */ | 0x40000000 /* NEWNET */;
+  0x00020000 /* NEWNS */ |
+  0x02000000 /* NEWCGROUP */ |
+  0x04000000 /* NEWUTS */ |
+  0x08000000 /* NEWIPC */ |
+  0x10000000 /* NEWUSER */ |
+  0x20000000 /* NEWPID */ |
+  0x40000000; /* NEWNET */
 
 export const TIOCSTI = 0x5412;
 export const TIOCLINUX = 0x541c;
@@ -280,7 +324,7 @@ export function evaluateSeccomp(
     return Number(Number.isInteger(i) ? value & 0xffffffffn : (value >> 32n) & 0xffffffffn);
   };
   let a = 0;
-  for (let pc = 0; pc < program.length; ) {
+  for (let pc = 0; pc < program.length;) {
     const ins = program[pc];
     if (ins === undefined) break;
     switch (ins.code) {

@@ -23,9 +23,13 @@ export async function defaultSandbox(platform: NodeJS.Platform = process.platfor
   let missing: string;
   if (platform === 'linux') {
     candidate = new BubblewrapSandbox(options);
-    missing = 'bubblewrap does not work on this machine: install bubblewrap 0.8 or newer (package "bubblewrap") and make sure unprivileged user namespaces are enabled';
+    missing =
+      'bubblewrap does not work on this machine: install bubblewrap 0.8 or newer (package "bubblewrap") and make sure unprivileged user namespaces are enabled';
   } else if (platform === 'darwin') {
-    candidate = options.sandboxExecPath === undefined ? new SandboxExecSandbox() : new SandboxExecSandbox({ sandboxExecPath: options.sandboxExecPath });
+    candidate =
+      options.sandboxExecPath === undefined
+        ? new SandboxExecSandbox()
+        : new SandboxExecSandbox({ sandboxExecPath: options.sandboxExecPath });
     missing = '/usr/bin/sandbox-exec does not work on this Mac';
   } else if (platform === 'win32') {
     missing = 'Windows has no native sandbox for tools yet';

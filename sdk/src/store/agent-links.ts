@@ -53,7 +53,12 @@ export interface AgentDefinition {
   mcp(server: McpServerCommand, userHome: string): McpRegistration;
 }
 
-const command = (agent: AgentId, argv: string[]): McpRegistration => ({ agent, kind: 'command', argv, line: argv.map(shellQuote).join(' ') });
+const command = (agent: AgentId, argv: string[]): McpRegistration => ({
+  agent,
+  kind: 'command',
+  argv,
+  line: argv.map(shellQuote).join(' '),
+});
 const config = (agent: AgentId, file: string, json: Record<string, unknown>): McpRegistration => ({
   agent,
   kind: 'config',
@@ -100,7 +105,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     project: ['.github/skills'],
     markers: ['.copilot'],
     docs: 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/create-skills',
-    mcp: (s, home) => config('copilot', join(home, '.copilot', 'mcp-config.json'), { mcpServers: { [s.name]: { type: 'local', command: s.command, args: s.args, tools: ['*'] } } }),
+    mcp: (s, home) =>
+      config('copilot', join(home, '.copilot', 'mcp-config.json'), {
+        mcpServers: { [s.name]: { type: 'local', command: s.command, args: s.args, tools: ['*'] } },
+      }),
   },
   {
     // https://cursor.com/docs/context/skills: personal ~/.cursor/skills, project .cursor/skills.
@@ -111,7 +119,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     project: ['.cursor/skills'],
     markers: ['.cursor'],
     docs: 'https://cursor.com/docs/context/skills',
-    mcp: (s, home) => config('cursor', join(home, '.cursor', 'mcp.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
+    mcp: (s, home) =>
+      config('cursor', join(home, '.cursor', 'mcp.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
   },
   {
     // https://geminicli.com/docs/cli/using-agent-skills/: user skills ~/.gemini/skills (or the
@@ -123,7 +132,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     project: ['.gemini/skills'],
     markers: ['.gemini'],
     docs: 'https://geminicli.com/docs/cli/using-agent-skills/',
-    mcp: (s, home) => config('gemini', join(home, '.gemini', 'settings.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
+    mcp: (s, home) =>
+      config('gemini', join(home, '.gemini', 'settings.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
   },
   {
     // https://opencode.ai/docs/skills: global ~/.config/opencode/skills/<name>/SKILL.md, project .opencode/skills.
@@ -134,7 +144,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     project: ['.opencode/skills'],
     markers: ['.config/opencode'],
     docs: 'https://opencode.ai/docs/skills',
-    mcp: (s, home) => config('opencode', join(home, '.config', 'opencode', 'opencode.json'), { mcp: { [s.name]: { type: 'local', command: [s.command, ...s.args], enabled: true } } }),
+    mcp: (s, home) =>
+      config('opencode', join(home, '.config', 'opencode', 'opencode.json'), {
+        mcp: { [s.name]: { type: 'local', command: [s.command, ...s.args], enabled: true } },
+      }),
   },
 ];
 
@@ -214,7 +227,7 @@ export function userHomeOf(explicit?: string): string {
   if (explicit !== undefined && explicit !== '') return resolve(explicit);
   const env = process.env.HOME ?? process.env.USERPROFILE;
   if (env !== undefined && env !== '') return resolve(env);
-  throw new AdcapError('E_USAGE', 'The home folder is unknown: set HOME, or pass userHome, so the agents\' skill folders can be found.');
+  throw new AdcapError('E_USAGE', "The home folder is unknown: set HOME, or pass userHome, so the agents' skill folders can be found.");
 }
 
 /** The folder links for `agent` go into: the first personal folder under home, or the first project folder. */
@@ -239,7 +252,10 @@ export async function readLinks(arc: LinkStore): Promise<LinkRecord[]> {
   }
   const value = parseStrictJson(bytes, linksFile(arc)) as { links?: unknown };
   if (!Array.isArray(value?.links) || !value.links.every(isLinkRecord)) {
-    throw new AdcapError('E_JSON', `${linksFile(arc)} is damaged; remove it and link the skills again ("adcap link <id> --agent <agent>").`);
+    throw new AdcapError(
+      'E_JSON',
+      `${linksFile(arc)} is damaged; remove it and link the skills again ("adcap link <id> --agent <agent>").`,
+    );
   }
   return value.links;
 }
@@ -276,7 +292,12 @@ function skillTarget(arc: LinkStore, id: string, version: string, manifest: Mani
 }
 
 function lastSegment(path: string): string {
-  return path.split('/').filter((s) => s !== '').pop() ?? path;
+  return (
+    path
+      .split('/')
+      .filter((s) => s !== '')
+      .pop() ?? path
+  );
 }
 
 function inside(parent: string, child: string): boolean {
@@ -285,7 +306,10 @@ function inside(parent: string, child: string): boolean {
 }
 
 /** Whether what is at `record.path` is the link Arcotheon made, and where it points. */
-async function onDisk(arc: LinkStore, record: LinkRecord): Promise<{ ours: false; present: boolean } | { ours: true; target: string | null; version: string | null }> {
+async function onDisk(
+  arc: LinkStore,
+  record: LinkRecord,
+): Promise<{ ours: false; present: boolean } | { ours: true; target: string | null; version: string | null }> {
   let info;
   try {
     info = await lstat(record.path);
@@ -297,7 +321,10 @@ async function onDisk(arc: LinkStore, record: LinkRecord): Promise<{ ours: false
     const target = resolve(dirname(record.path), raw);
     if (!inside(arc.home.packageDir(record.id), target)) return { ours: false, present: true };
     const version = relative(arc.home.packageDir(record.id), target).split(sep)[0] ?? null;
-    const exists = await stat(target).then(() => true, () => false);
+    const exists = await stat(target).then(
+      () => true,
+      () => false,
+    );
     return { ours: true, target: exists ? target : null, version };
   }
   if (info.isDirectory()) {
@@ -339,7 +366,12 @@ async function removeOurs(record: LinkRecord): Promise<void> {
  * sees the folder missing; where symbolic links are refused (Windows without developer mode,
  * some file systems), the skill folder is copied with a marker file.
  */
-async function placeLink(path: string, target: string, meta: { id: string; skill: string; version: string }, mode: 'auto' | 'copy'): Promise<'symlink' | 'copy'> {
+async function placeLink(
+  path: string,
+  target: string,
+  meta: { id: string; skill: string; version: string },
+  mode: 'auto' | 'copy',
+): Promise<'symlink' | 'copy'> {
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${lastSegment(path)}.arcotheon-${process.pid}-${Date.now().toString(36)}`);
   if (mode === 'auto') {
@@ -352,12 +384,16 @@ async function placeLink(path: string, target: string, meta: { id: string; skill
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EINVAL') throw asAdcapError(error, `Cannot link ${path}`);
+      if (code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EINVAL')
+        throw asAdcapError(error, `Cannot link ${path}`);
     }
   }
   try {
     await cp(target, temp, { recursive: true, dereference: true });
-    await writeFileAtomic(join(temp, LINK_MARKER), `${JSON.stringify({ ...meta, note: 'Made by Arcotheon; "adcap unlink" removes it.' }, null, 2)}\n`);
+    await writeFileAtomic(
+      join(temp, LINK_MARKER),
+      `${JSON.stringify({ ...meta, note: 'Made by Arcotheon; "adcap unlink" removes it.' }, null, 2)}\n`,
+    );
     const existing = await lstat(path).catch(() => null);
     if (existing !== null) {
       if (existing.isSymbolicLink()) await rm(path, { force: true });
@@ -377,25 +413,41 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   const state = await arc.state(id);
   // Issue 17: a disabled capability's skills stay out of the agents until it is enabled again.
   if (state.disabled !== undefined) {
-    throw new AdcapError('E_DISABLED', `${id} is disabled, so its skills are not linked into agents; enable it with "adcap enable ${id}" first (its earlier links come back then).`, { details: { id } });
+    throw new AdcapError(
+      'E_DISABLED',
+      `${id} is disabled, so its skills are not linked into agents; enable it with "adcap enable ${id}" first (its earlier links come back then).`,
+      { details: { id } },
+    );
   }
   const manifest = await arc.readInstalledManifest(id, state.active);
   const skills = (manifest.skills ?? []).map((s) => lastSegment(s.path));
-  if (skills.length === 0) throw new AdcapError('E_NOT_FOUND', `${id} has no skills to link; it brings ${(manifest.tools ?? []).length > 0 ? 'tools (register them with "adcap agents --mcp ' + id + '")' : 'no skills'}.`);
+  if (skills.length === 0)
+    throw new AdcapError(
+      'E_NOT_FOUND',
+      `${id} has no skills to link; it brings ${(manifest.tools ?? []).length > 0 ? 'tools (register them with "adcap agents --mcp ' + id + '")' : 'no skills'}.`,
+    );
   for (const name of [...Object.keys(options.as ?? {}), ...(options.skip ?? [])]) {
-    if (!skills.includes(name)) throw new AdcapError('E_USAGE', `${id} has no skill named ${JSON.stringify(name)}; its skills are ${skills.join(', ')}.`);
+    if (!skills.includes(name))
+      throw new AdcapError('E_USAGE', `${id} has no skill named ${JSON.stringify(name)}; its skills are ${skills.join(', ')}.`);
   }
   const dir = agentSkillDir(agent, options);
   const scope: LinkRecord['scope'] = options.project === undefined ? 'user' : 'project';
   const links = await readLinks(arc);
-  const wanted = skills.filter((s) => !(options.skip ?? []).includes(s)).map((skill) => {
-    const as = options.as?.[skill] ?? skill;
-    if (!isIdPart(as)) throw new AdcapError('E_USAGE', `--as ${skill}=${as}: a skill folder name is lowercase letters, digits and single hyphens, at most 64 characters.`);
-    return { skill, as, path: join(dir, as) };
-  });
+  const wanted = skills
+    .filter((s) => !(options.skip ?? []).includes(s))
+    .map((skill) => {
+      const as = options.as?.[skill] ?? skill;
+      if (!isIdPart(as))
+        throw new AdcapError(
+          'E_USAGE',
+          `--as ${skill}=${as}: a skill folder name is lowercase letters, digits and single hyphens, at most 64 characters.`,
+        );
+      return { skill, as, path: join(dir, as) };
+    });
   const paths = new Set<string>();
   for (const w of wanted) {
-    if (paths.has(w.path)) throw new AdcapError('E_USAGE', `Two skills of ${id} would be linked as ${w.as}; give them different names with --as.`);
+    if (paths.has(w.path))
+      throw new AdcapError('E_USAGE', `Two skills of ${id} would be linked as ${w.as}; give them different names with --as.`);
     paths.add(w.path);
   }
 
@@ -408,9 +460,25 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
       collisions.push({ skill: w.skill, path: w.path, owner: recorded.id });
       continue;
     }
-    if (!(await lstat(w.path).then(() => true, () => false))) continue;
+    if (
+      !(await lstat(w.path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     // An unrecorded link of this very skill (made just before a crash) is Arcotheon's: adopt it.
-    const probe: LinkRecord = { id, skill: w.skill, as: w.as, agent: agent.id, scope, path: w.path, mode: 'symlink', version: state.active, linkedAt: '' };
+    const probe: LinkRecord = {
+      id,
+      skill: w.skill,
+      as: w.as,
+      agent: agent.id,
+      scope,
+      path: w.path,
+      mode: 'symlink',
+      version: state.active,
+      linkedAt: '',
+    };
     if ((await onDisk(arc, probe)).ours) continue;
     collisions.push({ skill: w.skill, path: w.path, owner: 'user' });
   }
@@ -449,7 +517,13 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   return { id, agent: agent.id, dir, linked };
 }
 
-function conflictError(id: string, agent: AgentDefinition, dir: string, collisions: Array<{ skill: string; path: string; owner: string }>, project: string | undefined): AdcapError {
+function conflictError(
+  id: string,
+  agent: AgentDefinition,
+  dir: string,
+  collisions: Array<{ skill: string; path: string; owner: string }>,
+  project: string | undefined,
+): AdcapError {
   const projectFlag = project === undefined ? '' : ` --project ${shellQuote(project)}`;
   const what = collisions
     .map((c) => `${c.skill} (${c.owner === 'user' ? `${c.path} is a folder Arcotheon did not make` : `${c.path} is ${c.owner}'s skill`})`)
@@ -461,20 +535,32 @@ function conflictError(id: string, agent: AgentDefinition, dir: string, collisio
     `--skip ${first} to leave it out`,
     ...others.map((other) => `"adcap unlink ${other} --agent ${agent.id}${projectFlag}" to remove the other capability's link first`),
   ];
-  return new AdcapError('E_CONFLICT', `Cannot link ${id} into ${agent.name} (${dir}): ${collisions.length === 1 ? 'this skill is' : 'these skills are'} already there: ${what}. Nothing was linked or overwritten; choose ${options.join(', or ')}.`, {
-    details: { collisions, options: ['as', 'skip', ...(others.length > 0 ? ['unlink'] : [])] },
-  });
+  return new AdcapError(
+    'E_CONFLICT',
+    `Cannot link ${id} into ${agent.name} (${dir}): ${collisions.length === 1 ? 'this skill is' : 'these skills are'} already there: ${what}. Nothing was linked or overwritten; choose ${options.join(', or ')}.`,
+    {
+      details: { collisions, options: ['as', 'skip', ...(others.length > 0 ? ['unlink'] : [])] },
+    },
+  );
 }
 
 /** `arc.unlinkSkills`: removes the links Arcotheon made for `id` (for one agent, or all), nothing else. */
-export async function unlinkSkillsLocked(arc: LinkStore, id: string, options: { agent?: string; project?: string } = {}): Promise<UnlinkResult> {
+export async function unlinkSkillsLocked(
+  arc: LinkStore,
+  id: string,
+  options: { agent?: string; project?: string } = {},
+): Promise<UnlinkResult> {
   const agent = options.agent === undefined ? undefined : agentDefinition(options.agent).id;
   const project = options.project === undefined ? undefined : resolve(options.project);
   const links = await readLinks(arc);
-  const matches = (l: LinkRecord): boolean => l.id === id && (agent === undefined || l.agent === agent) && (project === undefined || l.project === project);
+  const matches = (l: LinkRecord): boolean =>
+    l.id === id && (agent === undefined || l.agent === agent) && (project === undefined || l.project === project);
   const mine = links.filter(matches);
   if (mine.length === 0) {
-    throw new AdcapError('E_NOT_FOUND', `${id} has no skills linked${agent === undefined ? '' : ` into ${agentDefinition(agent).name}`}${project === undefined ? '' : ` in ${project}`}; "adcap agents" lists what is linked where.`);
+    throw new AdcapError(
+      'E_NOT_FOUND',
+      `${id} has no skills linked${agent === undefined ? '' : ` into ${agentDefinition(agent).name}`}${project === undefined ? '' : ` in ${project}`}; "adcap agents" lists what is linked where.`,
+    );
   }
   const removed: string[] = [];
   const kept: string[] = [];
@@ -486,7 +572,10 @@ export async function unlinkSkillsLocked(arc: LinkStore, id: string, options: { 
       kept.push(record.path);
     }
   }
-  await writeLinks(arc, links.filter((l) => !matches(l)));
+  await writeLinks(
+    arc,
+    links.filter((l) => !matches(l)),
+  );
   return { id, removed, kept };
 }
 
@@ -531,7 +620,12 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
           next.push(record);
           continue;
         }
-        const mode = await placeLink(record.path, target, { id, skill: record.skill, version: active as string }, record.mode === 'copy' ? 'copy' : 'auto');
+        const mode = await placeLink(
+          record.path,
+          target,
+          { id, skill: record.skill, version: active as string },
+          record.mode === 'copy' ? 'copy' : 'auto',
+        );
         next.push({ ...record, mode, version: active as string, linkedAt: now });
       } catch (error) {
         problems.push(`${record.path}: ${error instanceof Error ? error.message : String(error)}`);
@@ -555,15 +649,33 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
         if (next.some((l) => l.id === id && l.skill === skill && dirname(l.path) === dir)) continue;
         if (mine.some((l) => l.skill === skill && dirname(l.path) === dir)) continue; // dropped on purpose above
         const path = join(dir, skill);
-        if (await lstat(path).then(() => true, () => false)) {
-          problems.push(`${id}@${active} brings the skill ${skill}, but ${path} is taken; link it with "adcap link ${id} --agent ${sample.agent} --as ${skill}=<other-name>"`);
+        if (
+          await lstat(path).then(
+            () => true,
+            () => false,
+          )
+        ) {
+          problems.push(
+            `${id}@${active} brings the skill ${skill}, but ${path} is taken; link it with "adcap link ${id} --agent ${sample.agent} --as ${skill}=<other-name>"`,
+          );
           continue;
         }
         try {
           const target = skillTarget(arc, id, active, manifest, skill) as string;
           const mode = await placeLink(path, target, { id, skill, version: active }, sample.mode === 'copy' ? 'copy' : 'auto');
           const { project } = sample;
-          next.push({ id, skill, as: skill, agent: sample.agent, scope: sample.scope, ...(project === undefined ? {} : { project }), path, mode, version: active, linkedAt: now });
+          next.push({
+            id,
+            skill,
+            as: skill,
+            agent: sample.agent,
+            scope: sample.scope,
+            ...(project === undefined ? {} : { project }),
+            path,
+            mode,
+            version: active,
+            linkedAt: now,
+          });
         } catch (error) {
           problems.push(`${path}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -629,12 +741,24 @@ export async function resumeLinks(arc: LinkStore, id: string): Promise<string[]>
       const { suspended: _suspended, ...plain } = record;
       const target = active === null || manifest === null ? null : skillTarget(arc, id, active, manifest, record.skill);
       if (target === null) continue; // the active version no longer has this skill
-      if (await lstat(record.path).then(() => true, () => false)) {
-        problems.push(`${record.path} is taken by something Arcotheon did not make, so ${id}'s skill ${record.skill} was not linked again; link it with "adcap link ${id} --agent ${record.agent} --as ${record.skill}=<other-name>"`);
+      if (
+        await lstat(record.path).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        problems.push(
+          `${record.path} is taken by something Arcotheon did not make, so ${id}'s skill ${record.skill} was not linked again; link it with "adcap link ${id} --agent ${record.agent} --as ${record.skill}=<other-name>"`,
+        );
         continue;
       }
       try {
-        const mode = await placeLink(record.path, target, { id, skill: record.skill, version: active as string }, record.mode === 'copy' ? 'copy' : 'auto');
+        const mode = await placeLink(
+          record.path,
+          target,
+          { id, skill: record.skill, version: active as string },
+          record.mode === 'copy' ? 'copy' : 'auto',
+        );
         next.push({ ...plain, mode, version: active as string, linkedAt: now });
       } catch (error) {
         problems.push(`${record.path}: ${error instanceof Error ? error.message : String(error)}`);
@@ -672,7 +796,14 @@ export async function agentsStatus(arc: LinkStore, options: { userHome?: string 
   for (const agent of AGENTS) {
     const dirs = [...agent.markers, ...agent.personal].map((d) => join(home, ...d.split('/')));
     let present = false;
-    for (const dir of dirs) if (await stat(dir).then((s) => s.isDirectory(), () => false)) present = true;
+    for (const dir of dirs)
+      if (
+        await stat(dir).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )
+      )
+        present = true;
     out.push({
       id: agent.id,
       name: agent.name,
@@ -722,7 +853,13 @@ export async function checkLinks(arc: LinkStore, fix: boolean): Promise<Problem[
           : s.state === 'missing'
             ? `The skill link ${where} of ${s.id} was removed outside Arcotheon.`
             : `${where} was replaced by something Arcotheon did not make; it is left alone and no longer counted as ${s.id}'s link.`;
-    problems.push({ kind: s.state === 'stale' ? 'stale-link' : s.state === 'dangling' ? 'dangling-link' : 'missing-link', id: s.id, version: s.version, message, fixable: true });
+    problems.push({
+      kind: s.state === 'stale' ? 'stale-link' : s.state === 'dangling' ? 'dangling-link' : 'missing-link',
+      id: s.id,
+      version: s.version,
+      message,
+      fixable: true,
+    });
   }
   if (fix && bad.length > 0) {
     const left = await syncLinks(arc, [...new Set(bad.map((s) => s.id))]);
@@ -745,7 +882,10 @@ export async function checkLinks(arc: LinkStore, fix: boolean): Promise<Problem[
  * to run, or the entry to add to the agent's config file. The server is `adcap mcp <ids>... --home
  * <home>`; only granted tools exist on it (host contract "Tools").
  */
-export function mcpRegistrations(ids: readonly string[], options: { home: string; userHome?: string; command?: string }): McpRegistration[] {
+export function mcpRegistrations(
+  ids: readonly string[],
+  options: { home: string; userHome?: string; command?: string },
+): McpRegistration[] {
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability whose tools to register.');
   const name = ids.length === 1 ? `arcotheon-${(ids[0] as string).replace('/', '-')}` : 'arcotheon';
   const server: McpServerCommand = { name, command: options.command ?? 'adcap', args: ['mcp', ...ids, '--home', options.home] };

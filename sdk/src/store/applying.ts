@@ -48,7 +48,11 @@ export interface ApplyResult {
 }
 
 /** `arc.install`: installs exactly the plan the user approved (host contract: reject unless the user confirms). */
-export async function installPackages(core: StoreCore, request: InstallRequest | PackageSpec | PackageSpec[], options: ApplyOptions): Promise<ApplyResult> {
+export async function installPackages(
+  core: StoreCore,
+  request: InstallRequest | PackageSpec | PackageSpec[],
+  options: ApplyOptions,
+): Promise<ApplyResult> {
   checkInstallRequest(request, 'install');
   checkApplyOptions(options, 'install');
   const normalized = normalizeRequest(request);
@@ -88,14 +92,22 @@ export async function requireApproval(context: PlanContext, options: ApplyOption
   }
   if (options.approvedDigest !== undefined) {
     if (options.approvedDigest !== plan.digest) {
-      throw new AdcapError('E_DENIED', 'The plan changed since it was approved (the registry or the installed set changed); review the new plan and approve it again.', {
-        details: { approved: options.approvedDigest, current: plan.digest },
-      });
+      throw new AdcapError(
+        'E_DENIED',
+        'The plan changed since it was approved (the registry or the installed set changed); review the new plan and approve it again.',
+        {
+          details: { approved: options.approvedDigest, current: plan.digest },
+        },
+      );
     }
     if (options.approve === undefined) return;
   }
   if (options.approve === undefined) {
-    if (always) throw new AdcapError('E_DENIED', 'Installing needs the user\'s approval of the plan; pass an approve callback (or --yes on the command line).');
+    if (always)
+      throw new AdcapError(
+        'E_DENIED',
+        "Installing needs the user's approval of the plan; pass an approve callback (or --yes on the command line).",
+      );
     return;
   }
   // Hand the callback a copy, so it cannot change what gets installed after approving it.
@@ -108,7 +120,12 @@ export async function requireApproval(context: PlanContext, options: ApplyOption
  * Downloads, verifies and switches in every item of the plan under one journal record. A throw
  * from the host's onProgress is reported as such (E_HOST_CALLBACK), whatever it broke.
  */
-export async function applyPlan(core: StoreCore, context: PlanContext, op: 'install' | 'update', options: ApplyOptions): Promise<ApplyResult> {
+export async function applyPlan(
+  core: StoreCore,
+  context: PlanContext,
+  op: 'install' | 'update',
+  options: ApplyOptions,
+): Promise<ApplyResult> {
   const guard = new GuardedListener<LifecycleProgress>('onProgress', options.onProgress);
   try {
     return await applyWith(core, context, op, options, guard.fn);
@@ -117,7 +134,13 @@ export async function applyPlan(core: StoreCore, context: PlanContext, op: 'inst
   }
 }
 
-async function applyWith(core: StoreCore, context: PlanContext, op: 'install' | 'update', options: ApplyOptions, progress: ((p: LifecycleProgress) => void) | undefined): Promise<ApplyResult> {
+async function applyWith(
+  core: StoreCore,
+  context: PlanContext,
+  op: 'install' | 'update',
+  options: ApplyOptions,
+  progress: ((p: LifecycleProgress) => void) | undefined,
+): Promise<ApplyResult> {
   const { plan } = context;
   const before: Record<string, PackageState | null> = {};
   const after: Record<string, PackageState | null> = {};
@@ -148,8 +171,21 @@ async function applyWith(core: StoreCore, context: PlanContext, op: 'install' | 
         // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
         archivePath = await core.cache.putFile(sideload.file, { sha256: sideload.archiveSha256, size: sideload.size });
         trusted = sideload.trusted;
-        source = { kind: 'file', file: sideload.file, signedBy: sideload.signedBy, unsigned: sideload.unsigned, unknownSigner: sideload.unknownSigner };
-        await fetchEagerResources(core, sideload.manifest, [], { registry: null, allowedOrigins: core.allowedOrigins }, report, options.signal);
+        source = {
+          kind: 'file',
+          file: sideload.file,
+          signedBy: sideload.signedBy,
+          unsigned: sideload.unsigned,
+          unknownSigner: sideload.unknownSigner,
+        };
+        await fetchEagerResources(
+          core,
+          sideload.manifest,
+          [],
+          { registry: null, allowedOrigins: core.allowedOrigins },
+          report,
+          options.signal,
+        );
       } else {
         const place = context.located.get(item.id) as LocatedPackage;
         const download = {
@@ -162,14 +198,26 @@ async function applyWith(core: StoreCore, context: PlanContext, op: 'install' | 
         const downloaded =
           preparedDir === undefined
             ? await place.client.downloadArchive(item.id, item.version, download)
-            : await place.client.downloadAndExtract(item.id, item.version, { ...download, extractTo: preparedDir, readOnly: true, ...core.archiveLimits });
+            : await place.client.downloadAndExtract(item.id, item.version, {
+                ...download,
+                extractTo: preparedDir,
+                readOnly: true,
+                ...core.archiveLimits,
+              });
         // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
         if (preparedDir !== undefined) await validateWorkflowFiles(downloaded.manifest, preparedDir);
         archivePath = downloaded.path;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
         const policy = { registry: place.client.remote.url, allowedOrigins: core.allowedOrigins };
-        await fetchEagerResources(core, downloaded.manifest, [resolveUrl(place.client.remote.url, 'blobs/sha256/')], policy, report, options.signal);
+        await fetchEagerResources(
+          core,
+          downloaded.manifest,
+          [resolveUrl(place.client.remote.url, 'blobs/sha256/')],
+          policy,
+          report,
+          options.signal,
+        );
       }
       const unsignedOk = item.source.kind === 'file' && (item.source.unsigned || item.source.unknownSigner);
       const preparedTarget = core.home.versionDir(item.id, item.version);
@@ -212,7 +260,10 @@ async function applyWith(core: StoreCore, context: PlanContext, op: 'install' | 
   } finally {
     await prepared.discard();
   }
-  await syncLinks(core, plan.items.map((i) => i.id)); // issue 13: links follow the active version
+  await syncLinks(
+    core,
+    plan.items.map((i) => i.id),
+  ); // issue 13: links follow the active version
   return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
 }
 
@@ -241,7 +292,14 @@ async function fetchEagerResources(
   }
 }
 
-function nextState(core: StoreCore, previous: PackageState | null, item: PlanItem, source: InstallSource, now: string, range: string | undefined): PackageState {
+function nextState(
+  core: StoreCore,
+  previous: PackageState | null,
+  item: PlanItem,
+  source: InstallSource,
+  now: string,
+  range: string | undefined,
+): PackageState {
   const declared = item.permissions.map(grantString);
   // Grants carried over are only those the new version still declares (spec §6: never more than
   // declared); the approved plan adds the new ones.
@@ -282,4 +340,3 @@ function nextState(core: StoreCore, previous: PackageState | null, item: PlanIte
     updatedAt: now,
   };
 }
-

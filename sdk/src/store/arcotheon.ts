@@ -16,7 +16,17 @@ import type { Manifest, Permission } from '../format/manifest-types.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
 import type { PackageDocument } from '../registry/types.js';
 import type { HostEnvironment } from '../resolve/types.js';
-import { agentsStatus, linkSkillsLocked, mcpRegistrations, unlinkSkillsLocked, type AgentStatus, type LinkOptions, type LinkResult, type McpRegistration, type UnlinkResult } from './agent-links.js';
+import {
+  agentsStatus,
+  linkSkillsLocked,
+  mcpRegistrations,
+  unlinkSkillsLocked,
+  type AgentStatus,
+  type LinkOptions,
+  type LinkResult,
+  type McpRegistration,
+  type UnlinkResult,
+} from './agent-links.js';
 import { installPackages, type ApplyOptions, type ApplyResult } from './applying.js';
 import { checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { packageDocument, refreshRemotes, searchRemotes } from './discovery.js';
@@ -111,18 +121,25 @@ export class Arcotheon {
 
   /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
   async disable(id: string): Promise<EnablementResult> {
-    return this.withHome(`disable ${id}`, async () => disableCapability(this.core, id, await policyForChange(this.core), this.core.nowIso(), this.enablementHook));
+    return this.withHome(`disable ${id}`, async () =>
+      disableCapability(this.core, id, await policyForChange(this.core), this.core.nowIso(), this.enablementHook),
+    );
   }
 
   /** Switches a disabled capability back on; refuses one whose installed version the policy blocks. */
   async enable(id: string): Promise<EnablementResult> {
-    return this.withHome(`enable ${id}`, async () => enableCapability(this.core, id, await policyForChange(this.core), this.enablementHook));
+    return this.withHome(`enable ${id}`, async () =>
+      enableCapability(this.core, id, await policyForChange(this.core), this.enablementHook),
+    );
   }
 
   // ---------------------------------------------------------------- discovery (metadata only)
 
   /** Searches every remote (or only `filters.remote`); the first remote listing an id wins. */
-  search(query: string, filters: Omit<SearchFilters, 'installedIds'> & { remote?: string } = {}): Promise<Array<SearchHit & { remote: string }>> {
+  search(
+    query: string,
+    filters: Omit<SearchFilters, 'installedIds'> & { remote?: string } = {},
+  ): Promise<Array<SearchHit & { remote: string }>> {
     return searchRemotes(this.core, query, filters, () => this.list());
   }
 
@@ -253,7 +270,11 @@ export class Arcotheon {
     checkIds(ids, 'agentMcp');
     for (const id of ids) {
       const manifest = await this.installedManifest(id);
-      if ((manifest.tools ?? []).length === 0) throw new AdcapError('E_NOT_FOUND', `${id} has no tools to serve over MCP; link its skills instead ("adcap link ${id} --agent <agent>").`);
+      if ((manifest.tools ?? []).length === 0)
+        throw new AdcapError(
+          'E_NOT_FOUND',
+          `${id} has no tools to serve over MCP; link its skills instead ("adcap link ${id} --agent <agent>").`,
+        );
     }
     return mcpRegistrations(ids, { home: this.home.root, ...options });
   }

@@ -18,15 +18,20 @@ const FUNCTION_OPTIONS = ['authorize', 'checkTier', 'fetch', 'now'] as const;
 /** `new Arcotheon(options)`: the fields the constructor relies on. */
 export function checkArcotheonOptions(options: unknown): void {
   if (!isRecord(options)) {
-    throw usage('new Arcotheon(options) needs an options object: { home, host: { agent: { id, version } } } (see sdk/README.md).', 'options');
+    throw usage(
+      'new Arcotheon(options) needs an options object: { home, host: { agent: { id, version } } } (see sdk/README.md).',
+      'options',
+    );
   }
-  if (typeof options.home !== 'string' || options.home === '') throw usage('Arcotheon needs a home directory (the "home" option, a path).', 'home');
+  if (typeof options.home !== 'string' || options.home === '')
+    throw usage('Arcotheon needs a home directory (the "home" option, a path).', 'home');
   const host = options.host;
   const agent = isRecord(host) ? host.agent : undefined;
   if (!isRecord(agent) || typeof agent.id !== 'string' || agent.id === '' || typeof agent.version !== 'string') {
     throw usage('Arcotheon needs host.agent { id, version } (two strings) to check capability compatibility (spec §11).', 'host.agent');
   }
-  if (isRecord(host) && host.platform !== undefined && typeof host.platform !== 'string') throw usage('host.platform must be a string such as "linux-x64".', 'host.platform');
+  if (isRecord(host) && host.platform !== undefined && typeof host.platform !== 'string')
+    throw usage('host.platform must be a string such as "linux-x64".', 'host.platform');
   for (const name of FUNCTION_OPTIONS) {
     if (options[name] !== undefined && typeof options[name] !== 'function') throw usage(`The "${name}" option must be a function.`, name);
   }
@@ -52,7 +57,8 @@ export function checkArcotheonOptions(options: unknown): void {
     if (!isRecord(limits)) throw usage('The "limits" option must be an object.', 'limits');
     for (const name of ['maxCatalogAgeMs', 'keepVersions', 'lockWaitMs', 'refreshAfterMs'] as const) {
       const value = limits[name];
-      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) throw usage(`limits.${name} must be a non-negative number.`, `limits.${name}`);
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0))
+        throw usage(`limits.${name} must be a non-negative number.`, `limits.${name}`);
     }
   }
 }
@@ -62,10 +68,13 @@ export function checkApplyOptions(options: unknown, method: string): void {
   if (options === undefined) return;
   if (!isRecord(options)) throw usage(`The options of ${method}() must be an object.`, 'options');
   for (const name of ['approve', 'onProgress'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') throw usage(`The "${name}" option of ${method}() must be a function.`, name);
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw usage(`The "${name}" option of ${method}() must be a function.`, name);
   }
-  if (options.approvedDigest !== undefined && typeof options.approvedDigest !== 'string') throw usage(`"approvedDigest" of ${method}() must be the plan digest (a string).`, 'approvedDigest');
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw usage(`"signal" of ${method}() must be an AbortSignal.`, 'signal');
+  if (options.approvedDigest !== undefined && typeof options.approvedDigest !== 'string')
+    throw usage(`"approvedDigest" of ${method}() must be the plan digest (a string).`, 'approvedDigest');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw usage(`"signal" of ${method}() must be an AbortSignal.`, 'signal');
 }
 
 /** update(ids): undefined (everything) or an array of capability ids. */
@@ -86,7 +95,9 @@ export function checkId(id: unknown, method: string): void {
  * { packages?, file?, includePrerelease? }.
  */
 export function checkInstallRequest(request: unknown, method: string): void {
-  const spec = (value: unknown): boolean => typeof value === 'string' || (isRecord(value) && typeof value.id === 'string' && (value.range === undefined || typeof value.range === 'string'));
+  const spec = (value: unknown): boolean =>
+    typeof value === 'string' ||
+    (isRecord(value) && typeof value.id === 'string' && (value.range === undefined || typeof value.range === 'string'));
   const shape = `${method}() takes "publisher/name[@range]", an array of them, or { packages?, file?, includePrerelease? }`;
   if (typeof request === 'string') return;
   if (Array.isArray(request)) {
@@ -98,7 +109,10 @@ export function checkInstallRequest(request: unknown, method: string): void {
     if (!spec(request)) throw usage(`${shape}; { id, range? } needs string fields.`, 'request');
     return;
   }
-  if (request.packages !== undefined && (!Array.isArray(request.packages) || !request.packages.every(spec))) throw usage(`${shape}; "packages" must be an array of them.`, 'request.packages');
-  if (request.file !== undefined && (typeof request.file !== 'string' || request.file === '')) throw usage(`${shape}; "file" must be the path of a .adcap file.`, 'request.file');
-  if (request.includePrerelease !== undefined && typeof request.includePrerelease !== 'boolean') throw usage(`${shape}; "includePrerelease" must be true or false.`, 'request.includePrerelease');
+  if (request.packages !== undefined && (!Array.isArray(request.packages) || !request.packages.every(spec)))
+    throw usage(`${shape}; "packages" must be an array of them.`, 'request.packages');
+  if (request.file !== undefined && (typeof request.file !== 'string' || request.file === ''))
+    throw usage(`${shape}; "file" must be the path of a .adcap file.`, 'request.file');
+  if (request.includePrerelease !== undefined && typeof request.includePrerelease !== 'boolean')
+    throw usage(`${shape}; "includePrerelease" must be true or false.`, 'request.includePrerelease');
 }

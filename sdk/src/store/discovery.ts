@@ -23,7 +23,10 @@ export async function searchRemotes(
   filters: Omit<SearchFilters, 'installedIds'> & { remote?: string },
   installed: () => Promise<Array<{ id: string }>>,
 ): Promise<Array<SearchHit & { remote: string }>> {
-  if (typeof query !== 'string') throw new AdcapError('E_USAGE', 'search() takes the words to look for as a string ("" lists everything).', { details: { argument: 'query' } });
+  if (typeof query !== 'string')
+    throw new AdcapError('E_USAGE', 'search() takes the words to look for as a string ("" lists everything).', {
+      details: { argument: 'query' },
+    });
   const installedIds = new Set((await installed()).map((c) => c.id));
   const seen = new Set<string>();
   const hits: Array<SearchHit & { remote: string }> = [];
@@ -41,13 +44,18 @@ export async function searchRemotes(
 }
 
 /** `arc.packageDoc`: the verified package document of a capability (every version and its status). */
-export async function packageDocument(store: DiscoveryStore, id: string, options: { remote?: string }): Promise<PackageDocument & { remote: string }> {
+export async function packageDocument(
+  store: DiscoveryStore,
+  id: string,
+  options: { remote?: string },
+): Promise<PackageDocument & { remote: string }> {
   checkId(id, 'packageDoc');
   parseCapabilityId(id);
   // An installed capability is shown as its own registry has it (issue 11, item 1).
   const state = await readState(store.home, id).catch(() => null);
   const installedFrom = state?.versions[state.active]?.source;
-  const where = options.remote !== undefined ? { only: options.remote } : installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {};
+  const where =
+    options.remote !== undefined ? { only: options.remote } : installedFrom?.kind === 'registry' ? { prefer: installedFrom.remote } : {};
   const located = await store.sources.locate(id, where);
   if (located === null) throw new AdcapError('E_NOT_FOUND', `No configured registry has ${id}; check the id with "adcap search".`);
   return { ...located.doc, remote: located.remote };

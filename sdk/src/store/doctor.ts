@@ -127,7 +127,12 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
       checked.cacheEntries++;
       const result = (await arc.cache.verifyEntry(sha, { remove: fix })).state;
       if (result === 'corrupt') {
-        problems.push({ kind: 'corrupt-cache-entry', message: `The cached blob ${sha.slice(0, 12)}… is corrupt${fix ? ' and was removed; it is fetched again when needed' : ''}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
+        problems.push({
+          kind: 'corrupt-cache-entry',
+          message: `The cached blob ${sha.slice(0, 12)}… is corrupt${fix ? ' and was removed; it is fetched again when needed' : ''}.`,
+          fixable: true,
+          ...(fix ? { fixed: 'removed' } : {}),
+        });
       }
     }
   }
@@ -156,7 +161,13 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
       }
       // Read-only: an operation that started since the snapshot may have replaced this version.
       if (!fix && !(await stillReferenced(arc, id, version))) continue;
-      const problem: Problem = { kind: 'damaged-install', id, version, message: `${id}@${version}: ${checkedInstall.damage}`, fixable: true };
+      const problem: Problem = {
+        kind: 'damaged-install',
+        id,
+        version,
+        message: `${id}@${version}: ${checkedInstall.damage}`,
+        fixable: true,
+      };
       if (fix) {
         problem.fixed = await reinstall(arc, id, version, state);
         if (version === state.active) manifests.set(id, await arc.readInstalledManifest(id, version));
@@ -166,7 +177,13 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
     // With fix, after recovery (which may have made another version active); without, as read under the lock.
     const leftovers = fix ? await leftoverEntries(arc, id, state) : (snapshot.leftovers.get(id) ?? []);
     if (leftovers.length > 0) {
-      problems.push({ kind: 'leftover-files', id, message: `${id} has leftover files from an interrupted operation: ${leftovers.join(', ')}.`, fixable: true, ...(fix ? { fixed: 'removed' } : {}) });
+      problems.push({
+        kind: 'leftover-files',
+        id,
+        message: `${id} has leftover files from an interrupted operation: ${leftovers.join(', ')}.`,
+        fixable: true,
+        ...(fix ? { fixed: 'removed' } : {}),
+      });
       if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
     }
     if (options.checkRevocations !== false) {
@@ -236,7 +253,12 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
   }
   // 5. Skills linked into agents (issue 13): dangling or stale links, moved or removed by --fix.
   problems.push(...(await checkLinks(arc, fix)));
-  return { problems, ok: problems.every((p) => p.fixed !== undefined), checked, ...(snapshot.busy === undefined ? {} : { busy: snapshot.busy }) };
+  return {
+    problems,
+    ok: problems.every((p) => p.fixed !== undefined),
+    checked,
+    ...(snapshot.busy === undefined ? {} : { busy: snapshot.busy }),
+  };
 }
 
 interface HomeSnapshot {
@@ -251,17 +273,21 @@ interface HomeSnapshot {
 async function homeSnapshot(arc: DoctorContext, removeTemp: boolean, withLeftovers = true): Promise<HomeSnapshot> {
   const { records, damaged } = await readJournal(arc.home, { removeTemp });
   const leftovers = new Map<string, string[]>();
-  if (withLeftovers) for (const id of await packageIdsOnDisk(arc.home)) {
-    const state = await readState(arc.home, id).catch(() => null);
-    if (state !== null) leftovers.set(id, await leftoverEntries(arc, id, state));
-  }
+  if (withLeftovers)
+    for (const id of await packageIdsOnDisk(arc.home)) {
+      const state = await readState(arc.home, id).catch(() => null);
+      if (state !== null) leftovers.set(id, await leftoverEntries(arc, id, state));
+    }
   return { pending: records, damaged, leftovers };
 }
 
 /** homeSnapshot under the home lock taken without waiting; when a live process holds it, what it is doing. */
 async function readOnlySnapshot(arc: DoctorContext): Promise<HomeSnapshot> {
   try {
-    return await withLock(arc.home.homeLock, 'doctor (read-only check)', () => homeSnapshot(arc, false, true), { waitMs: 0, what: `The Arcotheon home ${arc.home.root}` });
+    return await withLock(arc.home.homeLock, 'doctor (read-only check)', () => homeSnapshot(arc, false, true), {
+      waitMs: 0,
+      what: `The Arcotheon home ${arc.home.root}`,
+    });
   } catch (error) {
     if (!isAdcapError(error, 'E_LOCKED')) throw error;
     const { records, damaged } = await readJournal(arc.home, { removeTemp: false });
@@ -282,7 +308,12 @@ async function stillReferenced(arc: DoctorContext, id: string, version: string):
  * recorded at install, every listed file present with its size and SHA-256, and nothing else there.
  * Returns the verified manifest when intact, else what is wrong.
  */
-async function checkInstall(arc: DoctorContext, id: string, version: string, state: PackageState): Promise<{ manifest: Manifest } | { damage: string }> {
+async function checkInstall(
+  arc: DoctorContext,
+  id: string,
+  version: string,
+  state: PackageState,
+): Promise<{ manifest: Manifest } | { damage: string }> {
   const damaged = (damage: string): { damage: string } => ({ damage });
   const dir = arc.home.versionDir(id, version);
   if (!(await exists(dir))) return damaged('its installed files are missing');
@@ -293,7 +324,8 @@ async function checkInstall(arc: DoctorContext, id: string, version: string, sta
     return damaged(`its capability.json is missing or damaged (${error instanceof Error ? error.message : String(error)})`);
   }
   const expected = state.versions[version]?.manifestSha256;
-  if (expected !== undefined && manifestDigest(manifest) !== expected) return damaged('its capability.json differs from the one that was installed');
+  if (expected !== undefined && manifestDigest(manifest) !== expected)
+    return damaged('its capability.json differs from the one that was installed');
   const listed = new Set(manifest.files.map((f) => f.path));
   for (const file of manifest.files) {
     try {
@@ -304,7 +336,8 @@ async function checkInstall(arc: DoctorContext, id: string, version: string, sta
     }
   }
   for (const path of await walk(dir, '')) {
-    if (path !== 'capability.json' && path !== 'SIGNATURE.json' && !listed.has(path)) return damaged(`${path} was added after installation`);
+    if (path !== 'capability.json' && path !== 'SIGNATURE.json' && !listed.has(path))
+      return damaged(`${path} was added after installation`);
   }
   return { manifest };
 }
@@ -322,7 +355,11 @@ async function walk(dir: string, prefix: string): Promise<string[]> {
 /** Reinstalls one version: from the cached archive when it is intact, else from the registry. */
 async function reinstall(arc: DoctorContext, id: string, version: string, state: PackageState): Promise<string> {
   const record = state.versions[version];
-  if (record === undefined) throw new AdcapError('E_NOT_FOUND', `The state of ${id} has no record of ${version}, so it cannot be reinstalled; uninstall and install it again.`);
+  if (record === undefined)
+    throw new AdcapError(
+      'E_NOT_FOUND',
+      `The state of ${id} has no record of ${version}, so it cannot be reinstalled; uninstall and install it again.`,
+    );
   let archive: string;
   let from: string;
   if ((await arc.cache.verifyEntry(record.archiveSha256)).state === 'ok') {
@@ -330,10 +367,15 @@ async function reinstall(arc: DoctorContext, id: string, version: string, state:
     from = 'reinstalled from the cache';
   } else if (record.source.kind === 'registry') {
     const client = await arc.sources.client(record.source.remote);
-    archive = (await client.downloadArchive(id, version, { cache: arc.cache, ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }) })).path;
+    archive = (
+      await client.downloadArchive(id, version, { cache: arc.cache, ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }) })
+    ).path;
     from = `reinstalled from the registry "${record.source.remote}"`;
   } else {
-    throw new AdcapError('E_MISSING', `${id}@${version} was sideloaded from ${record.source.file} and its archive is no longer cached; install that file again.`);
+    throw new AdcapError(
+      'E_MISSING',
+      `${id}@${version} was sideloaded from ${record.source.file} and its archive is no longer cached; install that file again.`,
+    );
   }
   const target = arc.home.versionDir(id, version);
   await removeTree(target);
@@ -346,7 +388,10 @@ async function reinstall(arc: DoctorContext, id: string, version: string, state:
   });
   if (verified.manifestSha256 !== record.manifestSha256) {
     await removeTree(target);
-    throw new AdcapError('E_HASH', `The archive for ${id}@${version} is not the one that was installed (manifest digest differs); uninstall and install it again.`);
+    throw new AdcapError(
+      'E_HASH',
+      `The archive for ${id}@${version} is not the one that was installed (manifest digest differs); uninstall and install it again.`,
+    );
   }
   return from;
 }
@@ -369,7 +414,9 @@ async function repairState(arc: DoctorContext, id: string, error: unknown, fix: 
   if (!fix) return problem;
   // Rebuild from what is on disk: the highest intact version becomes active. Grants cannot be
   // recovered from a damaged file, so none are kept: the user grants them again.
-  const versions = (await readdir(arc.home.packageDir(id)).catch(() => [] as string[])).filter((v) => semver.valid(v) !== null).sort(semver.rcompare);
+  const versions = (await readdir(arc.home.packageDir(id)).catch(() => [] as string[]))
+    .filter((v) => semver.valid(v) !== null)
+    .sort(semver.rcompare);
   for (const version of versions) {
     try {
       const manifest = await arc.readInstalledManifest(id, version);

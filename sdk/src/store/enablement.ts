@@ -48,7 +48,12 @@ export function assertEnabled(state: PackageState): void {
  * state change. `mark: null` enables. A required capability cannot be disabled by the user, and a
  * capability the policy blocks cannot be enabled (checked by the caller with the policy in force).
  */
-export async function setEnablement(arc: InstalledView, id: string, mark: DisabledMark | null, hook: EnablementHook | undefined): Promise<EnablementResult> {
+export async function setEnablement(
+  arc: InstalledView,
+  id: string,
+  mark: DisabledMark | null,
+  hook: EnablementHook | undefined,
+): Promise<EnablementResult> {
   const state = await arc.state(id);
   const already = mark === null ? state.disabled === undefined : state.disabled?.by === mark.by && state.disabled.rule === mark.rule;
   if (already) return { id, enabled: mark === null, changed: false, ...(state.disabled === undefined ? {} : { disabled: state.disabled }) };
@@ -63,7 +68,13 @@ export async function setEnablement(arc: InstalledView, id: string, mark: Disabl
 }
 
 /** `arc.disable(id)`: refuses a capability the policy requires (E_POLICY, rule "required"). */
-export async function disableCapability(arc: InstalledView, id: string, loaded: LoadedPolicy | null, now: string, hook: EnablementHook | undefined): Promise<EnablementResult> {
+export async function disableCapability(
+  arc: InstalledView,
+  id: string,
+  loaded: LoadedPolicy | null,
+  now: string,
+  hook: EnablementHook | undefined,
+): Promise<EnablementResult> {
   assertNotRequired(loaded, id, 'disable');
   const state = await arc.state(id);
   // Already off (by the user or by the policy): nothing changes, and a policy mark stays a policy mark.
@@ -72,7 +83,12 @@ export async function disableCapability(arc: InstalledView, id: string, loaded: 
 }
 
 /** `arc.enable(id)`: refuses a capability whose installed version the policy blocks (E_POLICY). */
-export async function enableCapability(arc: InstalledView, id: string, loaded: LoadedPolicy | null, hook: EnablementHook | undefined): Promise<EnablementResult> {
+export async function enableCapability(
+  arc: InstalledView,
+  id: string,
+  loaded: LoadedPolicy | null,
+  hook: EnablementHook | undefined,
+): Promise<EnablementResult> {
   const state = await arc.state(id);
   assertNotBlocked(loaded, id, state.active);
   return setEnablement(arc, id, null, hook);

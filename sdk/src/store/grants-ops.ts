@@ -42,7 +42,10 @@ export async function grantPermission(core: StoreCore, id: string, grant: string
   const manifest = await core.readInstalledManifest(id, state.active);
   const declared = (manifest.permissions ?? []).map(grantString);
   if (!declared.includes(grant)) {
-    throw new AdcapError('E_NOT_GRANTED', `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`);
+    throw new AdcapError(
+      'E_NOT_GRANTED',
+      `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`,
+    );
   }
   assertGrantsAllowed(await policyForChange(core), [{ id, grant }]);
   return changeGrants(
@@ -53,7 +56,12 @@ export async function grantPermission(core: StoreCore, id: string, grant: string
   );
 }
 
-async function changeGrants(core: StoreCore, id: string, change: (grants: string[]) => string[], changeRevoked: (revoked: string[] | undefined) => string[]): Promise<string[]> {
+async function changeGrants(
+  core: StoreCore,
+  id: string,
+  change: (grants: string[]) => string[],
+  changeRevoked: (revoked: string[] | undefined) => string[],
+): Promise<string[]> {
   return core.withHome(`grants ${id}`, async () => {
     const state = await core.state(id);
     const grants = change([...state.grants]);

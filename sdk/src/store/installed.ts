@@ -69,7 +69,9 @@ export async function readInstalledManifest(home: HomeLayout, id: string, versio
   try {
     bytes = await readFile(path);
   } catch (cause) {
-    throw new AdcapError('E_MISSING', `The installed files of ${id}@${version} are missing; run "adcap doctor --fix" to reinstall them.`, { cause });
+    throw new AdcapError('E_MISSING', `The installed files of ${id}@${version} are missing; run "adcap doctor --fix" to reinstall them.`, {
+      cause,
+    });
   }
   return validateManifest(parseStrictJson(bytes, `capability.json of ${id}@${version}`));
 }
@@ -78,7 +80,10 @@ export async function readInstalledManifest(home: HomeLayout, id: string, versio
  * The manifest of each installed capability's active version, read and validated once per
  * operation (null when it cannot be read: doctor reports that).
  */
-export async function activeManifests(home: HomeLayout, installed: Map<string, PackageState | null>): Promise<Map<string, Manifest | null>> {
+export async function activeManifests(
+  home: HomeLayout,
+  installed: Map<string, PackageState | null>,
+): Promise<Map<string, Manifest | null>> {
   const manifests = new Map<string, Manifest | null>();
   for (const [id, state] of installed) {
     if (state !== null) manifests.set(id, await readInstalledManifest(home, id, state.active).catch(() => null));

@@ -74,7 +74,10 @@ export interface DamagedJournalRecord {
  * E_JSON: thrown by default, or returned in `damaged` with `{ damaged: 'report' }`. Every failure
  * is an AdcapError (E_IO for the file system).
  */
-export async function pendingOperations(home: HomeLayout, options: { removeTemp?: boolean } = {}): Promise<Array<{ file: string; record: JournalRecord }>> {
+export async function pendingOperations(
+  home: HomeLayout,
+  options: { removeTemp?: boolean } = {},
+): Promise<Array<{ file: string; record: JournalRecord }>> {
   const { records, damaged } = await readJournal(home, options);
   const first = damaged[0];
   if (first !== undefined) throw first.error;
@@ -108,10 +111,14 @@ export async function readJournal(
       continue;
     }
     const broken = (why: string, cause?: unknown): AdcapError =>
-      new AdcapError('E_JSON', `The journal record ${name} is damaged (${why}); remove ${file} after checking your installs with "adcap doctor".`, {
-        ...(cause === undefined ? {} : { cause }),
-        details: { file },
-      });
+      new AdcapError(
+        'E_JSON',
+        `The journal record ${name} is damaged (${why}); remove ${file} after checking your installs with "adcap doctor".`,
+        {
+          ...(cause === undefined ? {} : { cause }),
+          details: { file },
+        },
+      );
     let bytes: Buffer;
     try {
       bytes = await readFile(file);
@@ -148,7 +155,8 @@ function journalShapeProblem(value: unknown): string | null {
       if (state === null) continue;
       if (typeof state !== 'object' || Array.isArray(state)) return `a "${side}" state of ${id} that is not an object`;
       const st = state as Record<string, unknown>;
-      if (typeof st.active !== 'string' || !Array.isArray(st.history) || !st.history.every((v) => typeof v === 'string')) return `a "${side}" state of ${id} without active and history`;
+      if (typeof st.active !== 'string' || !Array.isArray(st.history) || !st.history.every((v) => typeof v === 'string'))
+        return `a "${side}" state of ${id} without active and history`;
     }
   }
   if (!Array.isArray(r.creates)) return 'no "creates" list';

@@ -102,17 +102,19 @@ export interface SandboxChoice {
  * instance's, or the registry the SDK ships when the host names none. Every one needs a pinned key.
  */
 export function defaultRemotesOf(options: ArcotheonOptions): RemoteConfig[] {
-  const defaults: RemoteConfig[] = options.remotes === undefined
-    ? shippedRemotes(options.rootKeys)
-    : options.remotes.map((r) => ({
-        name: r.name,
-        url: normalizeRemoteUrl(r.url),
-        rootKeys: [...(r.rootKeys ?? options.rootKeys ?? [])],
-        ...(r.minSequence === undefined ? {} : { minSequence: r.minSequence }),
-        ...(r.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: r.maxCatalogAgeMs }),
-      }));
+  const defaults: RemoteConfig[] =
+    options.remotes === undefined
+      ? shippedRemotes(options.rootKeys)
+      : options.remotes.map((r) => ({
+          name: r.name,
+          url: normalizeRemoteUrl(r.url),
+          rootKeys: [...(r.rootKeys ?? options.rootKeys ?? [])],
+          ...(r.minSequence === undefined ? {} : { minSequence: r.minSequence }),
+          ...(r.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: r.maxCatalogAgeMs }),
+        }));
   for (const remote of defaults) {
-    if (remote.rootKeys.length === 0) throw new AdcapError('E_USAGE', `The default remote "${remote.name}" has no pinned root key; pass rootKeys.`);
+    if (remote.rootKeys.length === 0)
+      throw new AdcapError('E_USAGE', `The default remote "${remote.name}" has no pinned root key; pass rootKeys.`);
   }
   return defaults;
 }

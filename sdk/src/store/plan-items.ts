@@ -19,7 +19,11 @@ import type { PackageState } from './state.js';
  * for a sideload, asks for it by id (explicitly choosing a registry). Unpinned ids (new ones) come
  * from the first remote that lists them.
  */
-export function sourcePins(installed: Map<string, PackageState | null>, requested: ReadonlyMap<string, string>, explicitIds: ReadonlySet<string>): Map<string, string | null> {
+export function sourcePins(
+  installed: Map<string, PackageState | null>,
+  requested: ReadonlyMap<string, string>,
+  explicitIds: ReadonlySet<string>,
+): Map<string, string | null> {
   const pins = new Map<string, string | null>(requested);
   for (const [id, state] of installed) {
     if (state === null || pins.has(id)) continue;
@@ -31,7 +35,10 @@ export function sourcePins(installed: Map<string, PackageState | null>, requeste
 }
 
 /** The installed version's source when `next` differs from it (a move), else undefined. */
-export function movedFrom(state: PackageState, next: { kind: 'registry'; remote: string } | { kind: 'file'; file: string } | undefined): PlanSource | undefined {
+export function movedFrom(
+  state: PackageState,
+  next: { kind: 'registry'; remote: string } | { kind: 'file'; file: string } | undefined,
+): PlanSource | undefined {
   const current = state.versions[state.active]?.source;
   if (current === undefined || next === undefined) return undefined;
   if (current.kind === 'registry') {
@@ -59,7 +66,13 @@ export function candidateOfManifest(manifest: Manifest): CandidateVersion {
   };
 }
 
-export function sideloadItem(s: SideloadCandidate, action: PlanAction, state: PackageState | null, explicit: boolean, granted: string[]): PlanItem {
+export function sideloadItem(
+  s: SideloadCandidate,
+  action: PlanAction,
+  state: PackageState | null,
+  explicit: boolean,
+  granted: string[],
+): PlanItem {
   const permissions = s.manifest.permissions ?? [];
   return {
     id: s.manifest.id,

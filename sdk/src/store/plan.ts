@@ -124,14 +124,18 @@ function warningsOf(item: PlanItem): string[] {
     else if (item.source.unknownSigner) out.push(`${label} is from a local file signed by a key no configured registry knows.`);
     else out.push(`${label} is installed from a local file (sideloaded), not from a registry.`);
   }
-  if (item.yanked !== undefined) out.push(`${label} was yanked by its publisher (${item.yanked}); it is installed only because you asked for exactly this version.`);
+  if (item.yanked !== undefined)
+    out.push(`${label} was yanked by its publisher (${item.yanked}); it is installed only because you asked for exactly this version.`);
   if (item.deprecated !== undefined) out.push(`${item.id} is deprecated: ${item.deprecated}`);
   if (item.tier === 'pro') out.push(`${item.id} is a Pro capability.`);
-  if (item.access === 'entitled') out.push(`${item.id} needs an entitlement${item.entitlement === undefined ? '' : ` (${item.entitlement})`} to download.`);
+  if (item.access === 'entitled')
+    out.push(`${item.id} needs an entitlement${item.entitlement === undefined ? '' : ` (${item.entitlement})`} to download.`);
   if (item.prerelease) out.push(`${label} is a prerelease.`);
   if (item.action === 'downgrade') out.push(`${item.id} goes back from ${item.from ?? '?'} to ${item.version}.`);
   if (item.previousSource !== undefined) {
-    out.push(`${item.id} changes source: it now comes from ${describeSource(item.source)} instead of ${describeSource(item.previousSource)}, and its updates will come from there.`);
+    out.push(
+      `${item.id} changes source: it now comes from ${describeSource(item.source)} instead of ${describeSource(item.previousSource)}, and its updates will come from there.`,
+    );
   }
   return out;
 }
@@ -145,7 +149,8 @@ function reportLines(plan: Plan): string[] {
     const why = item.explicit ? '' : ' as a dependency';
     const size = item.downloadSize > 0 ? `, ${formatBytes(item.downloadSize)} to download` : '';
     lines.push(`${verb} ${item.id} ${item.version}${from}${why}${size}`);
-    if (item.previousSource !== undefined) lines.push(`  source changes: from ${describeSource(item.previousSource)} to ${describeSource(item.source)}`);
+    if (item.previousSource !== undefined)
+      lines.push(`  source changes: from ${describeSource(item.previousSource)} to ${describeSource(item.source)}`);
     for (const permission of item.newPermissions) {
       lines.push(`  new permission: ${describePermission(permission)} (${permission.reason})`);
     }

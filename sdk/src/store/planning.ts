@@ -60,7 +60,8 @@ export async function planInstall(core: StoreCore, request: InstallRequest): Pro
   const sideload = request.file === undefined ? null : await inspectSideload(core, request.file);
   const specs = (request.packages ?? []).map(parseSpec);
   if (sideload !== null) specs.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
-  if (specs.length === 0) throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
+  if (specs.length === 0)
+    throw new AdcapError('E_USAGE', 'Nothing to install: name a capability (publisher/name[@range]) or a .adcap file.');
   const roots: Array<{ id: string; range: string }> = specs.map(({ id, range }) => ({ id, range }));
   const explicitIds = new Set(roots.map((r) => r.id));
   const installed = await installedStates(core.home);
@@ -81,7 +82,17 @@ export async function planInstall(core: StoreCore, request: InstallRequest): Pro
   }
   const preferred: Record<string, string> = {};
   for (const [id, state] of installed) if (state !== null) preferred[id] = state.active;
-  const context = await resolvePlan(core, roots, preferred, explicitIds, installed, sideload, request.includePrerelease === true, false, pins);
+  const context = await resolvePlan(
+    core,
+    roots,
+    preferred,
+    explicitIds,
+    installed,
+    sideload,
+    request.includePrerelease === true,
+    false,
+    pins,
+  );
   for (const root of roots) if (explicitIds.has(root.id)) context.ranges.set(root.id, root.range);
   enforcePolicy(loaded, context);
   return context;
@@ -91,13 +102,20 @@ export async function planInstall(core: StoreCore, request: InstallRequest): Pro
  * The plan of `arc.update`: installed capabilities (all, or `ids`) at the newest versions their
  * ranges allow, never a downgrade; `held` ones stay where they are (updating.ts).
  */
-export async function planUpdate(core: StoreCore, ids: string[] | undefined, includePrerelease: boolean, held: ReadonlySet<string> = new Set(), refresh = held.size === 0): Promise<PlanContext> {
+export async function planUpdate(
+  core: StoreCore,
+  ids: string[] | undefined,
+  includePrerelease: boolean,
+  held: ReadonlySet<string> = new Set(),
+  refresh = held.size === 0,
+): Promise<PlanContext> {
   const loaded = await policyForChange(core);
   if (refresh) await refreshRemotes(core.sources);
   const installed = await installedStates(core.home);
   const targets = new Set(ids ?? [...installed.keys()]);
   for (const id of targets) {
-    if (!installed.has(id)) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so it cannot be updated; install it with "adcap install ${id}".`);
+    if (!installed.has(id))
+      throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so it cannot be updated; install it with "adcap install ${id}".`);
   }
   for (const id of held) targets.delete(id);
   const roots: Array<{ id: string; range: string }> = [];
@@ -111,8 +129,20 @@ export async function planUpdate(core: StoreCore, ids: string[] | undefined, inc
   // Dependencies of updated capabilities may move too; everything else stays where it is. Every
   // installed capability updates only from the registry it came from (issue 11, item 1).
   // issue 17: an update never moves to a version the policy blocks (it stays, or takes a newer allowed one).
-  const skip = (id: string, version: string): boolean => loaded !== null && installed.get(id)?.active !== version && blockedBy(loaded.policy, id, version) !== undefined;
-  const context = await resolvePlan(core, roots, preferred, new Set(), installed, null, includePrerelease, true, sourcePins(installed, new Map(), new Set()), skip);
+  const skip = (id: string, version: string): boolean =>
+    loaded !== null && installed.get(id)?.active !== version && blockedBy(loaded.policy, id, version) !== undefined;
+  const context = await resolvePlan(
+    core,
+    roots,
+    preferred,
+    new Set(),
+    installed,
+    null,
+    includePrerelease,
+    true,
+    sourcePins(installed, new Map(), new Set()),
+    skip,
+  );
   enforcePolicy(loaded, context);
   return context;
 }
@@ -137,7 +167,10 @@ async function resolvePlan(
   const host = await core.hostEnvironment();
   const tolerate = new Set([...installed.keys()].filter((id) => !explicitIds.has(id)));
   const located = await core.sources.closure(
-    roots.map((r) => r.id).filter((id) => id !== sideload?.manifest.id).concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})),
+    roots
+      .map((r) => r.id)
+      .filter((id) => id !== sideload?.manifest.id)
+      .concat(sideload === null ? [] : Object.keys(sideload.manifest.dependencies ?? {})),
     pins,
     { tolerate },
   );
@@ -170,9 +203,26 @@ async function resolvePlan(
     const state = installed.get(id) ?? null;
     const isSideload = sideload !== null && id === sideload.manifest.id;
     const place = isSideload ? undefined : located.get(id);
-    const previousSource = state === null ? undefined : movedFrom(state, isSideload ? { kind: 'file', file: sideload.file } : place === undefined ? undefined : { kind: 'registry', remote: place.remote });
+    const previousSource =
+      state === null
+        ? undefined
+        : movedFrom(
+            state,
+            isSideload
+              ? { kind: 'file', file: sideload.file }
+              : place === undefined
+                ? undefined
+                : { kind: 'registry', remote: place.remote },
+          );
     if (state !== null && state.active === version && previousSource === undefined) continue;
-    const action: PlanAction = state === null ? 'install' : semver.gt(version, state.active) ? 'upgrade' : semver.lt(version, state.active) ? 'downgrade' : 'reinstall';
+    const action: PlanAction =
+      state === null
+        ? 'install'
+        : semver.gt(version, state.active)
+          ? 'upgrade'
+          : semver.lt(version, state.active)
+            ? 'downgrade'
+            : 'reinstall';
     if (isUpdate && action === 'downgrade') continue;
     const explicit = explicitIds.has(id) || (state?.explicit ?? false);
     const granted = state?.grants ?? [];
@@ -201,7 +251,9 @@ async function resolvePlan(
   for (const [id, version] of Object.entries(resolution.versions)) {
     const entry = located.get(id)?.doc.versions[version];
     if (entry?.status === 'revoked' && installed.get(id)?.active === version) {
-      kept.push(`${id} ${version} stays installed but was revoked by its registry (${entry.statusReason ?? 'no reason given'}); its tools do not run. Update or uninstall it.`);
+      kept.push(
+        `${id} ${version} stays installed but was revoked by its registry (${entry.statusReason ?? 'no reason given'}); its tools do not run. Update or uninstall it.`,
+      );
     }
   }
   const plan = finishPlan(items, resolution.versions, kept);
@@ -231,7 +283,7 @@ export function parseSpec(spec: PackageSpec): { id: string; range: string; remot
   const id = at < 0 ? rest : rest.slice(0, at);
   const range = at < 0 ? '*' : rest.slice(at + 1);
   parseCapabilityId(id);
-  if (semver.validRange(range) === null) throw new AdcapError('E_USAGE', `"${range}" in "${spec}" is not a semver range (try ^1.2.0, ~1.2, 1.2.3 or *).`);
+  if (semver.validRange(range) === null)
+    throw new AdcapError('E_USAGE', `"${range}" in "${spec}" is not a semver range (try ^1.2.0, ~1.2, 1.2.3 or *).`);
   return { id, range, ...(remote === undefined ? {} : { remote }) };
 }
-

@@ -39,8 +39,14 @@ export interface PolicyHost extends InstalledView, PolicyView {
   readonly enablementHook: EnablementHook | undefined;
   installedIds(): Promise<string[]>;
   withHome<T>(purpose: string, fn: () => Promise<T>): Promise<T>;
-  install(request: { id: string; range: string }, options: { approve: () => boolean }): Promise<{ installed: Array<{ id: string; version: string }> }>;
-  update(ids: string[], options?: { approve: () => boolean }): Promise<{ installed: Array<{ id: string; version: string }>; needsApproval: boolean }>;
+  install(
+    request: { id: string; range: string },
+    options: { approve: () => boolean },
+  ): Promise<{ installed: Array<{ id: string; version: string }> }>;
+  update(
+    ids: string[],
+    options?: { approve: () => boolean },
+  ): Promise<{ installed: Array<{ id: string; version: string }>; needsApproval: boolean }>;
 }
 
 /** The policy for an operation that changes something: E_POLICY when the file is invalid. */
@@ -74,7 +80,10 @@ export function enforcePlan(loaded: LoadedPolicy | null, plan: Plan, remoteOf: (
       const remote = remoteOf(item.source.remote);
       if (remote !== undefined) assertRemoteAllowed(loaded, remote);
     }
-    assertGrantsAllowed(loaded, item.permissions.map((p) => ({ id: item.id, grant: grantString(p) })));
+    assertGrantsAllowed(
+      loaded,
+      item.permissions.map((p) => ({ id: item.id, grant: grantString(p) })),
+    );
   }
 }
 
@@ -94,7 +103,10 @@ export function policyRemotes(loaded: LoadedPolicy | null): RemoteConfig[] | nul
 export function assertToolAllowed(loaded: LoadedPolicy | null, id: string, version: string, permissions: readonly string[]): void {
   if (loaded === null) return;
   assertNotBlocked(loaded, id, version);
-  assertGrantsAllowed(loaded, permissions.map((grant) => ({ id, grant })));
+  assertGrantsAllowed(
+    loaded,
+    permissions.map((grant) => ({ id, grant })),
+  );
 }
 
 /** Whether the tool may run under the policy (what assertToolAllowed checks), for lists such as MCP's. */
@@ -238,7 +250,9 @@ export async function applyPolicy(arc: PolicyHost, now: string): Promise<PolicyA
 }
 
 /** Doctor's policy findings: an invalid policy, blocked capabilities installed, required ones missing, denied grants held. */
-export async function policyFindings(arc: PolicyView & Pick<InstalledView, 'state'> & { installedIds(): Promise<string[]> }): Promise<Problem[]> {
+export async function policyFindings(
+  arc: PolicyView & Pick<InstalledView, 'state'> & { installedIds(): Promise<string[]> },
+): Promise<Problem[]> {
   const { loaded, error } = await policyForReading(arc);
   if (error !== undefined) return [{ kind: 'policy', message: error.message, fixable: false }];
   if (loaded === null) return [];
@@ -249,12 +263,24 @@ export async function policyFindings(arc: PolicyView & Pick<InstalledView, 'stat
   for (const [id, state] of installed) {
     const entry = blockedBy(loaded.policy, id, state.active);
     if (entry !== undefined && state.disabled?.by !== 'policy') {
-      problems.push({ kind: 'policy', id, version: state.active, message: `${id}@${state.active} is blocked by the policy (${entry}) but still enabled; ${fix}. ${managedBy(loaded, 'blocked')}`, fixable: false });
+      problems.push({
+        kind: 'policy',
+        id,
+        version: state.active,
+        message: `${id}@${state.active} is blocked by the policy (${entry}) but still enabled; ${fix}. ${managedBy(loaded, 'blocked')}`,
+        fixable: false,
+      });
     }
     for (const grant of state.grants) {
       const pattern = deniedBy(loaded.policy, grant);
       if (pattern !== undefined) {
-        problems.push({ kind: 'policy', id, version: state.active, message: `${id} holds the grant ${grant}, which the policy denies (${pattern}); tools that use it are refused. ${managedBy(loaded, 'deniedPermissions')}`, fixable: false });
+        problems.push({
+          kind: 'policy',
+          id,
+          version: state.active,
+          message: `${id} holds the grant ${grant}, which the policy denies (${pattern}); tools that use it are refused. ${managedBy(loaded, 'deniedPermissions')}`,
+          fixable: false,
+        });
       }
     }
   }
@@ -262,9 +288,19 @@ export async function policyFindings(arc: PolicyView & Pick<InstalledView, 'stat
     const { id } = splitSpec(entry);
     const state = installed.get(id);
     if (state === undefined) {
-      problems.push({ kind: 'policy', id, message: `${id} is required by the policy (${entry}) but not installed; ${fix}. ${managedBy(loaded, 'required')}`, fixable: false });
+      problems.push({
+        kind: 'policy',
+        id,
+        message: `${id} is required by the policy (${entry}) but not installed; ${fix}. ${managedBy(loaded, 'required')}`,
+        fixable: false,
+      });
     } else if (state.disabled !== undefined) {
-      problems.push({ kind: 'policy', id, message: `${id} is required by the policy (${entry}) but disabled; ${fix}. ${managedBy(loaded, 'required')}`, fixable: false });
+      problems.push({
+        kind: 'policy',
+        id,
+        message: `${id} is required by the policy (${entry}) but disabled; ${fix}. ${managedBy(loaded, 'required')}`,
+        fixable: false,
+      });
     }
   }
   return problems;

@@ -83,10 +83,14 @@ export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<Loade
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && source === 'system') return null;
-    throw new AdcapError('E_POLICY', `The organisation policy ${path} cannot be read (${code ?? 'error'}); every change is stopped until it is fixed or ARCOTHEON_POLICY is unset.`, {
-      details: { path },
-      cause: error,
-    });
+    throw new AdcapError(
+      'E_POLICY',
+      `The organisation policy ${path} cannot be read (${code ?? 'error'}); every change is stopped until it is fixed or ARCOTHEON_POLICY is unset.`,
+      {
+        details: { path },
+        cause: error,
+      },
+    );
   }
   if (!info.isFile()) {
     throw policyError(path, `is not a regular file (links are refused, so the file a check saw is the file that is read)`);
@@ -98,10 +102,14 @@ export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<Loade
   try {
     value = parseStrictJson(bytes, `The organisation policy ${path}`);
   } catch (error) {
-    throw new AdcapError('E_POLICY', `The organisation policy ${path} is not valid JSON: ${isAdcapError(error) ? error.message : String(error)} Every change is stopped until it is fixed.`, {
-      details: { path },
-      cause: error,
-    });
+    throw new AdcapError(
+      'E_POLICY',
+      `The organisation policy ${path} is not valid JSON: ${isAdcapError(error) ? error.message : String(error)} Every change is stopped until it is fixed.`,
+      {
+        details: { path },
+        cause: error,
+      },
+    );
   }
   return { policy: checkPolicy(value, path), path, source };
 }
@@ -117,11 +125,13 @@ export function checkPolicy(value: unknown, path: string): Policy {
   for (const rule of ['blocked', 'required'] as const) {
     for (const entry of policy[rule] ?? []) {
       const { range } = splitSpec(entry);
-      if (range !== undefined && validRange(range) === null) throw policyError(path, `has ${rule} entry ${JSON.stringify(entry)} whose version range is not valid semver`);
+      if (range !== undefined && validRange(range) === null)
+        throw policyError(path, `has ${rule} entry ${JSON.stringify(entry)} whose version range is not valid semver`);
     }
   }
   for (const pattern of policy.deniedPermissions ?? []) {
-    if (patternProblem(pattern) !== undefined) throw policyError(path, `has deniedPermissions entry ${JSON.stringify(pattern)}: ${patternProblem(pattern) as string}`);
+    if (patternProblem(pattern) !== undefined)
+      throw policyError(path, `has deniedPermissions entry ${JSON.stringify(pattern)}: ${patternProblem(pattern) as string}`);
   }
   for (const required of policy.required ?? []) {
     const { id } = splitSpec(required);
@@ -138,13 +148,18 @@ async function checkOwnership(path: string, info: Awaited<ReturnType<typeof lsta
   if (Number(info.uid) !== 0) throw policyError(path, 'is not owned by root');
   if ((Number(info.mode) & 0o022) !== 0) throw policyError(path, 'is writable by users other than root');
   const folder = await stat(dirname(path));
-  if (Number(folder.uid) !== 0 || (Number(folder.mode) & 0o022) !== 0) throw policyError(path, `is in ${dirname(path)}, a folder that users other than root can change`);
+  if (Number(folder.uid) !== 0 || (Number(folder.mode) & 0o022) !== 0)
+    throw policyError(path, `is in ${dirname(path)}, a folder that users other than root can change`);
 }
 
 function policyError(path: string, problem: string, details: Record<string, unknown> = {}): AdcapError {
-  return new AdcapError('E_POLICY', `The organisation policy ${path} ${problem}; it is refused, and every change is stopped until an administrator fixes it.`, {
-    details: { path, ...details },
-  });
+  return new AdcapError(
+    'E_POLICY',
+    `The organisation policy ${path} ${problem}; it is refused, and every change is stopped until an administrator fixes it.`,
+    {
+      details: { path, ...details },
+    },
+  );
 }
 
 /** Splits `pub/name@range` into its id and range. */
@@ -186,7 +201,11 @@ export function assertGrantsAllowed(loaded: LoadedPolicy | null, grants: Readonl
   for (const { id, grant } of grants) {
     const pattern = deniedBy(loaded.policy, grant);
     if (pattern !== undefined) {
-      throw refuse(loaded, 'deniedPermissions', `${id} needs the permission ${grant}, which your organisation never grants (${pattern}).`, { id, grant, pattern });
+      throw refuse(loaded, 'deniedPermissions', `${id} needs the permission ${grant}, which your organisation never grants (${pattern}).`, {
+        id,
+        grant,
+        pattern,
+      });
     }
   }
 }
@@ -203,7 +222,8 @@ export function blockedBy(policy: Policy | undefined, id: string, version?: stri
 export function assertNotBlocked(loaded: LoadedPolicy | null, id: string, version: string): void {
   if (loaded === null) return;
   const entry = blockedBy(loaded.policy, id, version);
-  if (entry !== undefined) throw refuse(loaded, 'blocked', `${id}@${version} may not be installed (blocked: ${entry}).`, { id, version, entry });
+  if (entry !== undefined)
+    throw refuse(loaded, 'blocked', `${id}@${version} may not be installed (blocked: ${entry}).`, { id, version, entry });
 }
 
 /** Sideloading (installing from a file) is refused when the policy says sideload: false. */
@@ -216,7 +236,9 @@ export function assertSideloadAllowed(loaded: LoadedPolicy | null, file: string)
 /** Packages not signed by a key an allowed registry trusts are refused when unsigned: false. */
 export function assertSignedAllowed(loaded: LoadedPolicy | null, id: string, trustedSigner: boolean): void {
   if (loaded !== null && loaded.policy.unsigned === false && !trustedSigner) {
-    throw refuse(loaded, 'unsigned', `${id} is not signed by a key an allowed registry trusts, and unsigned packages are not allowed.`, { id });
+    throw refuse(loaded, 'unsigned', `${id} is not signed by a key an allowed registry trusts, and unsigned packages are not allowed.`, {
+      id,
+    });
   }
 }
 
@@ -225,7 +247,12 @@ export function assertRemoteAllowed(loaded: LoadedPolicy | null, remote: { name:
   if (loaded === null || loaded.policy.remotes === undefined) return;
   const allowed = loaded.policy.remotes.find((r) => sameUrl(r.url, remote.url) && remote.rootKeys.every((k) => r.rootKeys.includes(k)));
   if (allowed === undefined) {
-    throw refuse(loaded, 'remotes', `The registry ${remote.url} is not one your organisation allows; the allowed ones are ${loaded.policy.remotes.map((r) => r.name).join(', ') || 'none'}.`, { url: remote.url });
+    throw refuse(
+      loaded,
+      'remotes',
+      `The registry ${remote.url} is not one your organisation allows; the allowed ones are ${loaded.policy.remotes.map((r) => r.name).join(', ') || 'none'}.`,
+      { url: remote.url },
+    );
   }
 }
 
@@ -257,14 +284,23 @@ export function requiredEntry(policy: Policy | undefined, id: string): string | 
 export function assertNotRequired(loaded: LoadedPolicy | null, id: string, action: 'uninstall' | 'disable'): void {
   if (loaded === null) return;
   const entry = requiredEntry(loaded.policy, id);
-  if (entry !== undefined) throw refuse(loaded, 'required', `${id} is required on this computer and cannot be ${action === 'uninstall' ? 'uninstalled' : 'disabled'}.`, { id, entry });
+  if (entry !== undefined)
+    throw refuse(
+      loaded,
+      'required',
+      `${id} is required on this computer and cannot be ${action === 'uninstall' ? 'uninstalled' : 'disabled'}.`,
+      { id, entry },
+    );
 }
 
 /** The policy as lines a person reads (`adcap policy`). */
 export function describePolicy(loaded: LoadedPolicy | null): string[] {
-  if (loaded === null) return ['No organisation policy is in force.', `(Looked for ${systemPolicyPath()}; a host may name one with ARCOTHEON_POLICY.)`];
+  if (loaded === null)
+    return ['No organisation policy is in force.', `(Looked for ${systemPolicyPath()}; a host may name one with ARCOTHEON_POLICY.)`];
   const p = loaded.policy;
-  const lines = [`Managed by ${p.organisation ?? 'your organisation'}: policy ${loaded.path} (${loaded.source === 'system' ? 'system location' : 'ARCOTHEON_POLICY'})`];
+  const lines = [
+    `Managed by ${p.organisation ?? 'your organisation'}: policy ${loaded.path} (${loaded.source === 'system' ? 'system location' : 'ARCOTHEON_POLICY'})`,
+  ];
   if (p.contact !== undefined) lines.push(`  contact: ${p.contact}`);
   lines.push(`  registries: ${p.remotes === undefined ? 'any' : p.remotes.map((r) => `${r.name} (${r.url})`).join(', ') || 'none'}`);
   lines.push(`  installing from a file: ${p.sideload === false ? 'not allowed' : 'allowed'}`);

@@ -23,18 +23,26 @@ export async function uninstallCapability(core: StoreCore, id: string): Promise<
   return core.withHome(`uninstall ${id}`, async () => {
     parseCapabilityId(id);
     if ((await readState(core.home, id)) === null) {
-      throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`, { details: { id } });
+      throw new AdcapError(
+        'E_NOT_INSTALLED',
+        `${id} is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.`,
+        { details: { id } },
+      );
     }
     assertNotRequired(await policyForChange(core), id, 'uninstall');
     const installed = await installedStates(core.home);
     const manifests = await activeManifests(core.home, installed);
     const dependents = dependentsOf(id, manifests, new Set([id]));
     if (dependents.length > 0) {
-      throw new AdcapError('E_DEPENDENTS', `${id} is needed by ${dependents.join(', ')}; uninstall ${dependents.length === 1 ? 'it' : 'them'} first.`, { details: { dependents } });
+      throw new AdcapError(
+        'E_DEPENDENTS',
+        `${id} is needed by ${dependents.join(', ')}; uninstall ${dependents.length === 1 ? 'it' : 'them'} first.`,
+        { details: { dependents } },
+      );
     }
     const removing = new Set([id]);
     // Dependencies installed only for what is being removed go with it.
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const [other, state] of installed) {
         if (state === null || removing.has(other) || state.explicit) continue;

@@ -27,7 +27,12 @@ export interface RevocationContext {
   home: string;
 }
 
-export async function revocationReason(ctx: RevocationContext, id: string, state: PackageState, options: { refresh?: 'auto' | 'never' } = {}): Promise<string | null> {
+export async function revocationReason(
+  ctx: RevocationContext,
+  id: string,
+  state: PackageState,
+  options: { refresh?: 'auto' | 'never' } = {},
+): Promise<string | null> {
   const record = state.versions[state.active];
   if (record === undefined) return null;
   let clients: RegistryClient[];
@@ -49,7 +54,8 @@ export async function revocationReason(ctx: RevocationContext, id: string, state
       let doc;
       if (refresh === 'never') {
         const pin = payload.capabilities[id]?.doc;
-        const bytes = pin === undefined ? null : await new RemoteStore(remoteStateDir(ctx.home, client.remote.name)).readDocument(pin.sha256);
+        const bytes =
+          pin === undefined ? null : await new RemoteStore(remoteStateDir(ctx.home, client.remote.name)).readDocument(pin.sha256);
         if (bytes === null) continue;
         doc = parsePackageDocument(bytes, id);
       } else {

@@ -20,16 +20,23 @@ export async function rollbackCapability(core: StoreCore, id: string): Promise<{
   return core.withHome(`rollback ${id}`, async () => {
     const state = await core.state(id);
     const previous = state.history.at(-1);
-    if (previous === undefined) throw new AdcapError('E_NOT_FOUND', `${id} has no earlier version to roll back to; only ${state.active} is installed.`);
+    if (previous === undefined)
+      throw new AdcapError('E_NOT_FOUND', `${id} has no earlier version to roll back to; only ${state.active} is installed.`);
     const loaded = await policyForChange(core);
     assertNotBlocked(loaded, id, previous);
-    assertGrantsAllowed(loaded, (state.versions[previous]?.grants ?? []).map((grant) => ({ id, grant })));
+    assertGrantsAllowed(
+      loaded,
+      (state.versions[previous]?.grants ?? []).map((grant) => ({ id, grant })),
+    );
     const target = await core.readInstalledManifest(id, previous);
     const installed = await installedStates(core.home);
     for (const [dep, range] of Object.entries(target.dependencies ?? {})) {
       const have = installed.get(dep)?.active;
       if (have === undefined || !semver.satisfies(have, range, { includePrerelease: true })) {
-        throw new AdcapError('E_RESOLVE', `${id} ${previous} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install a matching ${dep} first.`);
+        throw new AdcapError(
+          'E_RESOLVE',
+          `${id} ${previous} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install a matching ${dep} first.`,
+        );
       }
     }
     assertNoDependentsBroken(id, previous, await activeManifests(core.home, installed));
@@ -51,7 +58,11 @@ function assertNoDependentsBroken(id: string, version: string, manifests: Map<st
   for (const [other, manifest] of manifests) {
     const range = other === id ? undefined : manifest?.dependencies?.[id];
     if (range !== undefined && !semver.satisfies(version, range, { includePrerelease: true })) {
-      throw new AdcapError('E_DEPENDENTS', `${other} needs ${id} ${range}, which ${version} does not satisfy; roll back or update ${other} first.`, { details: { dependents: [other] } });
+      throw new AdcapError(
+        'E_DEPENDENTS',
+        `${other} needs ${id} ${range}, which ${version} does not satisfy; roll back or update ${other} first.`,
+        { details: { dependents: [other] } },
+      );
     }
   }
 }

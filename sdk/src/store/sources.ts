@@ -68,7 +68,8 @@ export class RegistrySources {
 
   async client(name: string): Promise<RegistryClient> {
     const found = (await this.clients()).find((c) => c.remote.name === name);
-    if (found === undefined) throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; "adcap remote list" shows the configured ones.`);
+    if (found === undefined)
+      throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; "adcap remote list" shows the configured ones.`);
     return found;
   }
 
@@ -82,7 +83,8 @@ export class RegistrySources {
     let lastError: unknown = null;
     let clients = await this.clients();
     if (where.only !== undefined) clients = clients.filter((c) => c.remote.name === where.only);
-    else if (where.prefer !== undefined) clients = [...clients.filter((c) => c.remote.name === where.prefer), ...clients.filter((c) => c.remote.name !== where.prefer)];
+    else if (where.prefer !== undefined)
+      clients = [...clients.filter((c) => c.remote.name === where.prefer), ...clients.filter((c) => c.remote.name !== where.prefer)];
     for (const client of clients) {
       try {
         const { payload } = await client.catalogue();

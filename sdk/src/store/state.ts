@@ -99,7 +99,11 @@ function isPackageState(value: unknown): value is PackageState {
 function isDisabledMark(value: unknown): value is DisabledMark {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v['at'] === 'string' && (v['by'] === 'user' || v['by'] === 'policy') && (v['rule'] === undefined || typeof v['rule'] === 'string');
+  return (
+    typeof v['at'] === 'string' &&
+    (v['by'] === 'user' || v['by'] === 'policy') &&
+    (v['rule'] === undefined || typeof v['rule'] === 'string')
+  );
 }
 
 /**
@@ -109,11 +113,22 @@ function isDisabledMark(value: unknown): value is DisabledMark {
  */
 export async function packageIdsOnDisk(home: HomeLayout, options: { withState?: boolean } = {}): Promise<string[]> {
   const ids: string[] = [];
-  const list = (dir: string): Promise<string[]> => readdir(dir).then((names) => names.filter(isIdPart).sort(), () => []);
+  const list = (dir: string): Promise<string[]> =>
+    readdir(dir).then(
+      (names) => names.filter(isIdPart).sort(),
+      () => [],
+    );
   for (const publisher of await list(home.packagesDir)) {
     for (const name of await list(join(home.packagesDir, publisher))) {
       const id = `${publisher}/${name}`;
-      if (options.withState === true && !(await stat(home.stateFile(id)).then((s) => s.isFile(), () => false))) continue;
+      if (
+        options.withState === true &&
+        !(await stat(home.stateFile(id)).then(
+          (s) => s.isFile(),
+          () => false,
+        ))
+      )
+        continue;
       ids.push(id);
     }
   }

@@ -72,10 +72,16 @@ export interface RecoveryOutcome {
  * directory the new states need is on disk (extraction finished), backward otherwise. Either way
  * nothing the surviving states reference is removed. The caller holds the home lock.
  */
-export async function recoverOperations(home: HomeLayout, options: { dryRun?: boolean; skipDamaged?: boolean } = {}): Promise<RecoveryOutcome[]> {
+export async function recoverOperations(
+  home: HomeLayout,
+  options: { dryRun?: boolean; skipDamaged?: boolean } = {},
+): Promise<RecoveryOutcome[]> {
   const outcomes: RecoveryOutcome[] = [];
   // doctor reports damaged records itself (skipDamaged); every other caller stops at one (E_JSON).
-  const records = options.skipDamaged === true ? (await readJournal(home, { removeTemp: options.dryRun !== true })).records : await pendingOperations(home, { removeTemp: options.dryRun !== true });
+  const records =
+    options.skipDamaged === true
+      ? (await readJournal(home, { removeTemp: options.dryRun !== true })).records
+      : await pendingOperations(home, { removeTemp: options.dryRun !== true });
   for (const { file, record } of records) {
     const forward = await allPresent(home, record.after);
     const outcome: RecoveryOutcome = {
@@ -99,7 +105,10 @@ export async function recoverOperations(home: HomeLayout, options: { dryRun?: bo
       await rm(file, { force: true });
     } catch (error) {
       // Issue 12 item 8: every failure of the journal is coded (E_IO naming the operation).
-      throw asAdcapError(error, `Cannot ${forward ? 'finish' : 'undo'} the interrupted ${record.op} of ${outcome.packages.join(', ')} (journal ${file})`);
+      throw asAdcapError(
+        error,
+        `Cannot ${forward ? 'finish' : 'undo'} the interrupted ${record.op} of ${outcome.packages.join(', ')} (journal ${file})`,
+      );
     }
   }
   return outcomes;

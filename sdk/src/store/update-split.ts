@@ -15,9 +15,12 @@ function dependenciesOf(located: ReadonlyMap<string, LocatedPackage>, id: string
  * `asking` plus every plan item whose new version depends, directly or through other moving items,
  * on one of them: those cannot move while what they need waits.
  */
-export function dependentsWithin(context: { plan: Plan; located: ReadonlyMap<string, LocatedPackage> }, asking: ReadonlySet<string>): Set<string> {
+export function dependentsWithin(
+  context: { plan: Plan; located: ReadonlyMap<string, LocatedPackage> },
+  asking: ReadonlySet<string>,
+): Set<string> {
   const waiting = new Set(asking);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const item of context.plan.items) {
       if (waiting.has(item.id)) continue;
@@ -35,5 +38,10 @@ export function waitingUpdates(full: Plan, plain: Plan): Array<{ id: string; fro
   const done = new Set(plain.items.map((i) => `${i.id}@${i.version}`));
   return full.items
     .filter((i) => !done.has(`${i.id}@${i.version}`))
-    .map((i) => ({ id: i.id, ...(i.from === undefined ? {} : { from: i.from }), version: i.version, newPermissions: i.newPermissions.map(grantString) }));
+    .map((i) => ({
+      id: i.id,
+      ...(i.from === undefined ? {} : { from: i.from }),
+      version: i.version,
+      newPermissions: i.newPermissions.map(grantString),
+    }));
 }

@@ -57,7 +57,11 @@ export interface PinnedUpdate {
  * is left to approve (its digest is the next update's). Issue 12 item 10: capabilities that the
  * range the user asked for keeps below the newest version are listed in `pinned`.
  */
-export async function updatePackages(core: StoreCore, ids: string[] | undefined, options: ApplyOptions & { includePrerelease?: boolean }): Promise<UpdateResult> {
+export async function updatePackages(
+  core: StoreCore,
+  ids: string[] | undefined,
+  options: ApplyOptions & { includePrerelease?: boolean },
+): Promise<UpdateResult> {
   checkIds(ids, 'update');
   checkApplyOptions(options, 'update');
   return cancellable('The update', options.signal, () =>
@@ -69,9 +73,15 @@ export async function updatePackages(core: StoreCore, ids: string[] | undefined,
       if (plan.items.length === 0) return { plan, applied: false, installed: [], needsApproval: false, waiting: [], pinned };
       if (options.approve !== undefined || options.approvedDigest !== undefined) {
         await requireApproval(context, options, false);
-        return { ...(await applyPlan(core, context, 'update', options)), needsApproval: plan.newPermissions.length > 0, waiting: [], pinned };
+        return {
+          ...(await applyPlan(core, context, 'update', options)),
+          needsApproval: plan.newPermissions.length > 0,
+          waiting: [],
+          pinned,
+        };
       }
-      if (plan.newPermissions.length === 0) return { ...(await applyPlan(core, context, 'update', options)), needsApproval: false, waiting: [], pinned };
+      if (plan.newPermissions.length === 0)
+        return { ...(await applyPlan(core, context, 'update', options)), needsApproval: false, waiting: [], pinned };
       // Hold back what needs approval (and what cannot move without it); apply the rest.
       const plain = await planPlainUpdate(core, context, ids, prerelease);
       const waiting = waitingUpdates(plan, plain.plan);
@@ -90,7 +100,12 @@ export async function updatePackages(core: StoreCore, ids: string[] | undefined,
  * their installed version, and so is every target whose new version depends on one of them,
  * until the plan asks for nothing new (each round holds at least one more capability back).
  */
-async function planPlainUpdate(core: StoreCore, full: PlanContext, ids: string[] | undefined, includePrerelease: boolean): Promise<PlanContext> {
+async function planPlainUpdate(
+  core: StoreCore,
+  full: PlanContext,
+  ids: string[] | undefined,
+  includePrerelease: boolean,
+): Promise<PlanContext> {
   const held = new Set<string>();
   let context = full;
   for (;;) {
@@ -104,7 +119,12 @@ async function planPlainUpdate(core: StoreCore, full: PlanContext, ids: string[]
 }
 
 /** Issue 12 item 10: installed explicit targets the user's range keeps below a newer version. */
-async function pinnedUpdates(core: StoreCore, context: PlanContext, ids: string[] | undefined, includePrerelease: boolean): Promise<PinnedUpdate[]> {
+async function pinnedUpdates(
+  core: StoreCore,
+  context: PlanContext,
+  ids: string[] | undefined,
+  includePrerelease: boolean,
+): Promise<PinnedUpdate[]> {
   const host = await core.hostEnvironment();
   const out: PinnedUpdate[] = [];
   for (const [id, state] of context.states) {
@@ -114,7 +134,9 @@ async function pinnedUpdates(core: StoreCore, context: PlanContext, ids: string[
     const doc = context.located.get(id)?.doc;
     if (doc === undefined) continue;
     const newer = Object.values(doc.versions)
-      .filter((v) => v.status === undefined && semver.gt(v.version, state.active) && (includePrerelease || semver.prerelease(v.version) === null))
+      .filter(
+        (v) => v.status === undefined && semver.gt(v.version, state.active) && (includePrerelease || semver.prerelease(v.version) === null),
+      )
       .filter((v) => !semver.satisfies(v.version, range, { includePrerelease }) && checkCompatibility(candidateOf(v), host).ok)
       .map((v) => v.version)
       .sort(semver.rcompare);
@@ -125,4 +147,3 @@ async function pinnedUpdates(core: StoreCore, context: PlanContext, ids: string[
   }
   return out;
 }
-

@@ -40,7 +40,10 @@ export function signEnvelope<P>(payload: P, context: SignatureContext, keys: rea
   if (existing !== undefined) {
     const checked = parseEnvelope(existing, 'The envelope to add signatures to');
     if (canonicalJson(checked.payload) !== canonicalJson(payload)) {
-      throw new AdcapError('E_SIGNATURE', 'The existing signatures cover a different payload than the one being signed; rebuild the package or remove its SIGNATURE.json before signing.');
+      throw new AdcapError(
+        'E_SIGNATURE',
+        'The existing signatures cover a different payload than the one being signed; rebuild the package or remove its SIGNATURE.json before signing.',
+      );
     }
     signatures.push(...checked.signatures.map((s) => ({ ...s })));
   }
@@ -92,14 +95,22 @@ export function verifyEnvelope<P>(envelope: unknown, context: SignatureContext, 
   }
   if (signedBy.length > 0) return { payload: checked.payload as P, signedBy };
   if (revokedSigners.length > 0) {
-    throw new AdcapError('E_REVOKED', `The only valid signatures are by revoked keys (${revokedSigners.join(', ')}); do not use this content, and ask the publisher for a copy signed with a current key.`, {
-      details: { keyIds: revokedSigners },
-    });
+    throw new AdcapError(
+      'E_REVOKED',
+      `The only valid signatures are by revoked keys (${revokedSigners.join(', ')}); do not use this content, and ask the publisher for a copy signed with a current key.`,
+      {
+        details: { keyIds: revokedSigners },
+      },
+    );
   }
   const keyIds = checked.signatures.map((s) => s.keyId);
-  throw new AdcapError('E_UNTRUSTED', `No signature is by a trusted key (signed by ${keyIds.join(', ')}); trust the publisher's public key if you know it is theirs.`, {
-    details: { keyIds },
-  });
+  throw new AdcapError(
+    'E_UNTRUSTED',
+    `No signature is by a trusted key (signed by ${keyIds.join(', ')}); trust the publisher's public key if you know it is theirs.`,
+    {
+      details: { keyIds },
+    },
+  );
 }
 
 /**
@@ -112,7 +123,8 @@ export function parseEnvelope(value: unknown, what: string): Envelope<unknown> {
   };
   if (!isPlainObject(value)) return fail('it is not a JSON object');
   for (const field of Object.keys(value)) {
-    if (field !== 'payload' && field !== 'signatures') fail(`it has the unknown field "${field}" (only "payload" and "signatures" are allowed)`);
+    if (field !== 'payload' && field !== 'signatures')
+      fail(`it has the unknown field "${field}" (only "payload" and "signatures" are allowed)`);
   }
   if (!isPlainObject(value.payload)) fail('"payload" is missing or not an object');
   const list = value.signatures;
@@ -132,7 +144,8 @@ export function parseEnvelope(value: unknown, what: string): Envelope<unknown> {
     if (typeof sig !== 'string') return fail(`${at}.sig is missing or not a string`);
     const bytes = decodeBase64Strict(sig);
     if (bytes === null) return fail(`${at}.sig is not standard base64`);
-    if (bytes.length !== ED25519_SIGNATURE_BYTES) fail(`${at}.sig is ${bytes.length} bytes, but an Ed25519 signature is ${ED25519_SIGNATURE_BYTES}`);
+    if (bytes.length !== ED25519_SIGNATURE_BYTES)
+      fail(`${at}.sig is ${bytes.length} bytes, but an Ed25519 signature is ${ED25519_SIGNATURE_BYTES}`);
     if (seen.has(keyId)) fail(`key ${keyId} signs twice`);
     seen.add(keyId);
     return { keyId, alg, sig };
@@ -152,7 +165,10 @@ function indexTrustedKeys(trusted: readonly TrustedKey[]): Map<string, IndexedKe
     const publicKey = decodePublicKey(key.publicKey, `The trusted key ${key.keyId}`);
     const keyId = sha256Hex(publicKey);
     if (keyId !== key.keyId) {
-      throw new AdcapError('E_USAGE', `The trusted key listed as ${key.keyId} has a public key whose keyId is ${keyId}; fix the list of trusted keys.`);
+      throw new AdcapError(
+        'E_USAGE',
+        `The trusted key listed as ${key.keyId} has a public key whose keyId is ${keyId}; fix the list of trusted keys.`,
+      );
     }
     const previous = keys.get(keyId);
     // A key listed twice is revoked if any listing says so.
@@ -162,7 +178,8 @@ function indexTrustedKeys(trusted: readonly TrustedKey[]): Map<string, IndexedKe
 }
 
 function assertContext(context: string): void {
-  if (!CONTEXTS.includes(context)) throw new AdcapError('E_USAGE', `Unknown signature context ${JSON.stringify(context)}; use ${CONTEXTS.join(' or ')}.`);
+  if (!CONTEXTS.includes(context))
+    throw new AdcapError('E_USAGE', `Unknown signature context ${JSON.stringify(context)}; use ${CONTEXTS.join(' or ')}.`);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

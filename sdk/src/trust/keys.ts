@@ -86,7 +86,10 @@ export function decodePublicKey(text: string, what: string): Buffer {
 export function secretSeedOf(key: KeyFile): Buffer {
   const seed = decodeBase64Strict(key.secretKey);
   if (seed === null || seed.length !== ED25519_SECRET_KEY_BYTES) {
-    throw new AdcapError('E_USAGE', `The secret key of key ${key.keyId} is not the base64 of a ${ED25519_SECRET_KEY_BYTES}-byte seed; use a key file written by "adcap keygen".`);
+    throw new AdcapError(
+      'E_USAGE',
+      `The secret key of key ${key.keyId} is not the base64 of a ${ED25519_SECRET_KEY_BYTES}-byte seed; use a key file written by "adcap keygen".`,
+    );
   }
   return seed;
 }
@@ -113,9 +116,11 @@ export function parseKeyFile(value: unknown, where: string): KeyFile {
   const { alg, keyId, publicKey, secretKey } = record as Record<(typeof KEY_FILE_FIELDS)[number], string>;
   if (alg !== 'ed25519') fail(`its alg is "${alg}", but only "ed25519" is supported`);
   const seed = decodeBase64Strict(secretKey);
-  if (seed === null || seed.length !== ED25519_SECRET_KEY_BYTES) fail(`secretKey is not the standard base64 of a ${ED25519_SECRET_KEY_BYTES}-byte seed`);
+  if (seed === null || seed.length !== ED25519_SECRET_KEY_BYTES)
+    fail(`secretKey is not the standard base64 of a ${ED25519_SECRET_KEY_BYTES}-byte seed`);
   const pub = decodeBase64Strict(publicKey);
-  if (pub === null || pub.length !== ED25519_PUBLIC_KEY_BYTES) fail(`publicKey is not the standard base64 of a ${ED25519_PUBLIC_KEY_BYTES}-byte public key`);
+  if (pub === null || pub.length !== ED25519_PUBLIC_KEY_BYTES)
+    fail(`publicKey is not the standard base64 of a ${ED25519_PUBLIC_KEY_BYTES}-byte public key`);
   if (encodeBase64(publicKeyFromSeed(seed as Buffer)) !== publicKey) fail('publicKey does not belong to secretKey');
   if (sha256Hex(pub as Buffer) !== keyId) fail('keyId is not the SHA-256 of publicKey');
   return { alg: 'ed25519', keyId, publicKey, secretKey };
@@ -127,7 +132,11 @@ export async function readKeyFile(path: string): Promise<KeyFile> {
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new AdcapError('E_USAGE', `${path} is not a file; pass the path of a key file written by "adcap keygen".`);
-    if (info.size > MAX_KEY_FILE_BYTES) throw new AdcapError('E_USAGE', `${path} is ${info.size} bytes, far too large to be a key file; pass the path of a key file written by "adcap keygen".`);
+    if (info.size > MAX_KEY_FILE_BYTES)
+      throw new AdcapError(
+        'E_USAGE',
+        `${path} is ${info.size} bytes, far too large to be a key file; pass the path of a key file written by "adcap keygen".`,
+      );
     bytes = await readFile(path);
   } catch (error) {
     throw asAdcapError(error, `Cannot read the key file ${path}`);
@@ -166,9 +175,13 @@ export async function writeKeyFile(path: string, key: KeyFile, options: { force?
     await fsyncDir(dirname(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new AdcapError('E_USAGE', `${path} already exists and may hold another key; choose a new path, or pass --force to replace it (the old key is then lost).`, {
-        details: { file: path },
-      });
+      throw new AdcapError(
+        'E_USAGE',
+        `${path} already exists and may hold another key; choose a new path, or pass --force to replace it (the old key is then lost).`,
+        {
+          details: { file: path },
+        },
+      );
     }
     throw asAdcapError(error, `Cannot write the key file ${path}`);
   }

@@ -39,7 +39,11 @@ export function parsePackageEnvelope(bytes: Uint8Array): Envelope<PackagePayload
   try {
     value = parseStrictJson(bytes, `The package signature (${SIGNATURE_ENTRY})`);
   } catch (error) {
-    throw new AdcapError('E_SIGNATURE', `The package's ${SIGNATURE_ENTRY} is not valid JSON: ${(error as Error).message} Sign the package again.`, { cause: error });
+    throw new AdcapError(
+      'E_SIGNATURE',
+      `The package's ${SIGNATURE_ENTRY} is not valid JSON: ${(error as Error).message} Sign the package again.`,
+      { cause: error },
+    );
   }
   const envelope = parseEnvelope(value, `The package's ${SIGNATURE_ENTRY}`);
   const payload = envelope.payload as Record<string, unknown>;
@@ -87,7 +91,10 @@ export function checkPackageSignature(
   const label = `${pkg.manifest.id}@${pkg.manifest.version}`;
   if (pkg.signatureBytes === null) {
     if (options.requireSignature === true) {
-      throw new AdcapError('E_UNTRUSTED', `The package ${label} is not signed (it has no ${SIGNATURE_ENTRY}); ask the publisher for a signed package, or sign it yourself with "adcap sign".`);
+      throw new AdcapError(
+        'E_UNTRUSTED',
+        `The package ${label} is not signed (it has no ${SIGNATURE_ENTRY}); ask the publisher for a signed package, or sign it yourself with "adcap sign".`,
+      );
     }
     return { signed: false, signedBy: [], envelope: null };
   }
@@ -108,9 +115,11 @@ export function assertPayloadMatches(payload: unknown, manifest: Manifest, manif
   const expected = packagePayload(manifest, manifestSha256);
   const record = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
   const fields = Object.keys(record);
-  const sameFields = fields.length === 4 && (Object.keys(expected) as (keyof PackagePayload)[]).every((field) => record[field] === expected[field]);
+  const sameFields =
+    fields.length === 4 && (Object.keys(expected) as (keyof PackagePayload)[]).every((field) => record[field] === expected[field]);
   if (!sameFields) {
-    const claimed = typeof record.id === 'string' && typeof record.version === 'string' ? `${record.id}@${record.version}` : 'something else';
+    const claimed =
+      typeof record.id === 'string' && typeof record.version === 'string' ? `${record.id}@${record.version}` : 'something else';
     throw new AdcapError(
       'E_SIGNATURE',
       `${SIGNATURE_ENTRY} covers ${claimed} (manifestSha256 ${String(record.manifestSha256)}), not this package ${manifest.id}@${manifest.version} (manifestSha256 ${manifestSha256}); the signature belongs to other content, so re-sign the package.`,
@@ -140,7 +149,10 @@ export type VerifiedPackage = ReadPackage & PackageSignatureResult;
  */
 export async function verifyPackage(source: string | Readable, options: VerifyPackageOptions = {}): Promise<VerifiedPackage> {
   const { trusted, requireSignature, extractTo, ...readOptions } = options;
-  const signatureOptions: PackageSignatureOptions = { ...(trusted === undefined ? {} : { trusted }), ...(requireSignature === undefined ? {} : { requireSignature }) };
+  const signatureOptions: PackageSignatureOptions = {
+    ...(trusted === undefined ? {} : { trusted }),
+    ...(requireSignature === undefined ? {} : { requireSignature }),
+  };
   if (extractTo === undefined) {
     const pkg = await readPackage(source, readOptions);
     return { ...pkg, ...checkPackageSignature(pkg, signatureOptions) };
@@ -154,7 +166,9 @@ export async function verifyPackage(source: string | Readable, options: VerifyPa
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' || code === 'ENOTEMPTY') {
-        throw new AdcapError('E_IO', `Cannot extract to ${extractTo} because it already exists; remove it or choose another directory.`, { cause: error });
+        throw new AdcapError('E_IO', `Cannot extract to ${extractTo} because it already exists; remove it or choose another directory.`, {
+          cause: error,
+        });
       }
       throw asAdcapError(error, `Cannot move the verified package into ${extractTo}`);
     }
@@ -186,7 +200,11 @@ export interface SignedPackage {
  * (spec §2) by the deterministic writer. The new archive is verified again before it atomically
  * replaces `out` (default: the input file).
  */
-export async function signPackage(file: string, keys: readonly KeyFile[], options: { out?: string; limits?: Partial<ArchiveLimits> } = {}): Promise<SignedPackage> {
+export async function signPackage(
+  file: string,
+  keys: readonly KeyFile[],
+  options: { out?: string; limits?: Partial<ArchiveLimits> } = {},
+): Promise<SignedPackage> {
   const checkedKeys = checkKeys(keys);
   const out = options.out ?? file;
   const work = await mkdtemp(join(dirname(out), `.${basename(out)}.sign-`)).catch((error: unknown) => {
@@ -211,7 +229,9 @@ export async function signPackage(file: string, keys: readonly KeyFile[], option
     // verified manifest, in the builder's layout. Its canonical JSON, and so the manifest digest
     // (the package's identity, spec §4), is unchanged; the re-read below checks that.
     const manifestBytes = Buffer.from(`${JSON.stringify(pkg.manifest, null, 2)}\n`, 'utf8');
-    const entries: ArchiveEntrySource[] = [{ path: MANIFEST_ENTRY, size: manifestBytes.length, executable: false, open: () => manifestBytes }];
+    const entries: ArchiveEntrySource[] = [
+      { path: MANIFEST_ENTRY, size: manifestBytes.length, executable: false, open: () => manifestBytes },
+    ];
     for (const path of pkg.entries) {
       if (path === SIGNATURE_ENTRY || path === MANIFEST_ENTRY) continue;
       const onDisk = join(contentDir, ...path.split('/'));
@@ -226,7 +246,10 @@ export async function signPackage(file: string, keys: readonly KeyFile[], option
     // Check the result like any reader would before it replaces anything.
     const check = await readPackage(temp, options.limits === undefined ? {} : { limits: options.limits });
     if (check.manifestSha256 !== pkg.manifestSha256 || check.signatureBytes === null) {
-      throw new AdcapError('E_IO', `The re-signed package did not read back as ${pkg.manifest.id}@${pkg.manifest.version}; ${out} was left unchanged.`);
+      throw new AdcapError(
+        'E_IO',
+        `The re-signed package did not read back as ${pkg.manifest.id}@${pkg.manifest.version}; ${out} was left unchanged.`,
+      );
     }
     assertPayloadMatches(parsePackageEnvelope(check.signatureBytes).payload, check.manifest, check.manifestSha256);
     try {
@@ -263,7 +286,11 @@ export async function buildSignedPackage(sourceDir: string, options: { out: stri
       return envelope;
     },
   });
-  if (envelope === undefined) throw new AdcapError('E_IO', `Building ${sourceDir} finished without asking for a signature; the package at ${options.out} is unsigned.`);
+  if (envelope === undefined)
+    throw new AdcapError(
+      'E_IO',
+      `Building ${sourceDir} finished without asking for a signature; the package at ${options.out} is unsigned.`,
+    );
   return { ...built, envelope, signedBy: envelope.signatures.map((s) => s.keyId) };
 }
 

@@ -11,10 +11,14 @@ import { AdcapError, isAdcapError } from '../errors.js';
 export function hostCallbackError(callback: string, error: unknown): AdcapError {
   if (isAdcapError(error)) return error;
   const detail = error instanceof Error ? error.message : String(error);
-  return new AdcapError('E_HOST_CALLBACK', `The host's ${callback} callback failed (${detail}); this is a fault in the host application, not in the capability.`, {
-    cause: error,
-    details: { callback },
-  });
+  return new AdcapError(
+    'E_HOST_CALLBACK',
+    `The host's ${callback} callback failed (${detail}); this is a fault in the host application, not in the capability.`,
+    {
+      cause: error,
+      details: { callback },
+    },
+  );
 }
 
 /** Awaits a host callback that may return a value or a promise; a throw becomes hostCallbackError. */
@@ -68,7 +72,11 @@ export class GuardedListener<P> {
 
 /** E_CANCELLED when `signal` fired, for an operation named `what` ("the install"). */
 export function cancelledError(what: string, cause?: unknown): AdcapError {
-  return new AdcapError('E_CANCELLED', `${what} was cancelled; nothing was changed by the part that did not finish.`, cause === undefined ? {} : { cause });
+  return new AdcapError(
+    'E_CANCELLED',
+    `${what} was cancelled; nothing was changed by the part that did not finish.`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Maps a failure of an operation whose signal fired to E_CANCELLED; other failures pass. */

@@ -41,7 +41,10 @@ export function isInternalAddress(ip: string): boolean {
   if (net.isIPv4(ip)) {
     const [a = 0, b = 0, c = 0] = ip.split('.').map(Number);
     return (
-      a === 0 || a === 10 || a === 127 || a >= 224 ||
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      a >= 224 ||
       (a === 100 && b >= 64 && b <= 127) ||
       (a === 169 && b === 254) ||
       (a === 172 && b >= 16 && b <= 31) ||

@@ -81,7 +81,11 @@ export async function acquireLock(lockPath: string, purpose: string, options: Lo
  * live holder has it. For work a second process does differently rather than waits for (the
  * content cache's partial download).
  */
-export async function tryAcquireLock(lockPath: string, purpose: string, options: Omit<LockOptions, 'waitMs'> = {}): Promise<HeldLock | null> {
+export async function tryAcquireLock(
+  lockPath: string,
+  purpose: string,
+  options: Omit<LockOptions, 'waitMs'> = {},
+): Promise<HeldLock | null> {
   try {
     return await acquireLock(lockPath, purpose, { ...options, waitMs: 0 });
   } catch (error) {

@@ -9,14 +9,28 @@ import { createHostService } from '../../../electron/host/service.js';
 import { NOT_BUILT_PAGE, startWebHost } from '../../../electron/web.js';
 import { Arcotheon } from '@arcotheon/sdk';
 import { assertBuilt } from '../../helpers/built.js';
-import { BIN, callOver, closedWithin, connectApi, rawSocket, rawWebSocket, startUiProcess, stillServes, stopUiProcess, upgradeRequest } from '../../helpers/ui-process.js';
+import {
+  BIN,
+  callOver,
+  closedWithin,
+  connectApi,
+  rawSocket,
+  rawWebSocket,
+  startUiProcess,
+  stillServes,
+  stopUiProcess,
+  upgradeRequest,
+} from '../../helpers/ui-process.js';
 
 /**
  * `arcotheon ui` (issue 10) as the built bin npm links into node_modules/.bin: the URL with its
  * token is the first stdout line, the UI and the API are served on 127.0.0.1, and SIGTERM and
  * SIGINT stop it cleanly with exit code 0.
  */
-function get(port: number, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  port: number,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path }, (res) => {
       let body = '';
@@ -97,7 +111,10 @@ describe('the arcotheon bin', () => {
 
   it('serves a page that says how to build the UI when the renderer is not built', async () => {
     const home = await mkdtemp(join(tmpdir(), 'arcotheon-unbuilt-'));
-    const web = await startWebHost({ service: createHostService(new Arcotheon({ home, host: { agent: { id: 'arcotheon', version: '0.1.0' } } })), staticDir: await mkdtemp(join(tmpdir(), 'arcotheon-empty-dist-')) });
+    const web = await startWebHost({
+      service: createHostService(new Arcotheon({ home, host: { agent: { id: 'arcotheon', version: '0.1.0' } } })),
+      staticDir: await mkdtemp(join(tmpdir(), 'arcotheon-empty-dist-')),
+    });
     try {
       const page = await get(web.port, '/');
       expect(page).toMatchObject({ status: 200, body: NOT_BUILT_PAGE });

@@ -65,9 +65,20 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
     try {
       const status = await appliedStatus(ui.port, ui.token);
       expect(status.error).toBeNull();
-      expect(status.policy).toMatchObject({ path: policyFile, source: 'environment', organisation: 'Acme IT', required: ['acme/must-have'], blocked: ['acme/banned'], remotes: ['test'] });
+      expect(status.policy).toMatchObject({
+        path: policyFile,
+        source: 'environment',
+        organisation: 'Acme IT',
+        required: ['acme/must-have'],
+        blocked: ['acme/banned'],
+        remotes: ['test'],
+      });
       expect(status.lastApply?.error).toBeNull();
-      expect(status.lastApply?.result).toMatchObject({ installed: [{ id: 'acme/must-have', version: '1.0.0' }], disabled: [{ id: 'acme/banned', rule: 'acme/banned' }], failed: [] });
+      expect(status.lastApply?.result).toMatchObject({
+        installed: [{ id: 'acme/must-have', version: '1.0.0' }],
+        disabled: [{ id: 'acme/banned', rule: 'acme/banned' }],
+        failed: [],
+      });
 
       // The home, read by a separate SDK instance: the outcome is on disk, not only in the host's memory.
       const list = await reg.arcotheon(home).list();
@@ -83,7 +94,9 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
     await writeFile(policyFile, '{"policy": 1, "sideloading": false}');
     const home = join(work, 'home-invalid');
     const logged: string[] = [];
-    const ui = await startUi({ home, port: 0, open: false, env: { ARCOTHEON_POLICY: policyFile, ARCOTHEON_EMBEDDED_REGISTRY: '' } }, (m) => logged.push(m));
+    const ui = await startUi({ home, port: 0, open: false, env: { ARCOTHEON_POLICY: policyFile, ARCOTHEON_EMBEDDED_REGISTRY: '' } }, (m) =>
+      logged.push(m),
+    );
     try {
       const outcome = await ui.startup;
       expect(outcome.policy).toMatchObject({ ok: false, error: { code: 'E_POLICY' } });

@@ -52,7 +52,9 @@ describe('createHostClient', () => {
 
   it('waits for an operation: its Result, or the failure that stopped it from starting', async () => {
     const final: Result<unknown> = { ok: true, value: { applied: true, installed: [], plan: {} } };
-    const { calls, call } = recorder((method) => (method === 'operations.wait' ? { ok: true, value: final } : { ok: true, value: { operation: 'op_AAAAAAAAAAAAAAAAAAAAAAAA' } }));
+    const { calls, call } = recorder((method) =>
+      method === 'operations.wait' ? { ok: true, value: final } : { ok: true, value: { operation: 'op_AAAAAAAAAAAAAAAAAAAAAAAA' } },
+    );
     const client = createHostClient(call);
     const started = await client.installs.install('acme/echo', { approvedDigest: 'a'.repeat(64) });
     expect(await client.operations.wait(started)).toEqual(final);
@@ -62,7 +64,7 @@ describe('createHostClient', () => {
     expect(await client.operations.wait(refused)).toBe(refused);
   });
 
-  it('delivers events, and per operation only that operation\'s', () => {
+  it("delivers events, and per operation only that operation's", () => {
     const listeners = new Set<(e: HostEvent) => void>();
     const client = createHostClient(recorder().call, (l) => {
       listeners.add(l);

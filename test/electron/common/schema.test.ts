@@ -44,7 +44,12 @@ describe('schema combinators', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 10; i++) deep = [deep];
     expect(anyJson.check(deep, 'input')).toMatch(/nested too deeply/);
-    expect(anyJson.check(Array.from({ length: 60 }, () => 0), 'input')).toMatch(/too large/);
+    expect(
+      anyJson.check(
+        Array.from({ length: 60 }, () => 0),
+        'input',
+      ),
+    ).toMatch(/too large/);
     expect(anyJson.check({ n: Number.NaN }, 'input')).toMatch(/not finite/);
   });
 
@@ -74,7 +79,9 @@ describe('the method table', () => {
     // Approval is a plan digest, nothing else.
     expect(checkArguments('installs.install', ['acme/echo'])).toMatch(/^installs\.install: expects/);
     expect(checkArguments('installs.install', ['acme/echo', { approvedDigest: 'yes' }])).toMatch(/approvedDigest must be a plan digest/);
-    expect(checkArguments('installs.install', ['acme/echo', { approvedDigest: digest, approve: true }])).toMatch(/unknown member "approve"/);
+    expect(checkArguments('installs.install', ['acme/echo', { approvedDigest: digest, approve: true }])).toMatch(
+      /unknown member "approve"/,
+    );
     expect(checkArguments('installs.install', ['acme/echo', { approvedDigest: digest }])).toBeNull();
     // Files are sideload handles, never paths.
     expect(checkArguments('installs.plan', [{ file: '/etc/passwd' }])).not.toBeNull();

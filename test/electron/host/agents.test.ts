@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Arcotheon, buildPackage, initSkillsRepository } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LinkResultData, McpRegistrationData, PlanData, Result, SideloadFile, SideloadUpload, WorkspaceHandle } from '../../../electron/common/types.js';
+import type {
+  LinkResultData,
+  McpRegistrationData,
+  PlanData,
+  Result,
+  SideloadFile,
+  SideloadUpload,
+  WorkspaceHandle,
+} from '../../../electron/common/types.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { writeSkillsRepo } from '../../helpers/skills-repo.js';
@@ -43,20 +51,27 @@ async function installSkills(host: HostService): Promise<void> {
   const file = value<SideloadFile>(await host.dispatch('sideload.commit', [upload.upload]));
   const plan = value<PlanData>(await host.dispatch('installs.plan', [{ sideload: file.file }]));
   expect(plan.items[0]?.skillPrograms?.map((p) => p.skill)).toEqual(['brainstorming', 'pdf']);
-  const op = value<{ operation: string }>(await host.dispatch('installs.install', [{ sideload: file.file }, { approvedDigest: plan.digest, allowUnsigned: true }]));
+  const op = value<{ operation: string }>(
+    await host.dispatch('installs.install', [{ sideload: file.file }, { approvedDigest: plan.digest, allowUnsigned: true }]),
+  );
   expect(await host.dispatch('operations.wait', [op.operation])).toMatchObject({ ok: true });
 }
 
 describe('host service: agents', () => {
-  it('links a capability\'s skills into a confirmed project folder for an agent, and unlinks them', async () => {
+  it("links a capability's skills into a confirmed project folder for an agent, and unlinks them", async () => {
     const host = await service();
     await installSkills(host);
     const project = await mkdtemp(join(tmpdir(), 'adcap-host-project-'));
     const handle = value<WorkspaceHandle>(await host.dispatch('workspaces.confirm', [project]));
-    const linked = value<LinkResultData>(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project: handle.handle, skip: ['writing-plans'] }]));
+    const linked = value<LinkResultData>(
+      await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project: handle.handle, skip: ['writing-plans'] }]),
+    );
     expect(linked.linked.map((l) => l.skill)).toEqual(['brainstorming', 'pdf']);
     expect(await readFile(join(project, '.claude', 'skills', 'pdf', 'SKILL.md'), 'utf8')).toContain('name: pdf');
-    expect(await host.dispatch('agents.unlink', ['obra/superpowers', 'claude-code'])).toMatchObject({ ok: true, value: { removed: [join(project, '.claude', 'skills', 'brainstorming'), join(project, '.claude', 'skills', 'pdf')] } });
+    expect(await host.dispatch('agents.unlink', ['obra/superpowers', 'claude-code'])).toMatchObject({
+      ok: true,
+      value: { removed: [join(project, '.claude', 'skills', 'brainstorming'), join(project, '.claude', 'skills', 'pdf')] },
+    });
     expect(await lstat(join(project, '.claude', 'skills', 'pdf')).catch(() => null)).toBeNull();
     await host.close();
   });
@@ -73,9 +88,18 @@ describe('host service: agents', () => {
 
   it('refuses options the UI may not choose, a project path instead of a handle, and malformed arguments', async () => {
     const host = await service();
-    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { userHome: '/etc' }])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project: '/etc' }])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { skip: [1] }])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { userHome: '/etc' }])).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE' },
+    });
+    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { project: '/etc' }])).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE' },
+    });
+    expect(await host.dispatch('agents.link', ['obra/superpowers', 'claude-code', { skip: [1] }])).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE' },
+    });
     expect(await host.dispatch('agents.mcp', [[]])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('agents.link', ['obra/superpowers', 'emacs', {}])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     await host.close();

@@ -29,7 +29,15 @@ beforeAll(async () => {
       name: 'Hang',
       summary: 'A tool that never answers.',
       compat: { agents: { arcotheon: '*' } },
-      tools: [{ name: 'hang', description: 'Never answers.', runtime: { type: 'node', entry: 'tools/hang.mjs' }, inputSchema: { type: 'object' }, timeoutMs: 30_000 }],
+      tools: [
+        {
+          name: 'hang',
+          description: 'Never answers.',
+          runtime: { type: 'node', entry: 'tools/hang.mjs' },
+          inputSchema: { type: 'object' },
+          timeoutMs: 30_000,
+        },
+      ],
     }),
   );
   const out = join(src, '..', `hang-${Date.now()}.adcap`);

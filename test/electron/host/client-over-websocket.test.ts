@@ -36,12 +36,21 @@ beforeAll(async () => {
   reg = await LifecycleRegistry.create();
   await reg.publishAll([
     { id: 'acme/lib', version: '1.0.0' },
-    { id: 'acme/echo', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }], tool: true },
+    {
+      id: 'acme/echo',
+      version: '1.0.0',
+      dependencies: { 'acme/lib': '^1.0.0' },
+      permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }],
+      tool: true,
+    },
   ]);
   home = await mkdtemp(join(tmpdir(), 'adcap-client-ws-'));
   service = createHostService(new Arcotheon(reg.options(home)), { appVersion: '9.9.9', maxSideloadBytes: 8 * 1024 * 1024 });
   web = await startWebHost({ service });
-  socket = await connectHostSocket(apiUrl(`http://127.0.0.1:${web.port}`, web.token), (url) => new WebSocket(url, { origin: `http://127.0.0.1:${web.port}` }) as unknown as WebSocketLike);
+  socket = await connectHostSocket(
+    apiUrl(`http://127.0.0.1:${web.port}`, web.token),
+    (url) => new WebSocket(url, { origin: `http://127.0.0.1:${web.port}` }) as unknown as WebSocketLike,
+  );
   // Record which methods went over the wire.
   client = createHostClient(async (method, args) => {
     called.add(method);
@@ -58,12 +67,27 @@ afterAll(async () => {
 
 describe('the host API through the typed client over a real WebSocket', () => {
   it('host and catalogue', async () => {
-    expect(value(await client.host.info())).toMatchObject({ appVersion: '9.9.9', home, limits: { maxSideloadBytes: 8 * 1024 * 1024, sideloadChunkBytes: 1024 * 1024 } });
-    expect(value(await client.catalogue.search('echo'))).toEqual([expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' })]);
+    expect(value(await client.host.info())).toMatchObject({
+      appVersion: '9.9.9',
+      home,
+      limits: { maxSideloadBytes: 8 * 1024 * 1024, sideloadChunkBytes: 1024 * 1024 },
+    });
+    expect(value(await client.catalogue.search('echo'))).toEqual([
+      expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' }),
+    ]);
     const query = value(await client.catalogue.query({ text: '', filters: { installed: false }, limit: 1 }));
-    expect(query).toMatchObject({ total: 2, offset: 0, facets: { tier: { free: 2, pro: 0 }, access: { public: 2, entitled: 0 }, installed: { yes: 0, no: 2 } } });
+    expect(query).toMatchObject({
+      total: 2,
+      offset: 0,
+      facets: { tier: { free: 2, pro: 0 }, access: { public: 2, entitled: 0 }, installed: { yes: 0, no: 2 } },
+    });
     expect(query.hits).toHaveLength(1);
-    expect(query.hits[0]).toMatchObject({ verified: true, publisherName: expect.any(String), installedVersion: null, updateAvailable: false });
+    expect(query.hits[0]).toMatchObject({
+      verified: true,
+      publisherName: expect.any(String),
+      installedVersion: null,
+      updateAvailable: false,
+    });
     expect(Object.keys(value(await client.catalogue.show('acme/echo')).versions)).toEqual(['1.0.0']);
 
     const detail = value(await client.catalogue.detail('acme/echo'));
@@ -72,14 +96,25 @@ describe('the host API through the typed client over a real WebSocket', () => {
       version: '1.0.0',
       publisher: { id: 'acme', verified: true },
       versions: [{ version: '1.0.0', prerelease: false, yanked: null, revoked: null, latest: true, installed: false }],
-      permissions: [{ id: 'fs:read', scope: 'workspace', grant: 'fs:read:workspace', text: expect.stringMatching(/folder you choose/), risk: 'low', reason: 'Reads your files.' }],
+      permissions: [
+        {
+          id: 'fs:read',
+          scope: 'workspace',
+          grant: 'fs:read:workspace',
+          text: expect.stringMatching(/folder you choose/),
+          risk: 'low',
+          reason: 'Reads your files.',
+        },
+      ],
       dependencies: [{ id: 'acme/lib', range: '^1.0.0' }],
       compatible: { ok: true, reason: null },
       signers: [{ status: 'active' }],
       installed: null,
     });
     // From the verified archive: the tool's input schema and the readme text.
-    expect(detail.package?.tools).toEqual([expect.objectContaining({ name: 'main', inputSchema: { type: 'object' }, runtime: 'node', permissions: ['fs:read:workspace'] })]);
+    expect(detail.package?.tools).toEqual([
+      expect.objectContaining({ name: 'main', inputSchema: { type: 'object' }, runtime: 'node', permissions: ['fs:read:workspace'] }),
+    ]);
     expect(detail.package?.readme).toBe('# acme/echo 1.0.0\n');
     // Once the package documents were read in the background, contents filters apply.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -110,7 +145,10 @@ describe('the host API through the typed client over a real WebSocket', () => {
     const detail = value(await client.installs.detail('acme/lib'));
     expect(detail).toMatchObject({ dependents: ['acme/echo'], rollback: null, versions: [{ version: '1.0.0', active: true }] });
     expect((await stat(detail.directory)).isDirectory()).toBe(true);
-    expect(value(await client.installs.grants('acme/echo'))).toMatchObject({ granted: ['fs:read:workspace'], permissions: [{ grant: 'fs:read:workspace', granted: true }] });
+    expect(value(await client.installs.grants('acme/echo'))).toMatchObject({
+      granted: ['fs:read:workspace'],
+      permissions: [{ grant: 'fs:read:workspace', granted: true }],
+    });
   });
 
   it('workspaces, runs, grants and the audit log', async () => {
@@ -119,7 +157,9 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(workspace).toMatchObject({ path: folder, handle: expect.stringMatching(/^ws_/) });
     expect(value(await client.workspaces.list())).toEqual([workspace]);
 
-    const ran = value(await client.operations.wait(value(await client.run.tool('acme/echo', 'main', { hello: 'world' }, { workspace: workspace.handle }))));
+    const ran = value(
+      await client.operations.wait(value(await client.run.tool('acme/echo', 'main', { hello: 'world' }, { workspace: workspace.handle }))),
+    );
     expect(ran).toMatchObject({ tool: 'main', output: { hello: 'world' }, grantsUsed: ['fs:read:workspace'] });
     const workflow = await client.perform('run.workflow', 'acme/echo', 'nothing', {});
     expect(workflow).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
@@ -128,11 +168,27 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(value(await client.installs.grant('acme/echo', 'fs:read:workspace'))).toEqual(['fs:read:workspace']);
 
     const audit = value(await client.audit.list({ limit: 10 }));
-    expect(audit).toEqual([expect.objectContaining({ event: 'tool', capability: 'acme/echo', tool: 'main', version: '1.0.0', outcome: 'ok', durationMs: expect.any(Number) })]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        event: 'tool',
+        capability: 'acme/echo',
+        tool: 'main',
+        version: '1.0.0',
+        outcome: 'ok',
+        durationMs: expect.any(Number),
+      }),
+    ]);
     expect(value(await client.audit.verify())).toEqual({ ok: true, lines: audit.length, problem: null });
 
-    expect(value(await client.installs.disable('acme/echo'))).toMatchObject({ id: 'acme/echo', enabled: false, changed: true, disabled: { by: 'user' } });
-    expect(value(await client.installs.overview())).toContainEqual(expect.objectContaining({ id: 'acme/echo', disabled: expect.objectContaining({ by: 'user' }) }));
+    expect(value(await client.installs.disable('acme/echo'))).toMatchObject({
+      id: 'acme/echo',
+      enabled: false,
+      changed: true,
+      disabled: { by: 'user' },
+    });
+    expect(value(await client.installs.overview())).toContainEqual(
+      expect.objectContaining({ id: 'acme/echo', disabled: expect.objectContaining({ by: 'user' }) }),
+    );
     expect(value(await client.installs.enable('acme/echo'))).toEqual({ id: 'acme/echo', enabled: true, changed: true });
     value(await client.workspaces.forget(workspace.handle));
     expect(value(await client.workspaces.list())).toEqual([]);
@@ -158,33 +214,54 @@ describe('the host API through the typed client over a real WebSocket', () => {
         from: '1.0.0',
         to: '2.0.0',
         needsApproval: true,
-        changes: { added: [expect.objectContaining({ grant: 'net:connect:api.example.com', risk: 'medium', reason: 'Looks things up.' })], widened: [], removed: [] },
+        changes: {
+          added: [expect.objectContaining({ grant: 'net:connect:api.example.com', risk: 'medium', reason: 'Looks things up.' })],
+          widened: [],
+          removed: [],
+        },
       }),
     ]);
     expect(check.allNeedsApproval).toBe(true);
     // Checking applied nothing.
     expect(value(await client.installs.list()).find((c) => c.id === 'acme/echo')?.version).toBe('1.0.0');
-    expect(value(await client.installs.overview()).find((c) => c.id === 'acme/echo')).toMatchObject({ health: 'update-available', updateAvailable: '2.0.0' });
+    expect(value(await client.installs.overview()).find((c) => c.id === 'acme/echo')).toMatchObject({
+      health: 'update-available',
+      updateAvailable: '2.0.0',
+    });
 
     // Without the digest: not applied, needsApproval.
     expect(value(await client.perform('updates.apply', ['acme/echo']))).toMatchObject({ applied: false, needsApproval: true });
-    expect(await client.perform('installs.update', ['acme/echo'], { approvedDigest: '0'.repeat(64) })).toMatchObject({ ok: false, error: { code: 'E_DENIED' } });
+    expect(await client.perform('installs.update', ['acme/echo'], { approvedDigest: '0'.repeat(64) })).toMatchObject({
+      ok: false,
+      error: { code: 'E_DENIED' },
+    });
     const update = check.updates[0];
     if (update === undefined) throw new Error('no update');
-    expect(value(await client.perform('updates.apply', ['acme/echo'], { approvedDigest: update.digest }))).toMatchObject({ applied: true, installed: [{ id: 'acme/echo', version: '2.0.0' }] });
+    expect(value(await client.perform('updates.apply', ['acme/echo'], { approvedDigest: update.digest }))).toMatchObject({
+      applied: true,
+      installed: [{ id: 'acme/echo', version: '2.0.0' }],
+    });
 
     const detail = value(await client.installs.detail('acme/echo'));
     expect(detail.versions.map((v) => [v.version, v.active])).toEqual([
       ['2.0.0', true],
       ['1.0.0', false],
     ]);
-    expect(detail.rollback).toEqual({ to: '1.0.0', grants: ['fs:read:workspace'], grantsAdded: [], grantsRemoved: ['net:connect:api.example.com'] });
+    expect(detail.rollback).toEqual({
+      to: '1.0.0',
+      grants: ['fs:read:workspace'],
+      grantsAdded: [],
+      grantsRemoved: ['net:connect:api.example.com'],
+    });
     expect(value(await client.installs.rollback('acme/echo'))).toEqual({ id: 'acme/echo', from: '2.0.0', to: '1.0.0' });
   });
 
   it('uninstall names the dependents it would break', async () => {
     const refused = await client.installs.uninstall('acme/lib');
-    expect(refused).toMatchObject({ ok: false, error: { code: 'E_DEPENDENTS', message: expect.stringContaining('acme/echo'), details: { dependents: ['acme/echo'] } } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'E_DEPENDENTS', message: expect.stringContaining('acme/echo'), details: { dependents: ['acme/echo'] } },
+    });
     expect(value(await client.installs.uninstall('acme/echo')).removed.sort()).toEqual(['acme/echo', 'acme/lib']);
   });
 
@@ -199,8 +276,13 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(sideloaded).toMatchObject({ name: 'thing.adcap', size: bytes.length, file: expect.stringMatching(/^sl_/) });
     const plan = value(await client.installs.plan({ sideload: sideloaded.file }));
     expect(plan.warnings).toEqual([expect.stringMatching(/UNSIGNED/)]);
-    expect(await client.perform('installs.install', { sideload: sideloaded.file }, { approvedDigest: plan.digest })).toMatchObject({ ok: false, error: { code: 'E_DENIED' } });
-    expect(value(await client.perform('installs.install', { sideload: sideloaded.file }, { approvedDigest: plan.digest, allowUnsigned: true }))).toMatchObject({ applied: true });
+    expect(await client.perform('installs.install', { sideload: sideloaded.file }, { approvedDigest: plan.digest })).toMatchObject({
+      ok: false,
+      error: { code: 'E_DENIED' },
+    });
+    expect(
+      value(await client.perform('installs.install', { sideload: sideloaded.file }, { approvedDigest: plan.digest, allowUnsigned: true })),
+    ).toMatchObject({ applied: true });
     expect(value(await client.installs.overview())).toEqual([expect.objectContaining({ id: 'local/thing', origin: 'unsigned' })]);
 
     const dropped = value(await client.sideload.begin({ name: 'other.adcap', size: 10 }));
@@ -263,7 +345,11 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(value(await client.policy.show())).toEqual({ policy: null, error: null, lastApply: null });
     const applied = value(await client.operations.wait(value(await client.policy.apply())));
     expect(applied).toEqual({ policy: null, disabled: [], enabled: [], installed: [], updated: [], awaitingApproval: [], failed: [] });
-    expect(value(await client.policy.show())).toMatchObject({ policy: null, error: null, lastApply: { at: expect.any(String), result: applied, error: null } });
+    expect(value(await client.policy.show())).toMatchObject({
+      policy: null,
+      error: null,
+      lastApply: { at: expect.any(String), result: applied, error: null },
+    });
     expect(events.some((e) => e.type === 'policy-changed')).toBe(true);
   });
 

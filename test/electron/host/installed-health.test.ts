@@ -50,7 +50,10 @@ describe('installed health', () => {
     const byId = Object.fromEntries(overview.value.map((c) => [c.id, c]));
     expect(byId['acme/good']).toMatchObject({ health: 'ok', healthReason: null });
     expect(byId['acme/bad']).toMatchObject({ health: 'revoked', healthReason: expect.stringContaining('credential stealer') });
-    expect(byId['acme/broken']).toMatchObject({ health: 'broken', healthReason: expect.stringMatching(/missing or damaged; repair them from Health/) });
+    expect(byId['acme/broken']).toMatchObject({
+      health: 'broken',
+      healthReason: expect.stringMatching(/missing or damaged; repair them from Health/),
+    });
 
     // Doctor repairs the damaged install; the status follows.
     const fixed = await host.api.perform('doctor.run', { fix: true });

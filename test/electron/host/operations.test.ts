@@ -47,7 +47,10 @@ describe('host operations', () => {
     const done = downloads.map((e) => (e.type === 'progress' ? e.done : -1));
     expect(done).toEqual([...done].sort((a, b) => a - b));
     const listed = await client.operations.list();
-    expect(listed).toMatchObject({ ok: true, value: [{ operation: started.value.operation, state: 'done', label: 'Install acme/big', finishedAt: expect.any(String) }] });
+    expect(listed).toMatchObject({
+      ok: true,
+      value: [{ operation: started.value.operation, state: 'done', label: 'Install acme/big', finishedAt: expect.any(String) }],
+    });
   });
 
   it('cancels an install part-way: the operation ends cancelled and nothing is installed', async () => {
@@ -58,12 +61,16 @@ describe('host operations', () => {
     if (!started.ok) throw new Error(started.error.message);
     // Cancel once the download is under way.
     await new Promise<void>((resolve) => {
-      const check = (): void => (events.some((e) => e.type === 'progress' && e.operation === started.value.operation) ? resolve() : void setTimeout(check, 5));
+      const check = (): void =>
+        events.some((e) => e.type === 'progress' && e.operation === started.value.operation) ? resolve() : void setTimeout(check, 5);
       check();
     });
     expect(await client.operations.cancel(started.value.operation)).toEqual({ ok: true, value: { cancelled: true } });
     const result = await client.operations.wait(started);
-    expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'E_DENIED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } },
+    });
     expect(events.at(-1)).toMatchObject({ type: 'operation', operation: started.value.operation, state: 'cancelled' });
     expect(await client.installs.list()).toEqual({ ok: true, value: [] });
     // Cancelling again, or an unknown operation.

@@ -36,7 +36,13 @@ describe('remotes refresh', () => {
     try {
       const second = await host.api.perform('remotes.refresh', null);
       if (!second.ok) throw new Error(second.error.message);
-      expect(second.value).toEqual([expect.objectContaining({ name: 'test', lastVerifiedAt: verifiedAt, error: { code: expect.stringMatching(/^E_(CATALOG|SIGNATURE|UNTRUSTED)$/), message: expect.any(String) } })]);
+      expect(second.value).toEqual([
+        expect.objectContaining({
+          name: 'test',
+          lastVerifiedAt: verifiedAt,
+          error: { code: expect.stringMatching(/^E_(CATALOG|SIGNATURE|UNTRUSTED)$/), message: expect.any(String) },
+        }),
+      ]);
       // The last verified catalogue is still what search uses.
       expect(await host.api.catalogue.search('lib')).toMatchObject({ ok: true, value: [{ id: 'acme/lib' }] });
     } finally {

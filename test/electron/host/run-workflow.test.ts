@@ -25,7 +25,15 @@ describe('running a workflow through the host', () => {
     const detail = await client.catalogue.detail('acme/data-report');
     if (!detail.ok) throw new Error(detail.error.message);
     const workflow = detail.value.package?.workflows.find((w) => w.id === 'csv-report');
-    expect(workflow).toMatchObject({ name: 'CSV report', inputSchema: { required: ['path'] }, steps: [{ id: 'summary', kind: 'tool' }, { id: 'quality', kind: 'tool' }, { id: 'report', kind: 'agent' }] });
+    expect(workflow).toMatchObject({
+      name: 'CSV report',
+      inputSchema: { required: ['path'] },
+      steps: [
+        { id: 'summary', kind: 'tool' },
+        { id: 'quality', kind: 'tool' },
+        { id: 'report', kind: 'agent' },
+      ],
+    });
 
     const plan = await client.installs.plan('acme/data-report');
     if (!plan.ok) throw new Error(plan.error.message);
@@ -35,12 +43,24 @@ describe('running a workflow through the host', () => {
     await writeFile(join(folder, 'sales.csv'), 'region,month,units\nnorth,jan,12\nsouth,jan,\n');
     const workspace = await client.workspaces.confirm(folder);
     if (!workspace.ok) throw new Error(workspace.error.message);
-    const started = await client.run.workflow('acme/data-report', 'csv-report', { path: 'sales.csv' }, { workspace: workspace.value.handle });
+    const started = await client.run.workflow(
+      'acme/data-report',
+      'csv-report',
+      { path: 'sales.csv' },
+      { workspace: workspace.value.handle },
+    );
     if (!started.ok) throw new Error(started.error.message);
     const result = await client.operations.wait(started);
     if (!result.ok) throw new Error(result.error.message);
-    expect(result.value).toMatchObject({ status: 'agent', stepId: 'report', instruction: expect.stringContaining('sales.csv'), steps: [{ id: 'summary', output: { rows: 2 } }, { id: 'quality' }] });
-    const steps = new Set(events.flatMap((e) => (e.type === 'progress' && e.operation === started.value.operation && e.step !== undefined ? [e.step] : [])));
+    expect(result.value).toMatchObject({
+      status: 'agent',
+      stepId: 'report',
+      instruction: expect.stringContaining('sales.csv'),
+      steps: [{ id: 'summary', output: { rows: 2 } }, { id: 'quality' }],
+    });
+    const steps = new Set(
+      events.flatMap((e) => (e.type === 'progress' && e.operation === started.value.operation && e.step !== undefined ? [e.step] : [])),
+    );
     expect([...steps]).toEqual(['summary', 'quality']);
     await host.close();
   });

@@ -18,7 +18,13 @@ beforeAll(async () => {
   reg = await LifecycleRegistry.create();
   await reg.publishAll([
     { id: 'acme/lib', version: '1.0.0' },
-    { id: 'acme/echo', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }], tool: true },
+    {
+      id: 'acme/echo',
+      version: '1.0.0',
+      dependencies: { 'acme/lib': '^1.0.0' },
+      permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }],
+      tool: true,
+    },
   ]);
 });
 
@@ -49,7 +55,10 @@ describe('host service', () => {
     const found = await host.dispatch('catalogue.search', ['echo']);
     expect(found).toMatchObject({ ok: true, value: [expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' })] });
     const shown = await host.dispatch('catalogue.show', ['acme/echo']);
-    expect(shown).toMatchObject({ ok: true, value: { id: 'acme/echo', versions: { '1.0.0': expect.objectContaining({ version: '1.0.0' }) } } });
+    expect(shown).toMatchObject({
+      ok: true,
+      value: { id: 'acme/echo', versions: { '1.0.0': expect.objectContaining({ version: '1.0.0' }) } },
+    });
   });
 
   it('installs only the plan whose digest the user approved, then tells every UI to refresh', async () => {
@@ -66,15 +75,25 @@ describe('host service', () => {
     const installed = await finished(host, host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.digest }]));
     expect(installed).toMatchObject({ ok: true, value: { applied: true, installed: [{ id: 'acme/lib' }, { id: 'acme/echo' }] } });
     expect(events.filter((e) => e.type === 'installed-changed')).toHaveLength(1);
-    expect(events.some((e) => e.type === 'progress' && e.method === 'installs.install' && e.phase === 'download' && e.item === 'acme/echo@1.0.0')).toBe(true);
-    expect(await host.dispatch('installs.list', [])).toMatchObject({ ok: true, value: [{ id: 'acme/echo', grants: ['fs:read:workspace'] }, { id: 'acme/lib' }] });
+    expect(
+      events.some(
+        (e) => e.type === 'progress' && e.method === 'installs.install' && e.phase === 'download' && e.item === 'acme/echo@1.0.0',
+      ),
+    ).toBe(true);
+    expect(await host.dispatch('installs.list', [])).toMatchObject({
+      ok: true,
+      value: [{ id: 'acme/echo', grants: ['fs:read:workspace'] }, { id: 'acme/lib' }],
+    });
   });
 
   it('runs a granted tool, and refuses it once the grant is revoked', async () => {
     const { host } = await service();
     const planned = await host.dispatch('installs.plan', ['acme/echo']);
     if (!planned.ok) throw new Error(planned.error.message);
-    await finished(host, host.dispatch('installs.install', ['acme/echo', { approvedDigest: (planned.value as { digest: string }).digest }]));
+    await finished(
+      host,
+      host.dispatch('installs.install', ['acme/echo', { approvedDigest: (planned.value as { digest: string }).digest }]),
+    );
     // Runs take a workspace handle the user confirmed, never a path (issue 10).
     const confirmed = await host.dispatch('workspaces.confirm', [await mkdtemp(join(tmpdir(), 'adcap-host-ws-'))]);
     if (!confirmed.ok) throw new Error(confirmed.error.message);
@@ -88,7 +107,10 @@ describe('host service', () => {
 
   it('returns SDK failures as codes and sentences, not exceptions', async () => {
     const { host } = await service();
-    expect(await host.dispatch('installs.rollback', ['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED', message: expect.stringMatching(/\.$/) } });
+    expect(await host.dispatch('installs.rollback', ['acme/echo'])).toMatchObject({
+      ok: false,
+      error: { code: 'E_NOT_INSTALLED', message: expect.stringMatching(/\.$/) },
+    });
     expect(await host.dispatch('catalogue.show', ['acme/nothing'])).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
   });
 
@@ -98,7 +120,10 @@ describe('host service', () => {
     expect(await host.dispatch('constructor', [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('installs.list', 'not an array')).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     // An install without an approval digest never reaches the SDK.
-    expect(await host.dispatch('installs.install', ['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringContaining('approvedDigest') } });
+    expect(await host.dispatch('installs.install', ['acme/echo'])).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE', message: expect.stringContaining('approvedDigest') },
+    });
     expect(await host.dispatch('installs.grant', ['acme/echo', 42])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('run.tool', ['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
   });

@@ -28,8 +28,14 @@ const b64 = (n: number): string => Buffer.alloc(n, 7).toString('base64');
 describe('sideload uploads', () => {
   it('refuses a file announced over the cap before any byte is sent', async () => {
     const api = await client(1024);
-    expect(await api.sideload.begin({ name: 'big.adcap', size: 1025 })).toMatchObject({ ok: false, error: { code: 'E_LIMIT', message: expect.stringContaining('1024 bytes') } });
-    expect(await api.sideload.begin({ name: 'ok.adcap', size: 1024 })).toMatchObject({ ok: true, value: { maxBytes: 1024, chunkBytes: 1024 * 1024 } });
+    expect(await api.sideload.begin({ name: 'big.adcap', size: 1025 })).toMatchObject({
+      ok: false,
+      error: { code: 'E_LIMIT', message: expect.stringContaining('1024 bytes') },
+    });
+    expect(await api.sideload.begin({ name: 'ok.adcap', size: 1024 })).toMatchObject({
+      ok: true,
+      value: { maxBytes: 1024, chunkBytes: 1024 * 1024 },
+    });
   });
 
   it('drops an upload that sends more than it announced', async () => {
@@ -45,11 +51,20 @@ describe('sideload uploads', () => {
     const api = await client(1024);
     const begun = await api.sideload.begin({ name: 'x.adcap', size: 100 });
     if (!begun.ok) throw new Error(begun.error.message);
-    expect(await api.sideload.chunk(begun.value.upload, 50, b64(50))).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/expected offset 0/) } });
+    expect(await api.sideload.chunk(begun.value.upload, 50, b64(50))).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE', message: expect.stringMatching(/expected offset 0/) },
+    });
     expect(await api.sideload.chunk(begun.value.upload, 0, b64(50))).toMatchObject({ ok: true });
-    expect(await api.sideload.commit(begun.value.upload)).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/50 of 100/) } });
+    expect(await api.sideload.commit(begun.value.upload)).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE', message: expect.stringMatching(/50 of 100/) },
+    });
     expect(await api.sideload.chunk(begun.value.upload, 50, b64(50))).toMatchObject({ ok: true });
-    expect(await api.sideload.commit(begun.value.upload)).toMatchObject({ ok: true, value: { size: 100, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(await api.sideload.commit(begun.value.upload)).toMatchObject({
+      ok: true,
+      value: { size: 100, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
   });
 
   it('refuses a chunk larger than the chunk size at the schema, before decoding it', async () => {

@@ -30,7 +30,10 @@ beforeAll(async () => {
   // A link that stays inside the build is fine.
   await symlink(join(dist, 'assets', 'app.js'), join(dist, 'alias.js'));
   const home = await mkdtemp(join(work, 'home-'));
-  web = await startWebHost({ service: createHostService(new Arcotheon({ home, host: { agent: { id: 'arcotheon', version: '0.1.0' } }, remotes: [] })), staticDir: dist });
+  web = await startWebHost({
+    service: createHostService(new Arcotheon({ home, host: { agent: { id: 'arcotheon', version: '0.1.0' } }, remotes: [] })),
+    staticDir: dist,
+  });
 });
 
 afterAll(async () => {
@@ -80,7 +83,8 @@ describe('one static-file rule for the web host and app://', () => {
   });
 
   it('has one path rule: NUL, backslashes and dot segments are refused', async () => {
-    for (const path of ['/a\0b', '/..\\x', '/../x', '/./index.html', '/assets/../index.html']) expect(staticRelativePath(path), JSON.stringify(path)).toBeNull();
+    for (const path of ['/a\0b', '/..\\x', '/../x', '/./index.html', '/assets/../index.html'])
+      expect(staticRelativePath(path), JSON.stringify(path)).toBeNull();
     expect(staticRelativePath('/')).toBe('index.html');
     expect(staticRelativePath('//assets//app.js')).toBe('assets/app.js');
     expect(await openStaticFile(dist, '../secret.txt')).toEqual({ status: 403 });

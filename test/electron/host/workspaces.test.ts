@@ -15,7 +15,9 @@ let reg: LifecycleRegistry;
 
 beforeAll(async () => {
   reg = await LifecycleRegistry.create();
-  await reg.publishAll([{ id: 'acme/echo', version: '1.0.0', permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }], tool: true }]);
+  await reg.publishAll([
+    { id: 'acme/echo', version: '1.0.0', permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads your files.' }], tool: true },
+  ]);
 });
 
 async function setup() {
@@ -35,7 +37,10 @@ describe('workspace handles', () => {
     await mkdir(folder);
     await symlink(folder, join(root, 'link-to-project'));
     const first = await client.workspaces.confirm(folder);
-    expect(first).toMatchObject({ ok: true, value: { path: folder, name: 'project', handle: expect.stringMatching(/^ws_[A-Za-z0-9_-]{24}$/) } });
+    expect(first).toMatchObject({
+      ok: true,
+      value: { path: folder, name: 'project', handle: expect.stringMatching(/^ws_[A-Za-z0-9_-]{24}$/) },
+    });
     // Through a link: the same real folder, the same handle.
     expect(await client.workspaces.confirm(join(root, 'link-to-project'))).toEqual(first);
     expect(await client.workspaces.list()).toEqual({ ok: true, value: [first.ok ? first.value : null] });
@@ -61,14 +66,20 @@ describe('workspace handles', () => {
     expect(await client.workspaces.list()).toEqual({ ok: true, value: [] });
   });
 
-  it('refuses the user\'s whole home folder and the credential folders in it', async () => {
+  it("refuses the user's whole home folder and the credential folders in it", async () => {
     const { user, client } = await setup();
     await mkdir(join(user, '.ssh', 'keys'), { recursive: true });
     await mkdir(join(user, '.config', 'gcloud'), { recursive: true });
     await mkdir(join(user, 'projects', 'site'), { recursive: true });
-    expect(await client.workspaces.confirm(user)).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/whole home folder/) } });
+    expect(await client.workspaces.confirm(user)).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE', message: expect.stringMatching(/whole home folder/) },
+    });
     for (const path of [join(user, '.ssh'), join(user, '.ssh', 'keys'), join(user, '.config', 'gcloud')]) {
-      expect(await client.workspaces.confirm(path), path).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/credentials and keys/) } });
+      expect(await client.workspaces.confirm(path), path).toMatchObject({
+        ok: false,
+        error: { code: 'E_USAGE', message: expect.stringMatching(/credentials and keys/) },
+      });
     }
     expect(await client.workspaces.confirm(join(user, 'projects', 'site'))).toMatchObject({ ok: true, value: { name: 'site' } });
   });
@@ -83,13 +94,28 @@ describe('workspace handles', () => {
     const confirmed = await client.workspaces.confirm(folder);
     if (!confirmed.ok) throw new Error(confirmed.error.message);
 
-    expect(await client.perform('run.tool', 'acme/echo', 'main', { a: 1 }, { workspace: confirmed.value.handle })).toMatchObject({ ok: true, value: { output: { a: 1 } } });
+    expect(await client.perform('run.tool', 'acme/echo', 'main', { a: 1 }, { workspace: confirmed.value.handle })).toMatchObject({
+      ok: true,
+      value: { output: { a: 1 } },
+    });
     // A path where a handle belongs never reaches the SDK.
-    const withPath = await (client.call as (m: string, ...a: unknown[]) => Promise<unknown>)('run.tool', 'acme/echo', 'main', {}, { workspace: folder });
+    const withPath = await (client.call as (m: string, ...a: unknown[]) => Promise<unknown>)(
+      'run.tool',
+      'acme/echo',
+      'main',
+      {},
+      { workspace: folder },
+    );
     expect(withPath).toMatchObject({ ok: false, error: { code: 'E_USAGE', message: expect.stringMatching(/workspace handle/) } });
-    expect(await client.perform('run.tool', 'acme/echo', 'main', {}, { workspace: 'ws_AAAAAAAAAAAAAAAAAAAAAAAA' })).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await client.perform('run.tool', 'acme/echo', 'main', {}, { workspace: 'ws_AAAAAAAAAAAAAAAAAAAAAAAA' })).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE' },
+    });
     await rm(folder, { recursive: true });
-    expect(await client.perform('run.tool', 'acme/echo', 'main', {}, { workspace: confirmed.value.handle })).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND', message: expect.stringMatching(/changed since it was chosen/) } });
+    expect(await client.perform('run.tool', 'acme/echo', 'main', {}, { workspace: confirmed.value.handle })).toMatchObject({
+      ok: false,
+      error: { code: 'E_NOT_FOUND', message: expect.stringMatching(/changed since it was chosen/) },
+    });
     expect(await client.workspaces.forget(confirmed.value.handle)).toEqual({ ok: true, value: null });
     expect(await client.workspaces.forget(confirmed.value.handle)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
   });

@@ -31,7 +31,10 @@ describe('finding an Electron binary without downloading one', () => {
 
   it('uses the downloaded binary under node_modules/electron, and nothing else', async () => {
     const ready = await repoWith({ electron: true, pathTxt: 'electron', binary: true });
-    expect(findElectronBinary({}, ready)).toEqual({ path: join(ready, 'node_modules', 'electron', 'dist', 'electron'), source: 'node_modules/electron' });
+    expect(findElectronBinary({}, ready)).toEqual({
+      path: join(ready, 'node_modules', 'electron', 'dist', 'electron'),
+      source: 'node_modules/electron',
+    });
     // What `npm ci` leaves here: the package without its binary (Electron 45 downloads on first use).
     for (const repo of [await repoWith({ electron: true }), await repoWith({ electron: true, pathTxt: 'electron' }), await repoWith({})]) {
       const found = findElectronBinary({}, repo);
@@ -43,10 +46,15 @@ describe('finding an Electron binary without downloading one', () => {
   it('chooses the window, the browser or the bare URL, with one line each', () => {
     const binary = { path: '/x/electron', source: 'node_modules/electron' };
     const none = { path: null, reason: 'the Electron binary was not downloaded ("npx install-electron" fetches it)' };
-    expect(startChoice(binary, true)).toEqual({ mode: 'electron', line: 'Opening the Arcotheon window (Electron from node_modules/electron).' });
+    expect(startChoice(binary, true)).toEqual({
+      mode: 'electron',
+      line: 'Opening the Arcotheon window (Electron from node_modules/electron).',
+    });
     const browser = startChoice(none, true);
     expect(browser.mode).toBe('browser');
-    expect(browser.line).toBe('No Electron window: the Electron binary was not downloaded ("npx install-electron" fetches it); opening "arcotheon ui" in your browser instead.');
+    expect(browser.line).toBe(
+      'No Electron window: the Electron binary was not downloaded ("npx install-electron" fetches it); opening "arcotheon ui" in your browser instead.',
+    );
     expect(startChoice(binary, false).mode).toBe('url');
     expect(startChoice(none, false).mode).toBe('url');
     for (const c of [startChoice(binary, true), browser, startChoice(none, false)]) expect(c.line).not.toContain('\n');

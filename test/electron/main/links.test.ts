@@ -46,7 +46,15 @@ describe('arcotheon://install links (strict)', () => {
 
 describe('files and links on a command line', () => {
   it('keeps .adcap paths (made absolute) and arcotheon: links, skips switches and the app path', () => {
-    const argv = ['/opt/Arcotheon/arcotheon', '--no-sandbox', 'pkg.adcap', '/tmp/Other.ADCAP', 'arcotheon://install/acme/pdf', 'notes.txt', '--flag=x.adcap'];
+    const argv = [
+      '/opt/Arcotheon/arcotheon',
+      '--no-sandbox',
+      'pkg.adcap',
+      '/tmp/Other.ADCAP',
+      'arcotheon://install/acme/pdf',
+      'notes.txt',
+      '--flag=x.adcap',
+    ];
     expect(openTargetsFromArgv(argv, '/home/u', { skip: argvSkip(true, false) })).toEqual([
       { kind: 'file', path: join('/home/u', 'pkg.adcap') },
       { kind: 'file', path: '/tmp/Other.ADCAP' },
@@ -54,7 +62,9 @@ describe('files and links on a command line', () => {
     ]);
     // `electron .` in development: argv[1] is the app path.
     expect(argvSkip(false, true)).toBe(2);
-    expect(openTargetsFromArgv(['/usr/bin/electron', '/repo/x.adcap', 'y.adcap'], '/w', { skip: 2 })).toEqual([{ kind: 'file', path: '/w/y.adcap' }]);
+    expect(openTargetsFromArgv(['/usr/bin/electron', '/repo/x.adcap', 'y.adcap'], '/w', { skip: 2 })).toEqual([
+      { kind: 'file', path: '/w/y.adcap' },
+    ]);
   });
 
   it('takes at most 16 targets', () => {

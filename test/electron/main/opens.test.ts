@@ -28,7 +28,11 @@ beforeAll(async () => {
   reg = await LifecycleRegistry.create();
   dir = await mkdtemp(join(tmpdir(), 'adcap-opens-'));
   // An unsigned package of 2.5 MiB: it crosses in three 1 MiB chunks.
-  pkg = await buildCapability({ id: 'acme/opened', version: '1.0.0', permissions: [{ id: 'net:connect', reason: 'talks to its API' }], padding: 2_500_000 }, dir, []);
+  pkg = await buildCapability(
+    { id: 'acme/opened', version: '1.0.0', permissions: [{ id: 'net:connect', reason: 'talks to its API' }], padding: 2_500_000 },
+    dir,
+    [],
+  );
   arc = new Arcotheon(reg.options(await reg.newHome()));
   service = createHostService(arc, { maxSideloadBytes: 8 * 1024 * 1024 });
 });
@@ -83,7 +87,10 @@ describe('links and the hand-over between instances', () => {
 
   it('queues requests until the page asks, then pushes them; a reload queues again', async () => {
     const { d, delivered } = dispatcher();
-    await d.open([{ kind: 'link', url: 'arcotheon://install/acme/opened@^1.0.0' }, { kind: 'link', url: 'arcotheon://install/acme/opened?auto=1' }]);
+    await d.open([
+      { kind: 'link', url: 'arcotheon://install/acme/opened@^1.0.0' },
+      { kind: 'link', url: 'arcotheon://install/acme/opened?auto=1' },
+    ]);
     expect(delivered).toEqual([]);
     expect(d.listening).toBe(false);
     const taken = d.take();
@@ -115,7 +122,9 @@ describe('links and the hand-over between instances', () => {
 
   it('keeps at most the newest requests while the page is not listening', async () => {
     const { d } = dispatcher();
-    await d.open(Array.from({ length: OPEN_QUEUE_LIMIT + 5 }, (_, i) => ({ kind: 'link' as const, url: `arcotheon://install/acme/n${i}` })));
+    await d.open(
+      Array.from({ length: OPEN_QUEUE_LIMIT + 5 }, (_, i) => ({ kind: 'link' as const, url: `arcotheon://install/acme/n${i}` })),
+    );
     const taken = d.take();
     expect(taken).toHaveLength(OPEN_QUEUE_LIMIT);
     expect(taken[0]).toEqual({ kind: 'install', spec: 'acme/n5' });

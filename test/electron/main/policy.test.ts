@@ -45,7 +45,10 @@ describe('sender check: only the window main frame on app://arcotheon', () => {
 
 describe('links leaving the app', () => {
   it('opens public https links in the system browser', () => {
-    expect(navigationDecision('https://example.com/docs?q=1#x')).toEqual({ action: 'open-external', url: 'https://example.com/docs?q=1#x' });
+    expect(navigationDecision('https://example.com/docs?q=1#x')).toEqual({
+      action: 'open-external',
+      url: 'https://example.com/docs?q=1#x',
+    });
     expect(externalLinkTarget('https://example.com:443/')).toBe('https://example.com/');
   });
 
@@ -71,7 +74,16 @@ describe('links leaving the app', () => {
   });
 
   it('denies every permission request but writing text to the clipboard from the app itself', () => {
-    for (const permission of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal', 'fullscreen', 'midi', 'pointerLock']) {
+    for (const permission of [
+      'media',
+      'notifications',
+      'clipboard-read',
+      'geolocation',
+      'openExternal',
+      'fullscreen',
+      'midi',
+      'pointerLock',
+    ]) {
       expect(permissionDecision(permission, 'app://arcotheon/index.html')).toBe(false);
     }
     expect(permissionDecision('clipboard-sanitized-write', 'app://arcotheon/index.html')).toBe(true);
@@ -96,10 +108,19 @@ describe('app:// serves renderer/dist only', () => {
     expect(index.headers['Content-Security-Policy']).toBe(APP_CSP);
 
     const script = resolveAppRequest('GET', 'app://arcotheon/assets/app.js?v=1#h', root);
-    expect(script).toMatchObject({ status: 200, file: join(root, 'assets', 'app.js'), headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff' } });
+    expect(script).toMatchObject({
+      status: 200,
+      file: join(root, 'assets', 'app.js'),
+      headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff' },
+    });
 
     // Encoded separators and dot segments survive URL parsing and are refused after decoding.
-    for (const url of ['app://arcotheon/assets/%2e%2e%2f%2e%2e%2fsecret', 'app://arcotheon/..%2fsecret', 'app://arcotheon/..%5csecret', 'app://arcotheon/a%00b']) {
+    for (const url of [
+      'app://arcotheon/assets/%2e%2e%2f%2e%2e%2fsecret',
+      'app://arcotheon/..%2fsecret',
+      'app://arcotheon/..%5csecret',
+      'app://arcotheon/a%00b',
+    ]) {
       expect(resolveAppRequest('GET', url, root).status, url).toBe(403);
     }
     expect(resolveAppRequest('GET', 'app://other/index.html', root).status).toBe(404);
@@ -107,7 +128,12 @@ describe('app:// serves renderer/dist only', () => {
     expect(resolveAppRequest('POST', 'app://arcotheon/index.html', root).status).toBe(405);
     // Whatever the URL, a 200 never points outside the root.
     // (The URL parser resolves plain and %2e dot segments itself, against the root.)
-    for (const url of ['app://arcotheon/../../etc/passwd', 'app://arcotheon/%2e%2e/%2e%2e/etc/passwd', 'app://arcotheon/./index.html', 'app://arcotheon//etc/passwd']) {
+    for (const url of [
+      'app://arcotheon/../../etc/passwd',
+      'app://arcotheon/%2e%2e/%2e%2e/etc/passwd',
+      'app://arcotheon/./index.html',
+      'app://arcotheon//etc/passwd',
+    ]) {
       const r = resolveAppRequest('GET', url, root);
       expect(r.status === 200 ? r.file.startsWith(root + sep) : r.status === 403, url).toBe(true);
     }

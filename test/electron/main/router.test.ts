@@ -14,7 +14,10 @@ const WINDOW = 3;
 const trusted: SenderInfo = { webContentsId: WINDOW, frameUrl: 'app://arcotheon/index.html', isMainFrame: true };
 
 /** The main <-> utility channel in one process: messages are structured-cloned like IPC does. */
-function connect(service: DispatchingService, onSecret: (r: { capability: string; tool: string; variable: string }) => Promise<string | null> = async () => null) {
+function connect(
+  service: DispatchingService,
+  onSecret: (r: { capability: string; tool: string; variable: string }) => Promise<string | null> = async () => null,
+) {
   const events: HostEvent[] = [];
   const toUtility: Array<(e: { data: unknown }) => void> = [];
   const channel = new UtilityChannel({
@@ -23,7 +26,11 @@ function connect(service: DispatchingService, onSecret: (r: { capability: string
     onSecret,
   });
   const secrets = new SecretChannel((message) => queueMicrotask(() => channel.receive(structuredClone(message))));
-  serveOverPort(service, { postMessage: (m) => queueMicrotask(() => channel.receive(structuredClone(m))), on: (_e, l) => toUtility.push(l) }, secrets);
+  serveOverPort(
+    service,
+    { postMessage: (m) => queueMicrotask(() => channel.receive(structuredClone(m))), on: (_e, l) => toUtility.push(l) },
+    secrets,
+  );
   return { channel, events, secrets };
 }
 
@@ -46,7 +53,10 @@ function desktopHandlers(log: string[]): DesktopHandlers {
     pickWorkspace: async () => (log.push('pickWorkspace'), { ok: true, value: null }),
     pickSideload: async () => (log.push('pickSideload'), { ok: true, value: null }),
     takeOpenRequests: () => (log.push('takeOpenRequests'), { ok: true, value: [{ kind: 'install', spec: 'acme/pdf' }] }),
-    provideSecret: (request, value) => (log.push(`provideSecret ${request} ${value === null ? 'null' : 'value'}`), { ok: true, value: null }),
+    provideSecret: (request, value) => (
+      log.push(`provideSecret ${request} ${value === null ? 'null' : 'value'}`),
+      { ok: true, value: null }
+    ),
   };
 }
 
@@ -55,7 +65,12 @@ async function setup() {
   const { channel } = connect(service);
   const desktop: string[] = [];
   const refused: string[] = [];
-  const route = createIpcRouter({ host: (m, a) => channel.call(m, a), desktop: desktopHandlers(desktop), windowWebContentsId: () => WINDOW, onRefused: (r) => refused.push(r) });
+  const route = createIpcRouter({
+    host: (m, a) => channel.call(m, a),
+    desktop: desktopHandlers(desktop),
+    windowWebContentsId: () => WINDOW,
+    onRefused: (r) => refused.push(r),
+  });
   return { route, calls, desktop, refused };
 }
 
@@ -73,7 +88,10 @@ describe('IPC router: sender, method and arguments checked before anything runs'
     ['a frame that navigated away', { ...trusted, frameUrl: null }],
   ])('refuses %s with E_DENIED, and nothing reaches the utility', async (_what, sender) => {
     const { route, calls, desktop, refused } = await setup();
-    for (const [method, args] of [['installs.list', []], ['desktop.pickWorkspace', []]] as const) {
+    for (const [method, args] of [
+      ['installs.list', []],
+      ['desktop.pickWorkspace', []],
+    ] as const) {
       const result = await route(sender, method, args);
       expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } });
     }
@@ -82,18 +100,24 @@ describe('IPC router: sender, method and arguments checked before anything runs'
     expect(refused).toHaveLength(2);
   });
 
-  it.each(['fs.readFile', 'installs', '__proto__', 'constructor', 'toString', 'catalogue.search.call', 42, null])('refuses the method %s with E_USAGE', async (method) => {
-    const { route, calls } = await setup();
-    expect(await route(trusted, method, [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(calls).toEqual([]);
-  });
+  it.each(['fs.readFile', 'installs', '__proto__', 'constructor', 'toString', 'catalogue.search.call', 42, null])(
+    'refuses the method %s with E_USAGE',
+    async (method) => {
+      const { route, calls } = await setup();
+      expect(await route(trusted, method, [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+      expect(calls).toEqual([]);
+    },
+  );
 
   it('checks arguments against the shared table', async () => {
     const { route, calls } = await setup();
     const wrongType = await route(trusted, 'catalogue.show', [123]);
     expect(wrongType).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     if (!wrongType.ok) expect(wrongType.error.message).toContain('args[0]');
-    expect(await route(trusted, 'installs.grant', ['Not An Id', 'fs:read:workspace'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await route(trusted, 'installs.grant', ['Not An Id', 'fs:read:workspace'])).toMatchObject({
+      ok: false,
+      error: { code: 'E_USAGE' },
+    });
     expect(await route(trusted, 'installs.list', ['extra'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await route(trusted, 'installs.list', { 0: 'x' })).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(calls).toEqual([]);
@@ -102,13 +126,25 @@ describe('IPC router: sender, method and arguments checked before anything runs'
   it('answers desktop methods in main, with their own argument checks', async () => {
     const { route, calls, desktop } = await setup();
     expect(await route(trusted, 'desktop.takeOpenRequests', [])).toEqual({ ok: true, value: [{ kind: 'install', spec: 'acme/pdf' }] });
-    expect(await route(trusted, 'desktop.provideSecret', ['sr_abcdefghijklmnopqrstuvwx', 'token-value'])).toEqual({ ok: true, value: null });
+    expect(await route(trusted, 'desktop.provideSecret', ['sr_abcdefghijklmnopqrstuvwx', 'token-value'])).toEqual({
+      ok: true,
+      value: null,
+    });
     expect(await route(trusted, 'desktop.provideSecret', ['sr_abcdefghijklmnopqrstuvwx', null])).toEqual({ ok: true, value: null });
-    for (const bad of [['not-a-request', 'x'], ['sr_abcdefghijklmnopqrstuvwx', 'two\nlines'], ['sr_abcdefghijklmnopqrstuvwx', ''], ['sr_abcdefghijklmnopqrstuvwx']]) {
+    for (const bad of [
+      ['not-a-request', 'x'],
+      ['sr_abcdefghijklmnopqrstuvwx', 'two\nlines'],
+      ['sr_abcdefghijklmnopqrstuvwx', ''],
+      ['sr_abcdefghijklmnopqrstuvwx'],
+    ]) {
       expect(await route(trusted, 'desktop.provideSecret', bad)).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     }
     expect(await route(trusted, 'desktop.pickWorkspace', ['/etc'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(desktop).toEqual(['takeOpenRequests', 'provideSecret sr_abcdefghijklmnopqrstuvwx value', 'provideSecret sr_abcdefghijklmnopqrstuvwx null']);
+    expect(desktop).toEqual([
+      'takeOpenRequests',
+      'provideSecret sr_abcdefghijklmnopqrstuvwx value',
+      'provideSecret sr_abcdefghijklmnopqrstuvwx null',
+    ]);
     expect(calls).toEqual([]);
   });
 });
@@ -139,7 +175,15 @@ describe('utility channel', () => {
     await tick();
     expect(posted.map((m) => m.kind === 'call' && m.method)).toEqual(['installs.list', 'remotes.list']);
     const [a, b] = posted as Array<Extract<ToUtility, { kind: 'call' }>>;
-    for (const junk of [null, 'x', { kind: 'result', id: b!.id }, { kind: 'result', id: -1, result: { ok: true } }, { kind: 'nope' }, { kind: 'event', event: {} }]) send(junk);
+    for (const junk of [
+      null,
+      'x',
+      { kind: 'result', id: b!.id },
+      { kind: 'result', id: -1, result: { ok: true } },
+      { kind: 'nope' },
+      { kind: 'event', event: {} },
+    ])
+      send(junk);
     send({ kind: 'result', id: b!.id, result: { ok: true, value: 'remotes' } });
     send({ kind: 'result', id: a!.id, result: { ok: true, value: 'installs' } });
     expect(await first).toEqual({ ok: true, value: 'installs' });
@@ -184,7 +228,10 @@ describe('utility channel', () => {
   it('carries a secret from main to the utility side SecretSource', async () => {
     const { service } = await realService();
     const asked: string[] = [];
-    const { secrets } = connect(service, async (r) => (asked.push(`${r.capability} ${r.tool} ${r.variable}`), r.variable === 'GITHUB_TOKEN' ? 'ghp_example' : null));
+    const { secrets } = connect(
+      service,
+      async (r) => (asked.push(`${r.capability} ${r.tool} ${r.variable}`), r.variable === 'GITHUB_TOKEN' ? 'ghp_example' : null),
+    );
     expect(await secrets.source({ capability: 'acme/gh', version: '1.0.0', tool: 'issues', variable: 'GITHUB_TOKEN' })).toBe('ghp_example');
     expect(await secrets.source({ capability: 'acme/gh', version: '1.0.0', tool: 'issues', variable: 'NPM_TOKEN' })).toBeNull();
     expect(asked).toEqual(['acme/gh issues GITHUB_TOKEN', 'acme/gh issues NPM_TOKEN']);

@@ -58,7 +58,11 @@ describe('SecretBroker', () => {
   async function broker(options: { window?: boolean; timeoutMs?: number } = {}) {
     const store = new SafeSecretStore(await fileIn(), keychain());
     const prompts: SecretRequest[] = [];
-    const b = new SecretBroker({ store, ask: (r) => (options.window === false ? false : (prompts.push(r), true)), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+    const b = new SecretBroker({
+      store,
+      ask: (r) => (options.window === false ? false : (prompts.push(r), true)),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
     return { b, store, prompts };
   }
   const req = { capability: 'acme/gh', tool: 'issues', variable: 'GITHUB_TOKEN' };

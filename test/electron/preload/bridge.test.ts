@@ -13,7 +13,8 @@ function fakeIpc() {
     removeListener: (channel, listener) => listeners.get(channel)?.delete(listener),
   };
   /** What Electron does on webContents.send: the IPC event first, then the data. */
-  const send = (channel: string, data: unknown): void => listeners.get(channel)?.forEach((l) => l({ sender: 'the ipcRenderer object', ports: [] }, data));
+  const send = (channel: string, data: unknown): void =>
+    listeners.get(channel)?.forEach((l) => l({ sender: 'the ipcRenderer object', ports: [] }, data));
   return { ipc, invoked, listeners, send };
 }
 

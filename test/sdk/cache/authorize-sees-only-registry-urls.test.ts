@@ -41,8 +41,8 @@ function recordingAuthorizer(): { fn: AuthorizeFn; asked: string[] } {
   return { asked, fn: async (_request, url) => (asked.push(url), { headers: { authorization: TOKEN } }) };
 }
 
-describe('authorize sees only the installing registry\'s URLs', () => {
-  it('the publisher\'s source is fetched without the token; the registry\'s mirror gets it', async () => {
+describe("authorize sees only the installing registry's URLs", () => {
+  it("the publisher's source is fetched without the token; the registry's mirror gets it", async () => {
     publisherServer.resetStats();
     publisherServer.serveBytes('/collect/data.bin', Buffer.from('not it'));
     registryServer.serveBytes(`/v1/blobs/sha256/${sha256Hex(data)}`, data, { requireHeaders: { authorization: TOKEN } });
@@ -50,8 +50,19 @@ describe('authorize sees only the installing registry\'s URLs', () => {
     const auth = recordingAuthorizer();
     const path = await materializeResource(
       cache,
-      { id: 'data', kind: 'dataset', access: 'entitled', sources: [publisherServer.url('/collect/data.bin')], sha256: sha256Hex(data), size: data.length },
-      { authorize: auth.fn, mirrors: [registryServer.url('/v1/blobs/sha256/')], policy: { registry: registryServer.url('/v1/'), allowedOrigins: [publisherServer.origin] } },
+      {
+        id: 'data',
+        kind: 'dataset',
+        access: 'entitled',
+        sources: [publisherServer.url('/collect/data.bin')],
+        sha256: sha256Hex(data),
+        size: data.length,
+      },
+      {
+        authorize: auth.fn,
+        mirrors: [registryServer.url('/v1/blobs/sha256/')],
+        policy: { registry: registryServer.url('/v1/'), allowedOrigins: [publisherServer.origin] },
+      },
     );
     expect(path).toBe(cache.pathFor(sha256Hex(data)));
     expect(auth.asked).toEqual([registryServer.url(`/v1/blobs/sha256/${sha256Hex(data)}`)]);
@@ -67,13 +78,22 @@ describe('authorize sees only the installing registry\'s URLs', () => {
     const error = await rejection(
       materializeResource(
         cache,
-        { id: 'data', kind: 'dataset', access: 'entitled', sources: [publisherServer.url('/side/data.bin')], sha256: sha256Hex(data), size: data.length },
+        {
+          id: 'data',
+          kind: 'dataset',
+          access: 'entitled',
+          sources: [publisherServer.url('/side/data.bin')],
+          sha256: sha256Hex(data),
+          size: data.length,
+        },
         { authorize: auth.fn, policy: { registry: null, allowedOrigins: [publisherServer.origin] } },
       ),
     );
     expect(error.code).toBe('E_DOWNLOAD');
     expect(auth.asked).toEqual([]);
-    expect(publisherServer.requests.filter((r) => r.path === '/side/data.bin').every((r) => r.headers['authorization'] === undefined)).toBe(true);
+    expect(publisherServer.requests.filter((r) => r.path === '/side/data.bin').every((r) => r.headers['authorization'] === undefined)).toBe(
+      true,
+    );
   });
 
   it('through install: an entitled eager resource asks the authoriser only about the registry mirror', async () => {
@@ -86,14 +106,33 @@ describe('authorize sees only the installing registry\'s URLs', () => {
       const blob = join(h.root, 'data.bin');
       await writeFile(blob, data);
       await mirrorBlob(reg.dir, blob, { sha256: sha256Hex(data), size: data.length });
-      const pkg = await h.build({
-        id: 'acme/pro',
-        resources: [{ id: 'data', kind: 'dataset', access: 'entitled', entitlement: 'pro', sources: [publisherServer.url('/cdn/data.bin')], sha256: sha256Hex(data), size: data.length, lazy: false }],
-      }, [reg.keyOf('acme')]);
+      const pkg = await h.build(
+        {
+          id: 'acme/pro',
+          resources: [
+            {
+              id: 'data',
+              kind: 'dataset',
+              access: 'entitled',
+              entitlement: 'pro',
+              sources: [publisherServer.url('/cdn/data.bin')],
+              sha256: sha256Hex(data),
+              size: data.length,
+              lazy: false,
+            },
+          ],
+        },
+        [reg.keyOf('acme')],
+      );
       await publishPackage(reg.dir, pkg);
       await reg.build();
       const auth = recordingAuthorizer();
-      const arc = h.arc({ fetch: trustingFetch(), authorize: auth.fn, sourceOrigins: [publisherServer.origin], remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
+      const arc = h.arc({
+        fetch: trustingFetch(),
+        authorize: auth.fn,
+        sourceOrigins: [publisherServer.origin],
+        remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }],
+      });
       await arc.install('acme/pro', { approve: () => true });
       expect(await arc.cache.has(sha256Hex(data), data.length)).toBe(true);
       expect(auth.asked.length).toBeGreaterThan(0);

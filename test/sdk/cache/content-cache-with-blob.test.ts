@@ -35,10 +35,13 @@ describe('ContentCache.withBlob over file:// mirrors', () => {
     await writeFile(source, blob);
     const seen: string[] = [];
     const progress: string[] = [];
-    const value = await cache.withBlob({ ...pin, sources: [pathToFileURL(source).href], onProgress: (p) => progress.push(`${p.phase} ${p.done}/${p.total}`) }, async (path) => {
-      seen.push(path);
-      return checkingUse(path);
-    });
+    const value = await cache.withBlob(
+      { ...pin, sources: [pathToFileURL(source).href], onProgress: (p) => progress.push(`${p.phase} ${p.done}/${p.total}`) },
+      async (path) => {
+        seen.push(path);
+        return checkingUse(path);
+      },
+    );
     expect(value).toBe('the pinne');
     // The caller read a private clone in cache/tmp, not the mirror itself.
     expect(seen[0]).not.toBe(source);
@@ -75,10 +78,13 @@ describe('ContentCache.withBlob over file:// mirrors', () => {
     await writeFile(longer, Buffer.concat([blob, Buffer.from('x')]));
     let calls = 0;
     const error = await cache
-      .withBlob({ ...pin, sources: [pathToFileURL(longer).href, pathToFileURL(join(dir, 'missing.adcap')).href], what: 'acme/x@1.0.0' }, (path) => {
-        calls += 1;
-        return checkingUse(path);
-      })
+      .withBlob(
+        { ...pin, sources: [pathToFileURL(longer).href, pathToFileURL(join(dir, 'missing.adcap')).href], what: 'acme/x@1.0.0' },
+        (path) => {
+          calls += 1;
+          return checkingUse(path);
+        },
+      )
       .then(
         () => null,
         (e: unknown) => e as AdcapError,
@@ -91,11 +97,13 @@ describe('ContentCache.withBlob over file:// mirrors', () => {
     expect(await readdir(cache.tmpDir)).toEqual([]);
   });
 
-  it("keeps intact bytes in the cache when the caller refuses the package itself, and that refusal is the error", async () => {
+  it('keeps intact bytes in the cache when the caller refuses the package itself, and that refusal is the error', async () => {
     const source = join(dir, 'archive.adcap');
     await writeFile(source, blob);
     const error = await cache
-      .withBlob({ ...pin, sources: [pathToFileURL(source).href] }, () => Promise.reject(new AdcapError('E_SIGNATURE', 'the package is signed by nobody we know')))
+      .withBlob({ ...pin, sources: [pathToFileURL(source).href] }, () =>
+        Promise.reject(new AdcapError('E_SIGNATURE', 'the package is signed by nobody we know')),
+      )
       .then(
         () => null,
         (e: unknown) => e as AdcapError,

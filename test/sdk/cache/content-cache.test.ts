@@ -18,7 +18,6 @@ function blob(size: number): { data: Buffer; sha256: string; size: number } {
   return { data, sha256: sha256Hex(data), size };
 }
 
-
 describe('ContentCache over HTTPS (test CA)', () => {
   let server: TestServer;
   let dir: string;
@@ -61,7 +60,12 @@ describe('ContentCache over HTTPS (test CA)', () => {
     server.serveBytes('/short.bin', b.data.subarray(0, 10), { range: false });
     server.serveBytes('/other.bin', randomBytes(1000));
     const error = await rejection(
-      cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/missing.bin'), server.url('/other.bin'), 'http://example.com/x.bin'], what: 'resource "r"' }),
+      cache.fetchBlob({
+        sha256: b.sha256,
+        size: b.size,
+        sources: [server.url('/missing.bin'), server.url('/other.bin'), 'http://example.com/x.bin'],
+        what: 'resource "r"',
+      }),
     );
     expect(error.code).toBe('E_DOWNLOAD');
     expect(error.message).toContain('Could not download resource "r" (1000 bytes');
@@ -104,7 +108,12 @@ describe('ContentCache over HTTPS (test CA)', () => {
     const b = blob(1024 * 1024);
     server.serveBytes('/big.bin', b.data, { dropAfterBytes: 400_000 });
     const events: DownloadProgress[] = [];
-    const path = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/big.bin')], onProgress: (p) => events.push(p) });
+    const path = await cache.fetchBlob({
+      sha256: b.sha256,
+      size: b.size,
+      sources: [server.url('/big.bin')],
+      onProgress: (p) => events.push(p),
+    });
     expect((await readFile(path)).equals(b.data)).toBe(true);
     const stats = server.statsFor('/big.bin');
     expect(stats.requests).toBe(2);
@@ -113,7 +122,9 @@ describe('ContentCache over HTTPS (test CA)', () => {
     expect(resumedAt).toBeGreaterThan(0);
     expect(resumedAt).toBeLessThanOrEqual(400_000);
     const ratio = stats.bytes / b.size;
-    console.log(`resume: requests=${stats.requests} range=${stats.ranges[0]} bytesSent=${stats.bytes} size=${b.size} ratio=${ratio.toFixed(4)}`);
+    console.log(
+      `resume: requests=${stats.requests} range=${stats.ranges[0]} bytesSent=${stats.bytes} size=${b.size} ratio=${ratio.toFixed(4)}`,
+    );
     expect(ratio).toBeGreaterThanOrEqual(1);
     expect(ratio).toBeLessThan(1.05);
     expect(events.every((e) => e.phase === 'download' && e.total === b.size)).toBe(true);
@@ -152,7 +163,11 @@ describe('ContentCache over HTTPS (test CA)', () => {
     const path = await cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/badrange.bin')] });
     expect((await readFile(path)).equals(b.data)).toBe(true);
     expect(calls).toBe(3);
-    expect(server.requests.filter((r) => r.path === '/badrange.bin').map((r) => r.headers.range ?? null)).toEqual([null, 'bytes=5000-', null]);
+    expect(server.requests.filter((r) => r.path === '/badrange.bin').map((r) => r.headers.range ?? null)).toEqual([
+      null,
+      'bytes=5000-',
+      null,
+    ]);
   });
 
   it('concurrent fetches of one blob share one download and all hear progress', async () => {
@@ -161,7 +176,12 @@ describe('ContentCache over HTTPS (test CA)', () => {
     const heard = [0, 0, 0, 0, 0];
     const paths = await Promise.all(
       heard.map((_, i) =>
-        cache.fetchBlob({ sha256: b.sha256, size: b.size, sources: [server.url('/shared.bin')], onProgress: () => (heard[i] = (heard[i] ?? 0) + 1) }),
+        cache.fetchBlob({
+          sha256: b.sha256,
+          size: b.size,
+          sources: [server.url('/shared.bin')],
+          onProgress: () => (heard[i] = (heard[i] ?? 0) + 1),
+        }),
       ),
     );
     expect(new Set(paths).size).toBe(1);

@@ -32,7 +32,13 @@ describe('checkUrlAllowed', () => {
   });
 
   it('refuses plain http to any other host with E_DOWNLOAD and a sentence saying what to use', () => {
-    for (const url of ['http://example.com/x', 'http://10.0.0.1/x', 'http://128.0.0.1/x', 'http://127.0.0.1.example.com/x', 'http://[::2]/x']) {
+    for (const url of [
+      'http://example.com/x',
+      'http://10.0.0.1/x',
+      'http://128.0.0.1/x',
+      'http://127.0.0.1.example.com/x',
+      'http://[::2]/x',
+    ]) {
       let caught: unknown;
       try {
         checkUrlAllowed(url);
@@ -96,7 +102,9 @@ describe('fetchCapped over HTTPS with the test CA', () => {
 
   it('refuses a body that is exactly one byte over the cap', async () => {
     server.serveBytes('/big.json', Buffer.alloc(1025, 0x20));
-    expect(await codeOf(fetchCapped(server.url('/big.json'), { maxBytes: 1024, fetch }))).toMatch(/^E_DOWNLOAD: .*larger than the 1024-byte limit/);
+    expect(await codeOf(fetchCapped(server.url('/big.json'), { maxBytes: 1024, fetch }))).toMatch(
+      /^E_DOWNLOAD: .*larger than the 1024-byte limit/,
+    );
     expect((await fetchCapped(server.url('/big.json'), { maxBytes: 1025, fetch })).length).toBe(1025);
   });
 
@@ -126,7 +134,9 @@ describe('fetchCapped over HTTPS with the test CA', () => {
   });
 
   it('reports HTTP errors with the status and a hint', async () => {
-    expect(await codeOf(fetchCapped(server.url('/missing'), { maxBytes: 100, fetch }))).toMatch(/^E_DOWNLOAD: .*HTTP 404 \(not found on this mirror\)/);
+    expect(await codeOf(fetchCapped(server.url('/missing'), { maxBytes: 100, fetch }))).toMatch(
+      /^E_DOWNLOAD: .*HTTP 404 \(not found on this mirror\)/,
+    );
   });
 
   it('follows a redirect only to an allowed URL', async () => {
@@ -140,7 +150,9 @@ describe('fetchCapped over HTTPS with the test CA', () => {
       res.setHeader('location', '/doc.json');
       res.end();
     });
-    expect(await codeOf(fetchCapped(server.url('/to-http'), { maxBytes: 100, fetch }))).toMatch(/^E_DOWNLOAD: .*redirected to a refused URL; only https, file and loopback http URLs are followed/);
+    expect(await codeOf(fetchCapped(server.url('/to-http'), { maxBytes: 100, fetch }))).toMatch(
+      /^E_DOWNLOAD: .*redirected to a refused URL; only https, file and loopback http URLs are followed/,
+    );
     expect((await fetchCapped(server.url('/to-doc'), { maxBytes: 100, fetch })).toString()).toBe('{"ok":true}');
   });
 
@@ -207,8 +219,12 @@ describe('fetchCapped over loopback HTTP and file://', () => {
       await writeFile(join(dir, 'small.json'), '{"a":1}');
       await writeFile(join(dir, 'big.json'), Buffer.alloc(2048));
       expect((await fetchCapped(pathToFileURL(join(dir, 'small.json')).href, { maxBytes: 100 })).toString()).toBe('{"a":1}');
-      expect(await codeOf(fetchCapped(pathToFileURL(join(dir, 'big.json')).href, { maxBytes: 100 }))).toMatch(/^E_DOWNLOAD: .*100-byte limit/);
-      expect(await codeOf(fetchCapped(pathToFileURL(join(dir, 'none.json')).href, { maxBytes: 100 }))).toMatch(/^E_DOWNLOAD: .*cannot be read/);
+      expect(await codeOf(fetchCapped(pathToFileURL(join(dir, 'big.json')).href, { maxBytes: 100 }))).toMatch(
+        /^E_DOWNLOAD: .*100-byte limit/,
+      );
+      expect(await codeOf(fetchCapped(pathToFileURL(join(dir, 'none.json')).href, { maxBytes: 100 }))).toMatch(
+        /^E_DOWNLOAD: .*cannot be read/,
+      );
       const partial = await openSource(pathToFileURL(join(dir, 'small.json')).href, { start: 3 });
       expect(partial.status).toBe(206);
       expect(partial.contentRange).toEqual({ start: 3, end: 6, total: 7 });

@@ -23,7 +23,9 @@ describe('content-addressed mirrors for resources and shards', () => {
   it('withMirrors appends <base><sha256> after the declared sources, without duplicates', () => {
     const sha = 'a'.repeat(64);
     expect(withMirrors(['https://x/a'], sha, ['https://r/v1/blobs/sha256/'])).toEqual(['https://x/a', `https://r/v1/blobs/sha256/${sha}`]);
-    expect(withMirrors([`https://r/v1/blobs/sha256/${sha}`], sha, ['https://r/v1/blobs/sha256/'])).toEqual([`https://r/v1/blobs/sha256/${sha}`]);
+    expect(withMirrors([`https://r/v1/blobs/sha256/${sha}`], sha, ['https://r/v1/blobs/sha256/'])).toEqual([
+      `https://r/v1/blobs/sha256/${sha}`,
+    ]);
     expect(withMirrors(['https://x/a'], sha, undefined)).toEqual(['https://x/a']);
   });
 
@@ -54,7 +56,14 @@ describe('content-addressed mirrors for resources and shards', () => {
     const mapSha = sha256Hex(map);
     server.serveBytes('/maps/map.json', map);
     server.serveBytes(`/v1/blobs/sha256/${shardSha}`, shard);
-    const resource: Resource = { id: 'set', kind: 'dataset', format: 'shardset', sources: [server.url('/maps/map.json')], sha256: mapSha, size: map.length };
+    const resource: Resource = {
+      id: 'set',
+      kind: 'dataset',
+      format: 'shardset',
+      sources: [server.url('/maps/map.json')],
+      sha256: mapSha,
+      size: map.length,
+    };
     const mirrors = [server.url('/v1/blobs/sha256/')];
     const mapPath = await materializeResource(cache, resource, { mirrors });
     const file = await fetchShard(cache, resource, mapPath, 'shards/a.jsonl', { mirrors });

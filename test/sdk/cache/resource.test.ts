@@ -10,7 +10,6 @@ import type { TestServer } from '../../helpers/test-server.js';
 import { useCacheFixture } from '../../helpers/cache-fixture.js';
 import { rejection } from '../../helpers/errors.js';
 
-
 describe('materializeResource', () => {
   let server: TestServer;
   let cache: ContentCache;
@@ -20,7 +19,14 @@ describe('materializeResource', () => {
     ({ server, cache } = fx);
   });
 
-  const resource = (over: Partial<Resource>): Resource => ({ id: 'data', kind: 'dataset', sources: [], sha256, size: data.length, ...over });
+  const resource = (over: Partial<Resource>): Resource => ({
+    id: 'data',
+    kind: 'dataset',
+    sources: [],
+    sha256,
+    size: data.length,
+    ...over,
+  });
 
   it('dedupe-across-versions: two versions (and an archive) pinning the same bytes fetch them once', async () => {
     server.serveBytes('/v1/data.bin', data);

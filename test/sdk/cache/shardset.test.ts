@@ -25,10 +25,20 @@ interface Shard {
 function publishShardSet(server: TestServer, prefix: string, shards: Shard[], extra: Record<string, unknown> = {}): Resource {
   for (const shard of shards) server.serveBytes(`${prefix}/${shard.path}`, shard.data);
   const map = Buffer.from(
-    JSON.stringify({ ...extra, shards: shards.map((s) => ({ path: s.path, sha256: sha256Hex(s.data), size: s.data.length, note: 'ignored' })) }),
+    JSON.stringify({
+      ...extra,
+      shards: shards.map((s) => ({ path: s.path, sha256: sha256Hex(s.data), size: s.data.length, note: 'ignored' })),
+    }),
   );
   server.serveBytes(`${prefix}/map.json`, map);
-  return { id: 'media', kind: 'dataset', format: 'shardset', sources: [server.url(`${prefix}/map.json`)], sha256: sha256Hex(map), size: map.length };
+  return {
+    id: 'media',
+    kind: 'dataset',
+    format: 'shardset',
+    sources: [server.url(`${prefix}/map.json`)],
+    sha256: sha256Hex(map),
+    size: map.length,
+  };
 }
 
 function result(message: ShardResultMessage): { path?: string; error?: string } {
@@ -39,7 +49,9 @@ describe('parseShardMap (spec §9)', () => {
   const sha = 'a'.repeat(64);
 
   it('accepts a map with extra fields (routing vocabulary, floats) and ignores them', () => {
-    const map = parseShardMap(JSON.stringify({ vocab: [0.25, 1e-3], shards: [{ path: 'shards/0.bin', sha256: sha, size: 3, extra: true }] }));
+    const map = parseShardMap(
+      JSON.stringify({ vocab: [0.25, 1e-3], shards: [{ path: 'shards/0.bin', sha256: sha, size: 3, extra: true }] }),
+    );
     expect(map.shards).toEqual([{ path: 'shards/0.bin', sha256: sha, size: 3 }]);
     expect(map.byPath.get('shards/0.bin')?.size).toBe(3);
   });
@@ -61,7 +73,9 @@ describe('parseShardMap (spec §9)', () => {
       [{ shards: [{ path: 7, sha256: sha, size: 1 }] }, '/shards/0/path'],
     ];
     for (const [value, pointer] of cases) {
-      expect(() => parseShardMap(JSON.stringify(value))).toThrow(expect.objectContaining({ code: 'E_SCHEMA', details: { pointer } }) as Error);
+      expect(() => parseShardMap(JSON.stringify(value))).toThrow(
+        expect.objectContaining({ code: 'E_SCHEMA', details: { pointer } }) as Error,
+      );
     }
   });
 
@@ -77,7 +91,9 @@ describe('parseShardMap (spec §9)', () => {
 
   it('refuses the same shard path twice with E_DUPLICATE', () => {
     const entry = { path: 'a', sha256: sha, size: 1 };
-    expect(() => parseShardMap(JSON.stringify({ shards: [entry, entry] }))).toThrow(expect.objectContaining({ code: 'E_DUPLICATE' }) as Error);
+    expect(() => parseShardMap(JSON.stringify({ shards: [entry, entry] }))).toThrow(
+      expect.objectContaining({ code: 'E_DUPLICATE' }) as Error,
+    );
   });
 
   it('finds a shard beside each mirror of the map, percent-encoding segments so a path cannot change scheme', () => {
@@ -93,7 +109,9 @@ describe('parseShardMap (spec §9)', () => {
       'https://a.example/sets/v1/shards/0.bin',
       'https://b.example/mirror/shards/0.bin',
     ]);
-    expect(shardSources(resource, { path: 'file:/etc/passwd', sha256: sha, size: 1 })[0]).toBe('https://a.example/sets/v1/file%3A/etc/passwd');
+    expect(shardSources(resource, { path: 'file:/etc/passwd', sha256: sha, size: 1 })[0]).toBe(
+      'https://a.example/sets/v1/file%3A/etc/passwd',
+    );
     expect(shardSources(resource, { path: 'q?x#y', sha256: sha, size: 1 })[0]).toBe('https://a.example/sets/v1/q%3Fx%23y');
     expect(shardSources(resource, { path: 'a', sha256: sha, size: 1, sources: ['https://c.example/a'] })).toEqual(['https://c.example/a']);
   });
@@ -114,7 +132,9 @@ describe('shard sets over HTTPS (test CA)', () => {
     const resource = publishShardSet(server, '/set1', shards, { vocabulary: { cats: [1, 2, 3] } });
     const handler = new ShardRequestHandler(cache, { resources: [resource] });
     const wanted = [shards[17], shards[512], shards[999]] as Shard[];
-    const answers = await Promise.all(wanted.map((s, i) => handler.handle({ type: 'shard', reqId: i + 1, resource: 'media', path: s.path })));
+    const answers = await Promise.all(
+      wanted.map((s, i) => handler.handle({ type: 'shard', reqId: i + 1, resource: 'media', path: s.path })),
+    );
     for (const [i, answer] of answers.entries()) {
       expect(answer.reqId).toBe(i + 1);
       const got = result(answer);
@@ -154,9 +174,20 @@ describe('shard sets over HTTPS (test CA)', () => {
   it('a shard with its own sources is fetched from them, pinned by the map', async () => {
     const data = randomBytes(2000);
     server.serveBytes('/elsewhere/blob', data);
-    const map = Buffer.from(JSON.stringify({ shards: [{ path: 'x/y.bin', sha256: sha256Hex(data), size: data.length, sources: [server.url('/elsewhere/blob')] }] }));
+    const map = Buffer.from(
+      JSON.stringify({
+        shards: [{ path: 'x/y.bin', sha256: sha256Hex(data), size: data.length, sources: [server.url('/elsewhere/blob')] }],
+      }),
+    );
     server.serveBytes('/own/map.json', map);
-    const resource: Resource = { id: 'media', kind: 'dataset', format: 'shardset', sources: [server.url('/own/map.json')], sha256: sha256Hex(map), size: map.length };
+    const resource: Resource = {
+      id: 'media',
+      kind: 'dataset',
+      format: 'shardset',
+      sources: [server.url('/own/map.json')],
+      sha256: sha256Hex(map),
+      size: map.length,
+    };
     const handler = new ShardRequestHandler(cache, { resources: [resource] });
     const answer = await handler.handle({ type: 'shard', reqId: 1, resource: 'media', path: 'x/y.bin' });
     expect((await readFile(result(answer).path ?? '')).equals(data)).toBe(true);
@@ -196,8 +227,12 @@ describe('shard sets over HTTPS (test CA)', () => {
     expect(await ask('plain', 'a.bin')).toMatch(/^E_NOT_FOUND: Resource "plain" is not a shard set/);
     expect(await ask('media', 'nope.bin')).toMatch(/^E_NOT_FOUND: Shard "nope.bin" is not listed/);
     expect(await ask('media', '../a.bin')).toMatch(/^E_PATH: /);
-    await expect(handler.handle({ type: 'shard', reqId: 'x', resource: 'media', path: 'a.bin' })).rejects.toMatchObject({ code: 'E_PROTOCOL' });
-    await expect(handler.handle({ type: 'shard', reqId: 1.5, resource: 'media', path: 'a.bin' })).rejects.toMatchObject({ code: 'E_PROTOCOL' });
+    await expect(handler.handle({ type: 'shard', reqId: 'x', resource: 'media', path: 'a.bin' })).rejects.toMatchObject({
+      code: 'E_PROTOCOL',
+    });
+    await expect(handler.handle({ type: 'shard', reqId: 1.5, resource: 'media', path: 'a.bin' })).rejects.toMatchObject({
+      code: 'E_PROTOCOL',
+    });
   });
 
   it('an entitled shard set asks the authoriser for the map and for each shard', async () => {

@@ -36,20 +36,33 @@ describe('authoring commands, in-process', () => {
 
     const verify = await run(['verify', 'w.adcap', '--trust', k1.publicKey, '--json']);
     expect(verify.code, verify.stderr).toBe(0);
-    expect(json(verify.stdout)).toEqual({ ok: true, id: 'local/weather-tools', version: '0.1.0', manifestSha256: built.manifestSha256, signedBy: [k1.keyId] });
+    expect(json(verify.stdout)).toEqual({
+      ok: true,
+      id: 'local/weather-tools',
+      version: '0.1.0',
+      manifestSha256: built.manifestSha256,
+      signedBy: [k1.keyId],
+    });
 
     const inspect = await run(['--json', 'inspect', 'w.adcap']);
     expect(inspect.code, inspect.stderr).toBe(0);
     const shown = json<Record<string, unknown>>(inspect.stdout);
     expect(Object.keys(shown).sort()).toEqual(['archiveSha256', 'entries', 'manifest', 'manifestSha256', 'signature', 'size']);
     expect(shown.entries).toEqual(['capability.json', 'README.md', 'skills/weather-tools/SKILL.md', 'tools/greet.mjs', 'SIGNATURE.json']);
-    expect(shown.signature).toEqual({ keyIds: [k1.keyId], payload: { adcap: '1.0', id: 'local/weather-tools', version: '0.1.0', manifestSha256: built.manifestSha256 } });
+    expect(shown.signature).toEqual({
+      keyIds: [k1.keyId],
+      payload: { adcap: '1.0', id: 'local/weather-tools', version: '0.1.0', manifestSha256: built.manifestSha256 },
+    });
     expect((shown.manifest as { id: string }).id).toBe('local/weather-tools');
 
     const key2 = json<{ keyId: string; publicKey: string }>((await run(['keygen', '--json', '-o', 'key2.json'])).stdout);
     const sign = await run(['sign', 'w.adcap', '--key', 'key2.json', '--json']);
     expect(sign.code, sign.stderr).toBe(0);
-    expect(json(sign.stdout)).toMatchObject({ signatures: [k1.keyId, key2.keyId], added: [key2.keyId], manifestSha256: built.manifestSha256 });
+    expect(json(sign.stdout)).toMatchObject({
+      signatures: [k1.keyId, key2.keyId],
+      added: [key2.keyId],
+      manifestSha256: built.manifestSha256,
+    });
 
     const both = await run(['verify', 'w.adcap', '--trust', k1.publicKey, '--trust', key2.publicKey, '--json']);
     expect(json<{ signedBy: string[] }>(both.stdout).signedBy).toEqual([k1.keyId, key2.keyId]);
@@ -87,7 +100,7 @@ describe('authoring commands, in-process', () => {
     expect(trusted.stderr).toMatch(/^error E_UNTRUSTED: .*not signed/m);
   });
 
-  it('verify refuses a tampered package with the reader\'s code', async () => {
+  it("verify refuses a tampered package with the reader's code", async () => {
     await run(['init', 'proj-t']);
     await run(['build', 'proj-t', '-o', 't.adcap']);
     const bytes = await readFile(join(work, 't.adcap'));
@@ -138,7 +151,11 @@ describe('authoring commands, in-process', () => {
 
     const { spawnSync } = await import('node:child_process');
     const call = { type: 'call', tool: 'greet', input: { name: 'Ada' }, context: {} };
-    const tool = spawnSync(process.execPath, [join(work, 'scaffold', 'tools', 'greet.mjs')], { input: `${JSON.stringify(call)}\n`, encoding: 'utf8', timeout: 10_000 });
+    const tool = spawnSync(process.execPath, [join(work, 'scaffold', 'tools', 'greet.mjs')], {
+      input: `${JSON.stringify(call)}\n`,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(tool.status).toBe(0);
     expect(JSON.parse(tool.stdout.trim())).toEqual({ type: 'result', output: { greeting: 'Hello, Ada!' } });
   });
@@ -154,6 +171,12 @@ describe('scaffold helpers', () => {
   it('scaffoldCapability names the skill after the capability', () => {
     const s = scaffoldCapability('/tmp/Some Dir');
     expect(s.id).toBe('local/some-dir');
-    expect(s.files.map((f) => f.path)).toEqual(['capability.json', '.adcapignore', 'README.md', 'skills/some-dir/SKILL.md', 'tools/greet.mjs']);
+    expect(s.files.map((f) => f.path)).toEqual([
+      'capability.json',
+      '.adcapignore',
+      'README.md',
+      'skills/some-dir/SKILL.md',
+      'tools/greet.mjs',
+    ]);
   });
 });

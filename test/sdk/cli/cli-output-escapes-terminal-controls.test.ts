@@ -40,7 +40,11 @@ describe('adcap escapes what tools and registries say', () => {
     await reg.resignCatalogue((payload) => {
       const entry = payload.capabilities['acme/pdf'];
       if (entry === undefined) throw new Error('no acme/pdf in the test catalogue');
-      return { ...payload, sequence: payload.sequence + 1, capabilities: { ...payload.capabilities, 'acme/pdf': { ...entry, name: 'PDF\u009b1A', summary: `Reads PDFs\r\u001b[2K${OSC52}` } } };
+      return {
+        ...payload,
+        sequence: payload.sequence + 1,
+        capabilities: { ...payload.capabilities, 'acme/pdf': { ...entry, name: 'PDF\u009b1A', summary: `Reads PDFs\r\u001b[2K${OSC52}` } },
+      };
     });
   });
   afterAll(async () => {

@@ -5,7 +5,11 @@ import { AdcapError } from '../../../sdk/src/errors.js';
 
 describe('withCliHint', () => {
   it('adds to "no authorize callback" that the adcap command has no sign-in and cannot obtain entitled content', () => {
-    const sdk = new AdcapError('E_ENTITLEMENT', 'acme/pro@1.0.0 is an entitled download and this host passed no authorize callback, so it cannot obtain access.', { details: { id: 'acme/pro' } });
+    const sdk = new AdcapError(
+      'E_ENTITLEMENT',
+      'acme/pro@1.0.0 is an entitled download and this host passed no authorize callback, so it cannot obtain access.',
+      { details: { id: 'acme/pro' } },
+    );
     const cli = withCliHint(sdk);
     expect(cli.code).toBe('E_ENTITLEMENT');
     expect(cli.message).toBe(

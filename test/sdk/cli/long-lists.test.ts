@@ -28,6 +28,8 @@ describe('inspect of a package with many entries', () => {
     const human = (await run(['inspect', 'big.adcap'])).stdout.split('\n');
     const start = human.indexOf('entries:');
     expect(human.slice(start + 1, start + 1 + DEFAULT_LIST_ROWS)).toEqual(all.entries.slice(0, DEFAULT_LIST_ROWS).map((e) => `  ${e}`));
-    expect(human[start + 1 + DEFAULT_LIST_ROWS]).toBe(`  … and ${all.entries.length - DEFAULT_LIST_ROWS} more; use --json to list them all`);
+    expect(human[start + 1 + DEFAULT_LIST_ROWS]).toBe(
+      `  … and ${all.entries.length - DEFAULT_LIST_ROWS} more; use --json to list them all`,
+    );
   });
 });

@@ -31,7 +31,11 @@ describe('adcap main: errors, exit codes, global options (DESIGN §8)', () => {
   });
 
   it('with --json, usage errors also print { ok: false, code, message } on stdout', async () => {
-    for (const argv of [['--json', 'verify'], ['verify', '--json'], ['verify', 'x', '--bogus', '--json']]) {
+    for (const argv of [
+      ['--json', 'verify'],
+      ['verify', '--json'],
+      ['verify', 'x', '--bogus', '--json'],
+    ]) {
       const run = await adcap(argv, { cwd });
       expect(run.code, argv.join(' ')).toBe(2);
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'E_USAGE' });
@@ -65,7 +69,15 @@ describe('adcap main: errors, exit codes, global options (DESIGN §8)', () => {
 
   it('--home and --json are accepted before or after the subcommand, and ctx.home() resolves them', async () => {
     const seen: Array<{ home: string; json: boolean }> = [];
-    const io: CliIO = { stdout: () => undefined, stderr: () => undefined, env: { ARCOTHEON_HOME: '/env/home' }, cwd, platform: 'linux', homedir: '/home/u', stdinIsTTY: false };
+    const io: CliIO = {
+      stdout: () => undefined,
+      stderr: () => undefined,
+      env: { ARCOTHEON_HOME: '/env/home' },
+      cwd,
+      platform: 'linux',
+      homedir: '/home/u',
+      stdinIsTTY: false,
+    };
     for (const argv of [
       ['--home', 'h1', 'probe'],
       ['probe', '--home', 'h1'],
@@ -74,7 +86,9 @@ describe('adcap main: errors, exit codes, global options (DESIGN §8)', () => {
     ]) {
       const { program, ctx } = createProgram(io);
       // A command module registered the documented way: one register(program, ctx) call.
-      const probe = { register: (p: Command) => p.command('probe').action(() => void seen.push({ home: ctx.home(), json: ctx.output.json })) };
+      const probe = {
+        register: (p: Command) => p.command('probe').action(() => void seen.push({ home: ctx.home(), json: ctx.output.json })),
+      };
       probe.register(program);
       await program.parseAsync(argv, { from: 'user' });
     }
@@ -90,9 +104,21 @@ describe('adcap main: errors, exit codes, global options (DESIGN §8)', () => {
 describe('extension by command modules', () => {
   it('nested commands of a registered module report parse errors through runCli, printing nothing themselves', async () => {
     let printed = '';
-    const io: CliIO = { stdout: (t) => void (printed += t), stderr: (t) => void (printed += t), env: {}, cwd, platform: 'linux', homedir: '/h', stdinIsTTY: false };
+    const io: CliIO = {
+      stdout: (t) => void (printed += t),
+      stderr: (t) => void (printed += t),
+      env: {},
+      cwd,
+      platform: 'linux',
+      homedir: '/h',
+      stdinIsTTY: false,
+    };
     const { program } = createProgram(io);
-    program.command('group').command('leaf').argument('<x>').action(() => undefined);
+    program
+      .command('group')
+      .command('leaf')
+      .argument('<x>')
+      .action(() => undefined);
     const error = await program.parseAsync(['group', 'leaf'], { from: 'user' }).then(
       () => null,
       (e: unknown) => e,
@@ -116,7 +142,9 @@ describe('home directory resolution', () => {
     expect(platformDataDir('linux', { XDG_DATA_HOME: 'relative' }, '/home/u')).toBe('/home/u/.local/share/arcotheon');
     expect(platformDataDir('freebsd', {}, '/home/u')).toBe('/home/u/.local/share/arcotheon');
     expect(platformDataDir('darwin', { XDG_DATA_HOME: '/xdg' }, '/Users/u')).toBe('/Users/u/Library/Application Support/Arcotheon');
-    expect(platformDataDir('win32', { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Roaming\\Arcotheon');
+    expect(platformDataDir('win32', { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'C:\\Users\\u')).toBe(
+      'C:\\Users\\u\\AppData\\Roaming\\Arcotheon',
+    );
     expect(platformDataDir('win32', {}, 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Roaming\\Arcotheon');
   });
 });

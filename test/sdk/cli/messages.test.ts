@@ -8,7 +8,8 @@ import { adcap } from './run-cli.js';
 
 let work: string;
 let home: string;
-const run = (argv: string[]) => adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', PATH: process.env.PATH } });
+const run = (argv: string[]) =>
+  adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', PATH: process.env.PATH } });
 
 async function ok(argv: string[]): Promise<string> {
   const r = await run(argv);
@@ -39,7 +40,9 @@ describe('messages that lead somewhere', () => {
   it('E_INPUT lists the accepted fields, with no "vendor data under x" advice', async () => {
     const r = await run(['run', 'acme/lookup', 'greet', '--input', '{"name":"Ada","loud":true}']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error E_INPUT: The input of tool greet does not match its inputSchema: / has the unknown field "loud" (additionalProperties). It accepts: "name" (string, required).\n');
+    expect(r.stderr).toBe(
+      'error E_INPUT: The input of tool greet does not match its inputSchema: / has the unknown field "loud" (additionalProperties). It accepts: "name" (string, required).\n',
+    );
   });
 
   it('E_NOT_GRANTED gives one adcap grants command for every missing grant, and --grant is repeatable', async () => {
@@ -57,6 +60,8 @@ describe('messages that lead somewhere', () => {
   it('E_NOT_INSTALLED on uninstall says there is nothing to uninstall, not how to install', async () => {
     const r = await run(['uninstall', 'acme/elsewhere']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error E_NOT_INSTALLED: acme/elsewhere is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.\n');
+    expect(r.stderr).toBe(
+      'error E_NOT_INSTALLED: acme/elsewhere is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.\n',
+    );
   });
 });

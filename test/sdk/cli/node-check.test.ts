@@ -47,7 +47,10 @@ describe('the Node version check', () => {
       const run = spawnSync(process.execPath, [CHECK_NODE, version], { encoding: 'utf8' });
       expect([version, run.status], run.stderr).toEqual([version, ok ? 0 : 1]);
       if (ok) expect(run.stderr).toBe('');
-      else expect(run.stderr).toBe(`error: Arcotheon needs Node.js 22.12 or newer and this is Node.js ${version.replace(/^v/, '')}; install a current Node.js (https://nodejs.org) and run npm install again.\n`);
+      else
+        expect(run.stderr).toBe(
+          `error: Arcotheon needs Node.js 22.12 or newer and this is Node.js ${version.replace(/^v/, '')}; install a current Node.js (https://nodejs.org) and run npm install again.\n`,
+        );
     }
   });
 });

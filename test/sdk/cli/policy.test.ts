@@ -40,13 +40,18 @@ function policy(extra: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 /** A fresh home and a runner for it, under the policy file (rewritten by `setPolicy`). */
-async function session(initial: Record<string, unknown> | string): Promise<{ run: (argv: string[]) => Promise<CliRun>; setPolicy: (p: Record<string, unknown> | string) => Promise<void> }> {
+async function session(
+  initial: Record<string, unknown> | string,
+): Promise<{ run: (argv: string[]) => Promise<CliRun>; setPolicy: (p: Record<string, unknown> | string) => Promise<void> }> {
   const path = join(work, `policy-${++count}.json`);
   const setPolicy = (p: Record<string, unknown> | string): Promise<void> => writeFile(path, typeof p === 'string' ? p : JSON.stringify(p));
   await setPolicy(initial);
   const home = join(work, `home-${count}`);
   const run = (argv: string[]): Promise<CliRun> =>
-    adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ARCOTHEON_POLICY: path, PATH: process.env.PATH } });
+    adcap([...argv, '--home', home], {
+      cwd: work,
+      env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ARCOTHEON_POLICY: path, PATH: process.env.PATH },
+    });
   return { run, setPolicy };
 }
 
@@ -114,7 +119,7 @@ describe('policy rules on the command line', () => {
     expect(ok(await run(['install', 'acme/app@^1.0.0', '--yes', '--json']))).toContain('"installed"');
   });
 
-  it('remotes: another registry cannot be added and the policy\'s cannot be removed', async () => {
+  it("remotes: another registry cannot be added and the policy's cannot be removed", async () => {
     const { run } = await session(policy());
     const other = await LifecycleRegistry.create();
     const add = await run(['remote', 'add', 'other', other.registry.v1Url, '--root-key', other.registry.rootKey.publicKey]);
@@ -134,7 +139,9 @@ describe('policy rules on the command line', () => {
     const list = ok(await run(['list']));
     expect(list).toMatch(/acme\/app@1\.0\.0 \[required by policy\] {2}grants: fs:read:workspace/);
     expect(list).toMatch(/acme\/other@1\.0\.0 \[disabled by policy\]/);
-    expect((await run(['uninstall', 'acme/app'])).stderr).toMatch(/E_POLICY.*required on this computer and cannot be uninstalled.*Managed by Acme IT/s);
+    expect((await run(['uninstall', 'acme/app'])).stderr).toMatch(
+      /E_POLICY.*required on this computer and cannot be uninstalled.*Managed by Acme IT/s,
+    );
     expect((await run(['disable', 'acme/app'])).stderr).toMatch(/E_POLICY.*cannot be disabled/s);
     expect((await run(['enable', 'acme/other'])).stderr).toMatch(/E_POLICY.*may not be installed \(blocked: acme\/other\)/s);
     const doctor = await run(['doctor']);

@@ -24,7 +24,11 @@ beforeAll(async () => {
   policyPath = join(work, 'policy.json');
   await writeFile(
     policyPath,
-    JSON.stringify({ policy: 1, organisation: 'Acme IT', remotes: [{ name: 'corp', url: corp.registry.v1Url, rootKeys: [corp.registry.rootKey.publicKey] }] }),
+    JSON.stringify({
+      policy: 1,
+      organisation: 'Acme IT',
+      remotes: [{ name: 'corp', url: corp.registry.v1Url, rootKeys: [corp.registry.rootKey.publicKey] }],
+    }),
   );
   home = join(work, 'home');
 });
@@ -34,7 +38,10 @@ afterAll(async () => {
 
 /** `adcap <argv> --home <home>`, with the policy in force or without any. */
 function run(argv: string[], withPolicy: boolean): Promise<CliRun> {
-  return adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ...(withPolicy ? { ARCOTHEON_POLICY: policyPath } : {}) } });
+  return adcap([...argv, '--home', home], {
+    cwd: work,
+    env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ...(withPolicy ? { ARCOTHEON_POLICY: policyPath } : {}) },
+  });
 }
 
 function ok(r: CliRun): string {
@@ -47,7 +54,9 @@ describe('adcap remote list and remote show under an organisation policy', () =>
     ok(await run(['remote', 'add', 'other', other.registry.v1Url, '--root-key', other.registry.rootKey.publicKey], false));
     const list = ok(await run(['remote', 'list'], false));
     expect(list).toMatch(/^other\tfile:\/\/\S+\tsequence \d+\n$/);
-    expect(JSON.parse(ok(await run(['remote', 'list', '--json'], false)))).toEqual([expect.objectContaining({ name: 'other', managed: null, used: true })]);
+    expect(JSON.parse(ok(await run(['remote', 'list', '--json'], false)))).toEqual([
+      expect.objectContaining({ name: 'other', managed: null, used: true }),
+    ]);
 
     const show = ok(await run(['remote', 'show', 'other'], false));
     expect(show).toContain(`  url: ${other.registry.v1Url}`);
@@ -59,7 +68,7 @@ describe('adcap remote list and remote show under an organisation policy', () =>
     expect(missing.stderr).toMatch(/E_NOT_FOUND.*There is no remote named "nope"/s);
   });
 
-  it("with a policy: its registry is listed as managed and cannot be removed; a configured one it leaves out is marked unused", async () => {
+  it('with a policy: its registry is listed as managed and cannot be removed; a configured one it leaves out is marked unused', async () => {
     const list = ok(await run(['remote', 'list'], true));
     const lines = list.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^corp\tfile:\/\/\S+\tnot fetched\t\[managed by your organisation; cannot be removed\]$/);
@@ -77,8 +86,14 @@ describe('adcap remote list and remote show under an organisation policy', () =>
     expect(show).toContain(`  root key: ${corp.registry.rootKey.publicKey}`);
     expect(show).toMatch(/ {2}catalogue: ".+" sequence \d+, 1 capabilities/);
     expect(show).toContain(`  Managed by Acme IT (rule "remotes" in ${policyPath}). It cannot be removed.`);
-    expect(ok(await run(['remote', 'show', 'other'], true))).toContain('  not used: your organisation allows only the registries its policy lists.');
-    expect(JSON.parse(ok(await run(['remote', 'show', 'corp', '--json'], true)))).toMatchObject({ name: 'corp', capabilities: 1, managed: { text: expect.stringContaining('rule "remotes"') } });
+    expect(ok(await run(['remote', 'show', 'other'], true))).toContain(
+      '  not used: your organisation allows only the registries its policy lists.',
+    );
+    expect(JSON.parse(ok(await run(['remote', 'show', 'corp', '--json'], true)))).toMatchObject({
+      name: 'corp',
+      capabilities: 1,
+      managed: { text: expect.stringContaining('rule "remotes"') },
+    });
 
     // search reads the policy's registry, not the configured one it leaves out.
     const found = JSON.parse(ok(await run(['search', '', '--json'], true))) as Array<{ id: string }>;

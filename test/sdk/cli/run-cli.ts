@@ -8,7 +8,10 @@ export interface CliRun {
 }
 
 /** Runs `adcap` in-process with captured output. */
-export async function adcap(argv: string[], options: { cwd: string; env?: Record<string, string | undefined> } & Partial<CliIO>): Promise<CliRun> {
+export async function adcap(
+  argv: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> } & Partial<CliIO>,
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {

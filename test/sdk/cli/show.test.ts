@@ -9,7 +9,8 @@ import { adcap } from './run-cli.js';
 let work: string;
 let home: string;
 // No embedded registry and no configured remote: only the sideloaded install exists.
-const run = (argv: string[]) => adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', PATH: process.env.PATH } });
+const run = (argv: string[]) =>
+  adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', PATH: process.env.PATH } });
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'adcap-cli-show-'));
@@ -48,7 +49,12 @@ describe('adcap show for an installed capability', () => {
   it('--json carries the installed view, and --remote naming an unknown remote does not hide it', async () => {
     const r = await run(['show', 'local/notes', '--remote', 'nowhere', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const shown = JSON.parse(r.stdout) as { id: string; remote: null; publisher: string; installed: { dir: string; skills: unknown[]; tools: Array<{ input: unknown }>; workflows: unknown[] } };
+    const shown = JSON.parse(r.stdout) as {
+      id: string;
+      remote: null;
+      publisher: string;
+      installed: { dir: string; skills: unknown[]; tools: Array<{ input: unknown }>; workflows: unknown[] };
+    };
     expect(shown).toMatchObject({ id: 'local/notes', remote: null, publisher: 'local' });
     expect(shown.installed.dir).toBe(join(home, 'packages', 'local', 'notes', '0.1.0'));
     expect(shown.installed.skills).toEqual([{ name: 'notes', path: 'skills/notes', dir: skillDir() }]);
@@ -56,7 +62,7 @@ describe('adcap show for an installed capability', () => {
     expect(shown.installed.workflows).toEqual([]);
   });
 
-  it('a capability that is neither installed nor listed keeps the remotes\' error', async () => {
+  it("a capability that is neither installed nor listed keeps the remotes' error", async () => {
     const r = await run(['show', 'local/other']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error E_NOT_FOUND: No remotes are configured/);
@@ -65,6 +71,8 @@ describe('adcap show for an installed capability', () => {
   it('list --json gives each installed capability its skill directories', async () => {
     const r = await run(['list', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as Array<{ id: string; skills: unknown }>).map((c) => [c.id, c.skills])).toEqual([['local/notes', [{ name: 'notes', path: 'skills/notes', dir: skillDir() }]]]);
+    expect((JSON.parse(r.stdout) as Array<{ id: string; skills: unknown }>).map((c) => [c.id, c.skills])).toEqual([
+      ['local/notes', [{ name: 'notes', path: 'skills/notes', dir: skillDir() }]],
+    ]);
   });
 });

@@ -23,7 +23,8 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const run = (args: string[]) => adcap([...args, '--home', home], { cwd: work, env: { PATH: process.env.PATH, HOME: userHome }, homedir: userHome });
+const run = (args: string[]) =>
+  adcap([...args, '--home', home], { cwd: work, env: { PATH: process.env.PATH, HOME: userHome }, homedir: userHome });
 
 describe('adcap with a skills repository', () => {
   it('init -> build -> install (plan names the programs) -> link -> agents -> unlink', async () => {
@@ -32,7 +33,9 @@ describe('adcap with a skills repository', () => {
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('wrote capability.json and .adcapignore for obra/superpowers');
     expect(init.stdout).toContain('  skills/brainstorming');
-    expect((await run(['init', 'superpowers', '--id', 'obra/superpowers'])).stderr).toMatch(/^error E_USAGE: .*already exists; pass --force/m);
+    expect((await run(['init', 'superpowers', '--id', 'obra/superpowers'])).stderr).toMatch(
+      /^error E_USAGE: .*already exists; pass --force/m,
+    );
 
     const build = await run(['build', 'superpowers', '-o', 'superpowers.adcap']);
     expect(build.code, build.stderr).toBe(0);
@@ -53,7 +56,14 @@ describe('adcap with a skills repository', () => {
 
     const agents = await run(['agents', '--json']);
     const rows = JSON.parse(agents.stdout) as Array<{ id: string; present: boolean; links: Array<{ skill: string; state: string }> }>;
-    expect(rows.find((r) => r.id === 'claude-code')).toMatchObject({ present: true, links: [{ skill: 'brainstorming', state: 'ok' }, { skill: 'pdf', state: 'ok' }, { skill: 'writing-plans', state: 'ok' }] });
+    expect(rows.find((r) => r.id === 'claude-code')).toMatchObject({
+      present: true,
+      links: [
+        { skill: 'brainstorming', state: 'ok' },
+        { skill: 'pdf', state: 'ok' },
+        { skill: 'writing-plans', state: 'ok' },
+      ],
+    });
     expect((await run(['agents'])).stdout).toMatch(/^Claude Code \(claude-code\): present; personal skills in .*\.claude\/skills/m);
 
     // A collision with the user's own folder in another agent: a coded error with the choices.
@@ -77,8 +87,12 @@ describe('adcap with a skills repository', () => {
     const build = await run(['build', 'broken', '-o', 'broken.adcap']);
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('2 problems to fix before this builds:');
-    expect(build.stderr).toContain('  skills/composition-patterns/SKILL.md [skill-name-matches-dir] has the skill name "vercel-composition-patterns" in a directory named "composition-patterns"; the two must be equal\n    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns');
-    expect(build.stderr).toContain('  skills/no-description/SKILL.md [skill-description] has a SKILL.md without a description in its front matter');
+    expect(build.stderr).toContain(
+      '  skills/composition-patterns/SKILL.md [skill-name-matches-dir] has the skill name "vercel-composition-patterns" in a directory named "composition-patterns"; the two must be equal\n    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns',
+    );
+    expect(build.stderr).toContain(
+      '  skills/no-description/SKILL.md [skill-description] has a SKILL.md without a description in its front matter',
+    );
     expect(build.stderr).toMatch(/^error E_SEMANTIC: 2 problems in 2 skills/m);
   });
 
@@ -89,8 +103,12 @@ describe('adcap with a skills repository', () => {
     const mcp = await run(['agents', '--mcp', 'acme/greeter']);
     expect(mcp.code, mcp.stderr).toBe(0);
     expect(mcp.stdout).toContain('the server lists 1 granted tool: acme__greeter__greet');
-    expect(mcp.stdout).toContain(`Claude Code (claude-code):\n  claude mcp add --scope user arcotheon-acme-greeter -- adcap mcp acme/greeter --home ${home}`);
-    expect(mcp.stdout).toContain(`  add to ${join(userHome, '.cursor', 'mcp.json')}: {"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`);
+    expect(mcp.stdout).toContain(
+      `Claude Code (claude-code):\n  claude mcp add --scope user arcotheon-acme-greeter -- adcap mcp acme/greeter --home ${home}`,
+    );
+    expect(mcp.stdout).toContain(
+      `  add to ${join(userHome, '.cursor', 'mcp.json')}: {"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`,
+    );
     const noTools = await run(['agents', '--mcp', 'obra/superpowers']);
     expect(noTools.stderr).toMatch(/^error E_NOT_FOUND: obra\/superpowers has no tools/m);
   });

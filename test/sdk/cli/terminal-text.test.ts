@@ -6,7 +6,9 @@ describe('cliListText', () => {
   it('makes control characters and text-reordering marks visible, and leaves other text alone', () => {
     expect(cliListText('Greets \u001b[31mred\u001b[0m\u0007 people')).toBe('Greets \\u{1b}[31mred\\u{1b}[0m\\u{7} people');
     expect(cliListText('line\nbreak\r\ttab\u007f\u009b')).toBe('line\\u{a}break\\u{d}\\u{9}tab\\u{7f}\\u{9b}');
-    expect(cliListText('evil\u202eexe.txt \u2066x\u2069 zero\u200bwidth\u2028')).toBe('evil\\u{202e}exe.txt \\u{2066}x\\u{2069} zero\\u{200b}width\\u{2028}');
+    expect(cliListText('evil\u202eexe.txt \u2066x\u2069 zero\u200bwidth\u2028')).toBe(
+      'evil\\u{202e}exe.txt \\u{2066}x\\u{2069} zero\\u{200b}width\\u{2028}',
+    );
     expect(cliListText('Café – naïve 😀 漢字 "quotes" \\ backslash')).toBe('Café – naïve 😀 漢字 "quotes" \\ backslash');
   });
 });

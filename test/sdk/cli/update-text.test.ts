@@ -18,7 +18,8 @@ describe('adcap update', () => {
       { id: 'acme/app', version: '1.0.0', permissions: [fsRead], tool: true },
     ]);
     const home = join(await reg.newHome(), 'home');
-    const run = (...argv: string[]): ReturnType<typeof adcap> => adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
+    const run = (...argv: string[]): ReturnType<typeof adcap> =>
+      adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
     expect((await run('remote', 'add', 'test', reg.registry.v1Url, '--root-key', reg.registry.rootKey.publicKey)).code).toBe(0);
     expect((await run('install', 'acme/lib@1.0.0', 'acme/app', '--yes')).code).toBe(0);
     expect((await run('update')).stdout).toBe('Everything is up to date.\n');
@@ -30,7 +31,9 @@ describe('adcap update', () => {
     const text = await run('update', 'acme/lib');
     expect(text.code).toBe(0);
     expect(text.stdout).not.toMatch(/up to date/);
-    expect(text.stdout).toContain('acme/lib stays at 1.0.0 because it was installed as 1.0.0; 2.0.0 is available: "adcap install acme/lib@^2.0.0" moves to it');
+    expect(text.stdout).toContain(
+      'acme/lib stays at 1.0.0 because it was installed as 1.0.0; 2.0.0 is available: "adcap install acme/lib@^2.0.0" moves to it',
+    );
 
     const json = JSON.parse((await run('update', 'acme/lib', '--json')).stdout) as { pinned: unknown[] };
     expect(json.pinned).toEqual([{ id: 'acme/lib', version: '1.0.0', range: '1.0.0', latest: '2.0.0', request: 'acme/lib@^2.0.0' }]);
@@ -40,9 +43,13 @@ describe('adcap update', () => {
 
   it('adcap list marks a revoked install (its reason in --json), and update goes on around it', async () => {
     const reg = await LifecycleRegistry.create();
-    await reg.publishAll([{ id: 'acme/bad', version: '1.0.0' }, { id: 'acme/lib', version: '1.0.0' }]);
+    await reg.publishAll([
+      { id: 'acme/bad', version: '1.0.0' },
+      { id: 'acme/lib', version: '1.0.0' },
+    ]);
     const home = join(await reg.newHome(), 'home');
-    const run = (...argv: string[]): ReturnType<typeof adcap> => adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
+    const run = (...argv: string[]): ReturnType<typeof adcap> =>
+      adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
     expect((await run('remote', 'add', 'test', reg.registry.v1Url, '--root-key', reg.registry.rootKey.publicKey)).code).toBe(0);
     expect((await run('install', 'acme/bad@1.0.0', 'acme/lib', '--yes')).code).toBe(0);
     await revokeVersion(reg.registry.dir, 'acme/bad', '1.0.0', 'malicious');

@@ -30,7 +30,9 @@ describe('canonicalJson (spec §4)', () => {
   });
 
   it('refuses floats, unsafe integers and non-JSON values with E_JSON naming the pointer', () => {
-    expect(() => canonicalJson({ a: { b: 1.5 } })).toThrow(expect.objectContaining({ code: 'E_JSON', message: expect.stringContaining('/a/b') }));
+    expect(() => canonicalJson({ a: { b: 1.5 } })).toThrow(
+      expect.objectContaining({ code: 'E_JSON', message: expect.stringContaining('/a/b') }),
+    );
     expect(() => canonicalJson([2 ** 53])).toThrow(expect.objectContaining({ code: 'E_JSON' }));
     expect(() => canonicalJson(Number.NaN)).toThrow(expect.objectContaining({ code: 'E_JSON' }));
     expect(() => canonicalJson({ f: () => 1 })).toThrow(expect.objectContaining({ code: 'E_JSON' }));

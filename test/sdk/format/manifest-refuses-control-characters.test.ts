@@ -32,13 +32,33 @@ afterAll(async () => {
 
 describe('manifest display strings refuse control characters', () => {
   const cases: Array<[string, () => Manifest, string]> = [
-    ['a permission reason with \\r and ANSI erase sequences', () => minimalManifest({ permissions: [permission(SPOOF)] }), '/permissions/0/reason'],
-    ['a reason with a newline (reasons are one line)', () => minimalManifest({ permissions: [permission('line one\nline two')] }), '/permissions/0/reason'],
+    [
+      'a permission reason with \\r and ANSI erase sequences',
+      () => minimalManifest({ permissions: [permission(SPOOF)] }),
+      '/permissions/0/reason',
+    ],
+    [
+      'a reason with a newline (reasons are one line)',
+      () => minimalManifest({ permissions: [permission('line one\nline two')] }),
+      '/permissions/0/reason',
+    ],
     ['the name with an OSC 52 clipboard write', () => minimalManifest({ name: 'Demo\u001b]52;c;cm0gLXJmIH4=\u0007' }), '/name'],
     ['the summary with a C1 CSI (U+009B)', () => minimalManifest({ summary: 'Safe \u009b2K' }), '/summary'],
     ['the description with a carriage return', () => minimalManifest({ description: 'Markdown\r\nwith CRLF' }), '/description'],
-    ['a tool description with a backspace', () => minimalManifest({ tools: [nodeTool('echo', { description: 'Echo\u0008\u0008\u0008' })] }), '/tools/0/description'],
-    ['a knowledge description with DEL', () => minimalManifest({ knowledge: [{ id: 'k', kind: 'markdown', path: 'knowledge/k.md', description: 'x\u007f' }] }, { 'knowledge/k.md': '# k\n' }), '/knowledge/0/description'],
+    [
+      'a tool description with a backspace',
+      () => minimalManifest({ tools: [nodeTool('echo', { description: 'Echo\u0008\u0008\u0008' })] }),
+      '/tools/0/description',
+    ],
+    [
+      'a knowledge description with DEL',
+      () =>
+        minimalManifest(
+          { knowledge: [{ id: 'k', kind: 'markdown', path: 'knowledge/k.md', description: 'x\u007f' }] },
+          { 'knowledge/k.md': '# k\n' },
+        ),
+      '/knowledge/0/description',
+    ],
     ['a keyword with an escape', () => minimalManifest({ keywords: ['ok', '\u001b[31mred'] }), '/keywords/1'],
   ];
   it.each(cases)('%s is E_SCHEMA naming the field', (_what, manifest, pointer) => {
@@ -50,17 +70,30 @@ describe('manifest display strings refuse control characters', () => {
   });
 
   it('Markdown text keeps newlines and tabs', () => {
-    expect(() => validateManifest(minimalManifest({ description: '# Title\n\n\tcode\n- item', tools: [nodeTool('echo', { description: 'Line one\nLine two' })] }))).not.toThrow();
+    expect(() =>
+      validateManifest(
+        minimalManifest({ description: '# Title\n\n\tcode\n- item', tools: [nodeTool('echo', { description: 'Line one\nLine two' })] }),
+      ),
+    ).not.toThrow();
   });
 
   it('workflow names, descriptions and agent instructions, and skill descriptions, refuse them too', () => {
     const flow = { 'adcap-workflow': '1.0', id: 'w', steps: [{ id: 'a', agent: 'Say hi' }] };
     const validateWorkflow = (doc: unknown) => validateWorkflowDocument(doc, minimalManifest(), '');
-    expect(captureAdcapError(() => validateWorkflow({ ...flow, description: SPOOF }))).toMatchObject({ code: 'E_SCHEMA', details: { pointer: '/description' } });
-    expect(captureAdcapError(() => validateWorkflow({ ...flow, steps: [{ id: 'a', agent: 'Run\u001b]52;c;eA==\u0007' }] }))).toMatchObject({ code: 'E_SCHEMA', details: { pointer: '/steps/0/agent' } });
+    expect(captureAdcapError(() => validateWorkflow({ ...flow, description: SPOOF }))).toMatchObject({
+      code: 'E_SCHEMA',
+      details: { pointer: '/description' },
+    });
+    expect(captureAdcapError(() => validateWorkflow({ ...flow, steps: [{ id: 'a', agent: 'Run\u001b]52;c;eA==\u0007' }] }))).toMatchObject({
+      code: 'E_SCHEMA',
+      details: { pointer: '/steps/0/agent' },
+    });
     expect(() => validateWorkflow({ ...flow, description: 'two\nlines' })).not.toThrow();
     const skill = (description: string) => `---\nname: s\ndescription: "${description}"\n---\n# S\n`;
-    expect(captureAdcapError(() => validateSkillDocument('s', skill('Use me\\r\\u001b[2K'), '/skills/0'))).toMatchObject({ code: 'E_SEMANTIC', details: { rule: 'skill-description' } });
+    expect(captureAdcapError(() => validateSkillDocument('s', skill('Use me\\r\\u001b[2K'), '/skills/0'))).toMatchObject({
+      code: 'E_SEMANTIC',
+      details: { rule: 'skill-description' },
+    });
     expect(validateSkillDocument('s', skill('Use me when\\nasked'), '/skills/0').description).toBe('Use me when\nasked');
   });
 
@@ -75,7 +108,10 @@ describe('manifest display strings refuse control characters', () => {
       await mkdir(join(src, f.path, '..'), { recursive: true });
       await writeFile(join(src, f.path), 'content');
     }
-    expect(await rejection(buildPackage(src, { out: join(dir, 'out.adcap') }))).toMatchObject({ code: 'E_SCHEMA', details: { pointer: '/permissions/0/reason' } });
+    expect(await rejection(buildPackage(src, { out: join(dir, 'out.adcap') }))).toMatchObject({
+      code: 'E_SCHEMA',
+      details: { pointer: '/permissions/0/reason' },
+    });
 
     // verify: an archive written by hand, past every builder check.
     const bytes = Buffer.from(JSON.stringify({ ...manifest, files: [] }));

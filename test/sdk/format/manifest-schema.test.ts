@@ -41,10 +41,18 @@ describe('capability-1.json: format version (spec §14)', () => {
     expect(captureAdcapError(() => validateManifest(minimalManifest({ adcap: '0.9' }))).code).toBe('E_VERSION_MAJOR');
   });
   it.each([['1'], ['1.0.0'], ['v1.0'], ['01.0'], [1]])('refuses the malformed adcap %j with E_SCHEMA', (adcap) => {
-    expectSchemaError(withPatch((m) => (m.adcap = adcap)), '/adcap', 'pattern');
+    expectSchemaError(
+      withPatch((m) => (m.adcap = adcap)),
+      '/adcap',
+      'pattern',
+    );
   });
   it('refuses a missing adcap and a non-object manifest', () => {
-    expectSchemaError(withPatch((m) => delete m.adcap), '', 'required');
+    expectSchemaError(
+      withPatch((m) => delete m.adcap),
+      '',
+      'required',
+    );
     expectSchemaError([], '', 'type');
     expectSchemaError(null, '', 'type');
   });
@@ -57,50 +65,142 @@ describe('capability-1.json: top level', () => {
     expect(error.message).toContain('"homepageUrl"');
     expect(error.message).toContain('"x"');
     expect(() => validateManifest(minimalManifest({ x: { acme: { anything: [1, 'two', { three: null }] } } }))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.x = { 'Not A Vendor': 1 })), '/x', 'pattern');
+    expectSchemaError(
+      withPatch((m) => (m.x = { 'Not A Vendor': 1 })),
+      '/x',
+      'pattern',
+    );
   });
   it.each(['id', 'version', 'name', 'summary', 'files'])('requires %s', (field) => {
-    expectSchemaError(withPatch((m) => delete m[field]), '', 'required');
+    expectSchemaError(
+      withPatch((m) => delete m[field]),
+      '',
+      'required',
+    );
   });
   it.each([['acme/demo'], ['a/b'], ['a1-b2/c-3-d'], [`${'a'.repeat(64)}/${'b'.repeat(64)}`]])('accepts the id %s', (id) => {
     expect(() => validateManifest(minimalManifest({ id }))).not.toThrow();
   });
-  it.each([['Acme/demo'], ['acme'], ['acme/demo/x'], ['acme//demo'], ['-acme/demo'], ['acme/demo-'], ['ac--me/demo'], ['acme_x/demo'], [`${'a'.repeat(65)}/b`]])(
-    'refuses the id %s',
-    (id) => expectSchemaError(withPatch((m) => (m.id = id)), '/id', 'pattern'),
+  it.each([
+    ['Acme/demo'],
+    ['acme'],
+    ['acme/demo/x'],
+    ['acme//demo'],
+    ['-acme/demo'],
+    ['acme/demo-'],
+    ['ac--me/demo'],
+    ['acme_x/demo'],
+    [`${'a'.repeat(65)}/b`],
+  ])('refuses the id %s', (id) =>
+    expectSchemaError(
+      withPatch((m) => (m.id = id)),
+      '/id',
+      'pattern',
+    ),
   );
   it.each([['1.0.0'], ['0.0.1'], ['1.2.3-beta.1'], ['1.2.3+build.5'], ['10.20.30-rc.1+meta']])('accepts the version %s', (version) => {
     expect(() => validateManifest(minimalManifest({ version }))).not.toThrow();
   });
   it.each([['1.0'], ['v1.0.0'], ['01.0.0'], ['1.0.0-'], ['1.0.0-01'], ['1.0.0 '], ['^1.0.0']])('refuses the version %s', (version) => {
-    expectSchemaError(withPatch((m) => (m.version = version)), '/version', 'pattern');
+    expectSchemaError(
+      withPatch((m) => (m.version = version)),
+      '/version',
+      'pattern',
+    );
   });
   it('limits name, summary, description and keywords', () => {
-    expect(() => validateManifest(minimalManifest({ name: 'n'.repeat(80), summary: 's'.repeat(200), description: 'd'.repeat(8000), keywords: Array.from({ length: 20 }, (_, i) => `k${i}`) }))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.name = 'n'.repeat(81))), '/name', 'maxLength');
-    expectSchemaError(withPatch((m) => (m.name = '')), '/name', 'minLength');
-    expectSchemaError(withPatch((m) => (m.summary = 's'.repeat(201))), '/summary', 'maxLength');
-    expectSchemaError(withPatch((m) => (m.summary = 'two\nlines')), '/summary', 'pattern');
-    expectSchemaError(withPatch((m) => (m.description = 'd'.repeat(8001))), '/description', 'maxLength');
-    expectSchemaError(withPatch((m) => (m.keywords = Array.from({ length: 21 }, (_, i) => `k${i}`))), '/keywords', 'maxItems');
-    expectSchemaError(withPatch((m) => (m.keywords = ['a', 'a'])), '/keywords', 'uniqueItems');
+    expect(() =>
+      validateManifest(
+        minimalManifest({
+          name: 'n'.repeat(80),
+          summary: 's'.repeat(200),
+          description: 'd'.repeat(8000),
+          keywords: Array.from({ length: 20 }, (_, i) => `k${i}`),
+        }),
+      ),
+    ).not.toThrow();
+    expectSchemaError(
+      withPatch((m) => (m.name = 'n'.repeat(81))),
+      '/name',
+      'maxLength',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.name = '')),
+      '/name',
+      'minLength',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.summary = 's'.repeat(201))),
+      '/summary',
+      'maxLength',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.summary = 'two\nlines')),
+      '/summary',
+      'pattern',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.description = 'd'.repeat(8001))),
+      '/description',
+      'maxLength',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.keywords = Array.from({ length: 21 }, (_, i) => `k${i}`))),
+      '/keywords',
+      'maxItems',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.keywords = ['a', 'a'])),
+      '/keywords',
+      'uniqueItems',
+    );
   });
   it('requires https URLs without credentials for homepage and repository', () => {
-    expect(() => validateManifest(minimalManifest({ homepage: 'https://acme.example/demo', repository: 'https://github.com/acme/demo' }))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.homepage = 'http://acme.example')), '/homepage', 'pattern');
-    expectSchemaError(withPatch((m) => (m.repository = 'git@github.com:acme/demo.git')), '/repository', 'pattern');
-    expectSchemaError(withPatch((m) => (m.homepage = 'https://user:pw@acme.example/')), '/homepage', 'pattern');
+    expect(() =>
+      validateManifest(minimalManifest({ homepage: 'https://acme.example/demo', repository: 'https://github.com/acme/demo' })),
+    ).not.toThrow();
+    expectSchemaError(
+      withPatch((m) => (m.homepage = 'http://acme.example')),
+      '/homepage',
+      'pattern',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.repository = 'git@github.com:acme/demo.git')),
+      '/repository',
+      'pattern',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.homepage = 'https://user:pw@acme.example/')),
+      '/homepage',
+      'pattern',
+    );
   });
   it('accepts SPDX-like license expressions and refuses junk', () => {
     expect(() => validateManifest(minimalManifest({ license: 'Apache-2.0 OR MIT' }))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.license = 'MIT; rm -rf /')), '/license', 'pattern');
+    expectSchemaError(
+      withPatch((m) => (m.license = 'MIT; rm -rf /')),
+      '/license',
+      'pattern',
+    );
   });
   it('requires package paths for icon and readme', () => {
-    expectSchemaError(withPatch((m) => (m.icon = '/etc/icon.png')), '/icon', 'pattern');
-    expectSchemaError(withPatch((m) => (m.readme = '../README.md')), '/readme', 'pattern');
+    expectSchemaError(
+      withPatch((m) => (m.icon = '/etc/icon.png')),
+      '/icon',
+      'pattern',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.readme = '../README.md')),
+      '/readme',
+      'pattern',
+    );
   });
   it('refuses non-integer numbers anywhere (signed data holds integers only)', () => {
-    expectSchemaError(withPatch((m) => ((m.x = { acme: { ratio: 0.5 } }))), '/x/acme/ratio', 'integer');
+    expectSchemaError(
+      withPatch((m) => (m.x = { acme: { ratio: 0.5 } })),
+      '/x/acme/ratio',
+      'integer',
+    );
   });
 });
 
@@ -123,7 +223,11 @@ describe('capability-1.json: files', () => {
     ['a string size', { ...file, size: '3' }, '/files/0/size', 'type'],
     ['an unknown field', { ...file, mode: 420 }, '/files/0', 'additionalProperties'],
   ])('refuses %s', (_label, entry, pointer, keyword) => {
-    expectSchemaError(withPatch((m) => (m.files = [entry])), pointer, keyword);
+    expectSchemaError(
+      withPatch((m) => (m.files = [entry])),
+      pointer,
+      keyword,
+    );
   });
   it('accepts a 240-byte path with spaces and punctuation', () => {
     const path = `dir with space/${'x'.repeat(240 - 'dir with space/'.length - 4)}.txt`;
@@ -138,7 +242,13 @@ describe('capability-1.json: tools', () => {
       permissions: [{ id: 'storage:data', reason: 'remember' }],
       resources: [resource('d')],
       tools: [
-        nodeTool('a', { outputSchema: { type: 'object' }, permissions: ['storage:data'], resources: ['d'], timeoutMs: 60_000, platforms: ['linux-x64', 'darwin-arm64'] }),
+        nodeTool('a', {
+          outputSchema: { type: 'object' },
+          permissions: ['storage:data'],
+          resources: ['d'],
+          timeoutMs: 60_000,
+          platforms: ['linux-x64', 'darwin-arm64'],
+        }),
         nodeTool('b', { runtime: { type: 'python', entry: 'tools/b.py', version: '>=3.10' } }),
         nodeTool('c', { runtime: { type: 'binary', entries: { 'linux-x64': 'bin/c', 'win32-x64': 'bin/c.exe' } } }),
       ],
@@ -146,7 +256,9 @@ describe('capability-1.json: tools', () => {
     expect(() => validateManifest(m)).not.toThrow();
   });
   it.each([['wasm'], ['mcp'], ['http']])('accepts the reserved runtime %s (refused only at run time)', (type) => {
-    expect(() => validateManifest(withTool({ ...nodeTool('a'), runtime: { type, module: 'x.wasm', url: 'https://x.example' } }))).not.toThrow();
+    expect(() =>
+      validateManifest(withTool({ ...nodeTool('a'), runtime: { type, module: 'x.wasm', url: 'https://x.example' } })),
+    ).not.toThrow();
   });
   it.each([
     ['an unknown runtime', { runtime: { type: 'deno', entry: 'a.ts' } }, '/tools/0/runtime/type', 'enum'],
@@ -154,7 +266,12 @@ describe('capability-1.json: tools', () => {
     ['a node runtime with entries', { runtime: { type: 'node', entry: 'a.mjs', entries: {} } }, '/tools/0/runtime', 'additionalProperties'],
     ['a binary runtime without entries', { runtime: { type: 'binary', entry: 'a' } }, '/tools/0/runtime', 'required'],
     ['a binary runtime with no platform', { runtime: { type: 'binary', entries: {} } }, '/tools/0/runtime/entries', 'minProperties'],
-    ['a binary runtime with a bad platform', { runtime: { type: 'binary', entries: { linux: 'bin/a' } } }, '/tools/0/runtime/entries', 'pattern'],
+    [
+      'a binary runtime with a bad platform',
+      { runtime: { type: 'binary', entries: { linux: 'bin/a' } } },
+      '/tools/0/runtime/entries',
+      'pattern',
+    ],
     ['an uppercase name', { name: 'Echo' }, '/tools/0/name', 'pattern'],
     ['a hyphenated name', { name: 'my-tool' }, '/tools/0/name', 'pattern'],
     ['a missing description', { description: undefined }, '/tools/0', 'required'],
@@ -175,29 +292,69 @@ describe('capability-1.json: tools', () => {
   });
   it('lets one manifest use the same $id in two tool schemas', () => {
     const schema = { $id: 'https://acme.example/input.json', type: 'object' };
-    expect(() => validateManifest(minimalManifest({ tools: [nodeTool('a', { inputSchema: schema }), nodeTool('b', { inputSchema: { ...schema } })] }))).not.toThrow();
+    expect(() =>
+      validateManifest(minimalManifest({ tools: [nodeTool('a', { inputSchema: schema }), nodeTool('b', { inputSchema: { ...schema } })] })),
+    ).not.toThrow();
     expect(() => validateManifest(minimalManifest({ tools: [nodeTool('a', { inputSchema: { ...schema } })] }))).not.toThrow();
   });
 });
 
 describe('capability-1.json: skills, workflows, knowledge', () => {
   it('refuses extra fields and bad paths', () => {
-    expectSchemaError(withPatch((m) => (m.skills = [{ path: 'skills/a', name: 'a' }])), '/skills/0', 'additionalProperties');
-    expectSchemaError(withPatch((m) => (m.workflows = [{ path: '/workflows/a.json' }])), '/workflows/0/path', 'pattern');
+    expectSchemaError(
+      withPatch((m) => (m.skills = [{ path: 'skills/a', name: 'a' }])),
+      '/skills/0',
+      'additionalProperties',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.workflows = [{ path: '/workflows/a.json' }])),
+      '/workflows/0/path',
+      'pattern',
+    );
   });
   it('accepts knowledge with a path or a resource', () => {
-    expect(() => validateManifest(minimalManifest({ resources: [resource('r')], knowledge: [{ id: 'a', kind: 'sqlite', path: 'k/a.db', description: 'db' }, { id: 'b', kind: 'index', resource: 'r' }] }))).not.toThrow();
+    expect(() =>
+      validateManifest(
+        minimalManifest({
+          resources: [resource('r')],
+          knowledge: [
+            { id: 'a', kind: 'sqlite', path: 'k/a.db', description: 'db' },
+            { id: 'b', kind: 'index', resource: 'r' },
+          ],
+        }),
+      ),
+    ).not.toThrow();
   });
   it('refuses knowledge with both or neither of path and resource, and unknown kinds', () => {
-    expectSchemaError(withPatch((m) => (m.knowledge = [{ id: 'a', kind: 'jsonl', path: 'k/a.jsonl', resource: 'r' }])), '/knowledge/0', 'oneOf');
-    expectSchemaError(withPatch((m) => (m.knowledge = [{ id: 'a', kind: 'jsonl' }])), '/knowledge/0', 'oneOf');
-    expectSchemaError(withPatch((m) => (m.knowledge = [{ id: 'a', kind: 'pdf', path: 'k/a.pdf' }])), '/knowledge/0/kind', 'enum');
+    expectSchemaError(
+      withPatch((m) => (m.knowledge = [{ id: 'a', kind: 'jsonl', path: 'k/a.jsonl', resource: 'r' }])),
+      '/knowledge/0',
+      'oneOf',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.knowledge = [{ id: 'a', kind: 'jsonl' }])),
+      '/knowledge/0',
+      'oneOf',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.knowledge = [{ id: 'a', kind: 'pdf', path: 'k/a.pdf' }])),
+      '/knowledge/0/kind',
+      'enum',
+    );
   });
 });
 
 describe('capability-1.json: resources', () => {
   it('accepts every optional field', () => {
-    expect(() => validateManifest(minimalManifest({ resources: [resource('r', { access: 'entitled', entitlement: 'acme:pro', license: 'CC-BY-4.0', lazy: false, format: 'shardset' })] }))).not.toThrow();
+    expect(() =>
+      validateManifest(
+        minimalManifest({
+          resources: [
+            resource('r', { access: 'entitled', entitlement: 'acme:pro', license: 'CC-BY-4.0', lazy: false, format: 'shardset' }),
+          ],
+        }),
+      ),
+    ).not.toThrow();
   });
   it.each([
     ['an http source', { sources: ['http://data.example.com/r'] }, '/resources/0/sources/0', 'pattern'],
@@ -209,7 +366,11 @@ describe('capability-1.json: resources', () => {
     ['a string lazy', { lazy: 'yes' }, '/resources/0/lazy', 'type'],
     ['a bad id', { id: 'Data Set' }, '/resources/0/id', 'pattern'],
   ])('refuses %s', (_label, patch, pointer, keyword) => {
-    expectSchemaError(withPatch((m) => (m.resources = [{ ...resource('r'), ...patch }])), pointer, keyword);
+    expectSchemaError(
+      withPatch((m) => (m.resources = [{ ...resource('r'), ...patch }])),
+      pointer,
+      keyword,
+    );
   });
 });
 
@@ -221,31 +382,91 @@ describe('capability-1.json: permissions, adapters, dependencies, compat, distri
       return rest.length > 0 ? { id: `${ns}:${verb}`, scope: rest.join(':'), reason: 'r' } : { id: `${ns}:${verb}`, reason: 'r' };
     });
     expect(() => validateManifest(withPatch((m) => (m.permissions = permissions)))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.permissions = [{ id: 'net:listen', reason: 'r' }])), '/permissions/0/id', 'enum');
-    expectSchemaError(withPatch((m) => (m.permissions = [{ id: 'storage:data' }])), '/permissions/0', 'required');
-    expectSchemaError(withPatch((m) => (m.permissions = [{ id: 'storage:data', reason: '' }])), '/permissions/0/reason', 'minLength');
+    expectSchemaError(
+      withPatch((m) => (m.permissions = [{ id: 'net:listen', reason: 'r' }])),
+      '/permissions/0/id',
+      'enum',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.permissions = [{ id: 'storage:data' }])),
+      '/permissions/0',
+      'required',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.permissions = [{ id: 'storage:data', reason: '' }])),
+      '/permissions/0/reason',
+      'minLength',
+    );
   });
   it('checks adapters (spec §10)', () => {
-    expectSchemaError(withPatch((m) => (m.adapters = [{ id: 'm', kind: 'llm', provider: 'p', protocol: 'x' }])), '/adapters/0/kind', 'enum');
-    expectSchemaError(withPatch((m) => (m.adapters = [{ id: 'm', kind: 'model', provider: 'p' }])), '/adapters/0', 'required');
+    expectSchemaError(
+      withPatch((m) => (m.adapters = [{ id: 'm', kind: 'llm', provider: 'p', protocol: 'x' }])),
+      '/adapters/0/kind',
+      'enum',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.adapters = [{ id: 'm', kind: 'model', provider: 'p' }])),
+      '/adapters/0',
+      'required',
+    );
     // spec §10: endpoints never contain credentials.
-    expectSchemaError(withPatch((m) => (m.adapters = [{ id: 'm', kind: 'model', provider: 'p', protocol: 'x', endpoint: 'https://key:secret@api.example.com' }])), '/adapters/0/endpoint', 'pattern');
+    expectSchemaError(
+      withPatch(
+        (m) => (m.adapters = [{ id: 'm', kind: 'model', provider: 'p', protocol: 'x', endpoint: 'https://key:secret@api.example.com' }]),
+      ),
+      '/adapters/0/endpoint',
+      'pattern',
+    );
   });
   it('checks dependency keys and values', () => {
-    expectSchemaError(withPatch((m) => (m.dependencies = { 'not-an-id': '^1.0.0' })), '/dependencies', 'pattern');
-    expectSchemaError(withPatch((m) => (m.dependencies = { 'acme/base': 1 })), '/dependencies/acme~1base', 'type');
+    expectSchemaError(
+      withPatch((m) => (m.dependencies = { 'not-an-id': '^1.0.0' })),
+      '/dependencies',
+      'pattern',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.dependencies = { 'acme/base': 1 })),
+      '/dependencies/acme~1base',
+      'type',
+    );
   });
   it('checks compat', () => {
-    expect(() => validateManifest(minimalManifest({ compat: { platforms: ['any'], agents: { agentdock: '>=1' }, runtimes: { node: '>=22' } } }))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.compat = { platforms: ['linux'] })), '/compat/platforms/0', 'anyOf');
-    expectSchemaError(withPatch((m) => (m.compat = { platforms: [] })), '/compat/platforms', 'minItems');
-    expectSchemaError(withPatch((m) => (m.compat = { runtimes: { ruby: '>=3' } })), '/compat/runtimes', 'additionalProperties');
-    expectSchemaError(withPatch((m) => (m.compat = { os: 'linux' })), '/compat', 'additionalProperties');
+    expect(() =>
+      validateManifest(minimalManifest({ compat: { platforms: ['any'], agents: { agentdock: '>=1' }, runtimes: { node: '>=22' } } })),
+    ).not.toThrow();
+    expectSchemaError(
+      withPatch((m) => (m.compat = { platforms: ['linux'] })),
+      '/compat/platforms/0',
+      'anyOf',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.compat = { platforms: [] })),
+      '/compat/platforms',
+      'minItems',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.compat = { runtimes: { ruby: '>=3' } })),
+      '/compat/runtimes',
+      'additionalProperties',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.compat = { os: 'linux' })),
+      '/compat',
+      'additionalProperties',
+    );
   });
   it('checks distribution', () => {
     expect(() => validateManifest(minimalManifest({ distribution: { tier: 'free', access: 'public' } }))).not.toThrow();
-    expectSchemaError(withPatch((m) => (m.distribution = { tier: 'enterprise' })), '/distribution/tier', 'enum');
-    expectSchemaError(withPatch((m) => (m.distribution = { access: 'secret' })), '/distribution/access', 'enum');
+    expectSchemaError(
+      withPatch((m) => (m.distribution = { tier: 'enterprise' })),
+      '/distribution/tier',
+      'enum',
+    );
+    expectSchemaError(
+      withPatch((m) => (m.distribution = { access: 'secret' })),
+      '/distribution/access',
+      'enum',
+    );
   });
 });
 

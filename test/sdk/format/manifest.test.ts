@@ -39,7 +39,10 @@ describe('validateManifest', () => {
 
 describe('manifest fixtures (test/helpers/manifest-fixtures.ts)', () => {
   it('hash the contents they hand out, and those contents pass the skill and workflow checks', () => {
-    const m = minimalManifest({ tools: [nodeTool('echo')], skills: [{ path: 'skills/demo' }], workflows: [{ path: 'workflows/main.json' }] }, { 'docs/extra.txt': 'extra\n' });
+    const m = minimalManifest(
+      { tools: [nodeTool('echo')], skills: [{ path: 'skills/demo' }], workflows: [{ path: 'workflows/main.json' }] },
+      { 'docs/extra.txt': 'extra\n' },
+    );
     const contents = fixtureFileContents(m);
     expect([...contents.keys()].sort()).toEqual(m.files.map((f) => f.path).sort());
     for (const file of m.files) {

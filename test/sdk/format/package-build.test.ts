@@ -25,7 +25,12 @@ const baseManifest = {
   skills: [{ path: 'skills/hello' }],
   tools: [
     { name: 'echo', description: 'Echoes.', runtime: { type: 'node', entry: 'tools/echo.mjs' }, inputSchema: { type: 'object' } },
-    { name: 'native', description: 'Native.', runtime: { type: 'binary', entries: { 'linux-x64': 'bin/native' } }, inputSchema: { type: 'object' } },
+    {
+      name: 'native',
+      description: 'Native.',
+      runtime: { type: 'binary', entries: { 'linux-x64': 'bin/native' } },
+      inputSchema: { type: 'object' },
+    },
   ],
   workflows: [{ path: 'workflows/greet.json' }],
 };
@@ -53,7 +58,13 @@ describe('buildPackage', () => {
   it('builds a package that readPackage verifies, with files computed, sorted and hashed', async () => {
     const dir = await source();
     const built = await buildPackage(dir, { out: join(work, 'demo.adcap') });
-    expect(built.manifest.files.map((f) => f.path)).toEqual(['README.md', 'bin/native', 'skills/hello/SKILL.md', 'tools/echo.mjs', 'workflows/greet.json']);
+    expect(built.manifest.files.map((f) => f.path)).toEqual([
+      'README.md',
+      'bin/native',
+      'skills/hello/SKILL.md',
+      'tools/echo.mjs',
+      'workflows/greet.json',
+    ]);
     expect(built.manifest.files[0]).toEqual({ path: 'README.md', sha256: sha256('# Demo\n'), size: 7 });
     const read = await readPackage(built.file);
     expect(read.manifestSha256).toBe(built.manifestSha256);
@@ -92,7 +103,13 @@ describe('buildPackage', () => {
   });
 
   it('honours .adcapignore (gitignore syntax) and never packages .git', async () => {
-    const dir = await source({ '.adcapignore': 'build/\n*.log\n!keep.log\n', 'build/out.o': 'x', 'debug.log': 'x', 'keep.log': 'kept', '.git/HEAD': 'ref' });
+    const dir = await source({
+      '.adcapignore': 'build/\n*.log\n!keep.log\n',
+      'build/out.o': 'x',
+      'debug.log': 'x',
+      'keep.log': 'kept',
+      '.git/HEAD': 'ref',
+    });
     const built = await buildPackage(dir, { out: join(work, 'ignore.adcap') });
     const paths = built.manifest.files.map((f) => f.path);
     expect(paths).toContain('keep.log');
@@ -108,7 +125,10 @@ describe('buildPackage', () => {
   it('build-refuses-symlink: a symbolic link in the source is E_ENTRY_TYPE', async () => {
     const dir = await source();
     await symlink('/etc/passwd', join(dir, 'passwd'));
-    await expect(buildPackage(dir, { out: join(work, 'link.adcap') })).rejects.toMatchObject({ code: 'E_ENTRY_TYPE', message: expect.stringMatching(/symbolic link/) });
+    await expect(buildPackage(dir, { out: join(work, 'link.adcap') })).rejects.toMatchObject({
+      code: 'E_ENTRY_TYPE',
+      message: expect.stringMatching(/symbolic link/),
+    });
   });
 
   it('build-accepts-ignored-symlink: a symbolic link listed in .adcapignore is skipped', async () => {
@@ -120,7 +140,10 @@ describe('buildPackage', () => {
   it('build-refuses-fifo: a FIFO in the source is E_ENTRY_TYPE', async () => {
     const dir = await source();
     expect(spawnSync('mkfifo', [join(dir, 'pipe')]).status).toBe(0);
-    await expect(buildPackage(dir, { out: join(work, 'fifo.adcap') })).rejects.toMatchObject({ code: 'E_ENTRY_TYPE', message: expect.stringMatching(/special file/) });
+    await expect(buildPackage(dir, { out: join(work, 'fifo.adcap') })).rejects.toMatchObject({
+      code: 'E_ENTRY_TYPE',
+      message: expect.stringMatching(/special file/),
+    });
   });
 
   it('build-refuses-non-ascii-path: a file name outside printable ASCII is E_PATH', async () => {
@@ -134,7 +157,13 @@ describe('buildPackage', () => {
   });
 
   it('runs the workflow document checks of spec §8', async () => {
-    const dir = await source({ 'workflows/greet.json': JSON.stringify({ 'adcap-workflow': '1.0', id: 'greet', steps: [{ id: 's', tool: 'missing_tool', input: {} }] }) });
+    const dir = await source({
+      'workflows/greet.json': JSON.stringify({
+        'adcap-workflow': '1.0',
+        id: 'greet',
+        steps: [{ id: 's', tool: 'missing_tool', input: {} }],
+      }),
+    });
     const error = await buildPackage(dir, { out: join(work, 'wf.adcap') }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: expect.stringMatching(/^E_(SEMANTIC|SCHEMA)$/) });
   });
@@ -146,7 +175,10 @@ describe('buildPackage', () => {
 
   it('parses capability.json strictly (a float is E_JSON)', async () => {
     const dir = await source();
-    await writeFile(join(dir, 'capability.json'), JSON.stringify(baseManifest).replace('"name":"Demo"', '"name":"Demo","x":{"a":{"f":0.5}}'));
+    await writeFile(
+      join(dir, 'capability.json'),
+      JSON.stringify(baseManifest).replace('"name":"Demo"', '"name":"Demo","x":{"a":{"f":0.5}}'),
+    );
     await expect(buildPackage(dir, { out: join(work, 'float.adcap') })).rejects.toMatchObject({ code: 'E_JSON' });
   });
 
@@ -158,7 +190,12 @@ describe('buildPackage', () => {
     });
     const read = await readPackage(built.file);
     expect(read.entries.at(-1)).toBe('SIGNATURE.json');
-    expect(JSON.parse(String(read.signatureBytes)).payload).toEqual({ adcap: '1.0', id: 'acme/demo', version: '1.2.3', manifestSha256: built.manifestSha256 });
+    expect(JSON.parse(String(read.signatureBytes)).payload).toEqual({
+      adcap: '1.0',
+      id: 'acme/demo',
+      version: '1.2.3',
+      manifestSha256: built.manifestSha256,
+    });
   });
 
   it('does not package a previous build written into the source folder', async () => {

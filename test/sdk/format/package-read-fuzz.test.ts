@@ -49,7 +49,11 @@ const mutation = fc.oneof(
   fc.record({ kind: fc.constant('insert' as const), at: position, bytes: fc.uint8Array({ minLength: 1, maxLength: 600 }) }),
   fc.record({ kind: fc.constant('copy' as const), from: position, to: position, length: fc.integer({ min: 1, max: 1536 }) }),
   // Overwrite the start of a header's name field with a hostile path.
-  fc.record({ kind: fc.constant('path' as const), at: fc.integer({ min: 0, max: 12 }), text: fc.constantFrom('../escape', '/abs', 'a\\b', 'capability.json', 'SIGNATURE.json', 'x/../../y', 'README.md\0') }),
+  fc.record({
+    kind: fc.constant('path' as const),
+    at: fc.integer({ min: 0, max: 12 }),
+    text: fc.constantFrom('../escape', '/abs', 'a\\b', 'capability.json', 'SIGNATURE.json', 'x/../../y', 'README.md\0'),
+  }),
 );
 
 function apply(input: Buffer, mutations: Mutation[]): Buffer {

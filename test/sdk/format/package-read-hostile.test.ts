@@ -72,12 +72,17 @@ describe('a valid fixture is accepted (so each rejection below is caused by its 
 });
 
 describe('spec §2: entries MUST be regular files (E_ENTRY_TYPE)', () => {
-  it('rejects a symbolic link', () => expectRejected(withExtra({ name: 'link', typeflag: '2', linkname: '/etc/passwd' }), 'E_ENTRY_TYPE', /symbolic link/));
-  it('rejects a hard link', () => expectRejected(withExtra({ name: 'hard', typeflag: '1', linkname: 'README.md' }), 'E_ENTRY_TYPE', /hard link/));
-  it('rejects a character device', () => expectRejected(withExtra({ name: 'null', typeflag: '3', devmajor: 1, devminor: 3 }), 'E_ENTRY_TYPE', /character device/));
-  it('rejects a block device', () => expectRejected(withExtra({ name: 'sda', typeflag: '4', devmajor: 8 }), 'E_ENTRY_TYPE', /block device/));
+  it('rejects a symbolic link', () =>
+    expectRejected(withExtra({ name: 'link', typeflag: '2', linkname: '/etc/passwd' }), 'E_ENTRY_TYPE', /symbolic link/));
+  it('rejects a hard link', () =>
+    expectRejected(withExtra({ name: 'hard', typeflag: '1', linkname: 'README.md' }), 'E_ENTRY_TYPE', /hard link/));
+  it('rejects a character device', () =>
+    expectRejected(withExtra({ name: 'null', typeflag: '3', devmajor: 1, devminor: 3 }), 'E_ENTRY_TYPE', /character device/));
+  it('rejects a block device', () =>
+    expectRejected(withExtra({ name: 'sda', typeflag: '4', devmajor: 8 }), 'E_ENTRY_TYPE', /block device/));
   it('rejects a FIFO', () => expectRejected(withExtra({ name: 'pipe', typeflag: '6' }), 'E_ENTRY_TYPE', /FIFO/));
-  it('rejects a directory entry', () => expectRejected(withExtra({ name: 'dir/', typeflag: '5', mode: 0o755 }), 'E_ENTRY_TYPE', /directory/));
+  it('rejects a directory entry', () =>
+    expectRejected(withExtra({ name: 'dir/', typeflag: '5', mode: 0o755 }), 'E_ENTRY_TYPE', /directory/));
   it('rejects a GNU sparse file', () => expectRejected(withExtra({ name: 'sparse', typeflag: 'S' }), 'E_ENTRY_TYPE', /sparse/));
   it('rejects a contiguous file', () => expectRejected(withExtra({ name: 'contig', typeflag: '7', data: 'x' }), 'E_ENTRY_TYPE'));
 });
@@ -93,7 +98,8 @@ describe('spec §2: PAX and GNU extension headers MUST be rejected (E_ENTRY_TYPE
     ]);
     return expectRejected(gzipBytes(tar), 'E_ENTRY_TYPE', /PAX extended header/);
   });
-  it('rejects a PAX global header', () => expectRejected(withExtra({ name: 'pax_global_header', typeflag: 'g', data: '20 comment=hello\n' }), 'E_ENTRY_TYPE', /PAX global/));
+  it('rejects a PAX global header', () =>
+    expectRejected(withExtra({ name: 'pax_global_header', typeflag: 'g', data: '20 comment=hello\n' }), 'E_ENTRY_TYPE', /PAX global/));
   it('rejects a GNU long name header', () => {
     const longName = `${'d/'.repeat(60)}file.txt`;
     const manifest = manifestFor([{ path: longName, data: 'x' }]);
@@ -104,7 +110,8 @@ describe('spec §2: PAX and GNU extension headers MUST be rejected (E_ENTRY_TYPE
     ]);
     return expectRejected(gzipBytes(tar), 'E_ENTRY_TYPE', /GNU long name/);
   });
-  it('rejects a GNU long link header', () => expectRejected(withExtra({ name: '././@LongLink', typeflag: 'K', data: 'target\0' }), 'E_ENTRY_TYPE', /GNU long link/));
+  it('rejects a GNU long link header', () =>
+    expectRejected(withExtra({ name: '././@LongLink', typeflag: 'K', data: 'target\0' }), 'E_ENTRY_TYPE', /GNU long link/));
 });
 
 describe('spec §2: paths MUST be relative printable ASCII without \\ and bad segments (E_PATH)', () => {
@@ -145,7 +152,8 @@ describe('spec §2: paths MUST be relative printable ASCII without \\ and bad se
 });
 
 describe('spec §2: duplicate paths MUST be rejected (E_DUPLICATE)', () => {
-  it('rejects the same path twice', () => expectRejected(packageBytes({ files: [readme], extra: [{ name: 'README.md', data: readme.data }] }), 'E_DUPLICATE'));
+  it('rejects the same path twice', () =>
+    expectRejected(packageBytes({ files: [readme], extra: [{ name: 'README.md', data: readme.data }] }), 'E_DUPLICATE'));
   it('rejects a second capability.json', () => expectRejected(withExtra({ name: 'capability.json', data: '{}' }), 'E_DUPLICATE'));
   it('rejects a path that is both a file and a directory', () => {
     const files = [
@@ -165,7 +173,8 @@ describe('spec §2: capability.json first, SIGNATURE.json last (E_ORDER)', () =>
     ]);
     return expectRejected(gzipBytes(tar), 'E_ORDER', /first/);
   });
-  it('rejects SIGNATURE.json as the first entry', () => expectRejected(gzipBytes(rawTar([{ name: 'SIGNATURE.json', data: envelope() }])), 'E_ORDER'));
+  it('rejects SIGNATURE.json as the first entry', () =>
+    expectRejected(gzipBytes(rawTar([{ name: 'SIGNATURE.json', data: envelope() }])), 'E_ORDER'));
   it('rejects an entry after SIGNATURE.json', () => {
     const manifest = manifestFor([readme, { path: 'z.txt', data: 'z' }]);
     const tar = rawTar([
@@ -198,8 +207,10 @@ describe('spec §4: each entry is checked against files (E_HASH, E_UNLISTED, E_M
 describe('spec §3, §14: the manifest is parsed strictly and validated', () => {
   const withManifestText = (text: string): Buffer => packageBytes({ manifest: text, files: [readme] });
   const base = (): Record<string, unknown> => manifestFor([readme]);
-  it('rejects a newer major format version (E_VERSION_MAJOR)', () => expectRejected(withManifestText(JSON.stringify({ ...base(), adcap: '2.0' })), 'E_VERSION_MAJOR'));
-  it('rejects an unknown top-level field (E_SCHEMA)', () => expectRejected(withManifestText(JSON.stringify({ ...base(), installScript: 'curl | sh' })), 'E_SCHEMA'));
+  it('rejects a newer major format version (E_VERSION_MAJOR)', () =>
+    expectRejected(withManifestText(JSON.stringify({ ...base(), adcap: '2.0' })), 'E_VERSION_MAJOR'));
+  it('rejects an unknown top-level field (E_SCHEMA)', () =>
+    expectRejected(withManifestText(JSON.stringify({ ...base(), installScript: 'curl | sh' })), 'E_SCHEMA'));
   it('rejects a float (E_JSON)', () => {
     const text = JSON.stringify(base()).replace('"files":', '"x":{"acme":{"ratio":1.5}},"files":');
     return expectRejected(withManifestText(text), 'E_JSON', /integer/);
@@ -212,13 +223,24 @@ describe('spec §3, §14: the manifest is parsed strictly and validated', () => 
   it('rejects a semantic rule violation (E_SEMANTIC): a tool permission the capability does not declare', () => {
     const files = [readme, { path: 'tools/t.mjs', data: 'x' }];
     const manifest = manifestFor(files, {
-      tools: [{ name: 't', description: 'd', runtime: { type: 'node', entry: 'tools/t.mjs' }, inputSchema: { type: 'object' }, permissions: ['net:connect'] }],
+      tools: [
+        {
+          name: 't',
+          description: 'd',
+          runtime: { type: 'node', entry: 'tools/t.mjs' },
+          inputSchema: { type: 'object' },
+          permissions: ['net:connect'],
+        },
+      ],
     });
     return expectRejected(packageBytes({ manifest, files }), 'E_SEMANTIC', /tool-permission-declared/);
   });
   it('rejects a capability.json over maxManifestBytes (E_LIMIT)', async () => {
     const parent = await mkdtemp(join(work, 'cap-'));
-    const error = await readPackage(Readable.from([packageBytes({ files: [readme] })]), { extractTo: join(parent, 'o'), limits: { maxManifestBytes: 100 } }).catch((e: unknown) => e);
+    const error = await readPackage(Readable.from([packageBytes({ files: [readme] })]), {
+      extractTo: join(parent, 'o'),
+      limits: { maxManifestBytes: 100 },
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'E_LIMIT' });
     expect(await readdir(parent)).toEqual([]);
   });
@@ -234,7 +256,8 @@ describe('DESIGN §9 E_GZIP: not gzip, corrupt, truncated, trailing data', () =>
     const bytes = good();
     return expectRejected(bytes.subarray(0, bytes.length - 4), 'E_GZIP');
   });
-  it('rejects trailing garbage after the gzip stream', () => expectRejected(Buffer.concat([good(), Buffer.from('garbage')]), 'E_GZIP', /after the end/));
+  it('rejects trailing garbage after the gzip stream', () =>
+    expectRejected(Buffer.concat([good(), Buffer.from('garbage')]), 'E_GZIP', /after the end/));
   it('rejects trailing zeros after the gzip stream', () => expectRejected(Buffer.concat([good(), Buffer.alloc(16)]), 'E_GZIP'));
   it('rejects a second gzip member', () => expectRejected(Buffer.concat([good(), zlib.gzipSync(Buffer.alloc(1024))]), 'E_GZIP'));
   it('rejects a bad CRC-32', () => {
@@ -253,21 +276,37 @@ describe('DESIGN §9 E_GZIP: not gzip, corrupt, truncated, trailing data', () =>
 
 describe('DESIGN §9 E_TAR: malformed headers, bad checksums, truncated archives', () => {
   it('rejects a bad header checksum', () => expectRejected(withExtra({ name: 'x.txt', data: 'x', checksumDelta: 1 }), 'E_TAR', /checksum/));
-  it('rejects a header that is not POSIX ustar (GNU magic)', () => expectRejected(withExtra({ name: 'x.txt', data: 'x', magic: 'ustar ', version: ' \0' }), 'E_TAR', /ustar/));
+  it('rejects a header that is not POSIX ustar (GNU magic)', () =>
+    expectRejected(withExtra({ name: 'x.txt', data: 'x', magic: 'ustar ', version: ' \0' }), 'E_TAR', /ustar/));
   it('rejects a tar stream without the end-of-archive marker', () => {
     const tar = packageTar({ files: [readme] });
     return expectRejected(gzipBytes(tar.subarray(0, tar.length - 1024)), 'E_TAR', /end-of-archive/);
   });
   it('rejects a tar stream cut inside an entry', () => {
     const manifest = manifestFor([{ path: 'big.txt', data: 'y'.repeat(2000) }]);
-    const full = rawTar([{ name: 'capability.json', data: JSON.stringify(manifest) }, { name: 'big.txt', data: 'y'.repeat(2000) }], { end: false });
+    const full = rawTar(
+      [
+        { name: 'capability.json', data: JSON.stringify(manifest) },
+        { name: 'big.txt', data: 'y'.repeat(2000) },
+      ],
+      { end: false },
+    );
     return expectRejected(gzipBytes(full.subarray(0, full.length - 1024)), 'E_TAR', /middle of an entry/);
   });
-  it('rejects data hidden after the end-of-archive marker', () => expectRejected(gzipBytes(Buffer.concat([packageTar({ files: [readme] }), rawEntry({ name: 'hidden', data: 'x' })])), 'E_TAR', /after the tar end-of-archive/));
+  it('rejects data hidden after the end-of-archive marker', () =>
+    expectRejected(
+      gzipBytes(Buffer.concat([packageTar({ files: [readme] }), rawEntry({ name: 'hidden', data: 'x' })])),
+      'E_TAR',
+      /after the tar end-of-archive/,
+    ));
   it('rejects a size field in base-256', () => {
     const header = rawEntry({ name: 'x.txt', data: 'x' });
     header[124] = 0x80;
-    return expectRejected(gzipBytes(Buffer.concat([packageTar({ files: [readme] }).subarray(0, -1024), fixChecksum(header), END_OF_ARCHIVE])), 'E_TAR', /size or mode/);
+    return expectRejected(
+      gzipBytes(Buffer.concat([packageTar({ files: [readme] }).subarray(0, -1024), fixChecksum(header), END_OF_ARCHIVE])),
+      'E_TAR',
+      /size or mode/,
+    );
   });
 });
 

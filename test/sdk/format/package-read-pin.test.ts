@@ -34,7 +34,10 @@ describe('readPackage with expectArchive', () => {
     await writeFile(file, bytes);
     const target = join(work, 'refused');
     const wrongSha = createHash('sha256').update('something else').digest('hex');
-    for (const pin of [{ sha256: wrongSha, size: bytes.length }, { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length + 1 }]) {
+    for (const pin of [
+      { sha256: wrongSha, size: bytes.length },
+      { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length + 1 },
+    ]) {
       const error = await readPackage(file, { extractTo: target, expectArchive: pin }).then(
         () => null,
         (e: unknown) => e as { code?: string; details?: Record<string, unknown> },
@@ -51,7 +54,11 @@ describe('readPackage with expectArchive', () => {
     const file = join(work, 'q.adcap');
     await writeFile(file, bytes);
     const target = join(work, 'extracted');
-    const result = await readPackage(file, { extractTo: target, readOnly: true, expectArchive: { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length } });
+    const result = await readPackage(file, {
+      extractTo: target,
+      readOnly: true,
+      expectArchive: { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length },
+    });
     expect(result.dir).toBe(target);
     const mode = async (p: string): Promise<number> => (await stat(join(target, p))).mode & 0o777;
     expect(await mode('README.md')).toBe(0o444);

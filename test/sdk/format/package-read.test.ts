@@ -65,7 +65,9 @@ describe('readPackage', () => {
     const parent = await mkdtemp(join(work, 'fail-'));
     const manifest = manifestFor(files);
     const tampered = files.map((f) => (f.path === 'data/large.bin' ? { ...f, data: Buffer.alloc(700_000, 8) } : f));
-    const error = await readPackage(Readable.from([packageBytes({ manifest, files: tampered })]), { extractTo: join(parent, 'pkg') }).catch((e: unknown) => e);
+    const error = await readPackage(Readable.from([packageBytes({ manifest, files: tampered })]), { extractTo: join(parent, 'pkg') }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'E_HASH' });
     expect(await readdir(parent)).toEqual([]);
   });
@@ -74,7 +76,9 @@ describe('readPackage', () => {
     const parent = await mkdtemp(join(work, 'exists-'));
     await mkdir(join(parent, 'pkg'));
     await writeFile(join(parent, 'pkg', 'mine.txt'), 'keep');
-    await expect(readPackage(Readable.from([packageBytes({ files })]), { extractTo: join(parent, 'pkg') })).rejects.toMatchObject({ code: 'E_IO' });
+    await expect(readPackage(Readable.from([packageBytes({ files })]), { extractTo: join(parent, 'pkg') })).rejects.toMatchObject({
+      code: 'E_IO',
+    });
     expect(await readdir(join(parent, 'pkg'))).toEqual(['mine.txt']);
     expect(await readdir(parent)).toEqual(['pkg']);
   });

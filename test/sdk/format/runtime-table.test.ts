@@ -71,7 +71,12 @@ describe('the runtime table', () => {
   it('the manifest validator checks each runtime of the table by its kind (entry, entries, nothing)', () => {
     for (const type of RUNTIME_TYPES) {
       const kind = RUNTIME_TABLE[type].kind;
-      const runtime = kind === 'interpreter' ? { type, entry: 'tools/missing.js' } : kind === 'binary' ? { type, entries: { 'linux-x64': 'bin/missing' } } : { type };
+      const runtime =
+        kind === 'interpreter'
+          ? { type, entry: 'tools/missing.js' }
+          : kind === 'binary'
+            ? { type, entries: { 'linux-x64': 'bin/missing' } }
+            : { type };
       const manifest = { ...minimalManifest(), tools: [{ name: 'x', description: 'A tool.', runtime, inputSchema: { type: 'object' } }] };
       if (kind === 'reserved') expect(() => validateManifest(manifest), type).not.toThrow();
       else expect(() => validateManifest(manifest), type).toThrow(/not in files/);

@@ -58,7 +58,9 @@ describe('secretKeyKind', () => {
     expect(secretKeyKind(pems.encrypted)).toBe('a private key ("-----BEGIN ENCRYPTED PRIVATE KEY-----")');
     expect(secretKeyKind(`# config\n${pems.openssl}`)).toBe('a private key ("-----BEGIN PRIVATE KEY-----")');
     expect(secretKeyKind('-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn...\n')).toBe('a private key ("-----BEGIN OPENSSH PRIVATE KEY-----")');
-    expect(secretKeyKind('-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQ...\n')).toBe('a private key ("-----BEGIN PGP PRIVATE KEY BLOCK-----")');
+    expect(secretKeyKind('-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQ...\n')).toBe(
+      'a private key ("-----BEGIN PGP PRIVATE KEY BLOCK-----")',
+    );
     // Public material is fine to ship.
     expect(secretKeyKind(rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string)).toBeNull();
     expect(secretKeyKind('-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n')).toBeNull();

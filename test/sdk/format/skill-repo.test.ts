@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage, type SkillBuildProblem } from '../../../sdk/src/format/package-build.js';
 import { readPackage } from '../../../sdk/src/format/package-read.js';
-import { detectLicense, findSkills, initSkillsRepository, isSkillProgram, readmeSummary, SKILLS_ADCAPIGNORE, skillProgramsOf, sourceFileWarnings } from '../../../sdk/src/format/skill-repo.js';
+import {
+  detectLicense,
+  findSkills,
+  initSkillsRepository,
+  isSkillProgram,
+  readmeSummary,
+  SKILLS_ADCAPIGNORE,
+  skillProgramsOf,
+  sourceFileWarnings,
+} from '../../../sdk/src/format/skill-repo.js';
 import { skillProblemFixes } from '../../../sdk/src/format/skills.js';
 import { contentsOf } from '../../../sdk/src/registry/builder/publish.js';
 import { AdcapError } from '../../../sdk/src/errors.js';
@@ -45,7 +54,11 @@ describe('findSkills', () => {
       await mkdir(join(dir, ...path.split('/')), { recursive: true });
       await writeFile(join(dir, ...path.split('/'), 'SKILL.md'), skillMd(path.split('/').pop() as string, 'A skill.'));
     }
-    expect((await findSkills(dir)).map((s) => s.path)).toEqual(['document-skills/docx', 'skills/.curated/gh-fix-ci', 'skills/.experimental/create-plan']);
+    expect((await findSkills(dir)).map((s) => s.path)).toEqual([
+      'document-skills/docx',
+      'skills/.curated/gh-fix-ci',
+      'skills/.experimental/create-plan',
+    ]);
   });
 });
 
@@ -105,10 +118,17 @@ describe('initSkillsRepository (adcap init on a skills folder)', () => {
   });
 
   it('recognises common license texts and README summaries', () => {
-    expect(detectLicense('                                 Apache License\n                           Version 2.0, January 2004')).toBe('Apache-2.0');
-    expect(detectLicense('Redistribution and use in source and binary forms ... Neither the name of the copyright holder')).toBe('BSD-3-Clause');
+    expect(detectLicense('                                 Apache License\n                           Version 2.0, January 2004')).toBe(
+      'Apache-2.0',
+    );
+    expect(detectLicense('Redistribution and use in source and binary forms ... Neither the name of the copyright holder')).toBe(
+      'BSD-3-Clause',
+    );
     expect(detectLicense('Some custom terms')).toBeUndefined();
-    expect(readmeSummary('<!-- hidden -->\n# Title\n\n> a quote\n\nFirst sentence here. Second one.\n')).toEqual({ title: 'Title', summary: 'First sentence here.' });
+    expect(readmeSummary('<!-- hidden -->\n# Title\n\n> a quote\n\nFirst sentence here. Second one.\n')).toEqual({
+      title: 'Title',
+      summary: 'First sentence here.',
+    });
   });
 });
 
@@ -131,7 +151,8 @@ describe('build of a skills repository', () => {
         path: 'skills/no-description',
         pointer: '/skills/2',
         rule: 'skill-description',
-        message: 'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it',
+        message:
+          'has a SKILL.md without a description in its front matter; say in one or two sentences what the skill does and when to use it',
         fix: 'add "description: <what the skill does and when to use it>" in one or two sentences',
       },
     ]);
@@ -146,7 +167,10 @@ describe('build of a skills repository', () => {
       ['skill-description', 'add "description: <what the skill does and when to use it>" in one or two sentences'],
       ['skill-compatibility', 'write "compatibility" as text of at most 500 characters, or remove it'],
     ]);
-    expect(skillProblemFixes('x', 'no front matter')[0]).toMatchObject({ rule: 'skill-front-matter', fix: expect.stringContaining('name: x') });
+    expect(skillProblemFixes('x', 'no front matter')[0]).toMatchObject({
+      rule: 'skill-front-matter',
+      fix: expect.stringContaining('name: x'),
+    });
     expect(skillProblemFixes('x', '---\nname: [x\n---\n')[0]?.message).toMatch(/not valid YAML at line \d+/);
   });
 
@@ -164,7 +188,8 @@ describe('build of a skills repository', () => {
 });
 
 describe('sourceFileWarnings', () => {
-  const warn = (path: string, text: string): string[] => sourceFileWarnings(path, Buffer.byteLength(text), Buffer.from(text)).map((w) => w.kind);
+  const warn = (path: string, text: string): string[] =>
+    sourceFileWarnings(path, Buffer.byteLength(text), Buffer.from(text)).map((w) => w.kind);
   it('flags credentials by name and by content, and leaves look-alikes alone', () => {
     expect(warn('.env', 'A=1')).toEqual(['secret']);
     expect(warn('config/.env.production', 'A=1')).toEqual(['secret']);

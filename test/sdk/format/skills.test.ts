@@ -34,7 +34,8 @@ describe('validateSkillDocument', () => {
   });
 
   it('parses real YAML: quoting, block scalars, CRLF, extra keys, a BOM', () => {
-    const text = '\ufeff---\r\nname: "pdf"\r\ndescription: >-\r\n  Folded\r\n  text.\r\nlicense: MIT\r\nmetadata:\r\n  version: 2\r\n---\r\nbody\r\n';
+    const text =
+      '\ufeff---\r\nname: "pdf"\r\ndescription: >-\r\n  Folded\r\n  text.\r\nlicense: MIT\r\nmetadata:\r\n  version: 2\r\n---\r\nbody\r\n';
     expect(validateSkillDocument('pdf', text, '/skills/0/path')).toEqual({ name: 'pdf', description: 'Folded text.' });
   });
 
@@ -92,17 +93,28 @@ describe('validateSkillDocument', () => {
   });
 
   it('is not fooled by YAML alias expansion', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)];
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      ),
+    ];
     expectRule('a', doc(`${bomb.join('\n')}\nname: a\ndescription: d`), 'skill-front-matter');
   });
 
   describe('skill-license', () => {
-    it('passes with a license name', () => expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nlicense: Apache-2.0'), '/skills/0/path')).not.toThrow());
+    it('passes with a license name', () =>
+      expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nlicense: Apache-2.0'), '/skills/0/path')).not.toThrow());
     it('fails when it is not text', () => expectRule('a', doc('name: a\ndescription: d\nlicense: [MIT]'), 'skill-license'));
   });
 
   describe('skill-compatibility (Agent Skills: at most 500 characters)', () => {
-    it('passes at 500 characters', () => expect(() => validateSkillDocument('a', doc(`name: a\ndescription: d\ncompatibility: ${'c'.repeat(500)}`), '/skills/0/path')).not.toThrow());
+    it('passes at 500 characters', () =>
+      expect(() =>
+        validateSkillDocument('a', doc(`name: a\ndescription: d\ncompatibility: ${'c'.repeat(500)}`), '/skills/0/path'),
+      ).not.toThrow());
     it.each([
       ['over 500 characters', `compatibility: ${'c'.repeat(501)}`],
       ['empty', 'compatibility: ""'],
@@ -111,7 +123,10 @@ describe('validateSkillDocument', () => {
   });
 
   describe('skill-metadata (Agent Skills: a map of strings to strings)', () => {
-    it('passes with scalar values, read as strings', () => expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nmetadata:\n  author: acme\n  version: 2\n  beta: true'), '/skills/0/path')).not.toThrow());
+    it('passes with scalar values, read as strings', () =>
+      expect(() =>
+        validateSkillDocument('a', doc('name: a\ndescription: d\nmetadata:\n  author: acme\n  version: 2\n  beta: true'), '/skills/0/path'),
+      ).not.toThrow());
     it.each([
       ['a list', 'metadata: [a, b]'],
       ['a string', 'metadata: author'],
@@ -121,8 +136,12 @@ describe('validateSkillDocument', () => {
   });
 
   describe('skill-allowed-tools (Agent Skills: a string)', () => {
-    it('passes with space-separated names', () => expect(() => validateSkillDocument('a', doc('name: a\ndescription: d\nallowed-tools: Bash(git:*) Read'), '/skills/0/path')).not.toThrow());
-    it('fails when it is a list', () => expectRule('a', doc('name: a\ndescription: d\nallowed-tools: [Bash, Read]'), 'skill-allowed-tools'));
+    it('passes with space-separated names', () =>
+      expect(() =>
+        validateSkillDocument('a', doc('name: a\ndescription: d\nallowed-tools: Bash(git:*) Read'), '/skills/0/path'),
+      ).not.toThrow());
+    it('fails when it is a list', () =>
+      expectRule('a', doc('name: a\ndescription: d\nallowed-tools: [Bash, Read]'), 'skill-allowed-tools'));
   });
 
   it('counts YAML error lines from the first line of SKILL.md (the front matter starts on line 2)', () => {
@@ -132,7 +151,11 @@ describe('validateSkillDocument', () => {
   });
 
   it('lists every problem of a document at once (for multi-error reports)', () => {
-    const problems = skillDocumentProblems('alpha', doc(`name: beta\ndescription: ${'x'.repeat(1025)}\ncompatibility: ${'c'.repeat(501)}`), '/skills/2/path');
+    const problems = skillDocumentProblems(
+      'alpha',
+      doc(`name: beta\ndescription: ${'x'.repeat(1025)}\ncompatibility: ${'c'.repeat(501)}`),
+      '/skills/2/path',
+    );
     expect(problems.map((p) => p.details['rule'])).toEqual(['skill-name-matches-dir', 'skill-description', 'skill-compatibility']);
     expect(problems.every((p) => p.code === 'E_SEMANTIC')).toBe(true);
     expect(skillDocumentProblems('a', doc('name: a\ndescription: d'), '/skills/0/path')).toEqual([]);

@@ -12,7 +12,9 @@ describe('parseStrictJson (DESIGN §3: signed JSON)', () => {
 
   it('refuses duplicate keys, naming the pointer', () => {
     expect(bad('{"a":1,"a":2}')).toThrow(expect.objectContaining({ code: 'E_JSON', message: expect.stringContaining('"a" twice') }));
-    expect(bad('{"x":{"b":1,"b":1}}')).toThrow(expect.objectContaining({ code: 'E_JSON', details: expect.objectContaining({ pointer: '/x/b' }) }));
+    expect(bad('{"x":{"b":1,"b":1}}')).toThrow(
+      expect.objectContaining({ code: 'E_JSON', details: expect.objectContaining({ pointer: '/x/b' }) }),
+    );
   });
 
   it('refuses non-integer numbers as written, even when their value is integral', () => {

@@ -1,6 +1,12 @@
 /** spec §8: workflow documents — schema, step ids, tool references and templates. */
 import { describe, expect, it } from 'vitest';
-import { parseTemplatePath, templatePaths, validateWorkflowDocument, WORKFLOW_RULES, type WorkflowRule } from '../../../sdk/src/format/workflow-doc.js';
+import {
+  parseTemplatePath,
+  templatePaths,
+  validateWorkflowDocument,
+  WORKFLOW_RULES,
+  type WorkflowRule,
+} from '../../../sdk/src/format/workflow-doc.js';
 import { captureAdcapError, minimalManifest, nodeTool } from '../../helpers/manifest-fixtures.js';
 
 const manifest = minimalManifest({ tools: [nodeTool('vi_analyze_image'), nodeTool('echo')], dependencies: { 'acme/base': '^1.0.0' } });
@@ -64,25 +70,85 @@ describe('validateWorkflowDocument', () => {
     ])('refuses %s', (_label, value, pointer, keyword) => expectSchema(value, pointer, keyword));
 
     it('refuses a newer workflow major with E_VERSION_MAJOR', () => {
-      const error = captureAdcapError(() => validateWorkflowDocument(withSteps([{ id: 'a', agent: 'x' }], { 'adcap-workflow': '2.0' }), manifest, AT));
+      const error = captureAdcapError(() =>
+        validateWorkflowDocument(withSteps([{ id: 'a', agent: 'x' }], { 'adcap-workflow': '2.0' }), manifest, AT),
+      );
       expect(error.code).toBe('E_VERSION_MAJOR');
     });
   });
 
   const ruleCases: Record<WorkflowRule, { ok: Doc; bad: Doc; pointer: string }[]> = {
-    'workflow-step-unique': [{ ok: withSteps([{ id: 'a', agent: 'x' }, { id: 'b', agent: 'y' }]), bad: withSteps([{ id: 'a', agent: 'x' }, { id: 'a', agent: 'y' }]), pointer: '/steps/1/id' }],
-    'workflow-tool-exists': [{ ok: withSteps([{ id: 'a', tool: 'echo' }]), bad: withSteps([{ id: 'a', tool: 'missing_tool' }]), pointer: '/steps/0/tool' }],
+    'workflow-step-unique': [
+      {
+        ok: withSteps([
+          { id: 'a', agent: 'x' },
+          { id: 'b', agent: 'y' },
+        ]),
+        bad: withSteps([
+          { id: 'a', agent: 'x' },
+          { id: 'a', agent: 'y' },
+        ]),
+        pointer: '/steps/1/id',
+      },
+    ],
+    'workflow-tool-exists': [
+      { ok: withSteps([{ id: 'a', tool: 'echo' }]), bad: withSteps([{ id: 'a', tool: 'missing_tool' }]), pointer: '/steps/0/tool' },
+    ],
     'workflow-dependency-declared': [
-      { ok: withSteps([{ id: 'a', tool: 'x', capability: 'acme/base' }]), bad: withSteps([{ id: 'a', tool: 'x', capability: 'acme/undeclared' }]), pointer: '/steps/0/capability' },
+      {
+        ok: withSteps([{ id: 'a', tool: 'x', capability: 'acme/base' }]),
+        bad: withSteps([{ id: 'a', tool: 'x', capability: 'acme/undeclared' }]),
+        pointer: '/steps/0/capability',
+      },
     ],
     'workflow-template': [
-      { ok: withSteps([{ id: 'a', agent: 'Use {{ inputs.topic }}.' }]), bad: withSteps([{ id: 'a', agent: 'Use {{ env.HOME }}.' }]), pointer: '/steps/0/agent' },
-      { ok: withSteps([{ id: 'a', tool: 'echo' }, { id: 'b', agent: '{{steps.a.output}}' }]), bad: withSteps([{ id: 'a', agent: '{{steps.b.output}}' }, { id: 'b', tool: 'echo' }]), pointer: '/steps/0/agent' },
-      { ok: withSteps([{ id: 'a', tool: 'echo' }, { id: 'b', agent: '{{steps.a.output}}' }]), bad: withSteps([{ id: 'a', tool: 'echo' }, { id: 'b', agent: '{{steps.a.input}}' }]), pointer: '/steps/1/agent' },
-      { ok: withSteps([{ id: 'a', tool: 'echo', input: { t: '{{inputs.t}}' } }]), bad: withSteps([{ id: 'a', tool: 'echo', input: { t: '{{steps.a.output}}' } }]), pointer: '/steps/0/input/t' },
-      { ok: withSteps([{ id: 'a', tool: 'echo' }], { output: { r: '{{steps.a.output.x}}' } }), bad: withSteps([{ id: 'a', tool: 'echo' }], { output: { 'a/b': '{{steps.z.output}}' } }), pointer: '/output/a~1b' },
-      { ok: withSteps([{ id: 'a', agent: 'say {{inputs.x}}' }]), bad: withSteps([{ id: 'a', agent: 'say {{inputs.x' }]), pointer: '/steps/0/agent' },
-      { ok: withSteps([{ id: 'a', agent: 'say {{inputs.x}}' }]), bad: withSteps([{ id: 'a', agent: 'say {{inputs..x}}' }]), pointer: '/steps/0/agent' },
+      {
+        ok: withSteps([{ id: 'a', agent: 'Use {{ inputs.topic }}.' }]),
+        bad: withSteps([{ id: 'a', agent: 'Use {{ env.HOME }}.' }]),
+        pointer: '/steps/0/agent',
+      },
+      {
+        ok: withSteps([
+          { id: 'a', tool: 'echo' },
+          { id: 'b', agent: '{{steps.a.output}}' },
+        ]),
+        bad: withSteps([
+          { id: 'a', agent: '{{steps.b.output}}' },
+          { id: 'b', tool: 'echo' },
+        ]),
+        pointer: '/steps/0/agent',
+      },
+      {
+        ok: withSteps([
+          { id: 'a', tool: 'echo' },
+          { id: 'b', agent: '{{steps.a.output}}' },
+        ]),
+        bad: withSteps([
+          { id: 'a', tool: 'echo' },
+          { id: 'b', agent: '{{steps.a.input}}' },
+        ]),
+        pointer: '/steps/1/agent',
+      },
+      {
+        ok: withSteps([{ id: 'a', tool: 'echo', input: { t: '{{inputs.t}}' } }]),
+        bad: withSteps([{ id: 'a', tool: 'echo', input: { t: '{{steps.a.output}}' } }]),
+        pointer: '/steps/0/input/t',
+      },
+      {
+        ok: withSteps([{ id: 'a', tool: 'echo' }], { output: { r: '{{steps.a.output.x}}' } }),
+        bad: withSteps([{ id: 'a', tool: 'echo' }], { output: { 'a/b': '{{steps.z.output}}' } }),
+        pointer: '/output/a~1b',
+      },
+      {
+        ok: withSteps([{ id: 'a', agent: 'say {{inputs.x}}' }]),
+        bad: withSteps([{ id: 'a', agent: 'say {{inputs.x' }]),
+        pointer: '/steps/0/agent',
+      },
+      {
+        ok: withSteps([{ id: 'a', agent: 'say {{inputs.x}}' }]),
+        bad: withSteps([{ id: 'a', agent: 'say {{inputs..x}}' }]),
+        pointer: '/steps/0/agent',
+      },
     ],
   };
 

@@ -13,7 +13,10 @@ describe('describePermission', () => {
     ['net:connect:api.example.com:8443', 'Connect to api.example.com on port 8443'],
     ['net:connect:*.example.com', 'Connect to any server under example.com'],
     ['net:connect', 'Connect to any server on the internet'],
-    ['process:exec:git', "Run the program git on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in"],
+    [
+      'process:exec:git',
+      "Run the program git on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in",
+    ],
     ['env:read:GITHUB_TOKEN', 'Read the environment variable GITHUB_TOKEN (the app asks you for its value)'],
     ['storage:data', 'Keep its own data between runs'],
   ])('%s -> %s', (grant, text) => {
@@ -21,12 +24,16 @@ describe('describePermission', () => {
   });
 
   it('accepts a declared permission object and ignores its reason', () => {
-    expect(describePermission({ id: 'net:connect', scope: 'api.example.com', reason: 'to call the API' })).toBe('Connect to api.example.com');
+    expect(describePermission({ id: 'net:connect', scope: 'api.example.com', reason: 'to call the API' })).toBe(
+      'Connect to api.example.com',
+    );
   });
 
   it('names the chosen workspace when the UI knows it', () => {
     expect(describePermission('fs:read:workspace', { workspaceLabel: '~/projects/site' })).toBe('Read files in ~/projects/site');
-    expect(describePermission({ id: 'fs:write', scope: 'workspace' }, { workspaceLabel: 'the folder "site"' })).toBe('Create, change and delete files in the folder "site"');
+    expect(describePermission({ id: 'fs:write', scope: 'workspace' }, { workspaceLabel: 'the folder "site"' })).toBe(
+      'Create, change and delete files in the folder "site"',
+    );
     expect(describePermission('fs:read:~/Documents', { workspaceLabel: 'ignored' })).toBe('Read files in ~/Documents');
   });
 

@@ -30,17 +30,23 @@ describe('parseGrant / grantString', () => {
     expect(grantString({ id: 'env:read', scope: 'HOME', reason: 'to find files' })).toBe('env:read:HOME');
   });
 
-  it.each([['fs'], ['fs:delete'], ['net:listen:example.com'], ['FS:READ:workspace'], [''], ['storage:data2']])('refuses the unknown id in %j', (grant) => {
-    const error = captureAdcapError(() => parseGrant(grant));
-    expect(error.code).toBe('E_SEMANTIC');
-    expect(error.details.rule).toBe('permission-id');
-  });
+  it.each([['fs'], ['fs:delete'], ['net:listen:example.com'], ['FS:READ:workspace'], [''], ['storage:data2']])(
+    'refuses the unknown id in %j',
+    (grant) => {
+      const error = captureAdcapError(() => parseGrant(grant));
+      expect(error.code).toBe('E_SEMANTIC');
+      expect(error.details.rule).toBe('permission-id');
+    },
+  );
 
-  it.each([['net:connect:'], ['storage:data:x'], ['fs:read'], ['env:read:A B'], ['process:exec:/bin/sh']])('refuses the bad scope in %j', (grant) => {
-    const error = captureAdcapError(() => parseGrant(grant));
-    expect(error.code).toBe('E_SEMANTIC');
-    expect(error.details.rule).toBe('permission-scope');
-  });
+  it.each([['net:connect:'], ['storage:data:x'], ['fs:read'], ['env:read:A B'], ['process:exec:/bin/sh']])(
+    'refuses the bad scope in %j',
+    (grant) => {
+      const error = captureAdcapError(() => parseGrant(grant));
+      expect(error.code).toBe('E_SEMANTIC');
+      expect(error.details.rule).toBe('permission-scope');
+    },
+  );
 });
 
 describe('validateScope', () => {

@@ -6,7 +6,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantCovers, grantsOverlap, patternMatches, patternProblem, PERMISSION_IDS, PERMISSION_TABLE } from '../../../sdk/src/permissions/index.js';
+import {
+  grantCovers,
+  grantsOverlap,
+  patternMatches,
+  patternProblem,
+  PERMISSION_IDS,
+  PERMISSION_TABLE,
+} from '../../../sdk/src/permissions/index.js';
 import { loadPolicy } from '../../../sdk/src/store/policy.js';
 import { rejection } from '../../helpers/errors.js';
 

@@ -25,7 +25,10 @@ describe('fsWriteTargetsOwnDir', () => {
     '/opt/Arcotheon-home',
   ])('refuses %s', (scope) => expect(targets(scope)).toBe(true));
 
-  it.each(['workspace', '~/Documents', '~/.local/bin', '~/.config-backup', '/home/alice/out', '/srv/data', '/rootfs'])('allows %s', (scope) => expect(targets(scope)).toBe(false));
+  it.each(['workspace', '~/Documents', '~/.local/bin', '~/.config-backup', '/home/alice/out', '/srv/data', '/rootfs'])(
+    'allows %s',
+    (scope) => expect(targets(scope)).toBe(false),
+  );
 });
 
 describe('parseNetScope', () => {

@@ -21,14 +21,18 @@ const ipv6 = fc.constantFrom('[::1]', '[fe80::1]', '[2001:db8::7]');
 const port = fc.oneof(fc.constantFrom(80, 443, 8443), fc.integer({ min: 1, max: 65535 }));
 /** Every form of DESIGN §5: host, *.host, host:port, *.host:port, IPv4 and [IPv6] literals. */
 const netScope = fc.oneof(
-  fc.tuple(fc.boolean(), hostName, fc.option(port, { nil: undefined })).map(([wild, host, p]) => `${wild ? '*.' : ''}${host}${p === undefined ? '' : `:${p}`}`),
+  fc
+    .tuple(fc.boolean(), hostName, fc.option(port, { nil: undefined }))
+    .map(([wild, host, p]) => `${wild ? '*.' : ''}${host}${p === undefined ? '' : `:${p}`}`),
   fc.tuple(fc.oneof(ipv4, ipv6), fc.option(port, { nil: undefined })).map(([host, p]) => `${host}${p === undefined ? '' : `:${p}`}`),
 );
 const net6 = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 const pathSegment = fc.constantFrom('Documents', 'notes', 'a', '.config', 'data');
 const fsScope = fc.oneof(
   fc.constant('workspace'),
-  fc.tuple(fc.constantFrom('~/', '/'), fc.array(pathSegment, { minLength: 1, maxLength: 3 })).map(([root, segs]) => `${root}${segs.join('/')}`),
+  fc
+    .tuple(fc.constantFrom('~/', '/'), fc.array(pathSegment, { minLength: 1, maxLength: 3 }))
+    .map(([root, segs]) => `${root}${segs.join('/')}`),
 );
 /** A valid grant string of any id. */
 const grant: fc.Arbitrary<string> = fc.oneof(
@@ -50,7 +54,7 @@ describe('wildcard grants match', () => {
     expect(grantCovers('net:connect:*.example.com:443', 'net:connect:*.example.com')).toBe(false);
   });
 
-  it('property: every valid grant covers itself (and parses, with the table\'s grammar)', () => {
+  it("property: every valid grant covers itself (and parses, with the table's grammar)", () => {
     fc.assert(
       fc.property(grant, (g) => {
         expect(() => parseGrant(g)).not.toThrow();
@@ -60,7 +64,7 @@ describe('wildcard grants match', () => {
     );
   });
 
-  it('property: covers agrees with the proxy\'s decision for every host:port request', () => {
+  it("property: covers agrees with the proxy's decision for every host:port request", () => {
     fc.assert(
       fc.property(netScope, fc.oneof(hostName, ipv4, ipv6), port, (scope, host, p) => {
         const covered = grantCovers(`net:connect:${scope}`, `net:connect:${host}:${p}`);
@@ -88,13 +92,14 @@ describe('wildcard grants match', () => {
     fc.assert(
       fc.property(narrowed, fc.oneof(hostName, ipv4, ipv6), port, ({ granted, needed }, host, p) => {
         expect(grantCovers(`net:connect:${granted}`, `net:connect:${needed}`)).toBe(true);
-        if (matchingScope([parseNetScope(needed)], host, p) !== null) expect(matchingScope([parseNetScope(granted)], host, p)).not.toBeNull();
+        if (matchingScope([parseNetScope(needed)], host, p) !== null)
+          expect(matchingScope([parseNetScope(granted)], host, p)).not.toBeNull();
       }),
       RUNS,
     );
   });
 
-  it('the proxy and the sandbox take exactly the validator\'s grammar: what it refuses never reaches the network', () => {
+  it("the proxy and the sandbox take exactly the validator's grammar: what it refuses never reaches the network", () => {
     for (const bad of ['*', 'Example.com', 'https://example.com', 'a.*.com', 'example.com:0']) {
       expect(() => parseGrant(`net:connect:${bad}`)).toThrow();
       expect(() => parseNetScope(bad)).toThrow();

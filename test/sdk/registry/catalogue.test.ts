@@ -55,7 +55,9 @@ describe('verifyCatalogue', () => {
 
   it('refuses a catalogue below the shipped minimum sequence (DESIGN §10) with E_ROLLBACK', () => {
     const envelope = signEnvelope(payload(2), CATALOG_CONTEXT, [root]);
-    expect(() => verifyCatalogue(envelope, [root.publicKey], { minSequence: 3, now })).toThrow(expect.objectContaining({ code: 'E_ROLLBACK' }));
+    expect(() => verifyCatalogue(envelope, [root.publicKey], { minSequence: 3, now })).toThrow(
+      expect.objectContaining({ code: 'E_ROLLBACK' }),
+    );
   });
 
   it('refuses a signed payload that is not shaped like a catalogue with E_CATALOG', () => {
@@ -64,10 +66,14 @@ describe('verifyCatalogue', () => {
   });
 
   it('refuses invalid JSON and duplicate keys with E_CATALOG', () => {
-    expect(() => verifyCatalogue(Buffer.from('{"payload":{},"payload":{}}'), [root.publicKey], { now })).toThrow(expect.objectContaining({ code: 'E_CATALOG' }));
+    expect(() => verifyCatalogue(Buffer.from('{"payload":{},"payload":{}}'), [root.publicKey], { now })).toThrow(
+      expect.objectContaining({ code: 'E_CATALOG' }),
+    );
   });
 
   it('refuses when no root key is pinned', () => {
-    expect(() => verifyCatalogue(signEnvelope(payload(1), CATALOG_CONTEXT, [root]), [], { now })).toThrow(expect.objectContaining({ code: 'E_CATALOG' }));
+    expect(() => verifyCatalogue(signEnvelope(payload(1), CATALOG_CONTEXT, [root]), [], { now })).toThrow(
+      expect.objectContaining({ code: 'E_CATALOG' }),
+    );
   });
 });

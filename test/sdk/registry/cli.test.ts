@@ -40,7 +40,13 @@ describe('adcap registry + remote/search/show (in-process)', () => {
   it('builds a registry, adds it as a remote and finds the capability', async () => {
     await json(['registry', 'init', 'reg', '--name', 'cli-test', '--root-key', 'root.json']);
     await json(['registry', 'add-publisher', 'reg', 'acme', '--key', publisher.publicKey, '--name', 'Acme']);
-    const file = await helper.package({ id: 'acme/pdf', version: '1.0.0', name: 'PDF tools', summary: 'Extract text from PDF files', keywords: ['pdf'] });
+    const file = await helper.package({
+      id: 'acme/pdf',
+      version: '1.0.0',
+      name: 'PDF tools',
+      summary: 'Extract text from PDF files',
+      keywords: ['pdf'],
+    });
     const published = await json<{ created: boolean; id: string }>(['registry', 'publish', 'reg', file]);
     expect(published).toMatchObject({ created: true, id: 'acme/pdf' });
     const again = await json<{ created: boolean }>(['registry', 'publish', 'reg', file]);
@@ -52,24 +58,44 @@ describe('adcap registry + remote/search/show (in-process)', () => {
     expect(added).toMatchObject({ sequence: 1, capabilities: 1 });
 
     const hits = await json<unknown[]>(['search', 'pdf']);
-    expect(hits).toEqual([{ id: 'acme/pdf', name: 'PDF tools', summary: 'Extract text from PDF files', latest: '1.0.0', tier: 'free', access: 'public', installed: false }]);
+    expect(hits).toEqual([
+      {
+        id: 'acme/pdf',
+        name: 'PDF tools',
+        summary: 'Extract text from PDF files',
+        latest: '1.0.0',
+        tier: 'free',
+        access: 'public',
+        installed: false,
+      },
+    ]);
     const shown = await json<{ id: string; versions: Record<string, { status?: string }> }>(['show', 'acme/pdf']);
     expect(shown).toMatchObject({ id: 'acme/pdf', remote: 'local', latest: '1.0.0', deprecated: null });
     expect(Object.keys(shown.versions)).toEqual(['1.0.0']);
 
     await json(['registry', 'yank', 'reg', 'acme/pdf@1.0.0', '--reason', 'broken']);
     await json(['registry', 'build', 'reg', '--root-key', 'root.json']);
-    expect(await json<{ sequence: number; changed: boolean }[]>(['remote', 'update'])).toMatchObject([{ name: 'local', sequence: 2, changed: true }]);
-    const after = await json<{ latest: string | null; versions: Record<string, { status?: string; statusReason?: string }> }>(['show', 'acme/pdf']);
+    expect(await json<{ sequence: number; changed: boolean }[]>(['remote', 'update'])).toMatchObject([
+      { name: 'local', sequence: 2, changed: true },
+    ]);
+    const after = await json<{ latest: string | null; versions: Record<string, { status?: string; statusReason?: string }> }>([
+      'show',
+      'acme/pdf',
+    ]);
     expect(after.latest).toBeNull();
     expect(after.versions['1.0.0']).toMatchObject({ status: 'yanked', statusReason: 'broken' });
 
     expect(await json<{ name: string; sequence: number }[]>(['remote', 'list'])).toMatchObject([{ name: 'local', sequence: 2 }]);
   });
 
-  it('search and show are the SDK\'s: the same hits in the same order as Arcotheon.search (issue 15 item 3)', async () => {
+  it("search and show are the SDK's: the same hits in the same order as Arcotheon.search (issue 15 item 3)", async () => {
     for (const name of ['alpha', 'beta', 'gamma']) {
-      await json(['registry', 'publish', 'reg', await helper.package({ id: `acme/${name}`, version: '1.0.0', name: `${name} tool`, summary: 'Shared words', keywords: ['shared'] })]);
+      await json([
+        'registry',
+        'publish',
+        'reg',
+        await helper.package({ id: `acme/${name}`, version: '1.0.0', name: `${name} tool`, summary: 'Shared words', keywords: ['shared'] }),
+      ]);
     }
     await json(['registry', 'deprecate', 'reg', 'acme/alpha', '--message', 'use beta']);
     await json(['registry', 'build', 'reg', '--root-key', 'root.json']);
@@ -85,7 +111,12 @@ describe('adcap registry + remote/search/show (in-process)', () => {
     expect(shared).toEqual(['acme/beta', 'acme/gamma', 'acme/alpha']);
     expect(await json<{ id: string }[]>(['search', 'alpha', '--remote', 'local'])).toMatchObject([{ id: 'acme/alpha' }]);
     expect((await run(['search', 'alpha', '--remote', 'nowhere'])).stderr).toMatch(/^error E_NOT_FOUND: /);
-    const shown = await json<{ id: string; remote: string; name: string; deprecated: { message: string } | null }>(['show', 'acme/alpha', '--remote', 'local']);
+    const shown = await json<{ id: string; remote: string; name: string; deprecated: { message: string } | null }>([
+      'show',
+      'acme/alpha',
+      '--remote',
+      'local',
+    ]);
     expect(shown).toMatchObject({ id: 'acme/alpha', remote: 'local', name: 'alpha tool', deprecated: { message: 'use beta' } });
   });
 

@@ -2,7 +2,14 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addRemote, getRemote, listRemotes, normalizeRemoteUrl, removeRemote, updateHomeConfig } from '../../../sdk/src/registry/remotes.js';
+import {
+  addRemote,
+  getRemote,
+  listRemotes,
+  normalizeRemoteUrl,
+  removeRemote,
+  updateHomeConfig,
+} from '../../../sdk/src/registry/remotes.js';
 import { generateKey } from '../../../sdk/src/trust/keys.js';
 
 let home: string;
@@ -37,10 +44,18 @@ describe('remotes in home/config.json', () => {
 
   it('refuses a duplicate name, a bad root key, a bad name and a non-loopback http URL', async () => {
     await addRemote(home, { name: 'a', url: 'http://127.0.0.1:9/v1/', rootKeys: [key.publicKey] });
-    await expect(addRemote(home, { name: 'a', url: 'https://x.example/v1/', rootKeys: [key.publicKey] })).rejects.toMatchObject({ code: 'E_USAGE' });
-    await expect(addRemote(home, { name: 'b', url: 'https://x.example/v1/', rootKeys: ['not-a-key'] })).rejects.toMatchObject({ code: 'E_USAGE' });
-    await expect(addRemote(home, { name: '../evil', url: 'https://x.example/v1/', rootKeys: [key.publicKey] })).rejects.toMatchObject({ code: 'E_USAGE' });
-    await expect(addRemote(home, { name: 'c', url: 'http://registry.example/v1/', rootKeys: [key.publicKey] })).rejects.toMatchObject({ code: 'E_DOWNLOAD' });
+    await expect(addRemote(home, { name: 'a', url: 'https://x.example/v1/', rootKeys: [key.publicKey] })).rejects.toMatchObject({
+      code: 'E_USAGE',
+    });
+    await expect(addRemote(home, { name: 'b', url: 'https://x.example/v1/', rootKeys: ['not-a-key'] })).rejects.toMatchObject({
+      code: 'E_USAGE',
+    });
+    await expect(addRemote(home, { name: '../evil', url: 'https://x.example/v1/', rootKeys: [key.publicKey] })).rejects.toMatchObject({
+      code: 'E_USAGE',
+    });
+    await expect(addRemote(home, { name: 'c', url: 'http://registry.example/v1/', rootKeys: [key.publicKey] })).rejects.toMatchObject({
+      code: 'E_DOWNLOAD',
+    });
     await expect(removeRemote(home, 'nope')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
   });
 

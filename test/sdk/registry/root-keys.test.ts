@@ -45,7 +45,12 @@ describe('ARCOTHEON_ROOT_KEYS in a checkout', () => {
     expect(shipped, 'the example registry must be built (npm run examples) for this test').not.toBeNull();
     expect(ARCOTHEON_ROOT_KEYS).toEqual(shipped?.rootKeys);
     expect(Object.isFrozen(ARCOTHEON_ROOT_KEYS)).toBe(true);
-    const arc = new Arcotheon({ home: join(work, 'checkout-home'), rootKeys: ARCOTHEON_ROOT_KEYS, host: HOST, runtimes: { node: '22.12.0', python: '3.11.7' } });
+    const arc = new Arcotheon({
+      home: join(work, 'checkout-home'),
+      rootKeys: ARCOTHEON_ROOT_KEYS,
+      host: HOST,
+      runtimes: { node: '22.12.0', python: '3.11.7' },
+    });
     expect((await arc.sources.remotes()).map((r) => r.name)).toEqual([shipped?.name]);
     const hits = await arc.search('csv');
     expect(hits.map((h) => h.id)).toContain('acme/csv-summary');
@@ -70,7 +75,8 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
     // The staged repository: sdk/ (as built), build/bundle-registry.mjs, examples/registry.
     const stage = join(work, 'stage');
     const stagedSdk = join(stage, 'sdk');
-    for (const entry of ['package.json', 'README.md', 'dist', 'schema', 'examples']) await cp(join(SDK, entry), join(stagedSdk, entry), { recursive: true });
+    for (const entry of ['package.json', 'README.md', 'dist', 'schema', 'examples'])
+      await cp(join(SDK, entry), join(stagedSdk, entry), { recursive: true });
     await cp(join(REPO, 'build', 'bundle-registry.mjs'), join(stage, 'build', 'bundle-registry.mjs'));
     await mkdir(join(stage, 'examples'), { recursive: true });
     await symlink(join(REPO, 'examples', 'registry'), join(stage, 'examples', 'registry'), 'dir');
@@ -80,7 +86,10 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
     await run('npm', ['run', 'postpack'], { cwd: stagedSdk, env: npmEnv() });
     // postpack removed the copy again: a checkout never keeps a stale registry in sdk/.
     expect(existsSync(join(stagedSdk, 'registry'))).toBe(false);
-    const { version, dependencies } = JSON.parse(await readFile(join(SDK, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    const { version, dependencies } = JSON.parse(await readFile(join(SDK, 'package.json'), 'utf8')) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
     const tarball = join(packDir, `arcotheon-sdk-${version}.tgz`);
     const listing = (await run('tar', ['tzf', tarball])).stdout.split('\n');
     expect(listing).toContain('package/registry/embedded-remote.json');
@@ -108,7 +117,10 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
     );
     const { stdout } = await run(process.execPath, ['host.mjs', join(app, 'home')], { cwd: app, env });
     const result = JSON.parse(stdout) as { keys: string[]; url: string; remotes: string[]; hits: string[] };
-    const pin = JSON.parse(await readFile(join(installed, 'registry', 'embedded-remote.json'), 'utf8')) as { rootKeys: string[]; name: string };
+    const pin = JSON.parse(await readFile(join(installed, 'registry', 'embedded-remote.json'), 'utf8')) as {
+      rootKeys: string[];
+      name: string;
+    };
     expect(result.keys).toEqual(pin.rootKeys);
     expect(result.keys.length).toBeGreaterThan(0);
     // The catalogue comes from the package's own copy, not from this checkout.

@@ -74,12 +74,21 @@ async function checkTree(root: string, rootKeys: readonly string[]): Promise<Che
   const verified = verifyCatalogue(await readFile(join(v1, 'catalog.json')), rootKeys, NO_AGE_LIMIT);
   let documents = 0;
   for (const file of await jsonFilesUnder(join(v1, 'packages'))) {
-    const id = relative(join(v1, 'packages'), file).split(/[\\/]/).join('/').replace(/\.json$/, '');
+    const id = relative(join(v1, 'packages'), file)
+      .split(/[\\/]/)
+      .join('/')
+      .replace(/\.json$/, '');
     const doc = parsePackageDocument(await readFile(file), id);
     expect(doc.id).toBe(id);
     documents += 1;
   }
-  return { publishers: publishers.length, entries, statuses, documents, catalogueCapabilities: Object.keys(verified.payload.capabilities).length };
+  return {
+    publishers: publishers.length,
+    entries,
+    statuses,
+    documents,
+    catalogueCapabilities: Object.keys(verified.payload.capabilities).length,
+  };
 }
 
 let reg: TestRegistry;
@@ -98,7 +107,10 @@ beforeAll(async () => {
   reg = await TestRegistry.create({ name: 'schema-test' });
   const first = await reg.addPublisher('acme');
   await reg.addPublisher('beta');
-  await reg.publish({ id: 'acme/pdf', version: '1.0.0', keywords: ['pdf', 'forms'] }, { urls: ['https://mirror.example/acme-pdf-1.0.0.adcap'] });
+  await reg.publish(
+    { id: 'acme/pdf', version: '1.0.0', keywords: ['pdf', 'forms'] },
+    { urls: ['https://mirror.example/acme-pdf-1.0.0.adcap'] },
+  );
   await reg.publish({ id: 'acme/pdf', version: '1.1.0' });
   await reg.publish({ id: 'acme/pdf', version: '1.2.0' });
   await reg.publish({ id: 'acme/pdf', version: '2.0.0-beta.1' });
@@ -135,7 +147,10 @@ describe('registry-1.json accepts what the builder writes', () => {
     for (const kind of ['registryConfig', 'publisherFile', 'versionEntry', 'statusFile', 'packageDocument', 'cataloguePayload']) {
       expect(ajv.getSchema(`${schema.$id}#/$defs/${kind}`), kind).toBeTypeOf('function');
     }
-    const pkg = JSON.parse(await readFile(join(repo, 'sdk', 'package.json'), 'utf8')) as { exports: Record<string, string>; files: string[] };
+    const pkg = JSON.parse(await readFile(join(repo, 'sdk', 'package.json'), 'utf8')) as {
+      exports: Record<string, string>;
+      files: string[];
+    };
     expect(pkg.exports['./schema/registry-1.json']).toBe('./schema/registry-1.json');
     expect(pkg.files).toContain('schema');
   });
@@ -204,16 +219,46 @@ describe('the catalogue payload (E_CATALOG)', () => {
     ['a local time', (p) => (p.generatedAt = '2026-11-30T12:00:00+01:00'), '/generatedAt', 'pattern'],
     ['a month 13', (p) => (p.generatedAt = '2026-13-30T12:00:00Z'), '/generatedAt', 'format'],
     ['publishers as a list', (p) => (record(p)['publishers'] = []), '/publishers', 'type'],
-    ['a publisher id with capitals', (p) => (p.publishers['Acme'] = p.publishers['acme'] as CataloguePublisherLike), '/publishers', 'pattern'],
+    [
+      'a publisher id with capitals',
+      (p) => (p.publishers['Acme'] = p.publishers['acme'] as CataloguePublisherLike),
+      '/publishers',
+      'pattern',
+    ],
     ['a key status "lost"', (p) => (record(p.publishers['acme']?.keys[0])['status'] = 'lost'), '/publishers/acme/keys/0/status', 'enum'],
-    ['a key id in capitals', (p) => (record(p.publishers['acme']?.keys[0])['keyId'] = 'A'.repeat(64)), '/publishers/acme/keys/0/keyId', 'pattern'],
-    ['a capability id without a publisher', (p) => (p.capabilities['pdf'] = p.capabilities['acme/pdf'] as CatalogueCapabilityLike), '/capabilities', 'pattern'],
+    [
+      'a key id in capitals',
+      (p) => (record(p.publishers['acme']?.keys[0])['keyId'] = 'A'.repeat(64)),
+      '/publishers/acme/keys/0/keyId',
+      'pattern',
+    ],
+    [
+      'a capability id without a publisher',
+      (p) => (p.capabilities['pdf'] = p.capabilities['acme/pdf'] as CatalogueCapabilityLike),
+      '/capabilities',
+      'pattern',
+    ],
     ['a tier "gold"', (p) => (record(p.capabilities['acme/pdf'])['tier'] = 'gold'), '/capabilities/acme~1pdf/tier', 'enum'],
     ['keywords as a string', (p) => (record(p.capabilities['acme/pdf'])['keywords'] = 'pdf'), '/capabilities/acme~1pdf/keywords', 'type'],
     ['deprecated as "no"', (p) => (record(p.capabilities['acme/pdf'])['deprecated'] = 'no'), '/capabilities/acme~1pdf/deprecated', 'type'],
-    ['latest that is not semver', (p) => (record(p.capabilities['acme/pdf'])['latest'] = 'v1'), '/capabilities/acme~1pdf/latest', 'pattern'],
-    ['a doc pin without sha256', (p) => delete record(p.capabilities['acme/pdf']?.doc)['sha256'], '/capabilities/acme~1pdf/doc', 'required'],
-    ['a short doc sha256', (p) => (record(p.capabilities['acme/pdf']?.doc)['sha256'] = 'abc'), '/capabilities/acme~1pdf/doc/sha256', 'pattern'],
+    [
+      'latest that is not semver',
+      (p) => (record(p.capabilities['acme/pdf'])['latest'] = 'v1'),
+      '/capabilities/acme~1pdf/latest',
+      'pattern',
+    ],
+    [
+      'a doc pin without sha256',
+      (p) => delete record(p.capabilities['acme/pdf']?.doc)['sha256'],
+      '/capabilities/acme~1pdf/doc',
+      'required',
+    ],
+    [
+      'a short doc sha256',
+      (p) => (record(p.capabilities['acme/pdf']?.doc)['sha256'] = 'abc'),
+      '/capabilities/acme~1pdf/doc/sha256',
+      'pattern',
+    ],
   ];
 
   it.each(cases)('refuses %s, naming the field', (_name, edit, pointer, keyword) => {
@@ -231,7 +276,9 @@ describe('the catalogue payload (E_CATALOG)', () => {
 
   it('refuses a publisher key whose keyId is not the SHA-256 of its publicKey (a rule beside the schema)', () => {
     const other = generateKey();
-    const error = refusal(() => checkCataloguePayload(edited(catalogue, (p) => (record(p.publishers['acme']?.keys[0])['publicKey'] = other.publicKey))));
+    const error = refusal(() =>
+      checkCataloguePayload(edited(catalogue, (p) => (record(p.publishers['acme']?.keys[0])['publicKey'] = other.publicKey))),
+    );
     expect(error).toMatchObject({ code: 'E_CATALOG', details: { pointer: '/publishers/acme/keys/0/publicKey' } });
     expect(error.message).toContain('whose SHA-256 is keyId');
   });
@@ -249,12 +296,22 @@ describe('the package document (E_DOC_HASH)', () => {
   const v = (doc: PackageDocument): Record<string, unknown> => record(doc.versions['1.0.0']);
   const cases: Edit<PackageDocument>[] = [
     ['versions as a list', (d) => (record(d)['versions'] = []), '/versions', 'type'],
-    ['a version key that is not semver', (d) => (d.versions['latest'] = d.versions['1.0.0'] as PackageDocument['versions'][string]), '/versions', 'pattern'],
+    [
+      'a version key that is not semver',
+      (d) => (d.versions['latest'] = d.versions['1.0.0'] as PackageDocument['versions'][string]),
+      '/versions',
+      'pattern',
+    ],
     ['an entry without its archive', (d) => delete v(d)['archive'], '/versions/1.0.0', 'required'],
     ['a negative archive size', (d) => (record(v(d)['archive'])['size'] = -1), '/versions/1.0.0/archive/size', 'minimum'],
     ['an archive size as a string', (d) => (record(v(d)['archive'])['size'] = '10'), '/versions/1.0.0/archive/size', 'type'],
     ['a URL that is a number', (d) => (record(v(d)['archive'])['urls'] = [42]), '/versions/1.0.0/archive/urls/0', 'type'],
-    ['an archive sha256 in capitals', (d) => (record(v(d)['archive'])['sha256'] = 'B'.repeat(64)), '/versions/1.0.0/archive/sha256', 'pattern'],
+    [
+      'an archive sha256 in capitals',
+      (d) => (record(v(d)['archive'])['sha256'] = 'B'.repeat(64)),
+      '/versions/1.0.0/archive/sha256',
+      'pattern',
+    ],
     ['a manifestSha256 that is not a hash', (d) => (v(d)['manifestSha256'] = 'x'), '/versions/1.0.0/manifestSha256', 'pattern'],
     ['a status "pulled"', (d) => (v(d)['status'] = 'pulled'), '/versions/1.0.0/status', 'enum'],
     ['an access "secret"', (d) => (v(d)['access'] = 'secret'), '/versions/1.0.0/access', 'enum'],
@@ -271,7 +328,10 @@ describe('the package document (E_DOC_HASH)', () => {
   });
 
   it('refuses a document of another capability, and an entry that names another version (rules beside the schema)', () => {
-    expect(refusal(() => parsePackageDocument(Buffer.from(JSON.stringify(document)), 'acme/other'))).toMatchObject({ code: 'E_DOC_HASH', details: { pointer: '/id' } });
+    expect(refusal(() => parsePackageDocument(Buffer.from(JSON.stringify(document)), 'acme/other'))).toMatchObject({
+      code: 'E_DOC_HASH',
+      details: { pointer: '/id' },
+    });
     const swapped = edited(document, (d) => (d.versions['1.0.0'] = d.versions['1.1.0'] as PackageDocument['versions'][string]));
     const error = refusal(() => parsePackageDocument(Buffer.from(JSON.stringify(swapped)), 'acme/pdf'));
     expect(error).toMatchObject({ code: 'E_DOC_HASH', details: { pointer: '/versions/1.0.0' } });
@@ -295,13 +355,21 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
   ])('publishers/<pub>.json: refuses %s', (_name, edit, pointer, keyword) => {
     const error = refusal(() => checkPublisherFile(edited(publisher, edit), path, 'acme'));
     expect(error).toMatchObject({ code: 'E_SCHEMA', details: { file: path, pointer, keyword } });
-    expect(error.message).toMatch(new RegExp(`^${path} does not match its schema: ${pointer || '/'} .*; fix the file by hand or restore it from version control\\.$`));
+    expect(error.message).toMatch(
+      new RegExp(`^${path} does not match its schema: ${pointer || '/'} .*; fix the file by hand or restore it from version control\\.$`),
+    );
   });
 
   it('publishers/<pub>.json: refuses another id and a keyId that is not the hash of its key (rules beside the schema)', () => {
     expect(refusal(() => checkPublisherFile(publisher, path, 'beta')).message).toContain('but its file name says "beta"');
     const other = generateKey();
-    const error = refusal(() => checkPublisherFile(edited(publisher, (f) => (record(f.keys[1])['publicKey'] = other.publicKey)), path, 'acme'));
+    const error = refusal(() =>
+      checkPublisherFile(
+        edited(publisher, (f) => (record(f.keys[1])['publicKey'] = other.publicKey)),
+        path,
+        'acme',
+      ),
+    );
     expect(error).toMatchObject({ code: 'E_SCHEMA' });
     expect(error.message).toContain('keys[1] whose keyId is not the SHA-256 of its publicKey');
   });
@@ -311,7 +379,12 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
     ['an archive without urls', (e) => delete record(e.archive)['urls'], '/archive', 'required'],
     ['a signer that is not a key id', (e) => (e.signers = ['acme']), '/signers/0', 'pattern'],
     ['a dependency on a bad id', (e) => (e.dependencies = { 'Not An Id': '^1.0.0' }), '/dependencies', 'pattern'],
-    ['a resource with a string size', (e) => (e.contents.resources = [{ id: 'fonts', size: '1' as unknown as number }]), '/contents/resources/0/size', 'type'],
+    [
+      'a resource with a string size',
+      (e) => (e.contents.resources = [{ id: 'fonts', size: '1' as unknown as number }]),
+      '/contents/resources/0/size',
+      'type',
+    ],
     ['keywords as a string', (e) => (record(e)['keywords'] = 'pdf'), '/keywords', 'type'],
   ])('entries/<pub>/<name>/<version>.json: refuses %s', (_name, edit, pointer, keyword) => {
     const error = refusal(() => checkVersionEntry(edited(entry, edit), path, 'acme/pdf', '1.0.0'));
@@ -320,7 +393,9 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
   });
 
   it('entries/<pub>/<name>/<version>.json: refuses an entry for another version (a rule beside the schema)', () => {
-    expect(refusal(() => checkVersionEntry(entry, path, 'acme/pdf', '1.0.1')).message).toContain('names acme/pdf@1.0.0, not acme/pdf@1.0.1');
+    expect(refusal(() => checkVersionEntry(entry, path, 'acme/pdf', '1.0.1')).message).toContain(
+      'names acme/pdf@1.0.0, not acme/pdf@1.0.1',
+    );
   });
 
   it.each<Edit<StatusFile>>([
@@ -339,12 +414,24 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
       await writeFile(file, JSON.stringify(value));
       return readRegistryConfig(scratch);
     };
-    await expect(read({ ...config, rootKeys: [] })).rejects.toMatchObject({ code: 'E_SCHEMA', details: { pointer: '/rootKeys', keyword: 'minItems' } });
-    await expect(read({ ...config, spec: '1' })).rejects.toMatchObject({ code: 'E_SCHEMA', details: { pointer: '/spec', keyword: 'const' } });
-    await expect(read({ ...config, sequence: -3 })).rejects.toMatchObject({ code: 'E_SCHEMA', details: { pointer: '/sequence', keyword: 'minimum' } });
+    await expect(read({ ...config, rootKeys: [] })).rejects.toMatchObject({
+      code: 'E_SCHEMA',
+      details: { pointer: '/rootKeys', keyword: 'minItems' },
+    });
+    await expect(read({ ...config, spec: '1' })).rejects.toMatchObject({
+      code: 'E_SCHEMA',
+      details: { pointer: '/spec', keyword: 'const' },
+    });
+    await expect(read({ ...config, sequence: -3 })).rejects.toMatchObject({
+      code: 'E_SCHEMA',
+      details: { pointer: '/sequence', keyword: 'minimum' },
+    });
     const other = generateKey();
     const swapped = { ...config, rootKeys: [{ keyId: reg.rootKey.keyId, publicKey: other.publicKey }] };
-    await expect(read(swapped)).rejects.toMatchObject({ code: 'E_SCHEMA', message: expect.stringContaining('rootKeys[0] whose keyId is not the SHA-256 of its publicKey') });
+    await expect(read(swapped)).rejects.toMatchObject({
+      code: 'E_SCHEMA',
+      message: expect.stringContaining('rootKeys[0] whose keyId is not the SHA-256 of its publicKey'),
+    });
     const { sequence: _dropped, ...withoutSequence } = config;
     await expect(read(withoutSequence)).resolves.toMatchObject({ sequence: 0 });
   });

@@ -80,7 +80,24 @@ describe('search filters', () => {
 
 /** A synthetic catalogue of `count` capabilities with realistic field sizes. */
 export function syntheticCapabilities(count: number): Record<string, CatalogueCapability> {
-  const words = ['pdf', 'forms', 'csv', 'tables', 'search', 'index', 'vector', 'image', 'audio', 'translate', 'summarise', 'chart', 'sql', 'http', 'git', 'docs'];
+  const words = [
+    'pdf',
+    'forms',
+    'csv',
+    'tables',
+    'search',
+    'index',
+    'vector',
+    'image',
+    'audio',
+    'translate',
+    'summarise',
+    'chart',
+    'sql',
+    'http',
+    'git',
+    'docs',
+  ];
   const out: Record<string, CatalogueCapability> = {};
   for (let i = 0; i < count; i++) {
     const a = words[i % words.length] as string;

@@ -28,7 +28,11 @@ describe('resolve: realistic graphs', () => {
   it('resolves 400 capabilities with 25 versions each, meeting every requirement', () => {
     for (const seed of [1, 2, 3]) {
       const registry = realisticRegistry(400, 25, seed);
-      const roots = Object.fromEntries(Object.keys(registry).slice(0, 20).map((id) => [id, '*']));
+      const roots = Object.fromEntries(
+        Object.keys(registry)
+          .slice(0, 20)
+          .map((id) => [id, '*']),
+      );
       const result = resolve(request(registry, roots));
       expect(Object.keys(result.versions).length).toBeGreaterThan(200);
       expect(unmet(registry, roots, result.versions)).toEqual([]);

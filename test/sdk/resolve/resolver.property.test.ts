@@ -11,7 +11,21 @@ import { HOST } from './fixtures.js';
 // Small random registries: few ids, few versions, ranges that overlap in interesting ways.
 const IDS = ['p/a', 'p/b', 'p/c', 'p/d', 'p/e'];
 const VERSIONS = ['0.9.0', '1.0.0', '1.1.0', '1.2.0-beta.1', '2.0.0', '2.0.0-rc.1'];
-const RANGES = ['*', '*', '>=0.9.0', '^1.0.0', '^2.0.0', '>=1.0.0', '<2.0.0', '~1.1.0', '1.1.0', '=2.0.0-rc.1', '1.2.0-beta.1', '0.9.0', '>=1.2.0-beta.1'];
+const RANGES = [
+  '*',
+  '*',
+  '>=0.9.0',
+  '^1.0.0',
+  '^2.0.0',
+  '>=1.0.0',
+  '<2.0.0',
+  '~1.1.0',
+  '1.1.0',
+  '=2.0.0-rc.1',
+  '1.2.0-beta.1',
+  '0.9.0',
+  '>=1.2.0-beta.1',
+];
 
 const OPEN_RANGES = ['*', '>=0.9.0', '^1.0.0', '<2.0.0', '>=1.0.0'];
 const rangeArb = fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...OPEN_RANGES) }, fc.constantFrom(...RANGES));
@@ -53,11 +67,14 @@ const caseArb: fc.Arbitrary<Case> = fc.integer({ min: 2, max: IDS.length }).chai
       ),
     ),
     // Mostly open requests, so that the dependencies decide; sometimes any range at all.
-    roots: fc.uniqueArray(fc.record({ id: fc.constantFrom(...ids), range: fc.oneof({ weight: 3, arbitrary: fc.constant('*') }, fc.constantFrom(...RANGES)) }), {
-      minLength: 1,
-      maxLength: 2,
-      selector: (r) => r.id,
-    }),
+    roots: fc.uniqueArray(
+      fc.record({ id: fc.constantFrom(...ids), range: fc.oneof({ weight: 3, arbitrary: fc.constant('*') }, fc.constantFrom(...RANGES)) }),
+      {
+        minLength: 1,
+        maxLength: 2,
+        selector: (r) => r.id,
+      },
+    ),
     installed: fc.dictionary(fc.constantFrom(...ids), fc.constantFrom(...VERSIONS), { maxKeys: 2 }),
     includePrerelease: fc.boolean(),
   });
@@ -182,7 +199,11 @@ function attempt(c: Case): Resolution | AdcapError {
 function orderProblems(c: Case, result: Resolution): string[] {
   const problems: string[] = [];
   const at = new Map(result.order.map((id, i) => [id, i]));
-  if (at.size !== result.order.length || !Object.keys(result.versions).every((id) => at.has(id)) || at.size !== Object.keys(result.versions).length) {
+  if (
+    at.size !== result.order.length ||
+    !Object.keys(result.versions).every((id) => at.has(id)) ||
+    at.size !== Object.keys(result.versions).length
+  ) {
     problems.push('order is not a permutation of the selected ids');
   }
   const depsOf = (id: string): string[] => Object.keys(find(c, id, result.versions[id] ?? '')?.dependencies ?? {});

@@ -22,7 +22,12 @@ describe('resolve (spec §11)', () => {
         { version: '1.2.0', dependencies: { 'acme/lib': '^1.1.0', 'acme/util': '~2.0.0' } },
         { version: '2.0.0', dependencies: { 'acme/lib': '^2.0.0' } },
       ],
-      'acme/lib': [{ version: '1.0.0' }, { version: '1.1.0' }, { version: '1.3.0', dependencies: { 'acme/util': '>=2.0.0' } }, { version: '2.0.0' }],
+      'acme/lib': [
+        { version: '1.0.0' },
+        { version: '1.1.0' },
+        { version: '1.3.0', dependencies: { 'acme/util': '>=2.0.0' } },
+        { version: '2.0.0' },
+      ],
       'acme/util': [{ version: '2.0.0' }, { version: '2.0.5' }, { version: '2.1.0' }],
     };
     const result = resolve(request(registry, { 'acme/app': '^1.0.0' }));
@@ -176,7 +181,9 @@ describe('resolve (spec §11)', () => {
     expect(resolve(request(registry, { 'acme/self': '*' })).versions).toEqual({ 'acme/self': '1.0.0' });
     const error = failure(() => resolve(request(registry, { 'acme/a': '^2.0.0' })));
     expect(error.code).toBe('E_RESOLVE');
-    expect(error.message).toBe('You asked for acme/a ^2.0.0, but acme/b 1.0.0 to 2.0.0 needs acme/a ^1.0.0; no version of acme/a satisfies both.');
+    expect(error.message).toBe(
+      'You asked for acme/a ^2.0.0, but acme/b 1.0.0 to 2.0.0 needs acme/a ^1.0.0; no version of acme/a satisfies both.',
+    );
   });
 
   it('conflict message wording: names both requirers and the capability no version satisfies', () => {
@@ -205,7 +212,9 @@ describe('resolve (spec §11)', () => {
       ],
     });
     const none = failure(() => resolve(request(registry, { 'acme/lib': '^3.0.0' })));
-    expect(none.message).toBe('You asked for acme/lib ^3.0.0, but no published version of acme/lib matches (available: 2.0.0, 1.9.0, 1.0.0).');
+    expect(none.message).toBe(
+      'You asked for acme/lib ^3.0.0, but no published version of acme/lib matches (available: 2.0.0, 1.9.0, 1.0.0).',
+    );
   });
 
   it('not found: an id that does not exist at all', () => {

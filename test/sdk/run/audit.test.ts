@@ -28,7 +28,12 @@ async function logWith(count: number, months: string[] = ['2026-11-30T10:00:00Z'
 
 async function editLines(dir: string, file: string, edit: (lines: string[]) => string[]): Promise<void> {
   const lines = (await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l !== '');
-  await writeFile(join(dir, file), edit(lines).map((l) => `${l}\n`).join(''));
+  await writeFile(
+    join(dir, file),
+    edit(lines)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
 }
 
 describe('audit log', () => {
@@ -41,7 +46,10 @@ describe('audit log', () => {
 
   it('records what a run did: digests, grants, outcome and a link to the previous line', async () => {
     const { dir } = await logWith(2);
-    const [first, second] = (await readFile(join(dir, '2026-11.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [first, second] = (await readFile(join(dir, '2026-11.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(first).toMatchObject({ seq: 1, prev: '0'.repeat(64), capability: 'acme/csv', grantsUsed: ['fs:read:workspace'], outcome: 'ok' });
     expect(second?.['seq']).toBe(2);
     expect(second?.['prev']).toMatch(/^[0-9a-f]{64}$/);
@@ -73,7 +81,9 @@ describe('audit log', () => {
 
   it('detects a whole line re-serialised with the same content', async () => {
     const { dir, log } = await logWith(2);
-    await editLines(dir, '2026-11.jsonl', (lines) => lines.map((l, i) => (i === 1 ? JSON.stringify(JSON.parse(l), null, 1).replace(/\n/g, '') : l)));
+    await editLines(dir, '2026-11.jsonl', (lines) =>
+      lines.map((l, i) => (i === 1 ? JSON.stringify(JSON.parse(l), null, 1).replace(/\n/g, '') : l)),
+    );
     await expect(log.verify()).rejects.toMatchObject({ code: 'E_HASH' });
   });
 

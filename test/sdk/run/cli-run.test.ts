@@ -13,7 +13,16 @@ beforeAll(async () => {
   await h.install({
     id: 'acme/cli',
     tools: [nodeTool('echo', 'echo.mjs', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } })],
-    workflows: [{ 'adcap-workflow': '1.0', id: 'ask', steps: [{ id: 'e', tool: 'echo', input: { text: '{{inputs.q}}' } }, { id: 'a', agent: 'Answer {{steps.e.output.echoed.text}}' }] }],
+    workflows: [
+      {
+        'adcap-workflow': '1.0',
+        id: 'ask',
+        steps: [
+          { id: 'e', tool: 'echo', input: { text: '{{inputs.q}}' } },
+          { id: 'a', agent: 'Answer {{steps.e.output.echoed.text}}' },
+        ],
+      },
+    ],
     files: { 'tools/echo.mjs': 'echo.mjs' },
   });
 });

@@ -53,7 +53,10 @@ function runContextOf(a: Arcotheon): RunContext {
 beforeAll(async () => {
   h = await RunHome.create();
   arc = h.arc();
-  await h.install({ id: 'acme/flow', tools: [nodeTool('echo', 'echo.mjs')], workflows: [flow], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
+  await h.install(
+    { id: 'acme/flow', tools: [nodeTool('echo', 'echo.mjs')], workflows: [flow], files: { 'tools/echo.mjs': 'echo.mjs' } },
+    arc,
+  );
 });
 afterAll(async () => {
   await h.remove();
@@ -69,7 +72,8 @@ describe('RunContext', () => {
     expect(result).toMatchObject({ status: 'done', output: { n: 3 } });
     expect((await grantedMcpTools(view, ['acme/flow'])).map((t) => t.mcp.name)).toEqual([mcpToolName('acme/flow', 'echo')]);
     // What a run reads: the installed side, the policy, the cache and sources, the host's choices.
-    for (const key of ['home', 'state', 'readInstalledManifest', 'policyInForce', 'sandboxChoice', 'sourcePolicy']) expect(reached).toContain(key);
+    for (const key of ['home', 'state', 'readInstalledManifest', 'policyInForce', 'sandboxChoice', 'sourcePolicy'])
+      expect(reached).toContain(key);
   });
 });
 

@@ -38,7 +38,12 @@ function hostSandbox(calls: SandboxSpec[], cleanups: string[]): Sandbox {
     name: 'host-jail',
     wrap(spec) {
       calls.push(spec);
-      return { command: spec.command, args: spec.args, env: { PATH: '/usr/bin:/bin', HOST_JAIL: 'yes' }, cleanup: () => void cleanups.push('done') };
+      return {
+        command: spec.command,
+        args: spec.args,
+        env: { PATH: '/usr/bin:/bin', HOST_JAIL: 'yes' },
+        cleanup: () => void cleanups.push('done'),
+      };
     },
   };
 }
@@ -75,12 +80,33 @@ describe('a host sandbox written from the contract', () => {
 
   it('reports a wrap() or available() that throws as E_HOST_CALLBACK with the cause kept', async () => {
     const boom = new Error('jail is down');
-    const arc = h.arc({ remotes: [], sandbox: { use: { name: 'thrower', wrap: () => { throw boom; } } } });
+    const arc = h.arc({
+      remotes: [],
+      sandbox: {
+        use: {
+          name: 'thrower',
+          wrap: () => {
+            throw boom;
+          },
+        },
+      },
+    });
     await h.install({ id: 'acme/thrown', ...envTool }, arc);
     const error = await rejectionOf(runTool(arc, 'acme/thrown', 'env', {}));
     expect(error).toMatchObject({ code: 'E_HOST_CALLBACK', cause: boom });
     expect(error.message).toContain('jail is down');
-    const unsure = h.arc({ remotes: [], sandbox: { use: { name: 'unsure', available: () => { throw new Error('probe failed'); }, wrap: () => ({ command: 'x', args: [], env: {} }) } } });
+    const unsure = h.arc({
+      remotes: [],
+      sandbox: {
+        use: {
+          name: 'unsure',
+          available: () => {
+            throw new Error('probe failed');
+          },
+          wrap: () => ({ command: 'x', args: [], env: {} }),
+        },
+      },
+    });
     expect((await rejectionOf(runTool(unsure, 'acme/thrown', 'env', {}))).code).toBe('E_HOST_CALLBACK');
   });
 });
@@ -101,11 +127,22 @@ describe('optOut (capabilities the host ships itself)', () => {
 
 describe('host callbacks and cancellation in runTool', () => {
   it('a checkTier that throws, or answers something other than a boolean, is E_HOST_CALLBACK', async () => {
-    const throwing = h.arc({ remotes: [], checkTier: () => { throw new Error('entitlement service down'); } });
+    const throwing = h.arc({
+      remotes: [],
+      checkTier: () => {
+        throw new Error('entitlement service down');
+      },
+    });
     await h.install({ id: 'acme/tiered', ...envTool }, throwing);
-    expect(await rejectionOf(runTool(throwing, 'acme/tiered', 'env', {}))).toMatchObject({ code: 'E_HOST_CALLBACK', details: { callback: 'checkTier' } });
+    expect(await rejectionOf(runTool(throwing, 'acme/tiered', 'env', {}))).toMatchObject({
+      code: 'E_HOST_CALLBACK',
+      details: { callback: 'checkTier' },
+    });
     const vague = h.arc({ remotes: [], checkTier: (() => undefined) as never });
-    expect(await rejectionOf(runTool(vague, 'acme/tiered', 'env', {}))).toMatchObject({ code: 'E_HOST_CALLBACK', details: { callback: 'checkTier' } });
+    expect(await rejectionOf(runTool(vague, 'acme/tiered', 'env', {}))).toMatchObject({
+      code: 'E_HOST_CALLBACK',
+      details: { callback: 'checkTier' },
+    });
     const asynchronous = h.arc({ remotes: [], checkTier: () => Promise.resolve(true) });
     expect((await runTool(asynchronous, 'acme/tiered', 'env', {})).sandbox).toBe('bubblewrap');
   });
@@ -113,7 +150,19 @@ describe('host callbacks and cancellation in runTool', () => {
   it('a throwing onProgress is E_HOST_CALLBACK, not a tool failure', async () => {
     const arc = h.arc({ remotes: [] });
     await h.install({ id: 'acme/progress', ...envTool }, arc);
-    const error = await rejectionOf(runTool(arc, 'acme/progress', 'env', {}, { onProgress: () => { throw new Error('UI gone'); } }));
+    const error = await rejectionOf(
+      runTool(
+        arc,
+        'acme/progress',
+        'env',
+        {},
+        {
+          onProgress: () => {
+            throw new Error('UI gone');
+          },
+        },
+      ),
+    );
     expect(error).toMatchObject({ code: 'E_HOST_CALLBACK', details: { callback: 'onProgress' } });
   });
 
@@ -122,7 +171,18 @@ describe('host callbacks and cancellation in runTool', () => {
     await h.install({ id: 'acme/cancel', ...envTool }, arc);
     expect((await rejectionOf(runTool(arc, 'acme/cancel', 'env', {}, { signal: AbortSignal.abort() }))).code).toBe('E_CANCELLED');
     const controller = new AbortController();
-    const running = runTool(arc, 'acme/cancel', 'env', { wait: true }, { signal: controller.signal, onProgress: (p) => { if (p.phase === 'run') controller.abort(); } });
+    const running = runTool(
+      arc,
+      'acme/cancel',
+      'env',
+      { wait: true },
+      {
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.phase === 'run') controller.abort();
+        },
+      },
+    );
     const error = await rejectionOf(running);
     expect(error.code).toBe('E_CANCELLED');
   });

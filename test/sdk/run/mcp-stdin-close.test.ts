@@ -45,7 +45,12 @@ function converse(messages: unknown[]): Promise<{ code: number | null; lines: Ar
   });
 }
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'eof-client', version: '1.0.0' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'eof-client', version: '1.0.0' } },
+};
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('adcap mcp with a client that closes stdin right after asking', () => {
@@ -58,7 +63,11 @@ describe('adcap mcp with a client that closes stdin right after asking', () => {
   });
 
   it('also finishes a tool call that was still running when stdin closed', async () => {
-    const run = await converse([initialize, initialized, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'acme__eof-demo__echo', arguments: { text: 'late' } } }]);
+    const run = await converse([
+      initialize,
+      initialized,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'acme__eof-demo__echo', arguments: { text: 'late' } } },
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const call = run.lines.find((l) => l.id === 7) as { result: { content: Array<{ text: string }> } } | undefined;
     expect(call).toBeDefined();

@@ -15,20 +15,23 @@ let client: Client;
 beforeAll(async () => {
   h = await RunHome.create();
   const arc = h.arc();
-  await h.install({
-    id: 'acme/mcp-demo',
-    permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'reads files' }],
-    tools: [
-      nodeTool('echo', 'echo.mjs', {
-        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-        outputSchema: { type: 'object', properties: { tool: { type: 'string' } }, required: ['tool'] },
-      }),
-      nodeTool('fails', 'misbehave.mjs', { inputSchema: { type: 'object', properties: { mode: { type: 'string' } } } }),
-      nodeTool('reader', 'echo.mjs', { permissions: ['fs:read:workspace'] }),
-      { name: 'remote', description: 'A reserved runtime.', runtime: { type: 'http' }, inputSchema: { type: 'object' } },
-    ],
-    files: { 'tools/echo.mjs': 'echo.mjs', 'tools/misbehave.mjs': 'misbehave.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: 'acme/mcp-demo',
+      permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'reads files' }],
+      tools: [
+        nodeTool('echo', 'echo.mjs', {
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+          outputSchema: { type: 'object', properties: { tool: { type: 'string' } }, required: ['tool'] },
+        }),
+        nodeTool('fails', 'misbehave.mjs', { inputSchema: { type: 'object', properties: { mode: { type: 'string' } } } }),
+        nodeTool('reader', 'echo.mjs', { permissions: ['fs:read:workspace'] }),
+        { name: 'remote', description: 'A reserved runtime.', runtime: { type: 'http' }, inputSchema: { type: 'object' } },
+      ],
+      files: { 'tools/echo.mjs': 'echo.mjs', 'tools/misbehave.mjs': 'misbehave.mjs' },
+    },
+    arc,
+  );
   await arc.revokeGrant('acme/mcp-demo', 'fs:read:workspace');
   client = await connect();
 });

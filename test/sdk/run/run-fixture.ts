@@ -31,7 +31,13 @@ export interface CapabilityFixture {
 
 /** A node tool running tools/<file>. */
 export function nodeTool(name: string, file: string, extra: Partial<Tool> = {}): Tool {
-  return { name, description: `The ${name} tool.`, runtime: { type: 'node', entry: `tools/${file}` }, inputSchema: { type: 'object' }, ...extra };
+  return {
+    name,
+    description: `The ${name} tool.`,
+    runtime: { type: 'node', entry: `tools/${file}` },
+    inputSchema: { type: 'object' },
+    ...extra,
+  };
 }
 
 export class RunHome {

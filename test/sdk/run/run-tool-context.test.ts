@@ -18,10 +18,15 @@ const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const words = Buffer.from('alpha\nbeta\n');
 const shardA = Buffer.from('{"row":"a"}\n');
 const shardB = Buffer.from('{"row":"b"}\n');
-const map = Buffer.from(JSON.stringify({ shards: [
-  { path: 'shards/a.jsonl', sha256: sha(shardA), size: shardA.length },
-  { path: 'shards/b.jsonl', sha256: sha(shardB), size: shardB.length },
-], vocabulary: ['x'] }));
+const map = Buffer.from(
+  JSON.stringify({
+    shards: [
+      { path: 'shards/a.jsonl', sha256: sha(shardA), size: shardA.length },
+      { path: 'shards/b.jsonl', sha256: sha(shardB), size: shardB.length },
+    ],
+    vocabulary: ['x'],
+  }),
+);
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -38,22 +43,40 @@ beforeAll(async () => {
   // (issue 11, item 3: publisher-chosen sources are public https or the installing registry).
   arc = h.arc({ fetch: trustingFetch(), sourceOrigins: [server.origin] });
   await h.install({ id: 'acme/lib', tools: [nodeTool('libecho', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
-  await h.install({
-    id: 'acme/data',
-    dependencies: { 'acme/lib': '^1.0.0' },
-    permissions: [{ id: 'storage:data', reason: 'remembers notes' }],
-    resources: [
-      { id: 'words', kind: 'dataset', sources: [server.url('/data/words.txt')], sha256: sha(words), size: words.length },
-      { id: 'set', kind: 'dataset', format: 'shardset', sources: [server.url('/set/map.json')], sha256: sha(map), size: map.length },
-    ],
-    tools: [
-      nodeTool('ctx', 'read-context.mjs', { resources: ['words'], permissions: ['storage:data'] }),
-      nodeTool('shard', 'shard.mjs', { resources: ['set'] }),
-      { name: 'py', description: 'Python echo.', runtime: { type: 'python', entry: 'tools/echo.py', version: '>=3.8' }, inputSchema: { type: 'object' } },
-      { name: 'bin', description: 'Shell echo.', runtime: { type: 'binary', entries: { 'linux-x64': 'bin/echo.sh', 'linux-arm64': 'bin/echo.sh' } }, inputSchema: { type: 'object' } },
-    ],
-    files: { 'tools/read-context.mjs': 'read-context.mjs', 'tools/shard.mjs': 'shard.mjs', 'tools/echo.py': 'echo.py', 'bin/echo.sh': 'echo.sh' },
-  }, arc);
+  await h.install(
+    {
+      id: 'acme/data',
+      dependencies: { 'acme/lib': '^1.0.0' },
+      permissions: [{ id: 'storage:data', reason: 'remembers notes' }],
+      resources: [
+        { id: 'words', kind: 'dataset', sources: [server.url('/data/words.txt')], sha256: sha(words), size: words.length },
+        { id: 'set', kind: 'dataset', format: 'shardset', sources: [server.url('/set/map.json')], sha256: sha(map), size: map.length },
+      ],
+      tools: [
+        nodeTool('ctx', 'read-context.mjs', { resources: ['words'], permissions: ['storage:data'] }),
+        nodeTool('shard', 'shard.mjs', { resources: ['set'] }),
+        {
+          name: 'py',
+          description: 'Python echo.',
+          runtime: { type: 'python', entry: 'tools/echo.py', version: '>=3.8' },
+          inputSchema: { type: 'object' },
+        },
+        {
+          name: 'bin',
+          description: 'Shell echo.',
+          runtime: { type: 'binary', entries: { 'linux-x64': 'bin/echo.sh', 'linux-arm64': 'bin/echo.sh' } },
+          inputSchema: { type: 'object' },
+        },
+      ],
+      files: {
+        'tools/read-context.mjs': 'read-context.mjs',
+        'tools/shard.mjs': 'shard.mjs',
+        'tools/echo.py': 'echo.py',
+        'bin/echo.sh': 'echo.sh',
+      },
+    },
+    arc,
+  );
 });
 afterAll(async () => {
   await h.remove();
@@ -64,7 +87,11 @@ describe('the call context and runtimes', () => {
   it('resources and dependencies in the context: cached resource files and dependency dirs are readable in the sandbox, toolDataDir writable', async () => {
     server.resetStats();
     const result = await runTool(arc, 'acme/data', 'ctx', {});
-    const context = result.output['context'] as { resources: Record<string, string>; dependencies: Record<string, string>; toolDataDir: string };
+    const context = result.output['context'] as {
+      resources: Record<string, string>;
+      dependencies: Record<string, string>;
+      toolDataDir: string;
+    };
     expect(context.resources['words']).toBe(arc.cache.pathFor(sha(words)));
     expect(context.dependencies).toEqual({ 'acme/lib': await arc.installedDir('acme/lib') });
     expect(context.toolDataDir).toBe(arc.home.toolDataDir('acme/data', 'ctx'));
@@ -103,7 +130,7 @@ describe('the call context and runtimes', () => {
     expect((result.output['call'] as { input: unknown }).input).toEqual({ n: 2 });
   });
 
-  it('resource mirror: a resource whose declared source is gone is fetched from the installing registry\'s blob mirror', async () => {
+  it("resource mirror: a resource whose declared source is gone is fetched from the installing registry's blob mirror", async () => {
     const reg = await TestRegistry.create();
     const home = await RunHome.create();
     try {
@@ -112,15 +139,22 @@ describe('the call context and runtimes', () => {
       const blobFile = join(home.root, 'blob.bin');
       await writeFile(blobFile, data);
       await mirrorBlob(reg.dir, blobFile, { sha256: sha(data), size: data.length });
-      const file = await home.build({
-        id: 'acme/mirrored',
-        resources: [{ id: 'words', kind: 'dataset', sources: [server.url('/gone/words.txt')], sha256: sha(data), size: data.length }],
-        tools: [nodeTool('ctx', 'read-context.mjs', { resources: ['words'] })],
-        files: { 'tools/read-context.mjs': 'read-context.mjs' },
-      }, [reg.keyOf('acme')]);
+      const file = await home.build(
+        {
+          id: 'acme/mirrored',
+          resources: [{ id: 'words', kind: 'dataset', sources: [server.url('/gone/words.txt')], sha256: sha(data), size: data.length }],
+          tools: [nodeTool('ctx', 'read-context.mjs', { resources: ['words'] })],
+          files: { 'tools/read-context.mjs': 'read-context.mjs' },
+        },
+        [reg.keyOf('acme')],
+      );
       await publishPackage(reg.dir, file);
       await reg.build();
-      const marc = home.arc({ fetch: trustingFetch(), sourceOrigins: [server.origin], remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
+      const marc = home.arc({
+        fetch: trustingFetch(),
+        sourceOrigins: [server.origin],
+        remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }],
+      });
       await marc.install('acme/mirrored', { approve: () => true });
       server.resetStats();
       const result = await runTool(marc, 'acme/mirrored', 'ctx', {});

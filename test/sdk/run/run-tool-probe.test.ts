@@ -31,7 +31,20 @@ const LIFTS: Record<string, string[]> = {
   net: ['connectDirect'],
   data: ['writeToolData'],
 };
-const ATTEMPTS = ['readSecret', 'writeOutside', 'writeOwnDir', 'readWorkspace', 'writeWorkspace', 'writeToolData', 'readEnv', 'readOtherEnv', 'connectDirect', 'unshareUser', 'unshareMount', 'mountTmpfs'];
+const ATTEMPTS = [
+  'readSecret',
+  'writeOutside',
+  'writeOwnDir',
+  'readWorkspace',
+  'writeWorkspace',
+  'writeToolData',
+  'readEnv',
+  'readOtherEnv',
+  'connectDirect',
+  'unshareUser',
+  'unshareMount',
+  'mountTmpfs',
+];
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -63,18 +76,21 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as net.AddressInfo).port;
   arc = h.arc();
-  await h.install({
-    id: ID,
-    permissions: [
-      { id: 'fs:read', scope: 'workspace', reason: 'reads' },
-      { id: 'fs:write', scope: 'workspace', reason: 'writes' },
-      { id: 'env:read', scope: 'GRANTED_TOKEN', reason: 'token' },
-      { id: 'net:connect', reason: 'network' },
-      { id: 'storage:data', reason: 'data' },
-    ],
-    tools: Object.entries(GRANTS).map(([name, permissions]) => nodeTool(name, 'probe-tool.mjs', { permissions, timeoutMs: 60_000 })),
-    files: { 'tools/probe-tool.mjs': 'probe-tool.mjs', 'tools/probe.mjs': 'probe.mjs', 'tool.txt': { text: 'tool file' } },
-  }, arc);
+  await h.install(
+    {
+      id: ID,
+      permissions: [
+        { id: 'fs:read', scope: 'workspace', reason: 'reads' },
+        { id: 'fs:write', scope: 'workspace', reason: 'writes' },
+        { id: 'env:read', scope: 'GRANTED_TOKEN', reason: 'token' },
+        { id: 'net:connect', reason: 'network' },
+        { id: 'storage:data', reason: 'data' },
+      ],
+      tools: Object.entries(GRANTS).map(([name, permissions]) => nodeTool(name, 'probe-tool.mjs', { permissions, timeoutMs: 60_000 })),
+      files: { 'tools/probe-tool.mjs': 'probe-tool.mjs', 'tools/probe.mjs': 'probe.mjs', 'tool.txt': { text: 'tool file' } },
+    },
+    arc,
+  );
 });
 afterAll(async () => {
   process.env.HOME = savedHome;

@@ -23,12 +23,15 @@ beforeAll(async () => {
   const linked = join(h.root, 'linked-home');
   symlinkSync(realHome, linked);
   arc = h.arc({ home: linked });
-  await h.install({
-    id: ID,
-    permissions: [{ id: 'fs:write', scope: real, reason: 'writes its output folder' }],
-    tools: [nodeTool('attack', 'home-attack.mjs', { permissions: [`fs:write:${real}`] })],
-    files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: ID,
+      permissions: [{ id: 'fs:write', scope: real, reason: 'writes its output folder' }],
+      tools: [nodeTool('attack', 'home-attack.mjs', { permissions: [`fs:write:${real}`] })],
+      files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
+    },
+    arc,
+  );
 });
 afterAll(() => h.remove());
 

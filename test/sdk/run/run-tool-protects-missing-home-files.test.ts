@@ -18,18 +18,21 @@ beforeAll(async () => {
   h = await RunHome.create();
   arc = h.arc();
   const write = { id: 'fs:write' as const, scope: h.root, reason: 'writes next to the home' };
-  await h.install({
-    id: ID,
-    permissions: [write, { id: 'storage:data', reason: 'keeps data' }],
-    tools: [nodeTool('attack', 'home-attack.mjs', { permissions: [`fs:write:${h.root}`, 'storage:data'] })],
-    files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: ID,
+      permissions: [write, { id: 'storage:data', reason: 'keeps data' }],
+      tools: [nodeTool('attack', 'home-attack.mjs', { permissions: [`fs:write:${h.root}`, 'storage:data'] })],
+      files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
+    },
+    arc,
+  );
   // A fresh home: none of these exist yet.
   for (const p of [arc.home.config, join(arc.home.root, 'remotes'), arc.home.journalDir]) rmSync(p, { recursive: true, force: true });
 });
 afterAll(() => h.remove());
 
-describe("paths of the home that do not exist yet", () => {
+describe('paths of the home that do not exist yet', () => {
   it("cannot be created by a tool with fs:write on the home's parent", async () => {
     const targets = {
       config: arc.home.config,
@@ -55,10 +58,23 @@ describe('any protected path a host names that does not exist yet', () => {
     mkdirSync(join(out, 'settings'), { recursive: true });
     const missing = join(out, 'settings', 'not-yet', 'config.json');
     const runDir = mkdtempSync(join(h.root, 'plan-'));
-    const plan = planBubblewrap({
-      command: process.execPath, args: [], env: {}, grants: [`fs:write:${out}`], capabilityDir: arc.home.versionDir(ID, '1.0.0'), dependencyDirs: [],
-      readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: runDir, home: join(h.root, 'userhome'), protectedDirs: [missing],
-    }, { runDir });
+    const plan = planBubblewrap(
+      {
+        command: process.execPath,
+        args: [],
+        env: {},
+        grants: [`fs:write:${out}`],
+        capabilityDir: arc.home.versionDir(ID, '1.0.0'),
+        dependencyDirs: [],
+        readOnlyFiles: [],
+        workspace: null,
+        toolDataDir: null,
+        tmpDir: runDir,
+        home: join(h.root, 'userhome'),
+        protectedDirs: [missing],
+      },
+      { runDir },
+    );
     const o = plan.options.join(' ');
     const rw = o.indexOf(`--bind-try ${out} ${out}`);
     const ro = o.indexOf(`--ro-bind-try ${join(out, 'settings')} ${join(out, 'settings')}`);

@@ -31,12 +31,18 @@ async function lastAuditLine(home: RunHome): Promise<Record<string, unknown>> {
 describe('runTool refuses before starting', () => {
   it('not granted: a tool whose declared permission is not granted is E_NOT_GRANTED, audited, never started', async () => {
     const arc = h.arc();
-    await h.install({
-      id: 'acme/granted',
-      permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'reads your files' }, { id: 'storage:data', reason: 'keeps a cache' }],
-      tools: [nodeTool('reader', 'echo.mjs', { permissions: ['fs:read:workspace', 'storage:data'] }), nodeTool('plain', 'echo.mjs')],
-      files: { 'tools/echo.mjs': 'echo.mjs' },
-    }, arc);
+    await h.install(
+      {
+        id: 'acme/granted',
+        permissions: [
+          { id: 'fs:read', scope: 'workspace', reason: 'reads your files' },
+          { id: 'storage:data', reason: 'keeps a cache' },
+        ],
+        tools: [nodeTool('reader', 'echo.mjs', { permissions: ['fs:read:workspace', 'storage:data'] }), nodeTool('plain', 'echo.mjs')],
+        files: { 'tools/echo.mjs': 'echo.mjs' },
+      },
+      arc,
+    );
     const ok = await runTool(arc, 'acme/granted', 'reader', {});
     expect(ok.grantsUsed).toEqual(['fs:read:workspace', 'storage:data']);
     expect((ok.output['context'] as { toolDataDir: string }).toolDataDir).toBe(arc.home.toolDataDir('acme/granted', 'reader'));
@@ -57,7 +63,9 @@ describe('runTool refuses before starting', () => {
     const h = await RunHome.create(); // its own home: the registry goes away at the end
     try {
       await reg.addPublisher('acme');
-      const file = await h.build({ id: 'acme/revocable', tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, [reg.keyOf('acme')]);
+      const file = await h.build({ id: 'acme/revocable', tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, [
+        reg.keyOf('acme'),
+      ]);
       await publishPackage(reg.dir, file);
       await reg.build();
       const arc = h.arc({ remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
@@ -87,7 +95,15 @@ describe('runTool refuses before starting', () => {
         return allow;
       },
     });
-    await h.install({ id: 'acme/pro', distribution: { tier: 'pro', access: 'public' }, tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
+    await h.install(
+      {
+        id: 'acme/pro',
+        distribution: { tier: 'pro', access: 'public' },
+        tools: [nodeTool('echo', 'echo.mjs')],
+        files: { 'tools/echo.mjs': 'echo.mjs' },
+      },
+      arc,
+    );
     await h.install({ id: 'acme/free', tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
     expect((await runTool(arc, 'acme/pro', 'echo', {})).output['tool']).toBe('echo');
     expect(calls).toEqual([{ id: 'acme/pro', version: '1.0.0', tier: 'pro' }]);
@@ -102,14 +118,27 @@ describe('runTool refuses before starting', () => {
 
   it('runtime version: a node or python range this host does not satisfy is E_RUNTIME_UNSUPPORTED naming the version found', async () => {
     const arc = h.arc();
-    await h.install({
-      id: 'acme/future',
-      tools: [
-        { name: 'newnode', description: 'Needs a future node.', runtime: { type: 'node', entry: 'tools/echo.mjs', version: '>=99' }, inputSchema: { type: 'object' } },
-        { name: 'oldpy', description: 'Needs python 2.', runtime: { type: 'python', entry: 'tools/echo.py', version: '<3' }, inputSchema: { type: 'object' } },
-      ],
-      files: { 'tools/echo.mjs': 'echo.mjs', 'tools/echo.py': 'echo.py' },
-    }, arc);
+    await h.install(
+      {
+        id: 'acme/future',
+        tools: [
+          {
+            name: 'newnode',
+            description: 'Needs a future node.',
+            runtime: { type: 'node', entry: 'tools/echo.mjs', version: '>=99' },
+            inputSchema: { type: 'object' },
+          },
+          {
+            name: 'oldpy',
+            description: 'Needs python 2.',
+            runtime: { type: 'python', entry: 'tools/echo.py', version: '<3' },
+            inputSchema: { type: 'object' },
+          },
+        ],
+        files: { 'tools/echo.mjs': 'echo.mjs', 'tools/echo.py': 'echo.py' },
+      },
+      arc,
+    );
     const node = await rejectionOf(runTool(arc, 'acme/future', 'newnode', {}));
     expect(node.code).toBe('E_RUNTIME_UNSUPPORTED');
     expect(node.message).toContain(`Node.js ${process.versions.node}`);
@@ -122,10 +151,18 @@ describe('runTool refuses before starting', () => {
   it('reserved runtimes: wasm, mcp and http tools are refused with a clear E_RUNTIME_UNSUPPORTED', async () => {
     const arc = h.arc();
     const reserved = ['wasm', 'mcp', 'http'] as const;
-    await h.install({
-      id: 'acme/reserved',
-      tools: reserved.map((type) => ({ name: `via_${type}`, description: `A ${type} tool.`, runtime: { type }, inputSchema: { type: 'object' } })),
-    }, arc);
+    await h.install(
+      {
+        id: 'acme/reserved',
+        tools: reserved.map((type) => ({
+          name: `via_${type}`,
+          description: `A ${type} tool.`,
+          runtime: { type },
+          inputSchema: { type: 'object' },
+        })),
+      },
+      arc,
+    );
     for (const type of reserved) {
       const error = await rejectionOf(runTool(arc, 'acme/reserved', `via_${type}`, {}));
       expect(error.code).toBe('E_RUNTIME_UNSUPPORTED');
@@ -135,14 +172,25 @@ describe('runTool refuses before starting', () => {
 
   it('platforms: a tool limited to other platforms is E_INCOMPATIBLE', async () => {
     const arc = h.arc();
-    await h.install({ id: 'acme/maconly', tools: [nodeTool('echo', 'echo.mjs', { platforms: ['darwin-arm64'] })], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
+    await h.install(
+      {
+        id: 'acme/maconly',
+        tools: [nodeTool('echo', 'echo.mjs', { platforms: ['darwin-arm64'] })],
+        files: { 'tools/echo.mjs': 'echo.mjs' },
+      },
+      arc,
+    );
     const error = await rejectionOf(runTool(arc, 'acme/maconly', 'echo', {}));
     expect(error.code).toBe('E_INCOMPATIBLE');
     expect(error.message).toContain('darwin-arm64');
   });
 
   it('missing sandbox: a sandbox that does not work is E_SANDBOX_UNAVAILABLE, never a silent unsandboxed run', async () => {
-    const broken: Sandbox = { name: 'bubblewrap', available: () => Promise.resolve(false), wrap: () => Promise.reject(new Error('must not be called')) };
+    const broken: Sandbox = {
+      name: 'bubblewrap',
+      available: () => Promise.resolve(false),
+      wrap: () => Promise.reject(new Error('must not be called')),
+    };
     const arc = h.arc({ sandbox: { use: broken } });
     await h.install({ id: 'acme/nosandbox', tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
     const error = await rejectionOf(runTool(arc, 'acme/nosandbox', 'echo', {}));

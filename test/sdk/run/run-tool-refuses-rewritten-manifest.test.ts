@@ -36,7 +36,14 @@ describe('an installed manifest changed after install', () => {
     expect(error.code).toBe('E_HASH');
     expect(error.message).toContain('was changed after it was installed');
     const month = new Date().toISOString().slice(0, 7);
-    const lines = readFileSync(join(arc.home.auditDir, `${month}.jsonl`), 'utf8').trim().split('\n');
-    expect(JSON.parse(lines[lines.length - 1] ?? '{}')).toMatchObject({ capability: ID, name: 'echo', outcome: 'error', errorCode: 'E_HASH' });
+    const lines = readFileSync(join(arc.home.auditDir, `${month}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
+    expect(JSON.parse(lines[lines.length - 1] ?? '{}')).toMatchObject({
+      capability: ID,
+      name: 'echo',
+      outcome: 'error',
+      errorCode: 'E_HASH',
+    });
   });
 });

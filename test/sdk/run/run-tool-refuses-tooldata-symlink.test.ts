@@ -21,16 +21,19 @@ beforeAll(async () => {
   mkdirSync(outside);
   const data = { id: 'storage:data' as const, reason: 'keeps data' };
   const write = { id: 'fs:write' as const, scope: h.root, reason: 'writes next to the home' };
-  await h.install({
-    id: ID,
-    permissions: [data, write],
-    tools: [
-      nodeTool('keep', 'home-attack.mjs', { permissions: ['storage:data'] }),
-      nodeTool('other', 'home-attack.mjs', { permissions: ['storage:data'] }),
-      nodeTool('planter', 'home-attack.mjs', { permissions: [`fs:write:${h.root}`] }),
-    ],
-    files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: ID,
+      permissions: [data, write],
+      tools: [
+        nodeTool('keep', 'home-attack.mjs', { permissions: ['storage:data'] }),
+        nodeTool('other', 'home-attack.mjs', { permissions: ['storage:data'] }),
+        nodeTool('planter', 'home-attack.mjs', { permissions: [`fs:write:${h.root}`] }),
+      ],
+      files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
+    },
+    arc,
+  );
 });
 afterAll(() => h.remove());
 
@@ -55,12 +58,15 @@ describe('links inside tooldata/', () => {
     const home2 = await RunHome.create();
     try {
       const arc2 = home2.arc();
-      await home2.install({
-        id: ID,
-        permissions: [{ id: 'storage:data', reason: 'keeps data' }],
-        tools: [nodeTool('other', 'home-attack.mjs', { permissions: ['storage:data'] })],
-        files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
-      }, arc2);
+      await home2.install(
+        {
+          id: ID,
+          permissions: [{ id: 'storage:data', reason: 'keeps data' }],
+          tools: [nodeTool('other', 'home-attack.mjs', { permissions: ['storage:data'] })],
+          files: { 'tools/home-attack.mjs': 'home-attack.mjs' },
+        },
+        arc2,
+      );
       mkdirSync(join(arc2.home.root, 'tooldata'), { recursive: true });
       symlinkSync(outside, join(arc2.home.root, 'tooldata', 'acme'));
       const error = await rejectionOf(runTool(arc2, ID, 'other', {}));

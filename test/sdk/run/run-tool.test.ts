@@ -17,22 +17,29 @@ beforeAll(async () => {
   arc = h.arc();
   workspace = join(h.root, 'workspace');
   await mkdir(workspace);
-  await h.install({
-    id: ID,
-    permissions: [{ id: 'fs:write', scope: 'workspace', reason: 'writes its marker files' }],
-    tools: [
-      nodeTool('echo', 'echo.mjs', {
-        inputSchema: { type: 'object', properties: { text: { type: 'string' }, count: { type: 'integer', minimum: 1 } }, required: ['text'] },
-        outputSchema: { type: 'object', required: ['echoed'] },
-      }),
-      nodeTool('misbehave', 'misbehave.mjs', {
-        inputSchema: { type: 'object', properties: { mode: { type: 'string' } }, required: ['mode'] },
-        outputSchema: { type: 'object', properties: { count: { type: 'integer' } } },
-      }),
-      nodeTool('grandparent', 'misbehave.mjs', { timeoutMs: 1500, permissions: ['fs:write:workspace'] }),
-    ],
-    files: { 'tools/echo.mjs': 'echo.mjs', 'tools/misbehave.mjs': 'misbehave.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: ID,
+      permissions: [{ id: 'fs:write', scope: 'workspace', reason: 'writes its marker files' }],
+      tools: [
+        nodeTool('echo', 'echo.mjs', {
+          inputSchema: {
+            type: 'object',
+            properties: { text: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+            required: ['text'],
+          },
+          outputSchema: { type: 'object', required: ['echoed'] },
+        }),
+        nodeTool('misbehave', 'misbehave.mjs', {
+          inputSchema: { type: 'object', properties: { mode: { type: 'string' } }, required: ['mode'] },
+          outputSchema: { type: 'object', properties: { count: { type: 'integer' } } },
+        }),
+        nodeTool('grandparent', 'misbehave.mjs', { timeoutMs: 1500, permissions: ['fs:write:workspace'] }),
+      ],
+      files: { 'tools/echo.mjs': 'echo.mjs', 'tools/misbehave.mjs': 'misbehave.mjs' },
+    },
+    arc,
+  );
 });
 afterAll(async () => {
   await h.remove();
@@ -59,7 +66,15 @@ describe('runTool', () => {
     expect(result.sandbox).toBe('bubblewrap');
     expect(result.stderr).toContain('echo: called as echo');
     const context = result.output['context'] as Record<string, unknown>;
-    expect(context).toMatchObject({ capability: ID, version: '1.0.0', dir: arc.home.versionDir(ID, '1.0.0'), workspace, resources: {}, dependencies: {}, toolDataDir: null });
+    expect(context).toMatchObject({
+      capability: ID,
+      version: '1.0.0',
+      dir: arc.home.versionDir(ID, '1.0.0'),
+      workspace,
+      resources: {},
+      dependencies: {},
+      toolDataDir: null,
+    });
   });
 
   it('input-schema: input that fails inputSchema is E_INPUT with the JSON pointer, before the tool starts', async () => {
@@ -79,13 +94,21 @@ describe('runTool', () => {
   it('timeout kills grandchildren: nothing the tool started survives or writes after the timeout', async () => {
     // Control: a grandchild that writes before the timeout does write, so the check below can fail.
     const early = join(workspace, `early-${process.pid}.txt`);
-    expect((await rejectionOf(runTool(arc, ID, 'grandparent', { mode: 'grandchild', marker: early, delayMs: 100, token: 'early' }, { workspace }))).code).toBe('E_TIMEOUT');
+    expect(
+      (
+        await rejectionOf(
+          runTool(arc, ID, 'grandparent', { mode: 'grandchild', marker: early, delayMs: 100, token: 'early' }, { workspace }),
+        )
+      ).code,
+    ).toBe('E_TIMEOUT');
     expect(existsSync(early)).toBe(true);
     for (const detach of [false, true]) {
       const token = `adcap-grandchild-${process.pid}-${Date.now()}-${String(detach)}`;
       const marker = join(workspace, `${token}.txt`);
       const started = Date.now();
-      const error = await rejectionOf(runTool(arc, ID, 'grandparent', { mode: 'grandchild', marker, delayMs: 2500, token, detach }, { workspace }));
+      const error = await rejectionOf(
+        runTool(arc, ID, 'grandparent', { mode: 'grandchild', marker, delayMs: 2500, token, detach }, { workspace }),
+      );
       expect(error.code).toBe('E_TIMEOUT');
       expect(Date.now() - started).toBeLessThan(1500 + 3000);
       expect(processesWith(token)).toEqual([]);
@@ -95,7 +118,7 @@ describe('runTool', () => {
     }
   });
 
-  it('an option may lower the timeout but never raise it above the tool\'s', async () => {
+  it("an option may lower the timeout but never raise it above the tool's", async () => {
     const started = Date.now();
     const error = await rejectionOf(runTool(arc, ID, 'misbehave', { mode: 'sleep' }, { timeoutMs: 300 }));
     expect(error.code).toBe('E_TIMEOUT');

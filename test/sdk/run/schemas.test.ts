@@ -33,7 +33,9 @@ describe('acceptedFields', () => {
   });
 
   it('says it in one sentence, quoting names (they come from a package)', () => {
-    expect(acceptedFieldsSentence(acceptedFields(schema) ?? [])).toBe('It accepts: "path" (string, required), "limit" (integer|null), "raw".');
+    expect(acceptedFieldsSentence(acceptedFields(schema) ?? [])).toBe(
+      'It accepts: "path" (string, required), "limit" (integer|null), "raw".',
+    );
     expect(acceptedFieldsSentence([])).toBe('It accepts no fields: pass {}.');
     expect(acceptedFieldsSentence([{ name: 'a\u001b[2J', required: false, type: 'string' }])).toBe('It accepts: "a\\u001b[2J" (string).');
     const many = Array.from({ length: 25 }, (_, i) => ({ name: `f${i}`, required: false, type: '' }));
@@ -42,7 +44,7 @@ describe('acceptedFields', () => {
 });
 
 describe('assertMatches', () => {
-  it('E_INPUT for an unknown field names the accepted fields, without the format\'s vendor-data advice', () => {
+  it("E_INPUT for an unknown field names the accepted fields, without the format's vendor-data advice", () => {
     const error = thrown(() => assertMatches(schema, { pth: 'a.txt' }, 'E_INPUT', 'The input of tool read', 'inputSchema'));
     expect(error.code).toBe('E_INPUT');
     expect(error.message).toBe(
@@ -51,14 +53,20 @@ describe('assertMatches', () => {
     expect(error.details['accepted']).toEqual(acceptedFields(schema));
   });
 
-  it('E_OUTPUT (the tool\'s fault, not the caller\'s) lists no accepted fields', () => {
+  it("E_OUTPUT (the tool's fault, not the caller's) lists no accepted fields", () => {
     const error = thrown(() => assertMatches(schema, { path: 'a', extra: 1 }, 'E_OUTPUT', 'The output of tool read', 'outputSchema'));
-    expect(error.message).toBe('The output of tool read does not match its outputSchema: / has the unknown field "extra" (additionalProperties).');
+    expect(error.message).toBe(
+      'The output of tool read does not match its outputSchema: / has the unknown field "extra" (additionalProperties).',
+    );
     expect(error.details['accepted']).toBeUndefined();
   });
 
   it('the manifest, a format document, still explains where vendor data goes (spec §3.3)', () => {
-    const error = thrown(() => validateManifest({ adcap: '1.0', id: 'acme/x', version: '1.0.0', name: 'X', summary: 'X.', files: [], vendor: 1 }));
-    expect(error.message).toContain('has the unknown field "vendor"; version 1.0 accepts only the fields of the format, and vendor data belongs under "x"');
+    const error = thrown(() =>
+      validateManifest({ adcap: '1.0', id: 'acme/x', version: '1.0.0', name: 'X', summary: 'X.', files: [], vendor: 1 }),
+    );
+    expect(error.message).toContain(
+      'has the unknown field "vendor"; version 1.0 accepts only the fields of the format, and vendor data belongs under "x"',
+    );
   });
 });

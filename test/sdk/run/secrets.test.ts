@@ -40,12 +40,29 @@ beforeAll(async () => {
       id: 'acme/keys',
       permissions,
       tools: [nodeTool('reads_key', 'env.mjs', { permissions: ['env:read:API_KEY'] }), nodeTool('no_key', 'env.mjs')],
-      workflows: [{ 'adcap-workflow': '1.0', id: 'both', steps: [{ id: 'a', tool: 'reads_key', input: {} }, { id: 'b', tool: 'no_key', input: {} }] }],
+      workflows: [
+        {
+          'adcap-workflow': '1.0',
+          id: 'both',
+          steps: [
+            { id: 'a', tool: 'reads_key', input: {} },
+            { id: 'b', tool: 'no_key', input: {} },
+          ],
+        },
+      ],
       files,
     },
     arc,
   );
-  await h.install({ id: 'acme/other', permissions: [permissions[0]!], tools: [nodeTool('reads_key', 'env.mjs', { permissions: ['env:read:API_KEY'] })], files }, arc);
+  await h.install(
+    {
+      id: 'acme/other',
+      permissions: [permissions[0]!],
+      tools: [nodeTool('reads_key', 'env.mjs', { permissions: ['env:read:API_KEY'] })],
+      files,
+    },
+    arc,
+  );
   // In the host's own environment: it must never reach a tool through the secrets path.
   process.env.LEAKED = 'from-the-host';
 });
@@ -99,7 +116,10 @@ describe('SecretSource in runTool and runWorkflow', () => {
   });
 
   it('envReadVariables keeps well-formed env:read names only', () => {
-    expect(envReadVariables(['env:read:B', 'env:read:A', 'env:read', 'env:read:1BAD', 'fs:read:workspace', 'env:read:A'])).toEqual(['A', 'B']);
+    expect(envReadVariables(['env:read:B', 'env:read:A', 'env:read', 'env:read:1BAD', 'fs:read:workspace', 'env:read:A'])).toEqual([
+      'A',
+      'B',
+    ]);
   });
 });
 
@@ -128,11 +148,14 @@ describe('FileSecretStore (the CLI store)', () => {
 });
 
 describe('adcap secret and adcap run', () => {
-  const cli = (args: string[], env: Record<string, string> = {}) => adcap([...args, '--home', h.home], { cwd: h.root, env: { PATH: process.env.PATH, ...env } });
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    adcap([...args, '--home', h.home], { cwd: h.root, env: { PATH: process.env.PATH, ...env } });
 
   it('secret set reads the value from stdin into <home>/secrets.json (0600) and run uses it, saying so', async () => {
     const main = new URL('../../../sdk/src/cli/main.ts', import.meta.url).pathname;
-    const child = spawn(process.execPath, ['--import', TSX_IMPORT, main, 'secret', 'set', 'acme/keys', 'API_KEY', '--home', h.home], { stdio: 'pipe' });
+    const child = spawn(process.execPath, ['--import', TSX_IMPORT, main, 'secret', 'set', 'acme/keys', 'API_KEY', '--home', h.home], {
+      stdio: 'pipe',
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stdin.end('cli-key\n');

@@ -49,38 +49,52 @@ beforeAll(async () => {
 
   // Each hostile shard is pinned to the secret's hash and size, as a publisher probing for it would.
   const probe = (path: string, source: string) => ({ path, sha256: sha(secret), size: secret.length, sources: [source] });
-  const map = Buffer.from(JSON.stringify({
-    shards: [
-      { path: 'good.bin', sha256: sha(good), size: good.length },
-      probe('file.bin', pathToFileURL(secretPath).href),
-      probe('loopback.bin', baitHttps.url('/secret.txt')),
-      probe('http.bin', baitHttp.url('/admin')),
-      probe('name.bin', 'https://localhost:1/x'),
-      probe('metadata.bin', 'https://169.254.169.254/latest/meta-data/'),
-      probe('lan.bin', 'https://192.168.1.1/'),
-      probe('bounce.bin', redirector.url('/bounce')),
-    ],
-  }));
+  const map = Buffer.from(
+    JSON.stringify({
+      shards: [
+        { path: 'good.bin', sha256: sha(good), size: good.length },
+        probe('file.bin', pathToFileURL(secretPath).href),
+        probe('loopback.bin', baitHttps.url('/secret.txt')),
+        probe('http.bin', baitHttp.url('/admin')),
+        probe('name.bin', 'https://localhost:1/x'),
+        probe('metadata.bin', 'https://169.254.169.254/latest/meta-data/'),
+        probe('lan.bin', 'https://192.168.1.1/'),
+        probe('bounce.bin', redirector.url('/bounce')),
+      ],
+    }),
+  );
   reg = await TestRegistry.create();
   await reg.addPublisher('acme');
   // The installing registry mirrors the map and the good shard (content-addressed).
-  for (const [name, bytes] of [['map.json', map], ['good.bin', good]] as const) {
+  for (const [name, bytes] of [
+    ['map.json', map],
+    ['good.bin', good],
+  ] as const) {
     const file = join(h.root, name);
     await writeFile(file, bytes);
     await mirrorBlob(reg.dir, file, { sha256: sha(bytes), size: bytes.length });
   }
-  const pkg = await h.build({
-    id: 'acme/probe',
-    // The map's declared source is on loopback too: refused, so the registry's mirror serves it.
-    resources: [{ id: 'set', kind: 'dataset', format: 'shardset', sources: [baitHttps.url('/map.json')], sha256: sha(map), size: map.length }],
-    tools: [nodeTool('shard', 'shard.mjs', { resources: ['set'] })],
-    files: { 'tools/shard.mjs': 'shard.mjs' },
-  }, [reg.keyOf('acme')]);
+  const pkg = await h.build(
+    {
+      id: 'acme/probe',
+      // The map's declared source is on loopback too: refused, so the registry's mirror serves it.
+      resources: [
+        { id: 'set', kind: 'dataset', format: 'shardset', sources: [baitHttps.url('/map.json')], sha256: sha(map), size: map.length },
+      ],
+      tools: [nodeTool('shard', 'shard.mjs', { resources: ['set'] })],
+      files: { 'tools/shard.mjs': 'shard.mjs' },
+    },
+    [reg.keyOf('acme')],
+  );
   await publishPackage(reg.dir, pkg);
   await reg.build();
   // The redirector's origin is allowed by the host (as an intranet mirror would be); where it
   // redirects to is not.
-  arc = h.arc({ fetch: trustingFetch(), sourceOrigins: [redirector.origin], remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
+  arc = h.arc({
+    fetch: trustingFetch(),
+    sourceOrigins: [redirector.origin],
+    remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }],
+  });
   await arc.install('acme/probe', { approve: () => true });
 });
 afterAll(async () => {
@@ -103,7 +117,8 @@ describe('shard and resource sources cannot exfiltrate', () => {
       const result = await runTool(arc, 'acme/probe', 'shard', { resource: 'set', path });
       const error = String(result.output['error']);
       expect(error).toBe(`E_DOWNLOAD: The host could not download shard "${path}" of resource "set" from its sources.`);
-      for (const leak of [secretPath, h.root, sha(secret), String(secret.length), '127.0.0.1', 'localhost', 'secret']) expect(error).not.toContain(leak);
+      for (const leak of [secretPath, h.root, sha(secret), String(secret.length), '127.0.0.1', 'localhost', 'secret'])
+        expect(error).not.toContain(leak);
       expect(baitHttps.statsFor('/secret.txt').requests).toBe(0);
       expect(baitHttp.statsFor('/admin').requests).toBe(0);
     },
@@ -117,10 +132,15 @@ describe('shard and resource sources cannot exfiltrate', () => {
   it('an eager resource on a loopback URL is refused at install, before any request', async () => {
     const home = await RunHome.create();
     try {
-      const pkg = await home.build({
-        id: 'acme/eager',
-        resources: [{ id: 'r', kind: 'dataset', sources: [baitHttps.url('/secret.txt')], sha256: sha(secret), size: secret.length, lazy: false }],
-      }, [reg.keyOf('acme')]);
+      const pkg = await home.build(
+        {
+          id: 'acme/eager',
+          resources: [
+            { id: 'r', kind: 'dataset', sources: [baitHttps.url('/secret.txt')], sha256: sha(secret), size: secret.length, lazy: false },
+          ],
+        },
+        [reg.keyOf('acme')],
+      );
       await publishPackage(reg.dir, pkg);
       await reg.build();
       const other = home.arc({ fetch: trustingFetch(), remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
@@ -134,8 +154,17 @@ describe('shard and resource sources cannot exfiltrate', () => {
   });
 
   it('a public name that resolves to a private address is refused before any request', async () => {
-    const cache = new ContentCache(join(h.root, 'dns-cache'), { fetch: trustingFetch(), lookup: async () => ['93.184.216.34', '127.0.0.1'] });
-    const resource = { id: 'r', kind: 'dataset', sources: [`https://127.0.0.1.nip.example:${new URL(baitHttps.origin).port}/secret.txt`], sha256: sha(secret), size: secret.length };
+    const cache = new ContentCache(join(h.root, 'dns-cache'), {
+      fetch: trustingFetch(),
+      lookup: async () => ['93.184.216.34', '127.0.0.1'],
+    });
+    const resource = {
+      id: 'r',
+      kind: 'dataset',
+      sources: [`https://127.0.0.1.nip.example:${new URL(baitHttps.origin).port}/secret.txt`],
+      sha256: sha(secret),
+      size: secret.length,
+    };
     const error = await rejection(materializeResource(cache, resource, { policy: { registry: null } }));
     expect(error.code).toBe('E_DOWNLOAD');
     expect(error.message).toContain('its name resolves to this computer or a private network');
@@ -149,7 +178,16 @@ describe('shard and resource sources cannot exfiltrate', () => {
     expect(publisherSourceProblem('https://127.0.0.1:8444/v1/x', registry)).toMatch(/private network/);
     expect(publisherSourceProblem('http://data.example.com/x', registry)).toMatch(/only https/);
     expect(publisherSourceProblem('https://data.example.com/x', { registry: null })).toBeNull();
-    for (const url of ['https://[::1]/x', 'https://[fd00::1]/x', 'https://[::ffff:10.0.0.1]/x', 'https://10.1.2.3/x', 'https://100.64.0.1/x', 'https://172.20.0.1/x', 'https://2130706433/x', 'https://printer.local/x']) {
+    for (const url of [
+      'https://[::1]/x',
+      'https://[fd00::1]/x',
+      'https://[::ffff:10.0.0.1]/x',
+      'https://10.1.2.3/x',
+      'https://100.64.0.1/x',
+      'https://172.20.0.1/x',
+      'https://2130706433/x',
+      'https://printer.local/x',
+    ]) {
       expect(publisherSourceProblem(url, { registry: null })).toMatch(/private network/);
     }
     expect(publisherSourceProblem('https://10.1.2.3:8443/x', { registry: null, allowedOrigins: ['https://10.1.2.3:8443'] })).toBeNull();

@@ -8,7 +8,7 @@ const scope: TemplateScope = {
 };
 
 describe('workflow templates (spec §8)', () => {
-  it('a whole-string template keeps the value\'s type (number, object, array, boolean, null)', () => {
+  it("a whole-string template keeps the value's type (number, object, array, boolean, null)", () => {
     expect(interpolate('{{inputs.limit}}', scope)).toBe(4);
     expect(interpolate('{{steps.analyze.output}}', scope)).toEqual({ score: 0.5, tags: ['x'], nested: { deep: 'yes' } });
     expect(interpolate('{{inputs.list}}', scope)).toEqual(['a', 'b']);
@@ -17,11 +17,16 @@ describe('workflow templates (spec §8)', () => {
   });
 
   it('a key whose value is undefined is dropped', () => {
-    expect(interpolate({ a: '{{inputs.missing}}', b: '{{inputs.q}}', c: { d: '{{steps.nope.output}}' } }, scope)).toEqual({ b: 'cats', c: {} });
+    expect(interpolate({ a: '{{inputs.missing}}', b: '{{inputs.q}}', c: { d: '{{steps.nope.output}}' } }, scope)).toEqual({
+      b: 'cats',
+      c: {},
+    });
   });
 
   it('partial templates stringify: strings as they are, other values as JSON, missing as empty', () => {
-    expect(interpolate('limit={{inputs.limit}} q={{inputs.q}} tags={{steps.analyze.output.tags}} x={{inputs.missing}}!', scope)).toBe('limit=4 q=cats tags=["x"] x=!');
+    expect(interpolate('limit={{inputs.limit}} q={{inputs.q}} tags={{steps.analyze.output.tags}} x={{inputs.missing}}!', scope)).toBe(
+      'limit=4 q=cats tags=["x"] x=!',
+    );
   });
 
   it('array items and indices: an undefined item becomes null, numeric segments index arrays', () => {

@@ -29,20 +29,28 @@ const mapping = {
   id: 'measure',
   inputs: { properties: { limit: { default: 7 } } },
   steps: [{ id: 'm', tool: 'echo', input: { n: '{{inputs.limit}}' } }],
-  output: { count: '{{steps.m.output.echoed.n}}', all: '{{steps.m.output.echoed}}', label: 'n={{steps.m.output.echoed.n}}', gone: '{{steps.m.output.nothing}}' },
+  output: {
+    count: '{{steps.m.output.echoed.n}}',
+    all: '{{steps.m.output.echoed}}',
+    label: 'n={{steps.m.output.echoed.n}}',
+    gone: '{{steps.m.output.nothing}}',
+  },
 };
 
 beforeAll(async () => {
   h = await RunHome.create();
   arc = h.arc();
   await h.install({ id: 'acme/lib', tools: [nodeTool('libecho', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
-  await h.install({
-    id: 'acme/flow',
-    dependencies: { 'acme/lib': '^1.0.0' },
-    tools: [nodeTool('echo', 'echo.mjs', { inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } })],
-    workflows: [pipeline, mapping],
-    files: { 'tools/echo.mjs': 'echo.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: 'acme/flow',
+      dependencies: { 'acme/lib': '^1.0.0' },
+      tools: [nodeTool('echo', 'echo.mjs', { inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } })],
+      workflows: [pipeline, mapping],
+      files: { 'tools/echo.mjs': 'echo.mjs' },
+    },
+    arc,
+  );
 });
 afterAll(async () => {
   await h.remove();
@@ -66,9 +74,19 @@ describe('runWorkflow', () => {
     expect(result.stepId).toBe('advise');
     expect(result.inputs).toEqual({ q: 'cats', limit: 4 });
     // Whole-string template kept the number; the undefined key was dropped.
-    expect(result.steps[0]).toMatchObject({ id: 'first', capability: 'acme/flow', tool: 'echo', output: { echoed: { n: 4, text: 'query: cats' } } });
+    expect(result.steps[0]).toMatchObject({
+      id: 'first',
+      capability: 'acme/flow',
+      tool: 'echo',
+      output: { echoed: { n: 4, text: 'query: cats' } },
+    });
     // The dependency's tool got the previous output object itself (whole-string template keeps the type).
-    expect(result.steps[1]).toMatchObject({ id: 'second', capability: 'acme/lib', tool: 'libecho', output: { echoed: { n: 4, text: 'query: cats' } } });
+    expect(result.steps[1]).toMatchObject({
+      id: 'second',
+      capability: 'acme/lib',
+      tool: 'libecho',
+      output: { echoed: { n: 4, text: 'query: cats' } },
+    });
     expect(result.steps).toHaveLength(2);
     expect(result.instruction).toBe('Explain query: cats using {"n":4,"text":"query: cats"}.');
     const lines = (await auditLines()).slice(before);
@@ -104,12 +122,19 @@ describe('runWorkflow', () => {
 });
 
 describe('validateInstalledWorkflows (for the install path)', () => {
-  const manifest = { id: 'acme/x', tools: [{ name: 'echo' }], workflows: [{ path: 'workflows/a.json' }, { path: 'workflows/b.json' }] } as unknown as Manifest;
+  const manifest = {
+    id: 'acme/x',
+    tools: [{ name: 'echo' }],
+    workflows: [{ path: 'workflows/a.json' }, { path: 'workflows/b.json' }],
+  } as unknown as Manifest;
 
   it('refuses a workflow whose tool step names a tool the capability does not have', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'adcap-wf-'));
     await mkdir(join(dir, 'workflows'));
-    await writeFile(join(dir, 'workflows/a.json'), JSON.stringify({ 'adcap-workflow': '1.0', id: 'a', steps: [{ id: 's', tool: 'missing' }] }));
+    await writeFile(
+      join(dir, 'workflows/a.json'),
+      JSON.stringify({ 'adcap-workflow': '1.0', id: 'a', steps: [{ id: 's', tool: 'missing' }] }),
+    );
     await writeFile(join(dir, 'workflows/b.json'), JSON.stringify({ 'adcap-workflow': '1.0', id: 'b', steps: [{ id: 's', agent: 'x' }] }));
     const error = await rejectionOf(validateInstalledWorkflows(manifest, dir));
     expect(error.code).toBe('E_SEMANTIC');
@@ -119,10 +144,19 @@ describe('validateInstalledWorkflows (for the install path)', () => {
   it('refuses two workflows with the same id, and floats (integers only)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'adcap-wf-'));
     await mkdir(join(dir, 'workflows'));
-    await writeFile(join(dir, 'workflows/a.json'), JSON.stringify({ 'adcap-workflow': '1.0', id: 'same', steps: [{ id: 's', agent: 'x' }] }));
-    await writeFile(join(dir, 'workflows/b.json'), JSON.stringify({ 'adcap-workflow': '1.0', id: 'same', steps: [{ id: 's', agent: 'y' }] }));
+    await writeFile(
+      join(dir, 'workflows/a.json'),
+      JSON.stringify({ 'adcap-workflow': '1.0', id: 'same', steps: [{ id: 's', agent: 'x' }] }),
+    );
+    await writeFile(
+      join(dir, 'workflows/b.json'),
+      JSON.stringify({ 'adcap-workflow': '1.0', id: 'same', steps: [{ id: 's', agent: 'y' }] }),
+    );
     expect((await rejectionOf(validateInstalledWorkflows(manifest, dir))).message).toContain('workflow-id-unique');
-    await writeFile(join(dir, 'workflows/b.json'), '{"adcap-workflow":"1.0","id":"b","steps":[{"id":"s","tool":"echo","input":{"x":1.5}}]}');
+    await writeFile(
+      join(dir, 'workflows/b.json'),
+      '{"adcap-workflow":"1.0","id":"b","steps":[{"id":"s","tool":"echo","input":{"x":1.5}}]}',
+    );
     expect((await rejectionOf(validateInstalledWorkflows(manifest, dir))).code).toBe('E_JSON');
   });
 });

@@ -48,27 +48,56 @@ describe('bubblewrap sandbox, real runs', () => {
   it('control: without a sandbox every attempt of the probe works on this host', async () => {
     fs.mkdirSync(fx.toolData, { recursive: true });
     const r = parseProbe(await runSandboxed(new NoSandbox(), fx.spec(['env:read:GRANTED_TOKEN', 'env:read:OTHER_SECRET'], probeArgs())));
-    expect(okOf(r)).toMatchObject({ readSecret: true, writeOutside: true, writeOwnDir: true, readWorkspace: true, writeWorkspace: true, connectDirect: true, readEnv: true, readOtherEnv: true });
+    expect(okOf(r)).toMatchObject({
+      readSecret: true,
+      writeOutside: true,
+      writeOwnDir: true,
+      readWorkspace: true,
+      writeWorkspace: true,
+      connectDirect: true,
+      readEnv: true,
+      readOtherEnv: true,
+    });
   });
 
   it('with no grants every attempt fails; only the capability directory is readable', async () => {
     const r = await probe([]);
     expect(okOf(r)).toEqual({
-      readSecret: false, writeOutside: false, writeOwnDir: false, readOwnDir: true, readWorkspace: false, writeWorkspace: false,
-      writeToolData: false, readEnv: false, readOtherEnv: false, connectDirect: false,
+      readSecret: false,
+      writeOutside: false,
+      writeOwnDir: false,
+      readOwnDir: true,
+      readWorkspace: false,
+      writeWorkspace: false,
+      writeToolData: false,
+      readEnv: false,
+      readOtherEnv: false,
+      connectDirect: false,
     });
     expect(r.writeOwnDir?.detail).toBe('EROFS');
   });
 
   it('fs:read:workspace lets the tool read the workspace but not write it', async () => {
     const r = await probe(['fs:read:workspace']);
-    expect(okOf(r)).toMatchObject({ readWorkspace: true, writeWorkspace: false, readSecret: false, writeOutside: false, writeOwnDir: false });
+    expect(okOf(r)).toMatchObject({
+      readWorkspace: true,
+      writeWorkspace: false,
+      readSecret: false,
+      writeOutside: false,
+      writeOwnDir: false,
+    });
     expect(r.writeWorkspace?.detail).toBe('EROFS');
   });
 
   it('fs:write:workspace lets the tool write the workspace and nothing else', async () => {
     const r = await probe(['fs:write:workspace']);
-    expect(okOf(r)).toMatchObject({ readWorkspace: true, writeWorkspace: true, readSecret: false, writeOutside: false, writeOwnDir: false });
+    expect(okOf(r)).toMatchObject({
+      readWorkspace: true,
+      writeWorkspace: true,
+      readSecret: false,
+      writeOutside: false,
+      writeOwnDir: false,
+    });
   });
 
   it('env:read:X passes X and only X', async () => {
@@ -145,14 +174,21 @@ describe('planBubblewrap', () => {
     const runDir = fs.mkdtempSync(path.join(fx.root, 'plan-'));
     const plan = planBubblewrap(fx.spec(['fs:read:workspace', 'env:read:GRANTED_TOKEN'], ['x.mjs']), { runDir });
     const o = plan.options;
-    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv']) expect(o).toContain(flag);
+    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv'])
+      expect(o).toContain(flag);
     expect(o).not.toContain('--share-net');
     expect(o.join(' ')).toContain('--cap-drop ALL');
     expect(o.join(' ')).toContain(`--ro-bind ${fx.workspace} ${fx.workspace}`);
     expect(o.join(' ')).toContain(`--tmpfs ${fx.home}`);
     expect(o.join(' ')).not.toMatch(/--ro-bind(-try)? \/etc \/etc/);
     expect(o.join(' ')).not.toContain('/etc/shadow');
-    expect(plan.env).toEqual({ PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: fx.home, TMPDIR: '/tmp', GRANTED_TOKEN: 'granted-value' });
+    expect(plan.env).toEqual({
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      HOME: fx.home,
+      TMPDIR: '/tmp',
+      GRANTED_TOKEN: 'granted-value',
+    });
     expect(plan.command).toEqual([process.execPath, 'x.mjs']);
   });
 

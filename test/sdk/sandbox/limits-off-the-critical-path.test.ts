@@ -25,7 +25,11 @@ describe('resource limits off the critical path', () => {
       expect(run.hostPrefix[0]).toBe('/bin/sh');
       // What the shell does, checked for real: the limit (6144 blocks of 512 bytes = 3 MiB) and the cgroup.
       const out = await new Promise<string>((resolve, reject) => {
-        const child = spawn(run.hostPrefix[0] as string, [...run.hostPrefix.slice(1), '/bin/sh', '-c', 'ulimit -f; cat /proc/self/cgroup'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          run.hostPrefix[0] as string,
+          [...run.hostPrefix.slice(1), '/bin/sh', '-c', 'ulimit -f; cat /proc/self/cgroup'],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         let text = '';
         child.stdout.on('data', (d: Buffer) => (text += d.toString()));
         child.on('error', reject);

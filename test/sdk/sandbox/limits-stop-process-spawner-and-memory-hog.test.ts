@@ -28,11 +28,14 @@ beforeAll(async () => {
   const sandbox = new BubblewrapSandbox({ limits: LIMITS });
   expect(await sandbox.available()).toBe(true);
   arc = h.arc({ sandbox: { use: sandbox } });
-  await h.install({
-    id: ID,
-    tools: [nodeTool('exhaust', 'exhaust.mjs', { timeoutMs: 60_000 })],
-    files: { 'tools/exhaust.mjs': 'exhaust.mjs' },
-  }, arc);
+  await h.install(
+    {
+      id: ID,
+      tools: [nodeTool('exhaust', 'exhaust.mjs', { timeoutMs: 60_000 })],
+      files: { 'tools/exhaust.mjs': 'exhaust.mjs' },
+    },
+    arc,
+  );
   enforcement = await limitEnforcement();
 });
 afterAll(() => h.remove());

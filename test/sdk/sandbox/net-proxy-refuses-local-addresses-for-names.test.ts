@@ -9,13 +9,39 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BubblewrapSandbox } from '../../../sdk/src/sandbox/bubblewrap.js';
-import { isForbiddenForName, isInternalAddress, isOwnAddress, parseNetScope, resolveDestination, startNetProxy, type LookupFn, type NetProxy } from '../../../sdk/src/sandbox/net-proxy.js';
+import {
+  isForbiddenForName,
+  isInternalAddress,
+  isOwnAddress,
+  parseNetScope,
+  resolveDestination,
+  startNetProxy,
+  type LookupFn,
+  type NetProxy,
+} from '../../../sdk/src/sandbox/net-proxy.js';
 import { makeFixture, parseProbe, runSandboxed, type Fixture } from './sandbox-fixture.js';
 
 describe('addresses a granted name may not resolve to', () => {
   it('are the private, loopback, CGNAT, link-local, multicast and reserved IPv4 ranges', () => {
-    for (const ip of ['0.0.0.0', '10.0.0.1', '10.255.255.255', '100.64.0.1', '100.127.255.254', '127.0.0.1', '127.8.9.10', '169.254.169.254',
-      '172.16.0.1', '172.31.255.255', '192.168.1.10', '192.0.0.8', '198.18.0.1', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255']) {
+    for (const ip of [
+      '0.0.0.0',
+      '10.0.0.1',
+      '10.255.255.255',
+      '100.64.0.1',
+      '100.127.255.254',
+      '127.0.0.1',
+      '127.8.9.10',
+      '169.254.169.254',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.10',
+      '192.0.0.8',
+      '198.18.0.1',
+      '224.0.0.1',
+      '239.255.255.250',
+      '240.0.0.1',
+      '255.255.255.255',
+    ]) {
       expect(isInternalAddress(ip), ip).toBe(true);
     }
     for (const ip of ['93.184.215.14', '1.1.1.1', '100.63.255.255', '100.128.0.1', '172.15.0.1', '172.32.0.1', '192.169.0.1', '11.0.0.1']) {
@@ -24,8 +50,24 @@ describe('addresses a granted name may not resolve to', () => {
   });
 
   it('are ::, ::1, fc00::/7, fe80::/10, ff00::/8 and internal IPv4 addresses embedded in IPv6', () => {
-    for (const ip of ['::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fe80::1%eth0', 'febf::1', 'fec0::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1',
-      '::ffff:10.1.2.3', '::127.0.0.1', '64:ff9b::192.168.0.1', '2002:c0a8:0101::1', '0:0:0:0:0:0:0:1']) {
+    for (const ip of [
+      '::',
+      '::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1',
+      'fe80::1%eth0',
+      'febf::1',
+      'fec0::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.1.2.3',
+      '::127.0.0.1',
+      '64:ff9b::192.168.0.1',
+      '2002:c0a8:0101::1',
+      '0:0:0:0:0:0:0:1',
+    ]) {
       expect(isInternalAddress(ip), ip).toBe(true);
     }
     for (const ip of ['2606:4700::1111', '2001:db8::1', '::ffff:93.184.215.14', '64:ff9b::8.8.8.8', '2002:0808:0808::1']) {
@@ -40,7 +82,9 @@ describe('addresses a granted name may not resolve to', () => {
   });
 
   it("include this machine's own interface addresses, whatever their range", () => {
-    const own = Object.values(os.networkInterfaces()).flatMap((list) => list ?? []).map((i) => i.address);
+    const own = Object.values(os.networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .map((i) => i.address);
     expect(own.length).toBeGreaterThan(0);
     for (const ip of own) {
       expect(isOwnAddress(ip), ip).toBe(true);
@@ -52,7 +96,9 @@ describe('addresses a granted name may not resolve to', () => {
 
 /** The first non-loopback IPv4 address of this machine (its "LAN address"). */
 function lanAddress(): string {
-  const info = Object.values(os.networkInterfaces()).flatMap((list) => list ?? []).find((i) => i.family === 'IPv4' && !i.internal);
+  const info = Object.values(os.networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find((i) => i.family === 'IPv4' && !i.internal);
   if (info === undefined) throw new Error('this machine has no non-loopback IPv4 address to test with');
   return info.address;
 }

@@ -26,7 +26,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   closedPort = (probe.address() as net.AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
-  host = spawnTs(HOST_SCRIPT, [JSON.stringify([`127.0.0.1:${upstream.port}`, `127.0.0.1:${closedPort}`, 'example.invalid'])], { cwd: path.dirname(HOST_SCRIPT) });
+  host = spawnTs(HOST_SCRIPT, [JSON.stringify([`127.0.0.1:${upstream.port}`, `127.0.0.1:${closedPort}`, 'example.invalid'])], {
+    cwd: path.dirname(HOST_SCRIPT),
+  });
   host.stderr.on('data', (d: Buffer) => (hostStderr += d.toString()));
   const line = await waitForLine(host, (l) => l.startsWith('{'));
   proxyPort = (JSON.parse(line) as { port: number }).port;
@@ -129,12 +131,14 @@ describe('the proxy keeps serving after hostile input', () => {
   it(`drops connections beyond ${MAX_PROXY_CONNECTIONS} at once and serves again when they are gone`, async () => {
     const idle: net.Socket[] = [];
     await Promise.all(
-      Array.from({ length: MAX_PROXY_CONNECTIONS + 20 }, () =>
-        new Promise<void>((resolve) => {
-          const s = net.connect(proxyPort, '127.0.0.1', () => resolve());
-          s.on('error', () => resolve());
-          idle.push(s);
-        }),
+      Array.from(
+        { length: MAX_PROXY_CONNECTIONS + 20 },
+        () =>
+          new Promise<void>((resolve) => {
+            const s = net.connect(proxyPort, '127.0.0.1', () => resolve());
+            s.on('error', () => resolve());
+            idle.push(s);
+          }),
       ),
     );
     for (const s of idle) s.destroy();

@@ -1,7 +1,14 @@
 // The host-side filtering proxy behind scoped net:connect (DESIGN §5).
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInternalAddress, matchingScope, parseNetScope, resolveDestination, startNetProxy, type NetProxy } from '../../../sdk/src/sandbox/net-proxy.js';
+import {
+  isInternalAddress,
+  matchingScope,
+  parseNetScope,
+  resolveDestination,
+  startNetProxy,
+  type NetProxy,
+} from '../../../sdk/src/sandbox/net-proxy.js';
 import { startListener } from './sandbox-fixture.js';
 
 describe('net:connect scopes', () => {
@@ -33,7 +40,10 @@ describe('net:connect scopes', () => {
     const lookup = (answers: string[]) => () => Promise.resolve(answers);
     expect(await resolveDestination(scopes, 'api.example.com', 443, lookup(['127.0.0.1']))).toMatchObject({ ok: false });
     expect(await resolveDestination(scopes, 'api.example.com', 443, lookup(['169.254.169.254']))).toMatchObject({ ok: false });
-    expect(await resolveDestination(scopes, 'api.example.com', 443, lookup(['::ffff:127.0.0.1', '93.184.215.14']))).toEqual({ ok: true, address: '93.184.215.14' });
+    expect(await resolveDestination(scopes, 'api.example.com', 443, lookup(['::ffff:127.0.0.1', '93.184.215.14']))).toEqual({
+      ok: true,
+      address: '93.184.215.14',
+    });
     expect(await resolveDestination(scopes, 'localhost', 8080, lookup(['127.0.0.1']))).toEqual({ ok: true, address: '127.0.0.1' });
     expect(await resolveDestination(scopes, 'other.test', 443, lookup(['93.184.215.14']))).toMatchObject({ ok: false });
     expect(isInternalAddress('10.0.0.1')).toBe(true); // issue 11 item 7: private ranges are internal now
@@ -47,7 +57,11 @@ describe('filtering proxy', () => {
   const decisions: boolean[] = [];
   beforeAll(async () => {
     upstream = await startListener();
-    proxy = await startNetProxy({ scopes: [`127.0.0.1:${upstream.port}`], listen: { port: 0 }, onDecision: (d) => decisions.push(d.allowed) });
+    proxy = await startNetProxy({
+      scopes: [`127.0.0.1:${upstream.port}`],
+      listen: { port: 0 },
+      onDecision: (d) => decisions.push(d.allowed),
+    });
   });
   afterAll(async () => {
     await proxy.close();

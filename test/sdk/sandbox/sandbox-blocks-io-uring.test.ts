@@ -7,7 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BubblewrapSandbox } from '../../../sdk/src/sandbox/bubblewrap.js';
-import { AUDIT_ARCH, buildSeccompProgram, ENOSYS, evaluateSeccomp, seccompArchFor, SYSCALL_NUMBERS, type SeccompArch } from '../../../sdk/src/sandbox/seccomp.js';
+import {
+  AUDIT_ARCH,
+  buildSeccompProgram,
+  ENOSYS,
+  evaluateSeccomp,
+  seccompArchFor,
+  SYSCALL_NUMBERS,
+  type SeccompArch,
+} from '../../../sdk/src/sandbox/seccomp.js';
 import { makeFixture, parseProbe, PROBE_DIR, runSandboxed, type Fixture } from './sandbox-fixture.js';
 
 const IO_URING = ['io_uring_setup', 'io_uring_enter', 'io_uring_register'] as const;
@@ -19,7 +27,10 @@ describe('the seccomp program refuses io_uring', () => {
       for (const name of IO_URING) {
         const nr = SYSCALL_NUMBERS[name]?.[arch];
         expect(typeof nr, name).toBe('number');
-        expect(evaluateSeccomp(program, { nr: nr as number, arch: AUDIT_ARCH[arch], args: [4n, 0n] }), `${arch} ${name}`).toEqual({ action: 'errno', errno: ENOSYS });
+        expect(evaluateSeccomp(program, { nr: nr as number, arch: AUDIT_ARCH[arch], args: [4n, 0n] }), `${arch} ${name}`).toEqual({
+          action: 'errno',
+          errno: ENOSYS,
+        });
       }
     });
   }
@@ -48,7 +59,10 @@ describe('a tool calling io_uring inside bubblewrap', () => {
   });
 
   it('control: on the host io_uring_setup works (or fails for another reason), so the filter is what refuses it', () => {
-    const errnos = JSON.parse(execFileSync(python, [path.join(PROBE_DIR, 'io_uring.py'), numbers], { encoding: 'utf8' })) as Record<string, number>;
+    const errnos = JSON.parse(execFileSync(python, [path.join(PROBE_DIR, 'io_uring.py'), numbers], { encoding: 'utf8' })) as Record<
+      string,
+      number
+    >;
     for (const name of IO_URING) expect(errnos[name], name).not.toBe(ENOSYS);
   });
 });

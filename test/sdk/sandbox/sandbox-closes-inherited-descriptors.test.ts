@@ -29,7 +29,9 @@ async function runHost(sandbox: 'bubblewrap' | 'none', file: string): Promise<{ 
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe'];
     while (stdio.length < 100) stdio.push('ignore');
     stdio.push(fd); // becomes fd 100 in the host, without close-on-exec
-    const child = spawn(process.execPath, ['--import', TSX_IMPORT, HOST, JSON.stringify({ sandbox, root: path.join(root, sandbox) })], { stdio });
+    const child = spawn(process.execPath, ['--import', TSX_IMPORT, HOST, JSON.stringify({ sandbox, root: path.join(root, sandbox) })], {
+      stdio,
+    });
     let out = '';
     let err = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -37,7 +39,10 @@ async function runHost(sandbox: 'bubblewrap' | 'none', file: string): Promise<{ 
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const lines = out.trim().split('\n');
     if (code !== 0 || lines.length < 2) throw new Error(`host failed (${String(code)}): ${out}\n${err}`);
-    return { hostSees: (JSON.parse(lines[0] ?? '{}') as { hostSees: string | null }).hostSees, tool: JSON.parse(lines[lines.length - 1] ?? '{}') as Report };
+    return {
+      hostSees: (JSON.parse(lines[0] ?? '{}') as { hostSees: string | null }).hostSees,
+      tool: JSON.parse(lines[lines.length - 1] ?? '{}') as Report,
+    };
   } finally {
     fs.closeSync(fd);
   }

@@ -43,7 +43,9 @@ describe('sandbox-exec profile', () => {
 
   it('adds the workspace read-only or read-write per grant, storage:data and fs scopes', () => {
     const read = buildSandboxExecProfile(fx.spec(['fs:read:workspace', 'fs:read:~/.ssh'], []), ctx());
-    expect(read).toMatch(new RegExp(`\\(allow file-read\\*\\n(  .*\\n)*  \\(subpath ${JSON.stringify(fx.workspace).replace(/[/.]/g, '\\$&')}\\)`));
+    expect(read).toMatch(
+      new RegExp(`\\(allow file-read\\*\\n(  .*\\n)*  \\(subpath ${JSON.stringify(fx.workspace).replace(/[/.]/g, '\\$&')}\\)`),
+    );
     expect(read).toContain(`(subpath ${sbplString(`${fx.home}/.ssh`)})`);
     const write = buildSandboxExecProfile(fx.spec(['fs:write:workspace', 'storage:data'], []), ctx());
     const writeBlock = write.slice(write.indexOf('(allow file-read* file-write*'));

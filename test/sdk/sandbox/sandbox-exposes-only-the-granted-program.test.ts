@@ -37,7 +37,11 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(cargo, 'credentials.toml'), '[registry]\ntoken = "CARGO-SECRET"\n');
   fs.writeFileSync(path.join(cargo, 'registry', 'keyring'), 'KEYRING');
   // The program itself tries to read the credentials next to it, then reports.
-  fs.writeFileSync(path.join(cargo, 'bin', 'rgx'), `#!/bin/sh\ncat ${path.join(cargo, 'credentials.toml')} 2>/dev/null && echo program-read-credentials\necho rgx-ran\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(cargo, 'bin', 'rgx'),
+    `#!/bin/sh\ncat ${path.join(cargo, 'credentials.toml')} 2>/dev/null && echo program-read-credentials\necho rgx-ran\n`,
+    { mode: 0o755 },
+  );
   fs.writeFileSync(path.join(cargo, 'bin', 'other-tool'), '#!/bin/sh\necho other\n', { mode: 0o755 });
   // A program installed outside the home, with a library folder and a private sibling.
   opt = path.join(fx.root, 'opt', 'tool');
@@ -53,7 +57,15 @@ const envWith = (dir: string): Record<string, string> => ({ PATH: `${dir}:/usr/b
 describe('process:exec of a program in ~/.cargo/bin', () => {
   it('runs the program but exposes none of ~/.cargo around it, to the tool or to the program', async () => {
     const bin = path.join(cargo, 'bin');
-    const cfg = { program: 'rgx', binDir: bin, read: { credentials: path.join(cargo, 'credentials.toml'), keyring: path.join(cargo, 'registry', 'keyring'), sibling: path.join(bin, 'other-tool') } };
+    const cfg = {
+      program: 'rgx',
+      binDir: bin,
+      read: {
+        credentials: path.join(cargo, 'credentials.toml'),
+        keyring: path.join(cargo, 'registry', 'keyring'),
+        sibling: path.join(bin, 'other-tool'),
+      },
+    };
     const result = await runSandboxed(sandbox, fx.spec(['process:exec:rgx'], ['-e', TOOL, JSON.stringify(cfg)], { env: envWith(bin) }));
     const r = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, { ok: boolean; detail: string }>;
     expect(r.runProgram).toEqual({ ok: true, detail: 'rgx-ran' }); // and not "program-read-credentials"
@@ -70,7 +82,10 @@ describe('process:exec of a program in ~/.cargo/bin', () => {
   });
 
   it('the macOS profile allows reading the executable, not ~/.cargo', () => {
-    const profile = buildSandboxExecProfile(fx.spec(['process:exec:rgx'], [], { env: envWith(path.join(cargo, 'bin')) }), { home: path.join(fx.root, 'mac-home'), tmp: path.join(fx.root, 'mac-tmp') });
+    const profile = buildSandboxExecProfile(fx.spec(['process:exec:rgx'], [], { env: envWith(path.join(cargo, 'bin')) }), {
+      home: path.join(fx.root, 'mac-home'),
+      tmp: path.join(fx.root, 'mac-tmp'),
+    });
     expect(profile).toContain(`(literal "${path.join(cargo, 'bin', 'rgx')}")`);
     expect(profile).not.toContain(`(subpath "${cargo}")`);
   });
@@ -79,7 +94,11 @@ describe('process:exec of a program in ~/.cargo/bin', () => {
 describe('process:exec of a program installed outside the home', () => {
   it("exposes the executable and its prefix's lib folder, not the prefix's other folders", async () => {
     const bin = path.join(opt, 'bin');
-    const cfg = { program: 'optool', binDir: bin, read: { secret: path.join(opt, 'etc', 'secret.conf'), lib: path.join(opt, 'lib', 'data.txt') } };
+    const cfg = {
+      program: 'optool',
+      binDir: bin,
+      read: { secret: path.join(opt, 'etc', 'secret.conf'), lib: path.join(opt, 'lib', 'data.txt') },
+    };
     const result = await runSandboxed(sandbox, fx.spec(['process:exec:optool'], ['-e', TOOL, JSON.stringify(cfg)], { env: envWith(bin) }));
     const r = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, { ok: boolean; detail: string }>;
     expect(r.runProgram).toEqual({ ok: true, detail: 'library-data' });

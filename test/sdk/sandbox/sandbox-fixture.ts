@@ -41,7 +41,14 @@ export function makeFixture(): Fixture {
   fs.writeFileSync(secret, 'PRIVATE KEY', { mode: 0o600 });
   const tmpDir = path.join(root, 'run');
   return {
-    root, capabilityDir, workspace, home, secret, outside, toolData, tmpDir,
+    root,
+    capabilityDir,
+    workspace,
+    home,
+    secret,
+    outside,
+    toolData,
+    tmpDir,
     spec: (grants, args, extra = {}) => ({
       command: NODE,
       args,
@@ -72,7 +79,11 @@ export async function runSandboxed(sandbox: Sandbox, spec: SandboxSpec): Promise
   const wrapped = await sandbox.wrap(spec);
   try {
     return await new Promise<RunResult>((resolve, reject) => {
-      const child = spawn(wrapped.command, wrapped.args, { env: wrapped.env, cwd: wrapped.cwd, stdio: stdioFor(wrapped, ['ignore', 'pipe', 'pipe']) });
+      const child = spawn(wrapped.command, wrapped.args, {
+        env: wrapped.env,
+        cwd: wrapped.cwd,
+        stdio: stdioFor(wrapped, ['ignore', 'pipe', 'pipe']),
+      });
       let stdout = '';
       let stderr = '';
       child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));

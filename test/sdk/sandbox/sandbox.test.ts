@@ -15,7 +15,10 @@ describe('defaultSandbox', () => {
   it('never falls back silently: a missing sandbox is E_SANDBOX_UNAVAILABLE unless the host opts out', async () => {
     await expect(defaultSandbox('linux', { bwrapPath: '/nonexistent/bwrap' })).rejects.toMatchObject({ code: 'E_SANDBOX_UNAVAILABLE' });
     expect((await defaultSandbox('linux', { bwrapPath: '/nonexistent/bwrap', optOut: true })).name).toBe('none');
-    await expect(defaultSandbox('win32')).rejects.toMatchObject({ code: 'E_SANDBOX_UNAVAILABLE', message: expect.stringContaining('Windows') });
+    await expect(defaultSandbox('win32')).rejects.toMatchObject({
+      code: 'E_SANDBOX_UNAVAILABLE',
+      message: expect.stringContaining('Windows'),
+    });
     expect((await defaultSandbox('win32', { optOut: true })).name).toBe('none');
     // sandbox-exec only works on a Mac; here it is unavailable.
     await expect(defaultSandbox('darwin')).rejects.toMatchObject({ code: 'E_SANDBOX_UNAVAILABLE' });
@@ -23,8 +26,21 @@ describe('defaultSandbox', () => {
   it('bubblewrap refuses to wrap when bwrap does not work', async () => {
     const sb = new BubblewrapSandbox({ bwrapPath: '/nonexistent/bwrap' });
     expect(await sb.available()).toBe(false);
-    await expect(sb.wrap({ command: '/bin/true', args: [], env: {}, grants: [], capabilityDir: '/', dependencyDirs: [], readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: '/tmp', home: '/root' }))
-      .rejects.toMatchObject({ code: 'E_SANDBOX_UNAVAILABLE' });
+    await expect(
+      sb.wrap({
+        command: '/bin/true',
+        args: [],
+        env: {},
+        grants: [],
+        capabilityDir: '/',
+        dependencyDirs: [],
+        readOnlyFiles: [],
+        workspace: null,
+        toolDataDir: null,
+        tmpDir: '/tmp',
+        home: '/root',
+      }),
+    ).rejects.toMatchObject({ code: 'E_SANDBOX_UNAVAILABLE' });
   });
 });
 
@@ -34,8 +50,29 @@ describe('grants', () => {
     expect(splitGrant('net:connect:api.example.com:443')).toEqual({ id: 'net:connect', scope: 'api.example.com:443' });
   });
   it('interpret fs, net, env, exec and storage grants', () => {
-    const g = interpretGrants(['fs:read:workspace', 'fs:write:~/out', 'fs:read:/data', 'net:connect:a.test', 'env:read:TOKEN', 'env:read', 'process:exec:git', 'storage:data'], '/home/u');
-    expect(g).toEqual({ net: 'scoped', netScopes: ['a.test'], workspace: 'read', readPaths: ['/data'], writePaths: ['/home/u/out'], envNames: ['TOKEN'], programs: ['git'], storageData: true });
+    const g = interpretGrants(
+      [
+        'fs:read:workspace',
+        'fs:write:~/out',
+        'fs:read:/data',
+        'net:connect:a.test',
+        'env:read:TOKEN',
+        'env:read',
+        'process:exec:git',
+        'storage:data',
+      ],
+      '/home/u',
+    );
+    expect(g).toEqual({
+      net: 'scoped',
+      netScopes: ['a.test'],
+      workspace: 'read',
+      readPaths: ['/data'],
+      writePaths: ['/home/u/out'],
+      envNames: ['TOKEN'],
+      programs: ['git'],
+      storageData: true,
+    });
     expect(interpretGrants(['net:connect:a.test', 'net:connect'], '/h').net).toBe('any');
     expect(interpretGrants(['fs:read:workspace', 'fs:write:workspace'], '/h').workspace).toBe('write');
   });
@@ -54,7 +91,19 @@ describe('grants', () => {
 
 describe('NoSandbox', () => {
   it('runs the command as is but still passes only granted variables', async () => {
-    const w = await new NoSandbox().wrap({ command: '/bin/echo', args: ['x'], env: { PATH: '/usr/bin', A: '1', B: '2' }, grants: ['env:read:A'], capabilityDir: '/cap', dependencyDirs: [], readOnlyFiles: [], workspace: null, toolDataDir: null, tmpDir: '/tmp/t', home: '/home/u' });
+    const w = await new NoSandbox().wrap({
+      command: '/bin/echo',
+      args: ['x'],
+      env: { PATH: '/usr/bin', A: '1', B: '2' },
+      grants: ['env:read:A'],
+      capabilityDir: '/cap',
+      dependencyDirs: [],
+      readOnlyFiles: [],
+      workspace: null,
+      toolDataDir: null,
+      tmpDir: '/tmp/t',
+      home: '/home/u',
+    });
     expect(w).toMatchObject({ command: '/bin/echo', args: ['x'], cwd: '/cap' });
     expect(w.env).toEqual({ PATH: '/usr/bin', LANG: 'C.UTF-8', HOME: '/home/u', TMPDIR: '/tmp/t', A: '1' });
   });

@@ -6,8 +6,21 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BubblewrapSandbox } from '../../../sdk/src/sandbox/bubblewrap.js';
 import {
-  AUDIT_ARCH, BLOCKED_SYSCALLS, buildSeccompProgram, EAFNOSUPPORT, encodeSeccompProgram, ENOSYS, ENOSYS_SYSCALLS, EPERM,
-  evaluateSeccomp, seccompArchFor, seccompFilterForHost, SYSCALL_NUMBERS, TIOCLINUX, TIOCSTI, type SeccompArch,
+  AUDIT_ARCH,
+  BLOCKED_SYSCALLS,
+  buildSeccompProgram,
+  EAFNOSUPPORT,
+  encodeSeccompProgram,
+  ENOSYS,
+  ENOSYS_SYSCALLS,
+  EPERM,
+  evaluateSeccomp,
+  seccompArchFor,
+  seccompFilterForHost,
+  SYSCALL_NUMBERS,
+  TIOCLINUX,
+  TIOCSTI,
+  type SeccompArch,
 } from '../../../sdk/src/sandbox/seccomp.js';
 import { makeFixture, parseProbe, runSandboxed, type Fixture } from './sandbox-fixture.js';
 
@@ -109,15 +122,37 @@ describe('seccomp inside bubblewrap (real syscalls from a python probe)', () => 
   });
   afterAll(() => fx.remove());
 
-  const probeArgs = (clone: boolean): string[] => [path.join(fx.capabilityDir, 'syscalls.py'), JSON.stringify(numbers), ...(clone ? ['clone'] : [])];
+  const probeArgs = (clone: boolean): string[] => [
+    path.join(fx.capabilityDir, 'syscalls.py'),
+    JSON.stringify(numbers),
+    ...(clone ? ['clone'] : []),
+  ];
 
   it('refuses mount, unshare, setns, ptrace, keyctl, bpf, TIOCSTI … with EPERM (and clone3 with ENOSYS)', async () => {
     const result = await runSandboxed(sandbox, fx.spec([], probeArgs(true), { command: python }));
     const errnos = parseProbe(result) as unknown as Record<string, number>;
     for (const name of [
-      'mount', 'umount2', 'unshare', 'setns', 'chroot', 'pivot_root', 'ptrace', 'keyctl', 'add_key', 'request_key', 'personality',
-      'get_mempolicy', 'process_vm_readv', 'name_to_handle_at', 'bpf', 'perf_event_open', 'userfaultfd', 'syslog',
-      'ioctl_TIOCSTI', 'ioctl_TIOCLINUX', 'clone_NEWUSER',
+      'mount',
+      'umount2',
+      'unshare',
+      'setns',
+      'chroot',
+      'pivot_root',
+      'ptrace',
+      'keyctl',
+      'add_key',
+      'request_key',
+      'personality',
+      'get_mempolicy',
+      'process_vm_readv',
+      'name_to_handle_at',
+      'bpf',
+      'perf_event_open',
+      'userfaultfd',
+      'syslog',
+      'ioctl_TIOCSTI',
+      'ioctl_TIOCLINUX',
+      'clone_NEWUSER',
     ]) {
       expect(errnos[name], name).toBe(EPERM);
     }

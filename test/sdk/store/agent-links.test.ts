@@ -60,7 +60,7 @@ async function linkTarget(path: string): Promise<string> {
 }
 
 describe('link and unlink', () => {
-  it('links every skill into Claude Code\'s folder as symbolic links to the installed version, and agents() shows them', async () => {
+  it("links every skill into Claude Code's folder as symbolic links to the installed version, and agents() shows them", async () => {
     await mkdir(join(userHome, '.claude'), { recursive: true });
     // The registry entry carries the skills' programs, so the plan names them before download.
     const plan = await arc.plan('obra/superpowers');
@@ -86,7 +86,10 @@ describe('link and unlink', () => {
     const claude = agents.find((a) => a.id === 'claude-code');
     expect(claude?.present).toBe(true);
     expect(agents.find((a) => a.id === 'codex')?.present).toBe(false);
-    expect(agents.find((a) => a.id === 'codex')?.skillDirs).toEqual([join(userHome, '.agents', 'skills'), join(userHome, '.codex', 'skills')]);
+    expect(agents.find((a) => a.id === 'codex')?.skillDirs).toEqual([
+      join(userHome, '.agents', 'skills'),
+      join(userHome, '.codex', 'skills'),
+    ]);
     expect(claude?.links.map((l) => [l.skill, l.version, l.state])).toEqual([
       ['brainstorming', '1.0.0', 'ok'],
       ['pdf', '1.0.0', 'ok'],
@@ -104,7 +107,12 @@ describe('link and unlink', () => {
     const project = await mkdtemp(join(work, 'project-'));
     const codex = await arc.linkSkills('obra/superpowers', { agent: 'codex', project, userHome });
     expect(codex.dir).toBe(join(project, '.agents', 'skills'));
-    const copilot = await arc.linkSkills('obra/superpowers', { agent: 'copilot', project, userHome, skip: ['brainstorming', 'writing-plans'] });
+    const copilot = await arc.linkSkills('obra/superpowers', {
+      agent: 'copilot',
+      project,
+      userHome,
+      skip: ['brainstorming', 'writing-plans'],
+    });
     expect(copilot.linked.map((l) => l.path)).toEqual([join(project, '.github', 'skills', 'pdf')]);
     expect(await readFile(join(project, '.github', 'skills', 'pdf', 'SKILL.md'), 'utf8')).toContain('name: pdf');
     // Unlinking one agent's project links leaves the other's.
@@ -118,7 +126,11 @@ describe('link and unlink', () => {
     const pdf = join(userHome, '.gemini', 'skills', 'pdf');
     expect(result.linked.every((l) => l.mode === 'copy')).toBe(true);
     expect((await lstat(pdf)).isDirectory()).toBe(true);
-    expect(JSON.parse(await readFile(join(pdf, LINK_MARKER), 'utf8'))).toMatchObject({ id: 'obra/superpowers', skill: 'pdf', version: '1.0.0' });
+    expect(JSON.parse(await readFile(join(pdf, LINK_MARKER), 'utf8'))).toMatchObject({
+      id: 'obra/superpowers',
+      skill: 'pdf',
+      version: '1.0.0',
+    });
     await arc.unlinkSkills('obra/superpowers');
     expect(await lstat(pdf).catch(() => null)).toBeNull();
   });
@@ -261,15 +273,27 @@ describe('MCP registration per agent', () => {
   it('gives each agent the command line or config entry that starts adcap mcp for the granted tools', () => {
     const rows = mcpRegistrations(['acme/pdf-tools'], { home: '/data/arcotheon', userHome: '/home/u' });
     expect(rows.map((r) => r.agent)).toEqual(AGENTS.map((a) => a.id));
-    expect(rows.find((r) => r.agent === 'claude-code')?.line).toBe('claude mcp add --scope user arcotheon-acme-pdf-tools -- adcap mcp acme/pdf-tools --home /data/arcotheon');
-    expect(rows.find((r) => r.agent === 'codex')?.line).toBe('codex mcp add arcotheon-acme-pdf-tools -- adcap mcp acme/pdf-tools --home /data/arcotheon');
+    expect(rows.find((r) => r.agent === 'claude-code')?.line).toBe(
+      'claude mcp add --scope user arcotheon-acme-pdf-tools -- adcap mcp acme/pdf-tools --home /data/arcotheon',
+    );
+    expect(rows.find((r) => r.agent === 'codex')?.line).toBe(
+      'codex mcp add arcotheon-acme-pdf-tools -- adcap mcp acme/pdf-tools --home /data/arcotheon',
+    );
     expect(rows.find((r) => r.agent === 'cursor')).toMatchObject({
       kind: 'config',
       file: '/home/u/.cursor/mcp.json',
-      json: { mcpServers: { 'arcotheon-acme-pdf-tools': { command: 'adcap', args: ['mcp', 'acme/pdf-tools', '--home', '/data/arcotheon'] } } },
+      json: {
+        mcpServers: { 'arcotheon-acme-pdf-tools': { command: 'adcap', args: ['mcp', 'acme/pdf-tools', '--home', '/data/arcotheon'] } },
+      },
     });
-    expect(rows.find((r) => r.agent === 'opencode')).toMatchObject({ json: { mcp: { 'arcotheon-acme-pdf-tools': { type: 'local', command: ['adcap', 'mcp', 'acme/pdf-tools', '--home', '/data/arcotheon'] } } } });
-    expect(mcpRegistrations(['a/b', 'c/d'], { home: "/it's here", userHome: '/h' })[0]?.line).toBe("claude mcp add --scope user arcotheon -- adcap mcp a/b c/d --home '/it'\\''s here'");
+    expect(rows.find((r) => r.agent === 'opencode')).toMatchObject({
+      json: {
+        mcp: { 'arcotheon-acme-pdf-tools': { type: 'local', command: ['adcap', 'mcp', 'acme/pdf-tools', '--home', '/data/arcotheon'] } },
+      },
+    });
+    expect(mcpRegistrations(['a/b', 'c/d'], { home: "/it's here", userHome: '/h' })[0]?.line).toBe(
+      "claude mcp add --scope user arcotheon -- adcap mcp a/b c/d --home '/it'\\''s here'",
+    );
   });
 });
 
@@ -281,21 +305,40 @@ describe('disable and enable (issue 17)', () => {
     const paths = linked.linked.map((l) => l.path);
     expect(paths.length).toBeGreaterThan(0);
     await arc.disable('obra/switchable');
-    for (const path of paths) expect(await lstat(path).then(() => 'present', () => 'gone'), path).toBe('gone');
+    for (const path of paths)
+      expect(
+        await lstat(path).then(
+          () => 'present',
+          () => 'gone',
+        ),
+        path,
+      ).toBe('gone');
     const agents = await arc.agents({ userHome });
     expect(agents.find((a) => a.id === 'claude-code')?.links.map((l) => l.state)).toEqual(paths.map(() => 'suspended'));
     // Suspended links are not a doctor problem, and linking again waits for enable.
     expect((await arc.doctor()).problems.filter((p) => p.kind.endsWith('-link'))).toEqual([]);
-    expect(await rejection(arc.linkSkills('obra/switchable', { agent: 'codex', userHome }))).toMatchObject({ code: 'E_DISABLED', message: expect.stringMatching(/adcap enable obra\/switchable/) });
+    expect(await rejection(arc.linkSkills('obra/switchable', { agent: 'codex', userHome }))).toMatchObject({
+      code: 'E_DISABLED',
+      message: expect.stringMatching(/adcap enable obra\/switchable/),
+    });
 
     // An update while disabled keeps the links out; enabling brings them back at the new version.
     await publishSkills('obra/switchable', '1.1.0');
     await arc.update(undefined, approve);
     expect((await arc.state('obra/switchable')).active).toBe('1.1.0');
-    for (const path of paths) expect(await lstat(path).then(() => 'present', () => 'gone'), path).toBe('gone');
+    for (const path of paths)
+      expect(
+        await lstat(path).then(
+          () => 'present',
+          () => 'gone',
+        ),
+        path,
+      ).toBe('gone');
     await arc.enable('obra/switchable');
     for (const path of paths) expect(await linkTarget(path), path).toContain(join('obra', 'switchable', '1.1.0'));
-    expect((await arc.agents({ userHome })).find((a) => a.id === 'claude-code')?.links.every((l) => l.state === 'ok' && l.version === '1.1.0')).toBe(true);
+    expect(
+      (await arc.agents({ userHome })).find((a) => a.id === 'claude-code')?.links.every((l) => l.state === 'ok' && l.version === '1.1.0'),
+    ).toBe(true);
   });
 
   it('leaves a place the user took while it was disabled alone, reports it, and forgets uninstalled suspended links', async () => {
@@ -304,9 +347,9 @@ describe('disable and enable (issue 17)', () => {
     const taken = linked.linked[0]?.path as string;
     await arc.disable('obra/superpowers');
     await mkdir(taken, { recursive: true });
-    await writeFile(join(taken, 'SKILL.md'), 'the user\'s own skill\n');
+    await writeFile(join(taken, 'SKILL.md'), "the user's own skill\n");
     await arc.enable('obra/superpowers');
-    expect(await readFile(join(taken, 'SKILL.md'), 'utf8')).toBe('the user\'s own skill\n');
+    expect(await readFile(join(taken, 'SKILL.md'), 'utf8')).toBe("the user's own skill\n");
     const links = (await arc.agents({ userHome })).flatMap((a) => a.links);
     expect(links.some((l) => l.path === taken)).toBe(false);
     expect(links.length).toBe(linked.linked.length - 1);

@@ -17,7 +17,14 @@ beforeAll(async () => {
   const specs = [];
   for (const v of ['1.0.0', '1.1.0', '1.2.0']) {
     specs.push({ id: 'acme/lib', version: v, padding: 3_000_000 });
-    specs.push({ id: 'acme/app', version: v, dependencies: { 'acme/lib': `^${v}` }, permissions: [{ id: 'fs:read' as const, scope: 'workspace', reason: 'r' }], tool: true, padding: 3_000_000 });
+    specs.push({
+      id: 'acme/app',
+      version: v,
+      dependencies: { 'acme/lib': `^${v}` },
+      permissions: [{ id: 'fs:read' as const, scope: 'workspace', reason: 'r' }],
+      tool: true,
+      padding: 3_000_000,
+    });
     specs.push({ id: 'acme/solo', version: v, padding: 3_000_000 });
   }
   await reg.publishAll(specs);
@@ -61,13 +68,20 @@ function runOp(options: string, op: string, arg?: string, wait = false): Op {
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const done = exited(child).then((code) => {
     for (const w of waiters.splice(0)) w.resolve(false);
-    return { code, out: out.split('\n').filter((l) => l !== 'start' && l !== 'ready' && !l.startsWith('phase ')).join('\n') };
+    return {
+      code,
+      out: out
+        .split('\n')
+        .filter((l) => l !== 'start' && l !== 'ready' && !l.startsWith('phase '))
+        .join('\n'),
+    };
   });
   return {
-    reached: (line) => new Promise((resolve) => {
-      waiters.push({ line, resolve });
-      check();
-    }),
+    reached: (line) =>
+      new Promise((resolve) => {
+        waiters.push({ line, resolve });
+        check();
+      }),
     done,
     kill: () => child.kill('SIGKILL'),
     go: () => child.stdin.end('go\n'),

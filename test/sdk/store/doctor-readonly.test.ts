@@ -16,7 +16,11 @@ const holderScript = join(import.meta.dirname, '../../fixtures/lock-holder.ts');
 describe('doctor without fix beside an operation in progress', () => {
   it('leaves a live operation alone and does not call it interrupted; reports it once its process is gone', async () => {
     const reg = await LifecycleRegistry.create();
-    await reg.publishAll([{ id: 'acme/lib', version: '1.0.0' }, { id: 'acme/lib', version: '1.1.0' }, { id: 'acme/solo', version: '1.0.0' }]);
+    await reg.publishAll([
+      { id: 'acme/lib', version: '1.0.0' },
+      { id: 'acme/lib', version: '1.1.0' },
+      { id: 'acme/solo', version: '1.0.0' },
+    ]);
     const home = await reg.newHome();
     const arc = reg.arcotheon(home, { limits: { lockWaitMs: 2_000 } });
     await arc.install(['acme/lib@1.0.0', 'acme/solo'], { approve: () => true });
@@ -26,11 +30,17 @@ describe('doctor without fix beside an operation in progress', () => {
     const holder = spawnTs(holderScript, [arc.home.homeLock]);
     await waitForLine(holder, (line) => line === 'locked');
     const before = await arc.state('acme/lib');
-    await beginOperation(arc.home, { op: 'update', before: { 'acme/lib': before }, after: { 'acme/lib': { ...before, active: '1.1.0', history: ['1.0.0'] } }, creates: [{ id: 'acme/lib', version: '1.1.0' }] });
+    await beginOperation(arc.home, {
+      op: 'update',
+      before: { 'acme/lib': before },
+      after: { 'acme/lib': { ...before, active: '1.1.0', history: ['1.0.0'] } },
+      creates: [{ id: 'acme/lib', version: '1.1.0' }],
+    });
     const staging = join(arc.home.packageDir('acme/lib'), '.1.1.0.staging-test');
     await mkdir(join(staging, 'skills'), { recursive: true });
     await writeFile(join(arc.home.journalDir, 'next.json.tmp-test'), '{"op":');
-    const snapshot = async (): Promise<string[]> => [...(await readdir(arc.home.journalDir)), ...(await readdir(arc.home.packageDir('acme/lib')))].sort();
+    const snapshot = async (): Promise<string[]> =>
+      [...(await readdir(arc.home.journalDir)), ...(await readdir(arc.home.packageDir('acme/lib')))].sort();
     const files = await snapshot();
 
     try {
@@ -65,11 +75,20 @@ describe('errors from the journal are coded', () => {
     await reg.publishAll([{ id: 'acme/solo', version: '1.0.0' }]);
     const arc = reg.arcotheon(await reg.newHome());
     await arc.install('acme/solo', { approve: () => true });
-    await writeFile(join(arc.home.journalDir, 'broken.json'), JSON.stringify({ opId: 'x', op: 'install', startedAt: 'now', before: {}, after: { 'acme/solo': { active: 3 } }, creates: [] }));
+    await writeFile(
+      join(arc.home.journalDir, 'broken.json'),
+      JSON.stringify({ opId: 'x', op: 'install', startedAt: 'now', before: {}, after: { 'acme/solo': { active: 3 } }, creates: [] }),
+    );
     const error = await rejection(arc.uninstall('acme/solo'));
     expect(error.code).toBe('E_JSON');
     expect(error.message).toMatch(/journal record broken\.json is damaged/);
     const report = await arc.doctor({ checkCache: false, checkRevocations: false });
-    expect(report.problems).toEqual([expect.objectContaining({ kind: 'half-finished-operation', fixable: false, message: expect.stringMatching(/broken\.json is damaged/) })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        kind: 'half-finished-operation',
+        fixable: false,
+        message: expect.stringMatching(/broken\.json is damaged/),
+      }),
+    ]);
   });
 });

@@ -115,7 +115,14 @@ describe('workflows and MCP of a disabled capability', () => {
         id: 'acme/flow',
         tools: [nodeTool('echo', 'echo.mjs')],
         files: { 'tools/echo.mjs': 'echo.mjs' },
-        workflows: [{ 'adcap-workflow': '1.0', id: 'twice', steps: [{ id: 'one', tool: 'echo', input: { text: 'hi' } }], output: { said: '{{steps.one.output.echoed.text}}' } }],
+        workflows: [
+          {
+            'adcap-workflow': '1.0',
+            id: 'twice',
+            steps: [{ id: 'one', tool: 'echo', input: { text: 'hi' } }],
+            output: { said: '{{steps.one.output.echoed.text}}' },
+          },
+        ],
       },
       arc,
     );
@@ -150,7 +157,11 @@ describe('workflows and MCP of a disabled capability', () => {
       throw new Error(`no answer to request ${id}`);
     };
     const send = (message: Record<string, unknown>): void => void stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } },
+    });
     await answer(1);
     send({ method: 'notifications/initialized' });
     send({ id: 2, method: 'tools/list', params: {} });

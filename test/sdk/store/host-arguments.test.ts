@@ -67,17 +67,32 @@ describe('host callbacks that fail are E_HOST_CALLBACK; a refusal is E_DENIED', 
   it('an approve that throws', async () => {
     const arc = reg.arcotheon(await reg.newHome());
     const cause = new Error('dialog crashed');
-    const error = await rejection(arc.install('acme/small', { approve: () => { throw cause; } }));
+    const error = await rejection(
+      arc.install('acme/small', {
+        approve: () => {
+          throw cause;
+        },
+      }),
+    );
     expect(error).toMatchObject({ code: 'E_HOST_CALLBACK', cause, details: { callback: 'approve' } });
     expect(await arc.list()).toEqual([]);
     // An AdcapError the host throws on purpose passes through as it is.
-    expect((await rejection(arc.install('acme/small', { approve: () => Promise.reject(new AdcapError('E_DENIED', 'no')) }))).code).toBe('E_DENIED');
+    expect((await rejection(arc.install('acme/small', { approve: () => Promise.reject(new AdcapError('E_DENIED', 'no')) }))).code).toBe(
+      'E_DENIED',
+    );
     expect((await rejection(arc.install('acme/small', { approve: () => false }))).code).toBe('E_DENIED');
   });
 
   it('an onProgress that throws, whatever it broke underneath', async () => {
     const arc = reg.arcotheon(await reg.newHome());
-    const error = await rejection(arc.install('acme/big', { approve: () => true, onProgress: () => { throw new Error('renderer is gone'); } }));
+    const error = await rejection(
+      arc.install('acme/big', {
+        approve: () => true,
+        onProgress: () => {
+          throw new Error('renderer is gone');
+        },
+      }),
+    );
     expect(error).toMatchObject({ code: 'E_HOST_CALLBACK', details: { callback: 'onProgress' } });
     expect(await arc.list()).toEqual([]);
   });
@@ -89,7 +104,13 @@ describe('a cancelled operation is E_CANCELLED', () => {
     expect((await rejection(arc.install('acme/small', { approve: () => true, signal: AbortSignal.abort() }))).code).toBe('E_CANCELLED');
     const controller = new AbortController();
     const error = await rejection(
-      arc.install('acme/big', { approve: () => true, signal: controller.signal, onProgress: (p) => { if (p.phase === 'download') controller.abort(); } }),
+      arc.install('acme/big', {
+        approve: () => true,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.phase === 'download') controller.abort();
+        },
+      }),
     );
     expect(error.code).toBe('E_CANCELLED');
     expect(await arc.list()).toEqual([]);

@@ -17,7 +17,8 @@ let libSha = '';
 beforeAll(async () => {
   reg = await LifecycleRegistry.create();
   libSha = (await readPackage(await reg.publish({ id: 'acme/lib', version: '1.0.0' }))).archiveSha256;
-  appSha = (await readPackage(await reg.publish({ id: 'acme/app', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true }))).archiveSha256;
+  appSha = (await readPackage(await reg.publish({ id: 'acme/app', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true })))
+    .archiveSha256;
   await reg.publish({ id: 'acme/solo', version: '1.0.0', tool: true });
   await reg.registry.build();
 });

@@ -33,7 +33,6 @@ beforeAll(async () => {
     { id: 'acme/bad', version: '1.0.0' },
     { id: 'acme/bad', version: '1.1.0' },
     { id: 'acme/armonly', version: '1.0.0', compat: { platforms: ['linux-arm64'], agents: { arcotheon: '*' } }, tool: true },
-    
   ]);
   await yankVersion(reg.registry.dir, 'acme/yanky', '1.1.0', 'broken on Tuesdays');
   await revokeVersion(reg.registry.dir, 'acme/bad', '1.1.0', 'malicious');
@@ -47,10 +46,18 @@ describe('plan', () => {
   it('lists what will be installed, in dependency order, with each new permission in plain language', async () => {
     const arc = reg.arcotheon(await reg.newHome());
     const plan = await arc.plan('acme/app@^1.0.0');
-    expect(plan.items.map((i) => `${i.id}@${i.version}:${i.action}:${i.explicit}`)).toEqual(['acme/lib@1.2.0:install:false', 'acme/app@1.1.0:install:true']);
+    expect(plan.items.map((i) => `${i.id}@${i.version}:${i.action}:${i.explicit}`)).toEqual([
+      'acme/lib@1.2.0:install:false',
+      'acme/app@1.1.0:install:true',
+    ]);
     expect(plan.versions).toEqual({ 'acme/lib': '1.2.0', 'acme/app': '1.1.0' });
     expect(plan.newPermissions).toEqual([
-      expect.objectContaining({ id: 'acme/app', grant: 'fs:read:workspace', reason: 'Reads the files you point it at.', text: expect.stringMatching(/folder you choose/) }),
+      expect.objectContaining({
+        id: 'acme/app',
+        grant: 'fs:read:workspace',
+        reason: 'Reads the files you point it at.',
+        text: expect.stringMatching(/folder you choose/),
+      }),
     ]);
     expect(plan.downloadSize).toBe(plan.items.reduce((s, i) => s + i.archive.size, 0));
     expect(plan.report.lines.join('\n')).toMatch(/Install acme\/app 1\.1\.0[\s\S]*new permission: Read files in the folder you choose/);
@@ -84,7 +91,10 @@ describe('install', () => {
   it('binds approval to the digest of the plan the user saw', async () => {
     const arc = reg.arcotheon(await reg.newHome());
     const seen = await arc.plan('acme/app@^1.0.0');
-    await expect(arc.install('acme/app@^1.0.0', { approvedDigest: 'f'.repeat(64) })).rejects.toMatchObject({ code: 'E_DENIED', message: expect.stringMatching(/plan changed/) });
+    await expect(arc.install('acme/app@^1.0.0', { approvedDigest: 'f'.repeat(64) })).rejects.toMatchObject({
+      code: 'E_DENIED',
+      message: expect.stringMatching(/plan changed/),
+    });
     const result = await arc.install('acme/app@^1.0.0', { approvedDigest: seen.digest });
     expect(result.plan.digest).toBe(seen.digest);
     expect(result.installed).toHaveLength(2);
@@ -132,12 +142,18 @@ describe('install', () => {
   it('explains an impossible combination in words (E_RESOLVE)', async () => {
     const arc = reg.arcotheon(await reg.newHome());
     await arc.install('acme/other', { approve: approveAll });
-    await expect(arc.install('acme/app@2.0.0', { approve: approveAll })).rejects.toMatchObject({ code: 'E_RESOLVE', message: expect.stringMatching(/acme\/lib/) });
+    await expect(arc.install('acme/app@2.0.0', { approve: approveAll })).rejects.toMatchObject({
+      code: 'E_RESOLVE',
+      message: expect.stringMatching(/acme\/lib/),
+    });
   });
 
   it('refuses a capability built for another platform and says why (E_INCOMPATIBLE)', async () => {
     const arc = reg.arcotheon(await reg.newHome());
-    await expect(arc.plan('acme/armonly')).rejects.toMatchObject({ code: 'E_INCOMPATIBLE', message: expect.stringMatching(/linux-arm64.*linux-x64/) });
+    await expect(arc.plan('acme/armonly')).rejects.toMatchObject({
+      code: 'E_INCOMPATIBLE',
+      message: expect.stringMatching(/linux-arm64.*linux-x64/),
+    });
   });
 
   it('installs yanked versions only when pinned exactly, and revoked ones never', async () => {
@@ -180,7 +196,14 @@ describe('resources at install (spec §9)', () => {
         id: 'acme/data',
         version: '1.0.0',
         resources: [
-          { id: 'eager', kind: 'dataset', sources: [unreachable('eager.bin')], sha256: sha256Hex(eagerBytes), size: eagerBytes.length, lazy: false },
+          {
+            id: 'eager',
+            kind: 'dataset',
+            sources: [unreachable('eager.bin')],
+            sha256: sha256Hex(eagerBytes),
+            size: eagerBytes.length,
+            lazy: false,
+          },
           { id: 'lazy', kind: 'dataset', sources: [unreachable('lazy.bin')], sha256: sha256Hex(lazyBytes), size: lazyBytes.length },
         ],
       },
@@ -196,7 +219,20 @@ describe('resources at install (spec §9)', () => {
     const local = await LifecycleRegistry.create();
     const bytes = Buffer.from('nowhere to be found');
     await local.publishAll([
-      { id: 'acme/data', version: '1.0.0', resources: [{ id: 'eager', kind: 'dataset', sources: ['https://127.0.0.1:9/x.bin'], sha256: sha256Hex(bytes), size: bytes.length, lazy: false }] },
+      {
+        id: 'acme/data',
+        version: '1.0.0',
+        resources: [
+          {
+            id: 'eager',
+            kind: 'dataset',
+            sources: ['https://127.0.0.1:9/x.bin'],
+            sha256: sha256Hex(bytes),
+            size: bytes.length,
+            lazy: false,
+          },
+        ],
+      },
     ]);
     const arc = local.arcotheon(await local.newHome());
     await expect(arc.install('acme/data', { approve: approveAll })).rejects.toMatchObject({ code: 'E_DOWNLOAD' });
@@ -206,22 +242,31 @@ describe('resources at install (spec §9)', () => {
 
 describe('sideloading', () => {
   it('needs the extra confirmation for an unsigned package and labels it everywhere', async () => {
-    const file = await buildCapability({ id: 'local/tool', version: '0.1.0', permissions: [fsRead], tool: true }, join(reg.registry.work, 'side'), []);
+    const file = await buildCapability(
+      { id: 'local/tool', version: '0.1.0', permissions: [fsRead], tool: true },
+      join(reg.registry.work, 'side'),
+      [],
+    );
     const arc = reg.arcotheon(await reg.newHome());
     const plan = await arc.plan({ file });
     expect(plan.items[0]?.source).toMatchObject({ kind: 'file', unsigned: true });
     expect(plan.warnings.join(' ')).toMatch(/UNSIGNED/);
-    await expect(arc.install({ file }, { approve: approveAll })).rejects.toMatchObject({ code: 'E_DENIED', message: expect.stringMatching(/extra confirmation/) });
+    await expect(arc.install({ file }, { approve: approveAll })).rejects.toMatchObject({
+      code: 'E_DENIED',
+      message: expect.stringMatching(/extra confirmation/),
+    });
     await arc.install({ file }, { approve: approveAll, allowUnsigned: true });
     expect((await arc.list())[0]).toMatchObject({ id: 'local/tool', status: 'unsigned', grants: ['fs:read:workspace'] });
   });
 
-  it('labels a package signed by an unknown key, and installs a known publisher\'s file like a registry one', async () => {
+  it("labels a package signed by an unknown key, and installs a known publisher's file like a registry one", async () => {
     const stranger = await buildCapability({ id: 'acme/side', version: '0.1.0' }, join(reg.registry.work, 'side'), [generateKey()]);
     const arc = reg.arcotheon(await reg.newHome());
     expect((await arc.plan({ file: stranger })).items[0]?.source).toMatchObject({ unknownSigner: true, unsigned: false });
     await expect(arc.install({ file: stranger }, { approve: approveAll })).rejects.toMatchObject({ code: 'E_DENIED' });
-    const known = await buildCapability({ id: 'acme/side', version: '0.2.0' }, join(reg.registry.work, 'side'), [reg.registry.keyOf('acme')]);
+    const known = await buildCapability({ id: 'acme/side', version: '0.2.0' }, join(reg.registry.work, 'side'), [
+      reg.registry.keyOf('acme'),
+    ]);
     await arc.install({ file: known }, { approve: approveAll });
     expect((await arc.list())[0]).toMatchObject({ id: 'acme/side', version: '0.2.0', status: 'sideloaded' });
   });
@@ -233,7 +278,9 @@ describe('sideloading', () => {
     bytes.writeUInt8((bytes.readUInt8(at) ^ 0xff) & 0xff, at);
     await writeFile(file, bytes);
     const home = await reg.newHome();
-    await expect(reg.arcotheon(home).install({ file }, { approve: approveAll, allowUnsigned: true })).rejects.toMatchObject({ code: expect.stringMatching(/^E_(GZIP|TAR|HASH)$/) });
+    await expect(reg.arcotheon(home).install({ file }, { approve: approveAll, allowUnsigned: true })).rejects.toMatchObject({
+      code: expect.stringMatching(/^E_(GZIP|TAR|HASH)$/),
+    });
     expect(await reg.arcotheon(home).list()).toEqual([]);
   });
 });
@@ -245,7 +292,9 @@ describe('installs that registries no longer describe', () => {
     const other = await LifecycleRegistry.create();
     await other.publishAll([{ id: 'beta/tool', version: '1.0.0' }]);
     // The same home, now configured with another registry only.
-    const arc = other.arcotheon(home, { remotes: [{ name: 'other', url: other.registry.v1Url, rootKeys: [other.registry.rootKey.publicKey] }] });
+    const arc = other.arcotheon(home, {
+      remotes: [{ name: 'other', url: other.registry.v1Url, rootKeys: [other.registry.rootKey.publicKey] }],
+    });
     await arc.install('beta/tool', { approve: approveAll });
     expect((await arc.list()).map((c) => `${c.id}@${c.version}`)).toEqual(['acme/app@1.1.0', 'acme/lib@1.2.0', 'beta/tool@1.0.0']);
   });
@@ -304,9 +353,14 @@ describe('grants', () => {
 
 describe('update', () => {
   /** A registry where app 1.0.0 is installed first and newer versions are published afterwards. */
-  async function installedThenPublished(later: Parameters<LifecycleRegistry['publish']>[0][]): Promise<{ arc: ReturnType<LifecycleRegistry['arcotheon']>; local: LifecycleRegistry }> {
+  async function installedThenPublished(
+    later: Parameters<LifecycleRegistry['publish']>[0][],
+  ): Promise<{ arc: ReturnType<LifecycleRegistry['arcotheon']>; local: LifecycleRegistry }> {
     const local = await LifecycleRegistry.create();
-    await local.publishAll([{ id: 'acme/lib', version: '1.0.0' }, { id: 'acme/app', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [fsRead], tool: true }]);
+    await local.publishAll([
+      { id: 'acme/lib', version: '1.0.0' },
+      { id: 'acme/app', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [fsRead], tool: true },
+    ]);
     const arc = local.arcotheon(await local.newHome());
     await arc.install('acme/app', { approve: approveAll });
     for (const spec of later) await local.publish(spec);
@@ -321,13 +375,18 @@ describe('update', () => {
     ]);
     const result = await arc.update();
     expect(result).toMatchObject({ applied: true, needsApproval: false });
-    expect(result.plan.items.map((i) => `${i.id}@${i.from}->${i.version}:${i.action}`)).toEqual(['acme/lib@1.0.0->1.1.0:upgrade', 'acme/app@1.0.0->1.1.0:upgrade']);
+    expect(result.plan.items.map((i) => `${i.id}@${i.from}->${i.version}:${i.action}`)).toEqual([
+      'acme/lib@1.0.0->1.1.0:upgrade',
+      'acme/app@1.0.0->1.1.0:upgrade',
+    ]);
     expect((await arc.list()).map((c) => `${c.id}@${c.version}`)).toEqual(['acme/app@1.1.0', 'acme/lib@1.1.0']);
     expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace']);
   });
 
   it('does not apply an update that needs new permissions until approved, and says exactly which', async () => {
-    const { arc } = await installedThenPublished([{ id: 'acme/app', version: '2.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [fsRead, netApi, envToken], tool: true }]);
+    const { arc } = await installedThenPublished([
+      { id: 'acme/app', version: '2.0.0', dependencies: { 'acme/lib': '^1.0.0' }, permissions: [fsRead, netApi, envToken], tool: true },
+    ]);
     const held = await arc.update(['acme/app']);
     expect(held).toMatchObject({ applied: false, needsApproval: true });
     expect(held.plan.newPermissions.map((p) => p.grant)).toEqual(['net:connect:api.example.com', 'env:read:API_TOKEN']);
@@ -348,7 +407,9 @@ describe('update', () => {
   });
 
   it('drops grants for permissions a new version no longer declares', async () => {
-    const { arc } = await installedThenPublished([{ id: 'acme/app', version: '1.2.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true }]);
+    const { arc } = await installedThenPublished([
+      { id: 'acme/app', version: '1.2.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true },
+    ]);
     await arc.update();
     expect((await arc.state('acme/app')).grants).toEqual([]);
   });
@@ -393,7 +454,10 @@ describe('rollback and history', () => {
     // app 2.0.0 needs lib ^1.1.0, so installing it moves lib on to 1.2.0 (1.0.0 stays in history).
     await arc.install('acme/app@2.0.0', { approve: approveAll });
     expect(await arc.state('acme/lib')).toMatchObject({ active: '1.2.0', history: ['1.0.0'] });
-    await expect(arc.rollback('acme/lib')).rejects.toMatchObject({ code: 'E_DEPENDENTS', message: expect.stringContaining('acme/app needs acme/lib ^1.1.0') });
+    await expect(arc.rollback('acme/lib')).rejects.toMatchObject({
+      code: 'E_DEPENDENTS',
+      message: expect.stringContaining('acme/app needs acme/lib ^1.1.0'),
+    });
     expect((await arc.state('acme/lib')).active).toBe('1.2.0');
   });
 
@@ -439,7 +503,9 @@ describe('doctor', () => {
     await writeFile(readme, 'tampered');
     const report = await arc.doctor();
     expect(report.ok).toBe(false);
-    expect(report.problems).toEqual([expect.objectContaining({ kind: 'damaged-install', id: 'acme/lib', message: expect.stringContaining('README.md was changed') })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ kind: 'damaged-install', id: 'acme/lib', message: expect.stringContaining('README.md was changed') }),
+    ]);
     const dry = await arc.doctor({ fix: true, dryRun: true });
     expect(dry.problems[0]?.fixed).toBeUndefined();
     const fixed = await arc.doctor({ fix: true });
@@ -462,7 +528,10 @@ describe('doctor', () => {
 
   it('reports a revoked installed version and a missing dependency, which it cannot fix', async () => {
     const local = await LifecycleRegistry.create();
-    await local.publishAll([{ id: 'acme/x', version: '1.0.0' }, { id: 'acme/y', version: '1.0.0', dependencies: { 'acme/x': '^1.0.0' } }]);
+    await local.publishAll([
+      { id: 'acme/x', version: '1.0.0' },
+      { id: 'acme/y', version: '1.0.0', dependencies: { 'acme/x': '^1.0.0' } },
+    ]);
     const home = await local.newHome();
     const arc = local.arcotheon(home);
     await arc.install('acme/y', { approve: approveAll });

@@ -44,7 +44,10 @@ async function policyFile(policy: Policy | string): Promise<string> {
 }
 
 /** An Arcotheon over a fresh home whose policy file can be rewritten between operations. */
-async function managed(policy: Policy | string, extra: Parameters<LifecycleRegistry['arcotheon']>[1] = {}): Promise<{ arc: Arcotheon; set: (p: Policy | string) => Promise<void>; path: string }> {
+async function managed(
+  policy: Policy | string,
+  extra: Parameters<LifecycleRegistry['arcotheon']>[1] = {},
+): Promise<{ arc: Arcotheon; set: (p: Policy | string) => Promise<void>; path: string }> {
   const path = join(dir, `live-${++count}.json`);
   const set = async (p: Policy | string): Promise<void> => writeFile(path, typeof p === 'string' ? p : JSON.stringify(p));
   await set(policy);
@@ -60,7 +63,9 @@ describe('deniedPermissions', () => {
     const { arc, path } = await managed({ ...ORG, deniedPermissions: ['net:connect'] });
     const refused = await rejection(arc.plan('acme/app@2.0.0'));
     expect(refused.code).toBe('E_POLICY');
-    expect(refused.message).toContain('acme/app needs the permission net:connect:api.example.com, which your organisation never grants (net:connect).');
+    expect(refused.message).toContain(
+      'acme/app needs the permission net:connect:api.example.com, which your organisation never grants (net:connect).',
+    );
     expect(refused.message).toContain(`Managed by Acme IT (rule "deniedPermissions" in ${path}). Ask it@acme.example if you need it.`);
     expect(refused.details).toMatchObject({ rule: 'deniedPermissions', pattern: 'net:connect' });
     expect((await rejection(arc.install('acme/app@2.0.0', { approve }))).code).toBe('E_POLICY');
@@ -87,7 +92,9 @@ describe('deniedPermissions', () => {
     expect(run.message).toMatch(/rule "deniedPermissions"/);
     const report = await arc.doctor({ checkRevocations: false, checkCache: false });
     expect(report.ok).toBe(false);
-    expect(report.problems.filter((p) => p.kind === 'policy').map((p) => p.message)).toEqual([expect.stringMatching(/acme\/app holds the grant fs:read:workspace, which the policy denies \(fs:read\)/)]);
+    expect(report.problems.filter((p) => p.kind === 'policy').map((p) => p.message)).toEqual([
+      expect.stringMatching(/acme\/app holds the grant fs:read:workspace, which the policy denies \(fs:read\)/),
+    ]);
     expect((await arc.list()).find((c) => c.id === 'acme/app')?.managed).toMatchObject({ deniedGrants: ['fs:read:workspace'] });
   });
 });
@@ -97,7 +104,9 @@ describe('blocked', () => {
     const { arc } = await managed({ ...ORG, blocked: ['acme/other', 'acme/lib@>=1.2.0'] });
     const other = await rejection(arc.plan('acme/other'));
     expect(other.code).toBe('E_POLICY');
-    expect(other.message).toMatch(/acme\/other@1\.0\.0 may not be installed \(blocked: acme\/other\)\. Managed by Acme IT \(rule "blocked"/);
+    expect(other.message).toMatch(
+      /acme\/other@1\.0\.0 may not be installed \(blocked: acme\/other\)\. Managed by Acme IT \(rule "blocked"/,
+    );
     const dep = await rejection(arc.install('acme/app@1.0.0', { approve }));
     expect(dep.message).toMatch(/acme\/lib@1\.2\.0 may not be installed \(blocked: acme\/lib@>=1\.2\.0\)/);
     // Asking for an allowed version works.
@@ -109,7 +118,9 @@ describe('blocked', () => {
     const { arc, set } = await managed({ ...ORG });
     await arc.install('acme/app@1.0.0', { approve });
     await set({ ...ORG, blocked: ['acme/app@1'] });
-    expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(expect.stringMatching(/acme\/app@1\.0\.0 is blocked by the policy \(acme\/app@1\) but still enabled/));
+    expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(
+      expect.stringMatching(/acme\/app@1\.0\.0 is blocked by the policy \(acme\/app@1\) but still enabled/),
+    );
     // Even before applyPolicy runs, the blocked version's tools are refused.
     expect((await rejection(runTool(arc, 'acme/app', 'main', {}))).code).toBe('E_POLICY');
 
@@ -175,7 +186,10 @@ describe('sideload and unsigned', () => {
 
 describe('remotes', () => {
   it('uses the registries the policy lists, added for the user, and no other', async () => {
-    const { arc } = await managed({ ...ORG, remotes: [{ name: 'corp', url: reg.registry.v1Url, rootKeys: [reg.registry.rootKey.publicKey] }] }, { remotes: [] });
+    const { arc } = await managed(
+      { ...ORG, remotes: [{ name: 'corp', url: reg.registry.v1Url, rootKeys: [reg.registry.rootKey.publicKey] }] },
+      { remotes: [] },
+    );
     expect((await arc.sources.remotes()).map((r) => r.name)).toEqual(['corp']);
     expect((await arc.install('acme/other', { approve })).installed).toEqual([{ id: 'acme/other', version: '1.0.0' }]);
     expect((await arc.state('acme/other')).versions['1.0.0']?.source).toMatchObject({ kind: 'registry', remote: 'corp' });
@@ -195,7 +209,9 @@ describe('remotes', () => {
 describe('required', () => {
   it('applyPolicy installs required capabilities with the permissions granted by the policy; they cannot be uninstalled or disabled', async () => {
     const { arc } = await managed({ ...ORG, required: ['acme/app@^1.0.0'] });
-    expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(expect.stringMatching(/acme\/app is required by the policy \(acme\/app@\^1\.0\.0\) but not installed/));
+    expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(
+      expect.stringMatching(/acme\/app is required by the policy \(acme\/app@\^1\.0\.0\) but not installed/),
+    );
     const applied = await arc.applyPolicy();
     expect(applied.installed).toEqual([
       { id: 'acme/lib', version: '1.2.0' },
@@ -204,11 +220,16 @@ describe('required', () => {
     expect(applied.failed).toEqual([]);
     const state = await arc.state('acme/app');
     expect(state).toMatchObject({ explicit: true, range: '^1.0.0', grants: ['fs:read:workspace'] });
-    expect((await arc.list()).find((c) => c.id === 'acme/app')?.managed).toMatchObject({ required: 'acme/app@^1.0.0', text: expect.stringMatching(/rule "required"/) });
+    expect((await arc.list()).find((c) => c.id === 'acme/app')?.managed).toMatchObject({
+      required: 'acme/app@^1.0.0',
+      text: expect.stringMatching(/rule "required"/),
+    });
 
     const uninstall = await rejection(arc.uninstall('acme/app'));
     expect(uninstall.code).toBe('E_POLICY');
-    expect(uninstall.message).toMatch(/acme\/app is required on this computer and cannot be uninstalled\. Managed by Acme IT \(rule "required"/);
+    expect(uninstall.message).toMatch(
+      /acme\/app is required on this computer and cannot be uninstalled\. Managed by Acme IT \(rule "required"/,
+    );
     expect((await rejection(arc.disable('acme/app'))).message).toMatch(/cannot be disabled/);
     expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.filter((p) => p.kind === 'policy')).toEqual([]);
   });
@@ -263,14 +284,25 @@ describe('updates: automatic', () => {
   });
 });
 
-describe('the administrators\' guide', () => {
+describe("the administrators' guide", () => {
   it('docs/admin.md gives a complete example policy that the schema and the checks accept', async () => {
     const text = await readFile(fileURLToPath(new URL('../../../docs/admin.md', import.meta.url)), 'utf8');
     const example = /```json\n([\s\S]*?)```/.exec(text)?.[1];
     expect(example).toBeDefined();
     const policy = checkPolicy(JSON.parse(example as string), 'docs/admin.md');
     // Every rule of the format appears in the example.
-    expect(Object.keys(policy).sort()).toEqual(['blocked', 'contact', 'deniedPermissions', 'organisation', 'policy', 'remotes', 'required', 'sideload', 'unsigned', 'updates']);
+    expect(Object.keys(policy).sort()).toEqual([
+      'blocked',
+      'contact',
+      'deniedPermissions',
+      'organisation',
+      'policy',
+      'remotes',
+      'required',
+      'sideload',
+      'unsigned',
+      'updates',
+    ]);
   });
 });
 
@@ -294,6 +326,8 @@ describe('an invalid policy', () => {
     }
     expect((await arc.list()).map((c) => c.id)).toEqual(['acme/other']);
     const report = await arc.doctor({ checkRevocations: false, checkCache: false });
-    expect(report.problems).toContainEqual(expect.objectContaining({ kind: 'policy', message: expect.stringMatching(/every change is stopped/) }));
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({ kind: 'policy', message: expect.stringMatching(/every change is stopped/) }),
+    );
   });
 });

@@ -81,17 +81,29 @@ describe('loading the organisation policy', () => {
       await chmod(path, 0o644);
       expect(await loadPolicy({ env: {}, systemPath: path, platform: 'linux' })).toMatchObject({ source: 'system' });
       await chmod(path, 0o666);
-      expect(await rejection(loadPolicy({ env: {}, systemPath: path, platform: 'linux' }))).toMatchObject({ code: 'E_POLICY', message: expect.stringMatching(/writable by users other than root/) });
+      expect(await rejection(loadPolicy({ env: {}, systemPath: path, platform: 'linux' }))).toMatchObject({
+        code: 'E_POLICY',
+        message: expect.stringMatching(/writable by users other than root/),
+      });
       await chmod(path, 0o644);
       await chmod(folder, 0o777);
-      expect(await rejection(loadPolicy({ env: {}, systemPath: path, platform: 'linux' }))).toMatchObject({ code: 'E_POLICY', message: expect.stringMatching(/a folder that users other than root can change/) });
+      expect(await rejection(loadPolicy({ env: {}, systemPath: path, platform: 'linux' }))).toMatchObject({
+        code: 'E_POLICY',
+        message: expect.stringMatching(/a folder that users other than root can change/),
+      });
       await chmod(folder, 0o755);
     } else {
-      expect(await rejection(loadPolicy({ env: {}, systemPath: path, platform: 'linux' }))).toMatchObject({ code: 'E_POLICY', message: expect.stringMatching(/not owned by root/) });
+      expect(await rejection(loadPolicy({ env: {}, systemPath: path, platform: 'linux' }))).toMatchObject({
+        code: 'E_POLICY',
+        message: expect.stringMatching(/not owned by root/),
+      });
     }
     const link = join(folder, 'link.json');
     await symlink(path, link);
-    expect(await rejection(loadPolicy({ env: {}, systemPath: link, platform: 'linux' }))).toMatchObject({ code: 'E_POLICY', message: expect.stringMatching(/not a regular file/) });
+    expect(await rejection(loadPolicy({ env: {}, systemPath: link, platform: 'linux' }))).toMatchObject({
+      code: 'E_POLICY',
+      message: expect.stringMatching(/not a regular file/),
+    });
   });
 });
 
@@ -126,14 +138,17 @@ describe('policy rules', () => {
     }
     expect(thrown).toMatchObject({
       code: 'E_POLICY',
-      message: 'acme/x needs the permission net:connect:api.example.com, which your organisation never grants (net:connect). Managed by Acme IT (rule "deniedPermissions" in /etc/arcotheon/policy.json). Ask it@acme.example if you need it.',
+      message:
+        'acme/x needs the permission net:connect:api.example.com, which your organisation never grants (net:connect). Managed by Acme IT (rule "deniedPermissions" in /etc/arcotheon/policy.json). Ask it@acme.example if you need it.',
       details: { rule: 'deniedPermissions', pattern: 'net:connect' },
     });
   });
 
   it('blocked: an id blocks every version, id@range only those versions', () => {
     const policy = loaded({ policy: 1, blocked: ['acme/bad', 'acme/old@<2.0.0'] });
-    expect(() => assertNotBlocked(policy, 'acme/bad', '9.9.9')).toThrow(/acme\/bad@9\.9\.9 may not be installed \(blocked: acme\/bad\)\. Managed by your organisation \(rule "blocked"/);
+    expect(() => assertNotBlocked(policy, 'acme/bad', '9.9.9')).toThrow(
+      /acme\/bad@9\.9\.9 may not be installed \(blocked: acme\/bad\)\. Managed by your organisation \(rule "blocked"/,
+    );
     expect(() => assertNotBlocked(policy, 'acme/old', '1.4.0')).toThrow(/blocked: acme\/old@<2\.0\.0/);
     expect(() => assertNotBlocked(policy, 'acme/old', '2.0.0')).not.toThrow();
     expect(() => assertNotBlocked(null, 'acme/bad', '1.0.0')).not.toThrow();
@@ -151,18 +166,24 @@ describe('policy rules', () => {
     expect(() => assertSignedAllowed(policy, 'acme/x', false)).toThrow(/rule "unsigned"/);
     expect(() => assertSignedAllowed(policy, 'acme/x', true)).not.toThrow();
     expect(() => assertRemoteAllowed(policy, { name: 'corp', url: 'https://registry.corp.example/v1/', rootKeys: [KEY] })).not.toThrow();
-    expect(() => assertRemoteAllowed(policy, { name: 'corp2', url: 'https://registry.corp.example/v1/', rootKeys: [OTHER_KEY] })).toThrow(/not one your organisation allows; the allowed ones are corp/);
+    expect(() => assertRemoteAllowed(policy, { name: 'corp2', url: 'https://registry.corp.example/v1/', rootKeys: [OTHER_KEY] })).toThrow(
+      /not one your organisation allows; the allowed ones are corp/,
+    );
     expect(() => assertRemoteAllowed(policy, { name: 'x', url: 'https://evil.example/v1/', rootKeys: [KEY] })).toThrow(/rule "remotes"/);
     expect(() => assertRemoteRemovable(policy, 'corp')).toThrow(/added by your organisation and cannot be removed/);
     expect(() => assertRemoteRemovable(policy, 'mine')).not.toThrow();
-    expect(() => assertNotRequired(policy, 'corp/security-baseline', 'uninstall')).toThrow(/required on this computer and cannot be uninstalled/);
+    expect(() => assertNotRequired(policy, 'corp/security-baseline', 'uninstall')).toThrow(
+      /required on this computer and cannot be uninstalled/,
+    );
     expect(() => assertNotRequired(policy, 'corp/security-baseline', 'disable')).toThrow(/cannot be disabled/);
     expect(() => assertRemoteAllowed(loaded({ policy: 1 }), { name: 'x', url: 'https://any.example/v1/', rootKeys: [KEY] })).not.toThrow();
   });
 
   it('describes the policy in force and where it came from', () => {
     expect(describePolicy(null)[0]).toBe('No organisation policy is in force.');
-    const lines = describePolicy(loaded({ policy: 1, organisation: 'Acme IT', deniedPermissions: ['net:connect'], updates: { automatic: true } }));
+    const lines = describePolicy(
+      loaded({ policy: 1, organisation: 'Acme IT', deniedPermissions: ['net:connect'], updates: { automatic: true } }),
+    );
     expect(lines).toContain('Managed by Acme IT: policy /etc/arcotheon/policy.json (system location)');
     expect(lines).toContain('  permissions never granted: net:connect');
     expect(lines).toContain('  automatic updates: on (updates that need no new permission)');

@@ -22,7 +22,7 @@ beforeAll(async () => {
   ]);
 });
 
-describe('rollback keeps the user\'s revocations', () => {
+describe("rollback keeps the user's revocations", () => {
   it('a grant revoked on the new version stays revoked after rolling back to a version that had it', async () => {
     const home = await reg.newHome();
     const arc = reg.arcotheon(home);

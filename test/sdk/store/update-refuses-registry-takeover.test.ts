@@ -26,7 +26,13 @@ beforeAll(async () => {
   // The attacker's registry: the same publisher name "acme" under another key, higher versions.
   await attacker.publishAll([
     { id: 'acme/lib', version: '1.9.0' },
-    { id: 'acme/app', version: '1.0.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true, permissions: [{ id: 'net:connect', reason: 'Phones home.' }] },
+    {
+      id: 'acme/app',
+      version: '1.0.0',
+      dependencies: { 'acme/lib': '^1.0.0' },
+      tool: true,
+      permissions: [{ id: 'net:connect', reason: 'Phones home.' }],
+    },
     { id: 'acme/app', version: '9.0.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true },
   ]);
   expect(attacker.registry.keyOf('acme').keyId).not.toBe(bundled.registry.keyOf('acme').keyId);
@@ -107,16 +113,27 @@ describe('update refuses a registry takeover', () => {
     const { arc } = await installedThenAttackerAdded();
     const plan = await arc.plan({ packages: ['acme/app@^9.0.0'], remote: 'attacker' });
     const item = plan.items.find((i) => i.id === 'acme/app');
-    expect(item).toMatchObject({ version: '9.0.0', action: 'upgrade', source: { kind: 'registry', remote: 'attacker' }, previousSource: { kind: 'registry', remote: 'test' } });
+    expect(item).toMatchObject({
+      version: '9.0.0',
+      action: 'upgrade',
+      source: { kind: 'registry', remote: 'attacker' },
+      previousSource: { kind: 'registry', remote: 'test' },
+    });
     // The dependency stays with the registry it came from: only what was named moves.
     expect(plan.items.map((i) => i.id)).toEqual(['acme/app']);
     expect(plan.report.lines).toContain('  source changes: from registry "test" to registry "attacker"');
     await arc.install({ packages: ['acme/app@^9.0.0'], remote: 'attacker' }, { approvedDigest: plan.digest });
     const state = await arc.state('acme/app');
     expect(state.active).toBe('9.0.0');
-    expect(state.versions['9.0.0']?.source).toMatchObject({ kind: 'registry', remote: 'attacker', signedBy: [attacker.registry.keyOf('acme').keyId] });
+    expect(state.versions['9.0.0']?.source).toMatchObject({
+      kind: 'registry',
+      remote: 'attacker',
+      signedBy: [attacker.registry.keyOf('acme').keyId],
+    });
     // And the same version from another registry with other contents is refused, not relabelled.
-    await expect(arc.plan('test:acme/app@1.0.0')).resolves.toMatchObject({ items: [expect.objectContaining({ previousSource: { kind: 'registry', remote: 'attacker' } })] });
+    await expect(arc.plan('test:acme/app@1.0.0')).resolves.toMatchObject({
+      items: [expect.objectContaining({ previousSource: { kind: 'registry', remote: 'attacker' } })],
+    });
   });
 
   it('the installing registry also decides what is shown and what is revoked (doctor)', async () => {
@@ -136,7 +153,10 @@ describe('update refuses a registry takeover', () => {
 
   it('refuses to relabel a version on disk as coming from a registry whose package differs', async () => {
     const { arc } = await installedThenAttackerAdded();
-    await expect(arc.plan('attacker:acme/app@1.0.0')).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('is a different package') });
+    await expect(arc.plan('attacker:acme/app@1.0.0')).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringContaining('is a different package'),
+    });
     await expect(arc.plan('nowhere:acme/app')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
   });
 });

@@ -32,7 +32,9 @@ describe('a revoked installed version (item 6)', () => {
 
     const plan = await arc.plan('acme/other');
     expect(plan.items.map((i) => `${i.id}@${i.version}`)).toEqual(['acme/other@1.0.0']);
-    expect(plan.warnings.join(' ')).toMatch(/acme\/bad 1\.0\.0 stays installed but was revoked by its registry \(ships a credential stealer\)/);
+    expect(plan.warnings.join(' ')).toMatch(
+      /acme\/bad 1\.0\.0 stays installed but was revoked by its registry \(ships a credential stealer\)/,
+    );
     expect((await arc.install('acme/other', { approve: approveAll })).installed).toEqual([{ id: 'acme/other', version: '1.0.0' }]);
 
     const update = await arc.update();
@@ -63,7 +65,9 @@ describe('an installed capability nothing can resolve any more (item 6)', () => 
     await writeFile(manifest, '{ damaged');
     const second = await LifecycleRegistry.create();
     await second.publishAll([{ id: 'acme/other', version: '1.0.0' }]);
-    const arc = second.arcotheon(home, { remotes: [{ name: 'second', url: second.registry.v1Url, rootKeys: [second.registry.rootKey.publicKey] }] });
+    const arc = second.arcotheon(home, {
+      remotes: [{ name: 'second', url: second.registry.v1Url, rootKeys: [second.registry.rootKey.publicKey] }],
+    });
     expect((await arc.install('acme/other', { approve: approveAll })).installed).toEqual([{ id: 'acme/other', version: '1.0.0' }]);
     expect((await arc.update()).plan.items).toEqual([]);
     expect((await arc.doctor({ checkCache: false })).problems.map((p) => `${p.kind} ${p.id ?? ''}`)).toEqual(['damaged-install acme/gone']);
@@ -116,7 +120,10 @@ describe('update applies what it can (item 7)', () => {
 
     const result = await arc.update();
     expect(result.installed).toEqual([{ id: 'acme/plain', version: '1.1.0' }]);
-    expect(result.waiting.map((w) => `${w.id}@${w.version}:${w.newPermissions.join(',')}`).sort()).toEqual(['acme/app@1.1.0:', 'acme/lib@2.0.0:net:connect:api.example.com']);
+    expect(result.waiting.map((w) => `${w.id}@${w.version}:${w.newPermissions.join(',')}`).sort()).toEqual([
+      'acme/app@1.1.0:',
+      'acme/lib@2.0.0:net:connect:api.example.com',
+    ]);
     expect((await arc.state('acme/app')).active).toBe('1.0.0');
     expect((await arc.state('acme/lib')).active).toBe('1.0.0');
   });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../sdk/src/format/manifest-types.js';
 import { canonicalJson } from '../../../sdk/src/format/canonical-json.js';
-import { CATALOG_CONTEXT, MAX_SIGNATURES, PACKAGE_CONTEXT, signEnvelope, signedMessage, verifyEnvelope } from '../../../sdk/src/trust/envelope.js';
+import {
+  CATALOG_CONTEXT,
+  MAX_SIGNATURES,
+  PACKAGE_CONTEXT,
+  signEnvelope,
+  signedMessage,
+  verifyEnvelope,
+} from '../../../sdk/src/trust/envelope.js';
 import { verifyBytes } from '../../../sdk/src/trust/ed25519.js';
 import { keyFromSeed, publicKeyOf, type TrustedKey } from '../../../sdk/src/trust/keys.js';
 
@@ -50,7 +57,7 @@ describe('signEnvelope / verifyEnvelope (spec §5)', () => {
     expect(code(() => verifyEnvelope(tampered, PACKAGE_CONTEXT, [publicKeyOf(alice)]))).toBe('E_SIGNATURE');
   });
 
-  it('refuses a signature placed under another key\'s keyId', () => {
+  it("refuses a signature placed under another key's keyId", () => {
     const env = signEnvelope(payload, PACKAGE_CONTEXT, [alice]);
     const swapped = { ...env, signatures: [{ ...env.signatures[0]!, keyId: bob.keyId }] };
     expect(code(() => verifyEnvelope(swapped, PACKAGE_CONTEXT, [publicKeyOf(bob)]))).toBe('E_SIGNATURE');
@@ -70,10 +77,20 @@ describe('signEnvelope / verifyEnvelope (spec §5)', () => {
     ];
     expect(code(() => verifyEnvelope(env, PACKAGE_CONTEXT, trusted))).toBe('E_REVOKED');
     // One active trusted signer is enough; the revoked one is not listed as a signer.
-    const mixed: TrustedKey[] = [{ ...publicKeyOf(alice), status: 'revoked' }, { ...publicKeyOf(bob), status: 'active' }];
+    const mixed: TrustedKey[] = [
+      { ...publicKeyOf(alice), status: 'revoked' },
+      { ...publicKeyOf(bob), status: 'active' },
+    ];
     expect(verifyEnvelope(env, PACKAGE_CONTEXT, mixed).signedBy).toEqual([bob.keyId]);
     // A key listed twice counts as revoked if either listing says so.
-    expect(code(() => verifyEnvelope(signEnvelope(payload, PACKAGE_CONTEXT, [alice]), PACKAGE_CONTEXT, [publicKeyOf(alice), { ...publicKeyOf(alice), status: 'revoked' }]))).toBe('E_REVOKED');
+    expect(
+      code(() =>
+        verifyEnvelope(signEnvelope(payload, PACKAGE_CONTEXT, [alice]), PACKAGE_CONTEXT, [
+          publicKeyOf(alice),
+          { ...publicKeyOf(alice), status: 'revoked' },
+        ]),
+      ),
+    ).toBe('E_REVOKED');
   });
 
   it('multi-signature: adds to an existing envelope, keeps old signatures, never duplicates a keyId', () => {

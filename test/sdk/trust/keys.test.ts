@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAdcapError } from '../../../sdk/src/errors.js';
 import { signBytes, verifyBytes } from '../../../sdk/src/trust/ed25519.js';
-import { generateKey, keyFromSeed, keyIdOf, parseKeyFile, readKeyFile, trustedKeyFromPublicKey, writeKeyFile } from '../../../sdk/src/trust/keys.js';
+import {
+  generateKey,
+  keyFromSeed,
+  keyIdOf,
+  parseKeyFile,
+  readKeyFile,
+  trustedKeyFromPublicKey,
+  writeKeyFile,
+} from '../../../sdk/src/trust/keys.js';
 
 // RFC 8032 §7.1, test 1 and test 2. keyIds and base64 forms computed independently with
 // `xxd -r -p | sha256sum` and `| base64`.
@@ -47,7 +55,14 @@ describe('keys (spec §5: keyId = SHA-256 of the raw public key, base64 public k
   });
 
   it('refuses public keys that are not canonical base64 of 32 bytes', () => {
-    for (const bad of ['', 'abc', RFC_TEST_1.publicKey.slice(0, -1), `${RFC_TEST_1.publicKey}AAAA`, RFC_TEST_1.publicKey.replace('/', '_'), ` ${RFC_TEST_1.publicKey}`]) {
+    for (const bad of [
+      '',
+      'abc',
+      RFC_TEST_1.publicKey.slice(0, -1),
+      `${RFC_TEST_1.publicKey}AAAA`,
+      RFC_TEST_1.publicKey.replace('/', '_'),
+      ` ${RFC_TEST_1.publicKey}`,
+    ]) {
       expect(() => keyIdOf(bad), bad).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
     }
     expect(trustedKeyFromPublicKey(RFC_TEST_1.publicKey)).toEqual({ keyId: RFC_TEST_1.keyId, publicKey: RFC_TEST_1.publicKey });
@@ -109,7 +124,10 @@ describe('key files', () => {
     await expect(readKeyFile(join(dir, 'bad.json'))).rejects.toMatchObject({ code: 'E_JSON' });
     const key = generateKey();
     await writeFile(join(dir, 'tampered.json'), JSON.stringify({ ...key, keyId: '0'.repeat(64) }));
-    await expect(readKeyFile(join(dir, 'tampered.json'))).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/keyId/) });
+    await expect(readKeyFile(join(dir, 'tampered.json'))).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/keyId/),
+    });
     const written = join(dir, 'ok.json');
     await writeKeyFile(written, key);
     expect(JSON.parse(await readFile(written, 'utf8'))).toEqual(key);

@@ -44,18 +44,28 @@ const envelope = (manifestSha256 = 'a'.repeat(64), sig = sig64): string =>
   });
 
 describe('spec §5: SIGNATURE.json must be a well-formed envelope (E_SIGNATURE)', () => {
-  it('rejects SIGNATURE.json that is not JSON', () => expectRejected(packageBytes({ files: [readme], signature: 'not json' }), 'E_SIGNATURE'));
+  it('rejects SIGNATURE.json that is not JSON', () =>
+    expectRejected(packageBytes({ files: [readme], signature: 'not json' }), 'E_SIGNATURE'));
   it('rejects an envelope without signatures', () =>
-    expectRejected(packageBytes({ files: [readme], signature: JSON.stringify({ payload: JSON.parse(envelope()).payload, signatures: [] }) }), 'E_SIGNATURE'));
-  it('rejects an envelope with a wrong algorithm', () => expectRejected(packageBytes({ files: [readme], signature: envelope().replace('ed25519', 'rsa') }), 'E_SIGNATURE'));
+    expectRejected(
+      packageBytes({ files: [readme], signature: JSON.stringify({ payload: JSON.parse(envelope()).payload, signatures: [] }) }),
+      'E_SIGNATURE',
+    ));
+  it('rejects an envelope with a wrong algorithm', () =>
+    expectRejected(packageBytes({ files: [readme], signature: envelope().replace('ed25519', 'rsa') }), 'E_SIGNATURE'));
   it('rejects an envelope with an unknown field', () =>
     expectRejected(packageBytes({ files: [readme], signature: envelope().replace('{"payload"', '{"extra":1,"payload"') }), 'E_SIGNATURE'));
   // What the format reader's copy let through and the trust parser always refused: one parser now.
   it('rejects a signature that is base64 but not 64 bytes', () =>
     expectRejected(packageBytes({ files: [readme], signature: envelope(undefined, 'c2lnbmF0dXJl') }), 'E_SIGNATURE', /64/));
   it('rejects a payload with an unknown field', () =>
-    expectRejected(packageBytes({ files: [readme], signature: envelope().replace('"adcap"', '"extra":"x","adcap"') }), 'E_SIGNATURE', /unknown field "extra"/));
-  it('rejects a payload whose manifestSha256 is not hex', () => expectRejected(packageBytes({ files: [readme], signature: envelope('z'.repeat(64)) }), 'E_SIGNATURE', /manifestSha256/));
+    expectRejected(
+      packageBytes({ files: [readme], signature: envelope().replace('"adcap"', '"extra":"x","adcap"') }),
+      'E_SIGNATURE',
+      /unknown field "extra"/,
+    ));
+  it('rejects a payload whose manifestSha256 is not hex', () =>
+    expectRejected(packageBytes({ files: [readme], signature: envelope('z'.repeat(64)) }), 'E_SIGNATURE', /manifestSha256/));
 });
 
 describe('the reader hands the bytes over unparsed; parsePackageEnvelope is the one parser', () => {
@@ -65,6 +75,11 @@ describe('the reader hands the bytes over unparsed; parsePackageEnvelope is the 
     expect(() => parsePackageEnvelope(read.signatureBytes as Buffer)).toThrow(expect.objectContaining({ code: 'E_SIGNATURE' }));
   });
   it('parses a well-formed envelope', () => {
-    expect(parsePackageEnvelope(Buffer.from(envelope())).payload).toEqual({ adcap: '1.0', id: 'acme/fixture', version: '1.0.0', manifestSha256: 'a'.repeat(64) });
+    expect(parsePackageEnvelope(Buffer.from(envelope())).payload).toEqual({
+      adcap: '1.0',
+      id: 'acme/fixture',
+      version: '1.0.0',
+      manifestSha256: 'a'.repeat(64),
+    });
   });
 });

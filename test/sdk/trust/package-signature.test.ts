@@ -46,7 +46,10 @@ describe('verifyPackage (spec §5 verifier rules)', () => {
 
   it('signature payload mismatch: a valid signature over another manifest digest is E_SIGNATURE', async () => {
     const out = await buildWith((payload) => signEnvelope({ ...payload, manifestSha256: 'b'.repeat(64) }, PACKAGE_CONTEXT, [alice]));
-    await expect(verifyPackage(out, { trusted: [publicKeyOf(alice)] })).rejects.toMatchObject({ code: 'E_SIGNATURE', message: expect.stringMatching(/covers/) });
+    await expect(verifyPackage(out, { trusted: [publicKeyOf(alice)] })).rejects.toMatchObject({
+      code: 'E_SIGNATURE',
+      message: expect.stringMatching(/covers/),
+    });
     // Even without trusted keys the payload must match the manifest.
     await expect(verifyPackage(out)).rejects.toMatchObject({ code: 'E_SIGNATURE' });
   });
@@ -67,7 +70,9 @@ describe('verifyPackage (spec §5 verifier rules)', () => {
   it('revoked key: the only valid signature by a revoked key is E_REVOKED', async () => {
     const out = join(fixture.root, 'pkg.adcap');
     await buildSignedPackage(fixture.src, { out, keys: [alice] });
-    await expect(verifyPackage(out, { trusted: [{ ...publicKeyOf(alice), status: 'revoked' }] })).rejects.toMatchObject({ code: 'E_REVOKED' });
+    await expect(verifyPackage(out, { trusted: [{ ...publicKeyOf(alice), status: 'revoked' }] })).rejects.toMatchObject({
+      code: 'E_REVOKED',
+    });
   });
 
   it('context replay: a catalogue-context signature in SIGNATURE.json is refused', async () => {
@@ -90,7 +95,9 @@ describe('verifyPackage (spec §5 verifier rules)', () => {
     await buildPackage(fixture.src, { out });
     expect(await verifyPackage(out)).toMatchObject({ signed: false, signedBy: [] });
     await expect(verifyPackage(out, { requireSignature: true })).rejects.toMatchObject({ code: 'E_UNTRUSTED' });
-    await expect(verifyPackage(out, { trusted: [publicKeyOf(alice)], requireSignature: true })).rejects.toMatchObject({ code: 'E_UNTRUSTED' });
+    await expect(verifyPackage(out, { trusted: [publicKeyOf(alice)], requireSignature: true })).rejects.toMatchObject({
+      code: 'E_UNTRUSTED',
+    });
   });
 
   it('without trusted keys a signed package is integrity-checked but no signer is claimed', async () => {
@@ -104,7 +111,9 @@ describe('verifyPackage (spec §5 verifier rules)', () => {
     const out = join(fixture.root, 'pkg.adcap');
     await buildSignedPackage(fixture.src, { out, keys: [bob] });
     const target = join(fixture.root, 'installed');
-    await expect(verifyPackage(out, { trusted: [publicKeyOf(alice)], extractTo: target, readOnly: true })).rejects.toMatchObject({ code: 'E_UNTRUSTED' });
+    await expect(verifyPackage(out, { trusted: [publicKeyOf(alice)], extractTo: target, readOnly: true })).rejects.toMatchObject({
+      code: 'E_UNTRUSTED',
+    });
     expect(await exists(target)).toBe(false);
     expect((await readdir(fixture.root)).sort()).toEqual(['pkg.adcap', 'src']);
 

@@ -68,7 +68,7 @@ describe('home lock', () => {
     expect(await readdir(join(path, '..'))).toEqual([]);
   });
 
-  it('tryAcquireLock does not wait for a live holder (null) and takes a dead one\'s lock at once; lockHeld agrees', async () => {
+  it("tryAcquireLock does not wait for a live holder (null) and takes a dead one's lock at once; lockHeld agrees", async () => {
     const path = await lockPathInTemp();
     expect(await lockHeld(path)).toBe(false);
     const child = spawnTs(holder, [path]);

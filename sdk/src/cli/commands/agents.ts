@@ -27,7 +27,8 @@ export function register(program: Command, ctx: CliContext): void {
       const as: Record<string, string> = {};
       for (const pair of opts.as) {
         const eq = pair.indexOf('=');
-        if (eq <= 0 || eq === pair.length - 1) throw new AdcapError('E_USAGE', `--as ${JSON.stringify(pair)} is not skill=name; e.g. --as pdf=acme-pdf.`);
+        if (eq <= 0 || eq === pair.length - 1)
+          throw new AdcapError('E_USAGE', `--as ${JSON.stringify(pair)} is not skill=name; e.g. --as pdf=acme-pdf.`);
         as[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
       const arc = await openArcotheon(ctx);

@@ -37,7 +37,9 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('init')
-    .description('package a folder of skills (skills/*/SKILL.md or */SKILL.md): write capability.json and .adcapignore; in an empty folder, scaffold a new capability')
+    .description(
+      'package a folder of skills (skills/*/SKILL.md or */SKILL.md): write capability.json and .adcapignore; in an empty folder, scaffold a new capability',
+    )
     .argument('[dir]', 'directory to create it in', '.')
     .option('--id <publisher/name>', 'capability id (default: local/<directory name>)')
     .option('--name <text>', 'display name')
@@ -47,15 +49,22 @@ export function register(program: Command, ctx: CliContext): void {
       // issue 13: a folder that already holds skills (a cloned skills repository) is packaged as it is.
       if ((await findSkills(dir)).length > 0) {
         const id = opts.id ?? `local/${slugify(basename(dir))}`;
-        const init = await initSkillsRepository(dir, { id, ...(opts.force === true ? { force: true } : {}), ...(opts.name === undefined ? {} : { name: opts.name }) });
+        const init = await initSkillsRepository(dir, {
+          id,
+          ...(opts.force === true ? { force: true } : {}),
+          ...(opts.name === undefined ? {} : { name: opts.name }),
+        });
         const skillPaths = init.skills.map((s) => s.path);
-        output.result({ dir, id, files: init.wrote, kept: init.kept, skills: skillPaths, manifest: init.manifest, notes: init.notes }, () => [
-          `wrote ${init.wrote.join(' and ')} for ${id} in ${dir}, with ${skillPaths.length} skill${skillPaths.length === 1 ? '' : 's'}:`,
-          ...skillPaths.map((p) => `  ${p}`),
-          ...init.kept.map((f) => `kept the existing ${f} (--force replaces it)`),
-          ...init.notes.map((n) => `note: ${n}`),
-          `next: adcap build ${displayPath(ctx, dir)} -o ${id.split('/')[1] ?? 'skills'}.adcap`,
-        ]);
+        output.result(
+          { dir, id, files: init.wrote, kept: init.kept, skills: skillPaths, manifest: init.manifest, notes: init.notes },
+          () => [
+            `wrote ${init.wrote.join(' and ')} for ${id} in ${dir}, with ${skillPaths.length} skill${skillPaths.length === 1 ? '' : 's'}:`,
+            ...skillPaths.map((p) => `  ${p}`),
+            ...init.kept.map((f) => `kept the existing ${f} (--force replaces it)`),
+            ...init.notes.map((n) => `note: ${n}`),
+            `next: adcap build ${displayPath(ctx, dir)} -o ${id.split('/')[1] ?? 'skills'}.adcap`,
+          ],
+        );
         return;
       }
       const scaffold = scaffoldCapability(dir, opts);
@@ -79,7 +88,10 @@ export function register(program: Command, ctx: CliContext): void {
       const keys = await readKeys(ctx, opts.sign);
       let built;
       try {
-        built = keys.length > 0 ? await buildSignedPackage(dir, { out, keys }) : { ...(await buildPackage(dir, { out })), signedBy: [] as string[] };
+        built =
+          keys.length > 0
+            ? await buildSignedPackage(dir, { out, keys })
+            : { ...(await buildPackage(dir, { out })), signedBy: [] as string[] };
       } catch (error) {
         // issue 13: every problem of every skill, one per line, with its rule and fix.
         // Only skill problems carry a rule and a fix; a schema error's `problems` are pointers.
@@ -106,7 +118,9 @@ export function register(program: Command, ctx: CliContext): void {
         () => [
           `built ${built.manifest.id}@${built.manifest.version} -> ${built.file} (${built.size} bytes)`,
           `manifestSha256 ${built.manifestSha256}`,
-          built.signedBy.length > 0 ? `signed by ${built.signedBy.join(', ')}` : 'unsigned (sign it with: adcap sign <file> --key <keyfile>)',
+          built.signedBy.length > 0
+            ? `signed by ${built.signedBy.join(', ')}`
+            : 'unsigned (sign it with: adcap sign <file> --key <keyfile>)',
         ],
       );
     });
@@ -144,7 +158,12 @@ export function register(program: Command, ctx: CliContext): void {
     .command('verify')
     .description('verify a package: structure, hashes, manifest and, with --trust, its signatures')
     .argument('<file>', 'package file')
-    .option('--trust <publicKey>', "trusted publisher public key, base64 (repeatable); requires a valid signature by one of them", collect, [] as string[])
+    .option(
+      '--trust <publicKey>',
+      'trusted publisher public key, base64 (repeatable); requires a valid signature by one of them',
+      collect,
+      [] as string[],
+    )
     .action(async (fileArg: string, opts: { trust: string[] }) => {
       const trusted: TrustedKey[] = opts.trust.map((key, index) => {
         try {
@@ -179,19 +198,44 @@ export function register(program: Command, ctx: CliContext): void {
       const signature = envelope === null ? null : { keyIds: envelope.signatures.map((s) => s.keyId), payload: envelope.payload };
       const m = pkg.manifest;
       output.result(
-        { manifest: m, manifestSha256: pkg.manifestSha256, archiveSha256: pkg.archiveSha256, size: pkg.size, entries: pkg.entries, signature },
+        {
+          manifest: m,
+          manifestSha256: pkg.manifestSha256,
+          archiveSha256: pkg.archiveSha256,
+          size: pkg.size,
+          entries: pkg.entries,
+          signature,
+        },
         () => [
           `${m.id}@${m.version}  ${m.name}`,
           `  ${m.summary}`,
           `manifestSha256 ${pkg.manifestSha256}`,
           `archiveSha256  ${pkg.archiveSha256}`,
           `size           ${pkg.size} bytes, ${pkg.entries.length} entries`,
-          ...section('skills', (m.skills ?? []).map((s) => s.path)),
-          ...section('tools', (m.tools ?? []).map((t) => `${t.name} (${t.runtime.type}): ${t.description}`)),
-          ...section('workflows', (m.workflows ?? []).map((w) => w.path)),
-          ...section('permissions', (m.permissions ?? []).map((p) => `${p.id}${p.scope === undefined ? '' : `:${p.scope}`}: ${p.reason}`)),
-          ...section('resources', (m.resources ?? []).map((r) => `${r.id} (${r.kind}, ${r.size} bytes)`)),
-          ...section('dependencies', Object.entries(m.dependencies ?? {}).map(([id, range]) => `${id} ${range}`)),
+          ...section(
+            'skills',
+            (m.skills ?? []).map((s) => s.path),
+          ),
+          ...section(
+            'tools',
+            (m.tools ?? []).map((t) => `${t.name} (${t.runtime.type}): ${t.description}`),
+          ),
+          ...section(
+            'workflows',
+            (m.workflows ?? []).map((w) => w.path),
+          ),
+          ...section(
+            'permissions',
+            (m.permissions ?? []).map((p) => `${p.id}${p.scope === undefined ? '' : `:${p.scope}`}: ${p.reason}`),
+          ),
+          ...section(
+            'resources',
+            (m.resources ?? []).map((r) => `${r.id} (${r.kind}, ${r.size} bytes)`),
+          ),
+          ...section(
+            'dependencies',
+            Object.entries(m.dependencies ?? {}).map(([id, range]) => `${id} ${range}`),
+          ),
           // issue 12 item 14: a package may have thousands of entries; --json lists them all.
           ...section('entries', truncatedRows(pkg.entries, DEFAULT_LIST_ROWS, 'use --json to list them all')),
           signature === null ? 'signature: none' : `signature: ${signature.keyIds.join(', ')} (not checked; use adcap verify --trust)`,
@@ -225,20 +269,25 @@ interface ScaffoldFile {
   executable?: boolean;
 }
 
-
 /** A name made of lowercase letters, digits and single hyphens (spec §3.1), at most 64 chars. */
 export function slugify(text: string): string {
   return toIdPart(text, 'my-capability');
 }
 
 /** The files of a new capability that builds as it is: one skill and one node tool. */
-export function scaffoldCapability(dir: string, options: { id?: string; name?: string } = {}): { id: string; name: string; files: ScaffoldFile[] } {
+export function scaffoldCapability(
+  dir: string,
+  options: { id?: string; name?: string } = {},
+): { id: string; name: string; files: ScaffoldFile[] } {
   let id: string;
   let name: string;
   if (options.id !== undefined) {
     const parts = splitCapabilityId(options.id);
     if (parts === null) {
-      throw new AdcapError('E_USAGE', `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`);
+      throw new AdcapError(
+        'E_USAGE',
+        `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`,
+      );
     }
     id = options.id;
     name = parts.name;
@@ -325,12 +374,12 @@ export function scaffoldCapability(dir: string, options: { id?: string; name?: s
         '}',
         '',
         'function send(message) {',
-        "  process.stdout.write(`${JSON.stringify(message)}\\n`);",
+        '  process.stdout.write(`${JSON.stringify(message)}\\n`);',
         '}',
         '',
         'const lines = createInterface({ input: process.stdin });',
         'for await (const line of lines) {',
-        '  if (line.trim() === \'\') continue;',
+        "  if (line.trim() === '') continue;",
         '  let message;',
         '  try {',
         '    message = JSON.parse(line);',
@@ -373,7 +422,11 @@ async function writeScaffold(dir: string, files: readonly ScaffoldFile[]): Promi
     const target = join(dir, file.path);
     try {
       await mkdir(dirname(target), { recursive: true });
-      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, file.executable === true ? 0o755 : 0o644);
+      const handle = await open(
+        target,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+        file.executable === true ? 0o755 : 0o644,
+      );
       try {
         await handle.writeFile(file.content);
       } finally {

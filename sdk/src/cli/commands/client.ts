@@ -4,7 +4,16 @@ import { RegistryClient, type LoadedCatalogue } from '../../registry/client/regi
 import { compareVersions } from '../../registry/documents.js';
 import { parseCapabilityId } from '../../registry/layout.js';
 import { loadEmbeddedRemote } from '../../registry/embedded.js';
-import { addRemote, checkRemoteConfig, getRemote, listRemotes, normalizeRemoteUrl, readHomeConfig, removeRemote, type RemoteConfig } from '../../registry/remotes.js';
+import {
+  addRemote,
+  checkRemoteConfig,
+  getRemote,
+  listRemotes,
+  normalizeRemoteUrl,
+  readHomeConfig,
+  removeRemote,
+  type RemoteConfig,
+} from '../../registry/remotes.js';
 import type { SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
 import type { Arcotheon } from '../../store/arcotheon.js';
@@ -26,7 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
 
   remote
     .command('add')
-    .description("add a registry by the URL of its v1/ folder and pin its root key; fetches and verifies the catalogue now")
+    .description('add a registry by the URL of its v1/ folder and pin its root key; fetches and verifies the catalogue now')
     .argument('<name>', 'a short local name, e.g. examples')
     .argument('<url>', 'https:// (or file://, or http:// on 127.0.0.1) URL of the v1/ folder')
     .requiredOption('--root-key <base64>', "the registry's root public key (repeatable)", collect, [] as string[])
@@ -36,7 +45,12 @@ export function register(program: Command, ctx: CliContext): void {
       if ((await listRemotes(home)).some((r) => r.name === name)) {
         throw new AdcapError('E_USAGE', `A remote named "${name}" already exists; remove it first with "adcap remote remove ${name}".`);
       }
-      const config: RemoteConfig = { name, url, rootKeys: opts.rootKey, ...(opts.minSequence === undefined ? {} : { minSequence: opts.minSequence }) };
+      const config: RemoteConfig = {
+        name,
+        url,
+        rootKeys: opts.rootKey,
+        ...(opts.minSequence === undefined ? {} : { minSequence: opts.minSequence }),
+      };
       // Validate and normalise before touching the network, then verify before saving: a remote
       // whose catalogue does not verify under the given key is never added.
       const normalized = checkRemoteConfig(config, `The remote "${name}"`);
@@ -44,8 +58,10 @@ export function register(program: Command, ctx: CliContext): void {
       assertRemoteAllowed(await policyOf(ctx), normalized);
       const loaded = await clientFor(normalized).update();
       await addRemote(home, normalized);
-      output.result(remoteSummary(normalized, loaded), () =>
-        `added remote ${name} (${normalized.url}): catalogue "${loaded.payload.registry}" sequence ${loaded.payload.sequence}, ${Object.keys(loaded.payload.capabilities).length} capabilities`,
+      output.result(
+        remoteSummary(normalized, loaded),
+        () =>
+          `added remote ${name} (${normalized.url}): catalogue "${loaded.payload.registry}" sequence ${loaded.payload.sequence}, ${Object.keys(loaded.payload.capabilities).length} capabilities`,
       );
     });
 
@@ -73,7 +89,8 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<name>', 'remote name')
     .action(async (name: string) => {
       const found = (await remoteRows(ctx)).find((r) => r.name === name);
-      if (found === undefined) throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; "adcap remote list" shows the configured ones.`);
+      if (found === undefined)
+        throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; "adcap remote list" shows the configured ones.`);
       const stored = await clientFor(found)
         .catalogue({ refresh: 'never' })
         .catch(() => null);
@@ -128,7 +145,9 @@ export function register(program: Command, ctx: CliContext): void {
       }
       if (firstError !== null) throw firstError;
       output.result(rows, () =>
-        rows.length === 0 ? 'no remotes to update' : rows.map((r) => `${r.name}: sequence ${r.sequence}${r.changed ? ' (new)' : ' (unchanged)'}, ${r.capabilities} capabilities`),
+        rows.length === 0
+          ? 'no remotes to update'
+          : rows.map((r) => `${r.name}: sequence ${r.sequence}${r.changed ? ' (new)' : ' (unchanged)'}, ${r.capabilities} capabilities`),
       );
     });
 
@@ -143,38 +162,56 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--remote <name>', 'search only this remote')
     .option('--limit <n>', `at most this many results (default for a person: ${DEFAULT_LIST_ROWS}; with --json: all)`, parseNonNegative)
     .option('--all', 'print every result')
-    .action(async (query: string, opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number; all?: boolean }) => {
-      if (opts.all === true && opts.limit !== undefined) throw new AdcapError('E_USAGE', 'Give either --limit or --all, not both.');
-      // The names and the "no remotes" case are checked here, with the CLI's messages.
-      await remotesFor(ctx, opts.remote);
-      const filters: Parameters<Arcotheon['search']>[1] = {};
-      if (opts.tier !== undefined) filters.tier = opts.tier;
-      if (opts.access !== undefined) filters.access = opts.access;
-      if (opts.installed === true) filters.installed = true;
-      if (opts.notInstalled === true) filters.installed = false;
-      if (opts.remote !== undefined) filters.remote = opts.remote;
-      // The SDK's one search (issue 15 item 3): the same hits in the same order as every host gets.
-      const hits = await (await openArcotheon(ctx)).search(query, filters);
-      // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
-      // of the rest (issue 12 item 14), with catalogue text escaped.
-      const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
-      const shownRows = opts.all === true ? null : (opts.limit ?? DEFAULT_LIST_ROWS);
-      output.result(
-        limited.map((h) => ({ id: h.id, name: h.name, summary: h.summary, latest: h.latest, tier: h.tier, access: h.access, installed: h.installed })),
-        () =>
-          hits.length === 0
-            ? `no capabilities match "${cliListText(query)}"`
-            : truncatedRows(
-                hits.map((h) => `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${cliListText(h.name)} - ${cliListText(h.summary)}${flags(h)}`),
-                shownRows,
-                `use --limit <n> or --all to see more, or narrow the search`,
-              ),
-      );
-    });
+    .action(
+      async (
+        query: string,
+        opts: { tier?: Tier; access?: Access; installed?: boolean; notInstalled?: boolean; remote?: string; limit?: number; all?: boolean },
+      ) => {
+        if (opts.all === true && opts.limit !== undefined) throw new AdcapError('E_USAGE', 'Give either --limit or --all, not both.');
+        // The names and the "no remotes" case are checked here, with the CLI's messages.
+        await remotesFor(ctx, opts.remote);
+        const filters: Parameters<Arcotheon['search']>[1] = {};
+        if (opts.tier !== undefined) filters.tier = opts.tier;
+        if (opts.access !== undefined) filters.access = opts.access;
+        if (opts.installed === true) filters.installed = true;
+        if (opts.notInstalled === true) filters.installed = false;
+        if (opts.remote !== undefined) filters.remote = opts.remote;
+        // The SDK's one search (issue 15 item 3): the same hits in the same order as every host gets.
+        const hits = await (await openArcotheon(ctx)).search(query, filters);
+        // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
+        // of the rest (issue 12 item 14), with catalogue text escaped.
+        const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
+        const shownRows = opts.all === true ? null : (opts.limit ?? DEFAULT_LIST_ROWS);
+        output.result(
+          limited.map((h) => ({
+            id: h.id,
+            name: h.name,
+            summary: h.summary,
+            latest: h.latest,
+            tier: h.tier,
+            access: h.access,
+            installed: h.installed,
+          })),
+          () =>
+            hits.length === 0
+              ? `no capabilities match "${cliListText(query)}"`
+              : truncatedRows(
+                  hits.map(
+                    (h) =>
+                      `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${cliListText(h.name)} - ${cliListText(h.summary)}${flags(h)}`,
+                  ),
+                  shownRows,
+                  `use --limit <n> or --all to see more, or narrow the search`,
+                ),
+        );
+      },
+    );
 
   program
     .command('show')
-    .description('show a capability: what is installed (skills, tools and their input fields) and what the remotes list (versions and their status)')
+    .description(
+      'show a capability: what is installed (skills, tools and their input fields) and what the remotes list (versions and their status)',
+    )
     .argument('<id>', 'capability id, e.g. acme/pdf')
     .option('--remote <name>', 'look only in this remote')
     .action(async (id: string, opts: { remote?: string }) => {
@@ -189,7 +226,9 @@ export function register(program: Command, ctx: CliContext): void {
         listed = await showCapability(arc, id, opts.remote);
       } catch (error) {
         if (installed === null) throw error;
-        output.note(`note: the remotes could not be read (${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); showing the installed copy only`);
+        output.note(
+          `note: the remotes could not be read (${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); showing the installed copy only`,
+        );
       }
       if (listed === null && installed === null) {
         throw new AdcapError('E_NOT_FOUND', `${id} is not installed and no remote lists it; search for it with "adcap search".`);
@@ -234,7 +273,8 @@ async function remotesFor(ctx: CliContext, name: string | undefined): Promise<Re
     const found = remotes.find((r) => r.name === name);
     return found === undefined ? [await getRemote(home, name)] : [found];
   }
-  if (remotes.length === 0) throw new AdcapError('E_NOT_FOUND', 'No remotes are configured; add one with "adcap remote add <name> <url> --root-key <base64>".');
+  if (remotes.length === 0)
+    throw new AdcapError('E_NOT_FOUND', 'No remotes are configured; add one with "adcap remote add <name> <url> --root-key <base64>".');
   return remotes;
 }
 
@@ -248,7 +288,12 @@ export async function withEmbeddedDefault(configured: RemoteConfig[], env: CliCo
 }
 
 type Listed = NonNullable<Awaited<ReturnType<typeof showCapability>>>;
-type Shown = Omit<Listed, 'remote' | 'tier' | 'access'> & { remote: string | null; tier: string | null; access: string | null; installed: InstalledView | null };
+type Shown = Omit<Listed, 'remote' | 'tier' | 'access'> & {
+  remote: string | null;
+  tier: string | null;
+  access: string | null;
+  installed: InstalledView | null;
+};
 
 /** What `show` says of an installed capability that no remote lists (a sideloaded one). */
 function unlisted(id: string, installed: InstalledView): Omit<Shown, 'installed'> {
@@ -313,11 +358,13 @@ function showLines(shown: Shown): string[] {
   if (shown.deprecated !== null) lines.push(`DEPRECATED: ${t(shown.deprecated.message ?? '')}`);
   const installed = shown.installed;
   if (installed !== null) {
-    const source = installed.source.kind === 'registry' ? `from remote ${installed.source.remote}` : `sideloaded from ${installed.source.file}`;
+    const source =
+      installed.source.kind === 'registry' ? `from remote ${installed.source.remote}` : `sideloaded from ${installed.source.file}`;
     lines.push(`installed: ${installed.version} (${installed.status}, ${source})${installed.explicit ? '' : ', as a dependency'}`);
     lines.push(`  directory: ${installed.dir}`);
     lines.push(`  grants: ${installed.grants.join(', ') || 'none'}`);
-    if (installed.skills.length > 0) lines.push('skills (Agent Skills directories):', ...installed.skills.map((s) => `  ${t(s.name)}  ${t(s.dir)}`));
+    if (installed.skills.length > 0)
+      lines.push('skills (Agent Skills directories):', ...installed.skills.map((s) => `  ${t(s.name)}  ${t(s.dir)}`));
     if (installed.tools.length > 0) {
       lines.push(`tools (run with: adcap run ${shown.id} <tool> --input '{...}'):`);
       for (const tool of installed.tools) {
@@ -337,12 +384,15 @@ function showLines(shown: Shown): string[] {
     if (installed.workflows.length > 0) lines.push('workflows:', ...installed.workflows.map((w) => `  ${t(w)}`));
   }
   if (shown.remote !== null) {
-    lines.push(`latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`);
+    lines.push(
+      `latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`,
+    );
     lines.push('versions:');
     const versions: string[] = [];
     for (const [version, entry] of Object.entries(shown.versions)) {
       if (entry === undefined) continue;
-      const status = entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${t(entry.statusReason)}`}]`;
+      const status =
+        entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${t(entry.statusReason)}`}]`;
       versions.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
     }
     // Newest first; a long history is cut with a count (issue 12 item 14).
@@ -352,7 +402,12 @@ function showLines(shown: Shown): string[] {
 }
 
 function flags(hit: SearchHit): string {
-  const parts = [hit.tier === 'pro' ? 'pro' : '', hit.access === 'entitled' ? 'entitled' : '', hit.installed ? 'installed' : '', hit.deprecated ? 'deprecated' : ''].filter((p) => p !== '');
+  const parts = [
+    hit.tier === 'pro' ? 'pro' : '',
+    hit.access === 'entitled' ? 'entitled' : '',
+    hit.installed ? 'installed' : '',
+    hit.deprecated ? 'deprecated' : '',
+  ].filter((p) => p !== '');
   return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
 }
 
@@ -383,7 +438,13 @@ async function remoteRows(ctx: CliContext): Promise<RemoteRow[]> {
   const listed = loaded?.policy.remotes;
   if (loaded === null || listed === undefined) return configured.map((r) => ({ ...r, managed: null, used: true }));
   const text = managedBy(loaded, 'remotes');
-  const managed: RemoteRow[] = listed.map((r) => ({ name: r.name, url: normalizeRemoteUrl(r.url), rootKeys: [...r.rootKeys], managed: { text }, used: true }));
+  const managed: RemoteRow[] = listed.map((r) => ({
+    name: r.name,
+    url: normalizeRemoteUrl(r.url),
+    rootKeys: [...r.rootKeys],
+    managed: { text },
+    used: true,
+  }));
   const names = new Set(managed.map((r) => r.name));
   return [...managed, ...configured.filter((r) => !names.has(r.name)).map((r) => ({ ...r, managed: null, used: false }))];
 }
@@ -404,7 +465,8 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 function parseNonNegative(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new AdcapError('E_USAGE', `"${value}" is not a non-negative integer.`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new AdcapError('E_USAGE', `"${value}" is not a non-negative integer.`);
   return Number(value);
 }
 
@@ -414,6 +476,7 @@ function parseTier(value: string): Tier {
 }
 
 function parseAccess(value: string): Access {
-  if (value !== 'public' && value !== 'entitled') throw new AdcapError('E_USAGE', `--access must be "public" or "entitled", not "${value}".`);
+  if (value !== 'public' && value !== 'entitled')
+    throw new AdcapError('E_USAGE', `--access must be "public" or "entitled", not "${value}".`);
   return value;
 }

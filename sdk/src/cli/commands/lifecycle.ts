@@ -23,7 +23,10 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('install')
     .description('install capabilities (publisher/name[@range]) or a local .adcap file, with their dependencies')
-    .argument('<specs...>', 'capability ids with optional ranges, e.g. acme/pdf@^1.2, optionally from one remote (examples:acme/pdf), or a path to a .adcap file')
+    .argument(
+      '<specs...>',
+      'capability ids with optional ranges, e.g. acme/pdf@^1.2, optionally from one remote (examples:acme/pdf), or a path to a .adcap file',
+    )
     .option('-y, --yes', 'approve the plan without asking (grants every permission it lists)')
     .option('--allow-unsigned', 'confirm installing an unsigned or unknown-signer local file')
     .option('--prerelease', 'consider prerelease versions')
@@ -38,7 +41,11 @@ export function register(program: Command, ctx: CliContext): void {
         ...(opts.prerelease === true ? { includePrerelease: true } : {}),
       };
       const result = await withProgress(ctx, (onProgress) =>
-        arc.install(request, { ...approval(ctx, opts.yes === true, 'Install'), ...(opts.allowUnsigned === true ? { allowUnsigned: true } : {}), onProgress }),
+        arc.install(request, {
+          ...approval(ctx, opts.yes === true, 'Install'),
+          ...(opts.allowUnsigned === true ? { allowUnsigned: true } : {}),
+          onProgress,
+        }),
       );
       output.result({ installed: result.installed, plan: planJson(result.plan) }, () =>
         result.installed.length === 0 ? result.plan.report.lines : result.installed.map((i) => `installed ${i.id}@${i.version}`),
@@ -55,13 +62,36 @@ export function register(program: Command, ctx: CliContext): void {
       const skills = new Map<string, SkillView[] | null>();
       if (output.json) {
         for (const c of list) {
-          skills.set(c.id, await arc.installedManifest(c.id).then((m) => skillViews(m, arc.home.versionDir(c.id, c.version)), () => null));
+          skills.set(
+            c.id,
+            await arc.installedManifest(c.id).then(
+              (m) => skillViews(m, arc.home.versionDir(c.id, c.version)),
+              () => null,
+            ),
+          );
         }
       }
       output.result(
-        list.map((c) => ({ id: c.id, version: c.version, status: c.status, grants: c.grants, explicit: c.explicit, history: c.history, ...(c.revoked === undefined ? {} : { revoked: c.revoked }), skills: skills.get(c.id) ?? null, disabled: c.disabled ?? null, managed: c.managed ?? null })),
+        list.map((c) => ({
+          id: c.id,
+          version: c.version,
+          status: c.status,
+          grants: c.grants,
+          explicit: c.explicit,
+          history: c.history,
+          ...(c.revoked === undefined ? {} : { revoked: c.revoked }),
+          skills: skills.get(c.id) ?? null,
+          disabled: c.disabled ?? null,
+          managed: c.managed ?? null,
+        })),
         // A revoked install is marked (issue 12 item 6); the registry's reason is in --json and "adcap doctor".
-        () => (list.length === 0 ? 'nothing installed; find capabilities with "adcap search"' : list.map((c) => `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`)),
+        () =>
+          list.length === 0
+            ? 'nothing installed; find capabilities with "adcap search"'
+            : list.map(
+                (c) =>
+                  `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`,
+              ),
       );
     });
 
@@ -74,9 +104,22 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (ids: string[], opts: { yes?: boolean; prerelease?: boolean }) => {
       const arc = await openArcotheon(ctx);
       const result = await withProgress(ctx, (onProgress) =>
-        arc.update(ids.length === 0 ? undefined : ids, { ...approval(ctx, opts.yes === true, 'Update'), onProgress, ...(opts.prerelease === true ? { includePrerelease: true } : {}) }),
+        arc.update(ids.length === 0 ? undefined : ids, {
+          ...approval(ctx, opts.yes === true, 'Update'),
+          onProgress,
+          ...(opts.prerelease === true ? { includePrerelease: true } : {}),
+        }),
       );
-      output.result({ applied: result.applied, installed: result.installed, waiting: result.waiting, pinned: result.pinned, plan: planJson(result.plan) }, () => updateLines(result));
+      output.result(
+        {
+          applied: result.applied,
+          installed: result.installed,
+          waiting: result.waiting,
+          pinned: result.pinned,
+          plan: planJson(result.plan),
+        },
+        () => updateLines(result),
+      );
     });
 
   program
@@ -110,9 +153,16 @@ export function register(program: Command, ctx: CliContext): void {
       for (const grant of opts.revoke) await arc.revokeGrant(id, grant);
       for (const grant of opts.grant) await arc.grant(id, grant);
       const { granted, declared } = await arc.grants(id);
-      const rows = declared.map((p) => ({ grant: grantString(p), granted: granted.includes(grantString(p)), text: describePermission(p), reason: p.reason }));
+      const rows = declared.map((p) => ({
+        grant: grantString(p),
+        granted: granted.includes(grantString(p)),
+        text: describePermission(p),
+        reason: p.reason,
+      }));
       output.result({ id, granted, permissions: rows }, () =>
-        rows.length === 0 ? `${id} asks for no permissions` : rows.map((r) => `${r.granted ? '[x]' : '[ ]'} ${r.text} (${r.grant}) - ${r.reason}`),
+        rows.length === 0
+          ? `${id} asks for no permissions`
+          : rows.map((r) => `${r.granted ? '[x]' : '[ ]'} ${r.text} (${r.grant}) - ${r.reason}`),
       );
     });
 
@@ -148,7 +198,10 @@ function approval(ctx: CliContext, yes: boolean, verb: string): Pick<ApplyOption
       ctx.io.stderr(`${plan.report.lines.join('\n')}\n`);
       const ask = ctx.io.ask;
       if (!ctx.io.stdinIsTTY || ask === undefined) {
-        throw new AdcapError('E_DENIED', `${verb} needs your approval and there is no terminal to ask on; review the plan above and run again with --yes.`);
+        throw new AdcapError(
+          'E_DENIED',
+          `${verb} needs your approval and there is no terminal to ask on; review the plan above and run again with --yes.`,
+        );
       }
       const answer = await ask(`${verb}? [y/N] `);
       return /^y(es)?$/i.test(answer.trim());
@@ -159,7 +212,12 @@ function approval(ctx: CliContext, yes: boolean, verb: string): Pick<ApplyOption
 /** A progress bar on a terminal (not in --json mode); silent otherwise. */
 async function withProgress<T>(ctx: CliContext, work: (onProgress: (p: LifecycleProgress) => void) => Promise<T>): Promise<T> {
   if (ctx.io.stderrIsTTY !== true || ctx.output.json) return work(() => undefined);
-  const bar = new SingleBar({ format: '{phase} {item} [{bar}] {percentage}% {done}', stream: process.stderr, hideCursor: true, clearOnComplete: true });
+  const bar = new SingleBar({
+    format: '{phase} {item} [{bar}] {percentage}% {done}',
+    stream: process.stderr,
+    hideCursor: true,
+    clearOnComplete: true,
+  });
   let started = false;
   try {
     return await work((p) => {
@@ -204,7 +262,10 @@ function doctorLines(report: DoctorReport): string[] {
   if (report.problems.length === 0) return [head, 'no problems found'];
   return [
     head,
-    ...report.problems.map((p) => `${p.fixed !== undefined ? 'fixed' : p.fixable ? 'fixable' : 'problem'}: ${p.message}${p.fixed !== undefined ? ` (${p.fixed})` : ''}`),
+    ...report.problems.map(
+      (p) =>
+        `${p.fixed !== undefined ? 'fixed' : p.fixable ? 'fixable' : 'problem'}: ${p.message}${p.fixed !== undefined ? ` (${p.fixed})` : ''}`,
+    ),
     report.ok ? 'everything was repaired' : 'problems remain; "adcap doctor --fix" repairs the fixable ones',
   ];
 }

@@ -47,7 +47,9 @@ export function register(program: Command, ctx: CliContext): void {
 
   policy
     .command('apply')
-    .description('bring this home in line with the policy: disable blocked capabilities, install and update required ones, apply automatic updates')
+    .description(
+      'bring this home in line with the policy: disable blocked capabilities, install and update required ones, apply automatic updates',
+    )
     .action(async () => {
       const arc = await openArcotheon(ctx);
       const result = await arc.applyPolicy();
@@ -58,7 +60,9 @@ export function register(program: Command, ctx: CliContext): void {
 
 function enablementLine(done: EnablementResult): string {
   if (!done.changed) return `${done.id} was already ${done.enabled ? 'enabled' : 'disabled'}`;
-  return done.enabled ? `enabled ${done.id}` : `disabled ${done.id}; its files, versions and grants are kept ("adcap enable ${done.id}" switches it back on)`;
+  return done.enabled
+    ? `enabled ${done.id}`
+    : `disabled ${done.id}; its files, versions and grants are kept ("adcap enable ${done.id}" switches it back on)`;
 }
 
 function applyLines(result: PolicyApplyResult): string[] {

@@ -15,7 +15,9 @@ import type { CliContext } from '../context.js';
  */
 export function register(program: Command, ctx: CliContext): void {
   const { output } = ctx;
-  const registry = program.command('registry').description('maintain a static registry (spec §13): publishers, versions, status, signed catalogue');
+  const registry = program
+    .command('registry')
+    .description('maintain a static registry (spec §13): publishers, versions, status, signed catalogue');
 
   registry
     .command('init')
@@ -29,7 +31,8 @@ export function register(program: Command, ctx: CliContext): void {
       const fromFiles = await readKeys(ctx, opts.rootKey);
       const fromBase64 = opts.rootPublicKey.map((key) => trustedKeyFromPublicKey(key));
       const rootKeys = [...fromFiles, ...fromBase64];
-      if (rootKeys.length === 0) throw new AdcapError('E_USAGE', 'registry init needs a root key; pass --root-key key.json (create one with "adcap keygen").');
+      if (rootKeys.length === 0)
+        throw new AdcapError('E_USAGE', 'registry init needs a root key; pass --root-key key.json (create one with "adcap keygen").');
       const config = await initRegistry(dir, { name: opts.name, rootKeys });
       output.result({ dir, registry: config.registry, rootKeys: config.rootKeys }, () => [
         `created registry "${config.registry}" in ${dir}`,
@@ -46,13 +49,19 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--key <base64>', "the publisher's public key (the publicKey field of its key file)")
     .option('--name <text>', 'display name')
     .action(async (dirArg: string, publisher: string, opts: { key: string; name?: string }) => {
-      const file = await addPublisher(ctx.resolvePath(dirArg), publisher, { publicKey: opts.key, ...(opts.name === undefined ? {} : { name: opts.name }) });
-      output.result(file, () => [`publisher ${file.id} (${file.name}) has ${file.keys.length} key(s):`, ...file.keys.map((k) => `  ${k.keyId} ${k.status}`)]);
+      const file = await addPublisher(ctx.resolvePath(dirArg), publisher, {
+        publicKey: opts.key,
+        ...(opts.name === undefined ? {} : { name: opts.name }),
+      });
+      output.result(file, () => [
+        `publisher ${file.id} (${file.name}) has ${file.keys.length} key(s):`,
+        ...file.keys.map((k) => `  ${k.keyId} ${k.status}`),
+      ]);
     });
 
   registry
     .command('revoke-key')
-    .description("revoke a publisher key: packages signed only by it are refused from the next build on")
+    .description('revoke a publisher key: packages signed only by it are refused from the next build on')
     .argument('<dir>', 'registry directory')
     .argument('<publisher>', 'publisher id')
     .argument('<keyId>', 'the key id (64 hex digits)')
@@ -70,17 +79,23 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (dirArg: string, fileArg: string, opts: { url: string[] }) => {
       const result = await publishPackage(ctx.resolvePath(dirArg), ctx.resolvePath(fileArg), { urls: opts.url });
       const { entry } = result;
-      output.result({ id: entry.id, version: entry.version, created: result.created, archive: entry.archive, signers: entry.signers }, () =>
-        result.created
-          ? `published ${entry.id}@${entry.version} (${entry.archive.size} bytes, sha256 ${entry.archive.sha256}); run "adcap registry build" to publish the catalogue`
-          : `${entry.id}@${entry.version} is already published with the same content; nothing changed`,
+      output.result(
+        { id: entry.id, version: entry.version, created: result.created, archive: entry.archive, signers: entry.signers },
+        () =>
+          result.created
+            ? `published ${entry.id}@${entry.version} (${entry.archive.size} bytes, sha256 ${entry.archive.sha256}); run "adcap registry build" to publish the catalogue`
+            : `${entry.id}@${entry.version} is already published with the same content; nothing changed`,
       );
     });
 
   for (const mark of ['yank', 'revoke'] as const) {
     registry
       .command(mark)
-      .description(mark === 'yank' ? 'mark a version yanked: hosts do not choose it automatically' : 'mark a version revoked: hosts never install or run it')
+      .description(
+        mark === 'yank'
+          ? 'mark a version yanked: hosts do not choose it automatically'
+          : 'mark a version revoked: hosts never install or run it',
+      )
       .argument('<dir>', 'registry directory')
       .argument('<id@version>', 'e.g. acme/pdf@1.0.1')
       .option('--reason <text>', 'why, shown to users')
@@ -88,7 +103,10 @@ export function register(program: Command, ctx: CliContext): void {
         const { id, version } = parseIdAtVersion(target);
         const fn = mark === 'yank' ? yankVersion : revokeVersion;
         const status = await fn(ctx.resolvePath(dirArg), id, version, ...(opts.reason === undefined ? [] : [opts.reason]));
-        output.result({ id, version, status }, () => `${mark === 'yank' ? 'yanked' : 'revoked'} ${id}@${version}; run "adcap registry build" to publish the change`);
+        output.result(
+          { id, version, status },
+          () => `${mark === 'yank' ? 'yanked' : 'revoked'} ${id}@${version}; run "adcap registry build" to publish the change`,
+        );
       });
   }
 

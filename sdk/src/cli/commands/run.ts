@@ -20,7 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('run')
-    .description("run a granted tool of an installed capability and print its output JSON (--json: the output object itself)")
+    .description('run a granted tool of an installed capability and print its output JSON (--json: the output object itself)')
     .argument('<id>', 'installed capability id, e.g. acme/pdf')
     .argument('<tool>', 'tool name')
     .option('--input <json>', 'the tool input as JSON, or @file.json', '{}')
@@ -76,7 +76,10 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async () => {
       const arc = await openArcotheon(ctx);
       const verified = await new AuditLog(arc.home.auditDir).verify();
-      output.result({ ok: true, lines: verified.lines, head: verified.head }, () => `audit log intact: ${verified.lines} line${verified.lines === 1 ? '' : 's'}`);
+      output.result(
+        { ok: true, lines: verified.lines, head: verified.head },
+        () => `audit log intact: ${verified.lines} line${verified.lines === 1 ? '' : 's'}`,
+      );
     });
 }
 
@@ -87,7 +90,10 @@ function parseJsonArg(text: string, flag: string, ctx: CliContext): unknown {
     try {
       source = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new AdcapError('E_USAGE', `Cannot read ${flag} file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give JSON or @path-to-a-json-file.`);
+      throw new AdcapError(
+        'E_USAGE',
+        `Cannot read ${flag} file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give JSON or @path-to-a-json-file.`,
+      );
     }
   }
   try {

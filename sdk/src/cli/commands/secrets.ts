@@ -45,11 +45,16 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<id>', 'installed capability id')
     .argument('<variable>', 'the variable its env:read permission names')
     .action(async (id: string, variable: string) => {
-      const value = (ctx.io.ask !== undefined && ctx.io.stdinIsTTY ? await ctx.io.ask(`value of ${variable} for ${id}: `) : await readStdin()).replace(/\r?\n$/, '');
+      const value = (
+        ctx.io.ask !== undefined && ctx.io.stdinIsTTY ? await ctx.io.ask(`value of ${variable} for ${id}: `) : await readStdin()
+      ).replace(/\r?\n$/, '');
       if (value === '') throw new AdcapError('E_USAGE', `No value for ${variable} was given on stdin.`);
       const store = new FileSecretStore(secretsFile(ctx));
       await store.set(id, variable, value);
-      ctx.output.result({ capability: id, variable, file: store.file }, () => `stored ${variable} for ${id} in ${store.file} (plain text, readable only by you: mode 0600)`);
+      ctx.output.result(
+        { capability: id, variable, file: store.file },
+        () => `stored ${variable} for ${id} in ${store.file} (plain text, readable only by you: mode 0600)`,
+      );
     });
   secret
     .command('rm')
@@ -58,7 +63,9 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<variable>', 'variable name')
     .action(async (id: string, variable: string) => {
       const removed = await new FileSecretStore(secretsFile(ctx)).delete(id, variable);
-      ctx.output.result({ capability: id, variable, removed }, () => (removed ? `removed ${variable} for ${id}` : `no value of ${variable} was stored for ${id}`));
+      ctx.output.result({ capability: id, variable, removed }, () =>
+        removed ? `removed ${variable} for ${id}` : `no value of ${variable} was stored for ${id}`,
+      );
     });
   secret
     .command('list')
@@ -66,6 +73,8 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async () => {
       const store = new FileSecretStore(secretsFile(ctx));
       const entries = await store.list();
-      ctx.output.result(entries, () => (entries.length === 0 ? `no secrets stored in ${store.file}` : entries.map((e) => `${e.capability} ${e.variable}`).join('\n')));
+      ctx.output.result(entries, () =>
+        entries.length === 0 ? `no secrets stored in ${store.file}` : entries.map((e) => `${e.capability} ${e.variable}`).join('\n'),
+      );
     });
 }

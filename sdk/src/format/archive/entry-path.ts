@@ -13,9 +13,13 @@ export function checkEntryPath(path: string | Uint8Array): string {
   const bytes = typeof path === 'string' ? Buffer.from(path, 'utf8') : path;
   const fail = (reason: string): never => {
     const raw = Buffer.from(bytes).toString('latin1');
-    throw new AdcapError('E_PATH', `The package path ${JSON.stringify(raw)} ${reason}; spec §2 allows only relative printable-ASCII paths of at most ${MAX_ENTRY_PATH_BYTES} bytes.`, {
-      details: { path: raw },
-    });
+    throw new AdcapError(
+      'E_PATH',
+      `The package path ${JSON.stringify(raw)} ${reason}; spec §2 allows only relative printable-ASCII paths of at most ${MAX_ENTRY_PATH_BYTES} bytes.`,
+      {
+        details: { path: raw },
+      },
+    );
   };
   if (bytes.length === 0) fail('is empty');
   if (bytes.length > MAX_ENTRY_PATH_BYTES) fail(`is ${bytes.length} bytes long`);

@@ -20,7 +20,11 @@ const TRAILER_BYTES = 8;
 const EMPTY = Buffer.alloc(0);
 
 function gzipError(problem: string, cause?: unknown): AdcapError {
-  return new AdcapError('E_GZIP', `The package ${problem}; it is not an intact .adcap file (download or copy it again).`, cause === undefined ? {} : { cause });
+  return new AdcapError(
+    'E_GZIP',
+    `The package ${problem}; it is not an intact .adcap file (download or copy it again).`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Converts a zlib failure into E_GZIP, keeping AdcapErrors as they are. */
@@ -29,7 +33,10 @@ export function asGzipError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('Z_')) {
     const message = error instanceof Error ? error.message : String(error);
-    return gzipError(message === 'unexpected end of file' ? 'is truncated (the gzip stream ends early)' : `has a corrupt gzip stream (${message})`, error);
+    return gzipError(
+      message === 'unexpected end of file' ? 'is truncated (the gzip stream ends early)' : `has a corrupt gzip stream (${message})`,
+      error,
+    );
   }
   return error;
 }

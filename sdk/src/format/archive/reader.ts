@@ -48,7 +48,11 @@ interface ChunkSource {
  * reader limits applied while decompressing. Entry data goes to `visitor` as it is inflated;
  * memory stays bounded by the chunk sizes whatever the size of the archive.
  */
-export async function readArchive(source: string | Readable, visitor: ArchiveVisitor, options: ReadArchiveOptions = {}): Promise<ArchiveSummary> {
+export async function readArchive(
+  source: string | Readable,
+  visitor: ArchiveVisitor,
+  options: ReadArchiveOptions = {},
+): Promise<ArchiveSummary> {
   const limits = resolveLimits(options.limits);
   let total: number | undefined;
   let input: ChunkSource;

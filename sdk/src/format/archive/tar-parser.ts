@@ -108,7 +108,10 @@ export class TarParser {
           // Zero records after the end-of-archive marker are normal; anything else is hidden data.
           const take = Math.min(ZEROS.length, chunk.length - offset);
           if (!chunk.subarray(offset, offset + take).equals(ZEROS.subarray(0, take))) {
-            throw new AdcapError('E_TAR', `The package has data after the tar end-of-archive marker (near byte ${this.position}); it is corrupt or was tampered with.`);
+            throw new AdcapError(
+              'E_TAR',
+              `The package has data after the tar end-of-archive marker (near byte ${this.position}); it is corrupt or was tampered with.`,
+            );
           }
           offset += take;
           this.position += take;
@@ -133,7 +136,8 @@ export class TarParser {
   /** Called after the last inflated byte: the archive must have ended with its marker. */
   end(): void {
     if (this.state === State.AfterEnd) return;
-    const what = this.state === State.Data || this.state === State.Padding ? 'in the middle of an entry' : 'without the end-of-archive marker';
+    const what =
+      this.state === State.Data || this.state === State.Padding ? 'in the middle of an entry' : 'without the end-of-archive marker';
     throw new AdcapError('E_TAR', `The package's tar stream stops ${what} (after ${this.position} bytes); the file is truncated.`);
   }
 
@@ -176,18 +180,28 @@ export class TarParser {
    */
   private checkUnique(path: string): void {
     if (this.files.has(path)) {
-      throw new AdcapError('E_DUPLICATE', `The package contains ${JSON.stringify(path)} twice; spec §2 requires unique paths.`, { details: { path } });
+      throw new AdcapError('E_DUPLICATE', `The package contains ${JSON.stringify(path)} twice; spec §2 requires unique paths.`, {
+        details: { path },
+      });
     }
     if (this.dirs.has(path)) {
-      throw new AdcapError('E_DUPLICATE', `The package contains ${JSON.stringify(path)} both as a file and as a directory of other files.`, { details: { path } });
+      throw new AdcapError(
+        'E_DUPLICATE',
+        `The package contains ${JSON.stringify(path)} both as a file and as a directory of other files.`,
+        { details: { path } },
+      );
     }
     const parents: string[] = [];
     for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
       const parent = path.slice(0, i);
       if (this.files.has(parent)) {
-        throw new AdcapError('E_DUPLICATE', `The package contains ${JSON.stringify(parent)} both as a file and as a directory of ${JSON.stringify(path)}.`, {
-          details: { path },
-        });
+        throw new AdcapError(
+          'E_DUPLICATE',
+          `The package contains ${JSON.stringify(parent)} both as a file and as a directory of ${JSON.stringify(path)}.`,
+          {
+            details: { path },
+          },
+        );
       }
       parents.push(parent);
     }

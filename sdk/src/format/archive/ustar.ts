@@ -165,9 +165,13 @@ export function decodeHeader(block: Buffer, offset: number): RawHeader {
     );
   }
   if (!block.subarray(MAGIC, MAGIC + 6).equals(USTAR_MAGIC) || !block.subarray(VERSION, VERSION + 2).equals(USTAR_VERSION)) {
-    throw new AdcapError('E_TAR', `The package has a tar header ${where} that is not POSIX ustar (wrong magic or version); rebuild it with adcap build.`, {
-      details: { offset },
-    });
+    throw new AdcapError(
+      'E_TAR',
+      `The package has a tar header ${where} that is not POSIX ustar (wrong magic or version); rebuild it with adcap build.`,
+      {
+        details: { offset },
+      },
+    );
   }
   const size = parseOctal(block, SIZE, 12);
   const mode = parseOctal(block, MODE, 8);

@@ -2,7 +2,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname } from 'node:path';
-import type { Writable} from 'node:stream';
+import type { Writable } from 'node:stream';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -59,7 +59,10 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
  * full record, gzip with FLG 0, MTIME 0 and OS 255. When `out` is a path the file is written to
  * a temp sibling, fsynced and renamed, so a crash never leaves half a package at `out`.
  */
-export async function writeArchive(entries: ArchiveEntrySource[], out: NodeJS.WritableStream | string): Promise<{ sha256: string; size: number }> {
+export async function writeArchive(
+  entries: ArchiveEntrySource[],
+  out: NodeJS.WritableStream | string,
+): Promise<{ sha256: string; size: number }> {
   const hash = createSha256();
   let size = 0;
   const measure = new Transform({
@@ -132,7 +135,11 @@ async function* gzipMember(tar: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   const start = (piece: Buffer, last: boolean): void => {
     crc = zlib.crc32(piece, crc);
     length += piece.length;
-    const options: ZlibOptions = { level: ARCHIVE_GZIP_LEVEL, ...(last ? {} : { finishFlush: zlib.constants.Z_SYNC_FLUSH }), ...(dictionary ? { dictionary } : {}) };
+    const options: ZlibOptions = {
+      level: ARCHIVE_GZIP_LEVEL,
+      ...(last ? {} : { finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+      ...(dictionary ? { dictionary } : {}),
+    };
     const job = slot().then(() => deflateRaw(piece, options).finally(release));
     job.catch(() => undefined); // awaited in order below
     inFlight.push(job);
@@ -210,34 +217,38 @@ async function* tarStream(entries: ArchiveEntrySource[]): AsyncGenerator<Buffer>
   if (batched > 0) yield flush();
 
   async function* entryPieces(): AsyncGenerator<Buffer> {
-  for (const [index, entry] of entries.entries()) {
-    yield* push(encodeHeader(entry));
-    prefetch(index + PREFETCH_ENTRIES);
-    const opened = ahead.get(index)!;
-    ahead.delete(index);
-    const content = opened instanceof Promise ? await opened : opened;
-    let produced = 0;
-    if (content instanceof Uint8Array) {
-      produced = content.length;
-      if (produced === entry.size) yield* push(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
-    } else {
-      for await (const chunk of content) {
-        const piece = chunk as Buffer;
-        produced += piece.length;
-        if (produced > entry.size) {
-          content.destroy();
-          break;
+    for (const [index, entry] of entries.entries()) {
+      yield* push(encodeHeader(entry));
+      prefetch(index + PREFETCH_ENTRIES);
+      const opened = ahead.get(index)!;
+      ahead.delete(index);
+      const content = opened instanceof Promise ? await opened : opened;
+      let produced = 0;
+      if (content instanceof Uint8Array) {
+        produced = content.length;
+        if (produced === entry.size) yield* push(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+      } else {
+        for await (const chunk of content) {
+          const piece = chunk as Buffer;
+          produced += piece.length;
+          if (produced > entry.size) {
+            content.destroy();
+            break;
+          }
+          yield* push(piece);
         }
-        yield* push(piece);
       }
+      if (produced !== entry.size) {
+        throw new AdcapError(
+          'E_IO',
+          `The file ${entry.path} changed while the package was being written (expected ${entry.size} bytes); build again.`,
+          {
+            details: { path: entry.path },
+          },
+        );
+      }
+      const padding = (BLOCK_SIZE - (entry.size % BLOCK_SIZE)) % BLOCK_SIZE;
+      if (padding > 0) yield* push(Buffer.alloc(padding));
     }
-    if (produced !== entry.size) {
-      throw new AdcapError('E_IO', `The file ${entry.path} changed while the package was being written (expected ${entry.size} bytes); build again.`, {
-        details: { path: entry.path },
-      });
-    }
-    const padding = (BLOCK_SIZE - (entry.size % BLOCK_SIZE)) % BLOCK_SIZE;
-    if (padding > 0) yield* push(Buffer.alloc(padding));
-  }
   }
 }

@@ -16,7 +16,15 @@ import { foldPackageDocument, packageDocumentBytes } from '../documents.js';
 import { CATALOGUE_FILE, docRelativePath, v1Path } from '../layout.js';
 import type { CataloguePayload, PackageDocument } from '../types.js';
 import { isoSeconds } from './maintain.js';
-import { listCapabilityIds, readAllPublishers, readEntries, readRegistryConfig, readStatus, withRegistryLock, writeRegistryConfig } from './source.js';
+import {
+  listCapabilityIds,
+  readAllPublishers,
+  readEntries,
+  readRegistryConfig,
+  readStatus,
+  withRegistryLock,
+  writeRegistryConfig,
+} from './source.js';
 
 export interface BuildResult {
   sequence: number;

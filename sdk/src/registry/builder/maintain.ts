@@ -27,11 +27,15 @@ export function isoSeconds(date: Date): string {
 }
 
 /** `adcap registry init <dir> --name <registry> --root-key key.json`: stores only public root keys. */
-export async function initRegistry(root: string, options: { name: string; rootKeys: readonly Pick<KeyFile, 'publicKey'>[] }): Promise<RegistryConfigFile> {
+export async function initRegistry(
+  root: string,
+  options: { name: string; rootKeys: readonly Pick<KeyFile, 'publicKey'>[] },
+): Promise<RegistryConfigFile> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(options.name)) {
     throw new AdcapError('E_USAGE', `"${options.name}" is not a usable registry name; use letters, digits, ".", "_" and "-".`);
   }
-  if (options.rootKeys.length === 0) throw new AdcapError('E_USAGE', 'A registry needs at least one root key; pass --root-key key.json (create one with "adcap keygen").');
+  if (options.rootKeys.length === 0)
+    throw new AdcapError('E_USAGE', 'A registry needs at least one root key; pass --root-key key.json (create one with "adcap keygen").');
   try {
     await mkdir(root, { recursive: true });
   } catch (error) {
@@ -70,7 +74,10 @@ export async function addPublisher(root: string, publisher: string, options: { p
     if (options.name !== undefined) file.name = options.name;
     const known = file.keys.find((key) => key.keyId === keyId);
     if (known?.status === 'revoked') {
-      throw new AdcapError('E_REVOKED', `Key ${keyId} of publisher "${publisher}" was revoked at ${known.revokedAt ?? 'an earlier time'}; a revoked key cannot be added back, generate a new key.`);
+      throw new AdcapError(
+        'E_REVOKED',
+        `Key ${keyId} of publisher "${publisher}" was revoked at ${known.revokedAt ?? 'an earlier time'}; a revoked key cannot be added back, generate a new key.`,
+      );
     }
     if (known === undefined) file.keys.push({ keyId, publicKey: options.publicKey, status: 'active' });
     await writePublisher(root, file);
@@ -84,9 +91,14 @@ export async function revokeKey(root: string, publisher: string, keyId: string, 
   return withRegistryLock(root, 'registry revoke-key', async () => {
     await readRegistryConfig(root);
     const file = await readPublisher(root, publisher);
-    if (file === null) throw new AdcapError('E_NOT_FOUND', `There is no publisher "${publisher}" in ${root}; add it with "adcap registry add-publisher".`);
+    if (file === null)
+      throw new AdcapError('E_NOT_FOUND', `There is no publisher "${publisher}" in ${root}; add it with "adcap registry add-publisher".`);
     const key = file.keys.find((k) => k.keyId === keyId);
-    if (key === undefined) throw new AdcapError('E_NOT_FOUND', `Publisher "${publisher}" has no key ${keyId}; the keys are listed in publishers/${publisher}.json.`);
+    if (key === undefined)
+      throw new AdcapError(
+        'E_NOT_FOUND',
+        `Publisher "${publisher}" has no key ${keyId}; the keys are listed in publishers/${publisher}.json.`,
+      );
     if (key.status !== 'revoked') {
       key.status = 'revoked';
       key.revokedAt = isoSeconds(options.now ?? new Date());

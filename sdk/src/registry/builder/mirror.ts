@@ -72,7 +72,8 @@ export async function mirrorBlob(registryDir: string, file: string, expected?: {
 
 async function hashOrFail(file: string): Promise<{ sha256: string; size: number }> {
   try {
-    if (!(await stat(file)).isFile()) throw new AdcapError('E_USAGE', `${file} is not a regular file; mirror only resource and shard files.`);
+    if (!(await stat(file)).isFile())
+      throw new AdcapError('E_USAGE', `${file} is not a regular file; mirror only resource and shard files.`);
     return await hashFile(file);
   } catch (error) {
     if (error instanceof AdcapError) throw error;

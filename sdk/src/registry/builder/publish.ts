@@ -31,7 +31,11 @@ export interface PublishResult {
   blobPath: string;
 }
 
-export async function publishPackage(root: string, file: string, options: { urls?: readonly string[]; now?: Date } = {}): Promise<PublishResult> {
+export async function publishPackage(
+  root: string,
+  file: string,
+  options: { urls?: readonly string[]; now?: Date } = {},
+): Promise<PublishResult> {
   const extraUrls = (options.urls ?? []).map(checkMirrorUrl);
   return withRegistryLock(root, 'registry publish', async () => {
     await readRegistryConfig(root);
@@ -85,10 +89,16 @@ async function copyToStaging(root: string, file: string): Promise<string> {
 export function checkPublisherSignature(pkg: ReadPackage, publisher: string, file: PublisherFile | null): string[] {
   const label = `${pkg.manifest.id}@${pkg.manifest.version}`;
   if (file === null) {
-    throw new AdcapError('E_UNTRUSTED', `Publisher "${publisher}" is not registered here, so ${label} cannot be published; add it with "adcap registry add-publisher <dir> ${publisher} --key <base64>".`);
+    throw new AdcapError(
+      'E_UNTRUSTED',
+      `Publisher "${publisher}" is not registered here, so ${label} cannot be published; add it with "adcap registry add-publisher <dir> ${publisher} --key <base64>".`,
+    );
   }
   if (pkg.signatureBytes === null) {
-    throw new AdcapError('E_UNTRUSTED', `${label} is not signed; sign it with a key of publisher "${publisher}" ("adcap sign <file> --key key.json") before publishing.`);
+    throw new AdcapError(
+      'E_UNTRUSTED',
+      `${label} is not signed; sign it with a key of publisher "${publisher}" ("adcap sign <file> --key key.json") before publishing.`,
+    );
   }
   const trusted = file.keys.map((key) => ({ keyId: key.keyId, publicKey: key.publicKey, status: key.status }));
   try {
@@ -120,7 +130,10 @@ export function checkImmutable(existing: VersionEntry, pkg: ReadPackage): void {
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((info) => info.isFile(), () => false);
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 }
 
 async function moveInto(staged: string, target: string): Promise<void> {
@@ -164,7 +177,11 @@ export function versionEntry(pkg: ReadPackage, signers: readonly string[], urls:
 export function contentsOf(m: Manifest): EntryContents {
   const programs = skillProgramsOf(m);
   const stem = (path: string): string => {
-    const last = path.split('/').filter((s) => s !== '').pop() ?? path;
+    const last =
+      path
+        .split('/')
+        .filter((s) => s !== '')
+        .pop() ?? path;
     return last.replace(/\.json$/, '');
   };
   return {

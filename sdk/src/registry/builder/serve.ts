@@ -91,7 +91,11 @@ export async function serveRegistry(root: string, options: { port?: number; host
 }
 
 function send(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers });
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
   response.end(body);
 }
 

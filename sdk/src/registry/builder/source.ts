@@ -38,7 +38,9 @@ export async function writeJson(path: string, value: unknown): Promise<void> {
 }
 
 function badFile(path: string, problem: string): AdcapError {
-  return new AdcapError('E_SCHEMA', `${path} ${problem}; fix the file by hand or restore it from version control.`, { details: { file: path } });
+  return new AdcapError('E_SCHEMA', `${path} ${problem}; fix the file by hand or restore it from version control.`, {
+    details: { file: path },
+  });
 }
 
 /**
@@ -46,10 +48,17 @@ function badFile(path: string, problem: string): AdcapError {
  * the file, the JSON pointer and what is wrong.
  */
 function checkFile<K extends RegistryDocumentKind>(kind: K, value: unknown, path: string): RegistryDocuments[K] {
-  return checkRegistryDocument(kind, value, (problem) =>
-    new AdcapError('E_SCHEMA', `${path} does not match its schema: ${problem.text}; fix the file by hand or restore it from version control.`, {
-      details: { file: path, pointer: problem.pointer, keyword: problem.keyword },
-    }),
+  return checkRegistryDocument(
+    kind,
+    value,
+    (problem) =>
+      new AdcapError(
+        'E_SCHEMA',
+        `${path} does not match its schema: ${problem.text}; fix the file by hand or restore it from version control.`,
+        {
+          details: { file: path, pointer: problem.pointer, keyword: problem.keyword },
+        },
+      ),
   );
 }
 
@@ -71,7 +80,10 @@ export async function readRegistryConfig(root: string): Promise<RegistryConfigFi
   const path = join(root, REGISTRY_CONFIG);
   const value = await readJsonIfExists(path);
   if (value === null) {
-    throw new AdcapError('E_NOT_FOUND', `${root} is not a registry (no ${REGISTRY_CONFIG}); create one with "adcap registry init ${root} --name <name> --root-key key.json".`);
+    throw new AdcapError(
+      'E_NOT_FOUND',
+      `${root} is not a registry (no ${REGISTRY_CONFIG}); create one with "adcap registry init ${root} --name <name> --root-key key.json".`,
+    );
   }
   const config = checkFile('registryConfig', value, path);
   config.rootKeys.forEach((key, index) => {

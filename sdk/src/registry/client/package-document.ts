@@ -24,9 +24,13 @@ export function checkDocumentPin(bytes: Uint8Array, pin: { sha256: string }, id:
 }
 
 function malformed(id: string, problem: string, details: Record<string, unknown> = {}): AdcapError {
-  return new AdcapError('E_DOC_HASH', `The package document of ${id} matches its pin but is malformed: ${problem}; the registry must rebuild it.`, {
-    details: { id, ...details },
-  });
+  return new AdcapError(
+    'E_DOC_HASH',
+    `The package document of ${id} matches its pin but is malformed: ${problem}; the registry must rebuild it.`,
+    {
+      details: { id, ...details },
+    },
+  );
 }
 
 /**
@@ -40,7 +44,9 @@ export function parsePackageDocument(bytes: Uint8Array, id: string): PackageDocu
   } catch (error) {
     throw malformed(id, (error as Error).message);
   }
-  const doc = checkRegistryDocument('packageDocument', value, (problem) => malformed(id, problem.text, { pointer: problem.pointer, keyword: problem.keyword }));
+  const doc = checkRegistryDocument('packageDocument', value, (problem) =>
+    malformed(id, problem.text, { pointer: problem.pointer, keyword: problem.keyword }),
+  );
   if (doc.id !== id) throw malformed(id, `/id is ${JSON.stringify(doc.id)}, another capability`, { pointer: '/id' });
   for (const [version, entry] of Object.entries(doc.versions)) {
     if (entry.id !== id || entry.version !== version) {

@@ -188,7 +188,10 @@ export class RegistryClient {
       }
     }
     if (stored === null) {
-      throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no verified catalogue yet; run "adcap remote update ${this.name}" while online.`);
+      throw new AdcapError(
+        'E_NOT_FOUND',
+        `Remote "${this.name}" has no verified catalogue yet; run "adcap remote update ${this.name}" while online.`,
+      );
     }
     checkCatalogueFreshness(stored.payload, this.policy());
     this.loaded = stored;
@@ -213,7 +216,8 @@ export class RegistryClient {
     parseCapabilityId(id);
     const { payload } = await this.catalogue();
     const found = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
-    if (found === undefined) throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no capability ${id}; search for it with "adcap search".`);
+    if (found === undefined)
+      throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no capability ${id}; search for it with "adcap search".`);
     return found;
   }
 
@@ -264,9 +268,13 @@ export class RegistryClient {
     const verifyArchive = async (file: string): Promise<VerifiedPackage> => {
       const read = await verifyPackage(file, { trusted: publisherTrustedKeys(payload, publisher), requireSignature: true });
       if (read.archiveSha256 !== entry.archive.sha256) {
-        throw new AdcapError('E_HASH', `The archive of ${id}@${version} hashes to ${read.archiveSha256}, not its pin ${entry.archive.sha256}; it was damaged or replaced.`, {
-          details: { id, version, expected: entry.archive.sha256, actual: read.archiveSha256 },
-        });
+        throw new AdcapError(
+          'E_HASH',
+          `The archive of ${id}@${version} hashes to ${read.archiveSha256}, not its pin ${entry.archive.sha256}; it was damaged or replaced.`,
+          {
+            details: { id, version, expected: entry.archive.sha256, actual: read.archiveSha256 },
+          },
+        );
       }
       return read;
     };
@@ -331,7 +339,15 @@ export class RegistryClient {
         return result;
       },
     );
-    return { path: options.cache.pathFor(pin.sha256), id, version, entry, manifest: verified.manifest, manifestSha256: verified.manifestSha256, signedBy: verified.signedBy };
+    return {
+      path: options.cache.pathFor(pin.sha256),
+      id,
+      version,
+      entry,
+      manifest: verified.manifest,
+      manifestSha256: verified.manifestSha256,
+      signedBy: verified.signedBy,
+    };
   }
 
   /** Versions of a document, newest first (for `show`). */
@@ -382,7 +398,11 @@ export class RegistryClient {
 }
 
 function floorOf(state: RemoteState): { sequence: number; payloadSha256: string; catalogueSha256?: string } {
-  return { sequence: state.sequence, payloadSha256: state.payloadSha256, ...(state.catalogueSha256 === undefined ? {} : { catalogueSha256: state.catalogueSha256 }) };
+  return {
+    sequence: state.sequence,
+    payloadSha256: state.payloadSha256,
+    ...(state.catalogueSha256 === undefined ? {} : { catalogueSha256: state.catalogueSha256 }),
+  };
 }
 
 /** Adds where-from fields without forcing the lazy payload digest (a spread would compute it). */
@@ -418,11 +438,20 @@ export function selectVersion(doc: PackageDocument, id: string, version: string)
 /** spec §12: an entitled archive needs the host's authoriser; without one it is E_ENTITLEMENT. */
 function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefined, registry: string): Authorization | undefined {
   if (entry.access !== 'entitled') return undefined;
-  const request = { kind: 'package' as const, id: entry.id, version: entry.version, ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }) };
+  const request = {
+    kind: 'package' as const,
+    id: entry.id,
+    version: entry.version,
+    ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }),
+  };
   if (authorize === undefined) {
-    throw new AdcapError('E_ENTITLEMENT', `${entry.id}@${entry.version} is an entitled download and this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro"); install it from a host that can authorise entitled downloads.`, {
-      details: { id: entry.id, version: entry.version },
-    });
+    throw new AdcapError(
+      'E_ENTITLEMENT',
+      `${entry.id}@${entry.version} is an entitled download and this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro"); install it from a host that can authorise entitled downloads.`,
+      {
+        details: { id: entry.id, version: entry.version },
+      },
+    );
   }
   return { fn: authorize, request, registry };
 }
@@ -436,7 +465,11 @@ async function damagedInCache(cache: BlobFetcher, sha256: string): Promise<boole
 }
 
 function checkArchiveMatchesEntry(verified: { manifest: Manifest; manifestSha256: string }, entry: DocumentVersion): void {
-  if (verified.manifestSha256 !== entry.manifestSha256 || verified.manifest.id !== entry.id || verified.manifest.version !== entry.version) {
+  if (
+    verified.manifestSha256 !== entry.manifestSha256 ||
+    verified.manifest.id !== entry.id ||
+    verified.manifest.version !== entry.version
+  ) {
     throw new AdcapError(
       'E_HASH',
       `The archive for ${entry.id}@${entry.version} holds ${verified.manifest.id}@${verified.manifest.version} with manifest ${verified.manifestSha256}, not the manifest ${entry.manifestSha256} the registry entry names; the registry is inconsistent.`,

@@ -60,7 +60,14 @@ async function listOurs(file: string): Promise<Listed[]> {
     entryEnd: () => {
       if (current === undefined) throw new Error('entryEnd without entry');
       // The reader delivers regular files only (spec §2); anything else is refused before this.
-      out.push({ path: current.header.path, size: current.header.size, type: 'file', mode: null, executable: current.header.executable, sha256: current.digest.digest('hex') });
+      out.push({
+        path: current.header.path,
+        size: current.header.size,
+        type: 'file',
+        mode: null,
+        executable: current.header.executable,
+        sha256: current.digest.digest('hex'),
+      });
     },
   });
   return out;
@@ -80,7 +87,8 @@ async function listTarStream(file: string, written = true): Promise<Listed[]> {
     const { header } = entry;
     const data = Buffer.concat(chunks);
     expect(data.length, header.name).toBe(header.size);
-    if (written) expect([header.uid, header.gid, header.mtime?.getTime(), header.uname, header.gname], header.name).toEqual([0, 0, 0, '', '']);
+    if (written)
+      expect([header.uid, header.gid, header.mtime?.getTime(), header.uname, header.gname], header.name).toEqual([0, 0, 0, '', '']);
     out.push({
       path: header.name,
       size: header.size ?? -1,
@@ -94,7 +102,15 @@ async function listTarStream(file: string, written = true): Promise<Listed[]> {
   return out;
 }
 
-const TYPE_CHARS: Readonly<Record<string, string>> = { '-': 'file', d: 'directory', l: 'symlink', h: 'link', c: 'character-device', b: 'block-device', p: 'fifo' };
+const TYPE_CHARS: Readonly<Record<string, string>> = {
+  '-': 'file',
+  d: 'directory',
+  l: 'symlink',
+  h: 'link',
+  c: 'character-device',
+  b: 'block-device',
+  p: 'fifo',
+};
 
 function modeOf(permissions: string): number {
   let mode = 0;
@@ -112,11 +128,22 @@ function gnuTar(args: string[]): string {
 
 /** `tar -tvzf`: type, mode, owner, size and name of each entry, in archive order. */
 function listGnuTar(file: string): Listed[] {
-  const lines = gnuTar(['--numeric-owner', '-tvzf', file]).split('\n').filter((line) => line !== '');
+  const lines = gnuTar(['--numeric-owner', '-tvzf', file])
+    .split('\n')
+    .filter((line) => line !== '');
   return lines.map((line) => {
     const match = /^(.)([rwxsStT-]{9}) (\d+)\/(\d+) +(\d+) (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) (.*)$/.exec(line);
     if (match === null) throw new Error(`unexpected tar -tv line: ${line}`);
-    const [, type, permissions, uid, gid, size, date, path] = match as unknown as [string, string, string, string, string, string, string, string];
+    const [, type, permissions, uid, gid, size, date, path] = match as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     expect([uid, gid, date], path).toEqual(['0', '0', '1970-01-01 00:00']);
     const mode = modeOf(permissions);
     return { path, size: Number(size), type: TYPE_CHARS[type] ?? type, mode, executable: (mode & 0o111) !== 0, sha256: null };
@@ -135,7 +162,14 @@ async function listGnuExtract(file: string, into: string): Promise<Listed[]> {
       if (info.isDirectory()) await walk(path);
       else {
         const mode = info.mode & 0o7777;
-        out.push({ path: relative(into, path).split('\\').join('/'), size: info.size, type: info.isFile() ? 'file' : 'other', mode, executable: (mode & 0o111) !== 0, sha256: hash(await readFile(path)) });
+        out.push({
+          path: relative(into, path).split('\\').join('/'),
+          size: info.size,
+          type: info.isFile() ? 'file' : 'other',
+          mode,
+          executable: (mode & 0o111) !== 0,
+          sha256: hash(await readFile(path)),
+        });
       }
     }
   };
@@ -178,7 +212,9 @@ afterAll(async () => {
 describe('our reader, tar-stream and GNU tar list every package we write identically', () => {
   it('the package builder over every example capability, signed (SIGNATURE.json last)', async () => {
     const key = generateKey();
-    const examples = (await readdir(EXAMPLES, { withFileTypes: true })).filter((d) => d.isDirectory() && existsSync(join(EXAMPLES, d.name, 'capability.json')));
+    const examples = (await readdir(EXAMPLES, { withFileTypes: true })).filter(
+      (d) => d.isDirectory() && existsSync(join(EXAMPLES, d.name, 'capability.json')),
+    );
     expect(examples.length).toBeGreaterThanOrEqual(8);
     for (const example of examples) {
       const out = join(work, `${example.name}.adcap`);
@@ -229,7 +265,13 @@ describe('our reader, tar-stream and GNU tar list every package we write identic
     }
     await writeFile(
       join(src, 'capability.json'),
-      JSON.stringify({ adcap: '1.0', id: 'acme/generated', version: '1.0.0', name: 'Generated', summary: 'Many files, long paths, empty files, nested folders.' }),
+      JSON.stringify({
+        adcap: '1.0',
+        id: 'acme/generated',
+        version: '1.0.0',
+        name: 'Generated',
+        summary: 'Many files, long paths, empty files, nested folders.',
+      }),
     );
     const out = join(work, 'generated.adcap');
     const built = await buildPackage(src, { out });

@@ -67,16 +67,28 @@ describe('spec §2 entry-count limit (20,000)', () => {
   it('package-rejects-20001-entries: a package listing 20,000 files plus capability.json is over the limit', async () => {
     const files = Array.from({ length: 20_000 }, (_, i) => ({ path: `f/${String(i).padStart(5, '0')}`, data: '' }));
     const manifest = JSON.stringify(manifestFor(files));
-    const tar = Buffer.concat([rawEntry({ name: 'capability.json', data: manifest }), ...files.map((f) => rawHeader({ name: f.path, size: 0 })), END_OF_ARCHIVE]);
+    const tar = Buffer.concat([
+      rawEntry({ name: 'capability.json', data: manifest }),
+      ...files.map((f) => rawHeader({ name: f.path, size: 0 })),
+      END_OF_ARCHIVE,
+    ]);
     // Verify only: extracting 20,000 files before the limit fires would only measure the file system.
     const error = await readPackage(Readable.from([gzipBytes(tar)])).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'E_LIMIT', details: { limit: 'maxEntries' } });
   });
 
   it('applies a configured entry limit', async () => {
-    const tar = rawTar([{ name: 'a', data: '1' }, { name: 'b', data: '2' }, { name: 'c', data: '3' }]);
-    await expect(readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxEntries: 2 } })).rejects.toMatchObject({ code: 'E_LIMIT' });
-    await expect(readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxEntries: 3 } })).resolves.toMatchObject({ entries: 3 });
+    const tar = rawTar([
+      { name: 'a', data: '1' },
+      { name: 'b', data: '2' },
+      { name: 'c', data: '3' },
+    ]);
+    await expect(readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxEntries: 2 } })).rejects.toMatchObject({
+      code: 'E_LIMIT',
+    });
+    await expect(readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxEntries: 3 } })).resolves.toMatchObject({
+      entries: 3,
+    });
   });
 });
 
@@ -94,7 +106,11 @@ describe('spec §2 expanded-size limit (512 MiB)', () => {
     }, 5);
     const started = performance.now();
     let inflated = 0;
-    const counting: ArchiveVisitor = { entry: () => undefined, data: (chunk) => void (inflated += chunk.length), entryEnd: () => undefined };
+    const counting: ArchiveVisitor = {
+      entry: () => undefined,
+      data: (chunk) => void (inflated += chunk.length),
+      entryEnd: () => undefined,
+    };
     const error = await readArchive(Readable.from([bomb]), counting).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     clearInterval(sampler);
@@ -117,15 +133,21 @@ describe('spec §2 expanded-size limit (512 MiB)', () => {
     // The header declares 600 MiB; the data is never produced, so only the declared check can fire.
     const header = rawHeader({ name: 'huge.bin', size: 600 * MiB });
     const started = performance.now();
-    const error = await readArchive(Readable.from([gzipBytes(Buffer.concat([header, padded(Buffer.from('x'))]))]), acceptAll).catch((e: unknown) => e);
+    const error = await readArchive(Readable.from([gzipBytes(Buffer.concat([header, padded(Buffer.from('x'))]))]), acceptAll).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'E_LIMIT', details: { limit: 'maxExpandedBytes' } });
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('applies a configured expanded-size limit to the inflated bytes', async () => {
     const tar = rawTar([{ name: 'a', data: 'x'.repeat(5000) }]);
-    await expect(readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxExpandedBytes: tar.length - 1 } })).rejects.toMatchObject({ code: 'E_LIMIT' });
-    await expect(readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxExpandedBytes: tar.length } })).resolves.toMatchObject({ expandedBytes: tar.length });
+    await expect(
+      readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxExpandedBytes: tar.length - 1 } }),
+    ).rejects.toMatchObject({ code: 'E_LIMIT' });
+    await expect(
+      readArchive(Readable.from([gzipBytes(tar)]), acceptAll, { limits: { maxExpandedBytes: tar.length } }),
+    ).resolves.toMatchObject({ expandedBytes: tar.length });
   });
 
   it('uses the reference limits by default', () => {

@@ -85,7 +85,7 @@ describe('readArchive from a file path (reused read buffers)', () => {
   });
 });
 
-describe('readArchive from a caller\'s stream', () => {
+describe("readArchive from a caller's stream", () => {
   it('fails at once on a corrupt entry even when the stream then stalls without ending', async () => {
     const gz = gzipBytes(rawTar([{ name: 'bad', data: 'x', checksumDelta: 1 }]));
     const stalled = new Readable({ read: () => undefined });

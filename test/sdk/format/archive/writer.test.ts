@@ -52,7 +52,13 @@ describe('writeArchive', () => {
     expect(listing.status).toBe(0);
     expect(listing.stderr).toBe('');
     const lines = listing.stdout.trim().split('\n');
-    expect(lines.map((line) => line.split(/\s+/).slice(5).join(' '))).toEqual(['capability.json', 'bin/tool', 'data/big.txt', 'empty', path240]);
+    expect(lines.map((line) => line.split(/\s+/).slice(5).join(' '))).toEqual([
+      'capability.json',
+      'bin/tool',
+      'data/big.txt',
+      'empty',
+      path240,
+    ]);
     for (const line of lines) expect(line).toMatch(/^-rw[-x]r-[-x]r-[-x] 0\/0 +\d+ 1970-01-01 00:00 /);
     expect(lines[1]).toMatch(/^-rwxr-xr-x/);
     expect(lines[0]).toMatch(/^-rw-r--r--/);

@@ -51,10 +51,22 @@ describe('registry build (spec §13, DESIGN §11)', () => {
     const { payload } = await catalogue();
     expect(payload.generatedAt).toBe('2026-11-30T12:00:00Z');
     const cap = payload.capabilities['acme/pdf'];
-    expect(cap).toMatchObject({ name: 'Test acme/pdf', summary: 'Extract PDF text', publisher: 'acme', latest: '1.0.0', tier: 'free', access: 'public', keywords: ['pdf'], deprecated: false });
+    expect(cap).toMatchObject({
+      name: 'Test acme/pdf',
+      summary: 'Extract PDF text',
+      publisher: 'acme',
+      latest: '1.0.0',
+      tier: 'free',
+      access: 'public',
+      keywords: ['pdf'],
+      deprecated: false,
+    });
     expect(cap?.doc.path).toBe('packages/acme/pdf.json');
     expect(cap?.doc.sha256).toBe(sha256Hex(await reg.read('v1/packages/acme/pdf.json')));
-    expect(payload.publishers['acme']).toEqual({ name: 'acme Inc.', keys: [{ keyId: reg.keyOf('acme').keyId, publicKey: reg.keyOf('acme').publicKey, status: 'active' }] });
+    expect(payload.publishers['acme']).toEqual({
+      name: 'acme Inc.',
+      keys: [{ keyId: reg.keyOf('acme').keyId, publicKey: reg.keyOf('acme').publicKey, status: 'active' }],
+    });
   });
 
   it('latest and latestPrerelease skip yanked and revoked versions', async () => {

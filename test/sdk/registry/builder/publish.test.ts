@@ -19,7 +19,16 @@ afterEach(async () => {
 describe('registry publish (spec §13, DESIGN §11)', () => {
   it('writes the version entry field by field and mirrors the archive under v1/blobs/sha256/', async () => {
     const { entry, created, file } = await reg.publish(
-      { id: 'acme/pdf', version: '1.2.0', name: 'PDF tools', summary: 'PDF things', keywords: ['pdf'], tier: 'pro', access: 'entitled', entitlement: 'acme-pro' },
+      {
+        id: 'acme/pdf',
+        version: '1.2.0',
+        name: 'PDF tools',
+        summary: 'PDF things',
+        keywords: ['pdf'],
+        tier: 'pro',
+        access: 'entitled',
+        entitlement: 'acme-pro',
+      },
       { urls: ['https://mirror.example/acme-pdf-1.2.0.adcap'] },
     );
     const { sha256, size } = await hashFile(file);
@@ -63,7 +72,7 @@ describe('registry publish (spec §13, DESIGN §11)', () => {
     await expect(stat(reg.path('entries/acme/pdf/1.0.0.json'))).rejects.toThrow();
   });
 
-  it('refuses a package signed by another publisher\'s key with E_UNTRUSTED', async () => {
+  it("refuses a package signed by another publisher's key with E_UNTRUSTED", async () => {
     const other = await reg.addPublisher('other');
     const file = await reg.package({ id: 'acme/pdf', version: '1.0.0' }, { keys: [other] });
     await expect(publishPackage(reg.dir, file)).rejects.toMatchObject({ code: 'E_UNTRUSTED' });

@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 
 /** A raw request (fetch would normalise "..", which is exactly what must be tested). */
-function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   const url = new URL(served.url);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path, method, headers }, (res) => {
@@ -52,7 +56,16 @@ describe('registry serve (DESIGN §11)', () => {
   });
 
   it('refuses directory traversal, encoded or not, hidden files and symlinks out of the tree', async () => {
-    for (const path of ['/../secret.txt', '/v1/../../secret.txt', '/v1/%2e%2e/%2e%2e/secret.txt', '/v1%2f..%2f..%2fsecret.txt', '/v1/escape.txt', '/.adcap-registry.lock', '/v1/', '/']) {
+    for (const path of [
+      '/../secret.txt',
+      '/v1/../../secret.txt',
+      '/v1/%2e%2e/%2e%2e/secret.txt',
+      '/v1%2f..%2f..%2fsecret.txt',
+      '/v1/escape.txt',
+      '/.adcap-registry.lock',
+      '/v1/',
+      '/',
+    ]) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(res.body.toString()).not.toContain('outside the tree');

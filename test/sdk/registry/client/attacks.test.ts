@@ -226,7 +226,9 @@ describe('registry client attacks (spec §13, DESIGN §10)', () => {
         return null;
       };
       const blobCache = new ContentCache(join(home, 'cache'), { fetch });
-      await expect(client.downloadArchive('acme/pro', '1.0.0', { cache: blobCache, authorize })).rejects.toMatchObject({ code: 'E_ENTITLEMENT' });
+      await expect(client.downloadArchive('acme/pro', '1.0.0', { cache: blobCache, authorize })).rejects.toMatchObject({
+        code: 'E_ENTITLEMENT',
+      });
       expect(seen[0]).toEqual({ kind: 'package', id: 'acme/pro', version: '1.0.0', entitlement: 'acme-pro' });
       await expect(client.downloadArchive('acme/pro', '1.0.0', { cache: blobCache })).rejects.toMatchObject({ code: 'E_ENTITLEMENT' });
       expect(server.statsFor(blob).requests).toBe(0);
@@ -235,7 +237,10 @@ describe('registry client attacks (spec §13, DESIGN §10)', () => {
     it('entitled download allowed: the callback headers reach the mirror and the archive is verified', async () => {
       const client = reg.client(home, { url, fetch });
       const authorize = async () => ({ headers: { authorization: 'Bearer good-token' } });
-      const result = await client.downloadArchive('acme/pro', '1.0.0', { cache: new ContentCache(join(home, 'cache'), { fetch }), authorize });
+      const result = await client.downloadArchive('acme/pro', '1.0.0', {
+        cache: new ContentCache(join(home, 'cache'), { fetch }),
+        authorize,
+      });
       expect(result.manifest.distribution).toMatchObject({ access: 'entitled' });
       expect(server.statsFor(blob).requests).toBe(1);
     });
