@@ -32,7 +32,17 @@ const tsc = spawnSync(
   process.execPath,
   [
     require.resolve('typescript/bin/tsc'),
-    ...['-p', join(sdk, 'tsconfig.build.json'), '--outDir', dts, '--emitDeclarationOnly', '--declarationMap', 'false', '--sourceMap', 'false'],
+    ...[
+      '-p',
+      join(sdk, 'tsconfig.build.json'),
+      '--outDir',
+      dts,
+      '--emitDeclarationOnly',
+      '--declarationMap',
+      'false',
+      '--sourceMap',
+      'false',
+    ],
     // The build info lives beside the declarations, so removing the folder forces a full emit.
     ...['--incremental', '--tsBuildInfoFile', join(dts, '.tsbuildinfo')],
   ],
@@ -52,7 +62,15 @@ for (const { entry, report, forgottenExports } of ENTRIES) {
       mainEntryPointFilePath: join(dts, `${entry}.d.ts`),
       compiler: {
         overrideTsconfig: {
-          compilerOptions: { target: 'ES2023', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'] },
+          compilerOptions: {
+            target: 'ES2023',
+            lib: ['ES2023'],
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            skipLibCheck: true,
+            types: ['node'],
+          },
           files: [join(dts, `${entry}.d.ts`)],
         },
       },
@@ -81,7 +99,9 @@ for (const { entry, report, forgottenExports } of ENTRIES) {
   if (update) {
     console.log(`api: sdk/api/${report}.api.md ${result.apiReportChanged ? 'updated' : 'unchanged'}`);
   } else if (result.apiReportChanged) {
-    console.error(`api: the exports of sdk/src/${entry}.ts differ from sdk/api/${report}.api.md (the difference is above). If the change is meant, run \`npm run api:update\` and commit the report.`);
+    console.error(
+      `api: the exports of sdk/src/${entry}.ts differ from sdk/api/${report}.api.md (the difference is above). If the change is meant, run \`npm run api:update\` and commit the report.`,
+    );
   }
   if (!result.succeeded && !(update && result.errorCount === 0)) failed = true;
 }
