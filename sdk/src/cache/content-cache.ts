@@ -263,12 +263,7 @@ export class ContentCache {
         failures.push({ source: label, error: reasonOf(error) });
       }
     }
-    const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
-    throw new AdcapError(
-      'E_DOWNLOAD',
-      `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
-      { details: { sha256: request.sha256, attempts: failures } },
-    );
+    throw allSourcesFailed(what, request, failures);
   }
 
   /** Copies a local file into the cache, verifying size and SHA-256 first (E_HASH on mismatch). */
@@ -481,12 +476,7 @@ export class ContentCache {
           failures.push({ source: label, error: reasonOf(error) });
         }
       }
-      const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
-      throw new AdcapError(
-        'E_DOWNLOAD',
-        `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
-        { details: { sha256: request.sha256, attempts: failures } },
-      );
+      throw allSourcesFailed(what, request, failures);
     } finally {
       if (lock === null) await rm(workPath, { force: true }).catch(() => undefined);
       else await lock.release().catch(() => undefined);
@@ -696,4 +686,18 @@ function reasonOf(error: unknown): string {
   if (error instanceof WrongContentError) return error.message;
   const text = errorText(error).replace(/\.$/, '');
   return text;
+}
+
+/** E_DOWNLOAD naming every source tried and why each failed (the blob's size and hash say what was wanted). */
+function allSourcesFailed(
+  what: string,
+  request: { size: number; sha256: string },
+  failures: Array<{ source: string; error: string }>,
+): AdcapError {
+  const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
+  return new AdcapError(
+    'E_DOWNLOAD',
+    `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
+    { details: { sha256: request.sha256, attempts: failures } },
+  );
 }

@@ -10,20 +10,22 @@ import { escapePointer } from './canonical-json.js';
  * sentences that name the JSON pointer, the failed keyword and what is wrong in plain words.
  */
 
+/** The Ajv options every schema shipped with the SDK is compiled with (strict about the schema itself). */
+export const SCHEMA_AJV_OPTIONS = {
+  verbose: true,
+  strictSchema: true,
+  strictNumbers: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+} as const;
+
 let ajvInstance: Ajv2020 | undefined;
 
 /** The Ajv instance for our own schemas (strict about the schema, all errors, formats). */
 export function formatAjv(): Ajv2020 {
   if (ajvInstance === undefined) {
-    ajvInstance = new Ajv2020({
-      allErrors: true,
-      verbose: true,
-      strictSchema: true,
-      strictNumbers: true,
-      strictTypes: false,
-      strictTuples: false,
-      strictRequired: false,
-    });
+    ajvInstance = new Ajv2020({ ...SCHEMA_AJV_OPTIONS, allErrors: true });
     addFormatsModule.default(ajvInstance);
   }
   return ajvInstance;
