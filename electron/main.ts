@@ -319,9 +319,9 @@ if (!app.requestSingleInstanceLock()) {
     // The CSP also on any http(s) response of this session (there should be none: connect-src 'none');
     // app:// responses carry it from resolveAppRequest. The scanner cannot read a constant, so it
     // calls this CSP unparseable: it is APP_CSP (policy.ts), checked in test/electron/main/policy.test.ts.
-    ses.webRequest.onHeadersReceived((details, callback) =>
-      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [APP_CSP] } }),
-    ); // eng-disable CSP_GLOBAL_CHECK
+    ses.webRequest.onHeadersReceived((details, callback) => {
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [APP_CSP] } }); // eng-disable CSP_GLOBAL_CHECK
+    });
     // app:// serves renderer/dist only (see registerSchemesAsPrivileged above).
     protocol.handle(APP_SCHEME, async (request) => {
       // eng-disable PROTOCOL_HANDLER_JS_CHECK
