@@ -184,7 +184,11 @@ export default tseslint.config(
     // information, so only for the code that has such switches, from a program of just that code
     // (tsconfig.lint.json: about half the work of the whole tsconfig.json).
     files: ['sdk/src/**/*.ts', 'electron/**/*.ts'],
-    languageOptions: { parserOptions: { project: ['./tsconfig.lint.json'], tsconfigRootDir: import.meta.dirname } },
+    // disallowAutomaticSingleRunInference: under CI=true typescript-eslint would build a one-shot program
+    // that lacks the `paths` base of tsconfig.json, and TypeScript then fails while it words a report.
+    languageOptions: {
+      parserOptions: { project: ['./tsconfig.lint.json'], tsconfigRootDir: import.meta.dirname, disallowAutomaticSingleRunInference: true },
+    },
     rules: {
       '@typescript-eslint/switch-exhaustiveness-check': [
         'error',

@@ -189,10 +189,13 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     );
     return 1;
   }
+  // The handlers are in place before the URL is printed: whoever reads it may send SIGINT at once, and
+  // a signal that arrives before a listener exists ends the process by the signal, not with exit 0.
+  const exited = waitForSignal(ui, io);
   io.stdout(`${ui.url}\n`);
   io.stderr(`Arcotheon is serving on 127.0.0.1:${ui.web.port} (home ${resolve(parsed.home ?? defaultHome())}). Press Ctrl-C to stop.\n`);
   if (parsed.open) openBrowser(ui.url, log);
-  return waitForSignal(ui, io);
+  return exited;
 }
 
 function waitForSignal(ui: RunningUi, io: Io): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * Discovery (host contract "Browse", DESIGN §7 `search`, `packageDoc`): metadata only, from the
+ * Discovery (host contract "Embedding" step 3, DESIGN §7 `search`, `packageDoc`): metadata only, from the
  * verified catalogues and package documents of the configured remotes; nothing is installed.
  */
 import { AdcapError, isAdcapError } from '../errors.js';
