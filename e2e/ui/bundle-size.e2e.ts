@@ -37,7 +37,7 @@ describe('the built renderer', () => {
 
   it('has an index.html with a strict CSP of its own and no inline script', async () => {
     const html = await readFile(join(dist, 'index.html'), 'utf8');
-    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    const csp = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1] ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("object-src 'none'");
     expect(csp).not.toMatch(/unsafe-(inline|eval)/);
