@@ -7,7 +7,7 @@
  */
 import { resolve } from '../../sdk/src/resolve/resolver.js';
 import { request } from '../sdk/resolve/fixtures.js';
-import { realisticRegistry } from '../sdk/resolve/realistic.js';
+import { buriedConflictRegistry, realisticRegistry } from '../sdk/resolve/realistic.js';
 import { registerBench } from './registry.js';
 
 const TARGET_MS = 8000;
@@ -28,14 +28,7 @@ registerBench({
       const label = `resolve 20 roots, seed ${seed} (${Object.keys(result.versions).length} selected)`;
       report({ label, value, unit: 'ms', target: TARGET_MS });
     }
-    const registry = realisticRegistry(400, 25, 4);
-    const ids = Object.keys(registry);
-    const lib = ids[300] as string;
-    registry['acme/left'] = [{ version: '1.0.0', dependencies: { [ids[0] as string]: '*', [lib]: '^1.0.0' } }];
-    registry['acme/right'] = [
-      { version: '1.0.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
-      { version: '1.1.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
-    ];
+    const { registry } = buriedConflictRegistry();
     const started = performance.now();
     let refused = false;
     try {

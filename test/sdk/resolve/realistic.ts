@@ -42,3 +42,19 @@ export function realisticRegistry(count: number, perId: number, seed: number): R
   }
   return registry;
 }
+
+/**
+ * A 400-id registry with a conflict buried under it: acme/left needs the library ^1, every version of
+ * acme/right needs it ^2. The resolver must explain it without exploring every combination.
+ */
+export function buriedConflictRegistry(): { registry: Registry; lib: string } {
+  const registry = realisticRegistry(400, 25, 4);
+  const ids = Object.keys(registry);
+  const lib = ids[300] as string;
+  registry['acme/left'] = [{ version: '1.0.0', dependencies: { [ids[0] as string]: '*', [lib]: '^1.0.0' } }];
+  registry['acme/right'] = [
+    { version: '1.0.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
+    { version: '1.1.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
+  ];
+  return { registry, lib };
+}

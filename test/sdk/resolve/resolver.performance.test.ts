@@ -4,7 +4,7 @@ import { AdcapError } from '../../../sdk/src/errors.js';
 import { resolve } from '../../../sdk/src/resolve/resolver.js';
 import { request } from './fixtures.js';
 import type { Registry } from './fixtures.js';
-import { realisticRegistry } from './realistic.js';
+import { buriedConflictRegistry, realisticRegistry } from './realistic.js';
 
 /** Every requirement of the request and of every selected version is met. */
 function unmet(registry: Registry, roots: Record<string, string>, versions: Record<string, string>): string[] {
@@ -40,14 +40,7 @@ describe('resolve: realistic graphs', () => {
   });
 
   it('explains a conflict buried under a large graph without exploring every combination', () => {
-    const registry = realisticRegistry(400, 25, 4);
-    const ids = Object.keys(registry);
-    const lib = ids[300] as string;
-    registry['acme/left'] = [{ version: '1.0.0', dependencies: { [ids[0] as string]: '*', [lib]: '^1.0.0' } }];
-    registry['acme/right'] = [
-      { version: '1.0.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
-      { version: '1.1.0', dependencies: { [ids[1] as string]: '*', [lib]: '^2.0.0' } },
-    ];
+    const { registry, lib } = buriedConflictRegistry();
     let error: unknown;
     try {
       resolve(request(registry, { 'acme/left': '*', 'acme/right': '*' }));
