@@ -1,6 +1,7 @@
 /**
  * A throw-away test CA and a server certificate for 127.0.0.1 / localhost / ::1, made with the
- * system's openssl once per test process (in a temp dir removed at exit).
+ * system's openssl once per test process, or again when the test file that made it removed its
+ * temp dir (in a temp dir removed at exit).
  *
  * Making fetch trust it:
  * - `trustingFetch()` returns a `fetch` (same shape as the global one) built on node:https with the
@@ -9,7 +10,7 @@
  *   (Node reads that variable only at start, so it cannot be set from inside a running test).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,9 @@ export interface TestTls {
 let cached: TestTls | undefined;
 
 export function testTls(): TestTls {
-  if (cached !== undefined) return cached;
+  // Test files share a worker process (vitest isolate: false) and each has its own TMPDIR, removed
+  // after the file: a CA made by an earlier file is reused only while its folder is still there.
+  if (cached !== undefined && existsSync(cached.caPath)) return cached;
   const dir = mkdtempSync(join(tmpdir(), 'arcotheon-tls-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const run = (args: string[]): void => {
