@@ -52,7 +52,8 @@ const layerZones = [
     target: 'sdk/src',
     from: sdkBarrels,
     message:
-      "Inside the SDK, import the module that defines the name, never the package's entry points (index.ts, internal.ts): they sit above every layer.",
+      'Inside the SDK, import the module that defines the name, ' +
+      "never the package's entry points (index.ts, internal.ts): they sit above every layer.",
   },
   { target: 'sdk', from: ['electron', 'renderer'], message: 'The SDK never imports from electron/ or renderer/ (DESIGN §2).' },
   {
@@ -104,7 +105,8 @@ const dynamicImports = {
 };
 const rendererNodeMessage = 'The renderer is browser code: no Node modules (DESIGN §2).';
 const rendererSdkMessage =
-  'The renderer talks to the host only through the host API contract in electron/common, never to the SDK or the host directly (DESIGN §2).';
+  'The renderer talks to the host only through the host API contract in ' +
+  'electron/common, never to the SDK or the host directly (DESIGN §2).';
 const commonNodeMessage = 'electron/common is imported by the renderer: no Node modules (DESIGN §2).';
 const commonSdkMessage = 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).';
 

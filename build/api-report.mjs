@@ -103,7 +103,8 @@ for (const { entry, report, forgottenExports } of ENTRIES) {
     console.log(`api: sdk/api/${report}.api.md ${result.apiReportChanged ? 'updated' : 'unchanged'}`);
   } else if (result.apiReportChanged) {
     console.error(
-      `api: the exports of sdk/src/${entry}.ts differ from sdk/api/${report}.api.md (the difference is above). If the change is meant, run \`npm run api:update\` and commit the report.`,
+      `api: the exports of sdk/src/${entry}.ts differ from sdk/api/${report}.api.md (the difference is above). ` +
+        'If the change is meant, run `npm run api:update` and commit the report.',
     );
   }
   if (!result.succeeded && !(update && result.errorCount === 0)) failed = true;

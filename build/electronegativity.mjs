@@ -39,11 +39,12 @@ console.log = log;
 const failures = result.errors.filter((e) => !e.tolerable);
 for (const e of failures) console.error(`electronegativity could not parse ${path.relative(root, e.file)}: ${e.message}`);
 for (const issue of result.issues) {
-  console.error(
-    `${issue.id} (${issue.severity.name}, ${issue.confidence.name}) ${path.relative(root, path.join(input, issue.file))}:${issue.location.line}:${issue.location.column}\n  ${issue.description}`,
-  );
+  const where = `${path.relative(root, path.join(input, issue.file))}:${issue.location.line}:${issue.location.column}`;
+  console.error(`${issue.id} (${issue.severity.name}, ${issue.confidence.name}) ${where}\n  ${issue.description}`);
 }
 console.log(
-  `electronegativity: ${result.atomicChecks + result.globalChecks} checks over ${path.relative(root, input) || '.'}, ${result.issues.length} finding(s), ${failures.length} parse error(s)`,
+  `electronegativity: ${result.atomicChecks + result.globalChecks} ` +
+    `checks over ${path.relative(root, input) || '.'}, ` +
+    `${result.issues.length} finding(s), ${failures.length} parse error(s)`,
 );
 process.exit(result.issues.length > 0 || failures.length > 0 ? 1 : 0);

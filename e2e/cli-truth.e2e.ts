@@ -154,7 +154,8 @@ describe('item 13: error messages that lead somewhere', () => {
   it('E_NOT_INSTALLED on uninstall does not suggest installing', () => {
     const line = errorLine(adcap(['uninstall', 'acme/never-installed']));
     expect(line).toBe(
-      'error E_NOT_INSTALLED: acme/never-installed is not installed, so there is nothing to uninstall; "adcap list" shows what is installed.',
+      'error E_NOT_INSTALLED: acme/never-installed is not installed, ' +
+        'so there is nothing to uninstall; "adcap list" shows what is installed.',
     );
   });
 
@@ -166,7 +167,10 @@ describe('item 13: error messages that lead somewhere', () => {
     );
     // The CLI says what it is as a host: no sign-in to try.
     expect(line).toMatch(
-      /The adcap command has no sign-in and passes no authorize callback, so it cannot install or run entitled content; use an app that can\.$/,
+      new RegExp(
+        String.raw`The adcap command has no sign-in and passes no authorize callback, ` +
+          String.raw`so it cannot install or run entitled content; use an app that can\.$`,
+      ),
     );
     expect(line).not.toMatch(/\bsign in\b/i);
   });
@@ -181,7 +185,9 @@ describe('item 13: error messages that lead somewhere', () => {
     ok(adcap(['sign', 'greeter.adcap', '--key', 'other.key.json', '-o', 'greeter-other.adcap']));
     const line = errorLine(adcap(['registry', 'publish', 'reg', 'greeter-other.adcap']));
     expect(line).toBe(
-      `error E_UNTRUSTED: acme/greeter@0.1.0 is signed by key ${other.keyId}, which is not a key of publisher "acme" here; if the key is theirs, add it with "adcap registry add-publisher <dir> acme --key <its public key, base64>", or sign with a key already registered.`,
+      `error E_UNTRUSTED: acme/greeter@0.1.0 is signed by key ${other.keyId}, which is not a key of publisher "acme" here; ` +
+        'if the key is theirs, add it with "adcap registry add-publisher <dir> acme --key <its public key, base64>", ' +
+        'or sign with a key already registered.',
     );
     // Signed by the registered key, the same package publishes.
     ok(adcap(['sign', 'greeter.adcap', '--key', 'acme.key.json', '-o', 'greeter-acme.adcap']));
@@ -248,7 +254,10 @@ describe('item 15: an old Node is refused with one clear line', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^error E_RUNTIME_UNSUPPORTED: adcap needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; install a current Node\.js \(https:\/\/nodejs\.org\) and run adcap again\.\n$/,
+      new RegExp(
+        String.raw`^error E_RUNTIME_UNSUPPORTED: adcap needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; ` +
+          String.raw`install a current Node\.js \(https:\/\/nodejs\.org\) and run adcap again\.\n$`,
+      ),
     );
     // The same bin on this Node runs.
     expect(ok(adcap(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
@@ -265,7 +274,10 @@ describe('item 15: an old Node is refused with one clear line', () => {
     const refused = spawnSync(old.node, [join(root, 'build', 'check-node.cjs')], { encoding: 'utf8', env: old.env });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(
-      /^error: Arcotheon needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; install a current Node\.js \(https:\/\/nodejs\.org\) and run npm install again\.\n$/,
+      new RegExp(
+        String.raw`^error: Arcotheon needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; ` +
+          String.raw`install a current Node\.js \(https:\/\/nodejs\.org\) and run npm install again\.\n$`,
+      ),
     );
     const accepted = spawnSync(process.execPath, [join(root, 'build', 'check-node.cjs')], { encoding: 'utf8' });
     expect([accepted.status, accepted.stderr]).toEqual([0, '']);
@@ -273,13 +285,15 @@ describe('item 15: an old Node is refused with one clear line', () => {
 });
 
 describe('item 17: adcap build never packages a secret key', () => {
-  it('refuses a capability folder holding a key file or a PEM private key (E_SEMANTIC naming it); .adcapignore keeps them out', async () => {
+  it('refuses a capability folder holding a key file or a PEM private key (E_SEMANTIC names it); .adcapignore keeps them out', async () => {
     ok(adcap(['init', 'leaky', '--id', 'acme/leaky']));
     // A key file under a name the scaffold's .adcapignore does not cover.
     ok(adcap(['keygen', '-o', join('leaky', 'signing.json')]));
     const line = errorLine(adcap(['build', 'leaky', '-o', 'leaky.adcap']));
     expect(line).toBe(
-      'error E_SEMANTIC: signing.json holds an Arcotheon signing key file (it has a "secretKey") and would be published inside the package; move it out of the capability folder (keep keys under your user config directory) or list it in .adcapignore.',
+      'error E_SEMANTIC: signing.json holds an Arcotheon signing key file (it has a "secretKey") ' +
+        'and would be published inside the package; move it out of the capability ' +
+        'folder (keep keys under your user config directory) or list it in .adcapignore.',
     );
     expect(existsSync(join(work, 'leaky.adcap'))).toBe(false);
     await rm(join(work, 'leaky', 'signing.json'));

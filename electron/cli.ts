@@ -184,9 +184,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   try {
     ui = await startUi({ home: resolve(parsed.home ?? defaultHome()), port: parsed.port, open: parsed.open }, log);
   } catch (error) {
-    io.stderr(
-      `arcotheon ui could not start: ${isAdcapError(error) ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)}\n`,
-    );
+    const reason = isAdcapError(error) ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error);
+    io.stderr(`arcotheon ui could not start: ${reason}\n`);
     return 1;
   }
   // The handlers are in place before the URL is printed: whoever reads it may send SIGINT at once, and

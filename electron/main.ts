@@ -49,12 +49,11 @@ import { SafeSecretStore, SecretBroker } from './main/secrets.js';
 // is the only origin the window ever loads.
 // Reviewed (PROTOCOL_HANDLER_JS_CHECK): app:// serves only files inside renderer/dist, GET only, with
 // the CSP headers (policy.ts resolveAppRequest, unit-tested against traversal).
-protocol.registerSchemesAsPrivileged([
-  // corsEnabled and supportFetchAPI: Vite's <script type="module" crossorigin> loads in CORS mode,
-  // which Chromium allows only on CORS-enabled schemes. Same-origin only: no response carries
-  // Access-Control-Allow-Origin, and the CSP's connect-src 'none' still forbids fetch().
-  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, corsEnabled: true, supportFetchAPI: true } }, // eng-disable PROTOCOL_HANDLER_JS_CHECK
-]);
+// corsEnabled and supportFetchAPI: Vite's <script type="module" crossorigin> loads in CORS mode,
+// which Chromium allows only on CORS-enabled schemes. Same-origin only: no response carries
+// Access-Control-Allow-Origin, and the CSP's connect-src 'none' still forbids fetch().
+const appSchemePrivileges = { standard: true, secure: true, corsEnabled: true, supportFetchAPI: true };
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: appSchemePrivileges }]); // eng-disable PROTOCOL_HANDLER_JS_CHECK
 
 const layout = appLayout(app.getAppPath(), process.resourcesPath, app.isPackaged);
 const skip = argvSkip(app.isPackaged, process.defaultApp === true);
@@ -305,7 +304,9 @@ if (!app.requestSingleInstanceLock()) {
   if (process.defaultApp === true) {
     // Development (`electron .`): register this repository's app for arcotheon:// links.
     const entry = process.argv[1];
-    if (entry !== undefined) app.setAsDefaultProtocolClient(LINK_SCHEME, process.execPath, [path.resolve(entry)]); // eng-disable PROTOCOL_HANDLER_JS_CHECK
+    if (entry !== undefined) {
+      app.setAsDefaultProtocolClient(LINK_SCHEME, process.execPath, [path.resolve(entry)]); // eng-disable PROTOCOL_HANDLER_JS_CHECK
+    }
   } else {
     app.setAsDefaultProtocolClient(LINK_SCHEME); // eng-disable PROTOCOL_HANDLER_JS_CHECK
   }

@@ -234,7 +234,8 @@ function securityHeaders(port: number): Record<string, string> {
     'Cross-Origin-Resource-Policy': 'same-origin',
     'Content-Security-Policy':
       `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; ` +
-      `connect-src ws://127.0.0.1:${port} ws://localhost:${port}; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      `connect-src ws://127.0.0.1:${port} ws://localhost:${port}; ` +
+      "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   };
 }
 

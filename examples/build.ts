@@ -139,7 +139,8 @@ export async function buildExamples(options: BuildExamplesOptions = {}): Promise
     if (key === undefined) {
       throw new AdcapError(
         'E_USAGE',
-        `${relative(examplesDir, sourceDir)} is published by "${publisher}", which has no key here; use one of ${Object.keys(PUBLISHERS).join(', ')} or add it to PUBLISHERS in examples/build.ts.`,
+        `${relative(examplesDir, sourceDir)} is published by "${publisher}", which has no key here; ` +
+          `use one of ${Object.keys(PUBLISHERS).join(', ')} or add it to PUBLISHERS in examples/build.ts.`,
       );
     }
     // 2. Resources first: the package pins them, so their pins must be current before it is built.
@@ -190,7 +191,8 @@ export async function buildExamples(options: BuildExamplesOptions = {}): Promise
   const embeddedFile = join(registryDir, EMBEDDED_REMOTE_FILE);
   await writeFile(embeddedFile, `${JSON.stringify(embedded, null, 2)}\n`);
   log(
-    `catalogue sequence ${built.sequence}: ${built.capabilities} capabilities, ${packages.length} packages, ${mirrored.length} resource blobs -> ${registryDir}`,
+    `catalogue sequence ${built.sequence}: ${built.capabilities} capabilities, ` +
+      `${packages.length} packages, ${mirrored.length} resource blobs -> ${registryDir}`,
   );
   return { registryDir, packages, mirrored, sequence: built.sequence, embedded, embeddedFile };
 }
@@ -291,7 +293,9 @@ async function publishOrExplain(registryDir: string, file: string, label: string
     if (isAdcapError(error, 'E_IMMUTABLE')) {
       throw new AdcapError(
         'E_IMMUTABLE',
-        `${label} is already in ${registryDir} with other content: published versions are immutable. Give the changed example a new version (releases.json or capability.json), or rebuild everything with "npm run examples -- --clean".`,
+        `${label} is already in ${registryDir} with other content: published versions are immutable. ` +
+          'Give the changed example a new version (releases.json or capability.json), ' +
+          'or rebuild everything with "npm run examples -- --clean".',
         { cause: error },
       );
     }
@@ -352,7 +356,9 @@ async function prepareResources(
       if (!updatePins) {
         throw new AdcapError(
           'E_HASH',
-          `The pin of resource "${resource.id}" in ${sourceDir}/capability.json is stale: the resource now has sha256 ${main.sha256} and size ${main.size}. Run "npm run examples" to update the pin, or edit it by hand.`,
+          `The pin of resource "${resource.id}" in ${sourceDir}/capability.json is stale: ` +
+            `the resource now has sha256 ${main.sha256} and size ${main.size}. ` +
+            'Run "npm run examples" to update the pin, or edit it by hand.',
         );
       }
       await updatePin(join(sourceDir, 'capability.json'), resource.id, main.sha256, main.size);

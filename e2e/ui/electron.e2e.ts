@@ -18,7 +18,9 @@ describe('the UI journeys under Electron', () => {
       const binary = await journeysElectron();
       if (binary.path === null) {
         console.log(
-          `\n==> The UI journeys were NOT run under Electron: ${binary.reason}.\n    Set ARCOTHEON_ELECTRON_PATH to an Electron binary to run e2e/ui/journeys.e2e.ts in the desktop window.\n`,
+          `\n==> The UI journeys were NOT run under Electron: ${binary.reason}.\n` +
+            '    Set ARCOTHEON_ELECTRON_PATH to an Electron binary ' +
+            'to run e2e/ui/journeys.e2e.ts in the desktop window.\n',
         );
         expect(binary.reason).toMatch(/ARCOTHEON_ELECTRON_PATH/);
         return;

@@ -97,7 +97,8 @@ const HOSTILE: CapabilitySource = {
       '',
       '<img src=x onerror="alert(2)">',
       '',
-      '[run me](javascript:alert(3)) and [data](data:text/html,<script>alert(4)</script>) and [docs](https://example.com/docs) and [plain](http://example.com/plain)',
+      '[run me](javascript:alert(3)) and [data](data:text/html,<script>alert(4)</script>) ' +
+        'and [docs](https://example.com/docs) and [plain](http://example.com/plain)',
     ].join('\n'),
     readme: 'README.md',
     changelog: '[changelog link](javascript:alert(5)) <script>alert(6)</script>',
@@ -117,7 +118,9 @@ const HOSTILE: CapabilitySource = {
   }),
   files: {
     'README.md':
-      '# Readme\n\n<script>alert("readme")</script>\n\n<iframe srcdoc="<script>alert(10)</script>"></iframe>\n\n<a href="javascript:alert(11)" onclick="alert(12)">raw link</a>\n\n[md link](javascript:alert(13))\n',
+      '# Readme\n\n<script>alert("readme")</script>\n\n' +
+      '<iframe srcdoc="<script>alert(10)</script>"></iframe>\n\n<a href="javascript:alert(11)" ' +
+      'onclick="alert(12)">raw link</a>\n\n[md link](javascript:alert(13))\n',
     'tools/echo.mjs': nodeTool("{ html: '<script>alert(14)</script>', rows: [{ cell: '<img src=x onerror=alert(15)>' }] }"),
   },
 };
@@ -131,7 +134,8 @@ const PROOFREAD: CapabilitySource = {
   }),
   files: {
     'skills/proofread/SKILL.md':
-      '---\nname: proofread\ndescription: Proofreads a text and lists the fixes.\nlicense: MIT\n---\n\n# proofread\n\nFollow these steps.\n',
+      '---\nname: proofread\ndescription: Proofreads a text and lists the fixes.\n' +
+      'license: MIT\n---\n\n# proofread\n\nFollow these steps.\n',
   },
 };
 

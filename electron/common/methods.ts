@@ -221,7 +221,8 @@ export const METHODS = {
   'catalogue.detail': call(
     args([capabilityId], [object({ version: optional(version), download: optional(boolean()) })]),
     returns<CapabilityDetail>(),
-    'Everything the capability page shows. With download (default true) the host fetches and verifies the archive into the cache to read tools, skills, workflows and the readme.',
+    'Everything the capability page shows. With download (default true) the host fetches ' +
+      'and verifies the archive into the cache to read tools, skills, workflows and the readme.',
   ),
 
   // ---- installs
@@ -312,7 +313,8 @@ export const METHODS = {
   'remotes.refresh': operation(
     args([], [nullable(remoteName)]),
     returns<RemoteStatus[]>(),
-    'Fetch and verify catalogues now (one remote, or all); a remote that failed carries the error in its status and keeps its last verified catalogue.',
+    'Fetch and verify catalogues now (one remote, or all); ' +
+      'a remote that failed carries the error in its status and keeps its last verified catalogue.',
     { cancellable: true, mutates: true },
   ),
   'remotes.update': call(
@@ -339,7 +341,8 @@ export const METHODS = {
   'policy.apply': operation(
     args([]),
     returns<PolicyApplyData>(),
-    'Bring this home in line with the policy: blocked capabilities disabled, required ones installed, enabled and updated. The host runs it once at start-up.',
+    'Bring this home in line with the policy: blocked capabilities disabled, ' +
+      'required ones installed, enabled and updated. The host runs it once at start-up.',
     { cancellable: false, mutates: true },
   ),
 
@@ -411,7 +414,8 @@ export const METHODS = {
   'agents.link': call(
     args([capabilityId, agentId], [linkOptions]),
     returns<LinkResultData>(),
-    'Link the skills of an installed capability into an agent (its personal folder, or a confirmed project folder); E_CONFLICT names the choices (as, skip).',
+    'Link the skills of an installed capability into an agent (its personal folder, or a confirmed project folder); ' +
+      'E_CONFLICT names the choices (as, skip).',
     true,
   ),
   'agents.unlink': call(

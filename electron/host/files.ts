@@ -67,7 +67,8 @@ export class Workspaces {
     if (real === user)
       throw new AdcapError(
         'E_USAGE',
-        `Your whole home folder (${user}) cannot be a workspace: tools given it could read your keys and change your settings. Choose a project folder inside it.`,
+        `Your whole home folder (${user}) cannot be a workspace: tools given it could ` +
+          'read your keys and change your settings. Choose a project folder inside it.',
       );
     const secret = SECRET_FOLDERS.find((dir) => isInside(join(user, dir), real));
     if (secret !== undefined)
@@ -79,7 +80,8 @@ export class Workspaces {
     if (isInside(home, real) || isInside(real, home)) {
       throw new AdcapError(
         'E_USAGE',
-        `"${real}" ${isInside(home, real) ? 'is inside' : 'contains'} the Arcotheon home (${home}); tools may not work there. Choose a project folder elsewhere.`,
+        `"${real}" ${isInside(home, real) ? 'is inside' : 'contains'} the Arcotheon home (${home}); ` +
+          'tools may not work there. Choose a project folder elsewhere.',
       );
     }
     for (const known of this.byHandle.values()) if (known.path === real) return known;
@@ -145,7 +147,8 @@ export class Sideloads {
     if (size > this.maxBytes)
       throw new AdcapError(
         'E_LIMIT',
-        `"${name.slice(0, 100)}" is ${size} bytes; files up to ${this.maxBytes} bytes can be sideloaded here (use "adcap install <file>" for larger ones).`,
+        `"${name.slice(0, 100)}" is ${size} bytes; files up to ${this.maxBytes} ` +
+          'bytes can be sideloaded here (use "adcap install <file>" for larger ones).',
       );
     if (this.uploads.size >= MAX_OPEN_UPLOADS)
       throw new AdcapError('E_LIMIT', `${MAX_OPEN_UPLOADS} uploads are already open; finish or abort one first.`);

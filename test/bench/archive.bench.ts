@@ -30,10 +30,11 @@ const MiB = 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..', '..');
 
-const WORDS =
-  'the of capability package manifest tool skill workflow resource permission archive verify signature registry install update rollback sandbox agent host file data index model text read write network process storage environment'.split(
-    ' ',
-  );
+const WORDS = (
+  'the of capability package manifest tool skill workflow resource permission ' +
+  'archive verify signature registry install update rollback sandbox agent host ' +
+  'file data index model text read write network process storage environment'
+).split(' ');
 
 export async function writeSource(dir: string, textFiles: number, binaries: number, binaryBytes: number): Promise<number> {
   const random = mulberry32(42);

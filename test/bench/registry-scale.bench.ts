@@ -84,7 +84,9 @@ registerBench({
         const n = count.toLocaleString('en-US');
         const overCap = built.catalogueBytes > CLIENT_CATALOGUE_CAP;
         report({
-          label: `${n}: v1 catalogue (gzip ${(built.catalogueGzipBytes / MiB).toFixed(1)} MiB${overCap ? "; OVER the client's 16 MiB cap, refused today" : ''})`,
+          label:
+            `${n}: v1 catalogue (gzip ${(built.catalogueGzipBytes / MiB).toFixed(1)} MiB` +
+            `${overCap ? "; OVER the client's 16 MiB cap, refused today" : ''})`,
           value: built.catalogueBytes / MiB,
           unit: 'MiB',
         });

@@ -49,5 +49,8 @@ export function formatResult(result: BenchResult): string {
       : ratio <= result.target
         ? `  OK (target <= ${result.target}x)`
         : `  MISSED (target <= ${result.target}x)`;
-  return `${result.label}: ${value} vs ${result.baseline.label} ${result.baseline.value.toFixed(3)} ${result.unit} = ${ratio.toFixed(2)}x${verdict}`;
+  return (
+    `${result.label}: ${value} vs ${result.baseline.label} ` +
+    `${result.baseline.value.toFixed(3)} ${result.unit} = ${ratio.toFixed(2)}x${verdict}`
+  );
 }

@@ -14,7 +14,8 @@ describe('the electronegativity check', () => {
     const dir = await mkdtemp(join(tmpdir(), 'adcap-eng-'));
     await writeFile(
       join(dir, 'main.ts'),
-      "import { BrowserWindow } from 'electron';\nexport const win = new BrowserWindow({ webPreferences: { nodeIntegration: true, contextIsolation: false, sandbox: false } });\n",
+      "import { BrowserWindow } from 'electron';\nexport const win = new BrowserWindow({ " +
+        'webPreferences: { nodeIntegration: true, contextIsolation: false, sandbox: false } });\n',
     );
     const run = spawnSync(process.execPath, [script, dir], { encoding: 'utf8', timeout: 120_000 });
     expect(run.status).toBe(1);

@@ -45,7 +45,9 @@ describe('the cited documents are in the repository', () => {
 
   it('finds every form of citation the code uses, and only those', () => {
     const text =
-      'see spec §2-§4 and spec §3.1; (spec §13 / DESIGN §11), DESIGN §8, §12; spec §7. Also host contract "Free and Pro" and host contract, "Install". The host contract: "Reject unless". Not: §5 alone.';
+      'see spec §2-§4 and spec §3.1; (spec §13 / DESIGN §11), DESIGN §8, §12; ' +
+      'spec §7. Also host contract "Free and Pro" and host contract, "Install". ' +
+      'The host contract: "Reject unless". Not: §5 alone.';
     expect(citationsIn(text)).toEqual([
       { doc: 'spec', section: '2' },
       { doc: 'spec', section: '4' },

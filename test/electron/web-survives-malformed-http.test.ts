@@ -23,11 +23,13 @@ describe('arcotheon ui survives malformed HTTP', () => {
     'a header flood': (port) => Buffer.from(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${'X-A: b\r\n'.repeat(20_000)}\r\n`),
     'a handshake with a broken key': (port, token) =>
       Buffer.from(
-        `GET /api?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\r\n`,
+        `GET /api?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\n` +
+          'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\r\n',
       ),
     'a handshake with a bad version': (port, token) =>
       Buffer.from(
-        `GET /api?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 99\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+        `GET /api?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: ` +
+          'websocket\r\nSec-WebSocket-Version: 99\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
       ),
     'a malformed URL': (port) => Buffer.from(`GET /%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`),
   };

@@ -109,7 +109,10 @@ export async function buildCapability(
     await mkdir(join(src, 'tools'), { recursive: true });
     await writeFile(
       join(src, 'tools', 'main.mjs'),
-      "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) {\n  const call = JSON.parse(line);\n  process.stdout.write(JSON.stringify({ type: 'result', output: call.input }) + '\\n');\n  break;\n}\n",
+      "import { createInterface } from 'node:readline';\n" +
+        'for await (const line of createInterface({ input: process.stdin })) {\n' +
+        '  const call = JSON.parse(line);\n  process.stdout.write(JSON.stringify({ type: ' +
+        "'result', output: call.input }) + '\\n');\n  break;\n}\n",
     );
   }
   await writeFile(join(src, 'capability.json'), JSON.stringify(manifest, null, 2));

@@ -63,7 +63,9 @@ export async function writeSkillsRepo(root: string, options: SkillsRepoOptions =
   if (options.readme !== null) {
     files['README.md'] =
       options.readme ??
-      '# Superpowers\n\n[![CI](https://example.com/badge.svg)](https://example.com)\n\nCore skills for coding agents: brainstorming, planning and PDF work. Install them in any agent.\n\n## Skills\n\n- brainstorming\n';
+      '# Superpowers\n\n[![CI](https://example.com/badge.svg)](https://example.com)\n' +
+        '\nCore skills for coding agents: brainstorming, planning and PDF work. ' +
+        'Install them in any agent.\n\n## Skills\n\n- brainstorming\n';
   }
   if (options.license !== null) files['LICENSE'] = options.license ?? MIT_LICENSE;
   if (options.broken === true) {

@@ -64,6 +64,9 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
     onDone();
   };
   const usable = value !== '' && !/[\r\n]/.test(value);
+  const storageNote =
+    `Arcotheon keeps it encrypted with your system keychain and passes it only to tools of ${request.capability} ` +
+    `whose permission names ${request.variable}.`;
   return (
     <Dialog
       title={`${request.capability} needs ${request.variable}`}
@@ -96,10 +99,7 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
         onChange={(e) => setValue(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && usable && (e.preventDefault(), answer(value))}
       />
-      <p className="small muted">
-        Arcotheon keeps it encrypted with your system keychain and passes it only to tools of {request.capability} whose permission names{' '}
-        {request.variable}.
-      </p>
+      <p className="small muted">{storageNote}</p>
     </Dialog>
   );
 }

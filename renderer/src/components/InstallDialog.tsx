@@ -46,7 +46,8 @@ export function warningsOf(items: PlanItemData[]): Warning[] {
           level: 'danger',
           title: `${label} is unsigned`,
           meaning:
-            'Nobody vouches for this file: Arcotheon cannot tell who made it or whether it was changed. Install it only if you made it or fully trust where it came from.',
+            'Nobody vouches for this file: Arcotheon cannot tell who made it or whether it was changed. ' +
+            'Install it only if you made it or fully trust where it came from.',
         });
       else if (item.source.unknownSigner)
         out.push({

@@ -204,12 +204,19 @@ function InstalledPage({ id }: { id: string }) {
         <section className="section" aria-labelledby="ideps-h">
           <h2 id="ideps-h">Depends on</h2>
           <ul>
-            {d.dependencies.map((dep) => (
-              <li key={dep.id}>
-                <a href={hrefOf({ screen: 'installed', id: dep.id })}>{dep.id}</a> <span className="muted mono small">{dep.range}</span>{' '}
-                {dep.installed === null ? <span className="badge danger">missing</span> : <span className="muted">({dep.installed})</span>}
-              </li>
-            ))}
+            {d.dependencies.map((dep) => {
+              const href = hrefOf({ screen: 'installed', id: dep.id });
+              return (
+                <li key={dep.id}>
+                  <a href={href}>{dep.id}</a> <span className="muted mono small">{dep.range}</span>{' '}
+                  {dep.installed === null ? (
+                    <span className="badge danger">missing</span>
+                  ) : (
+                    <span className="muted">({dep.installed})</span>
+                  )}
+                </li>
+              );
+            })}
           </ul>
         </section>
       )}

@@ -209,7 +209,9 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
             <div className="small">
               {progress === null
                 ? 'Starting…'
-                : `${phaseText(progress.phase)}${progress.step !== undefined ? ` · step ${progress.step}` : ''}${progress.tool !== undefined ? ` · ${progress.tool}` : ''}`}
+                : phaseText(progress.phase) +
+                  (progress.step !== undefined ? ` · step ${progress.step}` : '') +
+                  (progress.tool !== undefined ? ` · ${progress.tool}` : '')}
             </div>
             <progress
               value={progress?.total !== undefined ? progress.done : undefined}

@@ -33,7 +33,8 @@ export function Settings() {
     const result = await runOperation('Clean up the cache', () => host().cache.gc());
     if (result.ok)
       setGcResult(
-        `Removed ${result.value.removed} unused file${result.value.removed === 1 ? '' : 's'}, freed ${formatBytes(result.value.freedBytes)}.`,
+        `Removed ${result.value.removed} unused file${result.value.removed === 1 ? '' : 's'}, ` +
+          `freed ${formatBytes(result.value.freedBytes)}.`,
       );
     else setError(result.error);
     void loadAll();

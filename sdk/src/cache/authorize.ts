@@ -51,7 +51,8 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
   } catch (error) {
     throw new AdcapError(
       'E_ENTITLEMENT',
-      `The host's authorize callback failed for ${what}, so the host could not obtain access to this entitled download; check the host's entitlement service or account and try again.`,
+      `The host's authorize callback failed for ${what}, so the host could not obtain access ` +
+        "to this entitled download; check the host's entitlement service or account and try again.",
       {
         cause: error,
         details: { kind: auth.request.kind, id: auth.request.id },
@@ -61,7 +62,9 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
   if (grant === null || typeof grant !== 'object') {
     throw new AdcapError(
       'E_ENTITLEMENT',
-      `Access to ${what} was denied by the authorize callback; it needs an entitlement${auth.request.entitlement === undefined ? '' : ` ("${auth.request.entitlement}")`} this host does not have.`,
+      `Access to ${what} was denied by the authorize callback; it needs an ` +
+        `entitlement${auth.request.entitlement === undefined ? '' : ` ("${auth.request.entitlement}")`} ` +
+        'this host does not have.',
       { details: { kind: auth.request.kind, id: auth.request.id } },
     );
   }

@@ -291,7 +291,8 @@ export class ContentCache {
       if (size !== pin.size || digest !== pin.sha256) {
         throw new AdcapError(
           'E_HASH',
-          `${path} does not match its pin (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ${size > pin.size ? `more than ${pin.size} bytes` : `${size} bytes with SHA-256 ${digest}`}).`,
+          `${path} does not match its pin (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ` +
+            `${size > pin.size ? `more than ${pin.size} bytes` : `${size} bytes with SHA-256 ${digest}`}).`,
           { details: { path, expected: pin.sha256 } },
         );
       }
@@ -419,7 +420,8 @@ export class ContentCache {
     if (info.isFile() && (await this.verifyEntry(sha256)).state === 'ok') {
       throw new AdcapError(
         'E_DOWNLOAD',
-        `The pin for ${sha256} says ${size} bytes, but the content with that SHA-256 has ${info.size}; the manifest or registry entry is wrong.`,
+        `The pin for ${sha256} says ${size} bytes, but the content with that ` +
+          `SHA-256 has ${info.size}; the manifest or registry entry is wrong.`,
         { details: { sha256, size, actualSize: info.size } },
       );
     }
@@ -697,7 +699,8 @@ function allSourcesFailed(
   const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
   return new AdcapError(
     'E_DOWNLOAD',
-    `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
+    `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) ` +
+      `from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
     { details: { sha256: request.sha256, attempts: failures } },
   );
 }

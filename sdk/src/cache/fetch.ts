@@ -49,13 +49,15 @@ export function checkUrlAllowed(url: string | URL): URL {
     if (isLoopbackHost(parsed.hostname)) return parsed;
     throw new AdcapError(
       'E_DOWNLOAD',
-      `Refusing to download ${redactUrl(parsed)}: plain http is allowed only for loopback addresses (127.0.0.0/8, ::1, localhost); use an https:// URL.`,
+      `Refusing to download ${redactUrl(parsed)}: plain http is allowed only ` +
+        'for loopback addresses (127.0.0.0/8, ::1, localhost); use an https:// URL.',
       { details: { url: redactUrl(parsed) } },
     );
   }
   throw new AdcapError(
     'E_DOWNLOAD',
-    `Refusing to download ${redactUrl(parsed)}: the ${parsed.protocol.replace(/:$/, '')} scheme is not supported; use an https:// or file:// URL.`,
+    `Refusing to download ${redactUrl(parsed)}: the ${parsed.protocol.replace(/:$/, '')} ` +
+      'scheme is not supported; use an https:// or file:// URL.',
     { details: { url: redactUrl(parsed) } },
   );
 }

@@ -42,7 +42,8 @@ export function resourceAuthorization(
   if (authorize === undefined) {
     throw new AdcapError(
       'E_ENTITLEMENT',
-      `Resource "${resource.id}" is entitled content and this host supplied no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro").`,
+      `Resource "${resource.id}" is entitled content and this host supplied no authorize callback, ` +
+        'so it cannot obtain access (a host must pass one, host contract "Free and Pro").',
       { details: { kind: 'resource', id: resource.id } },
     );
   }

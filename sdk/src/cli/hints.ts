@@ -10,7 +10,8 @@ export function withCliHint(error: AdcapError): AdcapError {
   if (error.code === 'E_ENTITLEMENT' && /no authorize callback/.test(error.message)) {
     return new AdcapError(
       error.code,
-      `${error.message} The adcap command has no sign-in and passes no authorize callback, so it cannot install or run entitled content; use an app that can.`,
+      `${error.message} The adcap command has no sign-in and passes no authorize callback, ` +
+        'so it cannot install or run entitled content; use an app that can.',
       {
         cause: error,
         details: error.details,

@@ -30,5 +30,9 @@ export function nodeVersionAtLeast(version: string, minimum: string = MINIMUM_NO
 export function nodeVersionProblem(version: string): string | null {
   if (nodeVersionAtLeast(version)) return null;
   const shown = version.replace(/^v/, '');
-  return `error E_RUNTIME_UNSUPPORTED: adcap needs Node.js ${MINIMUM_NODE.replace(/\.0$/, '')} or newer and this is Node.js ${shown}; install a current Node.js (https://nodejs.org) and run adcap again.`;
+  return (
+    'error E_RUNTIME_UNSUPPORTED: adcap needs Node.js ' +
+    `${MINIMUM_NODE.replace(/\.0$/, '')} or newer and this is Node.js ${shown}; ` +
+    'install a current Node.js (https://nodejs.org) and run adcap again.'
+  );
 }

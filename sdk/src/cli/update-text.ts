@@ -17,7 +17,8 @@ export function updateLines(result: UpdateResult): string[] {
   }
   for (const p of result.pinned) {
     lines.push(
-      `${p.id} stays at ${p.version} because it was installed as ${p.range}; ${p.latest} is available: "adcap install ${p.request}" moves to it`,
+      `${p.id} stays at ${p.version} because it was installed as ${p.range}; ` +
+        `${p.latest} is available: "adcap install ${p.request}" moves to it`,
     );
   }
   if (lines.length === 0) return result.plan.items.length === 0 ? ['Everything is up to date.'] : result.plan.report.lines;

@@ -86,8 +86,10 @@ function checkFormatVersion(value: unknown): void {
     throw new AdcapError(
       'E_VERSION_MAJOR',
       major > ADCAP_SUPPORTED_MAJOR
-        ? `This capability uses format ${String(adcap)}, which is newer than this software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`
-        : `This capability uses format ${String(adcap)}, whose major version this software does not support (major ${ADCAP_SUPPORTED_MAJOR}); rebuild it with a current SDK.`,
+        ? `This capability uses format ${String(adcap)}, which is newer than this ` +
+            `software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`
+        : `This capability uses format ${String(adcap)}, whose major version this software ` +
+            `does not support (major ${ADCAP_SUPPORTED_MAJOR}); rebuild it with a current SDK.`,
       { details: { pointer: '/adcap', adcap, supportedMajor: ADCAP_SUPPORTED_MAJOR } },
     );
   }
@@ -231,7 +233,8 @@ function checkPermissions(m: Manifest): void {
         fail(
           'fs-write-own-dir',
           `/permissions/${i}/scope`,
-          `lets tools write ${JSON.stringify(permission.scope)}, which covers where capabilities are installed; a capability may never write its own directory, so choose a narrower folder`,
+          `lets tools write ${JSON.stringify(permission.scope)}, which covers where capabilities ` +
+            'are installed; a capability may never write its own directory, so choose a narrower folder',
         );
       }
     }
@@ -243,7 +246,8 @@ function checkPermissions(m: Manifest): void {
         fail(
           'tool-permission-declared',
           `/tools/${i}/permissions/${j}`,
-          `asks for ${JSON.stringify(grant)}, which the capability does not declare in permissions; declare it there with a reason (same id and scope)`,
+          `asks for ${JSON.stringify(grant)}, which the capability does not declare in permissions; ` +
+            'declare it there with a reason (same id and scope)',
         );
       }
     });
@@ -306,7 +310,8 @@ function checkAdapters(m: Manifest): void {
       fail(
         'adapter-net-permission',
         `/adapters/${i}/endpoint`,
-        `connects to ${url.host}, but no net:connect permission covers it; declare net:connect with the scope ${JSON.stringify(url.hostname)}`,
+        `connects to ${url.host}, but no net:connect permission covers it; ` +
+          `declare net:connect with the scope ${JSON.stringify(url.hostname)}`,
       );
     }
   });

@@ -256,14 +256,17 @@ function checkBuildLimits(files: FileEntry[]): void {
   if (files.length + 2 > limits.maxEntries) {
     throw new AdcapError(
       'E_LIMIT',
-      `The package would have ${files.length + 1} or more entries, over the reference limit of ${limits.maxEntries} (spec §2); list unneeded files in ${IGNORE_FILE} or move data into resources.`,
+      `The package would have ${files.length + 1} or more entries, ` +
+        `over the reference limit of ${limits.maxEntries} (spec §2); ` +
+        `list unneeded files in ${IGNORE_FILE} or move data into resources.`,
     );
   }
   const expanded = files.reduce((sum, file) => sum + BLOCK_SIZE + Math.ceil(file.size / BLOCK_SIZE) * BLOCK_SIZE, 0);
   if (expanded > limits.maxExpandedBytes) {
     throw new AdcapError(
       'E_LIMIT',
-      `The package would expand to ${expanded} bytes, over the reference limit of ${limits.maxExpandedBytes} (spec §2); move large data into resources (spec principle 4).`,
+      `The package would expand to ${expanded} bytes, over the reference limit of ` +
+        `${limits.maxExpandedBytes} (spec §2); move large data into resources (spec principle 4).`,
     );
   }
 }

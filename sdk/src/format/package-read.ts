@@ -79,7 +79,8 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     if (pin !== undefined && (summary.sha256 !== pin.sha256 || summary.size !== pin.size)) {
       throw new AdcapError(
         'E_HASH',
-        `The package is not the pinned archive (expected ${pin.size} bytes with SHA-256 ${pin.sha256}, found ${summary.size} bytes with SHA-256 ${summary.sha256}).`,
+        `The package is not the pinned archive (expected ${pin.size} bytes with SHA-256 ` +
+          `${pin.sha256}, found ${summary.size} bytes with SHA-256 ${summary.sha256}).`,
         {
           details: { expected: pin.sha256, actual: summary.sha256, expectedSize: pin.size, size: summary.size },
         },
@@ -228,7 +229,8 @@ class PackageVisitor implements ArchiveVisitor {
     if (expected.size !== size) {
       throw new AdcapError(
         'E_HASH',
-        `The package entry ${JSON.stringify(path)} is ${size} bytes, but the manifest says ${expected.size}; it was tampered with or corrupted.`,
+        `The package entry ${JSON.stringify(path)} is ${size} bytes, ` +
+          `but the manifest says ${expected.size}; it was tampered with or corrupted.`,
         {
           details: { path, expectedSize: expected.size, size },
         },
@@ -359,7 +361,8 @@ class PackageVisitor implements ArchiveVisitor {
         .join(', ');
       throw new AdcapError(
         'E_MISSING',
-        `The package lacks ${missing.length === 1 ? 'the file' : `${missing.length} files`} ${shown}${missing.length > 5 ? ', ...' : ''} that its manifest lists.`,
+        `The package lacks ${missing.length === 1 ? 'the file' : `${missing.length} files`} ` +
+          `${shown}${missing.length > 5 ? ', ...' : ''} that its manifest lists.`,
         {
           details: { missing },
         },

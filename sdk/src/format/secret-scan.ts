@@ -63,7 +63,8 @@ export function assertNoSecretKey(paths: readonly string[], found: ReadonlyMap<s
     if (kind === undefined) continue;
     throw new AdcapError(
       'E_SEMANTIC',
-      `${path} holds ${kind} and would be published inside the package; move it out of the capability folder (keep keys under your user config directory) or list it in .adcapignore.`,
+      `${path} holds ${kind} and would be published inside the package; move it out of the ` +
+        'capability folder (keep keys under your user config directory) or list it in .adcapignore.',
       { details: { path } },
     );
   }

@@ -83,7 +83,8 @@ export function validateWorkflowDocument(value: unknown, manifest: Manifest, poi
   if (nonInteger !== undefined) {
     throw new AdcapError(
       'E_SCHEMA',
-      `The workflow document does not match its schema: ${pointer}${nonInteger} must be an integer, because signed data holds integers only (integer).`,
+      `The workflow document does not match its schema: ${pointer}${nonInteger} ` +
+        'must be an integer, because signed data holds integers only (integer).',
       {
         details: { pointer: pointer + nonInteger, keyword: 'integer' },
       },
@@ -116,7 +117,8 @@ function checkWorkflowVersion(value: unknown, pointer: string): void {
   if (match !== null && Number(match[1]) > ADCAP_SUPPORTED_MAJOR) {
     throw new AdcapError(
       'E_VERSION_MAJOR',
-      `The workflow document at ${pointer || '/'} uses workflow format ${version}, which is newer than this software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`,
+      `The workflow document at ${pointer || '/'} uses workflow format ${version}, which is newer ` +
+        `than this software supports (major ${ADCAP_SUPPORTED_MAJOR}); update Arcotheon to use it.`,
       {
         details: { pointer: `${pointer}/adcap-workflow` },
       },

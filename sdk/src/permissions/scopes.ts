@@ -21,7 +21,10 @@ export function parseFsScope(scope: string): FsScope | string {
     kind = 'absolute';
     rest = scope.slice(1);
   } else {
-    return `the file scope ${JSON.stringify(scope)} must be "workspace", a path under your home folder such as "~/Documents", or an absolute path such as "/data"`;
+    return (
+      `the file scope ${JSON.stringify(scope)} must be "workspace", ` +
+      'a path under your home folder such as "~/Documents", or an absolute path such as "/data"'
+    );
   }
   if (rest === '')
     return `the file scope ${JSON.stringify(scope)} must name a folder, not the whole ${kind === 'home' ? 'home folder' : 'file system'}`;
@@ -56,7 +59,9 @@ export interface NetScope {
 
 /** DESIGN §5: parses a net:connect scope, or returns a problem sentence. */
 export function parseNetScope(scope: string): NetScope | string {
-  const bad = `the network scope ${JSON.stringify(scope)} must be a host name such as "api.example.com", optionally with "*." in front or ":port" at the end (leave the scope out to mean any server)`;
+  const bad =
+    `the network scope ${JSON.stringify(scope)} must be a host name such as "api.example.com", ` +
+    'optionally with "*." in front or ":port" at the end (leave the scope out to mean any server)';
   const match = /^(\*\.)?(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::([0-9]{1,5}))?$/.exec(scope);
   if (match === null) return bad;
   const wildcard = match[1] !== undefined;

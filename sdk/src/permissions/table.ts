@@ -177,7 +177,8 @@ const TABLE = {
     covers: sameScope,
     // Issue 11, item 5: say what the program can read (it runs in the tool's sandbox; only its executable is added).
     text: (scope) =>
-      `Run the program ${scope ?? '(unnamed)'} on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in`,
+      `Run the program ${scope ?? '(unnamed)'} on your computer; it runs in this tool's ` +
+      'sandbox and can read only what the tool can, not the folder it is installed in',
     risk: () => 'high',
     // bubblewrap: system programs under /usr stay visible (read-only, no new privileges) and a tool
     // can run executables it ships, so "only this program" is not a boundary there. The

@@ -195,7 +195,9 @@ export function checkCatalogueSequence(payload: CataloguePayload, identity: Cata
   if (state.minSequence !== undefined && payload.sequence < state.minSequence) {
     throw new AdcapError(
       'E_ROLLBACK',
-      `The catalogue has sequence ${payload.sequence}, older than the minimum ${state.minSequence} this app shipped with; a mirror is serving an old catalogue, try again later or use another mirror.`,
+      `The catalogue has sequence ${payload.sequence}, ` +
+        `older than the minimum ${state.minSequence} this app shipped with; ` +
+        'a mirror is serving an old catalogue, try again later or use another mirror.',
       { details: { sequence: payload.sequence, minSequence: state.minSequence } },
     );
   }
@@ -203,7 +205,8 @@ export function checkCatalogueSequence(payload: CataloguePayload, identity: Cata
   if (payload.sequence < state.sequence) {
     throw new AdcapError(
       'E_ROLLBACK',
-      `The catalogue has sequence ${payload.sequence}, lower than ${state.sequence} already seen; a mirror is replaying an old catalogue, so it was refused.`,
+      `The catalogue has sequence ${payload.sequence}, lower than ${state.sequence} already seen; ` +
+        'a mirror is replaying an old catalogue, so it was refused.',
       { details: { sequence: payload.sequence, seen: state.sequence } },
     );
   }
@@ -212,7 +215,8 @@ export function checkCatalogueSequence(payload: CataloguePayload, identity: Cata
   if (!sameBytes && state.payloadSha256 !== undefined && state.payloadSha256 !== identity.payloadSha256()) {
     throw new AdcapError(
       'E_ROLLBACK',
-      `The catalogue has the same sequence ${payload.sequence} as the one already seen but different content; the registry must bump the sequence when it re-signs, so it was refused.`,
+      `The catalogue has the same sequence ${payload.sequence} as the one already seen but ` +
+        'different content; the registry must bump the sequence when it re-signs, so it was refused.',
       { details: { sequence: payload.sequence } },
     );
   }
@@ -227,7 +231,9 @@ export function checkCatalogueFreshness(payload: CataloguePayload, state: Catalo
     const days = Math.floor(age / 86_400_000);
     throw new AdcapError(
       'E_STALE',
-      `The catalogue was generated at ${payload.generatedAt} (${days} days ago), older than the ${Math.round(maxAgeMs / 86_400_000)}-day limit; the registry must run "adcap registry build" again, or a mirror is replaying an old catalogue.`,
+      `The catalogue was generated at ${payload.generatedAt} (${days} days ago), ` +
+        `older than the ${Math.round(maxAgeMs / 86_400_000)}-day limit; ` +
+        'the registry must run "adcap registry build" again, or a mirror is replaying an old catalogue.',
       { details: { generatedAt: payload.generatedAt, maxAgeMs } },
     );
   }

@@ -76,7 +76,8 @@ export async function loadEmbeddedRemote(env: Readonly<Record<string, string | u
     if (remote === null) {
       throw new AdcapError(
         'E_NOT_FOUND',
-        `${EMBEDDED_REGISTRY_ENV} names ${file}, which does not exist; point it at an embedded-remote.json written by "npm run examples", or unset it.`,
+        `${EMBEDDED_REGISTRY_ENV} names ${file}, which does not exist; ` +
+          'point it at an embedded-remote.json written by "npm run examples", or unset it.',
       );
     }
     return remote;

@@ -73,7 +73,8 @@ function diagnose(request: ResolveRequest, universe: Universe, search: Search, m
       if (first !== undefined) {
         return new AdcapError(
           'E_NOT_FOUND',
-          `${first.requiredBy} needs ${first.id}, which does not exist in the registries this host uses; ask its publisher or pick another version.`,
+          `${first.requiredBy} needs ${first.id}, which does not exist in the ` +
+            'registries this host uses; ask its publisher or pick another version.',
           { details: { missing } },
         );
       }

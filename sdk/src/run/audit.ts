@@ -149,7 +149,8 @@ export class AuditLog {
     }
     if (head !== null && (head.seq !== expectedSeq - 1 || head.hash !== expectedPrev)) {
       throw tampered(
-        `the log ends at line ${expectedSeq - 1} but its head records ${head.seq} lines, so lines were removed from the end or the head was edited`,
+        `the log ends at line ${expectedSeq - 1} but its head records ${head.seq} lines, ` +
+          'so lines were removed from the end or the head was edited',
       );
     }
     return { lines: lines.length, head: expectedPrev };

@@ -149,7 +149,9 @@ async function createWithoutLinks(root: string, dir: string): Promise<string> {
     if (!info.isDirectory()) {
       throw new AdcapError(
         'E_IO',
-        `${current} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, so the tool's data folder could lead outside its own place in the Arcotheon home; the run is refused. Remove ${current} (its data is not a tool's) and run the tool again.`,
+        `${current} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, ` +
+          "so the tool's data folder could lead outside its own place in the Arcotheon home; " +
+          `the run is refused. Remove ${current} (its data is not a tool's) and run the tool again.`,
         { details: { path: current } },
       );
     }

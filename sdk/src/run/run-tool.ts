@@ -118,7 +118,9 @@ export async function runTool(
     if (actual !== manifestSha256) {
       throw new AdcapError(
         'E_HASH',
-        `The installed manifest of ${id}@${version} was changed after it was installed (its SHA-256 is ${actual}, not ${manifestSha256}), so its tools do not run; run "adcap doctor --fix" or reinstall ${id}.`,
+        `The installed manifest of ${id}@${version} was changed after it ` +
+          `was installed (its SHA-256 is ${actual}, not ${manifestSha256}), ` +
+          `so its tools do not run; run "adcap doctor --fix" or reinstall ${id}.`,
         { details: { id, version, expected: manifestSha256, actual } },
       );
     }
@@ -177,7 +179,8 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   if (revoked !== null) {
     throw new AdcapError(
       'E_REVOKED',
-      `${id}@${version} was revoked by its registry (${revoked}), so its tools do not run; update it ("adcap update ${id}") or uninstall it.`,
+      `${id}@${version} was revoked by its registry (${revoked}), ` +
+        `so its tools do not run; update it ("adcap update ${id}") or uninstall it.`,
       {
         details: { id, version, reason: revoked },
       },
@@ -194,7 +197,8 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     if (typeof allowed !== 'boolean') {
       throw new AdcapError(
         'E_HOST_CALLBACK',
-        `The host's checkTier callback answered ${allowed === null ? 'null' : typeof allowed} for ${id}; it must return true or false (or a promise of one).`,
+        `The host's checkTier callback answered ${allowed === null ? 'null' : typeof allowed} ` +
+          `for ${id}; it must return true or false (or a promise of one).`,
         {
           details: { callback: 'checkTier' },
         },
@@ -224,7 +228,10 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   if (missing.length > 0) {
     throw new AdcapError(
       'E_NOT_GRANTED',
-      `The tool ${tool.name} of ${id} needs ${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted (${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in the host app, or with "adcap grants ${id} ${missing.map((g) => `--grant ${g}`).join(' ')}", to run this tool.`,
+      `The tool ${tool.name} of ${id} needs ` +
+        `${missing.length === 1 ? 'a permission that is' : 'permissions that are'} not granted ` +
+        `(${missing.join(', ')}); grant ${missing.length === 1 ? 'it' : 'them'} in the host app, ` +
+        `or with "adcap grants ${id} ${missing.map((g) => `--grant ${g}`).join(' ')}", to run this tool.`,
       { details: { missing } },
     );
   }
@@ -506,7 +513,8 @@ function driveTool(
       fail(
         new AdcapError(
           'E_RUNTIME_UNSUPPORTED',
-          `The tool ${o.label} could not be started (${error.code ?? error.message}); check that its interpreter or sandbox program is installed.`,
+          `The tool ${o.label} could not be started (${error.code ?? error.message}); ` +
+            'check that its interpreter or sandbox program is installed.',
           { cause: error },
         ),
       );

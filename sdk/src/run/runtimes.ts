@@ -64,7 +64,9 @@ export function runtimeProblem(tool: Tool, platform: string = hostPlatform()): A
   if (RUNTIME_TABLE[type].kind === 'reserved') {
     return new AdcapError(
       'E_RUNTIME_UNSUPPORTED',
-      `The tool ${tool.name} uses the "${type}" runtime, which is reserved in .adcap 1.0 and not implemented by this host (it runs ${runnableList('and')} tools); ask the publisher for a ${runnableList('or')} version.`,
+      `The tool ${tool.name} uses the "${type}" runtime, which is reserved in .adcap ` +
+        `1.0 and not implemented by this host (it runs ${runnableList('and')} tools); ` +
+        `ask the publisher for a ${runnableList('or')} version.`,
       { details: { runtime: type } },
     );
   }
@@ -187,14 +189,16 @@ async function launchInterpreter(
   if (found.command === '' || found.version === undefined) {
     throw new AdcapError(
       'E_RUNTIME_UNSUPPORTED',
-      `The tool ${tool.name} needs ${name}${range === undefined ? '' : ` ${range}`}, but no ${kind.program} interpreter was found on this computer; install it and try again.`,
+      `The tool ${tool.name} needs ${name}${range === undefined ? '' : ` ${range}`}, ` +
+        `but no ${kind.program} interpreter was found on this computer; install it and try again.`,
       { details: { runtime: runtime.type, required: range ?? null, found: null } },
     );
   }
   if (range !== undefined && !semver.satisfies(found.version, range, { includePrerelease: true })) {
     throw new AdcapError(
       'E_RUNTIME_UNSUPPORTED',
-      `The tool ${tool.name} needs ${name} ${range}, but this computer has ${name} ${found.version} (${found.command}); install a matching version.`,
+      `The tool ${tool.name} needs ${name} ${range}, but this computer has ` +
+        `${name} ${found.version} (${found.command}); install a matching version.`,
       { details: { runtime: runtime.type, required: range, found: found.version } },
     );
   }

@@ -386,7 +386,8 @@ export class BubblewrapSandbox implements Sandbox {
     if (!(await this.available())) {
       throw new AdcapError(
         'E_SANDBOX_UNAVAILABLE',
-        `bubblewrap (${this.bwrapPath}) cannot create a sandbox on this machine; install bubblewrap 0.8 or newer and allow unprivileged user namespaces.`,
+        `bubblewrap (${this.bwrapPath}) cannot create a sandbox on this machine; ` +
+          'install bubblewrap 0.8 or newer and allow unprivileged user namespaces.',
       );
     }
     const seccomp = (hostFilter ??= seccompFilterForHost());
@@ -452,7 +453,9 @@ export class BubblewrapSandbox implements Sandbox {
       if (inherited.length > MAX_INHERITED_DESCRIPTORS) {
         throw new AdcapError(
           'E_SANDBOX_UNAVAILABLE',
-          `This program holds ${inherited.length} open descriptors that every program it starts would inherit; the sandbox closes at most ${MAX_INHERITED_DESCRIPTORS}. Start the host without passing descriptors to it.`,
+          `This program holds ${inherited.length} open descriptors that every program it ` +
+            `starts would inherit; the sandbox closes at most ${MAX_INHERITED_DESCRIPTORS}. ` +
+            'Start the host without passing descriptors to it.',
         );
       }
       const closers = inherited.flatMap((fd) => ['--add-seccomp-fd', String(fd)]);

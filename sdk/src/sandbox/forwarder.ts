@@ -35,9 +35,13 @@ server.on('error', (e) => {
 server.listen(0, '127.0.0.1', () => {
   listening = true;
   const url = 'http://127.0.0.1:' + server.address().port;
-  const env = { ...process.env, HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url, NODE_USE_ENV_PROXY: '1',
+  const env = {
+    ...process.env,
+    HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url,
+    NODE_USE_ENV_PROXY: '1',
     // Node tools honour the proxy through NODE_USE_ENV_PROXY; its "experimental" warning would land in every run's stderr.
-    NODE_OPTIONS: ((process.env.NODE_OPTIONS || '') + ' --disable-warning=UNDICI-EHPA').trim() };
+    NODE_OPTIONS: ((process.env.NODE_OPTIONS || '') + ' --disable-warning=UNDICI-EHPA').trim(),
+  };
   delete env.NO_PROXY;
   delete env.no_proxy;
   const child = cp.spawn(command, args, { stdio: 'inherit', env });

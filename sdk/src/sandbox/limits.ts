@@ -72,7 +72,8 @@ const isRoot = (): boolean => process.getuid?.() === 0;
  */
 const ENTER_CGROUP =
   'ulimit -f "$1" || { echo "arcotheon: cannot set the file size limit" >&2; exit 125; }; shift; ' +
-  'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || { echo "arcotheon: cannot enter the run\'s cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
+  'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || { echo "arcotheon: cannot enter the run\'s cgroup $1" >&2; exit 125; }; ' +
+  'shift; done; shift; exec "$@"';
 
 /** RLIMIT_FSIZE in `ulimit -f` blocks of 512 bytes (a limit between two blocks is rounded down). */
 const fsizeBlocks = (bytes: number): string => String(Math.floor(bytes / 512));

@@ -35,7 +35,10 @@ export function parseNetScope(scope: string): NetScope {
   return { host: bareHost(parsed.host), wildcard: parsed.wildcard, port: parsed.port ?? null };
 }
 
-/** The scope that allows `host:port` (the permission table's matching), or null. `*.example.com` matches sub-domains, not example.com itself. */
+/**
+ * The scope that allows `host:port` (the permission table's matching), or null. `*.example.com`
+ * matches sub-domains, not example.com itself.
+ */
 export function matchingScope(scopes: readonly NetScope[], host: string, port: number): NetScope | null {
   return scopes.find((scope) => netScopeAllows(scope, host, port)) ?? null;
 }
@@ -114,7 +117,10 @@ export async function resolveDestination(
   if (first === undefined) {
     return {
       ok: false,
-      reason: `${bare} resolves only to addresses of this computer or its local network, which a host name may not reach; a scope that names the address itself (net:connect:<address>:${port}) is needed for that`,
+      reason:
+        `${bare} resolves only to addresses of this computer or its local network, ` +
+        'which a host name may not reach; a scope that names the address ' +
+        `itself (net:connect:<address>:${port}) is needed for that`,
     };
   }
   return { ok: true, address: first };
@@ -280,7 +286,8 @@ function refuse(client: net.Socket, status: number, reason: string): void {
     status === 403 ? 'Forbidden' : status === 502 ? 'Bad Gateway' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   // The client may be paused mid-handshake; destroy once flushed so the socket never lingers.
   client.end(
-    `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     () => client.destroy(),
   );
 }

@@ -197,7 +197,8 @@ export class SandboxExecSandbox implements Sandbox {
     if (!(await this.available())) {
       throw new AdcapError(
         'E_SANDBOX_UNAVAILABLE',
-        `${this.sandboxExecPath} does not work on this Mac, so tools cannot be sandboxed; run them only if the host opts out for capabilities it ships.`,
+        `${this.sandboxExecPath} does not work on this Mac, so tools cannot be sandboxed; ` +
+          'run them only if the host opts out for capabilities it ships.',
       );
     }
     return this.wrapUnchecked(spec);

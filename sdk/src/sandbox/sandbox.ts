@@ -36,7 +36,10 @@ export interface SandboxSpec {
   toolDataDir: string | null;
   /** A host directory where the sandbox may create its per-run files (removed by cleanup()). */
   tmpDir: string;
-  /** The user's home directory: `~/` in fs scopes expands against it, and it is hidden (replaced by an empty private dir) inside the sandbox. */
+  /**
+   * The user's home directory: `~/` in fs scopes expands against it, and it is hidden (replaced by
+   * an empty private dir) inside the sandbox.
+   */
   home: string;
   /**
    * Extension (not in the first contract draft): directories that stay read-only even inside a

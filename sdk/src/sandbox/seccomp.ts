@@ -161,7 +161,10 @@ export const ENOSYS_SYSCALLS: readonly string[] = [
   'io_uring_register',
 ];
 
-/** clone(2) flags that create namespaces (<linux/sched.h>). CLONE_NEWTIME (0x80) overlaps the exit-signal byte of clone's flags, so it is not listed; unshare and clone3 are refused anyway. */
+/**
+ * clone(2) flags that create namespaces (<linux/sched.h>). CLONE_NEWTIME (0x80) overlaps the
+ * exit-signal byte of clone's flags, so it is not listed; unshare and clone3 are refused anyway.
+ */
 export const CLONE_NAMESPACE_FLAGS =
   0x00020000 /* NEWNS */ |
   0x02000000 /* NEWCGROUP */ |
@@ -301,7 +304,8 @@ export function seccompFilterForHost(nodeArch: string = process.arch): Buffer {
   if (arch === null) {
     throw new AdcapError(
       'E_SANDBOX_UNAVAILABLE',
-      `The sandbox has no seccomp syscall table for the ${nodeArch} processor, so it cannot run tools safely here; use an x86_64 or arm64 machine.`,
+      `The sandbox has no seccomp syscall table for the ${nodeArch} processor, ` +
+        'so it cannot run tools safely here; use an x86_64 or arm64 machine.',
       { details: { arch: nodeArch } },
     );
   }

@@ -24,7 +24,8 @@ export async function defaultSandbox(platform: NodeJS.Platform = process.platfor
   if (platform === 'linux') {
     candidate = new BubblewrapSandbox(options);
     missing =
-      'bubblewrap does not work on this machine: install bubblewrap 0.8 or newer (package "bubblewrap") and make sure unprivileged user namespaces are enabled';
+      'bubblewrap does not work on this machine: install bubblewrap 0.8 or newer ' +
+      '(package "bubblewrap") and make sure unprivileged user namespaces are enabled';
   } else if (platform === 'darwin') {
     candidate =
       options.sandboxExecPath === undefined

@@ -415,7 +415,8 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   if (state.disabled !== undefined) {
     throw new AdcapError(
       'E_DISABLED',
-      `${id} is disabled, so its skills are not linked into agents; enable it with "adcap enable ${id}" first (its earlier links come back then).`,
+      `${id} is disabled, so its skills are not linked into agents; ` +
+        `enable it with "adcap enable ${id}" first (its earlier links come back then).`,
       { details: { id } },
     );
   }
@@ -424,7 +425,8 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   if (skills.length === 0)
     throw new AdcapError(
       'E_NOT_FOUND',
-      `${id} has no skills to link; it brings ${(manifest.tools ?? []).length > 0 ? 'tools (register them with "adcap agents --mcp ' + id + '")' : 'no skills'}.`,
+      `${id} has no skills to link; it brings ` +
+        `${(manifest.tools ?? []).length > 0 ? `tools (register them with "adcap agents --mcp ${id}")` : 'no skills'}.`,
     );
   for (const name of [...Object.keys(options.as ?? {}), ...(options.skip ?? [])]) {
     if (!skills.includes(name))
@@ -537,7 +539,9 @@ function conflictError(
   ];
   return new AdcapError(
     'E_CONFLICT',
-    `Cannot link ${id} into ${agent.name} (${dir}): ${collisions.length === 1 ? 'this skill is' : 'these skills are'} already there: ${what}. Nothing was linked or overwritten; choose ${options.join(', or ')}.`,
+    `Cannot link ${id} into ${agent.name} (${dir}): ` +
+      `${collisions.length === 1 ? 'this skill is' : 'these skills are'} already there: ${what}. ` +
+      `Nothing was linked or overwritten; choose ${options.join(', or ')}.`,
     {
       details: { collisions, options: ['as', 'skip', ...(others.length > 0 ? ['unlink'] : [])] },
     },
@@ -559,7 +563,8 @@ export async function unlinkSkillsLocked(
   if (mine.length === 0) {
     throw new AdcapError(
       'E_NOT_FOUND',
-      `${id} has no skills linked${agent === undefined ? '' : ` into ${agentDefinition(agent).name}`}${project === undefined ? '' : ` in ${project}`}; "adcap agents" lists what is linked where.`,
+      `${id} has no skills linked${agent === undefined ? '' : ` into ${agentDefinition(agent).name}`}` +
+        `${project === undefined ? '' : ` in ${project}`}; "adcap agents" lists what is linked where.`,
     );
   }
   const removed: string[] = [];
@@ -656,7 +661,8 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
           )
         ) {
           problems.push(
-            `${id}@${active} brings the skill ${skill}, but ${path} is taken; link it with "adcap link ${id} --agent ${sample.agent} --as ${skill}=<other-name>"`,
+            `${id}@${active} brings the skill ${skill}, but ${path} is taken; ` +
+              `link it with "adcap link ${id} --agent ${sample.agent} --as ${skill}=<other-name>"`,
           );
           continue;
         }
@@ -748,7 +754,9 @@ export async function resumeLinks(arc: LinkStore, id: string): Promise<string[]>
         )
       ) {
         problems.push(
-          `${record.path} is taken by something Arcotheon did not make, so ${id}'s skill ${record.skill} was not linked again; link it with "adcap link ${id} --agent ${record.agent} --as ${record.skill}=<other-name>"`,
+          `${record.path} is taken by something Arcotheon did not make, ` +
+            `so ${id}'s skill ${record.skill} was not linked again; ` +
+            `link it with "adcap link ${id} --agent ${record.agent} --as ${record.skill}=<other-name>"`,
         );
         continue;
       }

@@ -87,7 +87,9 @@ export async function requireApproval(context: PlanContext, options: ApplyOption
   if (risky.length > 0 && options.allowUnsigned !== true) {
     throw new AdcapError(
       'E_DENIED',
-      `${risky.map((i) => `${i.id}@${i.version}`).join(', ')} is ${risky[0]?.source.kind === 'file' && risky[0].source.unsigned ? 'not signed' : 'signed by an unknown key'}; installing it needs your explicit extra confirmation (allowUnsigned, or --allow-unsigned).`,
+      `${risky.map((i) => `${i.id}@${i.version}`).join(', ')} is ` +
+        `${risky[0]?.source.kind === 'file' && risky[0].source.unsigned ? 'not signed' : 'signed by an unknown key'}; ` +
+        'installing it needs your explicit extra confirmation (allowUnsigned, or --allow-unsigned).',
     );
   }
   if (options.approvedDigest !== undefined) {

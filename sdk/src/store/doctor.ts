@@ -114,7 +114,9 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
     for (const outcome of outcomes) {
       problems.push({
         kind: 'half-finished-operation',
-        message: `An interrupted ${outcome.op} of ${outcome.packages.join(', ')} (started ${outcome.startedAt}) ${fix ? 'was' : 'can be'} ${outcome.outcome === 'completed' ? 'completed' : 'undone'}.`,
+        message:
+          `An interrupted ${outcome.op} of ${outcome.packages.join(', ')} (started ${outcome.startedAt}) ` +
+          `${fix ? 'was' : 'can be'} ${outcome.outcome === 'completed' ? 'completed' : 'undone'}.`,
         fixable: true,
         ...(fix ? { fixed: outcome.outcome } : {}),
       });
@@ -195,7 +197,9 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
           kind: 'revoked',
           id,
           version: state.active,
-          message: `${id}@${state.active} was revoked by its registry (${revoked}); its tools will not run. Update it ("adcap update ${id}") or uninstall it.`,
+          message:
+            `${id}@${state.active} was revoked by its registry (${revoked}); ` +
+            `its tools will not run. Update it ("adcap update ${id}") or uninstall it.`,
           fixable: false,
         });
       }
@@ -212,7 +216,10 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         problems.push({
           kind: 'missing-dependency',
           id,
-          message: `${id} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install it with "adcap install ${dep}@${range}".`,
+          message:
+            `${id} needs ${dep} ${range}, ` +
+            `but ${have === undefined ? 'it is not installed' : `${have} is installed`}; ` +
+            `install it with "adcap install ${dep}@${range}".`,
           fixable: false,
         });
       }
@@ -234,7 +241,9 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
             problems.push({
               kind: 'missing-interpreter',
               id,
-              message: `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
+              message:
+                `The tool ${tool.name} of ${id} needs ${runtime.type}${range === undefined ? '' : ` ${range}`}, ` +
+                `but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
               fixable: false,
             });
           }

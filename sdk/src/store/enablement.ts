@@ -31,7 +31,8 @@ export type EnablementHook = (change: { id: string; enabled: boolean; state: Pac
 export function disabledError(id: string, mark: DisabledMark, loaded: LoadedPolicy | null = null): AdcapError {
   const how =
     mark.by === 'policy'
-      ? `It was switched off by your organisation's policy (blocked: ${mark.rule ?? id})${loaded === null ? '' : `. ${managedBy(loaded, 'blocked')}`}`
+      ? "It was switched off by your organisation's policy (blocked: " +
+        `${mark.rule ?? id})${loaded === null ? '' : `. ${managedBy(loaded, 'blocked')}`}`
       : `Enable it with "adcap enable ${id}" (or arc.enable("${id}"))`;
   return new AdcapError('E_DISABLED', `${id} is disabled, so its tools do not run. ${how}.`.replace(/\.\.$/, '.'), {
     details: { id, disabled: mark },

@@ -44,7 +44,8 @@ export async function grantPermission(core: StoreCore, id: string, grant: string
   if (!declared.includes(grant)) {
     throw new AdcapError(
       'E_NOT_GRANTED',
-      `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); it declares: ${declared.join(', ') || 'nothing'}.`,
+      `${id} does not declare the permission "${grant}", so it cannot be granted (spec §6); ` +
+        `it declares: ${declared.join(', ') || 'nothing'}.`,
     );
   }
   assertGrantsAllowed(await policyForChange(core), [{ id, grant }]);

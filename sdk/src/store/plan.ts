@@ -134,7 +134,8 @@ function warningsOf(item: PlanItem): string[] {
   if (item.action === 'downgrade') out.push(`${item.id} goes back from ${item.from ?? '?'} to ${item.version}.`);
   if (item.previousSource !== undefined) {
     out.push(
-      `${item.id} changes source: it now comes from ${describeSource(item.source)} instead of ${describeSource(item.previousSource)}, and its updates will come from there.`,
+      `${item.id} changes source: it now comes from ${describeSource(item.source)} instead ` +
+        `of ${describeSource(item.previousSource)}, and its updates will come from there.`,
     );
   }
   return out;

@@ -238,7 +238,9 @@ async function resolvePlan(
       // A version still on disk is reused, not extracted again: a move must not relabel it.
       throw new AdcapError(
         'E_USAGE',
-        `${id} ${version} from registry "${place.remote}" is a different package than the ${version} installed from ${previousSource === undefined ? 'before' : describeSource(previousSource)}; uninstall ${id} first to switch, or install another version.`,
+        `${id} ${version} from registry "${place.remote}" is a different package than the ${version} ` +
+          `installed from ${previousSource === undefined ? 'before' : describeSource(previousSource)}; ` +
+          `uninstall ${id} first to switch, or install another version.`,
         { details: { id, version } },
       );
     }
@@ -252,7 +254,8 @@ async function resolvePlan(
     const entry = located.get(id)?.doc.versions[version];
     if (entry?.status === 'revoked' && installed.get(id)?.active === version) {
       kept.push(
-        `${id} ${version} stays installed but was revoked by its registry (${entry.statusReason ?? 'no reason given'}); its tools do not run. Update or uninstall it.`,
+        `${id} ${version} stays installed but was revoked by its registry ` +
+          `(${entry.statusReason ?? 'no reason given'}); its tools do not run. Update or uninstall it.`,
       );
     }
   }

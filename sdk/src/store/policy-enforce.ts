@@ -278,7 +278,9 @@ export async function policyFindings(
           kind: 'policy',
           id,
           version: state.active,
-          message: `${id} holds the grant ${grant}, which the policy denies (${pattern}); tools that use it are refused. ${managedBy(loaded, 'deniedPermissions')}`,
+          message:
+            `${id} holds the grant ${grant}, which the policy denies (${pattern}); ` +
+            `tools that use it are refused. ${managedBy(loaded, 'deniedPermissions')}`,
           fixable: false,
         });
       }

@@ -85,7 +85,8 @@ export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<Loade
     if (code === 'ENOENT' && source === 'system') return null;
     throw new AdcapError(
       'E_POLICY',
-      `The organisation policy ${path} cannot be read (${code ?? 'error'}); every change is stopped until it is fixed or ARCOTHEON_POLICY is unset.`,
+      `The organisation policy ${path} cannot be read (${code ?? 'error'}); ` +
+        'every change is stopped until it is fixed or ARCOTHEON_POLICY is unset.',
       {
         details: { path },
         cause: error,
@@ -104,7 +105,9 @@ export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<Loade
   } catch (error) {
     throw new AdcapError(
       'E_POLICY',
-      `The organisation policy ${path} is not valid JSON: ${isAdcapError(error) ? error.message : String(error)} Every change is stopped until it is fixed.`,
+      `The organisation policy ${path} is not valid JSON: ` +
+        `${isAdcapError(error) ? error.message : String(error)} ` +
+        'Every change is stopped until it is fixed.',
       {
         details: { path },
         cause: error,
@@ -250,7 +253,8 @@ export function assertRemoteAllowed(loaded: LoadedPolicy | null, remote: { name:
     throw refuse(
       loaded,
       'remotes',
-      `The registry ${remote.url} is not one your organisation allows; the allowed ones are ${loaded.policy.remotes.map((r) => r.name).join(', ') || 'none'}.`,
+      `The registry ${remote.url} is not one your organisation allows; ` +
+        `the allowed ones are ${loaded.policy.remotes.map((r) => r.name).join(', ') || 'none'}.`,
       { url: remote.url },
     );
   }
@@ -299,7 +303,8 @@ export function describePolicy(loaded: LoadedPolicy | null): string[] {
     return ['No organisation policy is in force.', `(Looked for ${systemPolicyPath()}; a host may name one with ARCOTHEON_POLICY.)`];
   const p = loaded.policy;
   const lines = [
-    `Managed by ${p.organisation ?? 'your organisation'}: policy ${loaded.path} (${loaded.source === 'system' ? 'system location' : 'ARCOTHEON_POLICY'})`,
+    `Managed by ${p.organisation ?? 'your organisation'}: policy ${loaded.path} ` +
+      `(${loaded.source === 'system' ? 'system location' : 'ARCOTHEON_POLICY'})`,
   ];
   if (p.contact !== undefined) lines.push(`  contact: ${p.contact}`);
   lines.push(`  registries: ${p.remotes === undefined ? 'any' : p.remotes.map((r) => `${r.name} (${r.url})`).join(', ') || 'none'}`);

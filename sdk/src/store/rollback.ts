@@ -35,7 +35,9 @@ export async function rollbackCapability(core: StoreCore, id: string): Promise<{
       if (have === undefined || !semver.satisfies(have, range, { includePrerelease: true })) {
         throw new AdcapError(
           'E_RESOLVE',
-          `${id} ${previous} needs ${dep} ${range}, but ${have === undefined ? 'it is not installed' : `${have} is installed`}; install a matching ${dep} first.`,
+          `${id} ${previous} needs ${dep} ${range}, ` +
+            `but ${have === undefined ? 'it is not installed' : `${have} is installed`}; ` +
+            `install a matching ${dep} first.`,
         );
       }
     }

@@ -42,7 +42,8 @@ export function signEnvelope<P>(payload: P, context: SignatureContext, keys: rea
     if (canonicalJson(checked.payload) !== canonicalJson(payload)) {
       throw new AdcapError(
         'E_SIGNATURE',
-        'The existing signatures cover a different payload than the one being signed; rebuild the package or remove its SIGNATURE.json before signing.',
+        'The existing signatures cover a different payload than the one being signed; ' +
+          'rebuild the package or remove its SIGNATURE.json before signing.',
       );
     }
     signatures.push(...checked.signatures.map((s) => ({ ...s })));
@@ -87,7 +88,8 @@ export function verifyEnvelope<P>(envelope: unknown, context: SignatureContext, 
     if (!verifyBytes(sig, message, key.publicKey)) {
       throw new AdcapError(
         'E_SIGNATURE',
-        `The signature by key ${signature.keyId} does not match the signed data (${context}); the content was changed after signing or the signature was made for something else.`,
+        `The signature by key ${signature.keyId} does not match the signed data (${context}); ` +
+          'the content was changed after signing or the signature was made for something else.',
         { details: { keyId: signature.keyId, context } },
       );
     }
@@ -97,7 +99,8 @@ export function verifyEnvelope<P>(envelope: unknown, context: SignatureContext, 
   if (revokedSigners.length > 0) {
     throw new AdcapError(
       'E_REVOKED',
-      `The only valid signatures are by revoked keys (${revokedSigners.join(', ')}); do not use this content, and ask the publisher for a copy signed with a current key.`,
+      `The only valid signatures are by revoked keys (${revokedSigners.join(', ')}); ` +
+        'do not use this content, and ask the publisher for a copy signed with a current key.',
       {
         details: { keyIds: revokedSigners },
       },

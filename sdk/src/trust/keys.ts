@@ -76,7 +76,8 @@ export function decodePublicKey(text: string, what: string): Buffer {
   if (bytes === null || bytes.length !== ED25519_PUBLIC_KEY_BYTES) {
     throw new AdcapError(
       'E_USAGE',
-      `${what} must be the standard base64 of a ${ED25519_PUBLIC_KEY_BYTES}-byte Ed25519 public key (44 characters ending in "="), such as the publicKey field of a key file.`,
+      `${what} must be the standard base64 of a ${ED25519_PUBLIC_KEY_BYTES}-byte Ed25519 ` +
+        'public key (44 characters ending in "="), such as the publicKey field of a key file.',
     );
   }
   return bytes;
@@ -88,7 +89,8 @@ export function secretSeedOf(key: KeyFile): Buffer {
   if (seed === null || seed.length !== ED25519_SECRET_KEY_BYTES) {
     throw new AdcapError(
       'E_USAGE',
-      `The secret key of key ${key.keyId} is not the base64 of a ${ED25519_SECRET_KEY_BYTES}-byte seed; use a key file written by "adcap keygen".`,
+      `The secret key of key ${key.keyId} is not the base64 of a ` +
+        `${ED25519_SECRET_KEY_BYTES}-byte seed; use a key file written by "adcap keygen".`,
     );
   }
   return seed;

@@ -93,7 +93,8 @@ export function checkPackageSignature(
     if (options.requireSignature === true) {
       throw new AdcapError(
         'E_UNTRUSTED',
-        `The package ${label} is not signed (it has no ${SIGNATURE_ENTRY}); ask the publisher for a signed package, or sign it yourself with "adcap sign".`,
+        `The package ${label} is not signed (it has no ${SIGNATURE_ENTRY}); ` +
+          'ask the publisher for a signed package, or sign it yourself with "adcap sign".',
       );
     }
     return { signed: false, signedBy: [], envelope: null };
@@ -122,7 +123,9 @@ export function assertPayloadMatches(payload: unknown, manifest: Manifest, manif
       typeof record.id === 'string' && typeof record.version === 'string' ? `${record.id}@${record.version}` : 'something else';
     throw new AdcapError(
       'E_SIGNATURE',
-      `${SIGNATURE_ENTRY} covers ${claimed} (manifestSha256 ${String(record.manifestSha256)}), not this package ${manifest.id}@${manifest.version} (manifestSha256 ${manifestSha256}); the signature belongs to other content, so re-sign the package.`,
+      `${SIGNATURE_ENTRY} covers ${claimed} (manifestSha256 ${String(record.manifestSha256)}), ` +
+        `not this package ${manifest.id}@${manifest.version} (manifestSha256 ${manifestSha256}); ` +
+        'the signature belongs to other content, so re-sign the package.',
       { details: { expected, payload: record } },
     );
   }

@@ -333,25 +333,33 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(value(await client.operations.cancel(finished?.operation ?? ''))).toEqual({ cancelled: false });
   });
 
-  it('agents: the agents table over the wire, and coded refusals for a capability that is no longer installed (issue 13; links and MCP lines: agents.test.ts)', async () => {
-    const agents = value(await client.agents.list());
-    expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode']);
-    expect(await client.agents.mcp(['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
-    expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
-    expect(await client.agents.unlink('acme/echo', null)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
-  });
+  it(
+    'agents: the agents table over the wire, and coded refusals for a capability ' +
+      'that is no longer installed (issue 13; links and MCP lines: agents.test.ts)',
+    async () => {
+      const agents = value(await client.agents.list());
+      expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode']);
+      expect(await client.agents.mcp(['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
+      expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
+      expect(await client.agents.unlink('acme/echo', null)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
+    },
+  );
 
-  it('policy: none in force here; applying it changes nothing, and policy.show then has the outcome (issue 17; with a policy: test/electron/cli/startup-policy.test.ts)', async () => {
-    expect(value(await client.policy.show())).toEqual({ policy: null, error: null, lastApply: null });
-    const applied = value(await client.operations.wait(value(await client.policy.apply())));
-    expect(applied).toEqual({ policy: null, disabled: [], enabled: [], installed: [], updated: [], awaitingApproval: [], failed: [] });
-    expect(value(await client.policy.show())).toMatchObject({
-      policy: null,
-      error: null,
-      lastApply: { at: expect.any(String), result: applied, error: null },
-    });
-    expect(events.some((e) => e.type === 'policy-changed')).toBe(true);
-  });
+  it(
+    'policy: none in force here; applying it changes nothing, and policy.show then has ' +
+      'the outcome (issue 17; with a policy: test/electron/cli/startup-policy.test.ts)',
+    async () => {
+      expect(value(await client.policy.show())).toEqual({ policy: null, error: null, lastApply: null });
+      const applied = value(await client.operations.wait(value(await client.policy.apply())));
+      expect(applied).toEqual({ policy: null, disabled: [], enabled: [], installed: [], updated: [], awaitingApproval: [], failed: [] });
+      expect(value(await client.policy.show())).toMatchObject({
+        policy: null,
+        error: null,
+        lastApply: { at: expect.any(String), result: applied, error: null },
+      });
+      expect(events.some((e) => e.type === 'policy-changed')).toBe(true);
+    },
+  );
 
   it('called every method of the table', () => {
     expect([...HOST_METHODS].filter((m) => !called.has(m))).toEqual([]);

@@ -53,7 +53,8 @@ describe('finding an Electron binary without downloading one', () => {
     const browser = startChoice(none, true);
     expect(browser.mode).toBe('browser');
     expect(browser.line).toBe(
-      'No Electron window: the Electron binary was not downloaded ("npx install-electron" fetches it); opening "arcotheon ui" in your browser instead.',
+      'No Electron window: the Electron binary was not downloaded ("npx install-electron" fetches it); ' +
+        'opening "arcotheon ui" in your browser instead.',
     );
     expect(startChoice(binary, false).mode).toBe('url');
     expect(startChoice(none, false).mode).toBe('url');

@@ -146,7 +146,10 @@ describe('shard sets over HTTPS (test CA)', () => {
     const needed = wanted.reduce((n, s) => n + s.data.length, 0);
     const ratio = shardBytes / needed;
     console.log(
-      `shardset: shards=1000 mapBytes=${resource.size} mapRequests=${server.statsFor('/set1/map.json').requests} shardRequests=${shardRequests.length} shardBytesFetched=${shardBytes} shardBytesNeeded=${needed} ratio=${ratio}`,
+      `shardset: shards=1000 mapBytes=${resource.size} ` +
+        `mapRequests=${server.statsFor('/set1/map.json').requests} ` +
+        `shardRequests=${shardRequests.length} shardBytesFetched=${shardBytes} ` +
+        `shardBytesNeeded=${needed} ratio=${ratio}`,
     );
     expect(shardRequests.map((r) => r.path).sort()).toEqual(wanted.map((s) => `/set1/${s.path}`).sort());
     expect(ratio).toBe(1);
@@ -216,7 +219,7 @@ describe('shard sets over HTTPS (test CA)', () => {
     expect(server.statsFor('/badmap/s.bin').requests).toBe(0);
   });
 
-  it('answers errors for undeclared resources, non-shardsets, unknown and invalid paths; throws E_PROTOCOL on malformed requests', async () => {
+  it('answers errors for undeclared resources, non-shardsets, unknown and bad paths; throws E_PROTOCOL on malformed requests', async () => {
     const shards: Shard[] = [{ path: 'a.bin', data: randomBytes(10) }];
     const resource = publishShardSet(server, '/errs', shards);
     const plain: Resource = { id: 'plain', kind: 'dataset', sources: [server.url('/errs/a.bin')], sha256: 'b'.repeat(64), size: 10 };

@@ -13,7 +13,9 @@ describe('withCliHint', () => {
     const cli = withCliHint(sdk);
     expect(cli.code).toBe('E_ENTITLEMENT');
     expect(cli.message).toBe(
-      'acme/pro@1.0.0 is an entitled download and this host passed no authorize callback, so it cannot obtain access. The adcap command has no sign-in and passes no authorize callback, so it cannot install or run entitled content; use an app that can.',
+      'acme/pro@1.0.0 is an entitled download and this host passed no authorize callback, ' +
+        'so it cannot obtain access. The adcap command has no sign-in and passes no authorize callback, ' +
+        'so it cannot install or run entitled content; use an app that can.',
     );
     expect(cli.details).toEqual({ id: 'acme/pro' });
     expect(cli.cause).toBe(sdk);

@@ -41,7 +41,8 @@ describe('messages that lead somewhere', () => {
     const r = await run(['run', 'acme/lookup', 'greet', '--input', '{"name":"Ada","loud":true}']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error E_INPUT: The input of tool greet does not match its inputSchema: / has the unknown field "loud" (additionalProperties). It accepts: "name" (string, required).\n',
+      'error E_INPUT: The input of tool greet does not match its inputSchema: ' +
+        '/ has the unknown field "loud" (additionalProperties). It accepts: "name" (string, required).\n',
     );
   });
 
@@ -50,7 +51,10 @@ describe('messages that lead somewhere', () => {
     const r = await run(['run', 'acme/lookup', 'greet', '--input', '{"name":"Ada"}']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error E_NOT_GRANTED: The tool greet of acme/lookup needs permissions that are not granted (net:connect:api.example.com, fs:read:workspace); grant them in the host app, or with "adcap grants acme/lookup --grant net:connect:api.example.com --grant fs:read:workspace", to run this tool.\n',
+      'error E_NOT_GRANTED: The tool greet of acme/lookup needs permissions ' +
+        'that are not granted (net:connect:api.example.com, fs:read:workspace); ' +
+        'grant them in the host app, ' +
+        'or with "adcap grants acme/lookup --grant net:connect:api.example.com --grant fs:read:workspace", to run this tool.\n',
     );
     const command = /"adcap (grants [^"]+)"/.exec(r.stderr)?.[1] ?? '';
     const granted = JSON.parse(await ok([...command.split(' '), '--json'])) as { granted: string[] };

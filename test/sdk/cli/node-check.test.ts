@@ -33,7 +33,8 @@ describe('the Node version check', () => {
   it('gives one line naming both versions for an old Node, and nothing for a new one', () => {
     expect(nodeVersionProblem('22.12.0')).toBeNull();
     expect(nodeVersionProblem('v20.20.2')).toBe(
-      'error E_RUNTIME_UNSUPPORTED: adcap needs Node.js 22.12 or newer and this is Node.js 20.20.2; install a current Node.js (https://nodejs.org) and run adcap again.',
+      'error E_RUNTIME_UNSUPPORTED: adcap needs Node.js 22.12 or newer and this is Node.js 20.20.2; ' +
+        'install a current Node.js (https://nodejs.org) and run adcap again.',
     );
     for (const [version, ok] of TABLE) {
       const problem = nodeVersionProblem(version);
@@ -49,7 +50,9 @@ describe('the Node version check', () => {
       if (ok) expect(run.stderr).toBe('');
       else
         expect(run.stderr).toBe(
-          `error: Arcotheon needs Node.js 22.12 or newer and this is Node.js ${version.replace(/^v/, '')}; install a current Node.js (https://nodejs.org) and run npm install again.\n`,
+          'error: Arcotheon needs Node.js 22.12 or newer ' +
+            `and this is Node.js ${version.replace(/^v/, '')}; ` +
+            'install a current Node.js (https://nodejs.org) and run npm install again.\n',
         );
     }
   });

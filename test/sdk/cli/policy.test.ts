@@ -129,7 +129,7 @@ describe('policy rules on the command line', () => {
     expect(remove.stderr).toMatch(/E_POLICY.*corp was added by your organisation and cannot be removed/s);
   });
 
-  it('policy apply installs required capabilities and disables blocked ones; list shows them; uninstall and disable are refused', async () => {
+  it('policy apply installs required capabilities, disables blocked ones; list shows them; uninstall and disable are refused', async () => {
     const { run, setPolicy } = await session(policy());
     ok(await run(['install', 'acme/other', '--yes']));
     await setPolicy(policy({ required: ['acme/app@^1.0.0'], blocked: ['acme/other'] }));

@@ -68,7 +68,7 @@ describe('adcap remote list and remote show under an organisation policy', () =>
     expect(missing.stderr).toMatch(/E_NOT_FOUND.*There is no remote named "nope"/s);
   });
 
-  it('with a policy: its registry is listed as managed and cannot be removed; a configured one it leaves out is marked unused', async () => {
+  it('with a policy: its registry is listed as managed, cannot be removed; a configured one it leaves out is marked unused', async () => {
     const list = ok(await run(['remote', 'list'], true));
     const lines = list.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^corp\tfile:\/\/\S+\tnot fetched\t\[managed by your organisation; cannot be removed\]$/);

@@ -88,7 +88,10 @@ describe('adcap with a skills repository', () => {
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('2 problems to fix before this builds:');
     expect(build.stderr).toContain(
-      '  skills/composition-patterns/SKILL.md [skill-name-matches-dir] has the skill name "vercel-composition-patterns" in a directory named "composition-patterns"; the two must be equal\n    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns',
+      '  skills/composition-patterns/SKILL.md [skill-name-matches-dir] ' +
+        'has the skill name "vercel-composition-patterns" in a ' +
+        'directory named "composition-patterns"; the two must be equal\n' +
+        '    fix: rename the folder to vercel-composition-patterns or the name to composition-patterns',
     );
     expect(build.stderr).toContain(
       '  skills/no-description/SKILL.md [skill-description] has a SKILL.md without a description in its front matter',
@@ -107,7 +110,8 @@ describe('adcap with a skills repository', () => {
       `Claude Code (claude-code):\n  claude mcp add --scope user arcotheon-acme-greeter -- adcap mcp acme/greeter --home ${home}`,
     );
     expect(mcp.stdout).toContain(
-      `  add to ${join(userHome, '.cursor', 'mcp.json')}: {"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`,
+      `  add to ${join(userHome, '.cursor', 'mcp.json')}: ` +
+        `{"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`,
     );
     const noTools = await run(['agents', '--mcp', 'obra/superpowers']);
     expect(noTools.stderr).toMatch(/^error E_NOT_FOUND: obra\/superpowers has no tools/m);

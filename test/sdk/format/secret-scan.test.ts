@@ -75,19 +75,25 @@ describe('buildPackage refuses a secret key', () => {
     const error = await rejection(buildPackage(dir, { out }));
     expect(error.code).toBe('E_SEMANTIC');
     expect(error.message).toBe(
-      'config/settings.json holds an Arcotheon signing key file (it has a "secretKey") and would be published inside the package; move it out of the capability folder (keep keys under your user config directory) or list it in .adcapignore.',
+      'config/settings.json holds an Arcotheon signing key file (it has a "secretKey") ' +
+        'and would be published inside the package; move it out of the capability ' +
+        'folder (keep keys under your user config directory) or list it in .adcapignore.',
     );
     expect(error.details).toEqual({ path: 'config/settings.json' });
     await expect(readFile(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('finds a PEM private key at the top of a file larger than the builder reads whole (320 KiB), and builds once .adcapignore leaves it out', async () => {
-    const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    const dir = await capability('with-pem', { 'data/bundle.txt': `${pem}${'x'.repeat(5 * SCAN_BYTES)}` });
-    const error = await rejection(buildPackage(dir, { out: join(work, 'with-pem.adcap') }));
-    expect([error.code, error.details]).toEqual(['E_SEMANTIC', { path: 'data/bundle.txt' }]);
-    await writeFile(join(dir, '.adcapignore'), 'data/bundle.txt\n');
-    const built = await buildPackage(dir, { out: join(work, 'with-pem.adcap') });
-    expect(built.manifest.files.map((f) => f.path)).toEqual([]);
-  });
+  it(
+    'finds a PEM private key at the top of a file larger than the builder ' +
+      'reads whole (320 KiB), and builds once .adcapignore leaves it out',
+    async () => {
+      const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+      const dir = await capability('with-pem', { 'data/bundle.txt': `${pem}${'x'.repeat(5 * SCAN_BYTES)}` });
+      const error = await rejection(buildPackage(dir, { out: join(work, 'with-pem.adcap') }));
+      expect([error.code, error.details]).toEqual(['E_SEMANTIC', { path: 'data/bundle.txt' }]);
+      await writeFile(join(dir, '.adcapignore'), 'data/bundle.txt\n');
+      const built = await buildPackage(dir, { out: join(work, 'with-pem.adcap') });
+      expect(built.manifest.files.map((f) => f.path)).toEqual([]);
+    },
+  );
 });

@@ -95,11 +95,12 @@ describe('validateSkillDocument', () => {
   it('is not fooled by YAML alias expansion', () => {
     const bomb = [
       'a: &a [x, x, x, x, x, x, x, x, x, x]',
-      ...Array.from(
-        { length: 9 },
-        (_, i) =>
-          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
-      ),
+      // b: &b [*a, *a, ... ten times], c: &c [*b, ...], and so on: each level multiplies by ten.
+      ...Array.from({ length: 9 }, (_, i) => {
+        const name = String.fromCharCode(98 + i);
+        const previous = String.fromCharCode(97 + i);
+        return `${name}: &${name} [${Array.from({ length: 10 }, () => `*${previous}`).join(', ')}]`;
+      }),
     ];
     expectRule('a', doc(`${bomb.join('\n')}\nname: a\ndescription: d`), 'skill-front-matter');
   });

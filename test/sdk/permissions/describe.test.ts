@@ -15,7 +15,8 @@ describe('describePermission', () => {
     ['net:connect', 'Connect to any server on the internet'],
     [
       'process:exec:git',
-      "Run the program git on your computer; it runs in this tool's sandbox and can read only what the tool can, not the folder it is installed in",
+      "Run the program git on your computer; it runs in this tool's sandbox " +
+        'and can read only what the tool can, not the folder it is installed in',
     ],
     ['env:read:GITHUB_TOKEN', 'Read the environment variable GITHUB_TOKEN (the app asks you for its value)'],
     ['storage:data', 'Keep its own data between runs'],

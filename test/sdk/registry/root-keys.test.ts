@@ -3,9 +3,10 @@
 // published package: the SDK is packed with `npm pack` and its real prepack/postpack scripts (in a
 // staged copy of the package folder, with the dist/ this checkout built, so other tests that read
 // sdk/ and sdk/dist meanwhile never see a half-written build), the tarball unpacked into a fresh
-// folder's node_modules, and a host there searches the registry the package carries. The SDK's own dependencies are linked from this repository's node_modules
-// (npm's cache here holds tarballs but not registry metadata, so `npm install --offline` of the
-// tarball cannot resolve them; linking resolves exactly what an install would).
+// folder's node_modules, and a host there searches the registry the package carries. The SDK's
+// own dependencies are linked from this repository's node_modules (npm's cache here holds
+// tarballs but not registry metadata, so `npm install --offline` of the tarball cannot resolve
+// them; linking resolves exactly what an install would).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -110,9 +111,11 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
       join(app, 'host.mjs'),
       [
         "import { Arcotheon, ARCOTHEON_ROOT_KEYS, shippedRemote } from '@arcotheon/sdk';",
-        "const arc = new Arcotheon({ home: process.argv[2], rootKeys: ARCOTHEON_ROOT_KEYS, host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } } });",
+        'const arc = new Arcotheon({ home: process.argv[2], rootKeys: ARCOTHEON_ROOT_KEYS, ' +
+          "host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } } });",
         "const hits = await arc.search('csv');",
-        'console.log(JSON.stringify({ keys: ARCOTHEON_ROOT_KEYS, url: shippedRemote().url, remotes: (await arc.sources.remotes()).map((r) => r.name), hits: hits.map((h) => h.id) }));',
+        'console.log(JSON.stringify({ keys: ARCOTHEON_ROOT_KEYS, url: shippedRemote().url, ' +
+          'remotes: (await arc.sources.remotes()).map((r) => r.name), hits: hits.map((h) => h.id) }));',
       ].join('\n'),
     );
     const { stdout } = await run(process.execPath, ['host.mjs', join(app, 'home')], { cwd: app, env });

@@ -407,32 +407,36 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
     expect(error).toMatchObject({ code: 'E_SCHEMA', details: { file: path, pointer, keyword } });
   });
 
-  it('registry.json: refuses an empty root key list, a keyId that is not the hash of its key, and a negative sequence; reads a missing sequence as 0', async () => {
-    const config = parseStrictJson(await reg.read(REGISTRY_CONFIG), 'registry.json') as Record<string, unknown>;
-    const file = join(scratch, REGISTRY_CONFIG);
-    const read = async (value: unknown): Promise<unknown> => {
-      await writeFile(file, JSON.stringify(value));
-      return readRegistryConfig(scratch);
-    };
-    await expect(read({ ...config, rootKeys: [] })).rejects.toMatchObject({
-      code: 'E_SCHEMA',
-      details: { pointer: '/rootKeys', keyword: 'minItems' },
-    });
-    await expect(read({ ...config, spec: '1' })).rejects.toMatchObject({
-      code: 'E_SCHEMA',
-      details: { pointer: '/spec', keyword: 'const' },
-    });
-    await expect(read({ ...config, sequence: -3 })).rejects.toMatchObject({
-      code: 'E_SCHEMA',
-      details: { pointer: '/sequence', keyword: 'minimum' },
-    });
-    const other = generateKey();
-    const swapped = { ...config, rootKeys: [{ keyId: reg.rootKey.keyId, publicKey: other.publicKey }] };
-    await expect(read(swapped)).rejects.toMatchObject({
-      code: 'E_SCHEMA',
-      message: expect.stringContaining('rootKeys[0] whose keyId is not the SHA-256 of its publicKey'),
-    });
-    const { sequence: _dropped, ...withoutSequence } = config;
-    await expect(read(withoutSequence)).resolves.toMatchObject({ sequence: 0 });
-  });
+  it(
+    'registry.json: refuses an empty root key list, a keyId that is not the ' +
+      'hash of its key, and a negative sequence; reads a missing sequence as 0',
+    async () => {
+      const config = parseStrictJson(await reg.read(REGISTRY_CONFIG), 'registry.json') as Record<string, unknown>;
+      const file = join(scratch, REGISTRY_CONFIG);
+      const read = async (value: unknown): Promise<unknown> => {
+        await writeFile(file, JSON.stringify(value));
+        return readRegistryConfig(scratch);
+      };
+      await expect(read({ ...config, rootKeys: [] })).rejects.toMatchObject({
+        code: 'E_SCHEMA',
+        details: { pointer: '/rootKeys', keyword: 'minItems' },
+      });
+      await expect(read({ ...config, spec: '1' })).rejects.toMatchObject({
+        code: 'E_SCHEMA',
+        details: { pointer: '/spec', keyword: 'const' },
+      });
+      await expect(read({ ...config, sequence: -3 })).rejects.toMatchObject({
+        code: 'E_SCHEMA',
+        details: { pointer: '/sequence', keyword: 'minimum' },
+      });
+      const other = generateKey();
+      const swapped = { ...config, rootKeys: [{ keyId: reg.rootKey.keyId, publicKey: other.publicKey }] };
+      await expect(read(swapped)).rejects.toMatchObject({
+        code: 'E_SCHEMA',
+        message: expect.stringContaining('rootKeys[0] whose keyId is not the SHA-256 of its publicKey'),
+      });
+      const { sequence: _dropped, ...withoutSequence } = config;
+      await expect(read(withoutSequence)).resolves.toMatchObject({ sequence: 0 });
+    },
+  );
 });

@@ -84,25 +84,29 @@ afterAll(async () => {
 });
 
 describe('the call context and runtimes', () => {
-  it('resources and dependencies in the context: cached resource files and dependency dirs are readable in the sandbox, toolDataDir writable', async () => {
-    server.resetStats();
-    const result = await runTool(arc, 'acme/data', 'ctx', {});
-    const context = result.output['context'] as {
-      resources: Record<string, string>;
-      dependencies: Record<string, string>;
-      toolDataDir: string;
-    };
-    expect(context.resources['words']).toBe(arc.cache.pathFor(sha(words)));
-    expect(context.dependencies).toEqual({ 'acme/lib': await arc.installedDir('acme/lib') });
-    expect(context.toolDataDir).toBe(arc.home.toolDataDir('acme/data', 'ctx'));
-    expect(result.output['resources']).toEqual({ words: 'alpha\nbeta\n' });
-    expect(result.output['dependencies']).toEqual({ 'acme/lib': 'acme/lib' });
-    expect(result.output['toolData']).toBe('kept');
-    expect(server.statsFor('/data/words.txt').requests).toBe(1);
-    // Cached: the second run does not download again (spec §9).
-    await runTool(arc, 'acme/data', 'ctx', {});
-    expect(server.statsFor('/data/words.txt').requests).toBe(1);
-  });
+  it(
+    'resources and dependencies in the context: cached resource files ' +
+      'and dependency dirs are readable in the sandbox, toolDataDir writable',
+    async () => {
+      server.resetStats();
+      const result = await runTool(arc, 'acme/data', 'ctx', {});
+      const context = result.output['context'] as {
+        resources: Record<string, string>;
+        dependencies: Record<string, string>;
+        toolDataDir: string;
+      };
+      expect(context.resources['words']).toBe(arc.cache.pathFor(sha(words)));
+      expect(context.dependencies).toEqual({ 'acme/lib': await arc.installedDir('acme/lib') });
+      expect(context.toolDataDir).toBe(arc.home.toolDataDir('acme/data', 'ctx'));
+      expect(result.output['resources']).toEqual({ words: 'alpha\nbeta\n' });
+      expect(result.output['dependencies']).toEqual({ 'acme/lib': 'acme/lib' });
+      expect(result.output['toolData']).toBe('kept');
+      expect(server.statsFor('/data/words.txt').requests).toBe(1);
+      // Cached: the second run does not download again (spec §9).
+      await runTool(arc, 'acme/data', 'ctx', {});
+      expect(server.statsFor('/data/words.txt').requests).toBe(1);
+    },
+  );
 
   it('a shard request is answered with a verified shard the sandboxed tool can read; only that shard is fetched', async () => {
     server.resetStats();

@@ -127,7 +127,11 @@ describe('the hostile probe through runTool', () => {
   });
 
   for (const tool of Object.keys(GRANTS)) {
-    it(`${tool === 'none' ? 'no grant: every attempt fails' : `${(GRANTS[tool] ?? []).join(', ')} lifts exactly ${(LIFTS[tool] ?? []).join(', ')}`}`, async () => {
+    const name =
+      tool === 'none'
+        ? 'no grant: every attempt fails'
+        : `${(GRANTS[tool] ?? []).join(', ')} lifts exactly ${(LIFTS[tool] ?? []).join(', ')}`;
+    it(name, async () => {
       const r = await probe(tool);
       const worked = Object.fromEntries(ATTEMPTS.map((a) => [a, r[a]?.ok ?? false]));
       const expected = Object.fromEntries(ATTEMPTS.map((a) => [a, (LIFTS[tool] ?? []).includes(a)]));

@@ -86,35 +86,39 @@ describe('runTool refuses before starting', () => {
     }
   });
 
-  it('tier hook: called before each run with the tier; false refuses a pro capability and a free one with E_ENTITLEMENT, never E_DENIED (issue 12 item 4)', async () => {
-    const calls: Array<{ id: string; version: string; tier: string }> = [];
-    let allow = true;
-    const arc = h.arc({
-      checkTier: (c) => {
-        calls.push(c);
-        return allow;
-      },
-    });
-    await h.install(
-      {
-        id: 'acme/pro',
-        distribution: { tier: 'pro', access: 'public' },
-        tools: [nodeTool('echo', 'echo.mjs')],
-        files: { 'tools/echo.mjs': 'echo.mjs' },
-      },
-      arc,
-    );
-    await h.install({ id: 'acme/free', tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
-    expect((await runTool(arc, 'acme/pro', 'echo', {})).output['tool']).toBe('echo');
-    expect(calls).toEqual([{ id: 'acme/pro', version: '1.0.0', tier: 'pro' }]);
-    allow = false;
-    const pro = await rejectionOf(runTool(arc, 'acme/pro', 'echo', {}));
-    expect(pro.code).toBe('E_ENTITLEMENT');
-    expect(pro.message).toContain('Pro');
-    const free = await rejectionOf(runTool(arc, 'acme/free', 'echo', {}));
-    expect(free.code).toBe('E_ENTITLEMENT');
-    expect(calls).toHaveLength(3);
-  });
+  it(
+    'tier hook: called before each run with the tier; false refuses a pro ' +
+      'capability and a free one with E_ENTITLEMENT, never E_DENIED (issue 12 item 4)',
+    async () => {
+      const calls: Array<{ id: string; version: string; tier: string }> = [];
+      let allow = true;
+      const arc = h.arc({
+        checkTier: (c) => {
+          calls.push(c);
+          return allow;
+        },
+      });
+      await h.install(
+        {
+          id: 'acme/pro',
+          distribution: { tier: 'pro', access: 'public' },
+          tools: [nodeTool('echo', 'echo.mjs')],
+          files: { 'tools/echo.mjs': 'echo.mjs' },
+        },
+        arc,
+      );
+      await h.install({ id: 'acme/free', tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
+      expect((await runTool(arc, 'acme/pro', 'echo', {})).output['tool']).toBe('echo');
+      expect(calls).toEqual([{ id: 'acme/pro', version: '1.0.0', tier: 'pro' }]);
+      allow = false;
+      const pro = await rejectionOf(runTool(arc, 'acme/pro', 'echo', {}));
+      expect(pro.code).toBe('E_ENTITLEMENT');
+      expect(pro.message).toContain('Pro');
+      const free = await rejectionOf(runTool(arc, 'acme/free', 'echo', {}));
+      expect(free.code).toBe('E_ENTITLEMENT');
+      expect(calls).toHaveLength(3);
+    },
+  );
 
   it('runtime version: a node or python range this host does not satisfy is E_RUNTIME_UNSUPPORTED naming the version found', async () => {
     const arc = h.arc();

@@ -48,7 +48,9 @@ describe('assertMatches', () => {
     const error = thrown(() => assertMatches(schema, { pth: 'a.txt' }, 'E_INPUT', 'The input of tool read', 'inputSchema'));
     expect(error.code).toBe('E_INPUT');
     expect(error.message).toBe(
-      'The input of tool read does not match its inputSchema: / is missing the required field "path" (required); / has the unknown field "pth" (additionalProperties). It accepts: "path" (string, required), "limit" (integer|null), "raw".',
+      'The input of tool read does not match its inputSchema: / is missing the required ' +
+        'field "path" (required); / has the unknown field "pth" (additionalProperties). ' +
+        'It accepts: "path" (string, required), "limit" (integer|null), "raw".',
     );
     expect(error.details['accepted']).toEqual(acceptedFields(schema));
   });

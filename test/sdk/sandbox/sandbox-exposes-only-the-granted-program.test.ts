@@ -21,8 +21,18 @@ const fs = require('node:fs');
 const { spawnSync } = require('node:child_process');
 const cfg = JSON.parse(process.argv[1]);
 const r = {};
-const attempt = (name, fn) => { try { r[name] = { ok: true, detail: String(fn()) }; } catch (e) { r[name] = { ok: false, detail: e.code ?? e.message }; } };
-attempt('runProgram', () => { const p = spawnSync(cfg.program, [], { encoding: 'utf8' }); if (p.status !== 0) throw new Error('exit ' + p.status + ' ' + p.stderr); return p.stdout.trim(); });
+const attempt = (name, fn) => {
+  try {
+    r[name] = { ok: true, detail: String(fn()) };
+  } catch (e) {
+    r[name] = { ok: false, detail: e.code ?? e.message };
+  }
+};
+attempt('runProgram', () => {
+  const p = spawnSync(cfg.program, [], { encoding: 'utf8' });
+  if (p.status !== 0) throw new Error('exit ' + p.status + ' ' + p.stderr);
+  return p.stdout.trim();
+});
 for (const [name, file] of Object.entries(cfg.read)) attempt(name, () => fs.readFileSync(file, 'utf8'));
 attempt('listBin', () => fs.readdirSync(cfg.binDir).join(','));
 process.stdout.write(JSON.stringify(r) + '\n');

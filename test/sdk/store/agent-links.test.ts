@@ -143,7 +143,7 @@ describe('link and unlink', () => {
 });
 
 describe('collisions', () => {
-  it("a user's own folder of the same name is reported with a choice, nothing is linked or overwritten; --as and --skip resolve it", async () => {
+  it("a user's own folder of the same name is reported with a choice, nothing linked or overwritten; --as, --skip resolve it", async () => {
     await arc.install('obra/superpowers', approve);
     await mkdir(join(claudeDir(), 'pdf'), { recursive: true });
     await writeFile(join(claudeDir(), 'pdf', 'SKILL.md'), 'my own pdf skill');

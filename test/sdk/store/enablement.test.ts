@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 
 describe('disable and enable', () => {
-  it('keeps files, versions and grants, refuses its tools with E_DISABLED naming "adcap enable", and runs them again once enabled', async () => {
+  it('keeps files, versions and grants, refuses its tools with E_DISABLED naming "adcap enable", and runs them once enabled', async () => {
     const home = await reg.newHome();
     const changes: string[] = [];
     const arc = reg.arcotheon(home, { onEnablement: ({ id, enabled }) => void changes.push(`${id}:${enabled}`) });

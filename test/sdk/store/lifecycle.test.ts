@@ -179,41 +179,45 @@ describe('install', () => {
 });
 
 describe('resources at install (spec §9)', () => {
-  it('fetches lazy: false resources at install from the registry mirror when the declared source fails, and leaves lazy ones for first use', async () => {
-    const local = await LifecycleRegistry.create();
-    const eagerBytes = Buffer.from('eager resource\n'.repeat(1000));
-    const lazyBytes = Buffer.from('lazy resource\n'.repeat(1000));
-    const files = join(local.registry.work, 'res');
-    await mkdir(files, { recursive: true });
-    await writeFile(join(files, 'eager.bin'), eagerBytes);
-    await writeFile(join(files, 'lazy.bin'), lazyBytes);
-    await mirrorBlob(local.registry.dir, join(files, 'eager.bin'));
-    await mirrorBlob(local.registry.dir, join(files, 'lazy.bin'));
-    // Port 9 on loopback refuses connections: the declared mirror fails, the registry's works.
-    const unreachable = (name: string): string => `https://127.0.0.1:9/${name}`;
-    await local.publishAll([
-      {
-        id: 'acme/data',
-        version: '1.0.0',
-        resources: [
-          {
-            id: 'eager',
-            kind: 'dataset',
-            sources: [unreachable('eager.bin')],
-            sha256: sha256Hex(eagerBytes),
-            size: eagerBytes.length,
-            lazy: false,
-          },
-          { id: 'lazy', kind: 'dataset', sources: [unreachable('lazy.bin')], sha256: sha256Hex(lazyBytes), size: lazyBytes.length },
-        ],
-      },
-    ]);
-    const arc = local.arcotheon(await local.newHome());
-    await arc.install('acme/data', { approve: approveAll });
-    expect(await arc.cache.has(sha256Hex(eagerBytes), eagerBytes.length)).toBe(true);
-    expect(await arc.cache.has(sha256Hex(lazyBytes))).toBe(false);
-    expect(await readFile(arc.cache.pathFor(sha256Hex(eagerBytes)), 'utf8')).toBe(eagerBytes.toString());
-  });
+  it(
+    'fetches lazy: false resources at install from the registry mirror ' +
+      'when the declared source fails, and leaves lazy ones for first use',
+    async () => {
+      const local = await LifecycleRegistry.create();
+      const eagerBytes = Buffer.from('eager resource\n'.repeat(1000));
+      const lazyBytes = Buffer.from('lazy resource\n'.repeat(1000));
+      const files = join(local.registry.work, 'res');
+      await mkdir(files, { recursive: true });
+      await writeFile(join(files, 'eager.bin'), eagerBytes);
+      await writeFile(join(files, 'lazy.bin'), lazyBytes);
+      await mirrorBlob(local.registry.dir, join(files, 'eager.bin'));
+      await mirrorBlob(local.registry.dir, join(files, 'lazy.bin'));
+      // Port 9 on loopback refuses connections: the declared mirror fails, the registry's works.
+      const unreachable = (name: string): string => `https://127.0.0.1:9/${name}`;
+      await local.publishAll([
+        {
+          id: 'acme/data',
+          version: '1.0.0',
+          resources: [
+            {
+              id: 'eager',
+              kind: 'dataset',
+              sources: [unreachable('eager.bin')],
+              sha256: sha256Hex(eagerBytes),
+              size: eagerBytes.length,
+              lazy: false,
+            },
+            { id: 'lazy', kind: 'dataset', sources: [unreachable('lazy.bin')], sha256: sha256Hex(lazyBytes), size: lazyBytes.length },
+          ],
+        },
+      ]);
+      const arc = local.arcotheon(await local.newHome());
+      await arc.install('acme/data', { approve: approveAll });
+      expect(await arc.cache.has(sha256Hex(eagerBytes), eagerBytes.length)).toBe(true);
+      expect(await arc.cache.has(sha256Hex(lazyBytes))).toBe(false);
+      expect(await readFile(arc.cache.pathFor(sha256Hex(eagerBytes)), 'utf8')).toBe(eagerBytes.toString());
+    },
+  );
 
   it('installs nothing when an eager resource cannot be fetched', async () => {
     const local = await LifecycleRegistry.create();

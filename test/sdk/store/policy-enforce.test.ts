@@ -74,7 +74,7 @@ describe('deniedPermissions', () => {
     expect((await arc.install('acme/app@^1.0.0', { approve })).installed.map((i) => i.id)).toEqual(['acme/lib', 'acme/app']);
   });
 
-  it('refuses a grant the policy denies, refuses to run a tool whose grant a newer policy denies, and doctor and list flag it', async () => {
+  it('refuses a grant the policy denies, refuses to run a tool whose grant a newer policy denies, doctor and list flag it', async () => {
     const { arc, set } = await managed({ ...ORG });
     await arc.install('acme/app@1.0.0', { approve });
     await arc.revokeGrant('acme/app', 'fs:read:workspace');
@@ -114,32 +114,36 @@ describe('blocked', () => {
     expect((await arc.state('acme/lib')).active).toBe('1.0.0');
   });
 
-  it('disables an installed capability the policy blocks (by: policy), refuses enabling and running it, and enables it again when unblocked', async () => {
-    const { arc, set } = await managed({ ...ORG });
-    await arc.install('acme/app@1.0.0', { approve });
-    await set({ ...ORG, blocked: ['acme/app@1'] });
-    expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(
-      expect.stringMatching(/acme\/app@1\.0\.0 is blocked by the policy \(acme\/app@1\) but still enabled/),
-    );
-    // Even before applyPolicy runs, the blocked version's tools are refused.
-    expect((await rejection(runTool(arc, 'acme/app', 'main', {}))).code).toBe('E_POLICY');
+  it(
+    'disables an installed capability the policy blocks (by: policy), ' +
+      'refuses enabling and running it, and enables it again when unblocked',
+    async () => {
+      const { arc, set } = await managed({ ...ORG });
+      await arc.install('acme/app@1.0.0', { approve });
+      await set({ ...ORG, blocked: ['acme/app@1'] });
+      expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(
+        expect.stringMatching(/acme\/app@1\.0\.0 is blocked by the policy \(acme\/app@1\) but still enabled/),
+      );
+      // Even before applyPolicy runs, the blocked version's tools are refused.
+      expect((await rejection(runTool(arc, 'acme/app', 'main', {}))).code).toBe('E_POLICY');
 
-    const applied = await arc.applyPolicy();
-    expect(applied.disabled).toEqual([{ id: 'acme/app', rule: 'acme/app@1' }]);
-    const entry = (await arc.list()).find((c) => c.id === 'acme/app');
-    expect(entry?.disabled).toMatchObject({ by: 'policy', rule: 'acme/app@1' });
-    expect(entry?.managed).toMatchObject({ blocked: 'acme/app@1', text: expect.stringMatching(/^Managed by Acme IT \(rule "blocked"/) });
-    const run = await rejection(runTool(arc, 'acme/app', 'main', {}));
-    expect(run.code).toBe('E_DISABLED');
-    expect(run.message).toMatch(/switched off by your organisation's policy \(blocked: acme\/app@1\)/);
-    expect((await rejection(arc.enable('acme/app'))).code).toBe('E_POLICY');
-    // Applying again changes nothing.
-    expect((await arc.applyPolicy()).disabled).toEqual([]);
+      const applied = await arc.applyPolicy();
+      expect(applied.disabled).toEqual([{ id: 'acme/app', rule: 'acme/app@1' }]);
+      const entry = (await arc.list()).find((c) => c.id === 'acme/app');
+      expect(entry?.disabled).toMatchObject({ by: 'policy', rule: 'acme/app@1' });
+      expect(entry?.managed).toMatchObject({ blocked: 'acme/app@1', text: expect.stringMatching(/^Managed by Acme IT \(rule "blocked"/) });
+      const run = await rejection(runTool(arc, 'acme/app', 'main', {}));
+      expect(run.code).toBe('E_DISABLED');
+      expect(run.message).toMatch(/switched off by your organisation's policy \(blocked: acme\/app@1\)/);
+      expect((await rejection(arc.enable('acme/app'))).code).toBe('E_POLICY');
+      // Applying again changes nothing.
+      expect((await arc.applyPolicy()).disabled).toEqual([]);
 
-    await set({ ...ORG });
-    expect((await arc.applyPolicy()).enabled).toEqual(['acme/app']);
-    expect((await arc.state('acme/app')).disabled).toBeUndefined();
-  });
+      await set({ ...ORG });
+      expect((await arc.applyPolicy()).enabled).toEqual(['acme/app']);
+      expect((await arc.state('acme/app')).disabled).toBeUndefined();
+    },
+  );
 
   it('an update passes over a blocked newer version instead of failing', async () => {
     const { arc, set } = await managed({ ...ORG });
@@ -173,15 +177,19 @@ describe('sideload and unsigned', () => {
     expect(refused.message).toMatch(/Installing from a file \(.*\.adcap\) is not allowed.*rule "sideload"/);
   });
 
-  it('unsigned: false refuses an unsigned file even with the extra confirmation, and accepts one signed by a publisher an allowed registry trusts', async () => {
-    const { arc } = await managed({ ...ORG, unsigned: false });
-    const unsigned = await buildCapability({ id: 'acme/local', version: '1.0.0' }, join(dir, 'build'), []);
-    const refused = await rejection(arc.install({ file: unsigned }, { approve, allowUnsigned: true }));
-    expect(refused.code).toBe('E_POLICY');
-    expect(refused.message).toMatch(/acme\/local is not signed by a key an allowed registry trusts.*rule "unsigned"/);
-    const signed = await reg.publish({ id: 'acme/signed', version: '1.0.0' });
-    expect((await arc.install({ file: signed }, { approve })).installed).toEqual([{ id: 'acme/signed', version: '1.0.0' }]);
-  });
+  it(
+    'unsigned: false refuses an unsigned file even with the extra confirmation, ' +
+      'and accepts one signed by a publisher an allowed registry trusts',
+    async () => {
+      const { arc } = await managed({ ...ORG, unsigned: false });
+      const unsigned = await buildCapability({ id: 'acme/local', version: '1.0.0' }, join(dir, 'build'), []);
+      const refused = await rejection(arc.install({ file: unsigned }, { approve, allowUnsigned: true }));
+      expect(refused.code).toBe('E_POLICY');
+      expect(refused.message).toMatch(/acme\/local is not signed by a key an allowed registry trusts.*rule "unsigned"/);
+      const signed = await reg.publish({ id: 'acme/signed', version: '1.0.0' });
+      expect((await arc.install({ file: signed }, { approve })).installed).toEqual([{ id: 'acme/signed', version: '1.0.0' }]);
+    },
+  );
 });
 
 describe('remotes', () => {
@@ -207,7 +215,7 @@ describe('remotes', () => {
 });
 
 describe('required', () => {
-  it('applyPolicy installs required capabilities with the permissions granted by the policy; they cannot be uninstalled or disabled', async () => {
+  it("applyPolicy installs required capabilities with the policy's grants; they cannot be uninstalled or disabled", async () => {
     const { arc } = await managed({ ...ORG, required: ['acme/app@^1.0.0'] });
     expect((await arc.doctor({ checkRevocations: false, checkCache: false })).problems.map((p) => p.message)).toContainEqual(
       expect.stringMatching(/acme\/app is required by the policy \(acme\/app@\^1\.0\.0\) but not installed/),

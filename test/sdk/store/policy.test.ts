@@ -53,23 +53,27 @@ describe('loading the organisation policy', () => {
     expect(systemPolicyPath('win32', { ProgramData: 'D:\\Data' })).toBe(join('D:\\Data', 'Arcotheon', 'policy.json'));
   });
 
-  it('an invalid policy stops everything with E_POLICY instead of being ignored (bad JSON, unknown rule, bad range, missing file named by the host)', async () => {
-    const cases: Array<[string, unknown, RegExp]> = [
-      ['json.json', '{"policy": 1,', /not valid JSON/],
-      ['unknown.json', { policy: 1, sideloading: false }, /does not match the policy schema/],
-      ['version.json', { policy: 2 }, /does not match the policy schema/],
-      ['range.json', { policy: 1, blocked: ['acme/x@not a range!'] }, /not valid semver/],
-      ['pattern.json', { policy: 1, deniedPermissions: ['net:connect:bad host'] }, /deniedPermissions entry/],
-      ['both.json', { policy: 1, blocked: ['acme/x'], required: ['acme/x'] }, /both requires and blocks acme\/x/],
-    ];
-    for (const [name, value, message] of cases) {
-      const path = await policyFile(name, value);
-      const error = await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: path } }));
-      expect(error, name).toMatchObject({ code: 'E_POLICY' });
-      expect(error.message, name).toMatch(message);
-    }
-    expect(await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: join(dir, 'nope.json') } }))).toMatchObject({ code: 'E_POLICY' });
-  });
+  it(
+    'an invalid policy stops everything with E_POLICY instead of being ignored ' +
+      '(bad JSON, unknown rule, bad range, missing file named by the host)',
+    async () => {
+      const cases: Array<[string, unknown, RegExp]> = [
+        ['json.json', '{"policy": 1,', /not valid JSON/],
+        ['unknown.json', { policy: 1, sideloading: false }, /does not match the policy schema/],
+        ['version.json', { policy: 2 }, /does not match the policy schema/],
+        ['range.json', { policy: 1, blocked: ['acme/x@not a range!'] }, /not valid semver/],
+        ['pattern.json', { policy: 1, deniedPermissions: ['net:connect:bad host'] }, /deniedPermissions entry/],
+        ['both.json', { policy: 1, blocked: ['acme/x'], required: ['acme/x'] }, /both requires and blocks acme\/x/],
+      ];
+      for (const [name, value, message] of cases) {
+        const path = await policyFile(name, value);
+        const error = await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: path } }));
+        expect(error, name).toMatchObject({ code: 'E_POLICY' });
+        expect(error.message, name).toMatch(message);
+      }
+      expect(await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: join(dir, 'nope.json') } }))).toMatchObject({ code: 'E_POLICY' });
+    },
+  );
 
   it('refuses a policy at the system location that a user could edit (not root-owned, writable by others, a link)', async () => {
     const folder = join(dir, 'etc-arcotheon');
@@ -139,7 +143,9 @@ describe('policy rules', () => {
     expect(thrown).toMatchObject({
       code: 'E_POLICY',
       message:
-        'acme/x needs the permission net:connect:api.example.com, which your organisation never grants (net:connect). Managed by Acme IT (rule "deniedPermissions" in /etc/arcotheon/policy.json). Ask it@acme.example if you need it.',
+        'acme/x needs the permission net:connect:api.example.com, ' +
+        'which your organisation never grants (net:connect). ' +
+        'Managed by Acme IT (rule "deniedPermissions" in /etc/arcotheon/policy.json). Ask it@acme.example if you need it.',
       details: { rule: 'deniedPermissions', pattern: 'net:connect' },
     });
   });

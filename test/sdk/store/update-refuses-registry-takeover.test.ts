@@ -109,7 +109,7 @@ describe('update refuses a registry takeover', () => {
     expect((await arc.state('acme/app')).versions['1.0.0']?.source).toMatchObject({ remote: 'test' });
   });
 
-  it('an explicit move (InstallRequest.remote) is a plan item with previousSource, approved like any plan, and later updates follow it', async () => {
+  it('an explicit move (InstallRequest.remote) is a plan item with previousSource, approved as usual; updates then follow it', async () => {
     const { arc } = await installedThenAttackerAdded();
     const plan = await arc.plan({ packages: ['acme/app@^9.0.0'], remote: 'attacker' });
     const item = plan.items.find((i) => i.id === 'acme/app');

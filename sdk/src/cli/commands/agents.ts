@@ -41,7 +41,8 @@ export function register(program: Command, ctx: CliContext): void {
         mode: opts.copy === true ? 'copy' : 'auto',
       });
       output.result(result, () => [
-        `linked ${result.linked.length} skill${result.linked.length === 1 ? '' : 's'} of ${id} into ${agentDefinition(result.agent).name} (${result.dir}):`,
+        `linked ${result.linked.length} skill${result.linked.length === 1 ? '' : 's'} ` +
+          `of ${id} into ${agentDefinition(result.agent).name} (${result.dir}):`,
         ...result.linked.map((l) => `  ${l.skill} -> ${l.path}${l.mode === 'copy' ? ' (copy)' : ''}`),
         'they follow updates and rollbacks; "adcap unlink" removes them',
         `restart ${agentDefinition(result.agent).name} (or reload its skills) to see them`,
@@ -79,7 +80,8 @@ export function register(program: Command, ctx: CliContext): void {
         const tools = (await grantedMcpTools(arc, opts.mcp)).map((t) => t.mcp.name);
         output.result({ tools, registrations }, () => [
           tools.length === 0
-            ? `no tool of ${opts.mcp?.join(', ')} is granted yet, so the server would list none; grant them with "adcap grants <id> --grant <permission>"`
+            ? `no tool of ${opts.mcp?.join(', ')} is granted yet, so the server would list none; ` +
+              'grant them with "adcap grants <id> --grant <permission>"'
             : `the server lists ${tools.length} granted tool${tools.length === 1 ? '' : 's'}: ${tools.join(', ')}`,
           ...registrations.map((r) => `${agentDefinition(r.agent).name} (${r.agent}):\n  ${r.line}`),
         ]);
@@ -91,7 +93,9 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 function agentLines(agent: AgentStatus): string[] {
-  const head = `${agent.name} (${agent.id}): ${agent.present ? 'present' : 'not found'}; personal skills in ${agent.skillDirs.join(', ')}; project skills in ${agent.projectDirs.join(', ')}`;
+  const head =
+    `${agent.name} (${agent.id}): ${agent.present ? 'present' : 'not found'}; personal skills ` +
+    `in ${agent.skillDirs.join(', ')}; project skills in ${agent.projectDirs.join(', ')}`;
   return [head, ...agent.links.map(linkLine)];
 }
 

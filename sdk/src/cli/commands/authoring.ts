@@ -38,7 +38,8 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('init')
     .description(
-      'package a folder of skills (skills/*/SKILL.md or */SKILL.md): write capability.json and .adcapignore; in an empty folder, scaffold a new capability',
+      'package a folder of skills (skills/*/SKILL.md or */SKILL.md): ' +
+        'write capability.json and .adcapignore; in an empty folder, scaffold a new capability',
     )
     .argument('[dir]', 'directory to create it in', '.')
     .option('--id <publisher/name>', 'capability id (default: local/<directory name>)')
@@ -286,7 +287,8 @@ export function scaffoldCapability(
     if (parts === null) {
       throw new AdcapError(
         'E_USAGE',
-        `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`,
+        `--id ${JSON.stringify(options.id)} is not publisher/name ` +
+          '(lowercase letters, digits and single hyphens, each part 1-64 characters).',
       );
     }
     id = options.id;

@@ -61,7 +61,8 @@ export function register(program: Command, ctx: CliContext): void {
       output.result(
         remoteSummary(normalized, loaded),
         () =>
-          `added remote ${name} (${normalized.url}): catalogue "${loaded.payload.registry}" sequence ${loaded.payload.sequence}, ${Object.keys(loaded.payload.capabilities).length} capabilities`,
+          `added remote ${name} (${normalized.url}): catalogue "${loaded.payload.registry}" sequence ` +
+          `${loaded.payload.sequence}, ${Object.keys(loaded.payload.capabilities).length} capabilities`,
       );
     });
 
@@ -108,7 +109,8 @@ export function register(program: Command, ctx: CliContext): void {
         ...(shown.minSequence === undefined ? [] : [`  minimum sequence: ${shown.minSequence}`]),
         shown.sequence === null
           ? '  catalogue: not fetched yet (adcap remote update)'
-          : `  catalogue: "${cliListText(shown.registry ?? '')}" sequence ${shown.sequence}, ${shown.capabilities ?? 0} capabilities, verified ${shown.checkedAt ?? '-'}`,
+          : `  catalogue: "${cliListText(shown.registry ?? '')}" sequence ${shown.sequence}, ` +
+            `${shown.capabilities ?? 0} capabilities, verified ${shown.checkedAt ?? '-'}`,
         ...(shown.managed === null ? [] : [`  ${shown.managed.text} It cannot be removed.`]),
         ...(shown.used ? [] : ['  not used: your organisation allows only the registries its policy lists.']),
       ]);
@@ -227,7 +229,9 @@ export function register(program: Command, ctx: CliContext): void {
       } catch (error) {
         if (installed === null) throw error;
         output.note(
-          `note: the remotes could not be read (${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); showing the installed copy only`,
+          'note: the remotes could not be read ' +
+            `(${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); ` +
+            'showing the installed copy only',
         );
       }
       if (listed === null && installed === null) {
@@ -384,9 +388,8 @@ function showLines(shown: Shown): string[] {
     if (installed.workflows.length > 0) lines.push('workflows:', ...installed.workflows.map((w) => `  ${t(w)}`));
   }
   if (shown.remote !== null) {
-    lines.push(
-      `latest: ${shown.latest ?? 'none'}${shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`}  tier: ${shown.tier}  access: ${shown.access}`,
-    );
+    const prerelease = shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`;
+    lines.push(`latest: ${shown.latest ?? 'none'}${prerelease}  tier: ${shown.tier}  access: ${shown.access}`);
     lines.push('versions:');
     const versions: string[] = [];
     for (const [version, entry] of Object.entries(shown.versions)) {

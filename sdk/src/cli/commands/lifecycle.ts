@@ -90,7 +90,9 @@ export function register(program: Command, ctx: CliContext): void {
             ? 'nothing installed; find capabilities with "adcap search"'
             : list.map(
                 (c) =>
-                  `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`,
+                  `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}` +
+                  `${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}` +
+                  `${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`,
               ),
       );
     });
@@ -258,13 +260,16 @@ function planJson(plan: Plan): Record<string, unknown> {
 }
 
 function doctorLines(report: DoctorReport): string[] {
-  const head = `checked ${report.checked.packages} capabilities (${report.checked.versions} versions) and ${report.checked.cacheEntries} cached blobs`;
+  const head =
+    `checked ${report.checked.packages} capabilities (${report.checked.versions} versions) ` +
+    `and ${report.checked.cacheEntries} cached blobs`;
   if (report.problems.length === 0) return [head, 'no problems found'];
   return [
     head,
     ...report.problems.map(
       (p) =>
-        `${p.fixed !== undefined ? 'fixed' : p.fixable ? 'fixable' : 'problem'}: ${p.message}${p.fixed !== undefined ? ` (${p.fixed})` : ''}`,
+        `${p.fixed !== undefined ? 'fixed' : p.fixable ? 'fixable' : 'problem'}: ` +
+        `${p.message}${p.fixed !== undefined ? ` (${p.fixed})` : ''}`,
     ),
     report.ok ? 'everything was repaired' : 'problems remain; "adcap doctor --fix" repairs the fixable ones',
   ];

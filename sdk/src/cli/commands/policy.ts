@@ -74,6 +74,7 @@ function applyLines(result: PolicyApplyResult): string[] {
     ...result.updated.map((i) => `updated ${i.id} to ${i.version}`),
     ...result.awaitingApproval.map((id) => `an update of ${id} needs new permissions; run "adcap update ${id}" to review it`),
     ...result.failed.map((f) => `could not apply the policy to ${f.id}: ${f.code}: ${safeText(f.message)}`),
-    `the home is in line with the policy${result.policy === null ? '' : ` ${safeText(result.policy.path)}`}${result.failed.length > 0 ? ', except as noted above' : ''}`,
+    `the home is in line with the policy${result.policy === null ? '' : ` ${safeText(result.policy.path)}`}` +
+      (result.failed.length > 0 ? ', except as noted above' : ''),
   ];
 }

@@ -83,7 +83,8 @@ export function register(program: Command, ctx: CliContext): void {
         { id: entry.id, version: entry.version, created: result.created, archive: entry.archive, signers: entry.signers },
         () =>
           result.created
-            ? `published ${entry.id}@${entry.version} (${entry.archive.size} bytes, sha256 ${entry.archive.sha256}); run "adcap registry build" to publish the catalogue`
+            ? `published ${entry.id}@${entry.version} (${entry.archive.size} bytes, ` +
+              `sha256 ${entry.archive.sha256}); run "adcap registry build" to publish the catalogue`
             : `${entry.id}@${entry.version} is already published with the same content; nothing changed`,
       );
     });
@@ -129,7 +130,8 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (dirArg: string, opts: { rootKey: string[] }) => {
       const result = await buildRegistry(ctx.resolvePath(dirArg), { rootKeys: await readKeys(ctx, opts.rootKey) });
       output.result(result, () => [
-        `built catalogue sequence ${result.sequence} at ${result.generatedAt}: ${result.capabilities} capabilities, ${result.documentsWritten} document(s) changed`,
+        `built catalogue sequence ${result.sequence} at ${result.generatedAt}: ` +
+          `${result.capabilities} capabilities, ${result.documentsWritten} document(s) changed`,
         `sync v1/ to your host with the catalogue last (${result.catalogPath})`,
       ]);
     });

@@ -15,7 +15,8 @@ export function checkEntryPath(path: string | Uint8Array): string {
     const raw = Buffer.from(bytes).toString('latin1');
     throw new AdcapError(
       'E_PATH',
-      `The package path ${JSON.stringify(raw)} ${reason}; spec §2 allows only relative printable-ASCII paths of at most ${MAX_ENTRY_PATH_BYTES} bytes.`,
+      `The package path ${JSON.stringify(raw)} ${reason}; ` +
+        `spec §2 allows only relative printable-ASCII paths of at most ${MAX_ENTRY_PATH_BYTES} bytes.`,
       {
         details: { path: raw },
       },

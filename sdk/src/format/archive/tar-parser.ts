@@ -225,7 +225,8 @@ function roundUp(size: number): number {
 function overExpanded(limits: ArchiveLimits): AdcapError {
   return new AdcapError(
     'E_LIMIT',
-    `The package expands to more than ${limits.maxExpandedBytes} bytes, the reader's limit (spec §2); it is too large or a decompression bomb.`,
+    `The package expands to more than ${limits.maxExpandedBytes} bytes, ` +
+      "the reader's limit (spec §2); it is too large or a decompression bomb.",
     { details: { limit: 'maxExpandedBytes', value: limits.maxExpandedBytes } },
   );
 }

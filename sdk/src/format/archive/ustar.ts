@@ -102,7 +102,8 @@ function splitPath(path: string): [prefix: string, name: string] {
   }
   throw new AdcapError(
     'E_PATH',
-    `The package path ${JSON.stringify(path)} cannot be stored in a ustar header: its last part must be at most 100 bytes and the rest at most 155; shorten a directory or file name.`,
+    `The package path ${JSON.stringify(path)} cannot be stored in a ustar header: its last ` +
+      'part must be at most 100 bytes and the rest at most 155; shorten a directory or file name.',
     { details: { path } },
   );
 }
@@ -160,7 +161,8 @@ export function decodeHeader(block: Buffer, offset: number): RawHeader {
     const shownPath = JSON.stringify(pathBytes.toString('latin1'));
     throw new AdcapError(
       'E_ENTRY_TYPE',
-      `The package contains ${describeTypeflag(typeflag)} (${shownPath}) ${where}; spec §2 allows only regular files in plain ustar headers.`,
+      `The package contains ${describeTypeflag(typeflag)} (${shownPath}) ${where}; ` +
+        'spec §2 allows only regular files in plain ustar headers.',
       { details: { offset, typeflag: String.fromCharCode(typeflag), path: pathBytes.toString('latin1') } },
     );
   }

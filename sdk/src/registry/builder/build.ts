@@ -73,7 +73,8 @@ function checkSigningKeys(keys: readonly KeyFile[], rootKeys: readonly { keyId: 
     if (!rootKeys.some((root) => root.keyId === key.keyId)) {
       throw new AdcapError(
         'E_UNTRUSTED',
-        `Key ${key.keyId} is not a root key of this registry (registry.json lists ${rootKeys.map((k) => k.keyId).join(', ')}); sign with the root key clients have pinned.`,
+        `Key ${key.keyId} is not a root key of this registry (registry.json lists ${rootKeys.map((k) => k.keyId).join(', ')}); ` +
+          'sign with the root key clients have pinned.',
       );
     }
   }

@@ -76,7 +76,9 @@ export async function addPublisher(root: string, publisher: string, options: { p
     if (known?.status === 'revoked') {
       throw new AdcapError(
         'E_REVOKED',
-        `Key ${keyId} of publisher "${publisher}" was revoked at ${known.revokedAt ?? 'an earlier time'}; a revoked key cannot be added back, generate a new key.`,
+        `Key ${keyId} of publisher "${publisher}" was ` +
+          `revoked at ${known.revokedAt ?? 'an earlier time'}; ` +
+          'a revoked key cannot be added back, generate a new key.',
       );
     }
     if (known === undefined) file.keys.push({ keyId, publicKey: options.publicKey, status: 'active' });

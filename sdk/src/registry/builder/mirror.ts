@@ -44,7 +44,8 @@ export async function mirrorBlob(registryDir: string, file: string, expected?: {
   if (expected !== undefined && (expected.sha256 !== source.sha256 || expected.size !== source.size)) {
     throw new AdcapError(
       'E_HASH',
-      `${file} has SHA-256 ${source.sha256} and ${source.size} bytes, but the pin says ${expected.sha256} and ${expected.size} bytes; rebuild the resource or update its pin.`,
+      `${file} has SHA-256 ${source.sha256} and ${source.size} bytes, but the pin says ` +
+        `${expected.sha256} and ${expected.size} bytes; rebuild the resource or update its pin.`,
       { details: { file, expected, actual: source } },
     );
   }

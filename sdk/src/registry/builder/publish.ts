@@ -91,7 +91,8 @@ export function checkPublisherSignature(pkg: ReadPackage, publisher: string, fil
   if (file === null) {
     throw new AdcapError(
       'E_UNTRUSTED',
-      `Publisher "${publisher}" is not registered here, so ${label} cannot be published; add it with "adcap registry add-publisher <dir> ${publisher} --key <base64>".`,
+      `Publisher "${publisher}" is not registered here, so ${label} cannot be published; ` +
+        `add it with "adcap registry add-publisher <dir> ${publisher} --key <base64>".`,
     );
   }
   if (pkg.signatureBytes === null) {
@@ -109,7 +110,10 @@ export function checkPublisherSignature(pkg: ReadPackage, publisher: string, fil
     const keyIds = Array.isArray(error.details.keyIds) ? error.details.keyIds.map(String) : [];
     throw new AdcapError(
       'E_UNTRUSTED',
-      `${label} is signed by ${keyIds.length === 0 ? 'no key' : `key ${keyIds.join(', ')}`}, which is not a key of publisher "${publisher}" here; if the key is theirs, add it with "adcap registry add-publisher <dir> ${publisher} --key <its public key, base64>", or sign with a key already registered.`,
+      `${label} is signed by ${keyIds.length === 0 ? 'no key' : `key ${keyIds.join(', ')}`}, ` +
+        `which is not a key of publisher "${publisher}" here; ` +
+        `if the key is theirs, add it with "adcap registry add-publisher <dir> ${publisher} --key <its public key, base64>", ` +
+        'or sign with a key already registered.',
       { cause: error, details: { publisher, keyIds } },
     );
   }
@@ -124,7 +128,8 @@ export function checkImmutable(existing: VersionEntry, pkg: ReadPackage): void {
       : 'its content differs';
   throw new AdcapError(
     'E_IMMUTABLE',
-    `${existing.id}@${existing.version} is already published and ${why}; published versions are immutable, so publish the change under a new version.`,
+    `${existing.id}@${existing.version} is already published and ${why}; ` +
+      'published versions are immutable, so publish the change under a new version.',
     { details: { id: existing.id, version: existing.version, published: existing.archive.sha256, offered: pkg.archiveSha256 } },
   );
 }

@@ -17,7 +17,9 @@ export function checkDocumentPin(bytes: Uint8Array, pin: { sha256: string }, id:
   if (actual !== pin.sha256) {
     throw new AdcapError(
       'E_DOC_HASH',
-      `The package document of ${id} does not match the SHA-256 pinned by the signed catalogue (got ${actual}, expected ${pin.sha256}); the registry or a mirror served other content, so it was refused.`,
+      `The package document of ${id} does not match the SHA-256 pinned ` +
+        `by the signed catalogue (got ${actual}, expected ${pin.sha256}); ` +
+        'the registry or a mirror served other content, so it was refused.',
       { details: { id, expected: pin.sha256, actual } },
     );
   }

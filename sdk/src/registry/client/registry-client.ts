@@ -270,7 +270,8 @@ export class RegistryClient {
       if (read.archiveSha256 !== entry.archive.sha256) {
         throw new AdcapError(
           'E_HASH',
-          `The archive of ${id}@${version} hashes to ${read.archiveSha256}, not its pin ${entry.archive.sha256}; it was damaged or replaced.`,
+          `The archive of ${id}@${version} hashes to ${read.archiveSha256}, ` +
+            `not its pin ${entry.archive.sha256}; it was damaged or replaced.`,
           {
             details: { id, version, expected: entry.archive.sha256, actual: read.archiveSha256 },
           },
@@ -428,7 +429,8 @@ export function selectVersion(doc: PackageDocument, id: string, version: string)
   if (entry.status === 'revoked') {
     throw new AdcapError(
       'E_REVOKED',
-      `${id}@${version} was revoked by the registry (${entry.statusReason ?? 'no reason given'}); it must never be installed or run, choose another version.`,
+      `${id}@${version} was revoked by the registry (${entry.statusReason ?? 'no reason given'}); ` +
+        'it must never be installed or run, choose another version.',
       { details: { id, version } },
     );
   }
@@ -447,7 +449,9 @@ function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefin
   if (authorize === undefined) {
     throw new AdcapError(
       'E_ENTITLEMENT',
-      `${entry.id}@${entry.version} is an entitled download and this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro"); install it from a host that can authorise entitled downloads.`,
+      `${entry.id}@${entry.version} is an entitled download and this host passed no authorize ` +
+        'callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro"); ' +
+        'install it from a host that can authorise entitled downloads.',
       {
         details: { id: entry.id, version: entry.version },
       },
@@ -472,7 +476,10 @@ function checkArchiveMatchesEntry(verified: { manifest: Manifest; manifestSha256
   ) {
     throw new AdcapError(
       'E_HASH',
-      `The archive for ${entry.id}@${entry.version} holds ${verified.manifest.id}@${verified.manifest.version} with manifest ${verified.manifestSha256}, not the manifest ${entry.manifestSha256} the registry entry names; the registry is inconsistent.`,
+      `The archive for ${entry.id}@${entry.version} holds ` +
+        `${verified.manifest.id}@${verified.manifest.version} with manifest ` +
+        `${verified.manifestSha256}, not the manifest ${entry.manifestSha256} ` +
+        'the registry entry names; the registry is inconsistent.',
       { details: { id: entry.id, version: entry.version } },
     );
   }

@@ -93,7 +93,7 @@ describe('spec §2 entry-count limit (20,000)', () => {
 });
 
 describe('spec §2 expanded-size limit (512 MiB)', () => {
-  it('archive-rejects-gzip-bomb: 600 MiB of zeros is refused after at most 512 MiB of inflation, quickly and with bounded memory', async () => {
+  it('archive-rejects-gzip-bomb: 600 MiB of zeros is refused after at most 512 MiB inflated, quickly and with bounded memory', async () => {
     // A valid-looking start, then 600 MiB of zero blocks: every block passes as end-of-archive
     // padding, so only counting inflated bytes can stop it.
     const bomb = await gzipWithZeros(rawTar([{ name: 'capability.json', data: '{}' }], { end: false }), 600 * MiB);
