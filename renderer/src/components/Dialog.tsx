@@ -8,7 +8,7 @@ import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react'
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-export interface DialogProps {
+interface DialogProps {
   title: string;
   onCancel: () => void;
   children: ReactNode;

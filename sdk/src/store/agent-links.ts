@@ -223,7 +223,7 @@ export interface UnlinkResult {
 /** The marker inside a copied skill folder: only a folder carrying it for the same capability is Arcotheon's. */
 export const LINK_MARKER = '.arcotheon-link.json';
 
-export function userHomeOf(explicit?: string): string {
+function userHomeOf(explicit?: string): string {
   if (explicit !== undefined && explicit !== '') return resolve(explicit);
   const env = process.env.HOME ?? process.env.USERPROFILE;
   if (env !== undefined && env !== '') return resolve(env);
@@ -231,7 +231,7 @@ export function userHomeOf(explicit?: string): string {
 }
 
 /** The folder links for `agent` go into: the first personal folder under home, or the first project folder. */
-export function agentSkillDir(agent: AgentDefinition, options: { userHome?: string; project?: string }): string {
+function agentSkillDir(agent: AgentDefinition, options: { userHome?: string; project?: string }): string {
   if (options.project !== undefined) return join(resolve(options.project), ...(agent.project[0] ?? '.agents/skills').split('/'));
   return join(userHomeOf(options.userHome), ...(agent.personal[0] ?? '.agents/skills').split('/'));
 }
@@ -242,7 +242,7 @@ function linksFile(arc: LinkStore): string {
   return arc.home.linksFile;
 }
 
-export async function readLinks(arc: LinkStore): Promise<LinkRecord[]> {
+async function readLinks(arc: LinkStore): Promise<LinkRecord[]> {
   let bytes: Buffer;
   try {
     bytes = await readFile(linksFile(arc));
@@ -818,7 +818,7 @@ export async function agentsStatus(arc: LinkStore, options: { userHome?: string 
   return out;
 }
 
-export async function linkStatuses(arc: LinkStore): Promise<LinkStatus[]> {
+async function linkStatuses(arc: LinkStore): Promise<LinkStatus[]> {
   const out: LinkStatus[] = [];
   const actives = new Map<string, string | null>();
   for (const record of await readLinks(arc)) {
@@ -894,7 +894,7 @@ export function mcpRegistrations(
 }
 
 /** POSIX shell quoting for a command line a person copies. */
-export function shellQuote(arg: string): string {
+function shellQuote(arg: string): string {
   if (arg !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -49,7 +49,7 @@ import { updatePackages, type UpdateResult } from './updating.js';
 
 export type { ArcotheonOptions, HostInfo, SandboxChoice } from './options.js';
 export type { InstalledCapability } from './installed.js';
-export { parseSpec, type InstallRequest, type PackageSpec } from './planning.js';
+export type { InstallRequest, PackageSpec } from './planning.js';
 export type { ApplyOptions, ApplyResult, LifecycleProgress } from './applying.js';
 export type { PinnedUpdate, UpdateResult, WaitingUpdate } from './updating.js';
 
