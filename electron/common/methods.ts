@@ -96,10 +96,10 @@ const remoteName = string({
   what: 'a remote name (lowercase letters, digits, - and _)',
 });
 const handle = (prefix: string, what: string): Schema<string> => string({ pattern: new RegExp(`^${prefix}_[A-Za-z0-9_-]{16,64}$`), what });
-export const operationId = handle('op', 'an operation id');
-export const workspaceHandle = handle('ws', 'a workspace handle from workspaces.confirm');
-export const uploadId = handle('up', 'an upload id from sideload.begin');
-export const sideloadHandle = handle('sl', 'a sideload handle from sideload.commit');
+const operationId = handle('op', 'an operation id');
+const workspaceHandle = handle('ws', 'a workspace handle from workspaces.confirm');
+const uploadId = handle('up', 'an upload id from sideload.begin');
+const sideloadHandle = handle('sl', 'a sideload handle from sideload.commit');
 
 const tier = literal('free', 'pro');
 const access = literal('public', 'entitled');
@@ -107,7 +107,7 @@ const packageSpec = union(
   string({ min: 1, max: 512, what: 'a capability spec "publisher/name[@range]"' }),
   object({ id: capabilityId, range: optional(range) }),
 );
-export const installTarget = union(
+const installTarget = union(
   packageSpec,
   array(packageSpec, { min: 1, max: 200 }),
   object({
@@ -451,10 +451,6 @@ export const HOST_METHODS = Object.keys(METHODS) as HostMethod[];
 
 export function isHostMethod(value: unknown): value is HostMethod {
   return typeof value === 'string' && Object.hasOwn(METHODS, value);
-}
-
-export function isOperationMethod(method: HostMethod): method is OperationMethod {
-  return METHODS[method].kind === 'operation';
 }
 
 /**

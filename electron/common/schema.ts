@@ -19,7 +19,7 @@ export interface Schema<T> {
   readonly __type?: T;
 }
 
-export type Infer<S> = S extends Schema<infer T> ? T : never;
+type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' &&
@@ -96,7 +96,7 @@ type OptionalKeys<S extends Shape> = {
 }[keyof S];
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-export type InferShape<S extends Shape> = Simplify<
+type InferShape<S extends Shape> = Simplify<
   { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }
 >;
 
@@ -157,7 +157,7 @@ export function union<const M extends readonly Schema<unknown>[]>(...members: M)
   };
 }
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /**
  * Any JSON value (a tool's input, which the tool's own input schema checks later), bounded in
@@ -204,10 +204,7 @@ type InferOptionalTuple<O extends readonly Schema<unknown>[]> = O extends readon
   ? [Exclude<Infer<H>, undefined>?, ...InferOptionalTuple<Rest>]
   : [];
 
-export type TupleType<R extends readonly Schema<unknown>[], O extends readonly Schema<unknown>[]> = [
-  ...InferTuple<R>,
-  ...InferOptionalTuple<O>,
-];
+type TupleType<R extends readonly Schema<unknown>[], O extends readonly Schema<unknown>[]> = [...InferTuple<R>, ...InferOptionalTuple<O>];
 
 /** Positional arguments: the required ones, then optional trailing ones; nothing more. */
 export interface ArgsSchema<T extends unknown[]> extends Schema<T> {

@@ -314,13 +314,6 @@ export type PackageSpecData = string | { id: string; range?: string };
 export type InstallTargetData =
   PackageSpecData | PackageSpecData[] | { packages?: PackageSpecData[]; sideload?: string; includePrerelease?: boolean };
 
-export interface Approval {
-  /** The digest of the plan the user saw and accepted. */
-  approvedDigest: string;
-  /** The extra confirmation an unsigned or unknown-signer sideload needs. */
-  allowUnsigned?: boolean;
-}
-
 export interface ApplyResultData {
   plan: PlanData;
   applied: boolean;
@@ -654,11 +647,6 @@ export type WorkflowRunResultData =
       instruction: string;
       steps: WorkflowStepResultData[];
     };
-
-export interface RunOptionsData {
-  /** A handle from `workspaces.confirm` (never a path), or null for no workspace. */
-  workspace?: string | null;
-}
 
 // ------------------------------------------------------------------ agents (issue 13)
 

@@ -28,7 +28,7 @@ import { Operations, type OperationContext } from './operations.js';
 import { Settings } from './settings.js';
 import { planView, problemSeverity } from './views.js';
 
-export interface HostServiceOptions {
+interface HostServiceOptions {
   /** Largest sideloaded file accepted from a transport (default 64 MiB). */
   maxSideloadBytes?: number;
   /**
@@ -414,7 +414,7 @@ function doctorLabel(options: { fix?: boolean; dryRun?: boolean } | undefined): 
 }
 
 /** Runs `work` and turns its outcome into a Result; unexpected errors keep only their message. */
-export async function settle<T>(work: () => Promise<T>): Promise<Result<T>> {
+async function settle<T>(work: () => Promise<T>): Promise<Result<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (error) {

@@ -20,7 +20,7 @@ export function staticRelativePath(decodedPath: string): string | null {
   return segments.length === 0 ? 'index.html' : segments.join('/');
 }
 
-export type StaticFile = { status: 200; file: string; size: number } | { status: 403 | 404 };
+type StaticFile = { status: 200; file: string; size: number } | { status: 403 | 404 };
 
 /**
  * The regular file at `relativePath` under `root`, by its real path: 403 when following links

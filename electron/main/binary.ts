@@ -40,7 +40,7 @@ export function findElectronBinary(env: Readonly<Record<string, string | undefin
     : { path: null, reason: 'the Electron binary was not downloaded ("npx install-electron" fetches it)' };
 }
 
-export type StartMode = 'electron' | 'browser' | 'url';
+type StartMode = 'electron' | 'browser' | 'url';
 
 /** How `npm start` opens Arcotheon, and the one line it prints to say so. */
 export function startChoice(binary: ElectronBinary, display: boolean): { mode: StartMode; line: string } {

@@ -17,7 +17,7 @@ export const PACKAGE_EXTENSION = '.adcap';
  */
 const RANGE = /^[0-9A-Za-z.*^~<>=|+\- ]{1,128}$/;
 
-export type LinkResult = { ok: true; spec: string; id: string; range: string | null } | { ok: false; message: string };
+type LinkResult = { ok: true; spec: string; id: string; range: string | null } | { ok: false; message: string };
 
 const refuse = (message: string): LinkResult => ({ ok: false, message });
 

@@ -16,7 +16,7 @@ import type { Result, SideloadFile, SideloadUpload } from '../common/types.js';
 import { openTargetsFromArgv, PACKAGE_EXTENSION, parseInstallLink, type OpenTarget } from './links.js';
 
 /** The host service as main reaches it (the utility process). */
-export type HostCall = (method: HostMethod, args: unknown[]) => Promise<Result<unknown>>;
+type HostCall = (method: HostMethod, args: unknown[]) => Promise<Result<unknown>>;
 
 /** At most this many requests wait for the page; older ones are dropped first. */
 export const OPEN_QUEUE_LIMIT = 16;
@@ -78,7 +78,7 @@ export async function openRequestFor(host: HostCall, target: OpenTarget): Promis
   return sent.ok ? { kind: 'sideload', file: sent.value } : refused(sent.error.message);
 }
 
-export interface OpenDispatcherOptions {
+interface OpenDispatcherOptions {
   host: HostCall;
   /** Sends a request to the page; called only while the page listens. */
   deliver(request: OpenRequest): void;

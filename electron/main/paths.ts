@@ -12,7 +12,7 @@ export function defaultHome(env: Readonly<Record<string, string | undefined>>, p
   return platformDataDir(platform, env, homedir);
 }
 
-export interface AppLayout {
+interface AppLayout {
   /** The bundled entry points: main.mjs, utility.mjs, preload.cjs. */
   bundleDir: string;
   /** The built renderer served at app://arcotheon/. */

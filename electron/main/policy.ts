@@ -11,8 +11,8 @@ import { uiContentType } from '../host/ui-content-types.js';
 
 /** The renderer is served from this origin only (a privileged, secure custom scheme). */
 export const APP_SCHEME = 'app';
-export const APP_HOST = 'arcotheon';
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+const APP_HOST = 'arcotheon';
+const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_ENTRY = `${APP_ORIGIN}/index.html`;
 
 /**
@@ -106,7 +106,7 @@ export function externalLinkTarget(url: string): string | null {
   return parsed.href;
 }
 
-export type NavigationDecision = { action: 'deny' } | { action: 'open-external'; url: string };
+type NavigationDecision = { action: 'deny' } | { action: 'open-external'; url: string };
 
 /**
  * `will-navigate`, `will-redirect` and `setWindowOpenHandler`: the window never leaves its page
@@ -128,11 +128,11 @@ export function permissionDecision(permission: string, requestingUrl: string | u
   return permission === 'clipboard-sanitized-write' && requestingUrl !== undefined && isAppUrl(requestingUrl);
 }
 
-export type AppRequest =
+type AppRequest =
   { status: 200; file: string; headers: Record<string, string> } | { status: 403 | 404 | 405; headers: Record<string, string> };
 
 /** Headers of every `app://` response: the CSP, no sniffing, no caching of the UI. */
-export const APP_HEADERS: Readonly<Record<string, string>> = {
+const APP_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': APP_CSP,
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
@@ -163,7 +163,7 @@ export function resolveAppRequest(method: string, url: string, root: string): Ap
   return { status: 200, file, headers: { ...headers, 'Content-Type': uiContentType(file) } };
 }
 
-export interface AppResponse {
+interface AppResponse {
   status: 200 | 403 | 404 | 405;
   headers: Record<string, string>;
   /** The file's bytes for a GET that found one; null otherwise (and for HEAD). */

@@ -27,7 +27,7 @@ export interface DesktopHandlers {
   provideSecret(request: string, value: string | null): Result<null>;
 }
 
-export interface RouterOptions {
+interface RouterOptions {
   /** Forwards a checked host call to the utility process. */
   host(method: HostMethod, args: unknown[]): Promise<Result<unknown>>;
   desktop: DesktopHandlers;
@@ -37,7 +37,7 @@ export interface RouterOptions {
   onRefused?(reason: string): void;
 }
 
-export type Router = (sender: SenderInfo, method: unknown, args: unknown) => Promise<Result<unknown>>;
+type Router = (sender: SenderInfo, method: unknown, args: unknown) => Promise<Result<unknown>>;
 
 export function createIpcRouter(options: RouterOptions): Router {
   const refuse = (code: ErrorCode, message: string): Result<never> => {
@@ -77,7 +77,7 @@ function runDesktop(desktop: DesktopHandlers, method: DesktopMethod, args: unkno
   }
 }
 
-export interface UtilityChannelOptions {
+interface UtilityChannelOptions {
   /** `child.postMessage`. */
   post(message: ToUtility): void;
   /** A HostEvent from the service, for the window. */

@@ -65,7 +65,7 @@ export class SafeSecretStore implements SecretStore {
   }
 }
 
-export interface SecretBrokerOptions {
+interface SecretBrokerOptions {
   store: SecretStore;
   /** Shows the prompt in the window; false when there is no window to ask in. */
   ask(request: SecretRequest): boolean;

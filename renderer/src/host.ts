@@ -16,7 +16,7 @@ import {
 } from '../../electron/common/index.js';
 
 /** What the Electron preload exposes (contextBridge): the two primitives the typed client needs. */
-export interface PreloadBridge {
+interface PreloadBridge {
   call: CallFn;
   subscribe: SubscribeFn;
 }
@@ -37,7 +37,7 @@ export function host(): HostClient {
   return client;
 }
 
-export type Connection = { kind: 'electron' | 'websocket'; client: HostClient; closed: Promise<void> };
+type Connection = { kind: 'electron' | 'websocket'; client: HostClient; closed: Promise<void> };
 
 export async function connectHost(): Promise<Connection> {
   const bridge = window.arcotheon;

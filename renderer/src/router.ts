@@ -17,7 +17,7 @@ export type ScreenName = Route['screen'];
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const parts = hash
     .replace(/^#\/?/, '')
     .split('/')

@@ -149,16 +149,12 @@ export {
   AGENTS,
   type AgentDefinition,
   type AgentId,
-  type AgentStatus,
-  type LinkOptions,
-  type LinkRecord,
-  type LinkResult,
-  type LinkState,
-  type LinkStatus,
   type McpRegistration,
   type McpServerCommand,
-  type UnlinkResult,
-} from './store/agent-links.js';
+} from './store/agent-links/agents.js';
+export type { AgentStatus } from './store/agent-links/agents-status.js';
+export type { LinkOptions, LinkResult, UnlinkResult } from './store/agent-links/link-skills.js';
+export type { LinkRecord, LinkState, LinkStatus } from './store/agent-links/records.js';
 export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
 export type { EnablementHook, EnablementResult } from './store/enablement.js';
 export {
@@ -185,5 +181,5 @@ export type { Interpreters } from './run/runtimes.js';
 export type { RunContext } from './run/context.js';
 export type { InstalledView, PolicyView } from './store/store-view.js';
 export type { DoctorContext } from './store/doctor.js';
-export type { LinkStore } from './store/agent-links.js';
+export type { LinkStore } from './store/agent-links/records.js';
 export type { PolicyHost } from './store/policy-enforce.js';

@@ -9,7 +9,7 @@ const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), ' +
   'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-export interface DialogProps {
+interface DialogProps {
   title: string;
   onCancel: () => void;
   children: ReactNode;

@@ -31,7 +31,7 @@ export function ManagedNote({ item }: { item: Pick<InstalledSummary, 'managed'> 
  * Why the policy keeps the switch where it is, or null when the user may flip it: a required
  * capability cannot be switched off, a blocked one cannot be switched on (issue 17).
  */
-export function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who: string; what: string } | null {
+function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who: string; what: string } | null {
   if (item.managed?.required !== undefined && item.disabled?.by !== 'policy')
     return { who: 'Required by your organisation', what: 'it cannot be switched off.' };
   if (item.disabled?.by === 'policy' || item.managed?.blocked !== undefined)

@@ -20,15 +20,6 @@ export function ErrorBox({ error, onRetry, title }: { error: HostError; onRetry?
   );
 }
 
-export function Empty({ title, children }: { title: string; children?: React.ReactNode }) {
-  return (
-    <div className="empty">
-      <strong>{title}</strong>
-      {children}
-    </div>
-  );
-}
-
 export function Loading({ what }: { what: string }) {
   return (
     <div className="empty" role="status" aria-live="polite">

@@ -29,14 +29,14 @@ type Phase =
   | { kind: 'done'; plan: PlanData }
   | { kind: 'failed'; error: HostError; plan: PlanData | null };
 
-export interface Warning {
+interface Warning {
   level: 'danger' | 'warn' | 'info';
   title: string;
   meaning: string;
 }
 
 /** The plan's warnings as UI.md lists them, each with what it means for the user. */
-export function warningsOf(items: PlanItemData[]): Warning[] {
+function warningsOf(items: PlanItemData[]): Warning[] {
   const out: Warning[] = [];
   for (const item of items) {
     const label = `${item.id} ${item.version}`;

@@ -8,7 +8,7 @@
 import ReactMarkdown, { type Components } from 'react-markdown';
 
 /** Only absolute https URLs survive; everything else becomes text. */
-export function safeHref(url: string | null | undefined): string | null {
+function safeHref(url: string | null | undefined): string | null {
   if (typeof url !== 'string') return null;
   try {
     const parsed = new URL(url.trim());

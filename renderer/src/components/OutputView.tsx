@@ -23,7 +23,7 @@ function cell(value: Json | undefined): string {
 
 const MAX_ROWS = 500;
 
-export function Table({ rows, caption }: { rows: Record<string, Json>[]; caption?: string }) {
+function Table({ rows, caption }: { rows: Record<string, Json>[]; caption?: string }) {
   const columns = [...new Set(rows.slice(0, MAX_ROWS).flatMap((r) => Object.keys(r)))].slice(0, 24);
   return (
     <div className="table-wrap">

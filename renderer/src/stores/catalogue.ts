@@ -8,7 +8,7 @@ import { create } from 'zustand';
 import type { CatalogueCard, CatalogueFacets, CatalogueFilters, HostError } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 
-export const PAGE_SIZE = 60;
+const PAGE_SIZE = 60;
 
 interface CatalogueState {
   text: string;

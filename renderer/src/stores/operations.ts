@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import type { HostError, HostEvent, ProgressData, Result } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 
-export interface OperationView {
+interface OperationView {
   id: string;
   method: string;
   label: string;

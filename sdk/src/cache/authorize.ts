@@ -81,6 +81,6 @@ export async function authorizeUrl(auth: Authorization, url: string): Promise<{ 
   return { url: granted, headers: { ...(grant.headers ?? {}) } };
 }
 
-export function describeRequest(request: AuthorizeRequest): string {
+function describeRequest(request: AuthorizeRequest): string {
   return `${request.kind} ${request.id}${request.version === undefined ? '' : `@${request.version}`}`;
 }

@@ -116,7 +116,7 @@ const mapCache = new Map<string, ShardMap>();
 const MAP_CACHE_ENTRIES = 32;
 
 /** Reads and parses a verified map file, remembering the parse per map SHA-256. */
-export async function loadShardMap(resource: Resource, mapPath: string): Promise<ShardMap> {
+async function loadShardMap(resource: Resource, mapPath: string): Promise<ShardMap> {
   const cached = mapCache.get(resource.sha256);
   if (cached !== undefined) return cached;
   const map = parseShardMap(await readFile(mapPath), `shard map of resource "${resource.id}"`);
@@ -195,7 +195,7 @@ export function isShardRequest(message: unknown): message is ShardRequestMessage
   );
 }
 
-export interface ShardRequestHandlerOptions extends ShardFetchOptions {
+interface ShardRequestHandlerOptions extends ShardFetchOptions {
   /** The resources the running tool declared (spec §7 `resources`); only their shard sets are served. */
   resources: Resource[];
 }

@@ -105,7 +105,7 @@ const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.lan
  * literals, and for localhost and local-only names. A public name that resolves to such an address
  * is not caught here (SECURITY.md says so).
  */
-export function isPrivateHost(hostname: string): boolean {
+function isPrivateHost(hostname: string): boolean {
   const host = hostname
     .toLowerCase()
     .replace(/^\[(.*)\]$/, '$1')

@@ -9,7 +9,7 @@ import type { CliContext } from './context.js';
  * list in compat.agents for the reference app and CLI, and the embedded example registry is its
  * default remote when config.json has none of that name (issue 7).
  */
-export const CLI_AGENT_ID = 'arcotheon';
+const CLI_AGENT_ID = 'arcotheon';
 
 export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
   const embedded = await loadEmbeddedRemote(ctx.io.env);

@@ -46,7 +46,7 @@ export function skillViews(manifest: Manifest, dir: string): SkillView[] {
   return (manifest.skills ?? []).map((s) => ({ name: basename(s.path), path: s.path, dir: join(dir, ...s.path.split('/')) }));
 }
 
-export function toolViews(manifest: Manifest): ToolView[] {
+function toolViews(manifest: Manifest): ToolView[] {
   return (manifest.tools ?? []).map((t) => ({
     name: t.name,
     description: t.description,

@@ -30,15 +30,15 @@ export function terminalSafeIO(io: CliIO): CliIO {
 
 /** Exit codes (DESIGN §8): 0 success, 1 an operation failed, 2 the command line was wrong. */
 export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
+const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** The one error line format of DESIGN §8: `error E_CODE: sentence`. */
-export function errorLine(error: AdcapError): string {
+function errorLine(error: AdcapError): string {
   return `error ${error.code}: ${error.message}`;
 }
 
-export function exitCodeFor(error: AdcapError): number {
+function exitCodeFor(error: AdcapError): number {
   return error.code === 'E_USAGE' ? EXIT_USAGE : EXIT_FAILURE;
 }
 

@@ -23,7 +23,7 @@ export const SCHEMA_AJV_OPTIONS = {
 let ajvInstance: Ajv2020 | undefined;
 
 /** The Ajv instance for our own schemas (strict about the schema, all errors, formats). */
-export function formatAjv(): Ajv2020 {
+function formatAjv(): Ajv2020 {
   if (ajvInstance === undefined) {
     ajvInstance = new Ajv2020({ ...SCHEMA_AJV_OPTIONS, allErrors: true });
     addFormatsModule.default(ajvInstance);
@@ -70,7 +70,7 @@ export interface SchemaProblem {
 
 const COMBINATORS = new Set(['oneOf', 'anyOf']);
 
-export interface DescribeOptions {
+interface DescribeOptions {
   /**
    * Whether an unknown top-level field is explained with the format's rule (spec §3.3: vendor data
    * goes under "x"). True for the format's own documents; false for data checked against a

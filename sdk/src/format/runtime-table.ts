@@ -13,7 +13,7 @@
 import type { BinaryToolRuntime, InterpreterToolRuntime, ToolRuntime } from './manifest-types.js';
 
 /** spec §7: node and python run `entry` with the host's interpreter, honouring `runtime.version`. */
-export interface InterpreterRuntimeKind {
+interface InterpreterRuntimeKind {
   kind: 'interpreter';
   /** The name people know it by, in sentences ("needs Node.js >=22"). */
   label: string;
@@ -31,16 +31,16 @@ export interface InterpreterRuntimeKind {
 }
 
 /** spec §7: binary runs `entries[platform]` directly. */
-export interface BinaryRuntimeKind {
+interface BinaryRuntimeKind {
   kind: 'binary';
 }
 
 /** spec §7: reserved in 1.0; a host that does not implement it MUST refuse the tool. */
-export interface ReservedRuntimeKind {
+interface ReservedRuntimeKind {
   kind: 'reserved';
 }
 
-export type RuntimeKind = InterpreterRuntimeKind | BinaryRuntimeKind | ReservedRuntimeKind;
+type RuntimeKind = InterpreterRuntimeKind | BinaryRuntimeKind | ReservedRuntimeKind;
 export type RuntimeKindName = RuntimeKind['kind'];
 
 export const RUNTIME_TABLE = {
@@ -105,7 +105,7 @@ export function isInterpreterRuntime(runtime: ToolRuntime): runtime is Interpret
 }
 
 /** Whether a (validated) tool runtime runs `entries[platform]` directly. */
-export function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRuntime {
+function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRuntime {
   return runtimeKind(runtime.type) === 'binary';
 }
 
@@ -113,7 +113,7 @@ export function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRunt
  * A (validated) tool runtime with its kind beside it, for a `switch (classified.kind)` that the
  * lint rule holds exhaustive: a new kind in the table is pointed at in every such switch.
  */
-export type ClassifiedRuntime =
+type ClassifiedRuntime =
   | { kind: 'interpreter'; runtime: InterpreterToolRuntime }
   | { kind: 'binary'; runtime: BinaryToolRuntime }
   | { kind: 'reserved'; runtime: ToolRuntime };

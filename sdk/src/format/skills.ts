@@ -16,7 +16,7 @@ export const SKILL_RULES = [
   'skill-metadata',
   'skill-allowed-tools',
 ] as const;
-export type SkillRule = (typeof SKILL_RULES)[number];
+type SkillRule = (typeof SKILL_RULES)[number];
 
 export interface SkillFrontMatter {
   name: string;

@@ -27,7 +27,7 @@ import {
   type PublisherKey,
 } from './types.js';
 
-export const DEFAULT_MAX_CATALOG_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_MAX_CATALOG_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A pinned root key: its base64 public key (as config.json stores it) or a TrustedKey. */
 export type RootKey = string | TrustedKey;
@@ -62,7 +62,7 @@ export interface VerifiedCatalogue {
 }
 
 /** The content identity of a catalogue: its bytes' digest, and its canonical digest on demand. */
-export interface CatalogueIdentity {
+interface CatalogueIdentity {
   catalogueSha256?: string;
   payloadSha256(): string;
 }
@@ -92,7 +92,7 @@ export function verifyCatalogue(
   return verified;
 }
 
-export function parseCatalogueBytes(bytes: Uint8Array): unknown {
+function parseCatalogueBytes(bytes: Uint8Array): unknown {
   try {
     return parseStrictJson(bytes, 'The catalogue');
   } catch (error) {
@@ -106,7 +106,7 @@ export function parseCatalogueBytes(bytes: Uint8Array): unknown {
   }
 }
 
-export function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
+function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
   return rootKeys.map((key) =>
     typeof key === 'string' ? trustedKeyFromPublicKey(key) : trustedKeyFromPublicKey(key.publicKey, key.status),
   );
@@ -117,7 +117,7 @@ export function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
  * A package signature replayed as a catalogue fails here, because the context is part of the
  * signed message (spec §5). Every failure is E_CATALOG: the registry cannot be trusted.
  */
-export function checkCatalogueSignature(envelope: unknown, rootKeys: readonly RootKey[]): { payload: unknown; signedBy: string[] } {
+function checkCatalogueSignature(envelope: unknown, rootKeys: readonly RootKey[]): { payload: unknown; signedBy: string[] } {
   if (rootKeys.length === 0) {
     throw new AdcapError(
       'E_CATALOG',
@@ -191,7 +191,7 @@ function keyMatches(key: PublisherKey): boolean {
  * before (or than the app's shipped minimum), and never a different catalogue under the same
  * sequence (a registry that re-signs must bump the sequence; `registry build` always does).
  */
-export function checkCatalogueSequence(payload: CataloguePayload, identity: CatalogueIdentity, state: CatalogueState): void {
+function checkCatalogueSequence(payload: CataloguePayload, identity: CatalogueIdentity, state: CatalogueState): void {
   if (state.minSequence !== undefined && payload.sequence < state.minSequence) {
     throw new AdcapError(
       'E_ROLLBACK',
@@ -240,7 +240,7 @@ export function checkCatalogueFreshness(payload: CataloguePayload, state: Catalo
 }
 
 /** Catalogue publishers (DESIGN §11: keys with their status) from the authoritative publisher files. */
-export function cataloguePublishers(files: readonly PublisherFile[]): Record<string, CataloguePublisher> {
+function cataloguePublishers(files: readonly PublisherFile[]): Record<string, CataloguePublisher> {
   const out: Record<string, CataloguePublisher> = {};
   for (const file of [...files].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     out[file.id] = { name: file.name, keys: file.keys.map((key): PublisherKey => ({ ...key })) };
@@ -248,7 +248,7 @@ export function cataloguePublishers(files: readonly PublisherFile[]): Record<str
   return out;
 }
 
-export interface CataloguePayloadInput {
+interface CataloguePayloadInput {
   registry: string;
   sequence: number;
   generatedAt: string;

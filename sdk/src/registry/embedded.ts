@@ -35,7 +35,7 @@ function sdkPackageDir(): string {
  * published package (prepack copies the built example registry there), else
  * `<sdk>/../examples/registry/embedded-remote.json` in a repository checkout.
  */
-export function bundledEmbeddedRemoteFile(): string {
+function bundledEmbeddedRemoteFile(): string {
   const packaged = join(sdkPackageDir(), 'registry', EMBEDDED_REMOTE_FILE);
   if (existsSync(packaged)) return packaged;
   return join(sdkPackageDir(), '..', 'examples', 'registry', EMBEDDED_REMOTE_FILE);
@@ -98,7 +98,7 @@ export async function readEmbeddedRemote(file: string): Promise<RemoteConfig | n
 }
 
 /** Parses the bytes of an embedded-remote.json found at `file` (relative urls resolve against it). */
-export function parseEmbeddedRemote(bytes: Buffer, file: string): RemoteConfig {
+function parseEmbeddedRemote(bytes: Buffer, file: string): RemoteConfig {
   let value: unknown;
   try {
     value = parseStrictJson(bytes, file);

@@ -36,7 +36,7 @@ export interface HomeConfig {
 
 const REMOTE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
-export function configPath(home: string): string {
+function configPath(home: string): string {
   return join(home, 'config.json');
 }
 
@@ -46,7 +46,7 @@ export function remoteStateDir(home: string, name: string): string {
   return join(home, 'remotes', name);
 }
 
-export function configLockPath(home: string): string {
+function configLockPath(home: string): string {
   return join(home, 'locks', 'config.lock');
 }
 

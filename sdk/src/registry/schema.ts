@@ -18,7 +18,7 @@ import addFormatsModule from 'ajv-formats';
 import { describeSchemaErrors, SCHEMA_AJV_OPTIONS, type SchemaProblem } from '../format/json-schema.js';
 import type { CataloguePayload, PackageDocument, PublisherFile, RegistryConfigFile, StatusFile, VersionEntry } from './types.js';
 
-export const REGISTRY_SCHEMA_FILE = 'registry-1.json';
+const REGISTRY_SCHEMA_FILE = 'registry-1.json';
 export const REGISTRY_SCHEMA_ID = 'https://arcotheon.dev/schema/registry-1.json';
 
 /** Each registry file and the type its definition in registry-1.json checks. */

@@ -34,7 +34,7 @@ export interface SearchHit {
 }
 
 /** Scores of the match kinds, highest first; token scores add up across query tokens. */
-export const SEARCH_SCORES = {
+const SEARCH_SCORES = {
   exactId: 10_000,
   exactName: 5_000,
   exactShortName: 4_000,
@@ -66,7 +66,7 @@ interface IndexedCapability {
   text: string;
 }
 
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)

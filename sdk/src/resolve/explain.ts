@@ -1,7 +1,7 @@
 import type { Clash, Requirement } from './search.js';
 import type { Candidate, Universe } from './universe.js';
 
-export interface Explanation {
+interface Explanation {
   /** E_RESOLVE, or E_INCOMPATIBLE / E_NOT_FOUND when every version a requirement allows is excluded for that reason. */
   code: 'E_RESOLVE' | 'E_INCOMPATIBLE' | 'E_NOT_FOUND';
   message: string;
@@ -30,7 +30,7 @@ export function explainConflict(universe: Universe, clashes: readonly Clash[]): 
   };
 }
 
-export function explainClash(universe: Universe, clash: Clash): Explanation | null {
+function explainClash(universe: Universe, clash: Clash): Explanation | null {
   const { target, requirements } = clash;
   const versions = universe.versions(target);
   const book = universe.book;

@@ -5,7 +5,7 @@ import { INTERPRETER_RUNTIMES, interpreterOf, type InterpreterRuntime } from '..
 /** The interpreter versions found, by runtime (the runtime table's interpreters: node, python). */
 export type DetectedRuntimes = { [T in InterpreterRuntime]?: string };
 
-export interface ProbeOptions {
+interface ProbeOptions {
   /** Environment for the probes (PATH decides which interpreters are found). */
   env?: NodeJS.ProcessEnv;
   /** Fallback Node.js when no `node` is on PATH: the one running this process. */

@@ -34,13 +34,13 @@ export interface AuditLine extends AuditEvent {
   prev: string;
 }
 
-export interface AuditHead {
+interface AuditHead {
   seq: number;
   hash: string;
   file: string;
 }
 
-export const GENESIS = '0'.repeat(64);
+const GENESIS = '0'.repeat(64);
 
 export class AuditLog {
   constructor(private readonly dir: string) {}

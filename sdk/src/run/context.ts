@@ -63,7 +63,7 @@ export function revocationReason(arc: RunContext, id: string, state: PackageStat
   return revocationOf({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
 }
 
-export interface MaterializedResources {
+interface MaterializedResources {
   /** Declared resource id -> verified local path (spec §7 `context.resources`). */
   paths: Record<string, string>;
   /** The Resource objects the tool declared (for the shard handler). */

@@ -34,11 +34,11 @@ import { assertMatches } from './schemas.js';
 import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
 
 /** spec §7: the default timeout. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default cap on a tool's stdout (all bytes, every message). */
-export const DEFAULT_OUTPUT_LIMIT = 16 * 1024 * 1024;
+const DEFAULT_OUTPUT_LIMIT = 16 * 1024 * 1024;
 /** How much of a tool's stderr is kept for the UI (the last bytes). */
-export const STDERR_TAIL_BYTES = 64 * 1024;
+const STDERR_TAIL_BYTES = 64 * 1024;
 /** After a result or error message, how long the tool may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2_000;
 

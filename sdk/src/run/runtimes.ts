@@ -32,7 +32,7 @@ import { hostPlatform } from '../util/platform.js';
 /** Absolute paths of the interpreters tools run with, by runtime (`node`, `python`: the runtime table's interpreters). */
 export type Interpreters = { [T in InterpreterRuntime]?: string };
 
-export interface Launch {
+interface Launch {
   runtime: RunnableRuntime;
   /** Absolute path of the program (interpreter or binary entry). */
   command: string;

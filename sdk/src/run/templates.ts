@@ -49,7 +49,7 @@ function stringify(value: unknown): string {
 }
 
 /** Interpolates a template string (spec §8 whole-string rule). */
-export function interpolateString(text: string, scope: TemplateScope): unknown {
+function interpolateString(text: string, scope: TemplateScope): unknown {
   const whole = WHOLE.exec(text);
   if (whole !== null) return lookup(whole[1] ?? '', scope);
   return text.replace(ANY, (_all, p: string) => stringify(lookup(p, scope)));

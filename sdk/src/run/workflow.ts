@@ -55,7 +55,7 @@ export async function validateInstalledWorkflows(manifest: Manifest, dir: string
 }
 
 /** The validated document of `workflowId` in the active version of `id` (E_NOT_FOUND when absent). */
-export async function loadWorkflow(
+async function loadWorkflow(
   arc: RunContext,
   id: string,
   workflowId: string,
@@ -74,7 +74,7 @@ export async function loadWorkflow(
 }
 
 /** spec §8: missing inputs take `inputs.properties.<name>.default`; the result must match the inputs schema. */
-export function resolveInputs(doc: WorkflowDocument, given: unknown): Record<string, unknown> {
+function resolveInputs(doc: WorkflowDocument, given: unknown): Record<string, unknown> {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new AdcapError('E_INPUT', `The inputs of workflow ${doc.id} must be a JSON object.`, { details: { pointer: '' } });
   }

@@ -70,7 +70,7 @@ export const BUBBLEWRAP_BASE_PROFILE = {
 } as const;
 
 /** One mount, in bwrap's vocabulary. `try` variants skip a missing source. */
-export type Mount =
+type Mount =
   | { kind: 'ro-bind' | 'bind' | 'ro-bind-try' | 'bind-try'; src: string; dest: string }
   | { kind: 'tmpfs'; dest: string }
   | { kind: 'symlink'; target: string; dest: string };
@@ -85,7 +85,7 @@ export interface BubblewrapPlan {
   env: Record<string, string>;
 }
 
-export interface PlanContext {
+interface PlanContext {
   /** Per-run host directory holding passwd/group and the proxy socket dir. */
   runDir: string;
   /** Host path of the proxy's socket dir (scoped net only). */
@@ -263,7 +263,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
 }
 
 /** NUL-separated, as `bwrap --args FD` reads them. */
-export function encodeBwrapArgs(args: readonly string[]): Buffer {
+function encodeBwrapArgs(args: readonly string[]): Buffer {
   for (const a of args) {
     if (a.includes('\0'))
       throw new AdcapError('E_USAGE', 'A sandbox argument contains a NUL byte, which cannot be passed to a program; remove it.');

@@ -205,7 +205,7 @@ function systemdRunWorks(base: string[]): Promise<boolean> {
 let detected: Promise<Mechanisms> | null = null;
 
 /** Finds, once per process, which mechanisms work here (each one tried for real, then undone). */
-export function detectMechanisms(): Promise<Mechanisms> {
+function detectMechanisms(): Promise<Mechanisms> {
   detected ??= (async (): Promise<Mechanisms> => {
     const prlimit = findProgram('prlimit', SAFE_PATH);
     let cgroup = cgroupParents();

@@ -15,7 +15,7 @@ import { ipv6Words, isInternalAddress, v4FromWords } from '../util/ip-ranges.js'
 
 export { isInternalAddress };
 
-export interface NetScope {
+interface NetScope {
   /** Lower-case host name or IP literal, without brackets; for `*.example.com` the suffix `example.com`. */
   host: string;
   wildcard: boolean;

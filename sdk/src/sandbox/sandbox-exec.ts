@@ -16,7 +16,7 @@ import { executableExposure, findProgram, programExposure, safeRealpath, sandbox
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 import { interpretGrants, type Sandbox, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
 
-export const SANDBOX_EXEC_PATH = '/usr/bin/sandbox-exec';
+const SANDBOX_EXEC_PATH = '/usr/bin/sandbox-exec';
 
 /** sandbox-profiles/tool.sb.tmpl, verbatim. */
 export const TOOL_PROFILE_TEMPLATE = `;; Arcotheon tool profile for macOS sandbox-exec (DESIGN §5, spec §6-§7).
@@ -96,7 +96,7 @@ function rule(head: string, filters: string[], none: string): string {
   return unique.length === 0 ? `;; ${none}` : `(${head}\n  ${unique.join('\n  ')})`;
 }
 
-export interface SandboxExecContext {
+interface SandboxExecContext {
   /** Private HOME and TMPDIR for this run (host paths). */
   home: string;
   tmp: string;

@@ -120,7 +120,7 @@ export function splitGrant(grant: string): { id: string; scope?: string } {
 }
 
 /** Expands an fs scope (`~/path`, `/abs/path`) to a normalised absolute path (DESIGN §5). */
-export function fsScopePath(scope: string, home: string): string {
+function fsScopePath(scope: string, home: string): string {
   let p: string;
   if (scope === '~') p = home;
   else if (scope.startsWith('~/')) p = path.join(home, scope.slice(2));

@@ -89,7 +89,6 @@ export const SYSCALL_NUMBERS: Readonly<Record<string, Readonly<Record<SeccompArc
 };
 
 export const EPERM = 1;
-export const EINVAL = 22;
 export const EAFNOSUPPORT = 97;
 export const ENOSYS = 38;
 
@@ -165,7 +164,7 @@ export const ENOSYS_SYSCALLS: readonly string[] = [
  * clone(2) flags that create namespaces (<linux/sched.h>). CLONE_NEWTIME (0x80) overlaps the
  * exit-signal byte of clone's flags, so it is not listed; unshare and clone3 are refused anyway.
  */
-export const CLONE_NAMESPACE_FLAGS =
+const CLONE_NAMESPACE_FLAGS =
   0x00020000 /* NEWNS */ |
   0x02000000 /* NEWCGROUP */ |
   0x04000000 /* NEWUTS */ |
@@ -177,9 +176,9 @@ export const CLONE_NAMESPACE_FLAGS =
 export const TIOCSTI = 0x5412;
 export const TIOCLINUX = 0x541c;
 /** flatpak allows only PER_LINUX ("Don't allow you to switch to bsd emulation or whatnot"). */
-export const PER_LINUX = 0;
+const PER_LINUX = 0;
 /** flatpak's socket family allowlist without its opt-in CAN and Bluetooth: AF_UNSPEC, AF_UNIX, AF_INET, AF_INET6, AF_NETLINK. */
-export const ALLOWED_SOCKET_FAMILIES: readonly number[] = [0, 1, 2, 10, 16];
+const ALLOWED_SOCKET_FAMILIES: readonly number[] = [0, 1, 2, 10, 16];
 
 /** x32 syscalls on x86_64 carry this bit in nr. */
 const X32_SYSCALL_BIT = 0x40000000;
@@ -200,7 +199,7 @@ const OFFSET_ARCH = 4;
 /** Low 32 bits of args[i] (both supported arches are little-endian). */
 const argLow = (i: number): number => 16 + 8 * i;
 
-export interface SockFilter {
+interface SockFilter {
   code: number;
   jt: number;
   jf: number;

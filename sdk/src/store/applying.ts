@@ -16,7 +16,7 @@ import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { callHost, cancelledError, explainCancel, GuardedListener } from '../util/host-call.js';
 import type { Progress } from '../util/progress.js';
-import { syncLinks } from './agent-links.js';
+import { syncLinks } from './agent-links/sync-links.js';
 import { checkApplyOptions, checkInstallRequest } from './arguments.js';
 import { clearRevocations } from './grant-revocations.js';
 import type { Plan, PlanItem } from './plan.js';

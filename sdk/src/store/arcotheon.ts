@@ -4,7 +4,7 @@
  * store-core.ts (home, cache, sources, home lock), installed.ts (state, manifests, list),
  * discovery.ts (search, package documents), grants-ops.ts, planning.ts (plan and resolution),
  * applying.ts (approve, download, verify, switch), updating.ts, rollback.ts, removal.ts (uninstall,
- * cache gc), enablement.ts, policy-enforce.ts, agent-links.ts and doctor.ts. The class keeps only
+ * cache gc), enablement.ts, policy-enforce.ts, agent-links/ and doctor.ts. The class keeps only
  * argument checks and delegation; run/ and doctor depend on narrow views (store-view.ts,
  * run/context.ts), not on it.
  */
@@ -16,17 +16,9 @@ import type { Manifest, Permission } from '../format/manifest-types.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
 import type { PackageDocument } from '../registry/types.js';
 import type { HostEnvironment } from '../resolve/types.js';
-import {
-  agentsStatus,
-  linkSkillsLocked,
-  mcpRegistrations,
-  unlinkSkillsLocked,
-  type AgentStatus,
-  type LinkOptions,
-  type LinkResult,
-  type McpRegistration,
-  type UnlinkResult,
-} from './agent-links.js';
+import { mcpRegistrations, type McpRegistration } from './agent-links/agents.js';
+import { agentsStatus, type AgentStatus } from './agent-links/agents-status.js';
+import { linkSkillsLocked, unlinkSkillsLocked, type LinkOptions, type LinkResult, type UnlinkResult } from './agent-links/link-skills.js';
 import { installPackages, type ApplyOptions, type ApplyResult } from './applying.js';
 import { checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { packageDocument, refreshRemotes, searchRemotes } from './discovery.js';
@@ -49,7 +41,7 @@ import { updatePackages, type UpdateResult } from './updating.js';
 
 export type { ArcotheonOptions, HostInfo, SandboxChoice } from './options.js';
 export type { InstalledCapability } from './installed.js';
-export { parseSpec, type InstallRequest, type PackageSpec } from './planning.js';
+export type { InstallRequest, PackageSpec } from './planning.js';
 export type { ApplyOptions, ApplyResult, LifecycleProgress } from './applying.js';
 export type { PinnedUpdate, UpdateResult, WaitingUpdate } from './updating.js';
 
@@ -245,7 +237,7 @@ export class Arcotheon {
 
   // ---------------------------------------------------------------- skills in agents (issue 13)
 
-  /** Links every skill of an installed capability into an agent's skills folder (agent-links.ts). */
+  /** Links every skill of an installed capability into an agent's skills folder (agent-links/link-skills.ts). */
   async linkSkills(id: string, options: LinkOptions): Promise<LinkResult> {
     checkId(id, 'linkSkills');
     if (typeof options !== 'object' || options === null || typeof options.agent !== 'string') {

@@ -16,7 +16,8 @@ import type { TrustedKey } from '../trust/keys.js';
 import { verifyPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hashFile } from '../util/hash.js';
-import { checkLinks, type LinkStore } from './agent-links.js';
+import { checkLinks } from './agent-links/check-links.js';
+import type { LinkStore } from './agent-links/records.js';
 import { readJournal, type DamagedJournalRecord, type JournalRecord } from './journal.js';
 import { revocationReason } from './revocations.js';
 import { withLock } from '../util/lock.js';
@@ -35,7 +36,7 @@ export type ProblemKind =
   | 'missing-interpreter'
   | 'missing-sandbox'
   | 'corrupt-cache-entry'
-  // issue 13: skill links in agents' folders (agent-links.ts)
+  // issue 13: skill links in agents' folders (agent-links/check-links.ts)
   | 'dangling-link'
   | 'stale-link'
   | 'missing-link'

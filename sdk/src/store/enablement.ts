@@ -5,7 +5,7 @@
  * (`disabled: { at, by, rule? }`), so it survives updates and rollbacks, and a file written before
  * this existed reads as enabled.
  */
-import { resumeLinks, suspendLinks } from './agent-links.js';
+import { resumeLinks, suspendLinks } from './agent-links/suspend-links.js';
 import { AdcapError } from '../errors.js';
 import type { InstalledView } from './store-view.js';
 import { assertNotBlocked, assertNotRequired, managedBy, type LoadedPolicy } from './policy.js';
@@ -22,7 +22,7 @@ export interface EnablementResult {
 
 /**
  * Called after a capability is disabled or enabled, inside the home lock, after its agent links
- * were taken off or put back (agent-links.ts suspendLinks/resumeLinks): a host that keeps its own
+ * were taken off or put back (agent-links/suspend-links.ts): a host that keeps its own
  * registrations (an MCP server list, say) passes one through ArcotheonOptions.onEnablement.
  */
 export type EnablementHook = (change: { id: string; enabled: boolean; state: PackageState }) => void | Promise<void>;

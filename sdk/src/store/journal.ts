@@ -36,7 +36,7 @@ export interface JournalRecord {
   creates: Array<{ id: string; version: string }>;
 }
 
-export interface Journal {
+interface Journal {
   readonly file: string;
   readonly record: JournalRecord;
   complete(): Promise<void>;

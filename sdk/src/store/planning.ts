@@ -271,7 +271,7 @@ export function normalizeRequest(request: InstallRequest | PackageSpec | Package
 }
 
 /** `publisher/name`, `publisher/name@range`, each optionally after `remote:`. */
-export function parseSpec(spec: PackageSpec): { id: string; range: string; remote?: string } {
+function parseSpec(spec: PackageSpec): { id: string; range: string; remote?: string } {
   if (typeof spec !== 'string') {
     parseCapabilityId(spec.id);
     if (spec.remote !== undefined) assertRemoteName(spec.remote);

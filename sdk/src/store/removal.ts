@@ -8,7 +8,7 @@ import { parseShardMap } from '../cache/shardset.js';
 import { AdcapError } from '../errors.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { parseCapabilityId } from '../registry/layout.js';
-import { syncLinks } from './agent-links.js';
+import { syncLinks } from './agent-links/sync-links.js';
 import { checkId } from './arguments.js';
 import { activeManifests, installedIds, installedStates } from './installed.js';
 import { policyForChange } from './policy-enforce.js';

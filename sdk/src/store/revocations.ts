@@ -21,7 +21,7 @@ import { remoteStateDir } from '../registry/remotes.js';
 import type { RegistrySources } from './sources.js';
 import type { PackageState } from './state.js';
 
-export interface RevocationContext {
+interface RevocationContext {
   sources: RegistrySources;
   /** The home root (stored catalogues and documents live under home/remotes/). */
   home: string;

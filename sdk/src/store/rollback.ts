@@ -5,7 +5,7 @@
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
 import type { Manifest } from '../format/manifest-types.js';
-import { syncLinks } from './agent-links.js';
+import { syncLinks } from './agent-links/sync-links.js';
 import { checkId } from './arguments.js';
 import { grantsAfterRollback } from './grant-revocations.js';
 import { activeManifests, installedStates } from './installed.js';

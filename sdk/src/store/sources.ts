@@ -7,7 +7,7 @@ import type { DocumentVersion, PackageDocument } from '../registry/types.js';
 import type { CandidateVersion } from '../resolve/types.js';
 import type { TrustedKey } from '../trust/keys.js';
 
-export interface SourcesOptions {
+interface SourcesOptions {
   home: string;
   /** Remotes the host ships (the embedded default registry); config.json entries of the same name win. */
   defaults: RemoteConfig[];

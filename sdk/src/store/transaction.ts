@@ -13,7 +13,7 @@ export interface VersionToCreate {
   extract(target: string): Promise<void>;
 }
 
-export interface OperationSpec {
+interface OperationSpec {
   op: OperationKind;
   before: Record<string, PackageState | null>;
   after: Record<string, PackageState | null>;
@@ -59,7 +59,7 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
   await journal.complete();
 }
 
-export interface RecoveryOutcome {
+interface RecoveryOutcome {
   opId: string;
   op: OperationKind;
   startedAt: string;

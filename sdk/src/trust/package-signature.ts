@@ -18,12 +18,12 @@ import { PACKAGE_CONTEXT, parseEnvelope, signEnvelope, verifyEnvelope } from './
 import { parseKeyFile, type KeyFile, type TrustedKey } from './keys.js';
 
 /** spec §5: the payload is { adcap, id, version, manifestSha256 } of the manifest it covers. */
-export function packagePayload(manifest: Manifest, manifestSha256: string): PackagePayload {
+function packagePayload(manifest: Manifest, manifestSha256: string): PackagePayload {
   return { adcap: manifest.adcap, id: manifest.id, version: manifest.version, manifestSha256 };
 }
 
 /** The bytes of SIGNATURE.json: the envelope as indented JSON with a trailing newline. */
-export function signatureEntryBytes(envelope: Envelope<PackagePayload>): Buffer {
+function signatureEntryBytes(envelope: Envelope<PackagePayload>): Buffer {
   return Buffer.from(`${JSON.stringify(envelope, null, 2)}\n`, 'utf8');
 }
 
@@ -112,7 +112,7 @@ export function checkPackageSignature(
 }
 
 /** spec §5: "A verifier MUST check that the payload matches the manifest it covers". */
-export function assertPayloadMatches(payload: unknown, manifest: Manifest, manifestSha256: string): void {
+function assertPayloadMatches(payload: unknown, manifest: Manifest, manifestSha256: string): void {
   const expected = packagePayload(manifest, manifestSha256);
   const record = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
   const fields = Object.keys(record);

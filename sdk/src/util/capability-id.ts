@@ -6,7 +6,7 @@
 
 /** One part of an id (a publisher or a capability name); the length is checked by isIdPart. */
 export const ID_PART_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_ID_PART_LENGTH = 64;
+const MAX_ID_PART_LENGTH = 64;
 
 /** True for a publisher, a capability name or a skill name of 1-64 characters. */
 export function isIdPart(value: unknown): value is string {

@@ -8,7 +8,7 @@
 import { AdcapError, isAdcapError } from '../errors.js';
 
 /** The AdcapError for a host callback that threw `error`. */
-export function hostCallbackError(callback: string, error: unknown): AdcapError {
+function hostCallbackError(callback: string, error: unknown): AdcapError {
   if (isAdcapError(error)) return error;
   const detail = error instanceof Error ? error.message : String(error);
   return new AdcapError(

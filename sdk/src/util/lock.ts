@@ -19,7 +19,7 @@ import { AdcapError, isAdcapError } from '../errors.js';
  * E_LOCKED could not say which process (and which operation) holds the lock. The token check in
  * breakLock also keeps two processes that break the same stale lock from removing a fresh one.
  */
-export interface LockOptions {
+interface LockOptions {
   /** How long to wait for another holder before failing with E_LOCKED. */
   waitMs?: number;
   /** A heartbeat older than this marks the lock stale even when its pid looks alive. */
@@ -28,7 +28,7 @@ export interface LockOptions {
   what?: string;
 }
 
-export interface LockOwner {
+interface LockOwner {
   pid: number;
   host: string;
   token: string;
@@ -36,7 +36,7 @@ export interface LockOwner {
   purpose: string;
 }
 
-export interface HeldLock {
+interface HeldLock {
   readonly path: string;
   readonly owner: LockOwner;
   release(): Promise<void>;

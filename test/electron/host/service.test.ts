@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HOST_METHODS, type HostEvent } from '../../../electron/host/api.js';
+import { HOST_METHODS } from '../../../electron/common/methods.js';
+import type { HostEvent } from '../../../electron/common/types.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 

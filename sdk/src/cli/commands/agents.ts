@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { AdcapError } from '../../errors.js';
-import { AGENT_IDS, agentDefinition, type AgentStatus, type LinkStatus } from '../../store/agent-links.js';
+import { AGENT_IDS, agentDefinition } from '../../store/agent-links/agents.js';
+import type { AgentStatus } from '../../store/agent-links/agents-status.js';
+import type { LinkStatus } from '../../store/agent-links/records.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 

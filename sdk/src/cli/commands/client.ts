@@ -286,7 +286,7 @@ async function remotesFor(ctx: CliContext, name: string | undefined): Promise<Re
  * issue 7: the embedded default remote (the bundled example registry, sdk/src/registry/embedded.ts)
  * comes after the configured remotes, unless config.json has a remote of the same name.
  */
-export async function withEmbeddedDefault(configured: RemoteConfig[], env: CliContext['io']['env']): Promise<RemoteConfig[]> {
+async function withEmbeddedDefault(configured: RemoteConfig[], env: CliContext['io']['env']): Promise<RemoteConfig[]> {
   const embedded = await loadEmbeddedRemote(env);
   return embedded === null || configured.some((r) => r.name === embedded.name) ? configured : [...configured, embedded];
 }

@@ -12,7 +12,7 @@ import type { CliContext } from '../context.js';
  *   adcap secret rm <id> <VARIABLE>
  *   adcap secret list                  (names only)
  */
-export function secretsFile(ctx: CliContext): string {
+function secretsFile(ctx: CliContext): string {
   return path.join(ctx.home(), 'secrets.json');
 }
 

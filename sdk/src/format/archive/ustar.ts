@@ -13,7 +13,7 @@ export const BLOCK_SIZE = 512;
 /** GNU tar and bsdtar pad archives to 20-block records; we do the same so every tar is happy. */
 export const RECORD_SIZE = 20 * BLOCK_SIZE;
 /** 11 octal digits: the largest size a ustar header can hold without base-256. */
-export const MAX_USTAR_SIZE = 0o77777777777;
+const MAX_USTAR_SIZE = 0o77777777777;
 
 const NAME = 0;
 const NAME_LEN = 100;
@@ -55,12 +55,12 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   V: 'a GNU volume label',
 };
 
-export function describeTypeflag(typeflag: number): string {
+function describeTypeflag(typeflag: number): string {
   const char = String.fromCharCode(typeflag);
   return TYPE_NAMES[char] ?? `an entry of unknown type 0x${typeflag.toString(16).padStart(2, '0')}`;
 }
 
-export interface UstarEntry {
+interface UstarEntry {
   path: string;
   size: number;
   executable: boolean;
@@ -135,7 +135,7 @@ export function isZeroBlock(block: Uint8Array): boolean {
 }
 
 /** A header as read: the path is still raw bytes, to be judged by `checkEntryPath`. */
-export interface RawHeader {
+interface RawHeader {
   typeflag: number;
   pathBytes: Buffer;
   mode: number;

@@ -31,7 +31,7 @@ export interface ArchiveEntrySource {
  * one ordinary deflate stream that any gunzip reads. The cut points depend only on the bytes, so
  * the output is still deterministic.
  */
-export const ARCHIVE_GZIP_LEVEL = 6;
+const ARCHIVE_GZIP_LEVEL = 6;
 const CHUNK_BYTES = 1 << 20;
 const DICTIONARY_BYTES = 32 * 1024;
 const PARALLEL_DEFLATES = 4;

@@ -116,7 +116,7 @@ type VersionMark = 'yanked' | 'revoked';
  * spec §13: yanked = do not choose automatically; revoked = never install or run. Both stay
  * visible in the package document with their reason. Marking again replaces the reason.
  */
-export async function markVersion(root: string, id: string, version: string, mark: VersionMark, reason: string): Promise<StatusFile> {
+async function markVersion(root: string, id: string, version: string, mark: VersionMark, reason: string): Promise<StatusFile> {
   parseCapabilityId(id);
   assertVersion(version);
   return withRegistryLock(root, `registry ${mark === 'yanked' ? 'yank' : 'revoke'}`, async () => {

@@ -86,7 +86,7 @@ async function copyToStaging(root: string, file: string): Promise<string> {
 }
 
 /** spec §13 / DESIGN §11: only packages signed by a non-revoked key of their publisher. */
-export function checkPublisherSignature(pkg: ReadPackage, publisher: string, file: PublisherFile | null): string[] {
+function checkPublisherSignature(pkg: ReadPackage, publisher: string, file: PublisherFile | null): string[] {
   const label = `${pkg.manifest.id}@${pkg.manifest.version}`;
   if (file === null) {
     throw new AdcapError(
@@ -120,7 +120,7 @@ export function checkPublisherSignature(pkg: ReadPackage, publisher: string, fil
 }
 
 /** spec §13: "republishing different content under the same version MUST fail". */
-export function checkImmutable(existing: VersionEntry, pkg: ReadPackage): void {
+function checkImmutable(existing: VersionEntry, pkg: ReadPackage): void {
   if (existing.archive.sha256 === pkg.archiveSha256) return;
   const why =
     existing.manifestSha256 === pkg.manifestSha256
@@ -154,7 +154,7 @@ async function moveInto(staged: string, target: string): Promise<void> {
 }
 
 /** The immutable version entry of DESIGN §11, from a verified package. */
-export function versionEntry(pkg: ReadPackage, signers: readonly string[], urls: readonly string[], now: Date): VersionEntry {
+function versionEntry(pkg: ReadPackage, signers: readonly string[], urls: readonly string[], now: Date): VersionEntry {
   const m = pkg.manifest;
   const entry: VersionEntry = {
     id: m.id,

@@ -28,7 +28,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-export function contentTypeFor(path: string): string {
+function contentTypeFor(path: string): string {
   const dot = path.lastIndexOf('.');
   return (dot >= 0 ? CONTENT_TYPES[path.slice(dot).toLowerCase()] : undefined) ?? 'application/octet-stream';
 }

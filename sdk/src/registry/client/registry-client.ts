@@ -30,9 +30,9 @@ import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDoc
 import { checkDocumentPin, parsePackageDocument } from './package-document.js';
 import { RemoteStore, type RemoteState } from './remote-store.js';
 
-export const DEFAULT_MAX_CATALOG_BYTES = 16 * 1024 * 1024;
-export const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_REFRESH_AFTER_MS = 60 * 60 * 1000;
+const DEFAULT_MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+const DEFAULT_REFRESH_AFTER_MS = 60 * 60 * 1000;
 
 export interface RegistryClientOptions {
   home: string;
@@ -74,12 +74,12 @@ export interface BlobFetcher {
 }
 
 /** A cache that lets its caller verify a blob in the read that uses it (ContentCache.withBlob). */
-export interface BlobUser extends BlobFetcher {
+interface BlobUser extends BlobFetcher {
   pathFor(sha256: string): string;
   withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
 }
 
-export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
+interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
   cache: BlobUser;
   /** Where the verified files appear (it must not exist; readPackage's extractTo). */
   extractTo: string;
@@ -421,7 +421,7 @@ function loadedCatalogue(verified: VerifiedCatalogue, meta: { remote: string; ch
 }
 
 /** A version of the document that may be downloaded: present, and not revoked (spec §13). */
-export function selectVersion(doc: PackageDocument, id: string, version: string): DocumentVersion {
+function selectVersion(doc: PackageDocument, id: string, version: string): DocumentVersion {
   const entry = Object.hasOwn(doc.versions, version) ? doc.versions[version] : undefined;
   if (entry === undefined) {
     throw new AdcapError('E_NOT_FOUND', `${id} has no version ${version}; "adcap show ${id}" lists the published versions.`);

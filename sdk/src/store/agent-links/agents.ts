@@ -1,0 +1,174 @@
+/**
+ * The agents Arcotheon links skills into (issue 13): where each reads personal and project skills,
+ * where `link` puts its links, and how each registers an MCP server for granted tools.
+ */
+import { join, resolve } from 'node:path';
+import { AdcapError } from '../../errors.js';
+
+export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode'] as const;
+export type AgentId = (typeof AGENT_IDS)[number];
+
+/** How an MCP server for the granted tools is started: `adcap mcp <id>... --home <home>`. */
+export interface McpServerCommand {
+  name: string;
+  command: string;
+  args: string[];
+}
+
+/** What to run (a command line) or what to add to a config file, to register the server with an agent. */
+export type McpRegistration =
+  | { agent: AgentId; kind: 'command'; argv: string[]; line: string }
+  | { agent: AgentId; kind: 'config'; file: string; json: Record<string, unknown>; line: string };
+
+export interface AgentDefinition {
+  id: AgentId;
+  name: string;
+  /** Folders under the user's home where the agent reads personal skills; links go into the first. */
+  personal: string[];
+  /** Folders inside a project where it reads project skills; links go into the first. */
+  project: string[];
+  /** Folders under the user's home whose presence means the agent is set up there. */
+  markers: string[];
+  /** The documentation the folders were checked against. */
+  docs: string;
+  mcp(server: McpServerCommand, userHome: string): McpRegistration;
+}
+
+const command = (agent: AgentId, argv: string[]): McpRegistration => ({
+  agent,
+  kind: 'command',
+  argv,
+  line: argv.map(shellQuote).join(' '),
+});
+const config = (agent: AgentId, file: string, json: Record<string, unknown>): McpRegistration => ({
+  agent,
+  kind: 'config',
+  file,
+  json,
+  line: `add to ${file}: ${JSON.stringify(json)}`,
+});
+
+/**
+ * The agents and their skill folders, each checked against the agent's own documentation
+ * (November 2026). The home folder comes from $HOME (or the caller), so tests can point it elsewhere.
+ */
+export const AGENTS: readonly AgentDefinition[] = [
+  {
+    // https://code.claude.com/docs/en/skills: personal ~/.claude/skills/<name>/SKILL.md, project .claude/skills/.
+    // https://code.claude.com/docs/en/mcp: `claude mcp add --scope user <name> -- <command> [args...]`.
+    id: 'claude-code',
+    name: 'Claude Code',
+    personal: ['.claude/skills'],
+    project: ['.claude/skills'],
+    markers: ['.claude'],
+    docs: 'https://code.claude.com/docs/en/skills',
+    mcp: (s) => command('claude-code', ['claude', 'mcp', 'add', '--scope', 'user', s.name, '--', s.command, ...s.args]),
+  },
+  {
+    // https://developers.openai.com/codex/skills: user skills in $HOME/.agents/skills (and the older
+    // ~/.codex/skills), project skills in .agents/skills.
+    // https://developers.openai.com/codex/mcp: `codex mcp add <name> -- <command>...` (~/.codex/config.toml).
+    id: 'codex',
+    name: 'Codex',
+    personal: ['.agents/skills', '.codex/skills'],
+    project: ['.agents/skills'],
+    markers: ['.codex', '.agents'],
+    docs: 'https://developers.openai.com/codex/skills',
+    mcp: (s) => command('codex', ['codex', 'mcp', 'add', s.name, '--', s.command, ...s.args]),
+  },
+  {
+    // https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/create-skills: personal
+    // ~/.copilot/skills (also ~/.agents/skills, ~/.claude/skills), project .github/skills.
+    // Copilot CLI reads MCP servers from ~/.copilot/mcp-config.json ("mcpServers", type "local").
+    id: 'copilot',
+    name: 'GitHub Copilot',
+    personal: ['.copilot/skills'],
+    project: ['.github/skills'],
+    markers: ['.copilot'],
+    docs: 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/create-skills',
+    mcp: (s, home) =>
+      config('copilot', join(home, '.copilot', 'mcp-config.json'), {
+        mcpServers: { [s.name]: { type: 'local', command: s.command, args: s.args, tools: ['*'] } },
+      }),
+  },
+  {
+    // https://cursor.com/docs/context/skills: personal ~/.cursor/skills, project .cursor/skills.
+    // https://cursor.com/docs/context/mcp: ~/.cursor/mcp.json ("mcpServers": { command, args }).
+    id: 'cursor',
+    name: 'Cursor',
+    personal: ['.cursor/skills'],
+    project: ['.cursor/skills'],
+    markers: ['.cursor'],
+    docs: 'https://cursor.com/docs/context/skills',
+    mcp: (s, home) =>
+      config('cursor', join(home, '.cursor', 'mcp.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
+  },
+  {
+    // https://geminicli.com/docs/cli/using-agent-skills/: user skills ~/.gemini/skills (or the
+    // ~/.agents/skills alias), workspace skills .gemini/skills.
+    // https://geminicli.com/docs/tools/mcp-server/: ~/.gemini/settings.json ("mcpServers": { command, args }).
+    id: 'gemini',
+    name: 'Gemini CLI',
+    personal: ['.gemini/skills'],
+    project: ['.gemini/skills'],
+    markers: ['.gemini'],
+    docs: 'https://geminicli.com/docs/cli/using-agent-skills/',
+    mcp: (s, home) =>
+      config('gemini', join(home, '.gemini', 'settings.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
+  },
+  {
+    // https://opencode.ai/docs/skills: global ~/.config/opencode/skills/<name>/SKILL.md, project .opencode/skills.
+    // https://opencode.ai/docs/mcp-servers: opencode.json "mcp": { type "local", command [...] }.
+    id: 'opencode',
+    name: 'opencode',
+    personal: ['.config/opencode/skills'],
+    project: ['.opencode/skills'],
+    markers: ['.config/opencode'],
+    docs: 'https://opencode.ai/docs/skills',
+    mcp: (s, home) =>
+      config('opencode', join(home, '.config', 'opencode', 'opencode.json'), {
+        mcp: { [s.name]: { type: 'local', command: [s.command, ...s.args], enabled: true } },
+      }),
+  },
+];
+
+export function agentDefinition(id: string): AgentDefinition {
+  const found = AGENTS.find((a) => a.id === id);
+  if (found === undefined) throw new AdcapError('E_USAGE', `"${id}" is not an agent Arcotheon knows; use one of ${AGENT_IDS.join(', ')}.`);
+  return found;
+}
+
+export function userHomeOf(explicit?: string): string {
+  if (explicit !== undefined && explicit !== '') return resolve(explicit);
+  const env = process.env.HOME ?? process.env.USERPROFILE;
+  if (env !== undefined && env !== '') return resolve(env);
+  throw new AdcapError('E_USAGE', "The home folder is unknown: set HOME, or pass userHome, so the agents' skill folders can be found.");
+}
+
+/** The folder links for `agent` go into: the first personal folder under home, or the first project folder. */
+export function agentSkillDir(agent: AgentDefinition, options: { userHome?: string; project?: string }): string {
+  if (options.project !== undefined) return join(resolve(options.project), ...(agent.project[0] ?? '.agents/skills').split('/'));
+  return join(userHomeOf(options.userHome), ...(agent.personal[0] ?? '.agents/skills').split('/'));
+}
+
+/**
+ * For each agent, how to register the granted tools of `ids` as an MCP server: the command line
+ * to run, or the entry to add to the agent's config file. The server is `adcap mcp <ids>... --home
+ * <home>`; only granted tools exist on it (host contract "Tools").
+ */
+export function mcpRegistrations(
+  ids: readonly string[],
+  options: { home: string; userHome?: string; command?: string },
+): McpRegistration[] {
+  if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability whose tools to register.');
+  const name = ids.length === 1 ? `arcotheon-${(ids[0] as string).replace('/', '-')}` : 'arcotheon';
+  const server: McpServerCommand = { name, command: options.command ?? 'adcap', args: ['mcp', ...ids, '--home', options.home] };
+  const home = userHomeOf(options.userHome);
+  return AGENTS.map((agent) => agent.mcp(server, home));
+}
+
+/** POSIX shell quoting for a command line a person copies. */
+export function shellQuote(arg: string): string {
+  if (arg !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,78 @@
+/**
+ * Making and removing the links in an agent's skills folder (issue 13): a symbolic link (a junction
+ * on Windows) put in place by an atomic rename, or a copy of the skill folder with a marker file
+ * where links cannot be made. The callers decide what may be replaced; this module only writes.
+ */
+import { cp, lstat, mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { asAdcapError } from '../../errors.js';
+import { writeFileAtomic } from '../../util/fs-atomic.js';
+import { removeTree } from '../../util/fs-tree.js';
+import type { LinkRecord } from './records.js';
+
+/** The marker inside a copied skill folder: only a folder carrying it for the same capability is Arcotheon's. */
+export const LINK_MARKER = '.arcotheon-link.json';
+
+export async function removeOurs(record: LinkRecord): Promise<void> {
+  const info = await lstat(record.path).catch(() => null);
+  if (info === null) return;
+  if (info.isSymbolicLink()) await rm(record.path, { force: true });
+  else await removeTree(record.path);
+}
+
+/**
+ * Puts a link to `target` at `path` (replacing Arcotheon's own link there, never anything else:
+ * the caller checked). A symbolic link is made beside it and renamed over it, so an agent never
+ * sees the folder missing; where symbolic links are refused (Windows without developer mode,
+ * some file systems), the skill folder is copied with a marker file.
+ */
+export async function placeLink(
+  path: string,
+  target: string,
+  meta: { id: string; skill: string; version: string },
+  mode: 'auto' | 'copy',
+): Promise<'symlink' | 'copy'> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${lastSegment(path)}.arcotheon-${process.pid}-${Date.now().toString(36)}`);
+  if (mode === 'auto') {
+    try {
+      await symlink(target, temp, process.platform === 'win32' ? 'junction' : 'dir');
+      const existing = await lstat(path).catch(() => null);
+      if (existing !== null && !existing.isSymbolicLink()) await removeTree(path);
+      await rename(temp, path);
+      return 'symlink';
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EINVAL')
+        throw asAdcapError(error, `Cannot link ${path}`);
+    }
+  }
+  try {
+    await cp(target, temp, { recursive: true, dereference: true });
+    await writeFileAtomic(
+      join(temp, LINK_MARKER),
+      `${JSON.stringify({ ...meta, note: 'Made by Arcotheon; "adcap unlink" removes it.' }, null, 2)}\n`,
+    );
+    const existing = await lstat(path).catch(() => null);
+    if (existing !== null) {
+      if (existing.isSymbolicLink()) await rm(path, { force: true });
+      else await removeTree(path);
+    }
+    await rename(temp, path);
+    return 'copy';
+  } catch (error) {
+    await removeTree(temp).catch(() => undefined);
+    throw asAdcapError(error, `Cannot copy the skill into ${path}`);
+  }
+}
+
+/** The last segment of a '/'-separated path: a skill's name from its path in the manifest. */
+export function lastSegment(path: string): string {
+  return (
+    path
+      .split('/')
+      .filter((s) => s !== '')
+      .pop() ?? path
+  );
+}
