@@ -72,6 +72,7 @@ for (const name of examples) await reg.publish(await example(name));
 const home = await reg.newHome();
 for (const id of ['acme/csv-summary', 'arcotheon/workspace-stats', 'arcotheon/todo-finder'])
   await reg.adcapJson(home, ['install', id, '--yes']);
+await reg.adcapJson(home, ['disable', 'arcotheon/todo-finder']);
 await reg.publish(
   await example('acme-csv-summary', (m) => {
     m['version'] = '1.1.0';
@@ -94,6 +95,12 @@ try {
     await page.locator('a.card').nth(5).waitFor();
     if (scheme === 'dark') {
       await shot(page, 'catalogue-dark');
+      // The Installed list at the narrowest width the layout supports (800 px), dark: the Enabled
+      // switch on each row, one capability switched off.
+      await page.setViewportSize({ width: 800, height: 640 });
+      await go(page, '#/installed', 'Installed');
+      await page.locator('[data-toggle-for] input').first().waitFor();
+      await shot(page, 'installed-dark-800');
       await app.close();
       continue;
     }

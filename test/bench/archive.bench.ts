@@ -3,8 +3,8 @@
  * large binaries, build vs `tar -czf`, install from a file:// registry (download into the cache,
  * verify, extract, switch) vs `tar -xzf` of the same file, verify vs `gzip -dc | sha256sum`, and
  * peak RSS of verify at two package sizes. Build and install are measured in alternating rounds
- * (ours, then the baseline, BENCH_ROUNDS times) and reported as medians, so both see the same
- * machine load.
+ * (ours, then the baseline, BENCH_ROUNDS times, each after an untimed sync) and reported as
+ * medians, so both see the same machine load.
  *
  * The binaries are made of 64 KiB blocks that are alternately random and a repeated structure, so
  * they compress about 2:1 like real executables and model files, instead of the best case
@@ -89,6 +89,15 @@ const median = (xs: number[]): number => {
 };
 
 /**
+ * Writes what earlier rounds left in the page cache out to disk (sync(1)), untimed: otherwise the
+ * kernel's writeback of one side's ~270 MiB lands in the other side's timed run (measured: the
+ * same tar -xzf took 2.0-3.7 s depending on what ran before it).
+ */
+function settle(): void {
+  execFileSync('sync');
+}
+
+/**
  * `rounds` alternating runs of `ours` and `baseline` (each preceded by its untimed `prepare`);
  * medians of both, so a burst of load from other processes hits both sides alike.
  */
@@ -101,8 +110,10 @@ async function alternate(
   const b: number[] = [];
   for (let i = 0; i < rounds; i++) {
     await ours.prepare?.();
+    settle();
     a.push((await time(ours.run)).seconds);
     await baseline.prepare?.();
+    settle();
     b.push((await time(baseline.run)).seconds);
   }
   return { ours: median(a), baseline: median(b), ratios: a.map((x, i) => x / b[i]!) };
