@@ -56,6 +56,10 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
+          // The same temporary folders as the unit tests: one per file, removed after it, and the
+          // run fails if anything is left (issue 15 item 9).
+          globalSetup: ['test/setup/global.ts'],
+          setupFiles: ['test/setup/worker.ts'],
           // End-to-end specs drive real child processes and a real browser, each file with its own
           // homes, temp folders and ports (0: the system picks), so two files run side by side:
           // much of their time is spent waiting on those processes.

@@ -3,6 +3,7 @@ import {
   closedWithin,
   maskedTextFrame,
   rawWebSocket,
+  replyWithId,
   startUiProcess,
   stillServes,
   stopUiProcess,
@@ -50,9 +51,9 @@ describe('arcotheon ui survives malformed frames', () => {
 
   it('still answers a well-formed frame after all of that', async () => {
     const socket = await rawWebSocket(ui.port, ui.token);
-    const reply = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.subarray(2).toString())));
+    const reply = replyWithId(socket, 5);
     socket.write(maskedTextFrame(JSON.stringify({ id: 5, method: 'workspaces.list', args: [] })));
-    expect(JSON.parse(await reply)).toEqual({ id: 5, result: { ok: true, value: [] } });
+    expect(await reply).toEqual({ id: 5, result: { ok: true, value: [] } });
     socket.destroy();
     expect(await stillServes(ui.port, ui.token)).toBe(true);
   });

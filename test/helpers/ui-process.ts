@@ -158,6 +158,47 @@ export async function rawWebSocket(port: number, token: string): Promise<Socket>
   return socket;
 }
 
+/**
+ * Resolves with the first server text frame whose JSON message has `id`. Server frames are not
+ * masked (RFC 6455 §5.2); one chunk from the socket may hold several frames (an event pushed beside
+ * the reply) or part of one, so they are parsed out of the bytes, not taken a chunk each.
+ */
+export function replyWithId(socket: Socket, id: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let buffered = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (;;) {
+        if (buffered.length < 2) return;
+        const opcode = (buffered[0] as number) & 0x0f;
+        let length = (buffered[1] as number) & 0x7f;
+        let offset = 2;
+        if (length === 126) {
+          if (buffered.length < 4) return;
+          length = buffered.readUInt16BE(2);
+          offset = 4;
+        } else if (length === 127) {
+          if (buffered.length < 10) return;
+          length = Number(buffered.readBigUInt64BE(2));
+          offset = 10;
+        }
+        if (buffered.length < offset + length) return;
+        const payload = buffered.subarray(offset, offset + length);
+        buffered = buffered.subarray(offset + length);
+        if (opcode !== 0x1) continue;
+        const message = JSON.parse(payload.toString()) as { id?: unknown };
+        if (message.id === id) {
+          socket.off('data', onData);
+          resolve(message);
+          return;
+        }
+      }
+    };
+    socket.on('data', onData);
+    socket.once('close', () => reject(new Error(`the server closed the connection before answering request ${id}`)));
+  });
+}
+
 /** A client-to-server text frame (masked, as RFC 6455 §5.3 requires of clients). */
 export function maskedTextFrame(text: string): Buffer {
   const payload = Buffer.from(text);

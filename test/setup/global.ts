@@ -1,5 +1,5 @@
 /**
- * Global setup of the unit project (issue 15 items 8 and 9):
+ * Global setup of the unit and e2e projects (issue 15 items 8 and 9):
  * - one temporary root for the run (see temp-root.ts); the teardown fails the run if anything is
  *   left in it (a test file whose folder was not removed, or a process that wrote beside it);
  * - TSX_TSCONFIG_PATH, so TypeScript fixtures spawned through tsx resolve `@arcotheon/sdk` to the
@@ -30,7 +30,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
     if (left.length > 0) {
       const what = `${left.length} entr${left.length === 1 ? 'y' : 'ies'}`;
-      throw new Error(`the unit tests left ${what} in their temporary root ${root}: ${kinds.join(', ')}`);
+      throw new Error(`the tests left ${what} in their temporary root ${root}: ${kinds.join(', ')}`);
     }
   };
 }
