@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// `npm test` (issue 15 item 10): everything CI checks, in three stages.
-//   1. The static checks and the build, which do not depend on each other, as many at a time as
-//      the machine has cores (each is one mostly single-threaded process): typecheck, lint,
-//      format:check, lines, api:check, electronegativity, build.
-//   2. The unit tests (vitest spreads them over the cores itself). Three of them run the built bin
-//      or pack the SDK, so they wait for the build.
-//   3. The end-to-end specs (against the build).
-// A step's output is printed whole when it ends, so the output of steps running side by side does
-// not interleave. A failed step fails the run: the other steps of its stage still finish (every
-// failure of a stage is reported at once), later stages do not start. The run ends with how long
-// each step took. `node build/test.mjs --only lint,build` runs some steps (in their stages).
+// `npm test` (issue 15 item 10): everything CI checks, scheduled so the cores stay busy.
+// - The static checks and the build do not depend on each other: they run as many at a time as
+//   the machine has cores (each is one mostly single-threaded process), the build first.
+// - The unit tests start as soon as the build is done (three of them run the built bin or pack the
+//   SDK), beside the static checks still running: the test files spend part of their time waiting
+//   on child processes and the disk, which the checks fill.
+// - The end-to-end specs run last, when everything else has passed.
+// A check's output is printed whole when it ends, so output of steps running side by side does not
+// interleave; the test runs print as they go. A failed step fails the run: steps already running
+// finish (every failure among them is reported), no new step starts. The run ends with how long
+// each step took. `node build/test.mjs --only lint,build` runs some steps.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -17,30 +17,48 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-// Longest first, so the short ones fill the gaps at the end of the stage.
-const STAGES = [['lint', 'format:check', 'typecheck', 'build', 'api:check', 'electronegativity', 'lines'], ['test:unit'], ['test:e2e']];
+/** `after`: steps that must have passed first ('*': all the others). `live`: a test run, printed as it goes. */
+const STEPS = [
+  { script: 'build' },
+  { script: 'lint' },
+  { script: 'typecheck:node' },
+  { script: 'format:check' },
+  { script: 'typecheck:renderer' },
+  { script: 'api:check' },
+  { script: 'electronegativity' },
+  { script: 'lines' },
+  { script: 'test:unit', after: ['build'], live: true },
+  { script: 'test:e2e', after: ['*'], live: true },
+];
 
-const only = process.argv.includes('--only') ? new Set(process.argv[process.argv.indexOf('--only') + 1]?.split(',') ?? []) : null;
+const argIndex = process.argv.indexOf('--only');
+const only = argIndex === -1 ? null : new Set(process.argv[argIndex + 1]?.split(',').filter(Boolean) ?? []);
 if (only !== null) {
-  const known = new Set(STAGES.flat());
-  const unknown = [...only].filter((name) => !known.has(name));
+  const known = STEPS.map((s) => s.script);
+  const unknown = [...only].filter((name) => !known.includes(name));
   if (unknown.length > 0 || only.size === 0) {
     const also = unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : '';
-    console.error(`test: --only takes a comma-separated list of ${[...known].join(', ')}${also}`);
+    console.error(`test: --only takes a comma-separated list of ${known.join(', ')}${also}`);
     process.exit(2);
   }
 }
+const steps = STEPS.filter((s) => only === null || only.has(s.script));
+const chosen = new Set(steps.map((s) => s.script));
+const needs = (step) =>
+  (step.after ?? []).flatMap((a) => (a === '*' ? [...chosen].filter((n) => n !== step.script) : [a])).filter((n) => chosen.has(n));
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Runs `npm run <script>`; with `capture`, its output is kept and printed when it ends. */
-function run(script, capture) {
+/** Runs `npm run <script>`; unless `live`, its output is kept and printed when it ends. */
+function run(step) {
   const started = performance.now();
+  const live = step.live === true;
+  if (live) console.log(`\n== ${step.script}`);
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', script], {
+    const child = spawn(npm, ['run', '--silent', step.script], {
       cwd: root,
-      stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-      env: capture ? { ...process.env, FORCE_COLOR: process.env['FORCE_COLOR'] ?? (process.stdout.isTTY ? '1' : '0') } : process.env,
+      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      env: live ? process.env : { ...process.env, FORCE_COLOR: process.env['FORCE_COLOR'] ?? (process.stdout.isTTY ? '1' : '0') },
       shell: process.platform === 'win32',
     });
     const chunks = [];
@@ -49,47 +67,47 @@ function run(script, capture) {
     const finish = (code, error) => {
       const ms = performance.now() - started;
       const ok = code === 0 && error === undefined;
-      if (capture) {
-        process.stdout.write(`\n── ${script} ${ok ? 'passed' : 'FAILED'} (${seconds(ms)}) ──\n`);
+      if (!live) {
+        process.stdout.write(`\n── ${step.script} ${ok ? 'passed' : 'FAILED'} (${seconds(ms)}) ──\n`);
         process.stdout.write(Buffer.concat(chunks));
       }
-      if (error !== undefined) process.stdout.write(`test: could not run ${script}: ${error.message}\n`);
-      resolve({ script, ok, ms });
+      if (error !== undefined) process.stdout.write(`test: could not run ${step.script}: ${error.message}\n`);
+      resolve({ script: step.script, ok, ms });
     };
     child.on('error', (error) => finish(null, error));
     child.on('close', (code) => finish(code, undefined));
   });
 }
 
-/** Runs the steps of a stage, at most `lanes` at a time. */
-async function stage(scripts, lanes) {
-  const results = [];
-  const queue = [...scripts];
-  const capture = scripts.length > 1 && lanes > 1;
-  if (capture) console.log(`\n== ${scripts.join(', ')} (${Math.min(lanes, scripts.length)} at a time)`);
-  const lane = async () => {
-    for (let script = queue.shift(); script !== undefined; script = queue.shift()) results.push(await run(script, capture));
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, scripts.length) }, lane));
-  return results;
-}
-
+const lanes = Math.max(1, availableParallelism());
 const started = performance.now();
 const results = [];
+const passed = new Set();
+const running = new Map();
 let failed = false;
-for (const scripts of STAGES) {
-  const chosen = scripts.filter((name) => only === null || only.has(name));
-  if (chosen.length === 0) continue;
-  if (chosen.length === 1) console.log(`\n== ${chosen[0]}`);
-  const done = await stage(chosen, Math.max(1, availableParallelism()));
-  results.push(...done);
-  if (done.some((r) => !r.ok)) {
-    failed = true;
-    break;
+const waiting = [...steps];
+for (;;) {
+  // Start what may start: its steps passed, and for a check a free lane (test runs take none: they
+  // spread over the cores themselves).
+  if (!failed) {
+    for (const step of [...waiting]) {
+      if (!needs(step).every((n) => passed.has(n))) continue;
+      const checks = [...running.values()].filter((r) => !r.step.live).length;
+      if (step.live !== true && checks >= lanes) continue;
+      waiting.splice(waiting.indexOf(step), 1);
+      running.set(step.script, { step, done: run(step) });
+    }
   }
+  if (running.size === 0) break;
+  const result = await Promise.race([...running.values()].map((r) => r.done));
+  running.delete(result.script);
+  results.push(result);
+  if (result.ok) passed.add(result.script);
+  else failed = true;
 }
 
-console.log('\n== npm test: time per step (steps of the first stage ran side by side)');
+console.log('\n== npm test: time per step (checks and the unit tests overlap)');
 for (const r of results) console.log(`  ${r.ok ? 'ok    ' : 'FAILED'} ${r.script.padEnd(18)} ${seconds(r.ms).padStart(8)}`);
+for (const step of waiting) console.log(`  not run ${step.script}`);
 console.log(`  total ${seconds(performance.now() - started)}${failed ? ', FAILED' : ''}`);
-process.exit(failed ? 1 : 0);
+process.exit(failed || waiting.length > 0 ? 1 : 0);

@@ -7,12 +7,15 @@ import { parseStrictJson } from '../../../sdk/src/format/strict-json.js';
 import { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { mulberry32 } from '../../helpers/prng.js';
-import { exited, spawnTs } from '../../helpers/spawn-ts.js';
+import { bundleTs, exited, spawnBundle } from '../../helpers/spawn-ts.js';
 
 const fixture = join(import.meta.dirname, '../../fixtures/lifecycle-op.ts');
 let reg: LifecycleRegistry;
+/** The fixture bundled with the SDK's source: the crash test starts 64 processes from it. */
+let bundle: string;
 
 beforeAll(async () => {
+  bundle = await bundleTs(fixture);
   reg = await LifecycleRegistry.create();
   const specs = [];
   for (const v of ['1.0.0', '1.1.0', '1.2.0']) {
@@ -50,7 +53,7 @@ interface Op {
  */
 function runOp(options: string, op: string, arg?: string, wait = false): Op {
   const env = wait ? { env: { ...process.env, ARCOTHEON_FIXTURE_WAIT: '1' } } : {};
-  const child = spawnTs(fixture, arg === undefined ? [options, op] : [options, op, arg], env);
+  const child = spawnBundle(bundle, arg === undefined ? [options, op] : [options, op, arg], env);
   let out = '';
   const waiters: Array<{ line: string; resolve: (ok: boolean) => void }> = [];
   const check = (): void => {
