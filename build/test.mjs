@@ -28,6 +28,8 @@ const STEPS = [
   { script: 'electronegativity' },
   { script: 'lines' },
   { script: 'test:unit', after: ['build'], live: true },
+  // Last: started beside the unit tests they only compete for the same two cores (measured: 268 s in
+  // all instead of 257 s).
   { script: 'test:e2e', after: ['*'], live: true },
 ];
 

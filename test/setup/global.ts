@@ -2,6 +2,7 @@
  * Global setup of the unit and e2e projects (issue 15 items 8 and 9):
  * - one temporary root for the run (see temp-root.ts); the teardown fails the run if anything is
  *   left in it (a test file whose folder was not removed, or a process that wrote beside it);
+ * - NODE_COMPILE_CACHE, so the Node processes the tests start share one compile cache;
  * - TSX_TSCONFIG_PATH, so TypeScript fixtures spawned through tsx resolve `@arcotheon/sdk` to the
  *   SDK's source through tsconfig.json's `paths`, like the tests themselves (never a stale dist).
  */
@@ -22,6 +23,10 @@ export default async function setup(): Promise<() => Promise<void>> {
   // Anything a worker writes before its file's own folder exists lands in the root, and is reported.
   process.env['TMPDIR'] = root;
   process.env['TSX_TSCONFIG_PATH'] = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
+  // Node's compile cache for every Node process the tests start (the CLI, arcotheon ui, fixtures,
+  // the workers): ~20% less CPU a start (0.45 s → 0.36 s for the CLI). It is one of the caches
+  // linked into every per-file folder (temp-root.ts), kept in the system temp folder across runs.
+  process.env['NODE_COMPILE_CACHE'] ??= join(systemTmp, 'node-compile-cache');
   return async () => {
     const left = await leftovers(root);
     const kinds = await Promise.all(
