@@ -10,7 +10,7 @@ import { LifecycleRegistry } from '../test/helpers/lifecycle-registry.js';
  * cycle works from the CLI"): remote add, install (plan, refusal without --yes, approval),
  * list, grants, update, rollback, uninstall, doctor, cache gc.
  */
-const bin = join(import.meta.dirname, '..', 'sdk', 'dist', 'cli', 'main.js');
+const bin = join(import.meta.dirname, '..', 'sdk', 'dist', 'cli', 'bin.js');
 
 function adcap(home: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [bin, '--home', home, ...args], {

@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The BUILT `adcap` bin (npm run e2e builds it first). */
-export const BIN = join(import.meta.dirname, '..', '..', 'sdk', 'dist', 'cli', 'main.js');
+export const BIN = join(import.meta.dirname, '..', '..', 'sdk', 'dist', 'cli', 'bin.js');
 
 export interface Run {
   code: number | null;
