@@ -1,70 +1,84 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { access, mkdir, mkdtemp, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { nodeBundleOptions } from '../../build/esbuild-node-bundle.mjs';
+import { BUNDLES_FOLDER, RUN_ROOT_ENV } from '../setup/temp-root.js';
 
-const require = createRequire(import.meta.url);
-/** The tsx loader, so tests can run TypeScript fixtures as real child processes. */
-export const TSX_IMPORT = require.resolve('tsx');
+const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
+/** `adcap` from source, as a fixture to run with spawnTs or bundleTs. */
+export const ADCAP_FIXTURE = fileURLToPath(new URL('../fixtures/adcap.ts', import.meta.url));
+/** The bundles this process made or found, by script. */
+const bundles = new Map<string, Promise<string>>();
 
-/** Spawns `node --import tsx <script> ...args` as a real child process. */
-export function spawnTs(
+/**
+ * A TypeScript fixture bundled with the SDK source it imports (and their dependencies) into one ES
+ * module, for the tests that run it as a child process: a start then loads one file instead of tsx
+ * compiling and loading ~200 modules (0.23 s of CPU instead of ~1.5 s for `arcotheon ui`). It is
+ * still the source, never sdk/dist (`@arcotheon/sdk` resolves through tsconfig.json's paths). Each
+ * module keeps its own import.meta.url (build/esbuild-node-bundle.mjs), so the files the SDK reads
+ * beside its modules are found as under tsx. A script is bundled once per test run (into the run's
+ * temporary root, shared by the workers: made under a temporary name and renamed into place); a
+ * script that compares its own path with process.argv[1] (the CLI's main.ts) needs an entry of its
+ * own (test/fixtures/adcap.ts).
+ */
+export function bundleTs(script: string): Promise<string> {
+  let bundle = bundles.get(script);
+  if (bundle === undefined) {
+    bundle = bundleOnce(script);
+    bundles.set(script, bundle);
+    bundle.catch(() => bundles.delete(script));
+  }
+  return bundle;
+}
+
+async function bundleOnce(script: string): Promise<string> {
+  const root = process.env[RUN_ROOT_ENV];
+  const folder = root === undefined ? await mkdtemp(join(tmpdir(), 'bundle-')) : join(root, BUNDLES_FOLDER);
+  await mkdir(folder, { recursive: true });
+  const key = createHash('sha256').update(script).digest('hex').slice(0, 16);
+  const outfile = join(folder, `${basename(script, '.ts')}-${key}.mjs`);
+  if (
+    await access(outfile).then(
+      () => true,
+      () => false,
+    )
+  )
+    return outfile;
+  const temp = `${outfile}.${process.pid}.tmp`;
+  await build(
+    nodeBundleOptions({
+      entryPoint: script,
+      outfile: temp,
+      modules: /\.ts$/,
+      loader: 'ts',
+      moduleUrl: (path) => JSON.stringify(pathToFileURL(path).href),
+      tsconfig: TSCONFIG,
+    }),
+  );
+  await rename(temp, outfile);
+  return outfile;
+}
+
+/** Runs a TypeScript fixture as a real child process: `node <its bundle> ...args` (see bundleTs). */
+export async function spawnTs(
   script: string,
   args: string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
-): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', TSX_IMPORT, script, ...args], {
-    env: options.env ?? process.env,
-    cwd: options.cwd,
-    stdio: 'pipe',
-  });
-}
-
-const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
-
-/**
- * Bundles a TypeScript fixture with the SDK source it imports (and their dependencies) into one ES
- * module in the test file's temporary folder, for a test that starts many processes from it: a
- * start then loads one file instead of tsx compiling and loading ~200 modules (0.13 s of CPU
- * instead of 0.6-0.8 s; the crash test starts 64). It is still the source, never sdk/dist
- * (`@arcotheon/sdk` resolves through tsconfig.json's paths). Each module keeps its own
- * import.meta.url, so the files the SDK reads beside its modules (the JSON Schemas) are found as
- * under tsx. Not for scripts that compare their own path with process.argv[1] (the CLI's main).
- */
-export async function bundleTs(script: string): Promise<string> {
-  const out = join(await mkdtemp(join(tmpdir(), 'bundle-')), 'fixture.mjs');
-  await build({
-    entryPoints: [script],
-    outfile: out,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    tsconfig: TSCONFIG,
-    logLevel: 'warning',
-    // CommonJS dependencies bundled into an ES module still call require() for Node's modules.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    plugins: [
-      {
-        name: 'source-import-meta-url',
-        setup(bundler) {
-          bundler.onLoad({ filter: /\.ts$/ }, async (args) => ({
-            contents: (await readFile(args.path, 'utf8')).replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
-            loader: 'ts',
-          }));
-        },
-      },
-    ],
-  });
-  return out;
+): Promise<ChildProcessWithoutNullStreams> {
+  return spawnBundle(await bundleTs(script), args, options);
 }
 
 /** Spawns `node <bundle> ...args` (a bundle from bundleTs) as a real child process. */
-export function spawnBundle(bundle: string, args: string[], options: { env?: NodeJS.ProcessEnv } = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [bundle, ...args], { env: options.env ?? process.env, stdio: 'pipe' });
+export function spawnBundle(
+  bundle: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [bundle, ...args], { env: options.env ?? process.env, cwd: options.cwd, stdio: 'pipe' });
 }
 
 /** Resolves with the first stdout line that satisfies `match`; rejects if the process exits first. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { TSX_IMPORT } from './spawn-ts.js';
+import { bundleTs } from './spawn-ts.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(REPO, 'node_modules', '.bin', 'arcotheon');
@@ -34,7 +34,7 @@ export async function startUiProcess(options: { bin?: boolean; args?: string[]; 
   const child =
     options.bin === true
       ? spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
-      : spawn(process.execPath, ['--import', TSX_IMPORT, join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts'), ...args], {
+      : spawn(process.execPath, [await bundleTs(join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts')), ...args], {
           stdio: ['ignore', 'pipe', 'pipe'],
           env: { ...process.env, ...options.env },
         });

@@ -2,14 +2,12 @@
  * Global setup of the unit and e2e projects (issue 15 items 8 and 9):
  * - one temporary root for the run (see temp-root.ts); the teardown fails the run if anything is
  *   left in it (a test file whose folder was not removed, or a process that wrote beside it);
- * - NODE_COMPILE_CACHE, so the Node processes the tests start share one compile cache;
- * - TSX_TSCONFIG_PATH, so TypeScript fixtures spawned through tsx resolve `@arcotheon/sdk` to the
- *   SDK's source through tsconfig.json's `paths`, like the tests themselves (never a stale dist).
+ * - NODE_COMPILE_CACHE, so the Node processes the tests start share one compile cache (the
+ *   TypeScript fixtures they start are bundled from the source: test/helpers/spawn-ts.ts).
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RUN_ROOT_ENV, SYSTEM_TMP_ENV, leftovers, linkCaches } from './temp-root.js';
 
 export default async function setup(): Promise<() => Promise<void>> {
@@ -22,7 +20,6 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env[SYSTEM_TMP_ENV] = systemTmp;
   // Anything a worker writes before its file's own folder exists lands in the root, and is reported.
   process.env['TMPDIR'] = root;
-  process.env['TSX_TSCONFIG_PATH'] = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
   // Node's compile cache for every Node process the tests start (the CLI, arcotheon ui, fixtures,
   // the workers): ~20% less CPU a start (0.45 s → 0.36 s for the CLI). It is one of the caches
   // linked into every per-file folder (temp-root.ts), kept in the system temp folder across runs.

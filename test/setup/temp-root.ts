@@ -32,8 +32,14 @@ export async function linkCaches(folder: string, systemTmp: string): Promise<voi
   }
 }
 
-/** The entries of `folder` that are not the cache links. */
+/**
+ * The folder of the run's root where test/helpers/spawn-ts.ts keeps the fixtures it bundled, one
+ * per script, shared by the workers; the global teardown removes it with the root.
+ */
+export const BUNDLES_FOLDER = 'bundles';
+
+/** The entries of `folder` that are not the cache links or the bundles. */
 export async function leftovers(folder: string): Promise<string[]> {
-  const caches = new Set(cacheNames());
+  const caches = new Set([...cacheNames(), BUNDLES_FOLDER]);
   return (await readdir(folder).catch(() => [])).filter((name) => !caches.has(name));
 }

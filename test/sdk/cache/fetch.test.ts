@@ -182,14 +182,14 @@ describe('fetchCapped over HTTPS with the test CA', () => {
     const dir = await mkdtemp(join(tmpdir(), 'arcotheon-fetch-child-'));
     try {
       const script = join(dir, 'child.mts');
-      const fetchModule = pathToFileURL(fileURLToPath(new URL('../../../sdk/src/cache/fetch.ts', import.meta.url))).href;
+      const fetchModule = fileURLToPath(new URL('../../../sdk/src/cache/fetch.ts', import.meta.url));
       await writeFile(
         script,
         `import { fetchCapped } from ${JSON.stringify(fetchModule)};\n` +
           `const body = await fetchCapped(process.argv[2], { maxBytes: 1024 });\n` +
           `process.stdout.write('BODY ' + body.toString() + '\\n');\n`,
       );
-      const child = spawnTs(script, [server.url('/doc.json')], { env: { ...process.env, NODE_EXTRA_CA_CERTS: testTls().caPath } });
+      const child = await spawnTs(script, [server.url('/doc.json')], { env: { ...process.env, NODE_EXTRA_CA_CERTS: testTls().caPath } });
       let out = '';
       let err = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

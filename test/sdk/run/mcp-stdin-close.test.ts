@@ -1,12 +1,10 @@
 // issue 13: `adcap mcp` answers the requests a client wrote even when the client closes its end of
 // stdin right after asking (before, the server closed on 'end' and never answered). A real child
 // process (node --import tsx sdk/src/cli/main.ts) gets the whole conversation in one write, then EOF.
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnTs } from '../../helpers/spawn-ts.js';
+import { ADCAP_FIXTURE, spawnTs } from '../../helpers/spawn-ts.js';
 import { nodeTool, RunHome } from './run-fixture.js';
 
-const MAIN = fileURLToPath(new URL('../../../sdk/src/cli/main.ts', import.meta.url));
 let h: RunHome;
 
 beforeAll(async () => {
@@ -22,8 +20,8 @@ afterAll(async () => {
 });
 
 /** Writes `messages` as JSON lines, closes stdin at once, and collects every line and the exit code. */
-function converse(messages: unknown[]): Promise<{ code: number | null; lines: Array<Record<string, unknown>>; stderr: string }> {
-  const child = spawnTs(MAIN, ['mcp', 'acme/eof-demo', '--home', h.home]);
+async function converse(messages: unknown[]): Promise<{ code: number | null; lines: Array<Record<string, unknown>>; stderr: string }> {
+  const child = await spawnTs(ADCAP_FIXTURE, ['mcp', 'acme/eof-demo', '--home', h.home]);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -1,14 +1,12 @@
 // mcpServe end to end: the official MCP SDK client talks to `adcap mcp` running as a real child
 // process (node --import tsx sdk/src/cli/main.ts), which runs tools through runTool in bubblewrap.
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpToolName } from '../../../sdk/src/run/mcp.js';
-import { TSX_IMPORT } from '../../helpers/spawn-ts.js';
+import { ADCAP_FIXTURE, bundleTs } from '../../helpers/spawn-ts.js';
 import { nodeTool, RunHome } from './run-fixture.js';
 
-const MAIN = fileURLToPath(new URL('../../../sdk/src/cli/main.ts', import.meta.url));
 let h: RunHome;
 let client: Client;
 
@@ -43,7 +41,7 @@ afterAll(async () => {
 async function connect(): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', TSX_IMPORT, MAIN, 'mcp', 'acme/mcp-demo', '--home', h.home],
+    args: [await bundleTs(ADCAP_FIXTURE), 'mcp', 'acme/mcp-demo', '--home', h.home],
     env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     stderr: 'pipe',
   });

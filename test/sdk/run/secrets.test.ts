@@ -1,7 +1,6 @@
 // Secrets for env:read permissions (issue 14): values reach only the tool whose granted
 // permission names them, per capability; never the audit log; the CLI's store is a 0600 file
 // and the CLI says when it uses it. Real packages, real bubblewrap runs.
-import { spawn } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import { runTool } from '../../../sdk/src/run/run-tool.js';
 import { runWorkflow } from '../../../sdk/src/run/workflow.js';
 import { envReadVariables, FileSecretStore, type SecretRequest } from '../../../sdk/src/run/secrets.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
-import { TSX_IMPORT } from '../../helpers/spawn-ts.js';
+import { ADCAP_FIXTURE, spawnTs } from '../../helpers/spawn-ts.js';
 import { adcap } from '../cli/run-cli.js';
 import { nodeTool, rejectionOf, RunHome } from './run-fixture.js';
 
@@ -152,10 +151,7 @@ describe('adcap secret and adcap run', () => {
     adcap([...args, '--home', h.home], { cwd: h.root, env: { PATH: process.env.PATH, ...env } });
 
   it('secret set reads the value from stdin into <home>/secrets.json (0600) and run uses it, saying so', async () => {
-    const main = new URL('../../../sdk/src/cli/main.ts', import.meta.url).pathname;
-    const child = spawn(process.execPath, ['--import', TSX_IMPORT, main, 'secret', 'set', 'acme/keys', 'API_KEY', '--home', h.home], {
-      stdio: 'pipe',
-    });
+    const child = await spawnTs(ADCAP_FIXTURE, ['secret', 'set', 'acme/keys', 'API_KEY', '--home', h.home]);
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stdin.end('cli-key\n');

@@ -26,7 +26,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   closedPort = (probe.address() as net.AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
-  host = spawnTs(HOST_SCRIPT, [JSON.stringify([`127.0.0.1:${upstream.port}`, `127.0.0.1:${closedPort}`, 'example.invalid'])], {
+  host = await spawnTs(HOST_SCRIPT, [JSON.stringify([`127.0.0.1:${upstream.port}`, `127.0.0.1:${closedPort}`, 'example.invalid'])], {
     cwd: path.dirname(HOST_SCRIPT),
   });
   host.stderr.on('data', (d: Buffer) => (hostStderr += d.toString()));

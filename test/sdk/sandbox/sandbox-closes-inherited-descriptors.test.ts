@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BubblewrapSandbox, inheritedDescriptors } from '../../../sdk/src/sandbox/bubblewrap.js';
-import { TSX_IMPORT } from '../../helpers/spawn-ts.js';
+import { bundleTs } from '../../helpers/spawn-ts.js';
 
 const HOST = fileURLToPath(new URL('../../fixtures/sandbox-host/inheriting-host.ts', import.meta.url));
 type Report = Record<string, { ok: boolean; detail: string }>;
@@ -29,7 +29,7 @@ async function runHost(sandbox: 'bubblewrap' | 'none', file: string): Promise<{ 
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe'];
     while (stdio.length < 100) stdio.push('ignore');
     stdio.push(fd); // becomes fd 100 in the host, without close-on-exec
-    const child = spawn(process.execPath, ['--import', TSX_IMPORT, HOST, JSON.stringify({ sandbox, root: path.join(root, sandbox) })], {
+    const child = spawn(process.execPath, [await bundleTs(HOST), JSON.stringify({ sandbox, root: path.join(root, sandbox) })], {
       stdio,
     });
     let out = '';

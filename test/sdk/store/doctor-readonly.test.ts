@@ -27,7 +27,7 @@ describe('doctor without fix beside an operation in progress', () => {
 
     // Another process updating acme/lib: it holds the home lock, journaled its intent, and is
     // extracting 1.1.0 into a staging folder; its next journal record is half written.
-    const holder = spawnTs(holderScript, [arc.home.homeLock]);
+    const holder = await spawnTs(holderScript, [arc.home.homeLock]);
     await waitForLine(holder, (line) => line === 'locked');
     const before = await arc.state('acme/lib');
     await beginOperation(arc.home, {

@@ -30,7 +30,7 @@ describe('home lock', () => {
 
   it('fails with E_LOCKED naming the holder when another process keeps the lock past the wait', async () => {
     const path = await lockPathInTemp();
-    const child = spawnTs(holder, [path]);
+    const child = await spawnTs(holder, [path]);
     try {
       await waitForLine(child, (line) => line === 'locked');
       await expect(acquireLock(path, 'second', { waitMs: 300 })).rejects.toMatchObject({
@@ -45,7 +45,7 @@ describe('home lock', () => {
 
   it('waits for a live holder that releases, then takes the lock', async () => {
     const path = await lockPathInTemp();
-    const child = spawnTs(holder, [path, '400']);
+    const child = await spawnTs(holder, [path, '400']);
     await waitForLine(child, (line) => line === 'locked');
     const started = Date.now();
     const lock = await acquireLock(path, 'second', { waitMs: 10_000 });
@@ -56,7 +56,7 @@ describe('home lock', () => {
 
   it('takes over at once from a holder that was SIGKILLed', async () => {
     const path = await lockPathInTemp();
-    const child = spawnTs(holder, [path]);
+    const child = await spawnTs(holder, [path]);
     await waitForLine(child, (line) => line === 'locked');
     child.kill('SIGKILL');
     await exited(child);
@@ -71,7 +71,7 @@ describe('home lock', () => {
   it("tryAcquireLock does not wait for a live holder (null) and takes a dead one's lock at once; lockHeld agrees", async () => {
     const path = await lockPathInTemp();
     expect(await lockHeld(path)).toBe(false);
-    const child = spawnTs(holder, [path]);
+    const child = await spawnTs(holder, [path]);
     await waitForLine(child, (line) => line === 'locked');
     expect(await lockHeld(path)).toBe(true);
     const started = Date.now();

@@ -49,7 +49,9 @@ describe('registry client over HTTPS', () => {
 
   it('honours NODE_EXTRA_CA_CERTS with the plain global fetch (child process)', async () => {
     const script = fileURLToPath(new URL('./https-child.ts', import.meta.url));
-    const child = spawnTs(script, [home, url, reg.rootKey.publicKey], { env: { ...process.env, NODE_EXTRA_CA_CERTS: testTls().caPath } });
+    const child = await spawnTs(script, [home, url, reg.rootKey.publicKey], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: testTls().caPath },
+    });
     const line = await waitForLine(child, (l) => l.startsWith('{'));
     expect(JSON.parse(line)).toEqual({ ok: true, sequence: 1 });
   });
