@@ -131,7 +131,7 @@ const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'e
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**'],
+    ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**', '**/*.generated.ts'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,51 +1,31 @@
-import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { AdcapError } from '../errors.js';
 import { escapePointer } from './canonical-json.js';
+import { capability, policy, workflow } from './schema-validators.generated.js';
 
 /**
- * Shared JSON Schema machinery for the format documents (capability.json, workflow documents):
- * one Ajv 2020-12 instance, schemas compiled once on first use, and ajv errors turned into
- * sentences that name the JSON pointer, the failed keyword and what is wrong in plain words.
+ * Shared JSON Schema machinery for the format documents (capability.json, workflow documents, the
+ * organisation policy): their validators, and ajv errors turned into sentences that name the JSON
+ * pointer, the failed keyword and what is wrong in plain words.
  */
-
-/** The Ajv options every schema shipped with the SDK is compiled with (strict about the schema itself). */
-export const SCHEMA_AJV_OPTIONS = {
-  verbose: true,
-  strictSchema: true,
-  strictNumbers: true,
-  strictTypes: false,
-  strictTuples: false,
-  strictRequired: false,
-} as const;
-
-let ajvInstance: Ajv2020 | undefined;
 
 /**
- * The Ajv instance for our own schemas (strict about the schema, all errors, formats). The schemas
- * are ours and shipped, so they are not checked against the 2020-12 meta-schema at run time:
- * compiling the meta-schema was ~0.1 s of every CLI start that reads a manifest, a sixth of
- * `adcap list`; test/sdk/format/json-schema.test.ts checks them instead (as for registry-1.json).
+ * The validators of `sdk/schema/<file>`, compiled ahead of time with every problem reported
+ * (schema-validators.generated.ts, from build/schema-validators.mjs: compiling capability-1.json at
+ * run time was ~0.2 s of every CLI start that reads a manifest). The schemas are checked against the
+ * draft 2020-12 meta-schema, and the generated code against a fresh generation, by the tests
+ * (test/sdk/format/json-schema.test.ts, test/build/schema-validators.test.ts).
  */
-function formatAjv(): Ajv2020 {
-  if (ajvInstance === undefined) {
-    ajvInstance = new Ajv2020({ ...SCHEMA_AJV_OPTIONS, allErrors: true, validateSchema: false });
-    addFormatsModule.default(ajvInstance);
-  }
-  return ajvInstance;
-}
+const VALIDATORS: ReadonlyMap<string, ValidateFunction> = new Map([
+  ['capability-1.json', capability],
+  ['workflow-1.json', workflow],
+  ['policy-1.json', policy],
+]);
 
-const compiled = new Map<string, ValidateFunction>();
-
-/** Loads `sdk/schema/<file>` (the same relative place from src/ and dist/) and compiles it once. */
+/** The validator of `sdk/schema/<file>`. */
 export function schemaValidator(file: string): ValidateFunction {
-  let validate = compiled.get(file);
-  if (validate === undefined) {
-    const schema = JSON.parse(readFileSync(new URL(`../../schema/${file}`, import.meta.url), 'utf8')) as object;
-    validate = formatAjv().compile(schema);
-    compiled.set(file, validate);
-  }
+  const validate = VALIDATORS.get(file);
+  if (validate === undefined) throw new Error(`no validator is generated for sdk/schema/${file} (build/schema-validators.mjs)`);
   return validate;
 }
 

@@ -6,16 +6,15 @@
  * callers, which also choose the error code: E_CATALOG for the catalogue, E_DOC_HASH for a package
  * document, E_SCHEMA for the registry's source files.
  *
- * One Ajv instance of its own, stopping at the first problem: a hostile 16 MiB catalogue must not
+ * The validators are compiled ahead of time (schema-validators.generated.ts, from
+ * build/schema-validators.mjs), stopping at the first problem: a hostile 16 MiB catalogue must not
  * make the client collect an error object for every one of its entries. The schema is ours and
- * shipped, so it is not checked against the meta-schema at run time (compiling the 2020-12
- * meta-schema cost more than checking a 20,000-entry catalogue); test/sdk/registry/schema.test.ts
- * checks it instead.
+ * shipped, so it is not checked against the meta-schema at run time; test/sdk/registry/schema.test.ts
+ * checks it, and test/build/schema-validators.test.ts that the generated code is current.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { describeSchemaErrors, SCHEMA_AJV_OPTIONS, type SchemaProblem } from '../format/json-schema.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { describeSchemaErrors, type SchemaProblem } from '../format/json-schema.js';
+import * as generated from './schema-validators.generated.js';
 import type { CataloguePayload, PackageDocument, PublisherFile, RegistryConfigFile, StatusFile, VersionEntry } from './types.js';
 
 const REGISTRY_SCHEMA_FILE = 'registry-1.json';
@@ -34,29 +33,18 @@ export interface RegistryDocuments {
 
 export type RegistryDocumentKind = keyof RegistryDocuments;
 
-let ajv: Ajv2020 | undefined;
-const validators = new Map<RegistryDocumentKind, ValidateFunction>();
-
-function registryAjv(): Ajv2020 {
-  if (ajv === undefined) {
-    // The first problem is enough to refuse a file; the schema is checked against the meta-schema
-    // by the tests, not at every start (it cost more than validating 20,000 catalogue entries).
-    ajv = new Ajv2020({ ...SCHEMA_AJV_OPTIONS, allErrors: false, validateSchema: false });
-    addFormatsModule.default(ajv);
-    // The same relative place from src/registry and dist/registry.
-    ajv.addSchema(JSON.parse(readFileSync(new URL(`../../schema/${REGISTRY_SCHEMA_FILE}`, import.meta.url), 'utf8')) as object);
-  }
-  return ajv;
-}
+/** The validator of each registry file (generated code: build/schema-validators.mjs). */
+const VALIDATORS: { readonly [K in RegistryDocumentKind]: ValidateFunction } = {
+  registryConfig: generated.registryConfig,
+  publisherFile: generated.publisherFile,
+  versionEntry: generated.versionEntry,
+  statusFile: generated.statusFile,
+  packageDocument: generated.packageDocument,
+  cataloguePayload: generated.cataloguePayload,
+};
 
 function validatorFor<K extends RegistryDocumentKind>(kind: K): ValidateFunction<RegistryDocuments[K]> {
-  let validate = validators.get(kind);
-  if (validate === undefined) {
-    validate = registryAjv().getSchema(`${REGISTRY_SCHEMA_ID}#/$defs/${kind}`);
-    if (validate === undefined) throw new Error(`${REGISTRY_SCHEMA_FILE} has no definition ${kind}`);
-    validators.set(kind, validate);
-  }
-  return validate as ValidateFunction<RegistryDocuments[K]>;
+  return VALIDATORS[kind] as ValidateFunction<RegistryDocuments[K]>;
 }
 
 /**
