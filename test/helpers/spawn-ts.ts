@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { access, mkdir, mkdtemp, rename } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -41,13 +41,7 @@ async function bundleOnce(script: string): Promise<string> {
   await mkdir(folder, { recursive: true });
   const key = createHash('sha256').update(script).digest('hex').slice(0, 16);
   const outfile = join(folder, `${basename(script, '.ts')}-${key}.mjs`);
-  if (
-    await access(outfile).then(
-      () => true,
-      () => false,
-    )
-  )
-    return outfile;
+  if ((await stat(outfile).catch(() => null)) !== null) return outfile;
   const temp = `${outfile}.${process.pid}.tmp`;
   await build(
     nodeBundleOptions({
