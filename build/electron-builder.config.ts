@@ -37,8 +37,9 @@ const config: Configuration = {
   copyright: 'Copyright © Arcotheon contributors',
   directories: { output: 'out/dist', buildResources: 'build' },
   // The bundles (build/electron.mjs), the built renderer and package.json; production
-  // dependencies (the SDK and what it needs) are added by electron-builder.
-  files: ['out/electron/**', 'renderer/dist/**', 'package.json', '!**/*.map'],
+  // dependencies (the SDK and what it needs) are added by electron-builder. Not the `arcotheon`
+  // command's bundle (build/bundle-cli.mjs): the desktop app does not run it.
+  files: ['out/electron/**', 'renderer/dist/**', 'package.json', '!**/*.map', '!out/electron/arcotheon.mjs'],
   // The bundled example registry, the utility's ARCOTHEON_EMBEDDED_REGISTRY when packaged.
   extraResources: [{ from: 'examples/registry', to: 'registry', filter: ['**/*'] }],
   asar: true,

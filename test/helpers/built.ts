@@ -1,6 +1,6 @@
 /**
- * A few unit tests run the built package on purpose (the `arcotheon` bin runs out/electron/, whose
- * SDK is node_modules/@arcotheon/sdk → sdk/dist; the bundled utility process imports sdk/dist).
+ * A few unit tests run the built package on purpose (the `arcotheon` bin runs out/electron/arcotheon.mjs,
+ * a bundle of out/electron/ with the SDK's sdk/dist; the bundled utility process imports sdk/dist).
  * They call this first: it fails, naming the command to run, when a build output is older than a
  * source file it is built from, so no test passes or fails on a stale build (issue 15 item 8).
  * `npm test` builds before the unit tests.
@@ -13,7 +13,7 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 const OUTPUTS = {
   sdk: { output: 'sdk/dist/index.js', sources: ['sdk/src'] },
-  electron: { output: 'out/electron/cli.js', sources: ['electron'] },
+  electron: { output: 'out/electron/arcotheon.mjs', sources: ['electron', 'sdk/src'] },
 } as const;
 
 async function newest(dir: string): Promise<{ file: string; mtimeMs: number }> {
