@@ -4,7 +4,7 @@
  * where links cannot be made. The callers decide what may be replaced; this module only writes.
  */
 import { cp, lstat, mkdir, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { asAdcapError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/fs-atomic.js';
 import { removeTree } from '../../util/fs-tree.js';
@@ -33,7 +33,8 @@ export async function placeLink(
   mode: 'auto' | 'copy',
 ): Promise<'symlink' | 'copy'> {
   await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${lastSegment(path)}.arcotheon-${process.pid}-${Date.now().toString(36)}`);
+  // basename, not lastSegment: `path` is a file-system path (backslashes on Windows), not a manifest path.
+  const temp = join(dirname(path), `.${basename(path)}.arcotheon-${process.pid}-${Date.now().toString(36)}`);
   if (mode === 'auto') {
     try {
       await symlink(target, temp, process.platform === 'win32' ? 'junction' : 'dir');
