@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { AdcapError } from '../errors.js';
 import { escapePointer } from './canonical-json.js';
+import { draft2020 } from './meta-schema-validator.generated.js';
 import { capability, policy, workflow } from './schema-validators.generated.js';
 
 /**
@@ -179,8 +180,10 @@ let toolAjv: Ajv2020 | undefined;
  * resolves nowhere. Returns the compiler's complaint, or undefined. Nothing is fetched.
  */
 export function schemaCompileProblem(schema: object): string | undefined {
-  toolAjv ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  toolAjv ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false });
   try {
+    const problem = metaSchemaProblem(toolAjv, schema);
+    if (problem !== undefined) return problem;
     toolAjv.compile(schema);
     return undefined;
   } catch (error) {
@@ -191,4 +194,21 @@ export function schemaCompileProblem(schema: object): string | undefined {
     const id = (schema as { $id?: unknown }).$id;
     if (typeof id === 'string') toolAjv.removeSchema(id);
   }
+}
+
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * What Ajv's compile checks first, in its words: the schema against the meta-schema it declares.
+ * The draft 2020-12 meta-schema (the default) is checked by its validator compiled ahead of time
+ * (meta-schema-validator.generated.ts, Ajv's own code with this instance's options); another
+ * `$schema` goes to Ajv, which throws as compile would (an unknown one is refused).
+ */
+function metaSchemaProblem(ajv: Ajv2020, schema: object): string | undefined {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (declared !== undefined && declared !== DRAFT_2020_12) {
+    ajv.validateSchema(schema, true);
+    return undefined;
+  }
+  return draft2020(schema) ? undefined : `schema is invalid: ${ajv.errorsText(draft2020.errors)}`;
 }

@@ -1,10 +1,12 @@
 // The JSON Schemas of the format documents (capability.json, workflow documents, the organisation
 // policy): sdk/src/format/json-schema.ts compiles them without checking them against the draft
-// 2020-12 meta-schema at run time, so that check is made here, with a stock Ajv.
+// 2020-12 meta-schema at run time, so that check is made here, with a stock Ajv. And a publisher's
+// tool schema is judged as a stock Ajv's compile judges it, although the SDK checks it against the
+// meta-schema with a validator compiled ahead of time.
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { schemaValidator } from '../../../sdk/src/format/json-schema.js';
+import { schemaCompileProblem, schemaValidator } from '../../../sdk/src/format/json-schema.js';
 
 const SCHEMAS = ['capability-1.json', 'workflow-1.json', 'policy-1.json'];
 
@@ -20,5 +22,39 @@ describe('the format schemas shipped with the SDK', () => {
     const ajv = new Ajv2020({ validateFormats: false });
     expect(ajv.validateSchema({ type: 'object', properties: { a: { type: 'strng' } } })).toBe(false);
     expect(ajv.validateSchema({ type: 'object', required: 'a' })).toBe(false);
+  });
+});
+
+describe("a publisher's tool schema", () => {
+  /** What a stock Ajv (the options the SDK compiles tool schemas with) says when compiling it. */
+  function stockAjvSays(schema: object): string | undefined {
+    try {
+      new Ajv2020({ strict: false, allErrors: false, validateFormats: false }).compile(schema);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message.split('\n')[0];
+    }
+  }
+
+  it.each([
+    ['a usable schema', { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }],
+    ['one that names the 2020-12 meta-schema', { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string' }],
+    ['a misspelt type', { type: 'object', properties: { a: { type: 'strng' } } }],
+    ['a required that is not a list', { type: 'object', required: 'a' }],
+    ['a negative minLength', { type: 'string', minLength: -1 }],
+    ['a dangling $ref', { $ref: '#/$defs/missing' }],
+    ['a remote $ref', { $ref: 'https://schemas.example/x.json' }],
+    ['another meta-schema', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'string' }],
+    ['a $schema that is not a string', { $schema: 7, type: 'string' }],
+  ])('%s: the same verdict and words as Ajv compiling it', (_label, schema) => {
+    const expected = stockAjvSays(schema);
+    expect(schemaCompileProblem(schema)).toBe(expected);
+  });
+
+  it("refuses with the meta-schema's words", () => {
+    expect(schemaCompileProblem({ type: 'object', properties: { a: { type: 'strng' } } })).toMatch(
+      /^schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/,
+    );
+    expect(schemaCompileProblem({ type: 'string' })).toBeUndefined();
   });
 });
