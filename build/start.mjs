@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const compiled = join(repo, 'out', 'electron', 'cli.js');
+// The `arcotheon` command's bundle (build/bundle-cli.mjs): the exports of out/electron/cli.js in one module.
+const compiled = join(repo, 'out', 'electron', 'arcotheon.mjs');
 
 /**
  * How `npm start` opens Arcotheon: the Electron window when a binary exists and there is a display

@@ -33,20 +33,6 @@ export interface RegistryDocuments {
 
 export type RegistryDocumentKind = keyof RegistryDocuments;
 
-/** The validator of each registry file (generated code: build/schema-validators.mjs). */
-const VALIDATORS: { readonly [K in RegistryDocumentKind]: ValidateFunction } = {
-  registryConfig: generated.registryConfig,
-  publisherFile: generated.publisherFile,
-  versionEntry: generated.versionEntry,
-  statusFile: generated.statusFile,
-  packageDocument: generated.packageDocument,
-  cataloguePayload: generated.cataloguePayload,
-};
-
-function validatorFor<K extends RegistryDocumentKind>(kind: K): ValidateFunction<RegistryDocuments[K]> {
-  return VALIDATORS[kind] as ValidateFunction<RegistryDocuments[K]>;
-}
-
 /**
  * Returns `value` typed as the registry file `kind` when it matches its definition; otherwise throws
  * what `refuse` makes of the first problem, whose `text` names the JSON pointer, what is wrong in
@@ -57,7 +43,8 @@ export function checkRegistryDocument<K extends RegistryDocumentKind>(
   value: unknown,
   refuse: (problem: SchemaProblem) => Error,
 ): RegistryDocuments[K] {
-  const validate = validatorFor(kind);
+  // The generated module exports one validator per registry file, named after its kind.
+  const validate = generated[kind] as ValidateFunction<RegistryDocuments[K]>;
   if (validate(value)) return value;
   const [first] = describeSchemaErrors(validate.errors ?? [], '', { formatDocument: false });
   throw refuse(
