@@ -6,7 +6,7 @@ import { AdcapError, asAdcapError } from '../errors.js';
 import { assertNoSecretKey, readHead, secretKeyIn } from './secret-scan.js';
 import { hashFile, sha256Hex } from '../util/hash.js';
 import { progressReporter, type ProgressListener } from '../util/progress.js';
-import { checkEntryPath, comparePaths } from './archive/entry-path.js';
+import { CaseFoldGuard, checkEntryPath, comparePaths } from './archive/entry-path.js';
 import { DEFAULT_ARCHIVE_LIMITS } from './archive/limits.js';
 import { BLOCK_SIZE } from './archive/ustar.js';
 import { writeArchive, type ArchiveEntrySource } from './archive/writer.js';
@@ -247,7 +247,13 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
   }
 
   await walk(root);
-  return found.sort((a, b) => comparePaths(a.path, b.path));
+  found.sort((a, b) => comparePaths(a.path, b.path));
+  // A package a case-insensitive file system cannot extract is refused here as the reader refuses it (E_PATH).
+  const caseFold = new CaseFoldGuard();
+  caseFold.add(MANIFEST_ENTRY);
+  caseFold.add(SIGNATURE_ENTRY);
+  for (const file of found) caseFold.add(file.path);
+  return found;
 }
 
 /** A package the default reader would refuse is refused at build time (spec §2 reference limits). */

@@ -42,3 +42,42 @@ export function checkEntryPath(path: string | Uint8Array): string {
 export function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * The name a case-insensitive file system (macOS APFS/HFS+, Windows NTFS) sees for a path: Unicode
+ * case folded and decomposed. Spec §2 paths are ASCII, so today this is ASCII lower case, but the
+ * key stays right if a caller judges a non-ASCII name (a source tree at build time).
+ */
+export function pathFoldKey(path: string): string {
+  return path.normalize('NFD').toUpperCase().toLowerCase().normalize('NFD');
+}
+
+/**
+ * Remembers the paths of one archive and refuses a path that another one equals once case is
+ * folded (`A.txt` and `a.txt`, `Dir/x` and `dir/y`'s file `DIR`): extracted on macOS or Windows the
+ * two would be one file, so the second would overwrite or replace the first (the node-tar case
+ * advisories). Exact duplicates are the caller's E_DUPLICATE; this throws E_PATH.
+ */
+export class CaseFoldGuard {
+  private readonly seen = new Map<string, string>();
+
+  /** Checks `path` and each of its parent folders against what was added before, then adds them. */
+  add(path: string): void {
+    const names: string[] = [];
+    for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) names.push(path.slice(0, i));
+    names.push(path);
+    for (const name of names) {
+      const key = pathFoldKey(name);
+      const other = this.seen.get(key);
+      if (other !== undefined && other !== name) {
+        throw new AdcapError(
+          'E_PATH',
+          `The package paths ${JSON.stringify(other)} and ${JSON.stringify(name)} differ only in case or Unicode form; ` +
+            'they would be the same file on macOS and Windows, so spec §2 paths must stay distinct when case is ignored.',
+          { details: { path: name, other } },
+        );
+      }
+      this.seen.set(key, name);
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { AdcapError } from '../../errors.js';
-import { checkEntryPath } from './entry-path.js';
+import { CaseFoldGuard, checkEntryPath } from './entry-path.js';
 import type { ArchiveLimits } from './limits.js';
 import { BLOCK_SIZE, decodeHeader, isZeroBlock } from './ustar.js';
 
@@ -57,6 +57,7 @@ export class TarParser {
   private count = 0;
   private readonly files = new Set<string>();
   private readonly dirs = new Set<string>();
+  private readonly caseFold = new CaseFoldGuard();
   private aborted = false;
 
   constructor(
@@ -205,6 +206,8 @@ export class TarParser {
       }
       parents.push(parent);
     }
+    // Exact clashes above are E_DUPLICATE; names equal once case is folded are E_PATH.
+    this.caseFold.add(path);
     this.files.add(path);
     for (const parent of parents) this.dirs.add(parent);
   }
