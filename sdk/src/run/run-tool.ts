@@ -274,8 +274,12 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     ...(arc.authorize === undefined ? {} : { authorize: arc.authorize }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
+  // sdk/README.md "Sandbox hook": spec.tmpDir is the run's own folder and exists before wrap() is
+  // called, so a sandbox may point HOME or TMPDIR at it (removed with runDir after the run).
+  const sandboxTmp = path.join(runDir, 'sandbox');
   let wrapped: WrappedCommand | undefined;
   try {
+    await mkdir(sandboxTmp, { mode: 0o700 });
     const env =
       options.secrets === undefined
         ? Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
@@ -296,7 +300,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
       readOnlyFiles: Object.values(materialized.paths),
       workspace,
       toolDataDir,
-      tmpDir: path.join(runDir, 'sandbox'),
+      tmpDir: sandboxTmp,
       home: os.homedir(),
       // DESIGN §5: fs:write never reaches installed directories; nor the rest of the home (grants,
       // audit log, cache), except the tool data folders.

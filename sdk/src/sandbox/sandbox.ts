@@ -34,7 +34,10 @@ export interface SandboxSpec {
   workspace: string | null;
   /** home/tooldata/<pub>/<name>/<tool>/, bound read-write only with storage:data. */
   toolDataDir: string | null;
-  /** A host directory where the sandbox may create its per-run files (removed by cleanup()). */
+  /**
+   * A host directory of this run where the sandbox may create its files (a private HOME or TMPDIR):
+   * runTool creates it before calling wrap() and removes it after the run (sdk/README.md "Sandbox hook").
+   */
   tmpDir: string;
   /**
    * The user's home directory: `~/` in fs scopes expands against it, and it is hidden (replaced by

@@ -111,6 +111,39 @@ describe('a host sandbox written from the contract', () => {
   });
 });
 
+/** A tool that keeps a note in its HOME, as many programs do (dot files, caches). */
+const HOME_TOOL = `import { writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+for await (const line of createInterface({ input: process.stdin })) {
+  const file = join(process.env.HOME, '.note');
+  writeFileSync(file, 'kept in HOME');
+  process.stdout.write(JSON.stringify({ type: 'result', output: { home: process.env.HOME, note: readFileSync(file, 'utf8') } }) + '\\n');
+  break;
+}
+`;
+
+describe('spec.tmpDir (sdk/README.md "Sandbox hook")', () => {
+  it('exists when wrap() is called, so the README example (HOME: spec.tmpDir) runs a tool that writes to HOME', async () => {
+    const seen: { tmpDir: string; existed: boolean }[] = [];
+    const { existsSync, statSync } = await import('node:fs');
+    const readmeJail: Sandbox = {
+      name: 'readme-jail',
+      wrap(spec) {
+        seen.push({ tmpDir: spec.tmpDir, existed: existsSync(spec.tmpDir) && statSync(spec.tmpDir).isDirectory() });
+        return { command: spec.command, args: spec.args, env: { PATH: '/usr/bin:/bin', HOME: spec.tmpDir }, cwd: spec.cwd };
+      },
+    };
+    const arc = h.arc({ remotes: [], sandbox: { use: readmeJail } });
+    await h.install({ id: 'acme/homenote', tools: [nodeTool('note', 'note.mjs')], files: { 'tools/note.mjs': { text: HOME_TOOL } } }, arc);
+    const result = await runTool(arc, 'acme/homenote', 'note', {});
+    expect(seen).toEqual([{ tmpDir: expect.any(String), existed: true }]);
+    expect(result.output).toEqual({ home: seen[0]?.tmpDir, note: 'kept in HOME' });
+    // The folder is the run's own: removed once the run is over.
+    expect(existsSync(seen[0]?.tmpDir ?? '')).toBe(false);
+  });
+});
+
 describe('optOut (capabilities the host ships itself)', () => {
   it('runs them without a sandbox even where one works, and sandboxes everything else', async () => {
     const arc = h.arc({ remotes: [], sandbox: { optOut: ['acme/own'] } });
