@@ -21,24 +21,26 @@ const schema0 = {
     id: { $ref: '#/$defs/capabilityId' },
     version: { $ref: '#/$defs/semver' },
     name: {
-      description: 'a display name of 1 to 80 characters, without control characters',
+      description: 'a display name of 1 to 80 characters, without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 80,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     summary: {
-      description: 'a one-line summary of 1 to 200 characters, without line breaks or other control characters',
+      description:
+        'a one-line summary of 1 to 200 characters, without line breaks or other control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     description: {
-      description: 'a text of at most 8000 characters, without control characters other than newline and tab',
+      description:
+        'a text of at most 8000 characters, without control characters (bidirectional controls included) other than newline and tab',
       type: 'string',
       maxLength: 8000,
-      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     license: {
       description: 'an SPDX license expression such as "MIT" or "Apache-2.0 OR MIT"',
@@ -55,20 +57,21 @@ const schema0 = {
       maxItems: 20,
       uniqueItems: true,
       items: {
-        description: 'a keyword of 1 to 50 characters, without control characters',
+        description: 'a keyword of 1 to 50 characters, without control characters (bidirectional controls included)',
         type: 'string',
         minLength: 1,
         maxLength: 50,
-        pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+        pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
       },
     },
     icon: { $ref: '#/$defs/packagePath' },
     readme: { $ref: '#/$defs/packagePath' },
     changelog: {
-      description: 'a changelog text of at most 65536 characters, without control characters other than newline and tab',
+      description:
+        'a changelog text of at most 65536 characters, without control characters (bidirectional controls included) other than newline and tab',
       type: 'string',
       maxLength: 65536,
-      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     skills: {
       description: 'a list of Agent Skills directories',
@@ -233,11 +236,12 @@ const schema0 = {
       properties: {
         name: { description: 'a tool name matching ^[a-z][a-z0-9_]{0,63}$', type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
         description: {
-          description: 'a description of 1 to 4000 characters, without control characters other than newline and tab',
+          description:
+            'a description of 1 to 4000 characters, without control characters (bidirectional controls included) other than newline and tab',
           type: 'string',
           minLength: 1,
           maxLength: 4000,
-          pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
         runtime: { $ref: '#/$defs/runtime' },
         inputSchema: { $ref: '#/$defs/jsonSchema' },
@@ -317,10 +321,11 @@ const schema0 = {
         path: { $ref: '#/$defs/packagePath' },
         resource: { $ref: '#/$defs/simpleId' },
         description: {
-          description: 'a description of at most 4000 characters, without control characters other than newline and tab',
+          description:
+            'a description of at most 4000 characters, without control characters (bidirectional controls included) other than newline and tab',
           type: 'string',
           maxLength: 4000,
-          pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
       },
       oneOf: [{ required: ['path'] }, { required: ['resource'] }],
@@ -345,11 +350,12 @@ const schema0 = {
         access: { description: '"public" or "entitled"', enum: ['public', 'entitled'] },
         entitlement: { $ref: '#/$defs/entitlement' },
         license: {
-          description: 'a license text or SPDX expression of at most 200 characters, without control characters',
+          description:
+            'a license text or SPDX expression of at most 200 characters, without control characters (bidirectional controls included)',
           type: 'string',
           minLength: 1,
           maxLength: 200,
-          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
         lazy: { description: 'true or false', type: 'boolean' },
         format: { description: '"file" or "shardset"', enum: ['file', 'shardset'] },
@@ -367,11 +373,12 @@ const schema0 = {
         },
         scope: { description: 'a scope of 1 to 1024 characters', type: 'string', minLength: 1, maxLength: 1024 },
         reason: {
-          description: 'a reason of 1 to 500 characters shown to the user, on one line without control characters',
+          description:
+            'a reason of 1 to 500 characters shown to the user, on one line without control characters (bidirectional controls included)',
           type: 'string',
           minLength: 1,
           maxLength: 500,
-          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
       },
     },
@@ -384,26 +391,26 @@ const schema0 = {
         id: { $ref: '#/$defs/simpleId' },
         kind: { description: '"model" or "inference-backend"', enum: ['model', 'inference-backend'] },
         provider: {
-          description: 'a provider name of 1 to 100 characters, without control characters',
+          description: 'a provider name of 1 to 100 characters, without control characters (bidirectional controls included)',
           type: 'string',
           minLength: 1,
           maxLength: 100,
-          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
         protocol: {
-          description: 'a protocol name of 1 to 100 characters, without control characters',
+          description: 'a protocol name of 1 to 100 characters, without control characters (bidirectional controls included)',
           type: 'string',
           minLength: 1,
           maxLength: 100,
-          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
         endpoint: { $ref: '#/$defs/endpointUrl' },
         model: {
-          description: 'a model name of 1 to 200 characters, without control characters',
+          description: 'a model name of 1 to 200 characters, without control characters (bidirectional controls included)',
           type: 'string',
           minLength: 1,
           maxLength: 200,
-          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
         resource: { $ref: '#/$defs/simpleId' },
       },
@@ -448,11 +455,12 @@ const schema61 = {
     },
     scope: { description: 'a scope of 1 to 1024 characters', type: 'string', minLength: 1, maxLength: 1024 },
     reason: {
-      description: 'a reason of 1 to 500 characters shown to the user, on one line without control characters',
+      description:
+        'a reason of 1 to 500 characters shown to the user, on one line without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 500,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
   },
 };
@@ -483,8 +491,8 @@ const pattern2 = new RegExp(
   '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$',
   'u',
 );
-const pattern3 = new RegExp('^[^\\u0000-\\u001f\\u007f-\\u009f]*$', 'u');
-const pattern5 = new RegExp('^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$', 'u');
+const pattern3 = new RegExp('^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$', 'u');
+const pattern5 = new RegExp('^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$', 'u');
 const pattern6 = new RegExp('^[A-Za-z0-9.+:()-]+( +[A-Za-z0-9.+:()-]+)*$', 'u');
 const pattern7 = new RegExp('^https://[^/?#@\\s]+([/?#]\\S*)?$', 'u');
 const pattern10 = new RegExp('^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$', 'u');
@@ -504,11 +512,12 @@ const schema8 = {
   properties: {
     name: { description: 'a tool name matching ^[a-z][a-z0-9_]{0,63}$', type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
     description: {
-      description: 'a description of 1 to 4000 characters, without control characters other than newline and tab',
+      description:
+        'a description of 1 to 4000 characters, without control characters (bidirectional controls included) other than newline and tab',
       type: 'string',
       minLength: 1,
       maxLength: 4000,
-      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     runtime: { $ref: '#/$defs/runtime' },
     inputSchema: { $ref: '#/$defs/jsonSchema' },
@@ -4847,9 +4856,12 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
             instancePath: instancePath + '/description',
             schemaPath: '#/properties/description/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' +
+              '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+              '"',
+            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema8.properties.description,
             data: data1,
           };
@@ -5326,10 +5338,11 @@ const schema50 = {
     path: { $ref: '#/$defs/packagePath' },
     resource: { $ref: '#/$defs/simpleId' },
     description: {
-      description: 'a description of at most 4000 characters, without control characters other than newline and tab',
+      description:
+        'a description of at most 4000 characters, without control characters (bidirectional controls included) other than newline and tab',
       type: 'string',
       maxLength: 4000,
-      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
   },
   oneOf: [{ required: ['path'] }, { required: ['resource'] }],
@@ -5691,9 +5704,12 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/description',
             schemaPath: '#/properties/description/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' +
+              '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+              '"',
+            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema50.properties.description,
             data: data4,
           };
@@ -5765,11 +5781,12 @@ const schema54 = {
     access: { description: '"public" or "entitled"', enum: ['public', 'entitled'] },
     entitlement: { $ref: '#/$defs/entitlement' },
     license: {
-      description: 'a license text or SPDX expression of at most 200 characters, without control characters',
+      description:
+        'a license text or SPDX expression of at most 200 characters, without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     lazy: { description: 'true or false', type: 'boolean' },
     format: { description: '"file" or "shardset"', enum: ['file', 'shardset'] },
@@ -6324,9 +6341,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/license',
             schemaPath: '#/properties/license/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema54.properties.license,
             data: data8,
           };
@@ -6429,26 +6447,26 @@ const schema62 = {
     id: { $ref: '#/$defs/simpleId' },
     kind: { description: '"model" or "inference-backend"', enum: ['model', 'inference-backend'] },
     provider: {
-      description: 'a provider name of 1 to 100 characters, without control characters',
+      description: 'a provider name of 1 to 100 characters, without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 100,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     protocol: {
-      description: 'a protocol name of 1 to 100 characters, without control characters',
+      description: 'a protocol name of 1 to 100 characters, without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 100,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     endpoint: { $ref: '#/$defs/endpointUrl' },
     model: {
-      description: 'a model name of 1 to 200 characters, without control characters',
+      description: 'a model name of 1 to 200 characters, without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     resource: { $ref: '#/$defs/simpleId' },
   },
@@ -6677,9 +6695,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/provider',
             schemaPath: '#/properties/provider/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema62.properties.provider,
             data: data2,
           };
@@ -6753,9 +6772,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/protocol',
             schemaPath: '#/properties/protocol/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema62.properties.protocol,
             data: data3,
           };
@@ -6905,9 +6925,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/model',
             schemaPath: '#/properties/model/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema62.properties.model,
             data: data5,
           };
@@ -7327,9 +7348,10 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             instancePath: instancePath + '/name',
             schemaPath: '#/properties/name/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema0.properties.name,
             data: data3,
           };
@@ -7403,9 +7425,10 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             instancePath: instancePath + '/summary',
             schemaPath: '#/properties/summary/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema0.properties.summary,
             data: data4,
           };
@@ -7461,9 +7484,12 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             instancePath: instancePath + '/description',
             schemaPath: '#/properties/description/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' +
+              '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+              '"',
+            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema0.properties.description,
             data: data5,
           };
@@ -7787,9 +7813,10 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                 instancePath: instancePath + '/keywords/' + i0,
                 schemaPath: '#/properties/keywords/items/pattern',
                 keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-                schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+                params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+                message:
+                  'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+                schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
                 parentSchema: schema0.properties.keywords.items,
                 data: data10,
               };
@@ -8048,9 +8075,12 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             instancePath: instancePath + '/changelog',
             schemaPath: '#/properties/changelog/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' +
+              '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+              '"',
+            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema0.properties.changelog,
             data: data13,
           };
@@ -8702,9 +8732,12 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     instancePath: instancePath + '/permissions/' + i7 + '/reason',
                     schemaPath: '#/$defs/permission/properties/reason/pattern',
                     keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-                    schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+                    params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+                    message:
+                      'must match pattern "' +
+                      '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+                      '"',
+                    schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
                     parentSchema: schema61.properties.reason,
                     data: data30,
                   };
@@ -10021,17 +10054,18 @@ const schema78 = {
       pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
     },
     name: {
-      description: 'a display name of 1 to 80 characters, without control characters',
+      description: 'a display name of 1 to 80 characters, without control characters (bidirectional controls included)',
       type: 'string',
       minLength: 1,
       maxLength: 80,
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     description: {
-      description: 'a description of at most 4000 characters, without control characters other than newline and tab',
+      description:
+        'a description of at most 4000 characters, without control characters (bidirectional controls included) other than newline and tab',
       type: 'string',
       maxLength: 4000,
-      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
     inputs: {
       description: 'a JSON Schema for the inputs, such as { "properties": { "limit": { "default": 4 } } }',
@@ -10088,11 +10122,12 @@ const schema78 = {
       properties: {
         id: { $ref: '#/$defs/name' },
         agent: {
-          description: 'an instruction of 1 to 8000 characters, without control characters other than newline and tab',
+          description:
+            'an instruction of 1 to 8000 characters, without control characters (bidirectional controls included) other than newline and tab',
           type: 'string',
           minLength: 1,
           maxLength: 8000,
-          pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+          pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
         },
       },
     },
@@ -10358,11 +10393,12 @@ const schema82 = {
   properties: {
     id: { $ref: '#/$defs/name' },
     agent: {
-      description: 'an instruction of 1 to 8000 characters, without control characters other than newline and tab',
+      description:
+        'an instruction of 1 to 8000 characters, without control characters (bidirectional controls included) other than newline and tab',
       type: 'string',
       minLength: 1,
       maxLength: 8000,
-      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+      pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
     },
   },
 };
@@ -10517,9 +10553,12 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/agent',
             schemaPath: '#/properties/agent/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' +
+              '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+              '"',
+            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema82.properties.agent,
             data: data1,
           };
@@ -10788,9 +10827,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/name',
             schemaPath: '#/properties/name/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
+            schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema78.properties.name,
             data: data2,
           };
@@ -10846,9 +10886,12 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/description',
             schemaPath: '#/properties/description/pattern',
             keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' + '"',
-            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$',
+            params: { pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' },
+            message:
+              'must match pattern "' +
+              '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
+              '"',
+            schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
             parentSchema: schema78.properties.description,
             data: data3,
           };
@@ -11269,6 +11312,7 @@ const schema84 = {
     },
   },
 };
+const pattern61 = new RegExp('^[^\\u0000-\\u001f\\u007f-\\u009f]*$', 'u');
 const pattern63 = new RegExp('^[a-z0-9]+(-[a-z0-9]+)*$', 'u');
 const pattern64 = new RegExp('^(https://|file://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])', 'u');
 const pattern65 = new RegExp('^[A-Za-z0-9+/]{43}=$', 'u');
@@ -11383,7 +11427,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern3.test(data1)) {
+        if (!pattern61.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/organisation',
             schemaPath: '#/properties/organisation/pattern',
@@ -11459,7 +11503,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern3.test(data2)) {
+        if (!pattern61.test(data2)) {
           const err9 = {
             instancePath: instancePath + '/contact',
             schemaPath: '#/properties/contact/pattern',

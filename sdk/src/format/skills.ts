@@ -28,9 +28,12 @@ const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 /** Agent Skills specification: `compatibility` is at most 500 characters. */
 const MAX_COMPATIBILITY = 500;
-/** C0 and C1 control characters and DEL, except tab and newline. */
+/**
+ * C0 and C1 control characters and DEL, except tab and newline, and the bidirectional controls
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9) that reorder what a person reads (Trojan Source).
+ */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
+const CONTROL_EXCEPT_NEWLINE_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 function problem(rule: SkillRule, pointer: string, text: string): AdcapError {
   return new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${text}.`, { details: { rule, pointer } });
@@ -144,7 +147,11 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
   } else if (CONTROL_EXCEPT_NEWLINE_TAB.test(description)) {
     // Issue 11, item 2: text shown to people carries no terminal control sequences (newline and tab only).
     problems.push(
-      problem('skill-description', pointer, 'has a skill description with a control character; only newlines and tabs are allowed'),
+      problem(
+        'skill-description',
+        pointer,
+        'has a skill description with a control or bidirectional formatting character; only newlines and tabs are allowed',
+      ),
     );
   }
   const license = record.license;
