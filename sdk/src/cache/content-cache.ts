@@ -93,6 +93,20 @@ class WrongContentError extends Error {}
 /** The server ignored or mangled our Range request; the transfer restarts from byte 0. */
 class RestartFromZero extends Error {}
 
+/** A publisher-chosen source the host refused before any request; the message says why. */
+class RefusedSource extends Error {}
+
+/**
+ * One source that did not yield the blob. `refused`: the host refused a publisher's source
+ * (source-policy.ts); `absent`: the installing registry's content-addressed mirror does not hold
+ * the blob (it mirrors only what its maintainer chose), which is no cause of its own.
+ */
+interface SourceFailure {
+  source: string;
+  error: string;
+  kind?: 'refused' | 'absent';
+}
+
 const PROGRESS_STEP = 256 * 1024;
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
@@ -448,17 +462,18 @@ export class ContentCache {
     const workPath = lock === null ? tempPathFor(join(this.tmpDir, request.sha256)) : partialPath;
     try {
       if (await this.presentOrDrop(final, request.size)) return final;
-      const failures: { source: string; error: string }[] = [];
+      const failures: SourceFailure[] = [];
       for (const source of request.sources) {
         const label = redactUrl(source);
+        let parsed: URL | undefined;
         try {
-          const parsed = checkUrlAllowed(source);
+          parsed = checkUrlAllowed(source);
           const problem =
             request.policy === undefined
               ? null
               : (publisherSourceProblem(parsed, request.policy) ??
                 (await publisherSourceResolvesPrivately(parsed, request.policy, this.lookup)));
-          if (problem !== null) throw new AdcapError('E_DOWNLOAD', `refused before any request: ${problem}`);
+          if (problem !== null) throw new RefusedSource(problem);
           let url = source;
           let headers: Record<string, string> = {};
           // spec §12 / issue 11 item 13: the authoriser sees only URLs on the installing registry.
@@ -475,7 +490,7 @@ export class ContentCache {
           if (request.signal?.aborted === true) {
             throw new AdcapError('E_CANCELLED', `Downloading ${what} was cancelled.`, { cause: error });
           }
-          failures.push({ source: label, error: reasonOf(error) });
+          failures.push({ source: label, error: reasonOf(error), kind: failureKind(error, parsed, request.policy) });
         }
       }
       throw allSourcesFailed(what, request, failures);
@@ -685,22 +700,45 @@ function errorText(error: unknown): string {
 }
 
 function reasonOf(error: unknown): string {
-  if (error instanceof WrongContentError) return error.message;
+  if (error instanceof WrongContentError || error instanceof RefusedSource) return error.message;
   const text = errorText(error).replace(/\.$/, '');
   return text;
 }
 
-/** E_DOWNLOAD naming every source tried and why each failed (the blob's size and hash say what was wanted). */
-function allSourcesFailed(
-  what: string,
-  request: { size: number; sha256: string },
-  failures: Array<{ source: string; error: string }>,
-): AdcapError {
-  const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
+function failureKind(error: unknown, url: URL | undefined, policy: SourcePolicy | undefined): SourceFailure['kind'] {
+  if (error instanceof RefusedSource) return 'refused';
+  const missing = isAdcapError(error, 'E_DOWNLOAD') && error.details['status'] === 404;
+  return missing && url !== undefined && policy !== undefined && onRegistry(url, policy.registry) ? 'absent' : undefined;
+}
+
+/**
+ * E_DOWNLOAD naming every source tried and why each failed (the blob's size and hash say what was
+ * wanted). When the host refused publisher sources (spec §9 sources are https mirrors; source-policy.ts),
+ * the refusal is the cause and comes first: the registry mirror that lacks the blob is then said in
+ * words, not as its 404 or file error, which read as if the registry were broken.
+ */
+function allSourcesFailed(what: string, request: { size: number; sha256: string }, failures: SourceFailure[]): AdcapError {
+  const attempts = failures.map(({ source, error }) => ({ source, error }));
+  const refused = failures.filter((f) => f.kind === 'refused');
+  if (refused.length === 0) {
+    const list = failures.map((f, i) => `(${i + 1}) ${f.source}: ${f.error}`).join('; ');
+    return new AdcapError(
+      'E_DOWNLOAD',
+      `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) ` +
+        `from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
+      { details: { sha256: request.sha256, attempts } },
+    );
+  }
+  const others = failures.filter((f) => f.kind === undefined);
+  const parts = [
+    refused.map((f) => `${f.source} was refused before any request: ${f.error}`).join('; '),
+    ...(failures.some((f) => f.kind === 'absent') ? ['the registry has no copy of it'] : []),
+    ...(others.length === 0 ? [] : [`the other sources failed: ${others.map((f) => `${f.source}: ${f.error}`).join('; ')}`]),
+  ];
   return new AdcapError(
     'E_DOWNLOAD',
-    `Could not download ${what} (${request.size} bytes, SHA-256 ${request.sha256}) ` +
-      `from any of its ${failures.length} source${failures.length === 1 ? '' : 's'}: ${list}.`,
-    { details: { sha256: request.sha256, attempts: failures } },
+    `Could not download ${what}: ${parts.join('; ')}. The publisher can offer a public https source or the registry ` +
+      'a mirror of it; a host that trusts a private origin can allow it with the sourceOrigins option.',
+    { details: { sha256: request.sha256, attempts, refused: refused.map(({ source, error }) => ({ source, reason: error })) } },
   );
 }
