@@ -27,8 +27,9 @@ export class Operations {
 
   /**
    * Starts `work` now and returns its id. `work` resolves to a Result (it must not throw: the
-   * service wraps SDK calls in `settle`). A cancelled operation ends as 'cancelled' with E_DENIED
-   * unless the work already finished.
+   * service wraps SDK calls in `settle`). A cancelled operation ends as 'cancelled' with E_CANCELLED
+   * (DESIGN §9: the user or host cancelled; E_DENIED is only for a refused approval) unless the work
+   * already finished.
    */
   start(method: string, label: string, cancellable: boolean, work: (ctx: OperationContext) => Promise<Result<unknown>>): string {
     const operation = `op_${randomBytes(12).toString('base64url')}`;
@@ -76,7 +77,7 @@ export class Operations {
         result = {
           ok: false,
           error: {
-            code: 'E_DENIED',
+            code: 'E_CANCELLED',
             message: `${label} was cancelled; nothing more was done.`,
             details: { cancelled: true, cause: result.error.code },
           },

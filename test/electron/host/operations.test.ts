@@ -69,7 +69,7 @@ describe('host operations', () => {
     const result = await client.operations.wait(started);
     expect(result).toMatchObject({
       ok: false,
-      error: { code: 'E_DENIED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } },
+      error: { code: 'E_CANCELLED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } },
     });
     expect(events.at(-1)).toMatchObject({ type: 'operation', operation: started.value.operation, state: 'cancelled' });
     expect(await client.installs.list()).toEqual({ ok: true, value: [] });
