@@ -34,6 +34,11 @@ await build(
     // The SDK reached through node_modules/@arcotheon/sdk is bundled from its real path, sdk/dist/.
     modules: /[\\/](sdk[\\/]dist|out[\\/]electron)[\\/].*\.js$/,
     loader: 'js',
+    // esbuild applies the nearest tsconfig.json's "paths" to .js files too, and the repository's
+    // maps @arcotheon/sdk to sdk/src (for typechecking). The bundles are made from the builds, so they
+    // resolve the SDK as Node does (sdk/dist, through its package.json exports), where each module's
+    // import.meta.url is rewritten and finds schema/ and the bundled registry beside it.
+    tsconfig: join(root, 'tsconfig.electron.json'),
     moduleUrl: (path) => {
       const relativePath = relative(dirname(outfile), path).split(sep).join('/');
       return `new URL(${JSON.stringify(relativePath.startsWith('.') ? relativePath : `./${relativePath}`)}, import.meta.url).href`;

@@ -180,7 +180,13 @@ export async function buildExamples(options: BuildExamplesOptions = {}): Promise
   }
 
   // 6. The signed catalogue, then 7. the pin a shipping build embeds.
-  const built = await buildRegistry(registryDir, { rootKeys: [rootKey], ...(options.now === undefined ? {} : { now: options.now }) });
+  // An unchanged registry keeps its catalogue: a home that pinned this build's minSequence must not
+  // be told that the next, identical build is a step back (DESIGN §10).
+  const built = await buildRegistry(registryDir, {
+    rootKeys: [rootKey],
+    keepUnchanged: true,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   const embedded: EmbeddedRemotePin = {
     name: EMBEDDED_REMOTE_NAME,
     url: './v1/',

@@ -83,6 +83,7 @@ const PROBLEM_SEVERITY: Record<string, ProblemSeverity> = {
   'stale-link': 'warning',
   'dangling-link': 'warning',
   'missing-link': 'info',
+  'stale-remote': 'warning',
 };
 
 export function problemSeverity(kind: string): ProblemSeverity {

@@ -41,7 +41,9 @@ export type ProblemKind =
   | 'stale-link'
   | 'missing-link'
   /** issue 17: the organisation policy is invalid, or this home is out of line with it. */
-  | 'policy';
+  | 'policy'
+  /** A remote's stored catalogue is older than the minimum this app shipped with (DESIGN §10). */
+  | 'stale-remote';
 
 export interface Problem {
   kind: ProblemKind;
@@ -138,6 +140,30 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         });
       }
     }
+  }
+
+  // 2b. Remotes stuck behind the app's shipped minimum (DESIGN §10): the app moved forward, so
+  //     the stored catalogue is refused until the registry is read again; a fix reads it again.
+  for (const client of await arc.sources.clients()) {
+    const behind = await client.storedBelowShippedMinimum();
+    if (behind === null) continue;
+    const problem: Problem = {
+      kind: 'stale-remote',
+      message:
+        `The stored catalogue of the registry "${client.name}" has sequence ${behind.sequence}, older than the ` +
+        `minimum ${behind.minSequence} this app shipped with; ${fix ? 'it was read again' : 'a repair reads it again'}.`,
+      fixable: true,
+    };
+    if (fix) {
+      try {
+        const updated = await client.update();
+        problem.fixed = `updated to sequence ${updated.payload.sequence}`;
+      } catch (error) {
+        problem.fixable = false;
+        problem.message += ` The registry could not be read: ${isAdcapError(error) ? error.message : String(error)}`;
+      }
+    }
+    problems.push(problem);
   }
 
   // 3. Installed packages.

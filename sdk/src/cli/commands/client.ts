@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { AdcapError, isAdcapError } from '../../errors.js';
 import { RegistryClient, type LoadedCatalogue } from '../../registry/client/registry-client.js';
+import { describePermission, riskLevel } from '../../permissions/index.js';
+import { formatBytes } from '../../store/plan.js';
 import { compareVersions } from '../../registry/documents.js';
 import { parseCapabilityId } from '../../registry/layout.js';
 import { loadEmbeddedRemote } from '../../registry/embedded.js';
@@ -122,6 +124,13 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<name>', 'remote name')
     .action(async (name: string) => {
       assertRemoteRemovable(await policyOf(ctx), name);
+      if ((await remoteRows(ctx)).some((r) => r.name === name && r.builtIn === true)) {
+        throw new AdcapError(
+          'E_USAGE',
+          `"${name}" is the registry built into Arcotheon and cannot be removed; ` +
+            'its capabilities are only installed when you ask for them.',
+        );
+      }
       await removeRemote(ctx.home(), name);
       output.result({ removed: name }, () => `removed remote ${name}`);
     });
@@ -386,6 +395,8 @@ function showLines(shown: Shown): string[] {
       }
     }
     if (installed.workflows.length > 0) lines.push('workflows:', ...installed.workflows.map((w) => `  ${t(w)}`));
+  } else if (shown.remote !== null) {
+    lines.push(...beforeInstallLines(shown));
   }
   if (shown.remote !== null) {
     const prerelease = shown.latestPrerelease === null ? '' : `, prerelease: ${shown.latestPrerelease}`;
@@ -401,6 +412,38 @@ function showLines(shown: Shown): string[] {
     // Newest first; a long history is cut with a count (issue 12 item 14).
     lines.push(...truncatedRows(versions, DEFAULT_LIST_ROWS, 'use --json to see every version'));
   }
+  return lines;
+}
+
+/**
+ * What a capability that is not installed can do, from its signed registry entry (spec §13): the
+ * permissions it asks for in plain language with the publisher's reasons, its skills, tools,
+ * workflows and dependencies, for the version `install` would choose.
+ */
+function beforeInstallLines(shown: Shown): string[] {
+  const t = cliListText;
+  const version = shown.latest ?? shown.latestPrerelease;
+  const entry = version === null ? undefined : shown.versions[version];
+  if (entry === undefined) return [];
+  const lines = [`not installed; ${entry.version} would install (${formatBytes(entry.archive.size)} to download):`];
+  if (entry.permissions.length === 0) lines.push('  permissions: none');
+  else {
+    lines.push('  permissions it asks for:');
+    for (const permission of entry.permissions) {
+      lines.push(`    ${describePermission(permission)} [${riskLevel(permission)} risk] - ${t(permission.reason)}`);
+    }
+  }
+  const { contents } = entry;
+  if (contents.skills.length > 0) lines.push(`  skills: ${contents.skills.map(t).join(', ')}`);
+  for (const { skill, programs } of contents.skillPrograms ?? []) {
+    lines.push(
+      `    ${t(skill)} contains ${programs.length} program${programs.length === 1 ? '' : 's'} your agent may run outside the sandbox`,
+    );
+  }
+  if (contents.tools.length > 0) lines.push(`  tools: ${contents.tools.map(t).join(', ')} (their input fields show once installed)`);
+  if (contents.workflows.length > 0) lines.push(`  workflows: ${contents.workflows.map(t).join(', ')}`);
+  const dependencies = Object.entries(entry.dependencies);
+  if (dependencies.length > 0) lines.push(`  needs: ${dependencies.map(([id, range]) => `${id} ${t(range)}`).join(', ')}`);
   return lines;
 }
 
@@ -420,6 +463,8 @@ type RemoteRow = RemoteConfig & {
   managed: { text: string } | null;
   /** False for a configured remote the policy's registry list leaves out (it is not used). */
   used: boolean;
+  /** The registry this copy of Arcotheon ships (the bundled examples): used unless config.json names another of its name. */
+  builtIn?: true;
   sequence?: number | null;
   checkedAt?: string | null;
 };
@@ -439,7 +484,13 @@ async function remoteRows(ctx: CliContext): Promise<RemoteRow[]> {
     ctx.output.note(`${error.message} (E_POLICY)`);
   }
   const listed = loaded?.policy.remotes;
-  if (loaded === null || listed === undefined) return configured.map((r) => ({ ...r, managed: null, used: true }));
+  if (loaded === null || listed === undefined) {
+    // As the SDK does (RegistrySources.remotes): the shipped registry is used unless config.json has one of its name.
+    const shipped = await loadEmbeddedRemote(ctx.io.env);
+    const builtIn: RemoteRow[] =
+      shipped === null || configured.some((r) => r.name === shipped.name) ? [] : [{ ...shipped, managed: null, used: true, builtIn: true }];
+    return [...configured.map((r) => ({ ...r, managed: null, used: true })), ...builtIn];
+  }
   const text = managedBy(loaded, 'remotes');
   const managed: RemoteRow[] = listed.map((r) => ({
     name: r.name,
@@ -453,8 +504,9 @@ async function remoteRows(ctx: CliContext): Promise<RemoteRow[]> {
 }
 
 /** The mark after a remote's line: managed by the organisation, or left out by its policy. */
-function remoteMark(r: Pick<RemoteRow, 'managed' | 'used'>): string {
+function remoteMark(r: Pick<RemoteRow, 'managed' | 'used' | 'builtIn'>): string {
   if (r.managed !== null) return '\t[managed by your organisation; cannot be removed]';
+  if (r.builtIn === true) return '\t[built in: ships with Arcotheon; cannot be removed]';
   return r.used ? '' : '\t[not used: the policy allows only its own registries]';
 }
 

@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AdcapError, asAdcapError } from '../../errors.js';
+import { canonicalJson } from '../../format/canonical-json.js';
 import { signEnvelope, CATALOG_CONTEXT } from '../../trust/envelope.js';
 import type { KeyFile } from '../../trust/keys.js';
 import { writeFileAtomic } from '../../util/fs-atomic.js';
@@ -33,9 +34,24 @@ export interface BuildResult {
   /** Package documents whose bytes changed in this build. */
   documentsWritten: number;
   catalogPath: string;
+  /** True when `keepUnchanged` kept the catalogue on disk as it was. */
+  unchanged: boolean;
 }
 
-export async function buildRegistry(root: string, options: { rootKeys: readonly KeyFile[]; now?: Date }): Promise<BuildResult> {
+export interface BuildRegistryOptions {
+  rootKeys: readonly KeyFile[];
+  now?: Date;
+  /**
+   * Keep the catalogue on disk when nothing in it would change (same registry, publishers and
+   * capabilities, signed by the same keys): the sequence and generatedAt stay as they are. For a
+   * registry with no age limit, such as one bundled with an app: rebuilding it unchanged must not
+   * move it past the minimum a shipped copy pins. A served registry re-signs instead, since its
+   * clients refuse a catalogue older than their age limit (DESIGN §10).
+   */
+  keepUnchanged?: boolean;
+}
+
+export async function buildRegistry(root: string, options: BuildRegistryOptions): Promise<BuildResult> {
   return withRegistryLock(root, 'registry build', async () => {
     const config = await readRegistryConfig(root);
     checkSigningKeys(options.rootKeys, config.rootKeys);
@@ -53,6 +69,29 @@ export async function buildRegistry(root: string, options: { rootKeys: readonly 
     }
     // 2. The catalogue, last. DESIGN §10: the sequence grows on every build, from the highest of
     //    registry.json and the catalogue on disk, so deleting v1/ can never reset it.
+    if (options.keepUnchanged === true) {
+      const previous = await previousCatalogue(root);
+      if (previous !== null && sameSigners(previous, options.rootKeys)) {
+        const { sequence: prevSequence, generatedAt: prevGeneratedAt } = previous.payload;
+        const candidate = buildCataloguePayload({
+          registry: config.registry,
+          sequence: prevSequence,
+          generatedAt: prevGeneratedAt,
+          publishers,
+          documents,
+        });
+        if (canonicalJson(candidate) === canonicalJson(previous.payload) && prevSequence >= config.sequence) {
+          return {
+            sequence: prevSequence,
+            generatedAt: prevGeneratedAt,
+            capabilities: documents.length,
+            documentsWritten,
+            catalogPath: v1Path(root, CATALOGUE_FILE),
+            unchanged: true,
+          };
+        }
+      }
+    }
     const sequence = Math.max(config.sequence, await previousSequence(root)) + 1;
     const generatedAt = isoSeconds(options.now ?? new Date());
     const payload: CataloguePayload = buildCataloguePayload({ registry: config.registry, sequence, generatedAt, publishers, documents });
@@ -62,7 +101,7 @@ export async function buildRegistry(root: string, options: { rootKeys: readonly 
       throw asAdcapError(error, `Cannot write ${catalogPath}`);
     });
     await writeRegistryConfig(root, { ...config, sequence });
-    return { sequence, generatedAt, capabilities: documents.length, documentsWritten, catalogPath };
+    return { sequence, generatedAt, capabilities: documents.length, documentsWritten, catalogPath, unchanged: false };
   });
 }
 
@@ -78,6 +117,26 @@ function checkSigningKeys(keys: readonly KeyFile[], rootKeys: readonly { keyId: 
       );
     }
   }
+}
+
+/** The catalogue on disk, parsed (its signatures are this builder's own; sameSigners checks whose). */
+async function previousCatalogue(root: string): Promise<{ payload: CataloguePayload; keyIds: string[] } | null> {
+  try {
+    const envelope = JSON.parse(await readFile(v1Path(root, CATALOGUE_FILE), 'utf8')) as {
+      payload?: CataloguePayload;
+      signatures?: { keyId?: unknown }[];
+    };
+    if (typeof envelope.payload?.sequence !== 'number' || !Array.isArray(envelope.signatures)) return null;
+    return { payload: envelope.payload, keyIds: envelope.signatures.map((s) => String(s.keyId)) };
+  } catch {
+    return null;
+  }
+}
+
+function sameSigners(previous: { keyIds: string[] }, keys: readonly KeyFile[]): boolean {
+  const now = keys.map((k) => k.keyId).sort();
+  const before = [...previous.keyIds].sort();
+  return now.length === before.length && now.every((keyId, i) => keyId === before[i]);
 }
 
 async function previousSequence(root: string): Promise<number> {
