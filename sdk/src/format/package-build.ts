@@ -18,6 +18,7 @@ import { ADCAPIGNORE_FILE, sourceFileWarnings, type SourceWarning } from './skil
 import { skillProblemFixes, validateSkillDocument } from './skills.js';
 import { runtimeKind } from './runtime-table.js';
 import { parseStrictJson } from './strict-json.js';
+import { readSourceBytes, readSourceText } from './source-read.js';
 import { validateWorkflowFiles } from './workflow-doc.js';
 
 export const IGNORE_FILE = ADCAPIGNORE_FILE;
@@ -159,14 +160,10 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
 }
 
 async function readManifestSource(root: string): Promise<Record<string, unknown>> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(root, MANIFEST_ENTRY));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new AdcapError('E_NOT_FOUND', `There is no capability.json in ${root}; run adcap init there or pass the capability's folder.`);
-    }
-    throw asAdcapError(error, `Cannot read ${join(root, MANIFEST_ENTRY)}`);
+  // SECURITY.md "Source folders": a regular file inside the folder, at most the reader's manifest limit (DESIGN §4).
+  const bytes = await readSourceBytes(root, MANIFEST_ENTRY, DEFAULT_ARCHIVE_LIMITS.maxManifestBytes);
+  if (bytes === null) {
+    throw new AdcapError('E_NOT_FOUND', `There is no capability.json in ${root}; run adcap init there or pass the capability's folder.`);
   }
   const value = parseStrictJson(bytes, `${join(root, MANIFEST_ENTRY)}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -194,11 +191,8 @@ function binaryEntries(source: Record<string, unknown>): Set<string> {
 
 async function loadIgnore(root: string): Promise<Ignore> {
   const rules = ignore().add(ALWAYS_IGNORED);
-  try {
-    rules.add(await readFile(join(root, IGNORE_FILE), 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asAdcapError(error, `Cannot read ${join(root, IGNORE_FILE)}`);
-  }
+  const text = await readSourceText(root, IGNORE_FILE);
+  if (text !== null) rules.add(text);
   return rules;
 }
 
@@ -248,7 +242,7 @@ async function walkSource(root: string, out: string, forcedExecutable: Set<strin
 
   await walk(root);
   found.sort((a, b) => comparePaths(a.path, b.path));
-  // A package a case-insensitive file system cannot extract is refused here as the reader refuses it (E_PATH).
+  // spec §2 unique paths, as macOS and Windows compare them: refused here as the reader refuses them (E_PATH).
   const caseFold = new CaseFoldGuard();
   caseFold.add(MANIFEST_ENTRY);
   caseFold.add(SIGNATURE_ENTRY);
@@ -291,7 +285,10 @@ async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
     const dirName = skill.path.split('/').pop() ?? skill.path;
     let text: string;
     try {
-      text = await readFile(join(root, ...skill.path.split('/'), 'SKILL.md'), 'utf8');
+      // SECURITY.md "Source folders": only a regular file inside the folder (an ignored link is not followed), size-limited.
+      const read = await readSourceText(root, `${skill.path}/SKILL.md`);
+      if (read === null) throw new Error('no such file');
+      text = read;
     } catch (error) {
       const missing = new AdcapError(
         'E_SEMANTIC',
@@ -305,7 +302,7 @@ async function checkDocuments(root: string, manifest: Manifest): Promise<void> {
         path: skill.path,
         pointer,
         rule: 'skill-md',
-        message: 'SKILL.md cannot be read',
+        message: error instanceof AdcapError ? `SKILL.md cannot be read: ${error.message}` : 'SKILL.md cannot be read',
         fix: `add a SKILL.md to ${skill.path} or remove the skill from capability.json`,
       });
       continue;

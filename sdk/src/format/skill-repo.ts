@@ -4,7 +4,7 @@
  * capability.json and .adcapignore that package them, say which files of a skill are programs an
  * agent may run, and warn about files that should not be published (Git LFS pointers, secrets).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AdcapError, asAdcapError } from '../errors.js';
@@ -12,6 +12,7 @@ import { writeFileAtomic } from '../util/fs-atomic.js';
 import type { FileEntry, Manifest } from './manifest-types.js';
 import { MANIFEST_ENTRY } from './package-read.js';
 import { extractFrontMatter } from './skills.js';
+import { readSourceText } from './source-read.js';
 import { idPartTitle, splitCapabilityId } from '../util/capability-id.js';
 
 /** The builder's ignore file (package-build.ts re-exports it as IGNORE_FILE). */
@@ -39,8 +40,7 @@ export async function findSkills(root: string): Promise<FoundSkill[]> {
     const found: FoundSkill[] = [];
     for (const name of names.sort()) {
       if (name.startsWith('.') || name === 'node_modules') continue;
-      const skillMd = join(dir, name, 'SKILL.md');
-      const text = await readFile(skillMd, 'utf8').catch(() => null);
+      const text = await skillText(root, prefix === '' ? `${name}/SKILL.md` : `${prefix}/${name}/SKILL.md`);
       if (text === null) continue;
       const description = frontMatterDescription(text);
       found.push({ path: prefix === '' ? name : `${prefix}/${name}`, dir: name, ...(description === undefined ? {} : { description }) });
@@ -69,7 +69,7 @@ async function deeper(root: string): Promise<FoundSkill[]> {
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (!entry.isDirectory() || NOT_SKILLS.has(entry.name)) continue;
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      const text = await readFile(join(root, ...path.split('/'), 'SKILL.md'), 'utf8').catch(() => null);
+      const text = await skillText(root, `${path}/SKILL.md`);
       if (text === null) {
         await walk(path, depth + 1);
         continue;
@@ -80,6 +80,20 @@ async function deeper(root: string): Promise<FoundSkill[]> {
   };
   await walk('', 1);
   return found;
+}
+
+/**
+ * A SKILL.md's text, or null when there is none or it cannot be read (a folder without access is
+ * not a skill). A link leaving the repository, a device or FIFO, or a file over the limit is
+ * refused with its path (SECURITY.md, "Source folders"): its text would end up in capability.json.
+ */
+async function skillText(root: string, relativePath: string): Promise<string | null> {
+  try {
+    return await readSourceText(root, relativePath);
+  } catch (error) {
+    if (error instanceof AdcapError && error.code === 'E_IO') return null;
+    throw error;
+  }
 }
 
 function frontMatterDescription(text: string): string | undefined {
@@ -166,7 +180,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   }
   const notes: string[] = [];
   const readme = await firstFile(root, ['README.md', 'readme.md', 'Readme.md']);
-  const readmeText = readme === null ? null : await readFile(join(root, readme), 'utf8');
+  const readmeText = readme === null ? null : await optionalText(root, readme, notes);
   const fromReadme = readmeText === null ? {} : readmeSummary(readmeText);
   const name = truncate(options.name ?? fromReadme.title ?? idPartTitle(parts.name), 80);
   let summary = fromReadme.summary;
@@ -183,8 +197,9 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   const licenseFile = await firstFile(root, ['LICENSE', 'LICENSE.md', 'LICENSE.txt', 'LICENCE', 'COPYING']);
   let license: string | undefined;
   if (licenseFile !== null) {
-    license = detectLicense(await readFile(join(root, licenseFile), 'utf8'));
-    if (license === undefined)
+    const licenseText = await optionalText(root, licenseFile, notes);
+    license = licenseText === null ? undefined : detectLicense(licenseText);
+    if (license === undefined && licenseText !== null)
       notes.push(`${licenseFile} is not a license text adcap recognises; set "license" in capability.json to its SPDX expression`);
   }
   const manifest: Record<string, unknown> = {
@@ -194,7 +209,7 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
     name,
     summary,
     ...(license === undefined ? {} : { license }),
-    ...(readme === null ? {} : { readme }),
+    ...(readme === null || readmeText === null ? {} : { readme }),
     skills: skills.map((s) => ({ path: s.path })),
   };
   const wrote: string[] = [];
@@ -209,6 +224,20 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
     kept.push(ADCAPIGNORE_FILE);
   }
   return { manifest, skills, wrote, kept, notes };
+}
+
+/**
+ * A README or LICENSE, read only as a regular file inside the repository (SECURITY.md, "Source folders"); one
+ * that is a link leaving it, a special file or too large is left unread, with a note saying why.
+ */
+async function optionalText(root: string, relativePath: string, notes: string[]): Promise<string | null> {
+  try {
+    return await readSourceText(root, relativePath);
+  } catch (error) {
+    if (!(error instanceof AdcapError) || (error.code !== 'E_ENTRY_TYPE' && error.code !== 'E_LIMIT')) throw error;
+    notes.push(`${relativePath} was not read: ${error.message}`);
+    return null;
+  }
 }
 
 async function pathExists(path: string): Promise<boolean> {

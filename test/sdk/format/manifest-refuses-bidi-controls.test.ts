@@ -1,4 +1,4 @@
-// Issue 24, item 11 (Trojan Source in display text, CVE-2021-42574): a name such as
+// Trojan Source in display text (CVE-2021-42574; SECURITY.md "Bidirectional controls"): a name such as
 // "Invoice viewer \u202Efdp.exe" shows as "Invoice viewer exe.pdf", and a reason ending in U+2067
 // reorders the words of the permission line that follows it. Display strings of the format refuse
 // the bidirectional controls as they refuse other control characters: build, verify and install.

@@ -1,5 +1,5 @@
 /**
- * Names equal except for case (issue 24 item 10, the node-tar case-folding advisories): `A.txt`
+ * Names equal except for case (spec §2 unique paths; the node-tar case-folding advisories): `A.txt`
  * and `a.txt` are two files on Linux but one on macOS and Windows, so extracting there lets the
  * second overwrite the first after it was verified. Refused at read and at build with E_PATH.
  */
