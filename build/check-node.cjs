@@ -29,7 +29,7 @@ if (!atLeast(version, MINIMUM)) {
       MINIMUM[1] +
       ' or newer and this is Node.js ' +
       String(version).replace(/^v/, '') +
-      '; install a current Node.js (https://nodejs.org) and run npm install again.\n',
+      '; get Node.js 22 (npm install -g --prefix ~/node22 node@22, then put ~/node22/bin first on PATH) and run npm install again.\n',
   );
   process.exit(1);
 }

@@ -33,6 +33,6 @@ export function nodeVersionProblem(version: string): string | null {
   return (
     'error E_RUNTIME_UNSUPPORTED: adcap needs Node.js ' +
     `${MINIMUM_NODE.replace(/\.0$/, '')} or newer and this is Node.js ${shown}; ` +
-    'install a current Node.js (https://nodejs.org) and run adcap again.'
+    'get Node.js 22 (npm install -g --prefix ~/node22 node@22, then put ~/node22/bin first on PATH) and run adcap again.'
   );
 }

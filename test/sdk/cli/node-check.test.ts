@@ -34,7 +34,7 @@ describe('the Node version check', () => {
     expect(nodeVersionProblem('22.12.0')).toBeNull();
     expect(nodeVersionProblem('v20.20.2')).toBe(
       'error E_RUNTIME_UNSUPPORTED: adcap needs Node.js 22.12 or newer and this is Node.js 20.20.2; ' +
-        'install a current Node.js (https://nodejs.org) and run adcap again.',
+        'get Node.js 22 (npm install -g --prefix ~/node22 node@22, then put ~/node22/bin first on PATH) and run adcap again.',
     );
     for (const [version, ok] of TABLE) {
       const problem = nodeVersionProblem(version);
@@ -52,7 +52,7 @@ describe('the Node version check', () => {
         expect(run.stderr).toBe(
           'error: Arcotheon needs Node.js 22.12 or newer ' +
             `and this is Node.js ${version.replace(/^v/, '')}; ` +
-            'install a current Node.js (https://nodejs.org) and run npm install again.\n',
+            'get Node.js 22 (npm install -g --prefix ~/node22 node@22, then put ~/node22/bin first on PATH) and run npm install again.\n',
         );
     }
   });

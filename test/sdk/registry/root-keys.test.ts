@@ -1,15 +1,14 @@
 // Issue 12 item 1 (host contract "Embedding" 2): `new Arcotheon({ home, rootKeys:
 // ARCOTHEON_ROOT_KEYS, host })` gives a working catalogue, in a checkout and, above all, from the
-// published package: the SDK is packed with `npm pack` and its real prepack/postpack scripts (in a
-// staged copy of the package folder, with the dist/ this checkout built, so other tests that read
-// sdk/ and sdk/dist meanwhile never see a half-written build), the tarball unpacked into a fresh
+// published package: the SDK is packed by build/pack-sdk.mjs (`npm run pack:sdk`, from a staged copy
+// of the package folder with the dist/ this checkout built), the tarball unpacked into a fresh
 // folder's node_modules, and a host there searches the registry the package carries. The SDK's
 // own dependencies are linked from this repository's node_modules (npm's cache here holds
 // tarballs but not registry metadata, so `npm install --offline` of the tarball cannot resolve
 // them; linking resolves exactly what an install would).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,20 +72,13 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
   it('npm pack carries the registry; a host in a fresh folder searches it with the exported keys', { timeout: 600_000 }, async () => {
     const packDir = join(work, 'pack');
     await mkdir(packDir);
-    // The staged repository: sdk/ (as built), build/bundle-registry.mjs, examples/registry.
-    const stage = join(work, 'stage');
-    const stagedSdk = join(stage, 'sdk');
-    for (const entry of ['package.json', 'README.md', 'dist', 'schema', 'examples'])
-      await cp(join(SDK, entry), join(stagedSdk, entry), { recursive: true });
-    await cp(join(REPO, 'build', 'bundle-registry.mjs'), join(stage, 'build', 'bundle-registry.mjs'));
-    await mkdir(join(stage, 'examples'), { recursive: true });
-    await symlink(join(REPO, 'examples', 'registry'), join(stage, 'examples', 'registry'), 'dir');
-    await run('npm', ['run', 'prepack'], { cwd: stagedSdk, env: npmEnv() });
-    const packArgs = ['pack', '--ignore-scripts', '--pack-destination', packDir];
-    await run('npm', packArgs, { cwd: stagedSdk, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 });
-    await run('npm', ['run', 'postpack'], { cwd: stagedSdk, env: npmEnv() });
-    // postpack removed the copy again: a checkout never keeps a stale registry in sdk/.
-    expect(existsSync(join(stagedSdk, 'registry'))).toBe(false);
+    // What `npm run pack:sdk` runs: the package is packed from a staged copy with the registry.
+    await run(process.execPath, [join(REPO, 'build', 'pack-sdk.mjs'), '--pack-destination', packDir], {
+      env: npmEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    // The checkout itself never holds the copy.
+    expect(existsSync(join(SDK, 'registry'))).toBe(false);
     const { version, dependencies } = JSON.parse(await readFile(join(SDK, 'package.json'), 'utf8')) as {
       version: string;
       dependencies: Record<string, string>;
