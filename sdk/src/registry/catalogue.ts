@@ -8,6 +8,7 @@
  *   3. checkCataloguePayload    registry-1.json#/$defs/cataloguePayload        E_CATALOG
  *   4. checkCatalogueSequence   not lower than seen, same sequence same content E_ROLLBACK
  *   5. checkCatalogueFreshness  generatedAt within maxCatalogAge               E_STALE
+ *   6. catalogueWithFallbacks   the fields spec §13 does not name, filled (fallbacks.ts)
  */
 import { AdcapError, isAdcapError } from '../errors.js';
 import { canonicalBytes } from '../format/canonical-json.js';
@@ -17,7 +18,8 @@ import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
 import { keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
 import { sha256Hex } from '../util/hash.js';
 import { catalogueCapability } from './documents.js';
-import { checkRegistryDocument } from './schema.js';
+import { catalogueWithFallbacks } from './fallbacks.js';
+import { checkRegistryDocument, type CataloguePayloadFile } from './schema.js';
 import {
   type CatalogueCapability,
   type CataloguePayload,
@@ -75,14 +77,15 @@ export function verifyCatalogue(
 ): VerifiedCatalogue {
   const parsed = envelope instanceof Uint8Array ? parseCatalogueBytes(envelope) : envelope;
   const { payload: signedPayload, signedBy } = checkCatalogueSignature(parsed, rootKeys);
-  const payload = checkCataloguePayload(signedPayload);
+  const signed = checkCataloguePayload(signedPayload);
   let digest: string | undefined;
-  const identity: CatalogueIdentity = { payloadSha256: () => (digest ??= sha256Hex(canonicalBytes(payload))) };
+  // The content identity is that of the signed payload, before any fallback is filled in.
+  const identity: CatalogueIdentity = { payloadSha256: () => (digest ??= sha256Hex(canonicalBytes(signed))) };
   if (envelope instanceof Uint8Array) identity.catalogueSha256 = sha256Hex(envelope);
-  checkCatalogueSequence(payload, identity, state);
-  checkCatalogueFreshness(payload, state);
+  checkCatalogueSequence(signed, identity, state);
+  checkCatalogueFreshness(signed, state);
   const verified: VerifiedCatalogue = {
-    payload,
+    payload: catalogueWithFallbacks(signed),
     signedBy,
     get payloadSha256() {
       return identity.payloadSha256();
@@ -152,7 +155,7 @@ function catalogError(problem: SchemaProblem): AdcapError {
  * fields are tolerated: a later minor may add some), then what a schema cannot say: each publisher
  * key's keyId is the SHA-256 of its publicKey, and generatedAt is a real instant.
  */
-export function checkCataloguePayload(value: unknown): CataloguePayload {
+export function checkCataloguePayload(value: unknown): CataloguePayloadFile {
   const payload = checkRegistryDocument('cataloguePayload', value, catalogError);
   // The schema's date-time format admits a leap second, which Date.parse does not: an instant
   // that parses to NaN would slip past the freshness check.
@@ -191,7 +194,7 @@ function keyMatches(key: PublisherKey): boolean {
  * before (or than the app's shipped minimum), and never a different catalogue under the same
  * sequence (a registry that re-signs must bump the sequence; `registry build` always does).
  */
-function checkCatalogueSequence(payload: CataloguePayload, identity: CatalogueIdentity, state: CatalogueState): void {
+function checkCatalogueSequence(payload: CataloguePayloadFile, identity: CatalogueIdentity, state: CatalogueState): void {
   if (state.minSequence !== undefined && payload.sequence < state.minSequence) {
     throw new AdcapError(
       'E_ROLLBACK',
@@ -223,7 +226,7 @@ function checkCatalogueSequence(payload: CataloguePayload, identity: CatalogueId
 }
 
 /** DESIGN §10 freeze protection: a catalogue older than maxCatalogAge is refused (E_STALE). */
-export function checkCatalogueFreshness(payload: CataloguePayload, state: CatalogueState): void {
+export function checkCatalogueFreshness(payload: Pick<CataloguePayload, 'generatedAt'>, state: CatalogueState): void {
   const maxAgeMs = state.maxAgeMs ?? DEFAULT_MAX_CATALOG_AGE_MS;
   const now = (state.now ?? new Date()).getTime();
   const age = now - Date.parse(payload.generatedAt);

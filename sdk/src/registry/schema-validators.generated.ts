@@ -390,9 +390,9 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
 validate1.evaluated = { props: { registry: true, spec: true, rootKeys: true, sequence: true }, dynamicProps: false, dynamicItems: false };
 export const publisherFile: ValidateFunction = validate2;
 const schema5 = {
-  description: 'a publisher file { id, name, keys }',
+  description: 'a publisher file { id, name?, keys }',
   type: 'object',
-  required: ['id', 'name', 'keys'],
+  required: ['id', 'keys'],
   properties: {
     id: { $ref: '#/$defs/publisherId' },
     name: { description: "the publisher's display name (a string)", type: 'string' },
@@ -707,11 +707,7 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0;
-      if (
-        (data.id === undefined && (missing0 = 'id')) ||
-        (data.name === undefined && (missing0 = 'name')) ||
-        (data.keys === undefined && (missing0 = 'keys'))
-      ) {
+      if ((data.id === undefined && (missing0 = 'id')) || (data.keys === undefined && (missing0 = 'keys'))) {
         validate2.errors = [
           {
             instancePath,
@@ -835,25 +831,11 @@ validate2.evaluated = { props: { id: true, name: true, keys: true }, dynamicProp
 export const versionEntry: ValidateFunction = validate5;
 const schema11 = {
   description:
-    'a version entry { id, version, manifestSha256, archive, signers, tier, access, compat, dependencies, permissions, contents, publishedAt, name, summary, keywords }',
+    'a version entry { manifestSha256, archive, tier, access, compat, dependencies, permissions, contents, changelog?, id?, version?, signers?, publishedAt?, name?, summary?, keywords? }',
+  $comment:
+    "spec §13 names manifestSha256, the archive's SHA-256, size and URLs, tier, access, compat, dependencies, permissions, contents and changelog; id and version are those of the file's path or map key, and the rest falls back to the catalogue's record (registry/fallbacks.ts).",
   type: 'object',
-  required: [
-    'id',
-    'version',
-    'manifestSha256',
-    'archive',
-    'signers',
-    'tier',
-    'access',
-    'compat',
-    'dependencies',
-    'permissions',
-    'contents',
-    'publishedAt',
-    'name',
-    'summary',
-    'keywords',
-  ],
+  required: ['manifestSha256', 'archive', 'tier', 'access', 'compat', 'dependencies', 'permissions', 'contents'],
   properties: {
     id: { $ref: '#/$defs/capabilityId' },
     version: { $ref: '#/$defs/semver' },
@@ -894,9 +876,8 @@ const schema11 = {
       },
     },
     contents: {
-      description: 'the contents summary { skills, tools, workflows, knowledge, resources, skillPrograms? }',
+      description: 'the contents summary { skills?, tools?, workflows?, knowledge?, resources?, skillPrograms? } (an absent list is empty)',
       type: 'object',
-      required: ['skills', 'tools', 'workflows', 'knowledge', 'resources'],
       properties: {
         skills: { $ref: '#/$defs/strings' },
         tools: { $ref: '#/$defs/strings' },
@@ -969,21 +950,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0;
       if (
-        (data.id === undefined && (missing0 = 'id')) ||
-        (data.version === undefined && (missing0 = 'version')) ||
         (data.manifestSha256 === undefined && (missing0 = 'manifestSha256')) ||
         (data.archive === undefined && (missing0 = 'archive')) ||
-        (data.signers === undefined && (missing0 = 'signers')) ||
         (data.tier === undefined && (missing0 = 'tier')) ||
         (data.access === undefined && (missing0 = 'access')) ||
         (data.compat === undefined && (missing0 = 'compat')) ||
         (data.dependencies === undefined && (missing0 = 'dependencies')) ||
         (data.permissions === undefined && (missing0 = 'permissions')) ||
-        (data.contents === undefined && (missing0 = 'contents')) ||
-        (data.publishedAt === undefined && (missing0 = 'publishedAt')) ||
-        (data.name === undefined && (missing0 = 'name')) ||
-        (data.summary === undefined && (missing0 = 'summary')) ||
-        (data.keywords === undefined && (missing0 = 'keywords'))
+        (data.contents === undefined && (missing0 = 'contents'))
       ) {
         validate5.errors = [
           {
@@ -1001,9 +975,9 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
       } else {
         if (data.id !== undefined) {
           let data0 = data.id;
-          const _errs1 = errors;
           const _errs2 = errors;
-          if (errors === _errs2) {
+          const _errs3 = errors;
+          if (errors === _errs3) {
             if (typeof data0 === 'string') {
               if (!pattern4.test(data0)) {
                 validate5.errors = [
@@ -1037,16 +1011,16 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
               return false;
             }
           }
-          var valid0 = _errs1 === errors;
+          var valid0 = _errs2 === errors;
         } else {
           var valid0 = true;
         }
         if (valid0) {
           if (data.version !== undefined) {
             let data1 = data.version;
-            const _errs4 = errors;
             const _errs5 = errors;
-            if (errors === _errs5) {
+            const _errs6 = errors;
+            if (errors === _errs6) {
               if (typeof data1 === 'string') {
                 if (func0(data1) > 256) {
                   validate5.errors = [
@@ -1102,16 +1076,16 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                 return false;
               }
             }
-            var valid0 = _errs4 === errors;
+            var valid0 = _errs5 === errors;
           } else {
             var valid0 = true;
           }
           if (valid0) {
             if (data.manifestSha256 !== undefined) {
               let data2 = data.manifestSha256;
-              const _errs7 = errors;
               const _errs8 = errors;
-              if (errors === _errs8) {
+              const _errs9 = errors;
+              if (errors === _errs9) {
                 if (typeof data2 === 'string') {
                   if (!pattern0.test(data2)) {
                     validate5.errors = [
@@ -1144,15 +1118,15 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                   return false;
                 }
               }
-              var valid0 = _errs7 === errors;
+              var valid0 = _errs8 === errors;
             } else {
               var valid0 = true;
             }
             if (valid0) {
               if (data.archive !== undefined) {
                 let data3 = data.archive;
-                const _errs10 = errors;
-                if (errors === _errs10) {
+                const _errs11 = errors;
+                if (errors === _errs11) {
                   if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
                     let missing1;
                     if (
@@ -1176,9 +1150,9 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                     } else {
                       if (data3.sha256 !== undefined) {
                         let data4 = data3.sha256;
-                        const _errs12 = errors;
                         const _errs13 = errors;
-                        if (errors === _errs13) {
+                        const _errs14 = errors;
+                        if (errors === _errs14) {
                           if (typeof data4 === 'string') {
                             if (!pattern0.test(data4)) {
                               validate5.errors = [
@@ -1211,14 +1185,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                             return false;
                           }
                         }
-                        var valid4 = _errs12 === errors;
+                        var valid4 = _errs13 === errors;
                       } else {
                         var valid4 = true;
                       }
                       if (valid4) {
                         if (data3.size !== undefined) {
                           let data5 = data3.size;
-                          const _errs15 = errors;
+                          const _errs16 = errors;
                           if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
                             validate5.errors = [
                               {
@@ -1234,7 +1208,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                             ];
                             return false;
                           }
-                          if (errors === _errs15) {
+                          if (errors === _errs16) {
                             if (typeof data5 == 'number' && isFinite(data5)) {
                               if (data5 > 9007199254740991 || isNaN(data5)) {
                                 validate5.errors = [
@@ -1269,21 +1243,21 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                               }
                             }
                           }
-                          var valid4 = _errs15 === errors;
+                          var valid4 = _errs16 === errors;
                         } else {
                           var valid4 = true;
                         }
                         if (valid4) {
                           if (data3.urls !== undefined) {
                             let data6 = data3.urls;
-                            const _errs17 = errors;
-                            if (errors === _errs17) {
+                            const _errs18 = errors;
+                            if (errors === _errs18) {
                               if (Array.isArray(data6)) {
                                 var valid6 = true;
                                 const len0 = data6.length;
                                 for (let i0 = 0; i0 < len0; i0++) {
                                   let data7 = data6[i0];
-                                  const _errs19 = errors;
+                                  const _errs20 = errors;
                                   if (typeof data7 !== 'string') {
                                     validate5.errors = [
                                       {
@@ -1299,7 +1273,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                     ];
                                     return false;
                                   }
-                                  var valid6 = _errs19 === errors;
+                                  var valid6 = _errs20 === errors;
                                   if (!valid6) {
                                     break;
                                   }
@@ -1320,7 +1294,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                 return false;
                               }
                             }
-                            var valid4 = _errs17 === errors;
+                            var valid4 = _errs18 === errors;
                           } else {
                             var valid4 = true;
                           }
@@ -1343,23 +1317,23 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                     return false;
                   }
                 }
-                var valid0 = _errs10 === errors;
+                var valid0 = _errs11 === errors;
               } else {
                 var valid0 = true;
               }
               if (valid0) {
                 if (data.signers !== undefined) {
                   let data8 = data.signers;
-                  const _errs21 = errors;
-                  if (errors === _errs21) {
+                  const _errs22 = errors;
+                  if (errors === _errs22) {
                     if (Array.isArray(data8)) {
                       var valid7 = true;
                       const len1 = data8.length;
                       for (let i1 = 0; i1 < len1; i1++) {
                         let data9 = data8[i1];
-                        const _errs23 = errors;
                         const _errs24 = errors;
-                        if (errors === _errs24) {
+                        const _errs25 = errors;
+                        if (errors === _errs25) {
                           if (typeof data9 === 'string') {
                             if (!pattern0.test(data9)) {
                               validate5.errors = [
@@ -1392,7 +1366,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                             return false;
                           }
                         }
-                        var valid7 = _errs23 === errors;
+                        var valid7 = _errs24 === errors;
                         if (!valid7) {
                           break;
                         }
@@ -1413,14 +1387,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                       return false;
                     }
                   }
-                  var valid0 = _errs21 === errors;
+                  var valid0 = _errs22 === errors;
                 } else {
                   var valid0 = true;
                 }
                 if (valid0) {
                   if (data.tier !== undefined) {
                     let data10 = data.tier;
-                    const _errs26 = errors;
+                    const _errs27 = errors;
                     if (!(data10 === 'free' || data10 === 'pro')) {
                       validate5.errors = [
                         {
@@ -1436,14 +1410,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                       ];
                       return false;
                     }
-                    var valid0 = _errs26 === errors;
+                    var valid0 = _errs27 === errors;
                   } else {
                     var valid0 = true;
                   }
                   if (valid0) {
                     if (data.access !== undefined) {
                       let data11 = data.access;
-                      const _errs28 = errors;
+                      const _errs29 = errors;
                       if (!(data11 === 'public' || data11 === 'entitled')) {
                         validate5.errors = [
                           {
@@ -1459,14 +1433,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                         ];
                         return false;
                       }
-                      var valid0 = _errs28 === errors;
+                      var valid0 = _errs29 === errors;
                     } else {
                       var valid0 = true;
                     }
                     if (valid0) {
                       if (data.entitlement !== undefined) {
                         let data12 = data.entitlement;
-                        const _errs30 = errors;
+                        const _errs31 = errors;
                         if (typeof data12 !== 'string') {
                           validate5.errors = [
                             {
@@ -1482,14 +1456,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                           ];
                           return false;
                         }
-                        var valid0 = _errs30 === errors;
+                        var valid0 = _errs31 === errors;
                       } else {
                         var valid0 = true;
                       }
                       if (valid0) {
                         if (data.compat !== undefined) {
                           let data13 = data.compat;
-                          const _errs32 = errors;
+                          const _errs33 = errors;
                           if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
                             validate5.errors = [
                               {
@@ -1505,20 +1479,20 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                             ];
                             return false;
                           }
-                          var valid0 = _errs32 === errors;
+                          var valid0 = _errs33 === errors;
                         } else {
                           var valid0 = true;
                         }
                         if (valid0) {
                           if (data.dependencies !== undefined) {
                             let data14 = data.dependencies;
-                            const _errs34 = errors;
-                            if (errors === _errs34) {
+                            const _errs35 = errors;
+                            if (errors === _errs35) {
                               if (data14 && typeof data14 == 'object' && !Array.isArray(data14)) {
                                 for (const key0 in data14) {
-                                  const _errs36 = errors;
                                   const _errs37 = errors;
-                                  if (errors === _errs37) {
+                                  const _errs38 = errors;
+                                  if (errors === _errs38) {
                                     if (typeof key0 === 'string') {
                                       if (!pattern4.test(key0)) {
                                         const err0 = {
@@ -1564,7 +1538,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                       errors++;
                                     }
                                   }
-                                  var valid11 = _errs36 === errors;
+                                  var valid11 = _errs37 === errors;
                                   if (!valid11) {
                                     const err2 = {
                                       instancePath: instancePath + '/dependencies',
@@ -1590,7 +1564,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                 if (valid11) {
                                   for (const key1 in data14) {
                                     let data15 = data14[key1];
-                                    const _errs40 = errors;
+                                    const _errs41 = errors;
                                     if (typeof data15 !== 'string') {
                                       validate5.errors = [
                                         {
@@ -1606,7 +1580,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                       ];
                                       return false;
                                     }
-                                    var valid13 = _errs40 === errors;
+                                    var valid13 = _errs41 === errors;
                                     if (!valid13) {
                                       break;
                                     }
@@ -1628,22 +1602,22 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                 return false;
                               }
                             }
-                            var valid0 = _errs34 === errors;
+                            var valid0 = _errs35 === errors;
                           } else {
                             var valid0 = true;
                           }
                           if (valid0) {
                             if (data.permissions !== undefined) {
                               let data16 = data.permissions;
-                              const _errs42 = errors;
-                              if (errors === _errs42) {
+                              const _errs43 = errors;
+                              if (errors === _errs43) {
                                 if (Array.isArray(data16)) {
                                   var valid14 = true;
                                   const len2 = data16.length;
                                   for (let i2 = 0; i2 < len2; i2++) {
                                     let data17 = data16[i2];
-                                    const _errs44 = errors;
-                                    if (errors === _errs44) {
+                                    const _errs45 = errors;
+                                    if (errors === _errs45) {
                                       if (data17 && typeof data17 == 'object' && !Array.isArray(data17)) {
                                         let missing2;
                                         if (
@@ -1666,7 +1640,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                         } else {
                                           if (data17.id !== undefined) {
                                             let data18 = data17.id;
-                                            const _errs46 = errors;
+                                            const _errs47 = errors;
                                             if (typeof data18 !== 'string') {
                                               validate5.errors = [
                                                 {
@@ -1682,14 +1656,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                               ];
                                               return false;
                                             }
-                                            var valid15 = _errs46 === errors;
+                                            var valid15 = _errs47 === errors;
                                           } else {
                                             var valid15 = true;
                                           }
                                           if (valid15) {
                                             if (data17.scope !== undefined) {
                                               let data19 = data17.scope;
-                                              const _errs48 = errors;
+                                              const _errs49 = errors;
                                               if (typeof data19 !== 'string') {
                                                 validate5.errors = [
                                                   {
@@ -1705,14 +1679,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                                 ];
                                                 return false;
                                               }
-                                              var valid15 = _errs48 === errors;
+                                              var valid15 = _errs49 === errors;
                                             } else {
                                               var valid15 = true;
                                             }
                                             if (valid15) {
                                               if (data17.reason !== undefined) {
                                                 let data20 = data17.reason;
-                                                const _errs50 = errors;
+                                                const _errs51 = errors;
                                                 if (typeof data20 !== 'string') {
                                                   validate5.errors = [
                                                     {
@@ -1728,7 +1702,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                                   ];
                                                   return false;
                                                 }
-                                                var valid15 = _errs50 === errors;
+                                                var valid15 = _errs51 === errors;
                                               } else {
                                                 var valid15 = true;
                                               }
@@ -1751,7 +1725,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                         return false;
                                       }
                                     }
-                                    var valid14 = _errs44 === errors;
+                                    var valid14 = _errs45 === errors;
                                     if (!valid14) {
                                       break;
                                     }
@@ -1772,345 +1746,341 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                   return false;
                                 }
                               }
-                              var valid0 = _errs42 === errors;
+                              var valid0 = _errs43 === errors;
                             } else {
                               var valid0 = true;
                             }
                             if (valid0) {
                               if (data.contents !== undefined) {
                                 let data21 = data.contents;
-                                const _errs52 = errors;
-                                if (errors === _errs52) {
+                                const _errs53 = errors;
+                                if (errors === _errs53) {
                                   if (data21 && typeof data21 == 'object' && !Array.isArray(data21)) {
-                                    let missing3;
-                                    if (
-                                      (data21.skills === undefined && (missing3 = 'skills')) ||
-                                      (data21.tools === undefined && (missing3 = 'tools')) ||
-                                      (data21.workflows === undefined && (missing3 = 'workflows')) ||
-                                      (data21.knowledge === undefined && (missing3 = 'knowledge')) ||
-                                      (data21.resources === undefined && (missing3 = 'resources'))
-                                    ) {
-                                      validate5.errors = [
-                                        {
-                                          instancePath: instancePath + '/contents',
-                                          schemaPath: '#/properties/contents/required',
-                                          keyword: 'required',
-                                          params: { missingProperty: missing3 },
-                                          message: "must have required property '" + missing3 + "'",
-                                          schema: schema11.properties.contents.required,
-                                          parentSchema: schema11.properties.contents,
-                                          data: data21,
-                                        },
-                                      ];
-                                      return false;
+                                    if (data21.skills !== undefined) {
+                                      let data22 = data21.skills;
+                                      const _errs55 = errors;
+                                      const _errs56 = errors;
+                                      if (errors === _errs56) {
+                                        if (Array.isArray(data22)) {
+                                          var valid18 = true;
+                                          const len3 = data22.length;
+                                          for (let i3 = 0; i3 < len3; i3++) {
+                                            let data23 = data22[i3];
+                                            const _errs58 = errors;
+                                            if (typeof data23 !== 'string') {
+                                              validate5.errors = [
+                                                {
+                                                  instancePath: instancePath + '/contents/skills/' + i3,
+                                                  schemaPath: '#/$defs/strings/items/type',
+                                                  keyword: 'type',
+                                                  params: { type: 'string' },
+                                                  message: 'must be string',
+                                                  schema: schema20.items.type,
+                                                  parentSchema: schema20.items,
+                                                  data: data23,
+                                                },
+                                              ];
+                                              return false;
+                                            }
+                                            var valid18 = _errs58 === errors;
+                                            if (!valid18) {
+                                              break;
+                                            }
+                                          }
+                                        } else {
+                                          validate5.errors = [
+                                            {
+                                              instancePath: instancePath + '/contents/skills',
+                                              schemaPath: '#/$defs/strings/type',
+                                              keyword: 'type',
+                                              params: { type: 'array' },
+                                              message: 'must be array',
+                                              schema: schema20.type,
+                                              parentSchema: schema20,
+                                              data: data22,
+                                            },
+                                          ];
+                                          return false;
+                                        }
+                                      }
+                                      var valid16 = _errs55 === errors;
                                     } else {
-                                      if (data21.skills !== undefined) {
-                                        let data22 = data21.skills;
-                                        const _errs54 = errors;
-                                        const _errs55 = errors;
-                                        if (errors === _errs55) {
-                                          if (Array.isArray(data22)) {
-                                            var valid18 = true;
-                                            const len3 = data22.length;
-                                            for (let i3 = 0; i3 < len3; i3++) {
-                                              let data23 = data22[i3];
-                                              const _errs57 = errors;
-                                              if (typeof data23 !== 'string') {
+                                      var valid16 = true;
+                                    }
+                                    if (valid16) {
+                                      if (data21.tools !== undefined) {
+                                        let data24 = data21.tools;
+                                        const _errs60 = errors;
+                                        const _errs61 = errors;
+                                        if (errors === _errs61) {
+                                          if (Array.isArray(data24)) {
+                                            var valid20 = true;
+                                            const len4 = data24.length;
+                                            for (let i4 = 0; i4 < len4; i4++) {
+                                              let data25 = data24[i4];
+                                              const _errs63 = errors;
+                                              if (typeof data25 !== 'string') {
                                                 validate5.errors = [
                                                   {
-                                                    instancePath: instancePath + '/contents/skills/' + i3,
+                                                    instancePath: instancePath + '/contents/tools/' + i4,
                                                     schemaPath: '#/$defs/strings/items/type',
                                                     keyword: 'type',
                                                     params: { type: 'string' },
                                                     message: 'must be string',
                                                     schema: schema20.items.type,
                                                     parentSchema: schema20.items,
-                                                    data: data23,
+                                                    data: data25,
                                                   },
                                                 ];
                                                 return false;
                                               }
-                                              var valid18 = _errs57 === errors;
-                                              if (!valid18) {
+                                              var valid20 = _errs63 === errors;
+                                              if (!valid20) {
                                                 break;
                                               }
                                             }
                                           } else {
                                             validate5.errors = [
                                               {
-                                                instancePath: instancePath + '/contents/skills',
+                                                instancePath: instancePath + '/contents/tools',
                                                 schemaPath: '#/$defs/strings/type',
                                                 keyword: 'type',
                                                 params: { type: 'array' },
                                                 message: 'must be array',
                                                 schema: schema20.type,
                                                 parentSchema: schema20,
-                                                data: data22,
+                                                data: data24,
                                               },
                                             ];
                                             return false;
                                           }
                                         }
-                                        var valid16 = _errs54 === errors;
+                                        var valid16 = _errs60 === errors;
                                       } else {
                                         var valid16 = true;
                                       }
                                       if (valid16) {
-                                        if (data21.tools !== undefined) {
-                                          let data24 = data21.tools;
-                                          const _errs59 = errors;
-                                          const _errs60 = errors;
-                                          if (errors === _errs60) {
-                                            if (Array.isArray(data24)) {
-                                              var valid20 = true;
-                                              const len4 = data24.length;
-                                              for (let i4 = 0; i4 < len4; i4++) {
-                                                let data25 = data24[i4];
-                                                const _errs62 = errors;
-                                                if (typeof data25 !== 'string') {
+                                        if (data21.workflows !== undefined) {
+                                          let data26 = data21.workflows;
+                                          const _errs65 = errors;
+                                          const _errs66 = errors;
+                                          if (errors === _errs66) {
+                                            if (Array.isArray(data26)) {
+                                              var valid22 = true;
+                                              const len5 = data26.length;
+                                              for (let i5 = 0; i5 < len5; i5++) {
+                                                let data27 = data26[i5];
+                                                const _errs68 = errors;
+                                                if (typeof data27 !== 'string') {
                                                   validate5.errors = [
                                                     {
-                                                      instancePath: instancePath + '/contents/tools/' + i4,
+                                                      instancePath: instancePath + '/contents/workflows/' + i5,
                                                       schemaPath: '#/$defs/strings/items/type',
                                                       keyword: 'type',
                                                       params: { type: 'string' },
                                                       message: 'must be string',
                                                       schema: schema20.items.type,
                                                       parentSchema: schema20.items,
-                                                      data: data25,
+                                                      data: data27,
                                                     },
                                                   ];
                                                   return false;
                                                 }
-                                                var valid20 = _errs62 === errors;
-                                                if (!valid20) {
+                                                var valid22 = _errs68 === errors;
+                                                if (!valid22) {
                                                   break;
                                                 }
                                               }
                                             } else {
                                               validate5.errors = [
                                                 {
-                                                  instancePath: instancePath + '/contents/tools',
+                                                  instancePath: instancePath + '/contents/workflows',
                                                   schemaPath: '#/$defs/strings/type',
                                                   keyword: 'type',
                                                   params: { type: 'array' },
                                                   message: 'must be array',
                                                   schema: schema20.type,
                                                   parentSchema: schema20,
-                                                  data: data24,
+                                                  data: data26,
                                                 },
                                               ];
                                               return false;
                                             }
                                           }
-                                          var valid16 = _errs59 === errors;
+                                          var valid16 = _errs65 === errors;
                                         } else {
                                           var valid16 = true;
                                         }
                                         if (valid16) {
-                                          if (data21.workflows !== undefined) {
-                                            let data26 = data21.workflows;
-                                            const _errs64 = errors;
-                                            const _errs65 = errors;
-                                            if (errors === _errs65) {
-                                              if (Array.isArray(data26)) {
-                                                var valid22 = true;
-                                                const len5 = data26.length;
-                                                for (let i5 = 0; i5 < len5; i5++) {
-                                                  let data27 = data26[i5];
-                                                  const _errs67 = errors;
-                                                  if (typeof data27 !== 'string') {
+                                          if (data21.knowledge !== undefined) {
+                                            let data28 = data21.knowledge;
+                                            const _errs70 = errors;
+                                            const _errs71 = errors;
+                                            if (errors === _errs71) {
+                                              if (Array.isArray(data28)) {
+                                                var valid24 = true;
+                                                const len6 = data28.length;
+                                                for (let i6 = 0; i6 < len6; i6++) {
+                                                  let data29 = data28[i6];
+                                                  const _errs73 = errors;
+                                                  if (typeof data29 !== 'string') {
                                                     validate5.errors = [
                                                       {
-                                                        instancePath: instancePath + '/contents/workflows/' + i5,
+                                                        instancePath: instancePath + '/contents/knowledge/' + i6,
                                                         schemaPath: '#/$defs/strings/items/type',
                                                         keyword: 'type',
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema: schema20.items.type,
                                                         parentSchema: schema20.items,
-                                                        data: data27,
+                                                        data: data29,
                                                       },
                                                     ];
                                                     return false;
                                                   }
-                                                  var valid22 = _errs67 === errors;
-                                                  if (!valid22) {
+                                                  var valid24 = _errs73 === errors;
+                                                  if (!valid24) {
                                                     break;
                                                   }
                                                 }
                                               } else {
                                                 validate5.errors = [
                                                   {
-                                                    instancePath: instancePath + '/contents/workflows',
+                                                    instancePath: instancePath + '/contents/knowledge',
                                                     schemaPath: '#/$defs/strings/type',
                                                     keyword: 'type',
                                                     params: { type: 'array' },
                                                     message: 'must be array',
                                                     schema: schema20.type,
                                                     parentSchema: schema20,
-                                                    data: data26,
+                                                    data: data28,
                                                   },
                                                 ];
                                                 return false;
                                               }
                                             }
-                                            var valid16 = _errs64 === errors;
+                                            var valid16 = _errs70 === errors;
                                           } else {
                                             var valid16 = true;
                                           }
                                           if (valid16) {
-                                            if (data21.knowledge !== undefined) {
-                                              let data28 = data21.knowledge;
-                                              const _errs69 = errors;
-                                              const _errs70 = errors;
-                                              if (errors === _errs70) {
-                                                if (Array.isArray(data28)) {
-                                                  var valid24 = true;
-                                                  const len6 = data28.length;
-                                                  for (let i6 = 0; i6 < len6; i6++) {
-                                                    let data29 = data28[i6];
-                                                    const _errs72 = errors;
-                                                    if (typeof data29 !== 'string') {
-                                                      validate5.errors = [
-                                                        {
-                                                          instancePath: instancePath + '/contents/knowledge/' + i6,
-                                                          schemaPath: '#/$defs/strings/items/type',
-                                                          keyword: 'type',
-                                                          params: { type: 'string' },
-                                                          message: 'must be string',
-                                                          schema: schema20.items.type,
-                                                          parentSchema: schema20.items,
-                                                          data: data29,
-                                                        },
-                                                      ];
-                                                      return false;
-                                                    }
-                                                    var valid24 = _errs72 === errors;
-                                                    if (!valid24) {
-                                                      break;
-                                                    }
-                                                  }
-                                                } else {
-                                                  validate5.errors = [
-                                                    {
-                                                      instancePath: instancePath + '/contents/knowledge',
-                                                      schemaPath: '#/$defs/strings/type',
-                                                      keyword: 'type',
-                                                      params: { type: 'array' },
-                                                      message: 'must be array',
-                                                      schema: schema20.type,
-                                                      parentSchema: schema20,
-                                                      data: data28,
-                                                    },
-                                                  ];
-                                                  return false;
-                                                }
-                                              }
-                                              var valid16 = _errs69 === errors;
-                                            } else {
-                                              var valid16 = true;
-                                            }
-                                            if (valid16) {
-                                              if (data21.resources !== undefined) {
-                                                let data30 = data21.resources;
-                                                const _errs74 = errors;
-                                                if (errors === _errs74) {
-                                                  if (Array.isArray(data30)) {
-                                                    var valid25 = true;
-                                                    const len7 = data30.length;
-                                                    for (let i7 = 0; i7 < len7; i7++) {
-                                                      let data31 = data30[i7];
-                                                      const _errs76 = errors;
-                                                      if (errors === _errs76) {
-                                                        if (data31 && typeof data31 == 'object' && !Array.isArray(data31)) {
-                                                          let missing4;
-                                                          if (
-                                                            (data31.id === undefined && (missing4 = 'id')) ||
-                                                            (data31.size === undefined && (missing4 = 'size'))
-                                                          ) {
-                                                            validate5.errors = [
-                                                              {
-                                                                instancePath: instancePath + '/contents/resources/' + i7,
-                                                                schemaPath: '#/properties/contents/properties/resources/items/required',
-                                                                keyword: 'required',
-                                                                params: { missingProperty: missing4 },
-                                                                message: "must have required property '" + missing4 + "'",
-                                                                schema: schema11.properties.contents.properties.resources.items.required,
-                                                                parentSchema: schema11.properties.contents.properties.resources.items,
-                                                                data: data31,
-                                                              },
-                                                            ];
-                                                            return false;
+                                            if (data21.resources !== undefined) {
+                                              let data30 = data21.resources;
+                                              const _errs75 = errors;
+                                              if (errors === _errs75) {
+                                                if (Array.isArray(data30)) {
+                                                  var valid25 = true;
+                                                  const len7 = data30.length;
+                                                  for (let i7 = 0; i7 < len7; i7++) {
+                                                    let data31 = data30[i7];
+                                                    const _errs77 = errors;
+                                                    if (errors === _errs77) {
+                                                      if (data31 && typeof data31 == 'object' && !Array.isArray(data31)) {
+                                                        let missing3;
+                                                        if (
+                                                          (data31.id === undefined && (missing3 = 'id')) ||
+                                                          (data31.size === undefined && (missing3 = 'size'))
+                                                        ) {
+                                                          validate5.errors = [
+                                                            {
+                                                              instancePath: instancePath + '/contents/resources/' + i7,
+                                                              schemaPath: '#/properties/contents/properties/resources/items/required',
+                                                              keyword: 'required',
+                                                              params: { missingProperty: missing3 },
+                                                              message: "must have required property '" + missing3 + "'",
+                                                              schema: schema11.properties.contents.properties.resources.items.required,
+                                                              parentSchema: schema11.properties.contents.properties.resources.items,
+                                                              data: data31,
+                                                            },
+                                                          ];
+                                                          return false;
+                                                        } else {
+                                                          if (data31.id !== undefined) {
+                                                            let data32 = data31.id;
+                                                            const _errs79 = errors;
+                                                            if (typeof data32 !== 'string') {
+                                                              validate5.errors = [
+                                                                {
+                                                                  instancePath: instancePath + '/contents/resources/' + i7 + '/id',
+                                                                  schemaPath:
+                                                                    '#/properties/contents/properties/resources/items/properties/id/type',
+                                                                  keyword: 'type',
+                                                                  params: { type: 'string' },
+                                                                  message: 'must be string',
+                                                                  schema:
+                                                                    schema11.properties.contents.properties.resources.items.properties.id
+                                                                      .type,
+                                                                  parentSchema:
+                                                                    schema11.properties.contents.properties.resources.items.properties.id,
+                                                                  data: data32,
+                                                                },
+                                                              ];
+                                                              return false;
+                                                            }
+                                                            var valid26 = _errs79 === errors;
                                                           } else {
-                                                            if (data31.id !== undefined) {
-                                                              let data32 = data31.id;
-                                                              const _errs78 = errors;
-                                                              if (typeof data32 !== 'string') {
+                                                            var valid26 = true;
+                                                          }
+                                                          if (valid26) {
+                                                            if (data31.size !== undefined) {
+                                                              let data33 = data31.size;
+                                                              const _errs81 = errors;
+                                                              if (!(
+                                                                typeof data33 == 'number' &&
+                                                                !(data33 % 1) &&
+                                                                !isNaN(data33) &&
+                                                                isFinite(data33)
+                                                              )) {
                                                                 validate5.errors = [
                                                                   {
-                                                                    instancePath: instancePath + '/contents/resources/' + i7 + '/id',
+                                                                    instancePath: instancePath + '/contents/resources/' + i7 + '/size',
                                                                     schemaPath:
-                                                                      '#/properties/contents/properties/resources/items/properties/id/type',
+                                                                      '#/properties/contents/properties/resources/items/properties/size/type',
                                                                     keyword: 'type',
-                                                                    params: { type: 'string' },
-                                                                    message: 'must be string',
+                                                                    params: { type: 'integer' },
+                                                                    message: 'must be integer',
                                                                     schema:
-                                                                      schema11.properties.contents.properties.resources.items.properties.id
-                                                                        .type,
+                                                                      schema11.properties.contents.properties.resources.items.properties
+                                                                        .size.type,
                                                                     parentSchema:
-                                                                      schema11.properties.contents.properties.resources.items.properties.id,
-                                                                    data: data32,
+                                                                      schema11.properties.contents.properties.resources.items.properties
+                                                                        .size,
+                                                                    data: data33,
                                                                   },
                                                                 ];
                                                                 return false;
                                                               }
-                                                              var valid26 = _errs78 === errors;
-                                                            } else {
-                                                              var valid26 = true;
-                                                            }
-                                                            if (valid26) {
-                                                              if (data31.size !== undefined) {
-                                                                let data33 = data31.size;
-                                                                const _errs80 = errors;
-                                                                if (!(
-                                                                  typeof data33 == 'number' &&
-                                                                  !(data33 % 1) &&
-                                                                  !isNaN(data33) &&
-                                                                  isFinite(data33)
-                                                                )) {
-                                                                  validate5.errors = [
-                                                                    {
-                                                                      instancePath: instancePath + '/contents/resources/' + i7 + '/size',
-                                                                      schemaPath:
-                                                                        '#/properties/contents/properties/resources/items/properties/size/type',
-                                                                      keyword: 'type',
-                                                                      params: { type: 'integer' },
-                                                                      message: 'must be integer',
-                                                                      schema:
-                                                                        schema11.properties.contents.properties.resources.items.properties
-                                                                          .size.type,
-                                                                      parentSchema:
-                                                                        schema11.properties.contents.properties.resources.items.properties
-                                                                          .size,
-                                                                      data: data33,
-                                                                    },
-                                                                  ];
-                                                                  return false;
-                                                                }
-                                                                if (errors === _errs80) {
-                                                                  if (typeof data33 == 'number' && isFinite(data33)) {
-                                                                    if (data33 > 9007199254740991 || isNaN(data33)) {
+                                                              if (errors === _errs81) {
+                                                                if (typeof data33 == 'number' && isFinite(data33)) {
+                                                                  if (data33 > 9007199254740991 || isNaN(data33)) {
+                                                                    validate5.errors = [
+                                                                      {
+                                                                        instancePath: instancePath + '/contents/resources/' + i7 + '/size',
+                                                                        schemaPath:
+                                                                          '#/properties/contents/properties/resources/items/properties/size/maximum',
+                                                                        keyword: 'maximum',
+                                                                        params: { comparison: '<=', limit: 9007199254740991 },
+                                                                        message: 'must be <= 9007199254740991',
+                                                                        schema: 9007199254740991,
+                                                                        parentSchema:
+                                                                          schema11.properties.contents.properties.resources.items.properties
+                                                                            .size,
+                                                                        data: data33,
+                                                                      },
+                                                                    ];
+                                                                    return false;
+                                                                  } else {
+                                                                    if (data33 < 0 || isNaN(data33)) {
                                                                       validate5.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath + '/contents/resources/' + i7 + '/size',
                                                                           schemaPath:
-                                                                            '#/properties/contents/properties/resources/items/properties/size/maximum',
-                                                                          keyword: 'maximum',
-                                                                          params: { comparison: '<=', limit: 9007199254740991 },
-                                                                          message: 'must be <= 9007199254740991',
-                                                                          schema: 9007199254740991,
+                                                                            '#/properties/contents/properties/resources/items/properties/size/minimum',
+                                                                          keyword: 'minimum',
+                                                                          params: { comparison: '>=', limit: 0 },
+                                                                          message: 'must be >= 0',
+                                                                          schema: 0,
                                                                           parentSchema:
                                                                             schema11.properties.contents.properties.resources.items
                                                                               .properties.size,
@@ -2118,239 +2088,217 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                                                         },
                                                                       ];
                                                                       return false;
-                                                                    } else {
-                                                                      if (data33 < 0 || isNaN(data33)) {
+                                                                    }
+                                                                  }
+                                                                }
+                                                              }
+                                                              var valid26 = _errs81 === errors;
+                                                            } else {
+                                                              var valid26 = true;
+                                                            }
+                                                          }
+                                                        }
+                                                      } else {
+                                                        validate5.errors = [
+                                                          {
+                                                            instancePath: instancePath + '/contents/resources/' + i7,
+                                                            schemaPath: '#/properties/contents/properties/resources/items/type',
+                                                            keyword: 'type',
+                                                            params: { type: 'object' },
+                                                            message: 'must be object',
+                                                            schema: schema11.properties.contents.properties.resources.items.type,
+                                                            parentSchema: schema11.properties.contents.properties.resources.items,
+                                                            data: data31,
+                                                          },
+                                                        ];
+                                                        return false;
+                                                      }
+                                                    }
+                                                    var valid25 = _errs77 === errors;
+                                                    if (!valid25) {
+                                                      break;
+                                                    }
+                                                  }
+                                                } else {
+                                                  validate5.errors = [
+                                                    {
+                                                      instancePath: instancePath + '/contents/resources',
+                                                      schemaPath: '#/properties/contents/properties/resources/type',
+                                                      keyword: 'type',
+                                                      params: { type: 'array' },
+                                                      message: 'must be array',
+                                                      schema: schema11.properties.contents.properties.resources.type,
+                                                      parentSchema: schema11.properties.contents.properties.resources,
+                                                      data: data30,
+                                                    },
+                                                  ];
+                                                  return false;
+                                                }
+                                              }
+                                              var valid16 = _errs75 === errors;
+                                            } else {
+                                              var valid16 = true;
+                                            }
+                                            if (valid16) {
+                                              if (data21.skillPrograms !== undefined) {
+                                                let data34 = data21.skillPrograms;
+                                                const _errs83 = errors;
+                                                if (errors === _errs83) {
+                                                  if (Array.isArray(data34)) {
+                                                    var valid27 = true;
+                                                    const len8 = data34.length;
+                                                    for (let i8 = 0; i8 < len8; i8++) {
+                                                      let data35 = data34[i8];
+                                                      const _errs85 = errors;
+                                                      if (errors === _errs85) {
+                                                        if (data35 && typeof data35 == 'object' && !Array.isArray(data35)) {
+                                                          let missing4;
+                                                          if (
+                                                            (data35.skill === undefined && (missing4 = 'skill')) ||
+                                                            (data35.programs === undefined && (missing4 = 'programs'))
+                                                          ) {
+                                                            validate5.errors = [
+                                                              {
+                                                                instancePath: instancePath + '/contents/skillPrograms/' + i8,
+                                                                schemaPath: '#/properties/contents/properties/skillPrograms/items/required',
+                                                                keyword: 'required',
+                                                                params: { missingProperty: missing4 },
+                                                                message: "must have required property '" + missing4 + "'",
+                                                                schema:
+                                                                  schema11.properties.contents.properties.skillPrograms.items.required,
+                                                                parentSchema: schema11.properties.contents.properties.skillPrograms.items,
+                                                                data: data35,
+                                                              },
+                                                            ];
+                                                            return false;
+                                                          } else {
+                                                            if (data35.skill !== undefined) {
+                                                              let data36 = data35.skill;
+                                                              const _errs87 = errors;
+                                                              if (typeof data36 !== 'string') {
+                                                                validate5.errors = [
+                                                                  {
+                                                                    instancePath: instancePath + '/contents/skillPrograms/' + i8 + '/skill',
+                                                                    schemaPath:
+                                                                      '#/properties/contents/properties/skillPrograms/items/properties/skill/type',
+                                                                    keyword: 'type',
+                                                                    params: { type: 'string' },
+                                                                    message: 'must be string',
+                                                                    schema:
+                                                                      schema11.properties.contents.properties.skillPrograms.items.properties
+                                                                        .skill.type,
+                                                                    parentSchema:
+                                                                      schema11.properties.contents.properties.skillPrograms.items.properties
+                                                                        .skill,
+                                                                    data: data36,
+                                                                  },
+                                                                ];
+                                                                return false;
+                                                              }
+                                                              var valid28 = _errs87 === errors;
+                                                            } else {
+                                                              var valid28 = true;
+                                                            }
+                                                            if (valid28) {
+                                                              if (data35.programs !== undefined) {
+                                                                let data37 = data35.programs;
+                                                                const _errs89 = errors;
+                                                                const _errs90 = errors;
+                                                                if (errors === _errs90) {
+                                                                  if (Array.isArray(data37)) {
+                                                                    var valid30 = true;
+                                                                    const len9 = data37.length;
+                                                                    for (let i9 = 0; i9 < len9; i9++) {
+                                                                      let data38 = data37[i9];
+                                                                      const _errs92 = errors;
+                                                                      if (typeof data38 !== 'string') {
                                                                         validate5.errors = [
                                                                           {
                                                                             instancePath:
-                                                                              instancePath + '/contents/resources/' + i7 + '/size',
-                                                                            schemaPath:
-                                                                              '#/properties/contents/properties/resources/items/properties/size/minimum',
-                                                                            keyword: 'minimum',
-                                                                            params: { comparison: '>=', limit: 0 },
-                                                                            message: 'must be >= 0',
-                                                                            schema: 0,
-                                                                            parentSchema:
-                                                                              schema11.properties.contents.properties.resources.items
-                                                                                .properties.size,
-                                                                            data: data33,
+                                                                              instancePath +
+                                                                              '/contents/skillPrograms/' +
+                                                                              i8 +
+                                                                              '/programs/' +
+                                                                              i9,
+                                                                            schemaPath: '#/$defs/strings/items/type',
+                                                                            keyword: 'type',
+                                                                            params: { type: 'string' },
+                                                                            message: 'must be string',
+                                                                            schema: schema20.items.type,
+                                                                            parentSchema: schema20.items,
+                                                                            data: data38,
                                                                           },
                                                                         ];
                                                                         return false;
                                                                       }
+                                                                      var valid30 = _errs92 === errors;
+                                                                      if (!valid30) {
+                                                                        break;
+                                                                      }
                                                                     }
+                                                                  } else {
+                                                                    validate5.errors = [
+                                                                      {
+                                                                        instancePath:
+                                                                          instancePath + '/contents/skillPrograms/' + i8 + '/programs',
+                                                                        schemaPath: '#/$defs/strings/type',
+                                                                        keyword: 'type',
+                                                                        params: { type: 'array' },
+                                                                        message: 'must be array',
+                                                                        schema: schema20.type,
+                                                                        parentSchema: schema20,
+                                                                        data: data37,
+                                                                      },
+                                                                    ];
+                                                                    return false;
                                                                   }
                                                                 }
-                                                                var valid26 = _errs80 === errors;
+                                                                var valid28 = _errs89 === errors;
                                                               } else {
-                                                                var valid26 = true;
+                                                                var valid28 = true;
                                                               }
                                                             }
                                                           }
                                                         } else {
                                                           validate5.errors = [
                                                             {
-                                                              instancePath: instancePath + '/contents/resources/' + i7,
-                                                              schemaPath: '#/properties/contents/properties/resources/items/type',
+                                                              instancePath: instancePath + '/contents/skillPrograms/' + i8,
+                                                              schemaPath: '#/properties/contents/properties/skillPrograms/items/type',
                                                               keyword: 'type',
                                                               params: { type: 'object' },
                                                               message: 'must be object',
-                                                              schema: schema11.properties.contents.properties.resources.items.type,
-                                                              parentSchema: schema11.properties.contents.properties.resources.items,
-                                                              data: data31,
+                                                              schema: schema11.properties.contents.properties.skillPrograms.items.type,
+                                                              parentSchema: schema11.properties.contents.properties.skillPrograms.items,
+                                                              data: data35,
                                                             },
                                                           ];
                                                           return false;
                                                         }
                                                       }
-                                                      var valid25 = _errs76 === errors;
-                                                      if (!valid25) {
+                                                      var valid27 = _errs85 === errors;
+                                                      if (!valid27) {
                                                         break;
                                                       }
                                                     }
                                                   } else {
                                                     validate5.errors = [
                                                       {
-                                                        instancePath: instancePath + '/contents/resources',
-                                                        schemaPath: '#/properties/contents/properties/resources/type',
+                                                        instancePath: instancePath + '/contents/skillPrograms',
+                                                        schemaPath: '#/properties/contents/properties/skillPrograms/type',
                                                         keyword: 'type',
                                                         params: { type: 'array' },
                                                         message: 'must be array',
-                                                        schema: schema11.properties.contents.properties.resources.type,
-                                                        parentSchema: schema11.properties.contents.properties.resources,
-                                                        data: data30,
+                                                        schema: schema11.properties.contents.properties.skillPrograms.type,
+                                                        parentSchema: schema11.properties.contents.properties.skillPrograms,
+                                                        data: data34,
                                                       },
                                                     ];
                                                     return false;
                                                   }
                                                 }
-                                                var valid16 = _errs74 === errors;
+                                                var valid16 = _errs83 === errors;
                                               } else {
                                                 var valid16 = true;
-                                              }
-                                              if (valid16) {
-                                                if (data21.skillPrograms !== undefined) {
-                                                  let data34 = data21.skillPrograms;
-                                                  const _errs82 = errors;
-                                                  if (errors === _errs82) {
-                                                    if (Array.isArray(data34)) {
-                                                      var valid27 = true;
-                                                      const len8 = data34.length;
-                                                      for (let i8 = 0; i8 < len8; i8++) {
-                                                        let data35 = data34[i8];
-                                                        const _errs84 = errors;
-                                                        if (errors === _errs84) {
-                                                          if (data35 && typeof data35 == 'object' && !Array.isArray(data35)) {
-                                                            let missing5;
-                                                            if (
-                                                              (data35.skill === undefined && (missing5 = 'skill')) ||
-                                                              (data35.programs === undefined && (missing5 = 'programs'))
-                                                            ) {
-                                                              validate5.errors = [
-                                                                {
-                                                                  instancePath: instancePath + '/contents/skillPrograms/' + i8,
-                                                                  schemaPath:
-                                                                    '#/properties/contents/properties/skillPrograms/items/required',
-                                                                  keyword: 'required',
-                                                                  params: { missingProperty: missing5 },
-                                                                  message: "must have required property '" + missing5 + "'",
-                                                                  schema:
-                                                                    schema11.properties.contents.properties.skillPrograms.items.required,
-                                                                  parentSchema: schema11.properties.contents.properties.skillPrograms.items,
-                                                                  data: data35,
-                                                                },
-                                                              ];
-                                                              return false;
-                                                            } else {
-                                                              if (data35.skill !== undefined) {
-                                                                let data36 = data35.skill;
-                                                                const _errs86 = errors;
-                                                                if (typeof data36 !== 'string') {
-                                                                  validate5.errors = [
-                                                                    {
-                                                                      instancePath:
-                                                                        instancePath + '/contents/skillPrograms/' + i8 + '/skill',
-                                                                      schemaPath:
-                                                                        '#/properties/contents/properties/skillPrograms/items/properties/skill/type',
-                                                                      keyword: 'type',
-                                                                      params: { type: 'string' },
-                                                                      message: 'must be string',
-                                                                      schema:
-                                                                        schema11.properties.contents.properties.skillPrograms.items
-                                                                          .properties.skill.type,
-                                                                      parentSchema:
-                                                                        schema11.properties.contents.properties.skillPrograms.items
-                                                                          .properties.skill,
-                                                                      data: data36,
-                                                                    },
-                                                                  ];
-                                                                  return false;
-                                                                }
-                                                                var valid28 = _errs86 === errors;
-                                                              } else {
-                                                                var valid28 = true;
-                                                              }
-                                                              if (valid28) {
-                                                                if (data35.programs !== undefined) {
-                                                                  let data37 = data35.programs;
-                                                                  const _errs88 = errors;
-                                                                  const _errs89 = errors;
-                                                                  if (errors === _errs89) {
-                                                                    if (Array.isArray(data37)) {
-                                                                      var valid30 = true;
-                                                                      const len9 = data37.length;
-                                                                      for (let i9 = 0; i9 < len9; i9++) {
-                                                                        let data38 = data37[i9];
-                                                                        const _errs91 = errors;
-                                                                        if (typeof data38 !== 'string') {
-                                                                          validate5.errors = [
-                                                                            {
-                                                                              instancePath:
-                                                                                instancePath +
-                                                                                '/contents/skillPrograms/' +
-                                                                                i8 +
-                                                                                '/programs/' +
-                                                                                i9,
-                                                                              schemaPath: '#/$defs/strings/items/type',
-                                                                              keyword: 'type',
-                                                                              params: { type: 'string' },
-                                                                              message: 'must be string',
-                                                                              schema: schema20.items.type,
-                                                                              parentSchema: schema20.items,
-                                                                              data: data38,
-                                                                            },
-                                                                          ];
-                                                                          return false;
-                                                                        }
-                                                                        var valid30 = _errs91 === errors;
-                                                                        if (!valid30) {
-                                                                          break;
-                                                                        }
-                                                                      }
-                                                                    } else {
-                                                                      validate5.errors = [
-                                                                        {
-                                                                          instancePath:
-                                                                            instancePath + '/contents/skillPrograms/' + i8 + '/programs',
-                                                                          schemaPath: '#/$defs/strings/type',
-                                                                          keyword: 'type',
-                                                                          params: { type: 'array' },
-                                                                          message: 'must be array',
-                                                                          schema: schema20.type,
-                                                                          parentSchema: schema20,
-                                                                          data: data37,
-                                                                        },
-                                                                      ];
-                                                                      return false;
-                                                                    }
-                                                                  }
-                                                                  var valid28 = _errs88 === errors;
-                                                                } else {
-                                                                  var valid28 = true;
-                                                                }
-                                                              }
-                                                            }
-                                                          } else {
-                                                            validate5.errors = [
-                                                              {
-                                                                instancePath: instancePath + '/contents/skillPrograms/' + i8,
-                                                                schemaPath: '#/properties/contents/properties/skillPrograms/items/type',
-                                                                keyword: 'type',
-                                                                params: { type: 'object' },
-                                                                message: 'must be object',
-                                                                schema: schema11.properties.contents.properties.skillPrograms.items.type,
-                                                                parentSchema: schema11.properties.contents.properties.skillPrograms.items,
-                                                                data: data35,
-                                                              },
-                                                            ];
-                                                            return false;
-                                                          }
-                                                        }
-                                                        var valid27 = _errs84 === errors;
-                                                        if (!valid27) {
-                                                          break;
-                                                        }
-                                                      }
-                                                    } else {
-                                                      validate5.errors = [
-                                                        {
-                                                          instancePath: instancePath + '/contents/skillPrograms',
-                                                          schemaPath: '#/properties/contents/properties/skillPrograms/type',
-                                                          keyword: 'type',
-                                                          params: { type: 'array' },
-                                                          message: 'must be array',
-                                                          schema: schema11.properties.contents.properties.skillPrograms.type,
-                                                          parentSchema: schema11.properties.contents.properties.skillPrograms,
-                                                          data: data34,
-                                                        },
-                                                      ];
-                                                      return false;
-                                                    }
-                                                  }
-                                                  var valid16 = _errs82 === errors;
-                                                } else {
-                                                  var valid16 = true;
-                                                }
                                               }
                                             }
                                           }
@@ -2373,14 +2321,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                     return false;
                                   }
                                 }
-                                var valid0 = _errs52 === errors;
+                                var valid0 = _errs53 === errors;
                               } else {
                                 var valid0 = true;
                               }
                               if (valid0) {
                                 if (data.changelog !== undefined) {
                                   let data39 = data.changelog;
-                                  const _errs93 = errors;
+                                  const _errs94 = errors;
                                   if (typeof data39 !== 'string') {
                                     validate5.errors = [
                                       {
@@ -2396,17 +2344,17 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                     ];
                                     return false;
                                   }
-                                  var valid0 = _errs93 === errors;
+                                  var valid0 = _errs94 === errors;
                                 } else {
                                   var valid0 = true;
                                 }
                                 if (valid0) {
                                   if (data.publishedAt !== undefined) {
                                     let data40 = data.publishedAt;
-                                    const _errs95 = errors;
                                     const _errs96 = errors;
-                                    if (errors === _errs96) {
-                                      if (errors === _errs96) {
+                                    const _errs97 = errors;
+                                    if (errors === _errs97) {
+                                      if (errors === _errs97) {
                                         if (typeof data40 === 'string') {
                                           if (!pattern3.test(data40)) {
                                             validate5.errors = [
@@ -2457,14 +2405,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                         }
                                       }
                                     }
-                                    var valid0 = _errs95 === errors;
+                                    var valid0 = _errs96 === errors;
                                   } else {
                                     var valid0 = true;
                                   }
                                   if (valid0) {
                                     if (data.name !== undefined) {
                                       let data41 = data.name;
-                                      const _errs98 = errors;
+                                      const _errs99 = errors;
                                       if (typeof data41 !== 'string') {
                                         validate5.errors = [
                                           {
@@ -2480,14 +2428,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                         ];
                                         return false;
                                       }
-                                      var valid0 = _errs98 === errors;
+                                      var valid0 = _errs99 === errors;
                                     } else {
                                       var valid0 = true;
                                     }
                                     if (valid0) {
                                       if (data.summary !== undefined) {
                                         let data42 = data.summary;
-                                        const _errs100 = errors;
+                                        const _errs101 = errors;
                                         if (typeof data42 !== 'string') {
                                           validate5.errors = [
                                             {
@@ -2503,22 +2451,22 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                           ];
                                           return false;
                                         }
-                                        var valid0 = _errs100 === errors;
+                                        var valid0 = _errs101 === errors;
                                       } else {
                                         var valid0 = true;
                                       }
                                       if (valid0) {
                                         if (data.keywords !== undefined) {
                                           let data43 = data.keywords;
-                                          const _errs102 = errors;
                                           const _errs103 = errors;
-                                          if (errors === _errs103) {
+                                          const _errs104 = errors;
+                                          if (errors === _errs104) {
                                             if (Array.isArray(data43)) {
                                               var valid33 = true;
                                               const len10 = data43.length;
                                               for (let i10 = 0; i10 < len10; i10++) {
                                                 let data44 = data43[i10];
-                                                const _errs105 = errors;
+                                                const _errs106 = errors;
                                                 if (typeof data44 !== 'string') {
                                                   validate5.errors = [
                                                     {
@@ -2534,7 +2482,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                                   ];
                                                   return false;
                                                 }
-                                                var valid33 = _errs105 === errors;
+                                                var valid33 = _errs106 === errors;
                                                 if (!valid33) {
                                                   break;
                                                 }
@@ -2555,7 +2503,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                                               return false;
                                             }
                                           }
-                                          var valid0 = _errs102 === errors;
+                                          var valid0 = _errs103 === errors;
                                         } else {
                                           var valid0 = true;
                                         }
@@ -2926,9 +2874,9 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
 validate6.evaluated = { props: { deprecated: true, yanked: true, revoked: true }, dynamicProps: false, dynamicItems: false };
 export const packageDocument: ValidateFunction = validate10;
 const schema31 = {
-  description: 'a package document { id, deprecated?, versions }',
+  description: 'a package document { versions, id?, deprecated? }',
   type: 'object',
-  required: ['id', 'versions'],
+  required: ['versions'],
   properties: {
     id: { $ref: '#/$defs/capabilityId' },
     deprecated: { $ref: '#/$defs/deprecation' },
@@ -3053,7 +3001,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0;
-      if ((data.id === undefined && (missing0 = 'id')) || (data.versions === undefined && (missing0 = 'versions'))) {
+      if (data.versions === undefined && (missing0 = 'versions')) {
         validate10.errors = [
           {
             instancePath,
@@ -3347,13 +3295,13 @@ const schema36 = {
     sequence: { $ref: '#/$defs/sequence' },
     generatedAt: { $ref: '#/$defs/instant' },
     publishers: {
-      description: 'a map from publisher id to { name, keys }',
+      description: 'a map from publisher id to { name?, keys }',
       type: 'object',
       propertyNames: { $ref: '#/$defs/publisherId' },
       additionalProperties: {
-        description: 'a catalogue publisher { name, keys }',
+        description: 'a catalogue publisher { name?, keys }',
         type: 'object',
-        required: ['name', 'keys'],
+        required: ['keys'],
         properties: {
           name: { description: "the publisher's display name (a string)", type: 'string' },
           keys: { $ref: '#/$defs/publisherKeys' },
@@ -3369,9 +3317,11 @@ const schema36 = {
   },
 };
 const schema41 = {
-  description: 'a catalogue record { name, summary, publisher, latest?, latestPrerelease?, tier, access, keywords, deprecated, doc }',
+  description: 'a catalogue record { summary, doc, latest?, latestPrerelease?, name?, publisher?, tier?, access?, keywords?, deprecated? }',
+  $comment:
+    "spec §13 names latest, latestPrerelease, a summary for search and doc; the rest falls back to the id, the manifest's defaults (free, public) and nothing (registry/fallbacks.ts).",
   type: 'object',
-  required: ['name', 'summary', 'publisher', 'tier', 'access', 'keywords', 'deprecated', 'doc'],
+  required: ['summary', 'doc'],
   properties: {
     name: { description: 'a display name (a string)', type: 'string' },
     summary: { description: 'a summary (a string)', type: 'string' },
@@ -3403,16 +3353,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0;
-      if (
-        (data.name === undefined && (missing0 = 'name')) ||
-        (data.summary === undefined && (missing0 = 'summary')) ||
-        (data.publisher === undefined && (missing0 = 'publisher')) ||
-        (data.tier === undefined && (missing0 = 'tier')) ||
-        (data.access === undefined && (missing0 = 'access')) ||
-        (data.keywords === undefined && (missing0 = 'keywords')) ||
-        (data.deprecated === undefined && (missing0 = 'deprecated')) ||
-        (data.doc === undefined && (missing0 = 'doc'))
-      ) {
+      if ((data.summary === undefined && (missing0 = 'summary')) || (data.doc === undefined && (missing0 = 'doc'))) {
         validate16.errors = [
           {
             instancePath,
@@ -3429,7 +3370,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         if (data.name !== undefined) {
           let data0 = data.name;
-          const _errs1 = errors;
+          const _errs2 = errors;
           if (typeof data0 !== 'string') {
             validate16.errors = [
               {
@@ -3445,14 +3386,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             ];
             return false;
           }
-          var valid0 = _errs1 === errors;
+          var valid0 = _errs2 === errors;
         } else {
           var valid0 = true;
         }
         if (valid0) {
           if (data.summary !== undefined) {
             let data1 = data.summary;
-            const _errs3 = errors;
+            const _errs4 = errors;
             if (typeof data1 !== 'string') {
               validate16.errors = [
                 {
@@ -3468,16 +3409,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               ];
               return false;
             }
-            var valid0 = _errs3 === errors;
+            var valid0 = _errs4 === errors;
           } else {
             var valid0 = true;
           }
           if (valid0) {
             if (data.publisher !== undefined) {
               let data2 = data.publisher;
-              const _errs5 = errors;
               const _errs6 = errors;
-              if (errors === _errs6) {
+              const _errs7 = errors;
+              if (errors === _errs7) {
                 if (typeof data2 === 'string') {
                   if (!pattern1.test(data2)) {
                     validate16.errors = [
@@ -3510,16 +3451,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   return false;
                 }
               }
-              var valid0 = _errs5 === errors;
+              var valid0 = _errs6 === errors;
             } else {
               var valid0 = true;
             }
             if (valid0) {
               if (data.latest !== undefined) {
                 let data3 = data.latest;
-                const _errs8 = errors;
                 const _errs9 = errors;
-                if (errors === _errs9) {
+                const _errs10 = errors;
+                if (errors === _errs10) {
                   if (typeof data3 === 'string') {
                     if (func0(data3) > 256) {
                       validate16.errors = [
@@ -3575,16 +3516,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     return false;
                   }
                 }
-                var valid0 = _errs8 === errors;
+                var valid0 = _errs9 === errors;
               } else {
                 var valid0 = true;
               }
               if (valid0) {
                 if (data.latestPrerelease !== undefined) {
                   let data4 = data.latestPrerelease;
-                  const _errs11 = errors;
                   const _errs12 = errors;
-                  if (errors === _errs12) {
+                  const _errs13 = errors;
+                  if (errors === _errs13) {
                     if (typeof data4 === 'string') {
                       if (func0(data4) > 256) {
                         validate16.errors = [
@@ -3640,14 +3581,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                       return false;
                     }
                   }
-                  var valid0 = _errs11 === errors;
+                  var valid0 = _errs12 === errors;
                 } else {
                   var valid0 = true;
                 }
                 if (valid0) {
                   if (data.tier !== undefined) {
                     let data5 = data.tier;
-                    const _errs14 = errors;
+                    const _errs15 = errors;
                     if (!(data5 === 'free' || data5 === 'pro')) {
                       validate16.errors = [
                         {
@@ -3663,14 +3604,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                       ];
                       return false;
                     }
-                    var valid0 = _errs14 === errors;
+                    var valid0 = _errs15 === errors;
                   } else {
                     var valid0 = true;
                   }
                   if (valid0) {
                     if (data.access !== undefined) {
                       let data6 = data.access;
-                      const _errs16 = errors;
+                      const _errs17 = errors;
                       if (!(data6 === 'public' || data6 === 'entitled')) {
                         validate16.errors = [
                           {
@@ -3686,22 +3627,22 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                         ];
                         return false;
                       }
-                      var valid0 = _errs16 === errors;
+                      var valid0 = _errs17 === errors;
                     } else {
                       var valid0 = true;
                     }
                     if (valid0) {
                       if (data.keywords !== undefined) {
                         let data7 = data.keywords;
-                        const _errs18 = errors;
                         const _errs19 = errors;
-                        if (errors === _errs19) {
+                        const _errs20 = errors;
+                        if (errors === _errs20) {
                           if (Array.isArray(data7)) {
                             var valid7 = true;
                             const len0 = data7.length;
                             for (let i0 = 0; i0 < len0; i0++) {
                               let data8 = data7[i0];
-                              const _errs21 = errors;
+                              const _errs22 = errors;
                               if (typeof data8 !== 'string') {
                                 validate16.errors = [
                                   {
@@ -3717,7 +3658,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                                 ];
                                 return false;
                               }
-                              var valid7 = _errs21 === errors;
+                              var valid7 = _errs22 === errors;
                               if (!valid7) {
                                 break;
                               }
@@ -3738,14 +3679,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                             return false;
                           }
                         }
-                        var valid0 = _errs18 === errors;
+                        var valid0 = _errs19 === errors;
                       } else {
                         var valid0 = true;
                       }
                       if (valid0) {
                         if (data.deprecated !== undefined) {
                           let data9 = data.deprecated;
-                          const _errs23 = errors;
+                          const _errs24 = errors;
                           if (typeof data9 !== 'boolean') {
                             validate16.errors = [
                               {
@@ -3761,15 +3702,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                             ];
                             return false;
                           }
-                          var valid0 = _errs23 === errors;
+                          var valid0 = _errs24 === errors;
                         } else {
                           var valid0 = true;
                         }
                         if (valid0) {
                           if (data.doc !== undefined) {
                             let data10 = data.doc;
-                            const _errs25 = errors;
-                            if (errors === _errs25) {
+                            const _errs26 = errors;
+                            if (errors === _errs26) {
                               if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
                                 let missing1;
                                 if (
@@ -3792,7 +3733,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                                 } else {
                                   if (data10.path !== undefined) {
                                     let data11 = data10.path;
-                                    const _errs27 = errors;
+                                    const _errs28 = errors;
                                     if (typeof data11 !== 'string') {
                                       validate16.errors = [
                                         {
@@ -3808,16 +3749,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                                       ];
                                       return false;
                                     }
-                                    var valid8 = _errs27 === errors;
+                                    var valid8 = _errs28 === errors;
                                   } else {
                                     var valid8 = true;
                                   }
                                   if (valid8) {
                                     if (data10.sha256 !== undefined) {
                                       let data12 = data10.sha256;
-                                      const _errs29 = errors;
                                       const _errs30 = errors;
-                                      if (errors === _errs30) {
+                                      const _errs31 = errors;
+                                      if (errors === _errs31) {
                                         if (typeof data12 === 'string') {
                                           if (!pattern0.test(data12)) {
                                             validate16.errors = [
@@ -3850,7 +3791,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                                           return false;
                                         }
                                       }
-                                      var valid8 = _errs29 === errors;
+                                      var valid8 = _errs30 === errors;
                                     } else {
                                       var valid8 = true;
                                     }
@@ -3872,7 +3813,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                                 return false;
                               }
                             }
-                            var valid0 = _errs25 === errors;
+                            var valid0 = _errs26 === errors;
                           } else {
                             var valid0 = true;
                           }
@@ -4200,7 +4141,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
                           if (errors === _errs16) {
                             if (data5 && typeof data5 == 'object' && !Array.isArray(data5)) {
                               let missing1;
-                              if ((data5.name === undefined && (missing1 = 'name')) || (data5.keys === undefined && (missing1 = 'keys'))) {
+                              if (data5.keys === undefined && (missing1 = 'keys')) {
                                 validate14.errors = [
                                   {
                                     instancePath: instancePath + '/publishers/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),

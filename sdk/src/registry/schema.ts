@@ -15,20 +15,61 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { describeSchemaErrors, type SchemaProblem } from '../format/json-schema.js';
 import * as generated from './schema-validators.generated.js';
-import type { CataloguePayload, PackageDocument, PublisherFile, RegistryConfigFile, StatusFile, VersionEntry } from './types.js';
+import type {
+  CatalogueCapability,
+  CataloguePayload,
+  CataloguePublisher,
+  EntryContents,
+  PublisherFile,
+  RegistryConfigFile,
+  StatusFile,
+  VersionEntry,
+  VersionStatus,
+} from './types.js';
 
 const REGISTRY_SCHEMA_FILE = 'registry-1.json';
 export const REGISTRY_SCHEMA_ID = 'https://arcotheon.dev/schema/registry-1.json';
+
+/** Makes the keys K of T optional. */
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+/**
+ * A version entry as a registry may write it: spec §13 names manifestSha256, the archive, tier,
+ * access, compat, dependencies, permissions, contents and changelog; the rest is this SDK's own
+ * and filled on read (fallbacks.ts), as are the contents lists.
+ */
+export type VersionEntryFile = Optional<VersionEntry, 'id' | 'version' | 'signers' | 'publishedAt' | 'name' | 'summary' | 'keywords'> & {
+  contents: Partial<EntryContents>;
+};
+
+/** A package document's version as a registry may write it (VersionEntryFile with its status). */
+export type DocumentVersionFile = VersionEntryFile & { status?: VersionStatus; statusReason?: string };
+
+/** A package document as a registry may write it: its id is the one the catalogue pins it under. */
+export interface PackageDocumentFile {
+  id?: string;
+  deprecated?: { message: string };
+  versions: Record<string, DocumentVersionFile>;
+}
+
+/** A catalogue record as a registry may write it: spec §13 names latest, latestPrerelease, summary and doc. */
+export type CatalogueCapabilityFile = Optional<CatalogueCapability, 'name' | 'publisher' | 'tier' | 'access' | 'keywords' | 'deprecated'>;
+
+/** A catalogue payload as a registry may write it (spec §13: publishers carry their keys and status). */
+export type CataloguePayloadFile = Omit<CataloguePayload, 'publishers' | 'capabilities'> & {
+  publishers: Record<string, Optional<CataloguePublisher, 'name'>>;
+  capabilities: Record<string, CatalogueCapabilityFile>;
+};
 
 /** Each registry file and the type its definition in registry-1.json checks. */
 export interface RegistryDocuments {
   /** `sequence` may be absent in a registry.json written before the floor existed (read as 0). */
   registryConfig: Omit<RegistryConfigFile, 'sequence'> & { sequence?: number };
-  publisherFile: PublisherFile;
-  versionEntry: VersionEntry;
+  publisherFile: Optional<PublisherFile, 'name'>;
+  versionEntry: VersionEntryFile;
   statusFile: StatusFile;
-  packageDocument: PackageDocument;
-  cataloguePayload: CataloguePayload;
+  packageDocument: PackageDocumentFile;
+  cataloguePayload: CataloguePayloadFile;
 }
 
 export type RegistryDocumentKind = keyof RegistryDocuments;

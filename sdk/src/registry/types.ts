@@ -1,8 +1,11 @@
 /**
- * The registry's files as TypeScript types (spec §13, DESIGN §11). Other registries and hosts read
- * these files, so their shape is a public interface: add optional fields only. The JSON Schema in
+ * The registry's files as TypeScript types (spec §13, DESIGN §11), complete: as this SDK writes
+ * them and as its readers hand them out. Other registries and hosts read these files, so their
+ * shape is a public interface: add optional fields only. The JSON Schema in
  * sdk/schema/registry-1.json is the authority (registry/schema.ts checks every file read against
- * it); a field added here is added there too.
+ * it); a field added here is added there too. There, only the fields spec §13 names are required:
+ * a registry another builder made to the spec's words loads, and registry/fallbacks.ts fills in
+ * the rest (names, keywords, signers, publishedAt, contents lists...) on read.
  */
 import type { Compat, Permission } from '../format/manifest-types.js';
 

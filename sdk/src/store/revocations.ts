@@ -14,7 +14,7 @@
  * no document) is not a revocation: doctor and update report those problems.
  */
 import { isAdcapError } from '../errors.js';
-import { parsePackageDocument } from '../registry/client/package-document.js';
+import { catalogueFallbacks, parsePackageDocument } from '../registry/client/package-document.js';
 import { RemoteStore } from '../registry/client/remote-store.js';
 import type { RegistryClient } from '../registry/client/registry-client.js';
 import { remoteStateDir } from '../registry/remotes.js';
@@ -53,11 +53,11 @@ export async function revocationReason(
       if (!Object.hasOwn(payload.capabilities, id)) continue;
       let doc;
       if (refresh === 'never') {
-        const pin = payload.capabilities[id]?.doc;
+        const record = payload.capabilities[id];
         const bytes =
-          pin === undefined ? null : await new RemoteStore(remoteStateDir(ctx.home, client.remote.name)).readDocument(pin.sha256);
-        if (bytes === null) continue;
-        doc = parsePackageDocument(bytes, id);
+          record === undefined ? null : await new RemoteStore(remoteStateDir(ctx.home, client.remote.name)).readDocument(record.doc.sha256);
+        if (record === undefined || bytes === null) continue;
+        doc = parsePackageDocument(bytes, id, catalogueFallbacks(record, payload.generatedAt));
       } else {
         // Fetched (and checked against the catalogue's pin) when the refreshed catalogue pins a new one.
         doc = await client.packageDoc(id);

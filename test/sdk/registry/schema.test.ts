@@ -316,7 +316,8 @@ describe('the package document (E_DOC_HASH)', () => {
     ['a status "pulled"', (d) => (v(d)['status'] = 'pulled'), '/versions/1.0.0/status', 'enum'],
     ['an access "secret"', (d) => (v(d)['access'] = 'secret'), '/versions/1.0.0/access', 'enum'],
     ['permissions as an object', (d) => (v(d)['permissions'] = {}), '/versions/1.0.0/permissions', 'type'],
-    ['contents without tools', (d) => delete record(v(d)['contents'])['tools'], '/versions/1.0.0/contents', 'required'],
+    ['an entry without its permissions', (d) => delete v(d)['permissions'], '/versions/1.0.0', 'required'],
+    ['contents as a list', (d) => (v(d)['contents'] = []), '/versions/1.0.0/contents', 'type'],
     ['a deprecation without a message', (d) => (record(d)['deprecated'] = {}), '/deprecated', 'required'],
   ];
 
@@ -375,7 +376,7 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
   });
 
   it.each<Edit<VersionEntry>>([
-    ['an entry without publishedAt', (e) => delete record(e)['publishedAt'], '', 'required'],
+    ['an entry without its manifestSha256', (e) => delete record(e)['manifestSha256'], '', 'required'],
     ['an archive without urls', (e) => delete record(e.archive)['urls'], '/archive', 'required'],
     ['a signer that is not a key id', (e) => (e.signers = ['acme']), '/signers/0', 'pattern'],
     ['a dependency on a bad id', (e) => (e.dependencies = { 'Not An Id': '^1.0.0' }), '/dependencies', 'pattern'],
@@ -390,6 +391,34 @@ describe("the registry's source files (E_SCHEMA, naming the file)", () => {
     const error = refusal(() => checkVersionEntry(edited(entry, edit), path, 'acme/pdf', '1.0.0'));
     expect(error).toMatchObject({ code: 'E_SCHEMA', details: { file: path, pointer, keyword } });
     expect(error.message).toContain(`does not match its schema: ${pointer || '/'} `);
+  });
+
+  it('entries/<pub>/<name>/<version>.json: refuses an entry without the fields "registry publish" writes and "build" reads', () => {
+    // registry-1.json makes them optional (spec §13 does not name them), so served files of other
+    // builders load; this builder's own source entries must still carry them.
+    expect(
+      refusal(() =>
+        checkVersionEntry(
+          edited(entry, (e) => delete record(e)['publishedAt']),
+          path,
+          'acme/pdf',
+          '1.0.0',
+        ),
+      ),
+    ).toMatchObject({
+      code: 'E_SCHEMA',
+      message: expect.stringContaining('has no "publishedAt", which "adcap registry publish" writes') as unknown,
+    });
+    expect(
+      refusal(() =>
+        checkVersionEntry(
+          edited(entry, (e) => delete record(e.contents)['tools']),
+          path,
+          'acme/pdf',
+          '1.0.0',
+        ),
+      ).message,
+    ).toContain('has no contents.tools');
   });
 
   it('entries/<pub>/<name>/<version>.json: refuses an entry for another version (a rule beside the schema)', () => {

@@ -103,7 +103,8 @@ export function checkPublisherFile(value: unknown, path: string, expectedId: str
   file.keys.forEach((key, index) => {
     if (!keyIdMatches(key)) throw badFile(path, `has keys[${index}] whose keyId is not the SHA-256 of its publicKey`);
   });
-  return file;
+  // spec §13 names a publisher's keys, not a display name (registry/fallbacks.ts: the id stands in).
+  return { ...file, name: file.name ?? file.id };
 }
 
 export async function readPublisher(root: string, publisher: string): Promise<PublisherFile | null> {
@@ -138,10 +139,24 @@ async function listNames(dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * The fields this builder's entries carry beyond those spec §13 names (registry-1.json makes them
+ * optional so that other builders' served files load): `build` copies search metadata from them
+ * instead of opening archives, so an entry of this source tree must have them.
+ */
+const PUBLISHED_FIELDS = ['id', 'version', 'signers', 'publishedAt', 'name', 'summary', 'keywords'] as const;
+
 export function checkVersionEntry(value: unknown, path: string, id: string, version: string): VersionEntry {
   const entry = checkFile('versionEntry', value, path);
-  if (entry.id !== id || entry.version !== version) throw badFile(path, `names ${entry.id}@${entry.version}, not ${id}@${version}`);
-  return entry;
+  const missing = PUBLISHED_FIELDS.find((field) => entry[field] === undefined);
+  if (missing !== undefined) throw badFile(path, `has no "${missing}", which "adcap registry publish" writes and "registry build" reads`);
+  const contents = entry.contents;
+  const list = (['skills', 'tools', 'workflows', 'knowledge', 'resources'] as const).find((field) => contents[field] === undefined);
+  if (list !== undefined) throw badFile(path, `has no contents.${list}, which "adcap registry publish" writes (an empty list for none)`);
+  const complete = entry as VersionEntry;
+  if (complete.id !== id || complete.version !== version)
+    throw badFile(path, `names ${complete.id}@${complete.version}, not ${id}@${version}`);
+  return complete;
 }
 
 export async function readEntry(root: string, id: string, version: string): Promise<VersionEntry | null> {

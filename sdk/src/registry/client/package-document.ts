@@ -4,11 +4,13 @@
  *   1. checkDocumentPin       bytes hash to the catalogue's doc.sha256   E_DOC_HASH
  *   2. parsePackageDocument   strict JSON, registry-1.json#/$defs/packageDocument,
  *                             id and per-version id/version              E_DOC_HASH
+ *   3. the fields spec §13 does not name, filled (fallbacks.ts)
  */
 import { AdcapError } from '../../errors.js';
 import { parseStrictJson } from '../../format/strict-json.js';
 import { escapePointer } from '../../format/canonical-json.js';
 import { sha256Hex } from '../../util/hash.js';
+import { bareFallbacks, packageDocumentWithFallbacks, type DocumentFallbacks } from '../fallbacks.js';
 import { checkRegistryDocument } from '../schema.js';
 import type { PackageDocument } from '../types.js';
 
@@ -37,9 +39,11 @@ function malformed(id: string, problem: string, details: Record<string, unknown>
 
 /**
  * spec §13: strict JSON, the shape of registry-1.json#/$defs/packageDocument, and what a schema
- * cannot say: the document describes `id`, and each version's entry is that version of `id`.
+ * cannot say: the document describes `id`, and each version's entry is that version of `id`
+ * (where the document says; its path and keys say it otherwise). The fields spec §13 does not
+ * name fall back to `fallbacks`: the catalogue's record of `id` and its generatedAt.
  */
-export function parsePackageDocument(bytes: Uint8Array, id: string): PackageDocument {
+export function parsePackageDocument(bytes: Uint8Array, id: string, fallbacks: DocumentFallbacks = bareFallbacks(id)): PackageDocument {
   let value: unknown;
   try {
     value = parseStrictJson(bytes, `The package document of ${id}`);
@@ -49,12 +53,22 @@ export function parsePackageDocument(bytes: Uint8Array, id: string): PackageDocu
   const doc = checkRegistryDocument('packageDocument', value, (problem) =>
     malformed(id, problem.text, { pointer: problem.pointer, keyword: problem.keyword }),
   );
-  if (doc.id !== id) throw malformed(id, `/id is ${JSON.stringify(doc.id)}, another capability`, { pointer: '/id' });
+  if (doc.id !== undefined && doc.id !== id)
+    throw malformed(id, `/id is ${JSON.stringify(doc.id)}, another capability`, { pointer: '/id' });
   for (const [version, entry] of Object.entries(doc.versions)) {
-    if (entry.id !== id || entry.version !== version) {
+    if ((entry.id ?? id) !== id || (entry.version ?? version) !== version) {
       const pointer = `/versions/${escapePointer(version)}`;
-      throw malformed(id, `${pointer} names ${JSON.stringify(`${entry.id}@${entry.version}`)}, another version`, { pointer });
+      const named = `${entry.id ?? id}@${entry.version ?? version}`;
+      throw malformed(id, `${pointer} names ${JSON.stringify(named)}, another version`, { pointer });
     }
   }
-  return doc;
+  return packageDocumentWithFallbacks(doc, id, fallbacks);
+}
+
+/** The fallbacks of a package document (fallbacks.ts): its catalogue record and the catalogue's generatedAt. */
+export function catalogueFallbacks(
+  record: { name: string; summary: string; keywords: readonly string[] },
+  generatedAt: string,
+): DocumentFallbacks {
+  return { name: record.name, summary: record.summary, keywords: record.keywords, generatedAt };
 }

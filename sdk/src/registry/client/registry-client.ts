@@ -27,7 +27,7 @@ import { parseCapabilityId } from '../layout.js';
 import { remoteStateDir, type RemoteConfig } from '../remotes.js';
 import { SearchIndex, type SearchFilters, type SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDocument } from '../types.js';
-import { checkDocumentPin, parsePackageDocument } from './package-document.js';
+import { catalogueFallbacks, checkDocumentPin, parsePackageDocument } from './package-document.js';
 import { RemoteStore, type RemoteState } from './remote-store.js';
 
 const DEFAULT_MAX_CATALOG_BYTES = 16 * 1024 * 1024;
@@ -213,27 +213,35 @@ export class RegistryClient {
 
   /** The catalogue record of one capability; E_NOT_FOUND when this remote does not list it. */
   async capability(id: string): Promise<CatalogueCapability> {
+    return (await this.catalogueRecord(id)).capability;
+  }
+
+  private async catalogueRecord(id: string): Promise<{ capability: CatalogueCapability; generatedAt: string }> {
     parseCapabilityId(id);
     const { payload } = await this.catalogue();
     const found = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
     if (found === undefined)
       throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no capability ${id}; search for it with "adcap search".`);
-    return found;
+    return { capability: found, generatedAt: payload.generatedAt };
   }
 
-  /** spec §13: the package document, checked against the SHA-256 pinned by the signed catalogue. */
+  /**
+   * spec §13: the package document, checked against the SHA-256 pinned by the signed catalogue;
+   * what its entries leave out that spec §13 does not name comes from the catalogue's record.
+   */
   async packageDoc(id: string, options: { signal?: AbortSignal } = {}): Promise<PackageDocument> {
-    const capability = await this.capability(id);
+    const { capability, generatedAt } = await this.catalogueRecord(id);
+    const fallbacks = catalogueFallbacks(capability, generatedAt);
     const pin = capability.doc;
     const cached = await this.store.readDocument(pin.sha256);
-    if (cached !== null) return parsePackageDocument(cached, id);
+    if (cached !== null) return parsePackageDocument(cached, id, fallbacks);
     const bytes = await fetchCapped(resolveUrl(this.baseUrl, pin.path), {
       maxBytes: this.maxDocumentBytes,
       fetch: this.fetchImpl,
       signal: options.signal,
     });
     checkDocumentPin(bytes, pin, id);
-    const doc = parsePackageDocument(bytes, id);
+    const doc = parsePackageDocument(bytes, id, fallbacks);
     await this.store.writeDocument(pin.sha256, bytes);
     return doc;
   }
