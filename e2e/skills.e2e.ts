@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,9 @@ beforeAll(async () => {
   await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-e2e-skills-'));
   env = { ...process.env, HOME: join(work, 'me'), ARCOTHEON_HOME: join(work, 'arcotheon') };
+  // issue 25: Claude Code is present through its own configuration file, not a folder.
   await mkdir(join(work, 'me', '.claude'), { recursive: true });
+  await writeFile(join(work, 'me', '.claude', 'settings.json'), '{}\n');
 });
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });

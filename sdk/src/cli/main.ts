@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AdcapError } from '../errors.js';
+import * as add from './commands/add.js';
 import * as agents from './commands/agents.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
@@ -71,6 +72,7 @@ export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext
   policy.register(program, ctx);
   run.register(program, ctx);
   agents.register(program, ctx);
+  add.register(program, ctx);
   secrets.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do

@@ -179,6 +179,7 @@ async function applyWith(
           signedBy: sideload.signedBy,
           unsigned: sideload.unsigned,
           unknownSigner: sideload.unknownSigner,
+          ...(sideload.added === undefined ? {} : { added: sideload.added }),
         };
         await fetchEagerResources(
           core,

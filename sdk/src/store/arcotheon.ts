@@ -19,6 +19,8 @@ import type { HostEnvironment } from '../resolve/types.js';
 import { mcpRegistrations, type McpRegistration } from './agent-links/agents.js';
 import { agentsStatus, type AgentStatus } from './agent-links/agents-status.js';
 import { linkSkillsLocked, unlinkSkillsLocked, type LinkOptions, type LinkResult, type UnlinkResult } from './agent-links/link-skills.js';
+import { linkIntoPresentAgents, type PresentLinkResult } from './agent-links/link-present.js';
+import type { PresenceOptions } from './agent-links/presence.js';
 import { installPackages, type ApplyOptions, type ApplyResult } from './applying.js';
 import { checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { packageDocument, refreshRemotes, searchRemotes } from './discovery.js';
@@ -252,8 +254,21 @@ export class Arcotheon {
     return this.withHome(`unlink ${id}`, () => unlinkSkillsLocked(this.core, id, options));
   }
 
-  /** The agents Arcotheon knows, whether each is present, and what is linked where. */
-  agents(options: { userHome?: string } = {}): Promise<AgentStatus[]> {
+  /**
+   * issue 25: links every skill of `id` into every agent present on this machine (its program on
+   * PATH or its own configuration file), one link per folder several agents share; none present:
+   * links nothing (`present` is empty).
+   */
+  async linkSkillsToPresentAgents(
+    id: string,
+    options: Omit<LinkOptions, 'agent' | 'folder' | 'project'> & PresenceOptions = {},
+  ): Promise<PresentLinkResult> {
+    checkId(id, 'linkSkillsToPresentAgents');
+    return linkIntoPresentAgents(this, id, options);
+  }
+
+  /** The agents Arcotheon knows, whether each is present (issue 25: the agent itself), and what is linked where. */
+  agents(options: PresenceOptions = {}): Promise<AgentStatus[]> {
     return agentsStatus(this.core, options);
   }
 

@@ -115,4 +115,13 @@ export function checkInstallRequest(request: unknown, method: string): void {
     throw usage(`${shape}; "file" must be the path of a .adcap file.`, 'request.file');
   if (request.includePrerelease !== undefined && typeof request.includePrerelease !== 'boolean')
     throw usage(`${shape}; "includePrerelease" must be true or false.`, 'request.includePrerelease');
+  if (
+    request.added !== undefined &&
+    (request.file === undefined ||
+      !isRecord(request.added) ||
+      !isRecord(request.added.origin) ||
+      !isRecord(request.added.ownKey) ||
+      typeof request.added.ownKey.keyId !== 'string')
+  )
+    throw usage(`${shape}; "added" (from addCapability) needs "file" and { origin, ownKey }.`, 'request.added');
 }

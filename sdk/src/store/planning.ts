@@ -18,8 +18,9 @@ import { enforcePlan, policyForChange } from './policy-enforce.js';
 import { assertSideloadAllowed, blockedBy, type LoadedPolicy } from './policy.js';
 import { inspectSideload, type SideloadCandidate } from './sideload.js';
 import { candidateOf, type LocatedPackage } from './sources.js';
-import type { PackageState } from './state.js';
+import type { AddedOrigin, PackageState } from './state.js';
 import type { StoreCore } from './store-core.js';
+import type { TrustedKey } from '../trust/keys.js';
 
 /**
  * `publisher/name[@range]`, or `remote:publisher/name[@range]` to install from that remote (moving
@@ -38,6 +39,11 @@ export interface InstallRequest {
   remote?: string;
   /** Sideload a local .adcap file. */
   file?: string;
+  /**
+   * issue 25: the file was built by `adcap add` and signed with the user's own key: that key is
+   * trusted for this file only, and the origin is recorded with the installed version.
+   */
+  added?: { origin: AddedOrigin; ownKey: TrustedKey };
   /** spec §11: consider prereleases. */
   includePrerelease?: boolean;
 }
@@ -57,7 +63,7 @@ export async function planInstall(core: StoreCore, request: InstallRequest): Pro
   // issue 17: read the policy first, so an invalid one stops the change before anything else.
   const loaded = await policyForChange(core);
   if (request.file !== undefined) assertSideloadAllowed(loaded, request.file);
-  const sideload = request.file === undefined ? null : await inspectSideload(core, request.file);
+  const sideload = request.file === undefined ? null : await inspectSideload(core, request.file, request.added);
   const specs = (request.packages ?? []).map(parseSpec);
   if (sideload !== null) specs.push({ id: sideload.manifest.id, range: `=${sideload.manifest.version}` });
   if (specs.length === 0)

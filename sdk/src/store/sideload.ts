@@ -9,6 +9,7 @@ import { readPackage } from '../format/package-read.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import type { TrustedKey } from '../trust/keys.js';
 import { checkPackageSignature } from '../trust/package-signature.js';
+import type { AddedOrigin } from './state.js';
 import type { StoreCore } from './store-core.js';
 
 export interface SideloadCandidate {
@@ -21,12 +22,19 @@ export interface SideloadCandidate {
   unknownSigner: boolean;
   signedBy: string[];
   trusted: TrustedKey[];
+  /** issue 25: built and signed by `adcap add` with the user's own key. */
+  added?: AddedOrigin;
 }
 
-export async function inspectSideload(core: StoreCore, file: string): Promise<SideloadCandidate> {
+export async function inspectSideload(
+  core: StoreCore,
+  file: string,
+  added?: { origin: AddedOrigin; ownKey: TrustedKey },
+): Promise<SideloadCandidate> {
   const read = await readPackage(file, core.archiveLimits);
   const { publisher } = parseCapabilityId(read.manifest.id);
-  const trusted = await core.sources.publisherKeys(publisher);
+  // issue 25: the user's own key is trusted for the package `adcap add` just built, and nothing else.
+  const trusted = added === undefined ? await core.sources.publisherKeys(publisher) : [added.ownKey];
   let unknownSigner = false;
   let signedBy: string[] = [];
   if (read.signatureBytes !== null) {
@@ -49,5 +57,6 @@ export async function inspectSideload(core: StoreCore, file: string): Promise<Si
     unknownSigner,
     signedBy,
     trusted,
+    ...(added === undefined ? {} : { added: added.origin }),
   };
 }

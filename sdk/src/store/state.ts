@@ -6,10 +6,33 @@ import { writeJsonAtomic } from '../util/fs-atomic.js';
 import { isIdPart } from '../registry/layout.js';
 import type { HomeLayout } from './home.js';
 
+/**
+ * Where a capability brought in with `adcap add` came from (issue 25): the source as the user named
+ * it, the git URL and the commit it was built from (pinned: update fetches again, rollback returns
+ * to an earlier commit's package), the folder or skills chosen, and the user's own key that signed it.
+ */
+export interface AddedOrigin {
+  /** The source as the user named it: "obra/superpowers", a git URL, a folder. */
+  source: string;
+  kind: 'git' | 'folder';
+  /** The git URL fetched (kind git). */
+  url?: string;
+  /** The branch, tag or commit asked for; absent: the repository's default branch. */
+  ref?: string;
+  /** The commit the package was built from (kind git). */
+  commit?: string;
+  /** The folder inside the repository the skills were taken from. */
+  path?: string;
+  /** Only these skills of the repository (--skill). */
+  skills?: string[];
+  /** keyId of the user's own publisher key that signed the package. */
+  keyId: string;
+}
+
 /** Where an installed version came from: a registry remote, or a local file (sideload). */
 export type InstallSource =
   | { kind: 'registry'; remote: string; signedBy: string[] }
-  | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean };
+  | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean; added?: AddedOrigin };
 
 export interface VersionRecord {
   manifestSha256: string;

@@ -17,7 +17,9 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'adcap-skills-cli-'));
   home = join(work, 'arcotheon-home');
   userHome = join(work, 'user');
+  // issue 25: Claude Code is present through its own configuration file, not a folder.
   await mkdir(join(userHome, '.claude'), { recursive: true });
+  await writeFile(join(userHome, '.claude', 'settings.json'), '{}\n');
 });
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
@@ -64,7 +66,7 @@ describe('adcap with a skills repository', () => {
         { skill: 'writing-plans', state: 'ok' },
       ],
     });
-    expect((await run(['agents'])).stdout).toMatch(/^Claude Code \(claude-code\): present; personal skills in .*\.claude\/skills/m);
+    expect((await run(['agents'])).stdout).toMatch(/^Claude Code \(claude-code\): present \(its configuration .*settings\.json\); personal skills in .*\.claude\/skills/m);
 
     // A collision with the user's own folder in another agent: a coded error with the choices.
     await mkdir(join(userHome, '.cursor', 'skills', 'pdf'), { recursive: true });

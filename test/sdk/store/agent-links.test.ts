@@ -62,7 +62,9 @@ async function linkTarget(path: string): Promise<string> {
 
 describe('link and unlink', () => {
   it("links every skill into Claude Code's folder as symbolic links to the installed version, and agents() shows them", async () => {
+    // issue 25: Claude Code is present through its own configuration file, not a folder.
     await mkdir(join(userHome, '.claude'), { recursive: true });
+    await writeFile(join(userHome, '.claude', 'settings.json'), '{}\n');
     // The registry entry carries the skills' programs, so the plan names them before download.
     const plan = await arc.plan('obra/superpowers');
     expect(plan.items[0]?.skillPrograms).toEqual([

@@ -5,6 +5,7 @@ import type { AgentStatus } from '../../store/agent-links/agents-status.js';
 import type { LinkStatus } from '../../store/agent-links/records.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
+import { presentLines } from './add.js';
 
 /**
  * Skills in every agent (issue 13): `link <id> --agent <agent>`, `unlink <id>`, and `agents`
@@ -19,13 +20,13 @@ export function register(program: Command, ctx: CliContext): void {
     .command('link')
     .description(`link the skills of an installed capability into an agent's skills folder (${AGENT_IDS.join(', ')})`)
     .argument('<id>', 'installed capability id')
-    .requiredOption('--agent <agent>', `the agent: ${AGENT_IDS.join(', ')}`)
+    .option('--agent <agent>', `the agent (default: every agent present on this machine): ${AGENT_IDS.join(', ')}`)
     .option('--project <dir>', "link into this project's skills folder (e.g. .claude/skills) instead of your personal one")
     .option('--as <skill=name>', 'link a skill under another folder name, when its name is taken (repeatable)', collect, [] as string[])
     .option('--skip <skill>', 'leave a skill out (repeatable)', collect, [] as string[])
     .option('--copy', 'copy the skill folders (with a marker file) instead of making symbolic links')
-    .action(async (id: string, opts: { agent: string; project?: string; as: string[]; skip: string[]; copy?: boolean }) => {
-      agentDefinition(opts.agent);
+    .action(async (id: string, opts: { agent?: string; project?: string; as: string[]; skip: string[]; copy?: boolean }) => {
+      if (opts.agent !== undefined) agentDefinition(opts.agent);
       const as: Record<string, string> = {};
       for (const pair of opts.as) {
         const eq = pair.indexOf('=');
@@ -34,6 +35,21 @@ export function register(program: Command, ctx: CliContext): void {
         as[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
       const arc = await openArcotheon(ctx);
+      if (opts.agent === undefined) {
+        if (opts.project !== undefined)
+          throw new AdcapError('E_USAGE', '--project needs --agent: name the agent whose project folder to link into.');
+        // issue 25: without --agent, every agent present (its program on PATH or its configuration file).
+        const linked = await arc.linkSkillsToPresentAgents(id, {
+          userHome: userHome(),
+          path: ctx.io.env.PATH ?? '',
+          platform: ctx.io.platform,
+          as,
+          skip: opts.skip,
+          mode: opts.copy === true ? 'copy' : 'auto',
+        });
+        output.result(linked, () => presentLines(linked));
+        return;
+      }
       const result = await arc.linkSkills(id, {
         agent: opts.agent,
         userHome: userHome(),
@@ -89,14 +105,14 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
         return;
       }
-      const agents = await arc.agents({ userHome: userHome() });
+      const agents = await arc.agents({ userHome: userHome(), path: ctx.io.env.PATH ?? '', platform: ctx.io.platform });
       output.result(agents, () => agents.flatMap(agentLines));
     });
 }
 
 function agentLines(agent: AgentStatus): string[] {
   const head =
-    `${agent.name} (${agent.id}): ${agent.present ? 'present' : 'not found'}; personal skills ` +
+    `${agent.name} (${agent.id}): ${agent.present ? `present (${agent.evidence ?? 'found'})` : 'not found'}; personal skills ` +
     `in ${agent.skillDirs.join(', ')}; project skills in ${agent.projectDirs.join(', ')}`;
   return [head, ...agent.links.map(linkLine)];
 }

@@ -11,6 +11,8 @@ import { openArcotheon } from '../host.js';
 import { skillViews, type SkillView } from '../installed-view.js';
 import { updateLines } from '../update-text.js';
 import { isCapabilityId } from '../../util/capability-id.js';
+import type { AddResult } from '../../add/add.js';
+import { addedIds, originText, updateAddedCommand, updateAddedLines } from './add.js';
 
 /**
  * Host commands of the install lifecycle (DESIGN §8, issue 4): install, list, update, rollback,
@@ -81,6 +83,7 @@ export function register(program: Command, ctx: CliContext): void {
           history: c.history,
           ...(c.revoked === undefined ? {} : { revoked: c.revoked }),
           skills: skills.get(c.id) ?? null,
+          added: c.source.kind === 'file' ? (c.source.added ?? null) : null,
           disabled: c.disabled ?? null,
           managed: c.managed ?? null,
         })),
@@ -90,7 +93,7 @@ export function register(program: Command, ctx: CliContext): void {
             ? 'nothing installed; find capabilities with "adcap search"'
             : list.map(
                 (c) =>
-                  `${c.id}@${c.version}${c.status === 'ok' ? '' : ` [${c.status}]`}` +
+                  `${c.id}@${c.version}${statusMark(c)}` +
                   `${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}` +
                   `${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`,
               ),
@@ -105,8 +108,17 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--prerelease', 'consider prerelease versions')
     .action(async (ids: string[], opts: { yes?: boolean; prerelease?: boolean }) => {
       const arc = await openArcotheon(ctx);
+      // issue 25: a capability brought in with "adcap add" updates from its source (fetched again).
+      const added = await addedIds(arc, ids);
+      const addedResults: AddResult[] = [];
+      for (const id of added) addedResults.push(await updateAddedCommand(ctx, arc, id, opts.yes === true));
+      if (added.length > 0 && ids.length > 0 && ids.every((id) => added.includes(id))) {
+        output.result({ added: addedResults }, () => addedResults.flatMap(updateAddedLines));
+        return;
+      }
+      if (!output.json) for (const line of addedResults.flatMap(updateAddedLines)) ctx.io.stdout(`${line}\n`);
       const result = await withProgress(ctx, (onProgress) =>
-        arc.update(ids.length === 0 ? undefined : ids, {
+        arc.update(ids.length === 0 ? undefined : ids.filter((id) => !added.includes(id)), {
           ...approval(ctx, opts.yes === true, 'Update'),
           onProgress,
           ...(opts.prerelease === true ? { includePrerelease: true } : {}),
@@ -195,8 +207,12 @@ export function register(program: Command, ctx: CliContext): void {
 function approval(ctx: CliContext, yes: boolean, verb: string): Pick<ApplyOptions, 'approve'> {
   return {
     approve: async (plan: Plan) => {
-      if (yes) return true;
-      // DESIGN §8: print the plan (items, versions, permissions, download size), then ask.
+      // DESIGN §8: print the plan (items, versions, permissions, download size), then ask. With
+      // --yes a person still sees what they approved; --json keeps stderr for errors only.
+      if (yes) {
+        if (!ctx.output.json) ctx.io.stderr(`${plan.report.lines.join('\n')}\n${verb}: approved with --yes\n`);
+        return true;
+      }
       ctx.io.stderr(`${plan.report.lines.join('\n')}\n`);
       const ask = ctx.io.ask;
       if (!ctx.io.stdinIsTTY || ask === undefined) {

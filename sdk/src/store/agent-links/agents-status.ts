@@ -1,15 +1,17 @@
 /** What `arc.agents()` reports (issue 13): each agent of the table, whether it is present, and its links. */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AGENTS, agentSkillDir, userHomeOf, type AgentId } from './agents.js';
+import { agentSkillDir, userHomeOf, type AgentId } from './agents.js';
+import { detectAgents, type PresenceOptions } from './presence.js';
 import { linkStatuses } from './on-disk.js';
 import type { LinkStatus, LinkStore } from './records.js';
 
 export interface AgentStatus {
   id: AgentId;
   name: string;
-  /** Whether the agent looks set up for this user (its folder exists under home). */
+  /** Whether the agent is installed: its program on PATH or its own configuration file (issue 25). */
   present: boolean;
+  /** What showed it present. */
+  evidence?: string;
   /** Where the agent reads personal skills (absolute). */
   skillDirs: string[];
   /** Where `link` puts personal links. */
@@ -20,32 +22,20 @@ export interface AgentStatus {
   links: LinkStatus[];
 }
 
-/** `arc.agents()`: the agents of the table, whether each is present, and every link Arcotheon made. */
-export async function agentsStatus(arc: LinkStore, options: { userHome?: string } = {}): Promise<AgentStatus[]> {
+/** `arc.agents()`: the agents of the table, whether each is present (issue 25: the agent itself, not a folder), and every link Arcotheon made. */
+export async function agentsStatus(arc: LinkStore, options: PresenceOptions = {}): Promise<AgentStatus[]> {
   const home = userHomeOf(options.userHome);
   const links = await linkStatuses(arc);
-  const out: AgentStatus[] = [];
-  for (const agent of AGENTS) {
-    const dirs = [...agent.markers, ...agent.personal].map((d) => join(home, ...d.split('/')));
-    let present = false;
-    for (const dir of dirs)
-      if (
-        await stat(dir).then(
-          (s) => s.isDirectory(),
-          () => false,
-        )
-      )
-        present = true;
-    out.push({
-      id: agent.id,
-      name: agent.name,
-      present,
-      skillDirs: agent.personal.map((d) => join(home, ...d.split('/'))),
-      linkDir: agentSkillDir(agent, { userHome: home }),
-      projectDirs: [...agent.project],
-      docs: agent.docs,
-      links: links.filter((l) => l.agent === agent.id),
-    });
-  }
-  return out;
+  const presence = await detectAgents({ ...options, userHome: home });
+  return presence.map(({ agent, present, evidence }) => ({
+    id: agent.id,
+    name: agent.name,
+    present,
+    ...(evidence === undefined ? {} : { evidence }),
+    skillDirs: agent.personal.map((d) => join(home, ...d.split('/'))),
+    linkDir: agentSkillDir(agent, { userHome: home }),
+    projectDirs: [...agent.project],
+    docs: agent.docs,
+    links: links.filter((l) => l.agent === agent.id),
+  }));
 }

@@ -23,12 +23,20 @@ export type McpRegistration =
 export interface AgentDefinition {
   id: AgentId;
   name: string;
-  /** Folders under the user's home where the agent reads personal skills; links go into the first. */
+  /**
+   * Folders under the user's home where the agent reads personal skills; links go into the first,
+   * or into a later one that another present agent reads too (a shared folder, issue 25).
+   */
   personal: string[];
   /** Folders inside a project where it reads project skills; links go into the first. */
   project: string[];
-  /** Folders under the user's home whose presence means the agent is set up there. */
-  markers: string[];
+  /**
+   * issue 25: the agent is present only when the agent itself is: one of these programs is on PATH,
+   * or one of these configuration files (under the user's home) exists. A skills folder is no sign:
+   * Arcotheon may have made it.
+   */
+  programs: string[];
+  configFiles: string[];
   /** The documentation the folders were checked against. */
   docs: string;
   mcp(server: McpServerCommand, userHome: string): McpRegistration;
@@ -60,7 +68,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Claude Code',
     personal: ['.claude/skills'],
     project: ['.claude/skills'],
-    markers: ['.claude'],
+    programs: ['claude'],
+    configFiles: ['.claude.json', '.claude/settings.json'],
     docs: 'https://code.claude.com/docs/en/skills',
     mcp: (s) => command('claude-code', ['claude', 'mcp', 'add', '--scope', 'user', s.name, '--', s.command, ...s.args]),
   },
@@ -72,7 +81,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Codex',
     personal: ['.agents/skills', '.codex/skills'],
     project: ['.agents/skills'],
-    markers: ['.codex', '.agents'],
+    programs: ['codex'],
+    configFiles: ['.codex/config.toml', '.codex/auth.json'],
     docs: 'https://developers.openai.com/codex/skills',
     mcp: (s) => command('codex', ['codex', 'mcp', 'add', s.name, '--', s.command, ...s.args]),
   },
@@ -82,9 +92,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     // Copilot CLI reads MCP servers from ~/.copilot/mcp-config.json ("mcpServers", type "local").
     id: 'copilot',
     name: 'GitHub Copilot',
-    personal: ['.copilot/skills'],
+    personal: ['.copilot/skills', '.agents/skills', '.claude/skills'],
     project: ['.github/skills'],
-    markers: ['.copilot'],
+    programs: ['copilot'],
+    configFiles: ['.copilot/config.json'],
     docs: 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/create-skills',
     mcp: (s, home) =>
       config('copilot', join(home, '.copilot', 'mcp-config.json'), {
@@ -98,7 +109,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Cursor',
     personal: ['.cursor/skills'],
     project: ['.cursor/skills'],
-    markers: ['.cursor'],
+    programs: ['cursor', 'cursor-agent'],
+    configFiles: ['.cursor/cli-config.json', '.cursor/argv.json', '.cursor/mcp.json'],
     docs: 'https://cursor.com/docs/context/skills',
     mcp: (s, home) =>
       config('cursor', join(home, '.cursor', 'mcp.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
@@ -109,9 +121,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     // https://geminicli.com/docs/tools/mcp-server/: ~/.gemini/settings.json ("mcpServers": { command, args }).
     id: 'gemini',
     name: 'Gemini CLI',
-    personal: ['.gemini/skills'],
+    personal: ['.gemini/skills', '.agents/skills'],
     project: ['.gemini/skills'],
-    markers: ['.gemini'],
+    programs: ['gemini'],
+    configFiles: ['.gemini/settings.json'],
     docs: 'https://geminicli.com/docs/cli/using-agent-skills/',
     mcp: (s, home) =>
       config('gemini', join(home, '.gemini', 'settings.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
@@ -123,7 +136,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'opencode',
     personal: ['.config/opencode/skills'],
     project: ['.opencode/skills'],
-    markers: ['.config/opencode'],
+    programs: ['opencode'],
+    configFiles: ['.config/opencode/opencode.json', '.config/opencode/opencode.jsonc'],
     docs: 'https://opencode.ai/docs/skills',
     mcp: (s, home) =>
       config('opencode', join(home, '.config', 'opencode', 'opencode.json'), {
@@ -146,9 +160,11 @@ export function userHomeOf(explicit?: string): string {
 }
 
 /** The folder links for `agent` go into: the first personal folder under home, or the first project folder. */
-export function agentSkillDir(agent: AgentDefinition, options: { userHome?: string; project?: string }): string {
+export function agentSkillDir(agent: AgentDefinition, options: { userHome?: string; project?: string; folder?: string }): string {
   if (options.project !== undefined) return join(resolve(options.project), ...(agent.project[0] ?? '.agents/skills').split('/'));
-  return join(userHomeOf(options.userHome), ...(agent.personal[0] ?? '.agents/skills').split('/'));
+  // issue 25: a shared folder the agent also reads (e.g. ~/.agents/skills), chosen so one link serves several agents.
+  const folder = options.folder !== undefined && agent.personal.includes(options.folder) ? options.folder : agent.personal[0];
+  return join(userHomeOf(options.userHome), ...(folder ?? '.agents/skills').split('/'));
 }
 
 /**

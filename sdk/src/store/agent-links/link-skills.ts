@@ -23,6 +23,7 @@ import type { InstalledView } from '../store-view.js';
 import { agentDefinition, agentSkillDir, shellQuote, type AgentDefinition, type AgentId } from './agents.js';
 import { lastSegment, placeLink, removeOurs } from './link-writer.js';
 import { onDisk, skillTarget } from './on-disk.js';
+import { missingFolders, pruneMadeFolders, recordMadeFolders } from './made-folders.js';
 import { readLinks, writeLinks, type LinkRecord, type LinkStore } from './records.js';
 
 export interface LinkOptions {
@@ -37,6 +38,8 @@ export interface LinkOptions {
   skip?: string[];
   /** "copy" forces copies with a marker file; "auto" (default) makes symbolic links and copies only where that fails. */
   mode?: 'auto' | 'copy';
+  /** issue 25: another personal folder the agent reads (e.g. ".agents/skills"), to serve several agents with one link. */
+  folder?: string;
 }
 
 export interface LinkResult {
@@ -132,6 +135,8 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   }
   if (collisions.length > 0) throw conflictError(id, agent, dir, collisions, options.project);
 
+  // issue 25: the folders this link makes are recorded, so unlink removes them again when empty.
+  await recordMadeFolders(arc, await missingFolders(dir));
   const now = new Date().toISOString();
   const kept = links.filter((l) => !paths.has(l.path));
   const intended: LinkRecord[] = wanted.map((w) => ({
@@ -228,5 +233,6 @@ export async function unlinkSkillsLocked(
     arc,
     links.filter((l) => !matches(l)),
   );
+  await pruneMadeFolders(arc);
   return { id, removed, kept };
 }

@@ -6,6 +6,7 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { lastSegment, placeLink, removeOurs } from './link-writer.js';
 import { activeVersion, onDisk, skillTarget } from './on-disk.js';
+import { pruneMadeFolders } from './made-folders.js';
 import { readLinks, writeLinks, type LinkRecord, type LinkStore } from './records.js';
 
 /**
@@ -114,6 +115,8 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
   }
   try {
     await writeLinks(arc, next);
+    // issue 25: folders Arcotheon made for links it just removed go too, when nothing else is in them.
+    await pruneMadeFolders(arc);
   } catch (error) {
     problems.push(error instanceof Error ? error.message : String(error));
   }
