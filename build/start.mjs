@@ -44,7 +44,45 @@ async function openWindow(binary, env) {
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
+/**
+ * The processes `npm start` runs us under: npm, and the shell npm starts us with (sh -c does not
+ * exec the command, and npm passes a SIGTERM only to that shell). When either ends, Arcotheon ends
+ * too, as a child of the command the user stopped, instead of serving on as an orphan. The pids
+ * are read once at start; liveness is checked with signal 0 every second.
+ */
+export function stopWithParents({ pids = launchingPids(), intervalMs = 1000, stop = () => process.kill(process.pid, 'SIGTERM') } = {}) {
+  const timer = setInterval(() => {
+    if (pids.some((pid) => !alive(pid))) {
+      clearInterval(timer);
+      stop();
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Our parent, and its parent while that is npm's own process (npm_execpath runs it); pid 1 never. */
+function launchingPids() {
+  const pids = [process.ppid];
+  if (process.env.npm_execpath !== undefined && process.platform !== 'win32') {
+    const listed = spawnSync('ps', ['-o', 'ppid=', '-p', String(process.ppid)], { encoding: 'utf8' });
+    const grandparent = Number.parseInt(listed.stdout ?? '', 10);
+    if (Number.isSafeInteger(grandparent) && grandparent > 1) pids.push(grandparent);
+  }
+  return pids.filter((pid) => pid > 1);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const home = process.env.ARCOTHEON_HOME || join(repo, '.tmp', 'demo-home');
+  stopWithParents();
   process.exitCode = await launch({ home });
 }

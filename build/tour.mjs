@@ -42,11 +42,12 @@ writeFileSync(
 
 adcap(['search']);
 adcap(['show', 'arcotheon/workspace-stats']);
-// --yes approves the plan printed above it; without it, adcap asks on the terminal.
-adcap(['install', 'arcotheon/workspace-stats', 'acme/data-report', '--yes']);
+// The plan (versions, each new permission in plain language with its reason, the download) is
+// printed; on a terminal the tour asks you, as adcap does; elsewhere --yes approves what it printed.
+adcap(['install', 'arcotheon/workspace-stats', 'acme/data-report', ...(process.stdin.isTTY ? [] : ['--yes'])]);
 adcap(['grants', 'arcotheon/workspace-stats']);
 adcap(['run', 'arcotheon/workspace-stats', 'find_todos', '--input', '{"path":"."}', '--workspace', workspace]);
 adcap(['workflow', 'acme/data-report', 'csv-report', '--inputs', '{"path":"sales.csv"}', '--workspace', workspace]);
 adcap(['list']);
 adcap(['doctor']);
-console.log('\nNext: "npx adcap --help", the README, and sdk/README.md for hosts.');
+console.log('\nNext: "npm run tour -- --help", the README (to put adcap on your PATH), and sdk/README.md for hosts.');
