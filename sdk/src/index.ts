@@ -176,6 +176,7 @@ export { isCapabilityId, isIdPart } from './util/capability-id.js';
 export { FileSecretStore, type SecretRequest, type SecretSource, type SecretStore } from './run/secrets.js';
 export { runWorkflow, type RunWorkflowOptions, type WorkflowRunResult, type WorkflowStepResult } from './run/workflow.js';
 export { mcpServe, type McpServeOptions, type McpServerHandle } from './run/mcp.js';
+export { checkWorkspace } from './run/workspace.js';
 export type { CallMessage, ToolContext, ToolMessage } from './run/protocol.js';
 export type { Interpreters } from './run/runtimes.js';
 export type { RunContext } from './run/context.js';

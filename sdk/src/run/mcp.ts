@@ -29,6 +29,7 @@ import { sha256Hex } from '../util/hash.js';
 import { runTool, type RunToolOptions } from './run-tool.js';
 import type { RunContext } from './context.js';
 import { runtimeProblem } from './runtimes.js';
+import { checkWorkspace } from './workspace.js';
 
 export interface McpServeOptions {
   stdin?: Readable;
@@ -95,6 +96,9 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
 export async function mcpServe(arc: RunContext, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability to serve over MCP.');
   for (const id of ids) await arc.state(id); // E_NOT_INSTALLED up front, not at the first request
+  // Issue 24 item 2: a workspace that is, holds or lies in the Arcotheon home is refused before the
+  // server starts (each call checks it again through runTool).
+  const workspace = await checkWorkspace(arc.home.root, options.workspace ?? null);
   const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, {
     capabilities: { tools: { listChanged: false } },
   });
@@ -111,7 +115,7 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
     try {
       const result = await runTool(arc, exposed.id, exposed.tool.name, request.params.arguments ?? {}, {
         signal: extra.signal,
-        ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+        workspace,
         ...(options.env === undefined ? {} : { env: options.env }),
       });
       return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output };

@@ -10,7 +10,7 @@
  * protocol are enforced; the output is validated against outputSchema. Every attempt is audited.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, link, mkdir, mkdtemp, realpath, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, mkdtemp, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ShardRequestHandler, type ShardRequestMessage, type ShardResultMessage } from '../cache/shardset.js';
@@ -32,6 +32,7 @@ import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessag
 import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
 import { assertMatches } from './schemas.js';
 import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
+import { checkWorkspace } from './workspace.js';
 
 /** spec §7: the default timeout. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -248,7 +249,8 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   const dir = arc.home.versionDir(id, version);
   const launch = await resolveLaunch(tool, dir, options.interpreters === undefined ? {} : { interpreters: options.interpreters });
   const sandbox = await chooseSandbox(arc, id);
-  const workspace = await checkWorkspace(options.workspace ?? null);
+  // Issue 24 item 2: never the Arcotheon home, a folder inside it, or one that contains it.
+  const workspace = await checkWorkspace(arc.home.root, options.workspace ?? null);
 
   const progress = options.onProgress;
   const mirrors = await blobMirrors(arc, state, version);
@@ -305,6 +307,9 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
       // DESIGN §5: fs:write never reaches installed directories; nor the rest of the home (grants,
       // audit log, cache), except the tool data folders.
       protectedDirs: protectedPaths(arc),
+      // Issue 24 item 2: the home is not visible at all inside the sandbox (an empty folder in its
+      // place), whatever the workspace and grants; the run's own paths in it are bound on top.
+      hiddenDirs: [arc.home.root],
     });
     progress?.({ phase: 'run', done: 0, tool: tool.name });
     const call: CallMessage = { type: 'call', tool: tool.name, input, context };
@@ -339,18 +344,6 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     await cleanupWrapped(wrapped);
     await removeTree(runDir).catch(() => undefined);
   }
-}
-
-async function checkWorkspace(workspace: string | null): Promise<string | null> {
-  if (workspace === null) return null;
-  const absolute = path.resolve(workspace);
-  const info = await stat(absolute).catch(() => null);
-  if (info === null || !info.isDirectory()) {
-    throw new AdcapError('E_IO', `The workspace ${absolute} is not an existing folder; choose an existing folder for this run.`, {
-      details: { path: absolute },
-    });
-  }
-  return realpath(absolute);
 }
 
 function protectedPaths(arc: RunContext): string[] {

@@ -13,6 +13,7 @@ import { AuditLog, auditDigest } from './audit.js';
 import { runTool, type RunProgress, type RunToolOptions } from './run-tool.js';
 import { assertMatches } from './schemas.js';
 import type { RunContext } from './context.js';
+import { checkWorkspace } from './workspace.js';
 import { interpolate, interpolateText, type TemplateScope } from './templates.js';
 
 export interface WorkflowStepResult {
@@ -115,6 +116,9 @@ export async function runWorkflow(
   try {
     // issue 17: a disabled capability's workflows do not run (its steps would be refused anyway).
     assertEnabled(state);
+    // Issue 24 item 2: the workspace is checked before any step (a workflow of agent steps only
+    // never reaches runTool's own check); every tool step checks it again.
+    await checkWorkspace(arc.home.root, options.workspace ?? null);
     result = await execute(arc, id, doc, inputs, options, grantsUsed);
   } catch (error) {
     failure = asAdcapError(error, `Running workflow ${workflowId} of ${id} failed`);

@@ -72,7 +72,7 @@ export const BUBBLEWRAP_BASE_PROFILE = {
 /** One mount, in bwrap's vocabulary. `try` variants skip a missing source. */
 type Mount =
   | { kind: 'ro-bind' | 'bind' | 'ro-bind-try' | 'bind-try'; src: string; dest: string }
-  | { kind: 'tmpfs'; dest: string }
+  | { kind: 'tmpfs'; dest: string; readOnly?: true }
   | { kind: 'symlink'; target: string; dest: string };
 
 export interface BubblewrapPlan {
@@ -132,6 +132,37 @@ function exposeProgram(found: string, home: string, out: Mount[]): void {
   if (!isInside(real, '/usr')) out.push({ kind: 'ro-bind', src: real, dest: real });
   if (found !== real && !isInside(found, '/usr')) out.push({ kind: 'ro-bind', src: real, dest: found });
   for (const dir of libraryDirs) out.push({ kind: 'ro-bind', src: dir, dest: dir });
+}
+
+/**
+ * Issue 24 item 2 (SandboxSpec.hiddenDirs): a hidden directory is not visible, whatever exposes
+ * it. A mount of a path inside it is dropped (compared on real paths: bwrap follows links in a
+ * mount's source); a mount that contains it gets an empty tmpfs at its place, applied after the
+ * mount (parents first). `exempt` (the capability's own and dependency directories, its resource
+ * files and its data folder, by source path or mount) stay: they are bound on top of the tmpfs.
+ */
+function hideDirs(spec: SandboxSpec, user: Mount[], exempt: ReadonlySet<Mount | string>): void {
+  const hidden = [...new Set((spec.hiddenDirs ?? []).map((d) => safeRealpath(d)).filter((d): d is string => d !== null))];
+  if (hidden.length === 0) return;
+  const tmpfs: Mount[] = [];
+  for (let i = user.length - 1; i >= 0; i--) {
+    const m = user[i] as Mount;
+    if (m.kind === 'tmpfs' || m.kind === 'symlink' || exempt.has(m) || exempt.has(m.src)) continue;
+    const real = safeRealpath(m.src);
+    if (real === null) continue;
+    if (hidden.some((h) => isInside(real, h))) {
+      user.splice(i, 1);
+      continue;
+    }
+    for (const h of hidden) {
+      if (isInside(h, real)) tmpfs.push({ kind: 'tmpfs', dest: path.join(m.dest, path.relative(real, h)), readOnly: true });
+    }
+  }
+  // The system folders are bound before the user's mounts: a home inside one is covered there too.
+  for (const h of hidden) {
+    if (BUBBLEWRAP_BASE_PROFILE.systemDirs.some((d) => isInside(h, d))) tmpfs.push({ kind: 'tmpfs', dest: h, readOnly: true });
+  }
+  user.push(...tmpfs);
 }
 
 /**
@@ -207,6 +238,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
       if (isInside(p, real) && p !== real) user.push({ kind: 'ro-bind-try', src: p, dest: path.join(m.dest, path.relative(real, p)) });
     }
   }
+  hideDirs(spec, user, new Set<Mount | string>([...alwaysReadOnly, ...spec.readOnlyFiles, ...(ownData === null ? [] : [ownData])]));
 
   // Parents before children, and at one path: tmpfs, then writable, then read-only (the most
   // restrictive mount is applied last and wins).
@@ -251,6 +283,9 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
     else if (m.kind === 'symlink') options.push('--symlink', m.target, m.dest);
     else options.push(`--${m.kind}`, m.src, m.dest);
   }
+  // The empty folders that hide directories are read-only once everything is mounted inside them
+  // (bwrap --remount-ro acts on that mount only): a write there fails as it would on the real one.
+  for (const m of mounts) if (m.kind === 'tmpfs' && m.readOnly === true) options.push('--remount-ro', m.dest);
   options.push('--clearenv');
   for (const [k, v] of Object.entries(env)) options.push('--setenv', k, v);
   options.push('--chdir', spec.cwd ?? spec.capabilityDir);

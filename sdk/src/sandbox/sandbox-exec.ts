@@ -62,6 +62,11 @@ export const TOOL_PROFILE_TEMPLATE = `;; Arcotheon tool profile for macOS sandbo
 ;; Never writable: the capability's own directory, its dependencies, installed packages (DESIGN §5).
 @@PROTECT@@
 
+;; Never visible: the Arcotheon home (secrets, grants, audit log), whatever the workspace and grants
+;; expose; then the run's own folders in it are readable again (issue 24 item 2).
+@@HIDE@@
+@@UNHIDE@@
+
 ;; storage:data: the tool's own data folder stays writable inside the protected Arcotheon home.
 @@OWNDATA@@
 
@@ -128,6 +133,12 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
   if (grants.storageData && spec.toolDataDir !== null) write.push(subpath(spec.toolDataDir));
 
   const protect = [spec.capabilityDir, ...spec.dependencyDirs, ...(spec.protectedDirs ?? [])].map(subpath);
+  // SandboxSpec.hiddenDirs: denied for reading and writing after every allow above; the capability's
+  // own and dependency directories and its resource files are readable again after that (still
+  // not writable: the deny stands for writes), and its data folder writable (OWNDATA comes last).
+  const hidden = (spec.hiddenDirs ?? []).map(subpath);
+  const unhide =
+    hidden.length === 0 ? [] : [...[spec.capabilityDir, ...spec.dependencyDirs].map(subpath), ...spec.readOnlyFiles.map(literal)];
 
   const exec: string[] = [
     literalAsCalled(spec.command),
@@ -151,6 +162,8 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
     READ: rule('allow file-read*', read, 'nothing else readable'),
     WRITE: rule('allow file-read* file-write*', write, 'nothing writable'),
     PROTECT: rule('deny file-write*', protect, 'nothing to protect'),
+    HIDE: rule('deny file-read* file-write*', hidden, 'nothing hidden'),
+    UNHIDE: rule('allow file-read*', unhide, 'nothing to show again'),
     OWNDATA: rule(
       'allow file-read* file-write*',
       grants.storageData && spec.toolDataDir !== null ? [subpath(spec.toolDataDir)] : [],

@@ -50,6 +50,14 @@ export interface SandboxSpec {
    * capability's own or any installed directory").
    */
   protectedDirs?: string[];
+  /**
+   * Extension (issue 24 item 2): directories that must not be visible inside the sandbox at all,
+   * whatever the workspace and grants expose (runTool passes the Arcotheon home, which holds
+   * secrets.json, grants and the audit log). An empty folder takes their place; the capability's
+   * own directory, its dependencies, its resources and its tool data folder are still exposed
+   * inside them as above. A host's own sandbox should honour it too.
+   */
+  hiddenDirs?: string[];
 }
 
 export interface WrappedCommand {
