@@ -3,21 +3,30 @@
  *
  *   arcotheon ui [--home DIR] [--port N] [--no-open]
  *
- * serves the built renderer (renderer/dist/) and the host API (web.ts) on 127.0.0.1, prints
- * `http://127.0.0.1:<port>/#token=…` as its first line on stdout (scripts and the e2e suite read
- * it), opens the browser unless --no-open, and stops cleanly on SIGINT and SIGTERM (exit 0).
- * Everything else it says goes to stderr.
+ * serves the built renderer (renderer/dist/) and the host API (web.ts) on 127.0.0.1, prints a
+ * one-time sign-in address `http://127.0.0.1:<port>/signin?code=…` as its first line on stdout
+ * (scripts and the e2e suite read it; each Enter on stdin prints a new one), opens the browser
+ * unless --no-open, and stops cleanly on SIGINT and SIGTERM (exit 0). Everything else it says goes
+ * to stderr.
+ *
+ * No secret goes on a command line, where other local users can read it (SECURITY.md, the local
+ * UI server): the browser is opened on a file in the home, readable only by the user, that sends
+ * it on to its own one-time address.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Arcotheon, isAdcapError } from '@arcotheon/sdk';
 import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { createHostService, type HostService } from './host/service.js';
 import { startUp, type StartUpOutcome } from './host/startup.js';
 import { defaultHome as desktopDefaultHome } from './main/paths.js';
 import { startWebHost, type WebHost } from './web.js';
+import { writePrivateFileAtomic } from './web-sessions.js';
 
 /** The repository (or installed app) root: the folder whose package.json is the app's. */
 export function appRoot(from: string = dirname(fileURLToPath(import.meta.url))): string {
@@ -41,6 +50,7 @@ export interface UiOptions {
 }
 
 export interface RunningUi {
+  /** The first one-time sign-in address (`web.signInUrl()` makes more). */
   url: string;
   web: WebHost;
   service: HostService;
@@ -74,11 +84,17 @@ export async function startUi(options: UiOptions, log: (message: string) => void
     policy: { env },
   });
   const service = createHostService(arc, { appVersion: version });
-  const web = await startWebHost({ service, port: options.port, staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST), log });
+  const web = await startWebHost({
+    service,
+    port: options.port,
+    staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST),
+    sessionFile: uiSessionFile(options.home),
+    log,
+  });
   // Issue 17: apply the organisation policy once, now; a failure is logged and shown in the UI, never fatal.
   const startup = startUp(service, { doctor: false, log });
   return {
-    url: web.url,
+    url: web.signInUrl(),
     web,
     service,
     startup,
@@ -92,6 +108,26 @@ export async function startUi(options: UiOptions, log: (message: string) => void
 /** The per-user data folder, as `adcap` chooses it (one rule: main/paths.ts defaultHome, the SDK's platformDataDir). */
 export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   return desktopDefaultHome(env, platform);
+}
+
+/** Where `arcotheon ui` keeps its sessions (hashes only) and its last port: `<home>/ui/`, mode 0700. */
+export const uiSessionFile = (home: string): string => join(home, 'ui', 'sessions.json');
+
+/**
+ * Writes the page the browser is opened on: `<home>/ui/signin-<port>.html` (mode 0600 in a 0700
+ * folder), which sends the browser on to `signInUrl` (a meta refresh, and a link). The browser's
+ * command line, which every local user can read, then names only this file.
+ */
+export async function writeSignInPage(home: string, port: number, signInUrl: string): Promise<string> {
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/signin\?code=[A-Za-z0-9_-]+$/.test(signInUrl)) throw new Error('not a sign-in address');
+  const file = join(home, 'ui', `signin-${port}.html`);
+  await writePrivateFileAtomic(
+    file,
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+      `<meta http-equiv="refresh" content="0;url=${signInUrl}"><title>Arcotheon</title></head>` +
+      `<body><p><a href="${signInUrl}">Open Arcotheon</a></p></body></html>\n`,
+  );
+  return file;
 }
 
 /** Opens `url` in the user's browser; failures are reported, never fatal (the URL is printed). */
@@ -120,7 +156,8 @@ export function hasDisplay(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
 const USAGE = `Usage: arcotheon ui [--home DIR] [--port N] [--no-open]
 
 Serves the Arcotheon manager UI and its API on 127.0.0.1 and opens it in your browser.
-The first line printed is the address to open (it carries a secret token).
+The first line printed is a sign-in address: it works once, for 5 minutes. Press Enter
+for a new one (to sign in another browser, or after it expired).
 
   --home DIR   Arcotheon home (default: $ARCOTHEON_HOME, else the platform data folder)
   --port N     port to listen on (default: a free port)
@@ -190,11 +227,40 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   }
   // The handlers are in place before the URL is printed: whoever reads it may send SIGINT at once, and
   // a signal that arrives before a listener exists ends the process by the signal, not with exit 0.
-  const exited = waitForSignal(ui, io);
+  const home = resolve(parsed.home ?? defaultHome());
+  const page = join(home, 'ui', `signin-${ui.web.port}.html`);
+  const stopReading = printAddressOnEnter(ui.web, io);
+  const exited = waitForSignal(ui, io).finally(async () => {
+    stopReading();
+    await rm(page, { force: true });
+  });
   io.stdout(`${ui.url}\n`);
-  io.stderr(`Arcotheon is serving on 127.0.0.1:${ui.web.port} (home ${resolve(parsed.home ?? defaultHome())}). Press Ctrl-C to stop.\n`);
-  if (parsed.open) openBrowser(ui.url, log);
+  io.stderr(
+    `Arcotheon is serving on 127.0.0.1:${ui.web.port} (home ${home}). The address above works once, for 5 minutes; ` +
+      'press Enter for a new one, Ctrl-C to stop.\n',
+  );
+  if (parsed.open) {
+    // The browser gets its own one-time address, through a file only this user can read.
+    try {
+      openBrowser(pathToFileURL(await writeSignInPage(home, ui.web.port, ui.web.signInUrl())).href, log);
+      io.stderr('Opened your browser on a sign-in page. If it shows an error, open the address above instead.\n');
+    } catch (error) {
+      log(`Could not write the sign-in page (${error instanceof Error ? error.message : String(error)}); open the address above.`);
+    }
+  }
   return exited;
+}
+
+/** Each line on stdin (Enter in the terminal) prints a new one-time sign-in address on stdout. */
+function printAddressOnEnter(web: WebHost, io: Io, input: Readable = process.stdin): () => void {
+  const lines = createInterface({ input, terminal: false });
+  lines.on('line', () => io.stdout(`${web.signInUrl()}\n`));
+  // stdin closed (or /dev/null): nothing more to read, and nothing to keep the process alive for.
+  lines.on('close', () => input.destroy());
+  return () => {
+    lines.close();
+    input.destroy();
+  };
 }
 
 function waitForSignal(ui: RunningUi, io: Io): Promise<number> {

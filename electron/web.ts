@@ -8,24 +8,29 @@
  *   host -> client   { "event": { "type": "progress", ... } }
  *
  * Anything on this machine can connect to a loopback port, and any web page can try through the
- * browser, so the socket at /api requires the random token printed in the UI's URL, and refuses a
- * foreign Origin or Host header (DNS rebinding: a hostile page whose name resolves to 127.0.0.1).
+ * browser, so the socket at /api and GET /api/session require a session cookie, which a one-time
+ * sign-in address (/signin?code=…) starts (web-sessions.ts), and refuse a foreign Origin or Host
+ * header (DNS rebinding: a hostile page whose name resolves to 127.0.0.1). The pages themselves
+ * (the built renderer) hold no secret and need no session.
  *
  * Nothing a client does may stop the server (issue 11 item 9): every socket has an error handler
  * (a reset during a refused upgrade, malformed HTTP, malformed frames), an oversized message
  * closes only that connection (1009), a client that stops reading is dropped once the replies it
- * has not read pass a cap, and connections and requests in flight are capped.
+ * has not read pass a cap, and connections and requests in flight are capped. Connections that are
+ * not (yet) a signed-in WebSocket are capped and timed out on their own (SECURITY.md, the local UI
+ * server), so idle TCP connections cannot use up the descriptors a signed-in user's socket needs.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostService } from './host/service.js';
 import { openStaticFile, staticRelativePath } from './host/static-files.js';
 import { uiContentType } from './host/ui-content-types.js';
+import { cookieValue, sessionCookieName, UiSessions, type SignInOutcome } from './web-sessions.js';
 
 export interface WebHostOptions {
   service: HostService;
@@ -41,17 +46,33 @@ export interface WebHostOptions {
   maxConnections?: number;
   /** Requests one connection may have in flight (default 64). */
   maxInFlight?: number;
+  /**
+   * Connections that are not a signed-in WebSocket (a page or asset request, a handshake under way,
+   * an idle or hostile TCP connection) at once (default 64): past it the oldest idle one is closed.
+   */
+  maxUnauthenticated?: number;
+  /** How long such a connection may sit without a request in progress (default 10 s). */
+  unauthenticatedTimeoutMs?: number;
+  /** Where sessions are kept so a restart on the same home honours them (`<home>/ui/sessions.json`); absent: memory only. */
+  sessionFile?: string;
+  /** How long a sign-in address works (default 5 minutes). */
+  signInCodeTtlMs?: number;
   /** Where problems with clients are reported (default: nowhere; the server keeps serving). */
   log?: (message: string) => void;
 }
 
 export interface WebHost {
-  /** `http://127.0.0.1:<port>/#token=<token>`: the one line `arcotheon ui` prints. */
-  readonly url: string;
   readonly port: number;
-  readonly token: string;
-  /** Open API connections (for tests and diagnostics). */
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  /** The session cookie's name on this port (`arcotheon_session_<port>`). */
+  readonly cookieName: string;
+  /** A new one-time sign-in address, `http://127.0.0.1:<port>/signin?code=…`. */
+  signInUrl(): string;
+  /** Open signed-in API connections (for tests and diagnostics). */
   connections(): number;
+  /** Open connections that are not a signed-in WebSocket. */
+  unauthenticated(): number;
   close(): Promise<void>;
 }
 
@@ -62,21 +83,91 @@ export const NOT_BUILT_PAGE =
   '(or <code>npm run build:renderer</code>) in the Arcotheon folder, then reload this page.</p></body></html>';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
-  const token = randomBytes(24).toString('base64url');
   const maxPayload = options.maxMessageBytes ?? 4 * 1024 * 1024;
   const maxBuffered = options.maxBufferedBytes ?? 32 * 1024 * 1024;
   const maxConnections = options.maxConnections ?? 32;
   const maxInFlight = options.maxInFlight ?? 64;
+  const maxUnauthenticated = options.maxUnauthenticated ?? 64;
+  const unauthenticatedTimeoutMs = options.unauthenticatedTimeoutMs ?? 10_000;
   const log = options.log ?? (() => undefined);
   const staticRoot = options.staticDir === undefined ? undefined : await realpath(options.staticDir).catch(() => undefined);
+  const sessions = await UiSessions.open({
+    ...(options.sessionFile === undefined ? {} : { file: options.sessionFile }),
+    ...(options.signInCodeTtlMs === undefined ? {} : { codeTtlMs: options.signInCodeTtlMs }),
+    log,
+  });
+  const port = (): number => (server.address() as { port: number }).port;
+  const cookieName = (): string => sessionCookieName(port());
 
   const server = createServer((req, res) => {
     res.on('error', () => undefined);
-    void serveStatic(req, res, staticRoot, port()).catch(() => {
+    void route(req, res).catch(() => {
       if (!res.headersSent) reply(res, 500, 'internal error');
       else res.destroy();
     });
   });
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS rebinding: a page served under another name must not read the UI, sign in or ask the API.
+    if (!allowedHosts(port()).includes(req.headers.host ?? '')) return reply(res, 403, 'forbidden');
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    } catch {
+      return reply(res, 400, 'bad request');
+    }
+    if (path === '/signin') return signIn(req, res, sessions, cookieName(), port());
+    if (path === '/api/session') {
+      if (!sameOrigin(req, port())) return reply(res, 403, 'forbidden');
+      const signedIn = sessions.check(cookieValue(req.headers.cookie, cookieName()) ?? '');
+      return replyJson(res, signedIn ? 200 : 401, { signedIn });
+    }
+    return serveStatic(req, res, staticRoot, port());
+  };
+
+  // Connections that are not a signed-in WebSocket: capped, and closed when idle too long.
+  const unauthenticated = new Map<Socket, { busy: boolean; timer: NodeJS.Timeout | null }>();
+  const idleTimer = (socket: Socket): NodeJS.Timeout => {
+    const timer = setTimeout(() => {
+      log('closed a connection that stayed idle without signing in');
+      socket.destroy();
+    }, unauthenticatedTimeoutMs);
+    timer.unref();
+    return timer;
+  };
+  const forget = (socket: Socket): void => {
+    const entry = unauthenticated.get(socket);
+    if (entry?.timer) clearTimeout(entry.timer);
+    unauthenticated.delete(socket);
+  };
+  server.on('connection', (socket: Socket) => {
+    socket.on('error', () => undefined);
+    if (unauthenticated.size >= maxUnauthenticated) {
+      // The oldest idle one goes (a flood's sockets are older than the user's); else the oldest.
+      const victim = [...unauthenticated].find(([, e]) => !e.busy)?.[0] ?? unauthenticated.keys().next().value;
+      if (victim !== undefined) {
+        log(`closed a connection: more than ${maxUnauthenticated} are not signed in`);
+        forget(victim);
+        victim.destroy();
+      }
+    }
+    unauthenticated.set(socket, { busy: false, timer: idleTimer(socket) });
+    socket.once('close', () => forget(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const entry = unauthenticated.get(socket);
+    if (entry === undefined) return;
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.busy = true;
+    entry.timer = null;
+    res.once('close', () => {
+      const now = unauthenticated.get(socket);
+      if (now === undefined || socket.destroyed) return;
+      now.busy = false;
+      now.timer = idleTimer(socket);
+    });
+  });
+
   // A client speaking broken HTTP (or resetting mid-request) loses its connection, nothing more.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     log(`dropped a client sending malformed HTTP (${error.code ?? error.message})`);
@@ -92,39 +183,87 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     socket.on('error', () => undefined);
     socket.destroy();
   });
-  const port = (): number => (server.address() as { port: number }).port;
+  /** The signed-in sockets of each session, closed when the session is ended. */
+  const bySession = new Map<string, Set<WebSocket>>();
+  sessions.onRevoke((session) => {
+    for (const ws of bySession.get(session) ?? []) ws.close(4401, 'signed out');
+  });
 
-  server.on('upgrade', (req, socket, head) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // Before anything is written: a reset during a refused upgrade must not become an unhandled 'error'.
     socket.on('error', () => undefined);
-    const refusal = checkUpgrade(req, token, port()) ?? (sockets.clients.size >= maxConnections ? '503 Service Unavailable' : null);
-    if (refusal !== null) {
-      if (socket.writable) socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const session = sessions.sessionOf(cookieValue(req.headers.cookie, cookieName()) ?? '');
+    const refusal =
+      checkUpgrade(req, port(), session !== null) ?? (sockets.clients.size >= maxConnections ? '503 Service Unavailable' : null);
+    if (refusal !== null || session === null) {
+      if (socket.writable) socket.end(`HTTP/1.1 ${refusal ?? '401 Unauthorized'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       socket.destroy();
       return;
     }
-    sockets.handleUpgrade(req, socket, head, (ws) => attach(ws, options.service, { maxBuffered, maxInFlight, log }));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+    sockets.handleUpgrade(req, socket, head, (ws) => {
+      // Signed in: from now on the connection counts against maxConnections, not the unauthenticated cap.
+      forget(socket);
+      const mine = bySession.get(session) ?? new Set<WebSocket>();
+      bySession.set(session, mine);
+      mine.add(ws);
+      ws.once('close', () => {
+        mine.delete(ws);
+        if (mine.size === 0) bySession.delete(session);
+      });
+      attach(ws, options.service, { maxBuffered, maxInFlight, log });
     });
   });
-  const url = `http://127.0.0.1:${port()}/#token=${token}`;
+
+  await listen(server, options.port ?? 0, sessions.rememberedPort());
+  await sessions.listening(port());
+  const origin = `http://127.0.0.1:${port()}`;
   return {
-    url,
     port: port(),
-    token,
+    origin,
+    cookieName: cookieName(),
+    signInUrl: () => `${origin}/signin?code=${sessions.issueCode()}`,
     connections: () => sockets.clients.size,
-    close: () => closeAll(server, sockets),
+    unauthenticated: () => unauthenticated.size,
+    close: async () => {
+      await closeAll(server, sockets);
+      await sessions.flush();
+    },
   };
 }
 
+/**
+ * Listens on 127.0.0.1. Port 0 means "any": then the port an earlier server on this home used is
+ * tried first, so that a restart keeps the address open tabs reconnect to (a free port otherwise).
+ */
+async function listen(server: Server, port: number, remembered: number | null): Promise<void> {
+  const attempt = (p: number): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  if (port === 0 && remembered !== null) {
+    try {
+      return await attempt(remembered);
+    } catch {
+      // Taken by something else: any free port will do.
+    }
+  }
+  await attempt(port);
+}
+
+const allowedHosts = (port: number): string[] => [`127.0.0.1:${port}`, `localhost:${port}`];
+
+/** No Origin (a same-origin GET), or this server's own. */
+function sameOrigin(req: Pick<IncomingMessage, 'headers'>, port: number): boolean {
+  const origin = req.headers.origin;
+  return origin === undefined || allowedHosts(port).some((h) => origin === `http://${h}`);
+}
+
 /** The reasons an upgrade to /api is refused, as an HTTP status line; null when it is allowed. */
-export function checkUpgrade(req: Pick<IncomingMessage, 'url' | 'headers'>, token: string, port: number): string | null {
+export function checkUpgrade(req: Pick<IncomingMessage, 'url' | 'headers'>, port: number, signedIn: boolean): string | null {
   let url: URL;
   try {
     url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -132,20 +271,57 @@ export function checkUpgrade(req: Pick<IncomingMessage, 'url' | 'headers'>, toke
     return '400 Bad Request';
   }
   if (url.pathname !== '/api') return '404 Not Found';
-  const given = url.searchParams.get('token') ?? '';
-  if (!sameSecret(given, token)) return '401 Unauthorized';
-  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  if (!allowedHosts.includes(req.headers.host ?? '')) return '403 Forbidden';
-  const origin = req.headers.origin;
+  if (!signedIn) return '401 Unauthorized';
+  if (!allowedHosts(port).includes(req.headers.host ?? '')) return '403 Forbidden';
   // Browsers always send Origin on WebSocket requests; only the UI's own origin may connect.
-  if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) return '403 Forbidden';
+  if (!sameOrigin(req, port)) return '403 Forbidden';
   return null;
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** What a refused sign-in address says, in words (the page carries no script and no secret). */
+export const SIGN_IN_REFUSED: Record<Exclude<SignInOutcome['kind'], 'signed-in' | 'already-signed-in'>, { title: string; text: string }> = {
+  used: {
+    title: 'This sign-in address was already used',
+    text:
+      'Each address that arcotheon ui opens or prints works once. If you did not open it before, someone else ' +
+      'on this computer may have: to be safe, the session it started has been ended.',
+  },
+  expired: {
+    title: 'This sign-in address has expired',
+    text: 'Each address that arcotheon ui opens or prints works once, for a few minutes.',
+  },
+  unknown: {
+    title: 'This sign-in address is not valid',
+    text: 'It was not made by the arcotheon ui that is running now (it may have been restarted).',
+  },
+};
+
+const WHAT_TO_DO =
+  'Open Arcotheon again from the terminal: run <code>arcotheon ui</code>, or, where it is already running, ' +
+  'press Enter in its terminal for a new address and open that.';
+
+async function signIn(req: IncomingMessage, res: ServerResponse, sessions: UiSessions, cookieName: string, port: number): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'method not allowed');
+  const code = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('code') ?? '';
+  const outcome = await sessions.exchange(code, cookieValue(req.headers.cookie, cookieName));
+  if (outcome.kind === 'signed-in' || outcome.kind === 'already-signed-in') {
+    res.writeHead(303, {
+      ...securityHeaders(port),
+      Location: '/',
+      'Content-Length': 0,
+      // Not port-scoped by the browser, hence the port in the name; HttpOnly keeps it from page
+      // script, SameSite=Strict from requests other sites start. No Max-Age: it ends with the browser.
+      ...(outcome.kind === 'signed-in' ? { 'Set-Cookie': `${cookieName}=${outcome.cookie}; Path=/; HttpOnly; SameSite=Strict` } : {}),
+    });
+    return void res.end();
+  }
+  const { title, text } = SIGN_IN_REFUSED[outcome.kind];
+  const body = Buffer.from(
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Arcotheon: sign-in refused</title></head><body>' +
+      `<main><h1>${title}</h1><p>${text}</p><p>${WHAT_TO_DO}</p></main></body></html>`,
+  );
+  res.writeHead(403, { ...securityHeaders(port), 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': body.length });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 function attach(ws: WebSocket, service: HostService, limits: { maxBuffered: number; maxInFlight: number; log: (m: string) => void }): void {
@@ -234,7 +410,7 @@ function securityHeaders(port: number): Record<string, string> {
     'Cross-Origin-Resource-Policy': 'same-origin',
     'Content-Security-Policy':
       `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; ` +
-      `connect-src ws://127.0.0.1:${port} ws://localhost:${port}; ` +
+      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; ` +
       "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   };
 }
@@ -268,6 +444,17 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
   const stream = createReadStream(file);
   stream.on('error', () => res.destroy());
   stream.pipe(res);
+}
+
+function replyJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(body);
 }
 
 function reply(res: ServerResponse, status: number, text: string): void {

@@ -90,7 +90,7 @@ const ui = await startUi(home, reg.env);
 await mkdir(out, { recursive: true });
 try {
   for (const scheme of ['light', 'dark'] as const) {
-    const app = await openInBrowser(ui.url, { colorScheme: scheme });
+    const app = await openInBrowser(await ui.signInUrl(), { colorScheme: scheme });
     const page = app.page;
     await page.locator('a.card').nth(5).waitFor();
     if (scheme === 'dark') {

@@ -20,8 +20,14 @@ export {
 export {
   apiUrl,
   connectHostSocket,
-  tokenFromLocation,
+  connectReconnecting,
+  sessionStatus,
+  sessionUrl,
+  type ConnectionState,
   type HostSocket,
+  type ReconnectingHost,
+  type ReconnectOptions,
+  type SessionStatus,
   type WebSocketFactory,
   type WebSocketLike,
 } from './ws-transport.js';

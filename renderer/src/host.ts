@@ -1,19 +1,28 @@
 /**
  * Transport selection: the one place that knows whether the renderer runs inside the Electron
  * window (a preload bridge at `window.arcotheon`) or in a browser opened by `arcotheon ui` (the
- * WebSocket at /api, authenticated by the `#token=` of the page URL). Everything else talks to the
- * typed client from electron/common and never knows which (STYLE: "every host call goes through
- * the typed client").
+ * WebSocket at /api, authenticated by the session cookie that the one-time sign-in address set;
+ * docs/host-api.md). Everything else talks to the typed client from electron/common and never
+ * knows which (STYLE: "every host call goes through the typed client").
+ *
+ * In the browser the client outlives its socket: when the socket drops (the network, a restart
+ * of `arcotheon ui` on the same home, which keeps its port and honours the session), it
+ * reconnects by itself with a backoff, and `onConnection` tells the page (a banner; the stores
+ * reload once connected again). When the server answers that this browser is not signed in, no
+ * retry helps: the state is `signed-out` and the page says what to do.
  */
 import {
   apiUrl,
-  connectHostSocket,
+  connectReconnecting,
   createHostClient,
-  tokenFromLocation,
+  sessionStatus,
   type CallFn,
+  type ConnectionState,
   type HostClient,
   type SubscribeFn,
 } from '../../electron/common/index.js';
+
+export type { ConnectionState };
 
 /** What the Electron preload exposes (contextBridge): the two primitives the typed client needs. */
 interface PreloadBridge {
@@ -27,8 +36,6 @@ declare global {
   }
 }
 
-const TOKEN_KEY = 'arcotheon.token';
-
 let client: HostClient | null = null;
 
 /** The connected client; only valid after `connectHost()` resolved (main.tsx waits for it). */
@@ -37,25 +44,40 @@ export function host(): HostClient {
   return client;
 }
 
-type Connection = { kind: 'electron' | 'websocket'; client: HostClient; closed: Promise<void> };
+export interface Connection {
+  kind: 'electron' | 'websocket';
+  client: HostClient;
+  /** The state once the first attempt settled: `connected`, or `signed-out` when this browser must sign in. */
+  state(): ConnectionState;
+  /** Every later change: reconnecting, connected again, signed out. */
+  onChange(listener: (state: ConnectionState) => void): () => void;
+  /** Skips the wait before the next reconnection attempt. */
+  retryNow(): void;
+}
 
 export async function connectHost(): Promise<Connection> {
   const bridge = window.arcotheon;
   if (bridge !== undefined && typeof bridge.call === 'function') {
     client = createHostClient(bridge.call, bridge.subscribe);
-    return { kind: 'electron', client, closed: new Promise<void>(() => undefined) };
+    const connected: ConnectionState = { kind: 'connected', reconnected: false };
+    return { kind: 'electron', client, state: () => connected, onChange: () => () => undefined, retryNow: () => undefined };
   }
-  // The token arrives once in the URL fragment; keep it for reloads of this tab, and take it out
-  // of the address bar so it does not end up in screenshots, bookmarks or the history.
-  const fromUrl = tokenFromLocation(location.hash);
-  if (fromUrl !== null) {
-    sessionStorage.setItem(TOKEN_KEY, fromUrl);
-    history.replaceState(null, '', `${location.pathname}${location.search}#/`);
-  }
-  const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY);
-  if (token === null)
-    throw new Error('This page needs the address that "arcotheon ui" printed (it ends with #token=…). Open that address instead.');
-  const socket = await connectHostSocket(apiUrl(location.origin, token), (url) => new WebSocket(url));
+  // An address from before the one-time sign-in (`#token=…`, bookmarked) carries nothing usable now.
+  if (location.hash.startsWith('#token=')) history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+  const origin = location.origin;
+  const socket = connectReconnecting({
+    url: apiUrl(origin),
+    create: (url) => new WebSocket(url),
+    session: () => sessionStatus(origin, (url) => fetch(url, { credentials: 'same-origin', cache: 'no-store' })),
+  });
   client = createHostClient(socket.call, socket.subscribe);
-  return { kind: 'websocket', client, closed: socket.closed };
+  // The first attempt settles as connected, signed out, or (the server did not answer) reconnecting.
+  await new Promise<void>((resolve) => {
+    if (socket.state().kind !== 'connecting') return resolve();
+    const stop = socket.onState(() => {
+      stop();
+      resolve();
+    });
+  });
+  return { kind: 'websocket', client, state: socket.state, onChange: socket.onState, retryNow: socket.retryNow };
 }

@@ -1,10 +1,13 @@
 /**
  * The renderer's entry: connect to the host (Electron preload or the `arcotheon ui` WebSocket),
- * wire host events to the stores, then render the app. A failed connection shows what to do.
+ * wire host events to the stores, then render the app. A dropped socket shows a banner while it
+ * reconnects (the stores reload once it is back); a browser that is not signed in gets a screen
+ * that says what to do (components/Connection.tsx).
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
+import { ConnectionBanner, NotConnected, SignedOut } from './components/Connection.js';
 import { connectHost } from './host.js';
 import { useCatalogue } from './stores/catalogue.js';
 import { useInstalled } from './stores/installed.js';
@@ -14,18 +17,18 @@ import './styles.css';
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
 
-function Fatal({ message }: { message: string }) {
-  return (
-    <main className="screen" style={{ maxWidth: 640, margin: '10vh auto' }}>
-      <h1>Arcotheon is not connected</h1>
-      <p role="alert">{message}</p>
-      <p className="muted">Start it again with “arcotheon ui” and open the address it prints.</p>
-    </main>
-  );
+class SignedOutError extends Error {}
+
+/** Everything the page shows from the host, asked again (at start, and after a reconnection). */
+function loadAll(): void {
+  void useInstalled.getState().loadOverview();
+  void useSettings.getState().loadInfo();
+  void useSettings.getState().loadPolicy();
 }
 
 try {
   const connection = await connectHost();
+  if (connection.state().kind === 'signed-out') throw new SignedOutError();
   connection.client.events.subscribe((event) => {
     useOperations.getState().onEvent(event);
     if (event.type === 'installed-changed') {
@@ -40,15 +43,24 @@ try {
       useCatalogue.getState().refresh();
     }
   });
-  void connection.closed.then(() => root.render(<Fatal message="The connection to Arcotheon closed." />));
-  void useInstalled.getState().loadOverview();
-  void useSettings.getState().loadInfo();
-  void useSettings.getState().loadPolicy();
+  connection.onChange((state) => {
+    if (state.kind === 'signed-out') root.render(<SignedOut />);
+    else if (state.kind === 'connected' && state.reconnected) {
+      // Events sent while disconnected were missed: ask for everything shown again.
+      loadAll();
+      useCatalogue.getState().refresh();
+      void useSettings.getState().loadRemotes();
+    }
+  });
+  loadAll();
   root.render(
     <StrictMode>
+      <ConnectionBanner connection={connection} />
       <App />
     </StrictMode>,
   );
 } catch (error) {
-  root.render(<Fatal message={error instanceof Error ? error.message : String(error)} />);
+  root.render(
+    error instanceof SignedOutError ? <SignedOut /> : <NotConnected message={error instanceof Error ? error.message : String(error)} />,
+  );
 }

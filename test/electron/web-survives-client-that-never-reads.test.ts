@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostService, type HostService } from '../../electron/host/service.js';
 import { startWebHost, type WebHost } from '../../electron/web.js';
 import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';
-import { closedWithin, maskedTextFrame, rawWebSocket, stillServes } from '../helpers/ui-process.js';
+import { closedWithin, maskedTextFrame, rawWebSocket, signIn, stillServes } from '../helpers/ui-process.js';
 
 /**
  * Issue 11 item 9: a client that sends requests but never reads the replies would make the server
@@ -16,6 +16,7 @@ import { closedWithin, maskedTextFrame, rawWebSocket, stillServes } from '../hel
 let reg: LifecycleRegistry;
 let service: HostService;
 let web: WebHost;
+let cookie: string;
 const CAP = 1024 * 1024;
 
 beforeAll(async () => {
@@ -30,6 +31,7 @@ beforeAll(async () => {
   );
   if (!installed.ok) throw new Error(installed.error.message);
   web = await startWebHost({ service, maxBufferedBytes: CAP });
+  cookie = await signIn(web.signInUrl());
 });
 
 afterAll(async () => {
@@ -44,7 +46,7 @@ describe('web host survives a client that never reads', () => {
     const finished = await service.api.operations.wait(run);
     expect(finished.ok).toBe(true);
 
-    const socket = await rawWebSocket(web.port, web.token);
+    const socket = await rawWebSocket(web.port, cookie);
     socket.on('error', () => undefined);
     socket.pause();
     // Each answer is the tool's whole 512 KiB output; 200 of them (100 MiB) are far past what the
@@ -55,6 +57,6 @@ describe('web host survives a client that never reads', () => {
     while (web.connections() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(web.connections()).toBe(0);
     expect(await closedWithin(socket, 10_000)).toBe(true);
-    expect(await stillServes(web.port, web.token)).toBe(true);
+    expect(await stillServes(web.port, cookie)).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import type WebSocket from 'ws';
 import { createHostService, type HostService } from '../../electron/host/service.js';
 import { startWebHost, type WebHost } from '../../electron/web.js';
 import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';
-import { callOver, connectApi } from '../helpers/ui-process.js';
+import { callOver, connectApi, signIn } from '../helpers/ui-process.js';
 
 /**
  * Issue 11 item 9 (resource side): a client opening connection after connection, or piling up
@@ -16,12 +16,14 @@ import { callOver, connectApi } from '../helpers/ui-process.js';
  */
 let service: HostService;
 let web: WebHost;
+let cookie: string;
 
 beforeAll(async () => {
   const reg = await LifecycleRegistry.create();
   await reg.publishAll([{ id: 'acme/lib', version: '1.0.0' }]);
   service = createHostService(new Arcotheon(reg.options(await mkdtemp(join(tmpdir(), 'adcap-web-flood-')))));
   web = await startWebHost({ service, maxConnections: 3, maxInFlight: 1 });
+  cookie = await signIn(web.signInUrl());
 });
 
 afterAll(async () => {
@@ -32,18 +34,18 @@ afterAll(async () => {
 describe('web host survives a connection and request flood', () => {
   it('refuses connections past the cap with 503, and accepts again once one closes', async () => {
     const open: WebSocket[] = [];
-    for (let i = 0; i < 3; i++) open.push(await connectApi(web.port, web.token));
-    await expect(connectApi(web.port, web.token)).rejects.toThrow('HTTP 503');
+    for (let i = 0; i < 3; i++) open.push(await connectApi(web.port, cookie));
+    await expect(connectApi(web.port, cookie)).rejects.toThrow('HTTP 503');
     open.pop()?.close();
     while (web.connections() > 2) await new Promise((resolve) => setTimeout(resolve, 10));
-    open.push(await connectApi(web.port, web.token));
+    open.push(await connectApi(web.port, cookie));
     expect((await callOver(open[2] as WebSocket, 1, 'workspaces.list', [])).ok).toBe(true);
     for (const ws of open) ws.close();
     while (web.connections() > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   });
 
   it('answers requests past the in-flight cap with E_LIMIT instead of queueing them', async () => {
-    const ws = await connectApi(web.port, web.token);
+    const ws = await connectApi(web.port, cookie);
     const replies: Array<{ id: number; result: { ok: boolean; error?: { code: string } } }> = [];
     const both = new Promise<void>((resolve) =>
       ws.on('message', (data) => {

@@ -41,7 +41,7 @@ const MALFORMED: Record<string, Buffer> = {
 describe('arcotheon ui survives malformed frames', () => {
   for (const [what, bytes] of Object.entries(MALFORMED)) {
     it(`drops a client that sends ${what}`, async () => {
-      const socket = await rawWebSocket(ui.port, ui.token);
+      const socket = await rawWebSocket(ui.port, ui.cookie);
       socket.on('error', () => undefined);
       socket.write(bytes);
       expect(await closedWithin(socket, 5000)).toBe(true);
@@ -50,11 +50,11 @@ describe('arcotheon ui survives malformed frames', () => {
   }
 
   it('still answers a well-formed frame after all of that', async () => {
-    const socket = await rawWebSocket(ui.port, ui.token);
+    const socket = await rawWebSocket(ui.port, ui.cookie);
     const reply = replyWithId(socket, 5);
     socket.write(maskedTextFrame(JSON.stringify({ id: 5, method: 'workspaces.list', args: [] })));
     expect(await reply).toEqual({ id: 5, result: { ok: true, value: [] } });
     socket.destroy();
-    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stillServes(ui.port, ui.cookie)).toBe(true);
   });
 });

@@ -17,18 +17,18 @@ afterAll(async () => {
 });
 
 describe('arcotheon ui survives malformed HTTP', () => {
-  const attacks: Record<string, (port: number, token: string) => Buffer> = {
+  const attacks: Record<string, (port: number, cookie: string) => Buffer> = {
     'binary noise': () => Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 37) % 256)),
     'a broken request line': () => Buffer.from('GET\0/ HTTP/9.9\r\n\r\n'),
     'a header flood': (port) => Buffer.from(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${'X-A: b\r\n'.repeat(20_000)}\r\n`),
-    'a handshake with a broken key': (port, token) =>
+    'a handshake with a broken key': (port, cookie) =>
       Buffer.from(
-        `GET /api?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\n` +
+        `GET /api HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\n` +
           'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\r\n',
       ),
-    'a handshake with a bad version': (port, token) =>
+    'a handshake with a bad version': (port, cookie) =>
       Buffer.from(
-        `GET /api?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: ` +
+        `GET /api HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\nUpgrade: ` +
           'websocket\r\nSec-WebSocket-Version: 99\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
       ),
     'a malformed URL': (port) => Buffer.from(`GET /%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`),
@@ -37,7 +37,7 @@ describe('arcotheon ui survives malformed HTTP', () => {
     it(`drops a client sending ${what}`, async () => {
       const socket = await rawSocket(ui.port);
       socket.on('error', () => undefined);
-      socket.write(bytes(ui.port, ui.token));
+      socket.write(bytes(ui.port, ui.cookie));
       socket.end();
       expect(await closedWithin(socket, 5000)).toBe(true);
       expect(ui.alive(), ui.stderr()).toBe(true);
@@ -45,6 +45,6 @@ describe('arcotheon ui survives malformed HTTP', () => {
   }
 
   it('still serves afterwards', async () => {
-    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stillServes(ui.port, ui.cookie)).toBe(true);
   });
 });

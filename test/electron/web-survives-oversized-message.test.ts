@@ -18,8 +18,8 @@ afterAll(async () => {
 
 describe('arcotheon ui survives an oversized message', () => {
   it('closes the sender with 1009 and keeps serving everyone else', async () => {
-    const bystander = await connectApi(ui.port, ui.token);
-    const ws = await connectApi(ui.port, ui.token);
+    const bystander = await connectApi(ui.port, ui.cookie);
+    const ws = await connectApi(ui.port, ui.cookie);
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.on('error', () => undefined);
     ws.send(JSON.stringify({ id: 1, method: 'host.info', args: ['x'.repeat(5 * 1024 * 1024)] }));
@@ -27,6 +27,6 @@ describe('arcotheon ui survives an oversized message', () => {
     expect(ui.alive(), ui.stderr()).toBe(true);
     expect(bystander.readyState).toBe(bystander.OPEN);
     bystander.close();
-    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stillServes(ui.port, ui.cookie)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawSocket, startUiProcess, stillServes, stopUiProcess, upgradeRequest, type UiProcess } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9: an upgrade request without a token followed by a TCP reset crashed
+ * Issue 11 item 9: an upgrade request without a session followed by a TCP reset crashed
  * `arcotheon ui` (the refusal was written to a socket that had no error handler). Against the
  * real process: many refused upgrades, each reset at once, and the server keeps serving.
  */
@@ -17,18 +17,18 @@ afterAll(async () => {
 });
 
 describe('arcotheon ui survives a reset during a refused upgrade', () => {
-  it('keeps serving after tokenless upgrades that are reset before, during and after the refusal', async () => {
+  it('keeps serving after upgrades without a session that are reset before, during and after the refusal', async () => {
     for (let i = 0; i < 30; i++) {
       const socket = await rawSocket(ui.port);
       socket.on('error', () => undefined);
-      socket.write(upgradeRequest(ui.port, i % 3 === 0 ? null : 'wrong-token'));
+      socket.write(upgradeRequest(ui.port, i % 3 === 0 ? null : `arcotheon_session_${ui.port}=wrong`));
       // Reset (RST, not FIN) at different moments relative to the server's refusal.
       if (i % 2 === 0) socket.resetAndDestroy();
       else setTimeout(() => socket.resetAndDestroy(), i % 5);
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(ui.alive(), ui.stderr()).toBe(true);
-    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stillServes(ui.port, ui.cookie)).toBe(true);
   });
 
   it('keeps serving after a reset in the middle of the request headers', async () => {
@@ -38,6 +38,6 @@ describe('arcotheon ui survives a reset during a refused upgrade', () => {
     socket.resetAndDestroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ui.alive(), ui.stderr()).toBe(true);
-    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stillServes(ui.port, ui.cookie)).toBe(true);
   });
 });

@@ -9,10 +9,13 @@ import type { HostEvent } from '../../electron/common/types.js';
 import { createHostService } from '../../electron/host/service.js';
 import { startWebHost, type WebHost } from '../../electron/web.js';
 import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';
+import { SIGN_IN_URL, signIn } from '../helpers/ui-process.js';
 
 /** The host API over a real WebSocket on 127.0.0.1, with the checks DESIGN §8 asks for. */
 let reg: LifecycleRegistry;
 const hosts: WebHost[] = [];
+/** The session cookie of each host, from following one of its sign-in addresses as a browser does. */
+const cookies = new Map<WebHost, string>();
 
 beforeAll(async () => {
   reg = await LifecycleRegistry.create();
@@ -30,12 +33,13 @@ async function start(staticDir?: string): Promise<WebHost> {
     ...(staticDir === undefined ? {} : { staticDir }),
   });
   hosts.push(host);
+  cookies.set(host, await signIn(host.signInUrl()));
   return host;
 }
 
-function connect(host: WebHost, token = host.token, origin = `http://127.0.0.1:${host.port}`): Promise<WebSocket> {
+function connect(host: WebHost, cookie = cookies.get(host) ?? '', origin = `http://127.0.0.1:${host.port}`): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api?token=${encodeURIComponent(token)}`, { origin });
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { origin, headers: cookie === '' ? {} : { Cookie: cookie } });
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     ws.once('error', reject);
@@ -43,7 +47,7 @@ function connect(host: WebHost, token = host.token, origin = `http://127.0.0.1:$
 }
 
 /** A raw upgrade request, to send headers a WebSocket client library would not (a foreign Host). */
-function upgradeStatus(host: WebHost, headers: Record<string, string>, path = `/api?token=${host.token}`): Promise<number> {
+function upgradeStatus(host: WebHost, headers: Record<string, string>, path = '/api'): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({
       host: '127.0.0.1',
@@ -54,6 +58,7 @@ function upgradeStatus(host: WebHost, headers: Record<string, string>, path = `/
         Upgrade: 'websocket',
         'Sec-WebSocket-Version': '13',
         'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        Cookie: cookies.get(host) ?? '',
         ...headers,
       },
     });
@@ -87,11 +92,12 @@ function call(
 }
 
 describe('web host', () => {
-  it('prints a loopback URL carrying a fresh random token', async () => {
+  it('makes loopback sign-in addresses, each with a fresh random code', async () => {
     const [a, b] = [await start(), await start()];
-    expect(a.url).toBe(`http://127.0.0.1:${a.port}/#token=${a.token}`);
-    expect(a.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(a.token).not.toBe(b.token);
+    const [first, second] = [a.signInUrl(), a.signInUrl()];
+    expect(first.startsWith(`http://127.0.0.1:${a.port}/signin?code=`)).toBe(true);
+    expect(first).toMatch(SIGN_IN_URL);
+    expect(new Set([first, second, b.signInUrl()]).size).toBe(3);
   });
 
   it('answers calls with plain results and pushes events to the connected UI', async () => {
@@ -126,25 +132,32 @@ describe('web host', () => {
     ws.close();
   });
 
-  it('refuses a missing or wrong token (401)', async () => {
+  it('refuses an upgrade without a session, or with a wrong one (401)', async () => {
     const host = await start();
+    const cookie = cookies.get(host) as string;
     await expect(connect(host, '')).rejects.toThrow('HTTP 401');
-    // The real token with its last character changed (to one it is not: a token may end in x).
-    const wrong = `${host.token.slice(0, -1)}${host.token.endsWith('x') ? 'y' : 'x'}`;
+    // The real session with its last character changed (to one it is not: a value may end in x).
+    const wrong = `${cookie.slice(0, -1)}${cookie.endsWith('x') ? 'y' : 'x'}`;
     await expect(connect(host, wrong)).rejects.toThrow('HTTP 401');
+    // The right value under another port's name: the cookie is bound to its port.
+    await expect(connect(host, cookie.replace(`_${host.port}=`, `_${host.port + 1}=`))).rejects.toThrow('HTTP 401');
+    // Another server's session is not this one's.
+    const other = await start();
+    await expect(connect(host, (cookies.get(other) as string).replace(`_${other.port}=`, `_${host.port}=`))).rejects.toThrow('HTTP 401');
+    expect((await connect(host, cookie)).readyState).toBe(WebSocket.OPEN);
   });
 
   it('refuses a foreign Origin: a web page trying the socket from another site (403)', async () => {
     const host = await start();
-    await expect(connect(host, host.token, 'http://evil.example')).rejects.toThrow('HTTP 403');
-    await expect(connect(host, host.token, `http://127.0.0.1:${host.port + 1}`)).rejects.toThrow('HTTP 403');
+    await expect(connect(host, cookies.get(host), 'http://evil.example')).rejects.toThrow('HTTP 403');
+    await expect(connect(host, cookies.get(host), `http://127.0.0.1:${host.port + 1}`)).rejects.toThrow('HTTP 403');
   });
 
   it('refuses a foreign Host header: DNS rebinding (403)', async () => {
     const host = await start();
     expect(await upgradeStatus(host, { Host: `rebind.evil.example:${host.port}` })).toBe(403);
     expect(await upgradeStatus(host, { Host: `127.0.0.1:${host.port}` })).toBe(101);
-    expect(await upgradeStatus(host, { Host: `127.0.0.1:${host.port}` }, '/elsewhere?token=x')).toBe(404);
+    expect(await upgradeStatus(host, { Host: `127.0.0.1:${host.port}` }, '/elsewhere')).toBe(404);
   });
 
   it('serves the built UI with a strict CSP, and nothing outside it', async () => {
@@ -201,7 +214,7 @@ describe('web host', () => {
     }
     // Pages carry the strict policy: no inline script, no eval, sockets only to this server.
     expect(index.csp).toContain("script-src 'self';");
-    expect(index.csp).toContain(`connect-src ws://127.0.0.1:${host.port} ws://localhost:${host.port};`);
+    expect(index.csp).toContain(`connect-src 'self' ws://127.0.0.1:${host.port} ws://localhost:${host.port};`);
     expect(index.csp).not.toMatch(/unsafe-inline|unsafe-eval|ws:\/\/127\.0\.0\.1:\*/);
   });
 });

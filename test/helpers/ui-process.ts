@@ -1,14 +1,16 @@
 /**
- * `arcotheon ui` as a real child process on a fresh temp home: its first stdout line (the URL with
- * the token), its stderr, and how it exited. Also a raw TCP client for the hostile-client tests,
- * which send bytes no WebSocket library would.
+ * `arcotheon ui` as a real child process on a fresh temp home: its first stdout line (a one-time
+ * sign-in address), signed in the way a browser does (following that address and keeping the
+ * session cookie it sets), its stderr, and how it exited. Also a raw TCP client for the
+ * hostile-client tests, which send bytes no WebSocket library would.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { bundleTs } from './spawn-ts.js';
@@ -17,27 +19,46 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(REPO, 'node_modules', '.bin', 'arcotheon');
 
 export interface UiProcess {
-  child: ChildProcessByStdio<null, Readable, Readable>;
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  /** The first sign-in address it printed (already used when `cookie` is set). */
   url: string;
   port: number;
-  token: string;
+  /** The `Cookie` header of the session that following `url` started (empty with `signIn: false`). */
+  cookie: string;
   home: string;
+  /** Presses Enter on its stdin and resolves with the new sign-in address it prints. */
+  newAddress(): Promise<string>;
   stderr(): string;
   /** Resolves with the exit code and signal once the process ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive(): boolean;
 }
 
-export async function startUiProcess(options: { bin?: boolean; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<UiProcess> {
-  const home = await mkdtemp(join(tmpdir(), 'arcotheon-ui-'));
-  const args = ['ui', '--home', home, '--no-open', ...(options.args ?? [])];
-  const child =
-    options.bin === true
-      ? spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
-      : spawn(process.execPath, [await bundleTs(join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts')), ...args], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, ...options.env },
-        });
+export async function startUiProcess(
+  options: {
+    bin?: boolean;
+    args?: string[];
+    env?: NodeJS.ProcessEnv;
+    home?: string;
+    open?: boolean;
+    signIn?: boolean;
+    prefix?: string[];
+  } = {},
+): Promise<UiProcess> {
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'arcotheon-ui-')));
+  const args = ['ui', '--home', home, ...(options.open === true ? [] : ['--no-open']), ...(options.args ?? [])];
+  // `prefix` runs it under another program (prlimit, for the descriptor-limit test).
+  const [command, ...commandArgs] =
+    options.bin === true ? [BIN, ...args] : [process.execPath, await bundleTs(join(REPO, 'test', 'fixtures', 'arcotheon-ui.ts')), ...args];
+  const prefix = options.prefix ?? [];
+  const child = spawn(
+    prefix[0] ?? (command as string),
+    [...prefix.slice(1), ...(prefix.length > 0 ? [command as string] : []), ...commandArgs],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    },
+  );
   let stderr = '';
   let stdout = '';
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -48,29 +69,47 @@ export async function startUiProcess(options: { bin?: boolean; args?: string[]; 
       resolve(exitInfo);
     }),
   );
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`arcotheon ui printed no URL in time; stderr: ${stderr}`)), 30_000);
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      const nl = stdout.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve(stdout.slice(0, nl));
-      }
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`arcotheon ui exited (${code}) before printing its URL; stderr: ${stderr}`));
-    });
+  child.stdin.on('error', () => undefined);
+  const waiting: Array<(line: string) => void> = [];
+  const lines: string[] = [];
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+    for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
+      const line = stdout.slice(0, nl);
+      stdout = stdout.slice(nl + 1);
+      const next = waiting.shift();
+      if (next === undefined) lines.push(line);
+      else next(line);
+    }
   });
-  const match = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([A-Za-z0-9_-]+)$/.exec(firstLine);
+  const nextLine = (): Promise<string> =>
+    new Promise<string>((resolve, reject) => {
+      const ready = lines.shift();
+      if (ready !== undefined) return resolve(ready);
+      const timer = setTimeout(() => reject(new Error(`arcotheon ui printed no address in time; stderr: ${stderr}`)), 30_000);
+      waiting.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+      void exited.then(({ code }) => {
+        clearTimeout(timer);
+        reject(new Error(`arcotheon ui exited (${code}) before printing an address; stderr: ${stderr}`));
+      });
+    });
+  const firstLine = await nextLine();
+  const match = SIGN_IN_URL.exec(firstLine);
   if (match === null) throw new Error(`unexpected first line: ${firstLine}`);
+  const port = Number(match[1]);
   return {
     child,
     url: firstLine,
-    port: Number(match[1]),
-    token: match[2] as string,
+    port,
+    cookie: options.signIn === false ? '' : await signIn(firstLine),
     home,
+    newAddress: () => {
+      child.stdin.write('\n');
+      return nextLine();
+    },
     stderr: () => stderr,
     exited,
     alive: () => exitInfo === null,
@@ -82,10 +121,52 @@ export async function stopUiProcess(ui: UiProcess): Promise<{ code: number | nul
   return ui.exited;
 }
 
-/** A real WebSocket client with the right token and Origin. */
-export function connectApi(port: number, token: string): Promise<WebSocket> {
+/** What `arcotheon ui` prints and opens: a one-time sign-in address. */
+export const SIGN_IN_URL = /^http:\/\/127\.0\.0\.1:(\d+)\/signin\?code=([A-Za-z0-9_-]{43})$/;
+
+export interface SignInAnswer {
+  status: number;
+  location: string | null;
+  /** The `name=value` of the cookie it set, or null. */
+  setCookie: string | null;
+  /** The whole Set-Cookie header (its attributes), or null. */
+  setCookieHeader: string | null;
+  body: string;
+}
+
+/** GETs a sign-in address as a browser's navigation would, sending `cookie` when the browser has one. */
+export function followSignIn(url: string, cookie?: string): Promise<SignInAnswer> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/api?token=${encodeURIComponent(token)}`, { origin: `http://127.0.0.1:${port}` });
+    const req = request(url, { headers: cookie === undefined ? {} : { Cookie: cookie } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => {
+        const header = res.headers['set-cookie']?.[0] ?? null;
+        resolve({
+          status: res.statusCode ?? 0,
+          location: res.headers.location ?? null,
+          setCookie: header === null ? null : (header.split(';')[0] as string),
+          setCookieHeader: header,
+          body,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Follows a one-time sign-in address and returns the session's `Cookie` header value. */
+export async function signIn(url: string): Promise<string> {
+  const answer = await followSignIn(url);
+  if (answer.status !== 303 || answer.setCookie === null) throw new Error(`sign-in refused (${answer.status}): ${answer.body}`);
+  return answer.setCookie;
+}
+
+/** A real WebSocket client with the session cookie and the UI's Origin, as the page opens it. */
+export function connectApi(port: number, cookie: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api`, { origin: `http://127.0.0.1:${port}`, headers: { Cookie: cookie } });
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     ws.once('error', reject);
@@ -113,8 +194,8 @@ export function callOver(
 }
 
 /** Proves the server still serves: a fresh client connects and gets an answer. */
-export async function stillServes(port: number, token: string): Promise<boolean> {
-  const ws = await connectApi(port, token);
+export async function stillServes(port: number, cookie: string): Promise<boolean> {
+  const ws = await connectApi(port, cookie);
   try {
     const result = await callOver(ws, 1, 'workspaces.list', []);
     return result.ok;
@@ -130,19 +211,18 @@ export function rawSocket(port: number): Promise<Socket> {
   });
 }
 
-/** The upgrade request a browser sends, with or without the token. */
-export function upgradeRequest(port: number, token: string | null): string {
-  const path = token === null ? '/api' : `/api?token=${encodeURIComponent(token)}`;
+/** The upgrade request a browser sends, with or without the session cookie. */
+export function upgradeRequest(port: number, cookie: string | null): string {
   return (
-    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-    'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'
+    `GET /api HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+    `${cookie === null ? '' : `Cookie: ${cookie}\r\n`}Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`
   );
 }
 
 /** Opens a raw socket and completes the WebSocket handshake, leaving the frames to the test. */
-export async function rawWebSocket(port: number, token: string): Promise<Socket> {
+export async function rawWebSocket(port: number, cookie: string): Promise<Socket> {
   const socket = await rawSocket(port);
-  socket.write(upgradeRequest(port, token));
+  socket.write(upgradeRequest(port, cookie));
   await new Promise<void>((resolve, reject) => {
     let head = '';
     const onData = (chunk: Buffer): void => {

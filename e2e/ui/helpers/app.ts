@@ -20,7 +20,13 @@ export const ARCOTHEON_BIN = join(repo, 'electron', 'bin', 'arcotheon.mjs');
 export const CHROMIUM_PATH = process.env['ARCOTHEON_CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 export interface UiProcess {
+  /** The one-time sign-in address it printed first. */
   url: string;
+  /**
+   * A sign-in address no one has used: the printed one the first time, then a new one each call,
+   * which `arcotheon ui` prints when Enter is pressed on its stdin (as a user would in its terminal).
+   */
+  signInUrl(): Promise<string>;
   /** The home and extra environment it was started with (the Electron window opens the same). */
   home: string;
   env: NodeJS.ProcessEnv;
@@ -29,40 +35,64 @@ export interface UiProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `arcotheon ui --home <home> --no-open --port 0` and resolves with the URL from its first stdout line. */
+/** Starts `arcotheon ui --home <home> --no-open --port 0` and resolves with the sign-in address from its first stdout line. */
 export function startUi(home: string, env: NodeJS.ProcessEnv = {}): Promise<UiProcess> {
   const child = spawn(process.execPath, [ARCOTHEON_BIN, 'ui', '--home', home, '--no-open', '--port', '0'], {
     env: { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin.on('error', () => undefined);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`arcotheon ui printed no URL in 30 s; stderr: ${stderr}`)), 30_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      buffer += d;
-      const newline = buffer.indexOf('\n');
-      if (newline < 0) return;
-      clearTimeout(timer);
-      const url = buffer.slice(0, newline).trim();
-      resolve({
-        url,
-        home,
-        env,
-        child,
-        stderr: () => stderr,
-        stop: async () => {
-          if (child.exitCode === null) child.kill('SIGTERM');
-          return exited;
-        },
+  let buffer = '';
+  const lines: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    buffer += d;
+    for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      const next = waiting.shift();
+      if (next === undefined) lines.push(line);
+      else next(line);
+    }
+  });
+  const nextLine = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const ready = lines.shift();
+      if (ready !== undefined) return resolve(ready);
+      const timer = setTimeout(() => reject(new Error(`arcotheon ui printed no address in 30 s; stderr: ${stderr}`)), 30_000);
+      waiting.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`arcotheon ui exited ${code} before printing an address: ${stderr}`));
       });
     });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`arcotheon ui exited ${code} before printing its URL: ${stderr}`));
-    });
+  return nextLine().then((url) => {
+    let printedUsed = false;
+    return {
+      url,
+      signInUrl: async () => {
+        if (!printedUsed) {
+          printedUsed = true;
+          return url;
+        }
+        child.stdin.write('\n');
+        return nextLine();
+      },
+      home,
+      env,
+      child,
+      stderr: () => stderr,
+      stop: async () => {
+        if (child.exitCode === null) child.kill('SIGTERM');
+        return exited;
+      },
+    };
   });
 }
 
@@ -87,7 +117,10 @@ export async function closeBrowser(): Promise<void> {
   browser = null;
 }
 
-/** Opens the app's URL in a fresh browser context (1280×800 unless told otherwise). */
+/**
+ * Opens a sign-in address in a fresh browser context (1280×800 unless told otherwise), as a user
+ * does: the browser follows it, keeps the session cookie it sets, and lands on Discover.
+ */
 export async function openInBrowser(
   url: string,
   options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
@@ -122,7 +155,7 @@ export function openApp(
   options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
 ): Promise<AppDriver> {
   // ARCOTHEON_UI_TARGET=electron (set by e2e/ui/electron.e2e.ts): the desktop window on the same home.
-  return ELECTRON_TARGET ? openInElectron(ui.home, ui.env, options) : openInBrowser(ui.url, options);
+  return ELECTRON_TARGET ? openInElectron(ui.home, ui.env, options) : ui.signInUrl().then((url) => openInBrowser(url, options));
 }
 
 const requireFromHere = createRequire(import.meta.url);

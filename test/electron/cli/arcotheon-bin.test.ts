@@ -16,6 +16,7 @@ import {
   connectApi,
   rawSocket,
   rawWebSocket,
+  SIGN_IN_URL,
   startUiProcess,
   stillServes,
   stopUiProcess,
@@ -23,8 +24,8 @@ import {
 } from '../../helpers/ui-process.js';
 
 /**
- * `arcotheon ui` (issue 10) as the built bin npm links into node_modules/.bin: the URL with its
- * token is the first stdout line, the UI and the API are served on 127.0.0.1, and SIGTERM and
+ * `arcotheon ui` (issue 10) as the built bin npm links into node_modules/.bin: a one-time sign-in
+ * address is the first stdout line, the UI and the API are served on 127.0.0.1, and SIGTERM and
  * SIGINT stop it cleanly with exit code 0.
  */
 function get(
@@ -48,15 +49,15 @@ beforeAll(() => assertBuilt('sdk', 'electron'));
 describe('the arcotheon bin', () => {
   it('prints the URL first, serves the UI with a strict CSP and the API, and exits 0 on SIGTERM', async () => {
     const ui = await startUiProcess({ bin: true });
-    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{32}$/);
+    expect(ui.url).toMatch(SIGN_IN_URL);
     const page = await get(ui.port, '/');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain(`connect-src ws://127.0.0.1:${ui.port} ws://localhost:${ui.port};`);
+    expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${ui.port} ws://localhost:${ui.port};`);
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
-    const ws = await connectApi(ui.port, ui.token);
+    const ws = await connectApi(ui.port, ui.cookie);
     expect(await callOver(ws, 1, 'host.info', [])).toMatchObject({ ok: true, value: { home: ui.home } });
     ws.close();
     expect(await stopUiProcess(ui)).toEqual({ code: 0, signal: null });
@@ -69,17 +70,17 @@ describe('the arcotheon bin', () => {
     reset.on('error', () => undefined);
     reset.write(upgradeRequest(ui.port, null));
     reset.resetAndDestroy();
-    const big = await connectApi(ui.port, ui.token);
+    const big = await connectApi(ui.port, ui.cookie);
     big.on('error', () => undefined);
     const bigClosed = new Promise<number>((resolve) => big.once('close', (code) => resolve(code)));
     big.send('x'.repeat(5 * 1024 * 1024));
     expect(await bigClosed).toBe(1009);
-    const frames = await rawWebSocket(ui.port, ui.token);
+    const frames = await rawWebSocket(ui.port, ui.cookie);
     frames.on('error', () => undefined);
     frames.write(Buffer.from([0x83, 0x80, 1, 2, 3, 4]));
     expect(await closedWithin(frames, 5000)).toBe(true);
     expect(ui.alive(), ui.stderr()).toBe(true);
-    expect(await stillServes(ui.port, ui.token)).toBe(true);
+    expect(await stillServes(ui.port, ui.cookie)).toBe(true);
     expect(await stopUiProcess(ui)).toEqual({ code: 0, signal: null });
   });
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUi } from '../../../electron/cli.js';
 import type { PolicyStatusData } from '../../../electron/common/types.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
-import { callOver, connectApi, startUiProcess, stopUiProcess } from '../../helpers/ui-process.js';
+import { callOver, connectApi, signIn, startUiProcess, stopUiProcess } from '../../helpers/ui-process.js';
 
 let reg: LifecycleRegistry;
 let work: string;
@@ -28,8 +28,8 @@ afterAll(async () => {
 });
 
 /** Asks policy.show over the socket until the start-up apply has finished. */
-async function appliedStatus(port: number, token: string): Promise<PolicyStatusData> {
-  const ws = await connectApi(port, token);
+async function appliedStatus(port: number, cookie: string): Promise<PolicyStatusData> {
+  const ws = await connectApi(port, cookie);
   try {
     const deadline = Date.now() + 30_000;
     for (let id = 1; Date.now() < deadline; id++) {
@@ -63,7 +63,7 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
     );
     const ui = await startUiProcess({ args: ['--home', home], env: { ARCOTHEON_POLICY: policyFile, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
     try {
-      const status = await appliedStatus(ui.port, ui.token);
+      const status = await appliedStatus(ui.port, ui.cookie);
       expect(status.error).toBeNull();
       expect(status.policy).toMatchObject({
         path: policyFile,
@@ -102,7 +102,7 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
       expect(outcome.policy).toMatchObject({ ok: false, error: { code: 'E_POLICY' } });
       expect(outcome.doctor).toBeNull();
       expect(logged.join('\n')).toMatch(/the organisation policy could not be applied: .*does not match the policy schema.*\(E_POLICY\)/);
-      const status = await appliedStatus(ui.web.port, ui.web.token);
+      const status = await appliedStatus(ui.web.port, await signIn(ui.url));
       expect(status.policy).toBeNull();
       expect(status.error).toMatchObject({ code: 'E_POLICY', message: expect.stringContaining(policyFile) });
       expect(status.lastApply).toMatchObject({ result: null, error: { code: 'E_POLICY' } });
@@ -118,7 +118,7 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
     try {
       const outcome = await ui.startup;
       expect(outcome.policy).toMatchObject({ ok: true, value: { policy: null, installed: [], disabled: [], failed: [] } });
-      const status = await appliedStatus(ui.web.port, ui.web.token);
+      const status = await appliedStatus(ui.web.port, await signIn(ui.url));
       expect(status).toMatchObject({ policy: null, error: null, lastApply: { error: null } });
     } finally {
       await ui.stop();

@@ -11,6 +11,7 @@ import { apiUrl, connectHostSocket, type HostSocket, type WebSocketLike } from '
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { startWebHost, type WebHost } from '../../../electron/web.js';
 import { buildCapability, LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { signIn } from '../../helpers/ui-process.js';
 
 /**
  * Every method of the host API contract, called through the typed client (createHostClient) over
@@ -47,9 +48,11 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'adcap-client-ws-'));
   service = createHostService(new Arcotheon(reg.options(home)), { appVersion: '9.9.9', maxSideloadBytes: 8 * 1024 * 1024 });
   web = await startWebHost({ service });
+  // Signed in as a browser is: the one-time address's cookie goes with the upgrade.
+  const cookie = await signIn(web.signInUrl());
   socket = await connectHostSocket(
-    apiUrl(`http://127.0.0.1:${web.port}`, web.token),
-    (url) => new WebSocket(url, { origin: `http://127.0.0.1:${web.port}` }) as unknown as WebSocketLike,
+    apiUrl(web.origin),
+    (url) => new WebSocket(url, { origin: web.origin, headers: { Cookie: cookie } }) as unknown as WebSocketLike,
   );
   // Record which methods went over the wire.
   client = createHostClient(async (method, args) => {
@@ -163,6 +166,9 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(ran).toMatchObject({ tool: 'main', output: { hello: 'world' }, grantsUsed: ['fs:read:workspace'] });
     const workflow = await client.perform('run.workflow', 'acme/echo', 'nothing', {});
     expect(workflow).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
+    // A resume token that no workflow handed out (run-workflow.test.ts resumes a real one).
+    const resumed = await client.perform('run.resumeWorkflow', `wfr_${'0'.repeat(32)}`, 'the answer');
+    expect(resumed).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
 
     expect(value(await client.installs.revokeGrant('acme/echo', 'fs:read:workspace'))).toEqual([]);
     expect(value(await client.installs.grant('acme/echo', 'fs:read:workspace'))).toEqual(['fs:read:workspace']);

@@ -1,0 +1,122 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Arcotheon } from '@arcotheon/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  apiUrl,
+  connectReconnecting,
+  sessionStatus,
+  type ConnectionState,
+  type ReconnectingHost,
+  type WebSocketLike,
+} from '../../../electron/common/ws-transport.js';
+import { createHostService, type HostService } from '../../../electron/host/service.js';
+import { startWebHost, type WebHost } from '../../../electron/web.js';
+import { followSignIn, signIn } from '../../helpers/ui-process.js';
+
+/**
+ * The browser's client of `arcotheon ui` keeps working across a dropped socket and a server
+ * restart on the same home (same port, the session honoured), and stops with `signed-out` when
+ * the server no longer accepts the browser (docs/host-api.md, "Sessions"). Real servers, real
+ * sockets; the "browser" is the ws package sending the cookie, as a browser's cookie jar does.
+ */
+const cleanup: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function serve(home: string): Promise<{ web: WebHost; service: HostService }> {
+  const service = createHostService(new Arcotheon({ home, host: { agent: { id: 'arcotheon', version: '0.1.0' } }, remotes: [] }));
+  const web = await startWebHost({ service, sessionFile: join(home, 'ui', 'sessions.json') });
+  return { web, service };
+}
+
+function client(web: WebHost, cookie: string): ReconnectingHost {
+  const origin = web.origin;
+  const host = connectReconnecting({
+    url: apiUrl(origin),
+    create: (url) => new WebSocket(url, { origin, headers: { Cookie: cookie } }) as unknown as WebSocketLike,
+    session: () => sessionStatus(origin, (url) => fetch(url, { headers: { Cookie: cookie } })),
+    delays: [50, 100, 200],
+  });
+  cleanup.push(() => host.close());
+  return host;
+}
+
+function until(host: ReconnectingHost, kind: ConnectionState['kind'], ms = 10_000): Promise<ConnectionState> {
+  return new Promise((resolve, reject) => {
+    if (host.state().kind === kind) return resolve(host.state());
+    const timer = setTimeout(() => reject(new Error(`still ${host.state().kind}, not ${kind}, after ${ms} ms`)), ms);
+    const stop = host.onState((state) => {
+      if (state.kind !== kind) return;
+      clearTimeout(timer);
+      stop();
+      resolve(state);
+    });
+  });
+}
+
+describe('the reconnecting browser client', () => {
+  it('reconnects by itself after the server restarts on the same home and port', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'adcap-ws-reconnect-'));
+    let running = await serve(home);
+    const cookie = await signIn(running.web.signInUrl());
+    const port = running.web.port;
+    const host = client(running.web, cookie);
+    expect(await until(host, 'connected')).toEqual({ kind: 'connected', reconnected: false });
+    expect(await host.call('workspaces.list', [])).toEqual({ ok: true, value: [] });
+
+    await running.web.close();
+    await running.service.close();
+    const down = await until(host, 'reconnecting');
+    expect(down).toMatchObject({ kind: 'reconnecting', serverAnswers: false });
+    // While down, a call says so in words instead of hanging.
+    expect(await host.call('workspaces.list', [])).toMatchObject({
+      ok: false,
+      error: { code: 'E_IO', message: expect.stringMatching(/reconnects by itself/) },
+    });
+
+    running = await serve(home);
+    cleanup.push(async () => {
+      await running.web.close();
+      await running.service.close();
+    });
+    expect(running.web.port).toBe(port);
+    expect(await until(host, 'connected')).toEqual({ kind: 'connected', reconnected: true });
+    expect(await host.call('workspaces.list', [])).toEqual({ ok: true, value: [] });
+  });
+
+  it('says signed-out, and stops trying, when the server ends the session', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'adcap-ws-signedout-'));
+    const running = await serve(home);
+    cleanup.push(async () => {
+      await running.web.close();
+      await running.service.close();
+    });
+    const url = running.web.signInUrl();
+    const cookie = await signIn(url);
+    const host = client(running.web, cookie);
+    await until(host, 'connected');
+    // A replay of the code ends the session it started (web-sign-in.test.ts): the socket closes.
+    expect((await followSignIn(url)).status).toBe(403);
+    expect(await until(host, 'signed-out')).toEqual({ kind: 'signed-out' });
+  });
+
+  it('starts signed-out in a browser that never signed in (a typed address), without retrying', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'adcap-ws-typed-'));
+    const running = await serve(home);
+    cleanup.push(async () => {
+      await running.web.close();
+      await running.service.close();
+    });
+    const states: string[] = [];
+    const host = client(running.web, 'arcotheon_session_1=none');
+    host.onState((s) => states.push(s.kind));
+    await until(host, 'signed-out');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(states).toEqual(['signed-out']);
+  });
+});
