@@ -34,7 +34,8 @@ export interface Authorization {
   /**
    * The installing registry's v1/ URL (issue 11, item 13): the authoriser is asked only about
    * sources on it (source-policy.ts `onRegistry`), other sources are fetched without its grant.
-   * null: no registry (a sideload), so it is asked about nothing. Absent: every source.
+   * null or absent: no registry (a sideload, or a caller that named none), so it is asked about
+   * nothing and no grant leaves for a host the publisher chose.
    */
   registry?: string | null;
 }

@@ -478,7 +478,7 @@ export class ContentCache {
           let headers: Record<string, string> = {};
           // spec §12 / issue 11 item 13: the authoriser sees only URLs on the installing registry.
           const registry = request.authorize?.registry;
-          if (request.authorize !== undefined && (registry === undefined || onRegistry(parsed, registry))) {
+          if (request.authorize !== undefined && onRegistry(parsed, registry ?? null)) {
             // spec §12: entitled content goes through the host's authoriser; a denial ends the fetch.
             ({ url, headers } = await authorizeUrl(request.authorize, source));
           }

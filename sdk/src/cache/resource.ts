@@ -22,7 +22,9 @@ export interface MaterializeOptions {
   /**
    * The publisher-source rules (issue 11, items 3 and 13): with it, declared sources must be https
    * and not private unless on the installing registry, and the authoriser is asked only about URLs
-   * on that registry. The SDK's install and run paths always pass it.
+   * on that registry. The SDK's install and run paths always pass it. Without it the authoriser is
+   * asked about no URL at all, so entitled content is fetched without its grant: an embedder that
+   * fetches entitled content passes `{ registry: <the registry's v1/ URL>, ... }`.
    */
   policy?: SourcePolicy;
 }
@@ -49,7 +51,9 @@ export function resourceAuthorization(
   }
   return {
     fn: authorize,
-    ...(policy === undefined ? {} : { registry: policy.registry }),
+    // The safe default for embedders (SECURITY.md "The authoriser sees only registry URLs"): without a
+    // policy naming the installing registry there is no URL the authoriser may be asked about.
+    registry: policy?.registry ?? null,
     request: {
       kind: 'resource',
       id: resource.id,

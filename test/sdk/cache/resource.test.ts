@@ -58,6 +58,10 @@ describe('materializeResource', () => {
     expect(server.statsFor('/r/data.bin').requests).toBe(2);
   });
 
+  // The authoriser is asked only about URLs on the registry the policy names (SECURITY.md "The
+  // authoriser sees only registry URLs"); this server plays the registry.
+  const onRegistry = () => ({ registry: server.url('/v1/') });
+
   it('entitled-denied: a null answer from authorize is E_ENTITLEMENT and nothing is requested', async () => {
     server.serveBytes('/pro/data.bin', data);
     const seen: { request: AuthorizeRequest; url: string }[] = [];
@@ -67,6 +71,7 @@ describe('materializeResource', () => {
           seen.push({ request, url });
           return null;
         },
+        policy: onRegistry(),
       }),
     );
     expect(error.code).toBe('E_ENTITLEMENT');
@@ -85,9 +90,12 @@ describe('materializeResource', () => {
     server.serveBytes('/pro/guarded.bin', data, { requireHeaders: { authorization: 'Bearer tok-123' } });
     const guarded = resource({ access: 'entitled', entitlement: 'pro', sources: [server.url('/pro/guarded.bin')] });
     // Without the header the server refuses: the test would notice an authoriser that is ignored.
-    const refused = await rejection(materializeResource(cache, guarded, { authorize: async () => ({}) }));
+    const refused = await rejection(materializeResource(cache, guarded, { authorize: async () => ({}), policy: onRegistry() }));
     expect(refused.message).toContain('HTTP 403');
-    const path = await materializeResource(cache, guarded, { authorize: async () => ({ headers: { authorization: 'Bearer tok-123' } }) });
+    const path = await materializeResource(cache, guarded, {
+      authorize: async () => ({ headers: { authorization: 'Bearer tok-123' } }),
+      policy: onRegistry(),
+    });
     expect((await readFile(path)).equals(data)).toBe(true);
     const last = server.requests.at(-1);
     expect(last?.headers.authorization).toBe('Bearer tok-123');
@@ -98,6 +106,7 @@ describe('materializeResource', () => {
         asked += 1;
         return null;
       },
+      policy: onRegistry(),
     });
     expect(asked).toBe(0);
   });
@@ -107,6 +116,7 @@ describe('materializeResource', () => {
     const error = await rejection(
       materializeResource(cache, resource({ access: 'entitled', sources: [server.url('/public/data.bin')] }), {
         authorize: async () => ({ url: signed, headers: { authorization: 'Bearer SECRET-TOKEN' } }),
+        policy: onRegistry(),
       }),
     );
     expect(error.code).toBe('E_DOWNLOAD');
@@ -119,6 +129,7 @@ describe('materializeResource', () => {
     server.serveBytes('/signed/data.bin', data);
     const path = await materializeResource(cache, resource({ access: 'entitled', sources: [server.url('/public/data.bin')] }), {
       authorize: async () => ({ url: server.url('/signed/data.bin?exp=1') }),
+      policy: onRegistry(),
     });
     expect((await readFile(path)).equals(data)).toBe(true);
     expect(server.statsFor('/public/data.bin').requests).toBe(0);
@@ -129,6 +140,7 @@ describe('materializeResource', () => {
     const error = await rejection(
       materializeResource(cache, resource({ access: 'entitled', sources: [server.url('/x.bin')] }), {
         authorize: async () => ({ url: 'http://files.example.com/x?token=SECRET' }),
+        policy: onRegistry(),
       }),
     );
     expect(error.code).toBe('E_ENTITLEMENT');

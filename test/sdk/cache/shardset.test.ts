@@ -245,6 +245,8 @@ describe('shard sets over HTTPS (test CA)', () => {
     const urls: string[] = [];
     const handler = new ShardRequestHandler(cache, {
       resources: [resource],
+      // This server plays the installing registry: the authoriser is asked only about its URLs.
+      policy: { registry: server.url('/') },
       authorize: async (request, url) => {
         urls.push(`${request.kind}:${request.id}:${url.replace(server.origin, '')}`);
         return { headers: { 'x-token': 't' } };
