@@ -27,6 +27,7 @@ import type { PackageState } from '../store/state.js';
 import type { Progress } from '../util/progress.js';
 import { removeTree } from '../util/fs-tree.js';
 import { AuditLog, auditDigest } from './audit.js';
+import { checkRunFiles } from '../store/file-fingerprints.js';
 import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor, type RunContext } from './context.js';
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
 import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
@@ -125,6 +126,9 @@ export async function runTool(
         { details: { id, version, expected: manifestSha256, actual } },
       );
     }
+    // spec §4: the files the run exposes and executes are still those the signed manifest lists
+    // (a stat fingerprint per file, a SHA-256 where it differs; SECURITY.md "Installed files").
+    await checkRunFiles(arc, id, version, manifest);
     const guarded: RunToolOptions = { ...options };
     if (progress.fn === undefined) delete guarded.onProgress;
     else guarded.onProgress = progress.fn;

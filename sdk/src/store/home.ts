@@ -15,6 +15,7 @@ import { parseCapabilityId } from '../registry/layout.js';
  *   locks/                           inter-process locks
  *   journal/<op>.json                intent records of operations in flight (for doctor)
  *   links.json                       skill links Arcotheon made in agents' folders (issue 13)
+ *   fingerprints/<pub>/<name>/<version>.json  stat fingerprints of installed files (file-fingerprints.ts)
  */
 export class HomeLayout {
   constructor(readonly root: string) {}
@@ -55,6 +56,10 @@ export class HomeLayout {
   }
   stateFile(id: string): string {
     return join(this.packageDir(id), 'state.json');
+  }
+  fingerprintFile(id: string, version: string): string {
+    const { publisher, name } = parseCapabilityId(id);
+    return join(this.root, 'fingerprints', publisher, name, `${version}.json`);
   }
   toolDataDir(id: string, tool: string): string {
     const { publisher, name } = parseCapabilityId(id);

@@ -2,7 +2,9 @@ import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { asAdcapError } from '../errors.js';
 import { removeTree } from '../util/fs-tree.js';
+import { recordFileFingerprints } from './file-fingerprints.js';
 import type { HomeLayout } from './home.js';
+import { readInstalledManifest } from './installed.js';
 import { beginOperation, pendingOperations, readJournal, type JournalRecord, type OperationKind } from './journal.js';
 import { writeState, type PackageState } from './state.js';
 
@@ -41,6 +43,10 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
       if (await exists(target)) continue; // kept from an earlier install of the same version
       await mkdir(dirname(target), { recursive: true });
       await create.extract(target);
+      // SECURITY.md "Installed files": the fingerprints of files just verified, so a run hashes only what changed since.
+      await readInstalledManifest(home, create.id, create.version)
+        .then((manifest) => recordFileFingerprints(home, create.id, create.version, manifest))
+        .catch(() => undefined);
     }
   } catch (error) {
     // A refused or failed extraction: undo now (the before-states are all on disk), so the home

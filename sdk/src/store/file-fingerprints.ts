@@ -1,0 +1,160 @@
+/**
+ * The installed files of a version, checked before every run against the signed manifest (spec
+ * §4: a package's identity is its manifest, which lists every file's SHA-256 and size). Hashing
+ * every file before each run would cost as much as the install's verification, so a stat
+ * fingerprint of each file (size, mtime, inode, ctime, in nanoseconds) is recorded once the files
+ * are known good, and a run hashes only the files whose fingerprint differs. ctime cannot be set
+ * by a user (utimes sets it to now), so a file rewritten and given back its old mtime still
+ * differs; a file moved in from elsewhere has another inode. The fingerprints are a cache of a
+ * verification, never the truth: a missing or unreadable record means "hash everything".
+ */
+import type { BigIntStats } from 'node:fs';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AdcapError } from '../errors.js';
+import type { Manifest } from '../format/manifest-types.js';
+import { writeJsonAtomic } from '../util/fs-atomic.js';
+import { hashFile, sha256Hex } from '../util/hash.js';
+import { manifestDigest } from '../format/canonical-json.js';
+import type { HomeLayout } from './home.js';
+import type { InstalledView } from './store-view.js';
+
+/** The entries of an installed version that `files` does not list (spec §2: the archive's own). */
+const PACKAGE_OWN = new Set(['capability.json', 'SIGNATURE.json']);
+const FORMAT = 1;
+const HASH_CONCURRENCY = 4;
+/** Files up to this size are read whole to hash them (a stream's 1 MiB buffer per small file costs more). */
+const SMALL_FILE_BYTES = 1 << 20;
+
+interface FingerprintFile {
+  format: typeof FORMAT;
+  /** path -> "size:mtimeNs:ino:ctimeNs". */
+  files: Record<string, string>;
+}
+
+/** What a check did: files compared by fingerprint only, and files hashed because theirs differed. */
+export interface FileCheck {
+  files: number;
+  hashed: number;
+}
+
+/** SHA-256 and size of a file expected to be `size` bytes, or null when it cannot be read. */
+async function contentOf(path: string, size: number): Promise<{ sha256: string; size: number } | null> {
+  if (size > SMALL_FILE_BYTES) return hashFile(path).catch(() => null);
+  const bytes = await readFile(path).catch(() => null);
+  return bytes === null ? null : { sha256: sha256Hex(bytes), size: bytes.length };
+}
+
+function fingerprintOf(info: BigIntStats): string {
+  return `${info.size}:${info.mtimeNs}:${info.ino}:${info.ctimeNs}`;
+}
+
+async function readRecord(path: string): Promise<Record<string, string>> {
+  try {
+    const value = JSON.parse(await readFile(path, 'utf8')) as Partial<FingerprintFile> | null;
+    if (value?.format !== FORMAT || typeof value.files !== 'object' || value.files === null) return {};
+    return value.files;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Records the fingerprints of a version's files. Called right after the install verified them
+ * (and by a run that hashed them); a failure to record costs only a full hash at the next run.
+ */
+export async function recordFileFingerprints(home: HomeLayout, id: string, version: string, manifest: Manifest): Promise<void> {
+  const dir = home.versionDir(id, version);
+  const files: Record<string, string> = {};
+  for (const file of manifest.files) files[file.path] = fingerprintOf(await lstat(join(dir, file.path), { bigint: true }));
+  await writeJsonAtomic(home.fingerprintFile(id, version), { format: FORMAT, files } satisfies FingerprintFile);
+}
+
+function changed(id: string, version: string, path: string, what: string, code: 'E_HASH' | 'E_UNLISTED' | 'E_MISSING'): AdcapError {
+  return new AdcapError(
+    code,
+    `The installed file ${path} of ${id}@${version} ${what} after it was installed, so its tools do not run; ` +
+      `repair the install with "adcap doctor --fix" (or the app's Health screen), or reinstall ${id}.`,
+    { details: { id, version, path, reason: 'install-changed' } },
+  );
+}
+
+/**
+ * Checks every file of an installed version that a run exposes against `manifest.files`: each
+ * listed file is a regular file whose fingerprint matches the one recorded, or whose SHA-256 and
+ * size match the manifest; no other file or link was added. E_HASH (changed), E_MISSING (gone)
+ * or E_UNLISTED (added) name the path and `adcap doctor --fix`. Fingerprints of files that were
+ * hashed and found intact are recorded again (a copy or restore changes inodes, not content).
+ */
+export async function checkInstalledFiles(home: HomeLayout, id: string, version: string, manifest: Manifest): Promise<FileCheck> {
+  const dir = home.versionDir(id, version);
+  const recordPath = home.fingerprintFile(id, version);
+  const recorded = await readRecord(recordPath);
+  const listed = new Set(manifest.files.map((f) => f.path));
+  const unlisted = await firstUnlisted(dir, '', listed);
+  if (unlisted !== null) throw changed(id, version, unlisted, 'was added', 'E_UNLISTED');
+  const current: Record<string, string> = {};
+  const toHash: Manifest['files'] = [];
+  await Promise.all(
+    manifest.files.map(async (file) => {
+      const info = await lstat(join(dir, file.path), { bigint: true }).catch(() => null);
+      if (info === null) throw changed(id, version, file.path, 'was removed', 'E_MISSING');
+      if (!info.isFile()) throw changed(id, version, file.path, 'was replaced by something that is not a regular file', 'E_HASH');
+      current[file.path] = fingerprintOf(info);
+      if (recorded[file.path] !== current[file.path]) toHash.push(file);
+    }),
+  );
+  // A few at a time: after a copy or restore every file differs, and thousands of open files would not do.
+  const queue = [...toHash];
+  const hashOne = async (): Promise<void> => {
+    for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+      const actual = await contentOf(join(dir, file.path), file.size);
+      if (actual === null || actual.size !== file.size || actual.sha256 !== file.sha256)
+        throw changed(id, version, file.path, 'was changed', 'E_HASH');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, queue.length) }, hashOne));
+  const hashed = toHash.length;
+  if (hashed > 0) {
+    await writeJsonAtomic(recordPath, { format: FORMAT, files: current } satisfies FingerprintFile).catch(() => undefined);
+  }
+  return { files: manifest.files.length, hashed };
+}
+
+/** The first entry below `dir` that is neither listed nor the package's own, or a link, or null. */
+async function firstUnlisted(dir: string, prefix: string, listed: ReadonlySet<string>): Promise<string | null> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) {
+      const inner = await firstUnlisted(join(dir, entry.name), rel, listed);
+      if (inner !== null) return inner;
+    } else if (!listed.has(rel) && !(prefix === '' && PACKAGE_OWN.has(rel))) {
+      return rel;
+    }
+  }
+  return null;
+}
+
+/**
+ * The files a run of a tool of `id@version` exposes and executes: the capability's own and those
+ * of its direct dependencies (bound read-only into the sandbox, spec §6), each checked as
+ * `checkInstalledFiles` does; a dependency's manifest must also be the one it was installed with.
+ * The caller has checked the capability's own manifest digest.
+ */
+export async function checkRunFiles(view: InstalledView, id: string, version: string, manifest: Manifest): Promise<FileCheck> {
+  const total = await checkInstalledFiles(view.home, id, version, manifest);
+  for (const dep of Object.keys(manifest.dependencies ?? {})) {
+    // A dependency that is not installed is refused with its own message when its folder is looked up.
+    const state = await view.state(dep).catch(() => null);
+    if (state === null) continue;
+    const depManifest = await view.readInstalledManifest(dep, state.active);
+    const expected = state.versions[state.active]?.manifestSha256;
+    if (expected !== undefined && manifestDigest(depManifest) !== expected) {
+      throw changed(dep, state.active, 'capability.json', 'was changed', 'E_HASH');
+    }
+    const check = await checkInstalledFiles(view.home, dep, state.active, depManifest);
+    total.files += check.files;
+    total.hashed += check.hashed;
+  }
+  return total;
+}
