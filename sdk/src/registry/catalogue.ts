@@ -51,6 +51,26 @@ export interface CatalogueState {
   maxAgeMs?: number;
   /** The clock; default the current time. */
   now?: Date;
+  /**
+   * What a full verification of these very bytes under these very root keys found before
+   * (catalogueVerificationRecord). When the bytes' SHA-256 and the keys' digest both match, the
+   * signature is not checked again and the bytes are read with JSON.parse instead of the strict
+   * parser (they passed it); the payload's schema, sequence and freshness are checked as always.
+   * Anything that differs means the full check.
+   */
+  verifiedBefore?: CatalogueVerificationRecord;
+}
+
+/** A full verification of a catalogue file, kept by a client beside the file (DESIGN §10). */
+export interface CatalogueVerificationRecord {
+  /** SHA-256 of the catalogue bytes that verified. */
+  catalogueSha256: string;
+  /** rootKeysDigest of the pinned root keys they verified under. */
+  rootKeys: string;
+  /** Root keyIds whose signatures verified. */
+  signedBy: string[];
+  /** SHA-256 of the canonical JSON of the signed payload. */
+  payloadSha256: string;
 }
 
 export interface VerifiedCatalogue {
@@ -75,13 +95,15 @@ export function verifyCatalogue(
   rootKeys: readonly RootKey[],
   state: CatalogueState = {},
 ): VerifiedCatalogue {
-  const parsed = envelope instanceof Uint8Array ? parseCatalogueBytes(envelope) : envelope;
-  const { payload: signedPayload, signedBy } = checkCatalogueSignature(parsed, rootKeys);
+  const bytesSha256 = envelope instanceof Uint8Array ? sha256Hex(envelope) : undefined;
+  const before = envelope instanceof Uint8Array ? verifiedBefore(envelope, bytesSha256 as string, rootKeys, state) : undefined;
+  const { payload: signedPayload, signedBy } =
+    before?.signed ?? checkCatalogueSignature(envelope instanceof Uint8Array ? parseCatalogueBytes(envelope) : envelope, rootKeys);
   const signed = checkCataloguePayload(signedPayload);
-  let digest: string | undefined;
+  let digest: string | undefined = before?.payloadSha256;
   // The content identity is that of the signed payload, before any fallback is filled in.
   const identity: CatalogueIdentity = { payloadSha256: () => (digest ??= sha256Hex(canonicalBytes(signed))) };
-  if (envelope instanceof Uint8Array) identity.catalogueSha256 = sha256Hex(envelope);
+  if (bytesSha256 !== undefined) identity.catalogueSha256 = bytesSha256;
   checkCatalogueSequence(signed, identity, state);
   checkCatalogueFreshness(signed, state);
   const verified: VerifiedCatalogue = {
@@ -93,6 +115,46 @@ export function verifyCatalogue(
   };
   if (identity.catalogueSha256 !== undefined) verified.catalogueSha256 = identity.catalogueSha256;
   return verified;
+}
+
+/** The record of a verified catalogue, for CatalogueState.verifiedBefore on a later load; null without its bytes' digest. */
+export function catalogueVerificationRecord(verified: VerifiedCatalogue, rootKeys: readonly RootKey[]): CatalogueVerificationRecord | null {
+  if (verified.catalogueSha256 === undefined) return null;
+  return {
+    catalogueSha256: verified.catalogueSha256,
+    rootKeys: rootKeysDigest(rootKeys),
+    signedBy: [...verified.signedBy],
+    payloadSha256: verified.payloadSha256,
+  };
+}
+
+/** SHA-256 over the pinned root keys with their status: pinning, removing or revoking a key changes it. */
+export function rootKeysDigest(rootKeys: readonly RootKey[]): string {
+  const keys = normalizeRootKeys(rootKeys).map((key) => `${key.keyId} ${key.publicKey} ${key.status ?? 'active'}`);
+  return sha256Hex(new TextEncoder().encode(JSON.stringify(keys.sort())));
+}
+
+/**
+ * The signed payload of bytes that a full verification accepted before under the same root keys,
+ * or undefined when the record does not match exactly (then the full check runs).
+ */
+function verifiedBefore(
+  bytes: Uint8Array,
+  bytesSha256: string,
+  rootKeys: readonly RootKey[],
+  state: CatalogueState,
+): { signed: { payload: unknown; signedBy: string[] }; payloadSha256: string } | undefined {
+  const record = state.verifiedBefore;
+  if (record === undefined || record.catalogueSha256 !== bytesSha256 || rootKeys.length === 0) return undefined;
+  let parsed: unknown;
+  try {
+    if (record.rootKeys !== rootKeysDigest(rootKeys)) return undefined;
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || !('payload' in parsed)) return undefined;
+  return { signed: { payload: parsed.payload, signedBy: [...record.signedBy] }, payloadSha256: record.payloadSha256 };
 }
 
 function parseCatalogueBytes(bytes: Uint8Array): unknown {

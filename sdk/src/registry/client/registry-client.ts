@@ -21,7 +21,14 @@ import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
 import { verifyPackage, type VerifiedPackage } from '../../trust/package-signature.js';
 import { withLock } from '../../util/lock.js';
-import { checkCatalogueFreshness, publisherTrustedKeys, verifyCatalogue, type VerifiedCatalogue } from '../catalogue.js';
+import {
+  catalogueVerificationRecord,
+  checkCatalogueFreshness,
+  publisherTrustedKeys,
+  rootKeysDigest,
+  verifyCatalogue,
+  type VerifiedCatalogue,
+} from '../catalogue.js';
 import { compareVersions } from '../documents.js';
 import { parseCapabilityId } from '../layout.js';
 import { remoteStateDir, type RemoteConfig } from '../remotes.js';
@@ -161,6 +168,7 @@ export class RegistryClient {
         checkedAt,
       };
       await this.store.save(changed ? bytes : null, state);
+      if (changed) await this.saveVerification(verified);
       if (changed) await this.store.pruneDocuments(new Set(Object.values(verified.payload.capabilities).map((c) => c.doc.sha256)));
       this.loaded = loadedCatalogue(verified, { remote: this.name, checkedAt, changed });
       return this.loaded;
@@ -366,6 +374,12 @@ export class RegistryClient {
       .map((version) => doc.versions[version] as DocumentVersion);
   }
 
+  /** Keeps what a full verification of the stored bytes found, for the next load of the same bytes. */
+  private async saveVerification(verified: VerifiedCatalogue): Promise<void> {
+    const record = catalogueVerificationRecord(verified, this.remote.rootKeys);
+    if (record !== null) await this.store.saveVerification(record);
+  }
+
   private policy(): { maxAgeMs?: number; now: Date; minSequence?: number } {
     const policy: { maxAgeMs?: number; now: Date; minSequence?: number } = { now: this.now() };
     // The remote's own setting wins over the client's default; null means no age limit (a
@@ -393,15 +407,21 @@ export class RegistryClient {
   }
 
   private async loadStored(): Promise<LoadedCatalogue | null> {
-    const [bytes, state] = await Promise.all([this.store.readCatalogue(), this.store.readState()]);
+    const [bytes, state, record] = await Promise.all([this.store.readCatalogue(), this.store.readState(), this.store.readVerification()]);
     if (bytes === null) return null;
     // Signature, shape and floor here; freshness is checked by the caller after a refresh attempt.
+    // The signature of the very bytes a full check accepted under the same keys is not checked
+    // again (verified.json, keyed by their SHA-256); any difference means the full check.
     const verified = verifyCatalogue(bytes, this.remote.rootKeys, {
       ...(state === null ? {} : floorOf(state)),
       ...(this.remote.minSequence === undefined ? {} : { minSequence: this.remote.minSequence }),
+      ...(record === null ? {} : { verifiedBefore: record }),
       maxAgeMs: Number.MAX_SAFE_INTEGER,
       now: this.now(),
     });
+    if (record?.catalogueSha256 !== verified.catalogueSha256 || record.rootKeys !== rootKeysDigest(this.remote.rootKeys)) {
+      await this.saveVerification(verified);
+    }
     return loadedCatalogue(verified, { remote: this.name, checkedAt: state?.checkedAt ?? new Date(0).toISOString(), changed: false });
   }
 }

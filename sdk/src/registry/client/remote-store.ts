@@ -5,6 +5,10 @@
  *                      when the remote was last checked; kept apart from catalog.json so losing or
  *                      damaging the catalogue never lowers the floor
  *   docs/<sha256>.json package documents, content-addressed by their pin, re-hashed on every read
+ *   verified.json      what the last full verification of catalog.json found (its SHA-256, the
+ *                      digest of the root keys, signers, payload digest): a later load of the same
+ *                      bytes under the same keys skips the signature check (verifyCatalogue's
+ *                      verifiedBefore); a cache, so a missing or damaged one only costs a full check
  * Written catalogue first, state second: a crash in between leaves a catalogue newer than the
  * floor, which the next load accepts.
  */
@@ -14,6 +18,7 @@ import { asAdcapError } from '../../errors.js';
 import { parseStrictJson } from '../../format/strict-json.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
 import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
+import type { CatalogueVerificationRecord } from '../catalogue.js';
 
 export interface RemoteState {
   sequence: number;
@@ -60,6 +65,44 @@ export class RemoteStore {
 
   async readCatalogue(): Promise<Buffer | null> {
     return readOptional(this.cataloguePath);
+  }
+
+  get verificationPath(): string {
+    return join(this.dir, 'verified.json');
+  }
+
+  /** The record of the last full verification, or null when there is none or it is damaged. */
+  async readVerification(): Promise<CatalogueVerificationRecord | null> {
+    const bytes = await readOptional(this.verificationPath).catch(() => null);
+    if (bytes === null) return null;
+    try {
+      const value = JSON.parse(bytes.toString('utf8')) as Partial<CatalogueVerificationRecord> | null;
+      const hex = (field: unknown): field is string => typeof field === 'string' && SHA256_HEX.test(field);
+      if (
+        value !== null &&
+        hex(value.catalogueSha256) &&
+        hex(value.rootKeys) &&
+        hex(value.payloadSha256) &&
+        Array.isArray(value.signedBy) &&
+        value.signedBy.length > 0 &&
+        value.signedBy.every(hex)
+      ) {
+        return {
+          catalogueSha256: value.catalogueSha256,
+          rootKeys: value.rootKeys,
+          signedBy: value.signedBy,
+          payloadSha256: value.payloadSha256,
+        };
+      }
+    } catch {
+      // fall through: a damaged record is no record
+    }
+    return null;
+  }
+
+  /** A cache: a failure to write it only costs the next load a full check. */
+  async saveVerification(record: CatalogueVerificationRecord): Promise<void> {
+    await writeJsonAtomic(this.verificationPath, record).catch(() => undefined);
   }
 
   async save(catalogue: Uint8Array | null, state: RemoteState): Promise<void> {
