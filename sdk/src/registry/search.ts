@@ -58,12 +58,20 @@ interface IndexedCapability {
   shortName: string;
   nameLower: string;
   summaryLower: string;
-  idTokens: string[];
-  nameTokens: string[];
-  summaryTokens: string[];
   keywords: string[];
   /** Every searchable field, lowercase, in one string: a token absent from it matches nothing. */
   text: string;
+  /** The fields' tokens, made the first time a query token occurs in `text` (tokensOf). */
+  tokens?: { id: string[]; name: string[]; summary: string[] };
+}
+
+/**
+ * Tokenising every field of a 20,000-entry catalogue costs more than the search that uses a few
+ * hundred of them; an index built for one search (the CLI's) tokenises only the items a query
+ * token occurs in, and keeps them for the next query.
+ */
+function tokensOf(item: IndexedCapability): { id: string[]; name: string[]; summary: string[] } {
+  return (item.tokens ??= { id: tokenize(item.id), name: tokenize(item.capability.name), summary: tokenize(item.capability.summary) });
 }
 
 function tokenize(text: string): string[] {
@@ -98,24 +106,12 @@ export class SearchIndex {
       .map((id) => {
         const capability = capabilities[id] as CatalogueCapability;
         const slash = id.indexOf('/');
-        return {
-          id,
-          capability,
-          idLower: id.toLowerCase(),
-          shortName: id.slice(slash + 1).toLowerCase(),
-          nameLower: capability.name.toLowerCase(),
-          summaryLower: capability.summary.toLowerCase(),
-          idTokens: tokenize(id),
-          nameTokens: tokenize(capability.name),
-          summaryTokens: tokenize(capability.summary),
-          keywords: capability.keywords.map((k) => k.toLowerCase()),
-          text: [
-            id.toLowerCase(),
-            capability.name.toLowerCase(),
-            capability.summary.toLowerCase(),
-            ...capability.keywords.map((k) => k.toLowerCase()),
-          ].join('\n'),
-        };
+        const idLower = id.toLowerCase();
+        const nameLower = capability.name.toLowerCase();
+        const summaryLower = capability.summary.toLowerCase();
+        const keywords = capability.keywords.map((k) => k.toLowerCase());
+        const text = [idLower, nameLower, summaryLower, ...keywords].join('\n');
+        return { id, capability, idLower, shortName: idLower.slice(slash + 1), nameLower, summaryLower, keywords, text };
       });
   }
 
@@ -198,16 +194,17 @@ function scoreToken(item: IndexedCapability, token: string): number {
     if (keyword === token) return S.keywordExact;
     if (best < S.keywordPrefix && keyword.startsWith(token)) best = S.keywordPrefix;
   }
-  for (const t of item.nameTokens) {
+  const tokens = tokensOf(item);
+  for (const t of tokens.name) {
     if (t === token) best = Math.max(best, S.nameTokenExact);
     else if (best < S.nameTokenPrefix && t.startsWith(token)) best = S.nameTokenPrefix;
   }
-  for (const t of item.idTokens) {
+  for (const t of tokens.id) {
     if (t === token) best = Math.max(best, S.idTokenExact);
     else if (best < S.idTokenPrefix && t.startsWith(token)) best = S.idTokenPrefix;
   }
   if (best >= S.summaryTokenExact) return best;
-  for (const t of item.summaryTokens) {
+  for (const t of tokens.summary) {
     if (t === token) return S.summaryTokenExact;
     if (best < S.summaryTokenPrefix && t.startsWith(token)) best = S.summaryTokenPrefix;
   }
