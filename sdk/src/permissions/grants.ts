@@ -1,5 +1,6 @@
 import { AdcapError } from '../errors.js';
 import type { Permission, PermissionId } from '../format/manifest-types.js';
+import { fsFolderCovers } from './fs-paths.js';
 import { PERMISSION_IDS, PERMISSION_TABLE, scopeProblem, type PermissionKind } from './table.js';
 
 export { PERMISSION_IDS } from './table.js';
@@ -75,8 +76,16 @@ export function grantCovers(granted: string, needed: string): boolean {
   const g = tryParse(granted);
   const n = tryParse(needed);
   if (g === undefined || n === undefined || g.id !== n.id) return false;
+  // DESIGN §5 fs scopes name folders: compared resolved (home expanded, links followed), so a grant
+  // covers what it exposes, whichever spelling either side uses (SECURITY.md "File scopes are compared as folders").
+  if (isFsId(g.id) && g.scope !== undefined && n.scope !== undefined) {
+    const resolved = fsFolderCovers(g.scope, n.scope);
+    if (resolved !== undefined) return resolved;
+  }
   return PERMISSION_TABLE[g.id].covers(g.scope, n.scope);
 }
+
+const isFsId = (id: string): boolean => id === 'fs:read' || id === 'fs:write';
 
 /**
  * Whether two grants overlap: one covers the other, so holding either gives some of what the other
@@ -119,5 +128,9 @@ export function patternMatches(pattern: string, grant: string): boolean {
   if (!isPermissionId(p.id)) return false;
   const kind: PermissionKind = PERMISSION_TABLE[p.id];
   if (g.scope !== undefined && kind.scopeProblem(g.scope) !== undefined) return false;
-  return kind.covers(p.scope, g.scope) || kind.covers(g.scope, p.scope);
+  if (kind.covers(p.scope, g.scope) || kind.covers(g.scope, p.scope)) return true;
+  // docs/admin.md: file patterns match the folders they name, resolved on both sides (home
+  // expanded, links followed), so `fs:read:~/` denies `fs:read:/home/alice/.ssh` and a link to it.
+  if (!isFsId(p.id) || g.scope === undefined) return false;
+  return fsFolderCovers(p.scope, g.scope) === true || fsFolderCovers(g.scope, p.scope) === true;
 }
