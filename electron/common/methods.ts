@@ -99,6 +99,7 @@ const handle = (prefix: string, what: string): Schema<string> => string({ patter
 const operationId = handle('op', 'an operation id');
 const workspaceHandle = handle('ws', 'a workspace handle from workspaces.confirm');
 const uploadId = handle('up', 'an upload id from sideload.begin');
+const resumeToken = string({ pattern: /^wfr_[0-9a-f]{32}$/, what: 'a resume token from a workflow stopped at an agent step' });
 const sideloadHandle = handle('sl', 'a sideload handle from sideload.commit');
 
 const tier = literal('free', 'pro');
@@ -402,6 +403,12 @@ export const METHODS = {
     args([capabilityId, string({ min: 1, max: 128, what: 'a workflow id' }), json()], [runOptions]),
     returns<WorkflowRunResultData>(),
     'Run a workflow to its end or its first agent step.',
+    { cancellable: true, mutates: false },
+  ),
+  'run.resumeWorkflow': operation(
+    args([resumeToken, json()], [runOptions]),
+    returns<WorkflowRunResultData>(),
+    "Continue a workflow stopped at an agent step with the agent's answer (checked against the step's outputSchema).",
     { cancellable: true, mutates: false },
   ),
 

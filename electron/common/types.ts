@@ -630,12 +630,10 @@ export interface ToolRunResultData {
   grantsUsed: string[];
 }
 
-export interface WorkflowStepResultData {
-  id: string;
-  capability: string;
-  tool: string;
-  output: Record<string, unknown>;
-}
+/** One step of a workflow run: a tool step's output, or the answer handed back for an agent step. */
+export type WorkflowStepResultData =
+  | { kind: 'tool'; id: string; capability: string; tool: string; output: Record<string, unknown> }
+  | { kind: 'agent'; id: string; output: unknown };
 
 export type WorkflowRunResultData =
   | { status: 'done'; workflow: string; inputs: Record<string, unknown>; output: Record<string, unknown>; steps: WorkflowStepResultData[] }
@@ -645,7 +643,11 @@ export type WorkflowRunResultData =
       inputs: Record<string, unknown>;
       stepId: string;
       instruction: string;
+      /** What the agent's answer must match (a JSON Schema), when the workflow says. */
+      outputSchema?: Record<string, unknown>;
       steps: WorkflowStepResultData[];
+      /** For run.resumeWorkflow with the agent's answer (single use). */
+      resumeToken: string;
     };
 
 // ------------------------------------------------------------------ agents (issue 13)

@@ -8,7 +8,8 @@
  * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
  * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
-import { describePolicy, isAdcapError, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
+import { describePolicy, isAdcapError, resumeWorkflow, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
+import { hostStore } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
 import {
   checkArguments,
@@ -349,6 +350,18 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       run: async (ctx, id, workflow, inputs, runOptions = {}) => {
         const workspace = await workspaces.resolve(runOptions.workspace);
         return runWorkflow(arc, id, workflow, inputs, {
+          workspace,
+          onProgress: ctx.progress,
+          signal: ctx.signal,
+          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+        });
+      },
+    },
+    'run.resumeWorkflow': {
+      label: () => 'Continue a workflow',
+      run: async (ctx, token, agentOutput, runOptions = {}) => {
+        const workspace = await workspaces.resolve(runOptions.workspace);
+        return resumeWorkflow(arc, token, agentOutput, {
           workspace,
           onProgress: ctx.progress,
           signal: ctx.signal,

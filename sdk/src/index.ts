@@ -174,7 +174,22 @@ export { runTool, type RunProgress, type RunToolOptions, type ToolRunResult } fr
 export { platformDataDir } from './cli/context.js';
 export { isCapabilityId, isIdPart } from './util/capability-id.js';
 export { FileSecretStore, type SecretRequest, type SecretSource, type SecretStore } from './run/secrets.js';
-export { runWorkflow, type RunWorkflowOptions, type WorkflowRunResult, type WorkflowStepResult } from './run/workflow.js';
+export {
+  MAX_AGENT_OUTPUT_BYTES,
+  resumeWorkflow,
+  runWorkflow,
+  type RunWorkflowOptions,
+  type WorkflowAgentStepResult,
+  type WorkflowRunResult,
+  type WorkflowStepResult,
+  type WorkflowToolStepResult,
+} from './run/workflow.js';
+export {
+  interpolate as interpolateTemplates,
+  interpolateText as interpolateInstruction,
+  lookup as templateValue,
+  type TemplateScope,
+} from './run/templates.js';
 export { mcpServe, type McpServeOptions, type McpServerHandle } from './run/mcp.js';
 export { checkWorkspace } from './run/workspace.js';
 export type { CallMessage, ToolContext, ToolMessage } from './run/protocol.js';

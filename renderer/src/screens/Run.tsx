@@ -3,7 +3,8 @@
  * its input schema (@rjsf/core), choose a workspace folder (the host confirms it and hands back a
  * handle; the page never passes a path to a run), Run, follow the progress, read the output (a
  * table for arrays of objects, JSON otherwise, with Copy); at an agent step, the instruction with
- * Copy and the data gathered so far. Recent runs come from the audit log.
+ * Copy and the data gathered so far, and a field for the agent's answer with Continue, which runs
+ * the steps after it (run.resumeWorkflow). Recent runs come from the audit log.
  */
 import Form from '@rjsf/core';
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
@@ -161,6 +162,17 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
     setRunning(false);
   };
 
+  /** Continue: hands the agent's answer back; the steps after the agent step run (run.resumeWorkflow). */
+  const resume = async (resumeToken: string, answer: Parameters<ReturnType<typeof host>['run']['resumeWorkflow']>[1]): Promise<void> => {
+    setRunning(true);
+    const options = { workspace: workspace?.handle ?? null };
+    const result = await runOperation(`Continue ${title}`, () => host().run.resumeWorkflow(resumeToken, answer, options), setOperation);
+    // A refused answer (E_OUTPUT) keeps the agent step on screen, with the error beside the field.
+    if (result.ok) setOutcome({ kind: 'workflow', value: result.value });
+    setRunning(false);
+    if (!result.ok) return Promise.reject(result.error);
+  };
+
   return (
     <div className="stack">
       <nav className="breadcrumb" aria-label="Breadcrumb">
@@ -221,12 +233,14 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
           </div>
         )}
       </section>
-      {outcome !== null && <OutcomeView outcome={outcome} />}
+      {outcome !== null && <OutcomeView outcome={outcome} onContinue={resume} busy={running} />}
     </div>
   );
 }
 
-function OutcomeView({ outcome }: { outcome: Outcome }) {
+type ContinueFn = (resumeToken: string, answer: Parameters<ReturnType<typeof host>['run']['resumeWorkflow']>[1]) => Promise<void>;
+
+function OutcomeView({ outcome, onContinue, busy }: { outcome: Outcome; onContinue: ContinueFn; busy: boolean }) {
   if (outcome.kind === 'error') return <ErrorBox error={outcome.error} title="The run failed" />;
   if (outcome.kind === 'tool') {
     const v = outcome.value;
@@ -258,6 +272,14 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
             <CopyButton text={v.instruction} label="Copy instruction" />
           </div>
           <pre className="agent-instruction">{v.instruction}</pre>
+          <AgentAnswer
+            key={v.resumeToken}
+            stepId={v.stepId}
+            resumeToken={v.resumeToken}
+            outputSchema={v.outputSchema}
+            onContinue={onContinue}
+            busy={busy}
+          />
         </div>
       )}
       {v.status === 'done' && <OutputView value={v.output} />}
@@ -267,7 +289,7 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
           {v.steps.map((s) => (
             <details key={s.id}>
               <summary>
-                {s.id}: {s.capability} {s.tool}
+                {s.id}: {s.kind === 'tool' ? `${s.capability} ${s.tool}` : 'your agent’s answer'}
               </summary>
               <OutputView value={s.output} />
             </details>
@@ -275,6 +297,66 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * The agent's answer at an agent step: typed or pasted, then Continue. A step whose outputSchema asks
+ * for something other than text takes JSON; otherwise the text is the answer as it is.
+ */
+function AgentAnswer(props: {
+  stepId: string;
+  resumeToken: string;
+  outputSchema: Record<string, unknown> | undefined;
+  onContinue: ContinueFn;
+  busy: boolean;
+}) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<HostError | null>(null);
+  const wantsJson = props.outputSchema !== undefined && props.outputSchema['type'] !== 'string';
+  const submit = async (): Promise<void> => {
+    setError(null);
+    let answer: Parameters<ContinueFn>[1] = text;
+    if (wantsJson) {
+      try {
+        answer = JSON.parse(text) as Parameters<ContinueFn>[1];
+      } catch {
+        setError({
+          code: 'E_USAGE',
+          message: 'This step needs the answer as JSON; check the brackets and quotes, then press Continue again.',
+        });
+        return;
+      }
+    }
+    await props.onContinue(props.resumeToken, answer).catch((e: HostError) => setError(e));
+  };
+  const fieldId = `agent-answer-${props.stepId}`;
+  return (
+    <form
+      className="stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <label htmlFor={fieldId}>
+        <strong>Your agent’s answer{wantsJson ? ' (JSON)' : ''}</strong>
+      </label>
+      <textarea
+        id={fieldId}
+        rows={6}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        placeholder={wantsJson ? 'Paste the JSON your agent gave' : 'Paste or type what your agent wrote'}
+      />
+      {error !== null && <ErrorBox error={error} title="The answer was not accepted" />}
+      <div className="row">
+        <button type="submit" className="primary" disabled={props.busy || text.trim() === ''}>
+          {props.busy ? 'Continuing…' : 'Continue'}
+        </button>
+        <span className="small muted">The steps after “{props.stepId}” run with this answer.</span>
+      </div>
+    </form>
   );
 }
 

@@ -10086,7 +10086,7 @@ const schema78 = {
       minItems: 1,
       maxItems: 1000,
       items: {
-        description: 'a tool step { id, tool, capability?, input? } or an agent step { id, agent }',
+        description: 'a tool step { id, tool, capability?, input? } or an agent step { id, agent, outputSchema? }',
         oneOf: [{ $ref: '#/$defs/toolStep' }, { $ref: '#/$defs/agentStep' }],
       },
     },
@@ -10115,7 +10115,7 @@ const schema78 = {
       },
     },
     agentStep: {
-      description: 'an agent step { id, agent }',
+      description: 'an agent step { id, agent, outputSchema? }',
       type: 'object',
       required: ['id', 'agent'],
       additionalProperties: false,
@@ -10128,6 +10128,11 @@ const schema78 = {
           minLength: 1,
           maxLength: 8000,
           pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
+        },
+        outputSchema: {
+          description: "a JSON Schema the agent's answer must match when the host resumes the workflow with it",
+          type: 'object',
+          $ref: 'https://json-schema.org/draft/2020-12/schema',
         },
       },
     },
@@ -10386,7 +10391,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
 }
 validate37.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 const schema82 = {
-  description: 'an agent step { id, agent }',
+  description: 'an agent step { id, agent, outputSchema? }',
   type: 'object',
   required: ['id', 'agent'],
   additionalProperties: false,
@@ -10399,6 +10404,11 @@ const schema82 = {
       minLength: 1,
       maxLength: 8000,
       pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
+    },
+    outputSchema: {
+      description: "a JSON Schema the agent's answer must match when the host resumes the workflow with it",
+      type: 'object',
+      $ref: 'https://json-schema.org/draft/2020-12/schema',
     },
   },
 };
@@ -10450,7 +10460,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'id' || key0 === 'agent')) {
+      if (!(key0 === 'id' || key0 === 'agent' || key0 === 'outputSchema')) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -10588,8 +10598,41 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.outputSchema !== undefined) {
+      let data2 = data.outputSchema;
+      if (!(data2 && typeof data2 == 'object' && !Array.isArray(data2))) {
+        const err9 = {
+          instancePath: instancePath + '/outputSchema',
+          schemaPath: '#/properties/outputSchema/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema82.properties.outputSchema.type,
+          parentSchema: schema82.properties.outputSchema,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+      if (
+        !validate5(data2, {
+          instancePath: instancePath + '/outputSchema',
+          parentData: data,
+          parentDataProperty: 'outputSchema',
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+        errors = vErrors.length;
+      }
+    }
   } else {
-    const err9 = {
+    const err10 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10600,9 +10643,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err10];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err10);
     }
     errors++;
   }
@@ -11239,7 +11282,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
   return errors === 0;
 }
 validate35.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-export const policy: ValidateFunction = validate41;
+export const policy: ValidateFunction = validate42;
 const schema84 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://arcotheon.dev/schema/policy-1.json',
@@ -11318,10 +11361,10 @@ const pattern64 = new RegExp('^(https://|file://|http://(127\\.0\\.0\\.1|localho
 const pattern65 = new RegExp('^[A-Za-z0-9+/]{43}=$', 'u');
 const pattern66 = new RegExp('^[a-z]+:[a-z]+(:.+)?$', 'u');
 const pattern67 = new RegExp('^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$', 'u');
-function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://arcotheon.dev/schema/policy-1.json" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate41.evaluated;
+  const evaluated0 = validate42.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12336,7 +12379,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate41.errors = vErrors;
+  validate42.errors = vErrors;
   return errors === 0;
 }
-validate41.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate42.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

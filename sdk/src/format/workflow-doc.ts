@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import { escapePointer } from './canonical-json.js';
-import { assertSchema, findNonInteger, schemaValidator } from './json-schema.js';
+import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
 import { parseStrictJson } from './strict-json.js';
 
@@ -30,6 +30,11 @@ export interface WorkflowToolStep {
 export interface WorkflowAgentStep {
   id: string;
   agent: string;
+  /**
+   * A JSON Schema the agent's answer must match: resumeWorkflow checks it (E_OUTPUT) before the
+   * steps after this one run, and those steps read the answer as `{{steps.<id>.output}}`.
+   */
+  outputSchema?: Record<string, unknown>;
 }
 
 export type WorkflowStep = WorkflowToolStep | WorkflowAgentStep;
@@ -103,11 +108,23 @@ export function validateWorkflowDocument(value: unknown, manifest: Manifest, poi
       if (step.input !== undefined) checkTemplates(step.input, earlier, `${at}/input`);
     } else {
       checkTemplates(step.agent, earlier, `${at}/agent`);
+      if (step.outputSchema !== undefined) checkOutputSchemaCompiles(step.outputSchema, `${at}/outputSchema`);
     }
     earlier.add(step.id);
   });
   if (doc.output !== undefined) checkTemplates(doc.output, earlier, `${pointer}/output`);
   return doc;
+}
+
+/** An agent step's answer is checked against its outputSchema when the workflow resumes, so it must compile. */
+function checkOutputSchemaCompiles(schema: Record<string, unknown>, pointer: string): void {
+  const problem = schemaCompileProblem(schema);
+  if (problem === undefined) return;
+  throw new AdcapError(
+    'E_SCHEMA',
+    `The workflow document does not match its schema: ${pointer} is not a usable JSON Schema: ${problem} (compile).`,
+    { details: { pointer, keyword: 'compile' } },
+  );
 }
 
 function checkWorkflowVersion(value: unknown, pointer: string): void {

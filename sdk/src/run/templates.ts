@@ -6,19 +6,31 @@
  *   a missing value as the empty string.
  * - An object key whose value comes out undefined is dropped; an undefined array item becomes null
  *   (JSON has no undefined, and dropping it would shift the items after it).
+ *
+ * Public (sdk/README.md "Workflows"): a host that shows or rebuilds an agent step's instruction, or
+ * checks what a template reads, uses the same rules as runWorkflow through `interpolateTemplates`,
+ * `interpolateInstruction` and `templateValue`.
  */
 import { parseTemplatePath } from '../format/workflow-doc.js';
 
+/** What templates read: the workflow's inputs and the output of each step that ran so far. */
 export interface TemplateScope {
+  /** The workflow's inputs, defaults filled in. */
   inputs: Record<string, unknown>;
-  /** step id -> { output } of the steps that ran so far. */
-  steps: Record<string, { output: Record<string, unknown> }>;
+  /**
+   * step id -> { output } of the steps that ran so far: a tool step's output object, or the answer
+   * (any JSON value) the host handed back for an agent step with resumeWorkflow.
+   */
+  steps: Record<string, { output: unknown }>;
 }
 
 const WHOLE = /^\{\{([^{}]*)\}\}$/;
 const ANY = /\{\{([^{}]*)\}\}/g;
 
-/** The value at a template path, or undefined when any segment is missing. */
+/**
+ * The value at a template path such as `steps.analyze.output.rows` (the text between `{{` and `}}`),
+ * or undefined when any segment is missing. Only own properties are read.
+ */
 export function lookup(pathText: string, scope: TemplateScope): unknown {
   const segments = parseTemplatePath(pathText);
   if (segments === undefined) return undefined;
@@ -55,7 +67,10 @@ function interpolateString(text: string, scope: TemplateScope): unknown {
   return text.replace(ANY, (_all, p: string) => stringify(lookup(p, scope)));
 }
 
-/** Interpolates every string in a JSON value; undefined object values are dropped. */
+/**
+ * Interpolates every string in a JSON value (spec §8): a string that is one whole template keeps the
+ * value's type, a template inside longer text is stringified, and undefined object values are dropped.
+ */
 export function interpolate(value: unknown, scope: TemplateScope): unknown {
   if (typeof value === 'string') return interpolateString(value, scope);
   if (Array.isArray(value)) {
@@ -76,7 +91,10 @@ export function interpolate(value: unknown, scope: TemplateScope): unknown {
   return value;
 }
 
-/** An agent instruction: always text, so a whole-string template of an object becomes its JSON. */
+/**
+ * Interpolates an agent step's instruction: always text, so a whole-string template of an object
+ * becomes its JSON and a missing value the empty string.
+ */
 export function interpolateText(text: string, scope: TemplateScope): string {
   return stringify(interpolateString(text, scope));
 }

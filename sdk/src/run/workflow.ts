@@ -1,22 +1,28 @@
 /**
  * runWorkflow (spec §8; host contract "Workflows"): runs the tool steps of a workflow in order and
- * stops at the first agent step, returning its interpolated instruction and the results so far;
- * without an agent step it returns the interpolated `output` mapping. Workflows are data: they run
- * nothing but declared tools, each through runTool (grants, sandbox, audit apply per step).
+ * stops at the first agent step, returning its interpolated instruction, the results so far and a
+ * resume token; without an agent step it returns the interpolated `output` mapping. resumeWorkflow
+ * hands the agent's answer back (checked against the step's outputSchema, if any) and runs the steps
+ * after it. Workflows are data: they run nothing but declared tools, each through runTool (grants,
+ * sandbox, audit apply per step).
  */
 import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
-import { isToolStep, validateWorkflowFiles, type WorkflowDocument } from '../format/workflow-doc.js';
+import { isToolStep, validateWorkflowFiles, type WorkflowAgentStep, type WorkflowDocument } from '../format/workflow-doc.js';
 import { assertEnabled } from '../store/enablement.js';
+import type { PackageState } from '../store/state.js';
 import { AuditLog, auditDigest } from './audit.js';
 import { runTool, type RunProgress, type RunToolOptions } from './run-tool.js';
 import { assertMatches } from './schemas.js';
 import type { RunContext } from './context.js';
 import { checkWorkspace } from './workspace.js';
 import { interpolate, interpolateText, type TemplateScope } from './templates.js';
+import { checkResumeToken, claimPausedRun, readPausedRun, savePausedRun, type PausedRunRecord } from './workflow-runs.js';
 
-export interface WorkflowStepResult {
+/** A tool step that ran. */
+export interface WorkflowToolStepResult {
+  kind: 'tool';
   id: string;
   /** The capability whose tool ran (this one, or a dependency named by the step's `capability`). */
   capability: string;
@@ -24,6 +30,18 @@ export interface WorkflowStepResult {
   output: Record<string, unknown>;
 }
 
+/** An agent step whose answer the host handed back with resumeWorkflow. */
+export interface WorkflowAgentStepResult {
+  kind: 'agent';
+  id: string;
+  /** The agent's answer (any JSON value), as later steps read it through `{{steps.<id>.output}}`. */
+  output: unknown;
+}
+
+/** One step of a workflow run, in the order the steps ran. */
+export type WorkflowStepResult = WorkflowToolStepResult | WorkflowAgentStepResult;
+
+/** What runWorkflow and resumeWorkflow return: the workflow's output, or the next agent step. */
 export type WorkflowRunResult =
   | { status: 'done'; workflow: string; inputs: Record<string, unknown>; output: Record<string, unknown>; steps: WorkflowStepResult[] }
   | {
@@ -32,9 +50,14 @@ export type WorkflowRunResult =
       inputs: Record<string, unknown>;
       stepId: string;
       instruction: string;
+      /** The step's outputSchema: what the answer handed to resumeWorkflow must match (absent: any JSON value). */
+      outputSchema?: Record<string, unknown>;
       steps: WorkflowStepResult[];
+      /** Pass it to resumeWorkflow with the agent's answer to run the steps after this one (single use). */
+      resumeToken: string;
     };
 
+/** Options of `runWorkflow()`. */
 export interface RunWorkflowOptions {
   workspace?: string | null;
   signal?: AbortSignal;
@@ -46,6 +69,9 @@ export interface RunWorkflowOptions {
   interpreters?: RunToolOptions['interpreters'];
 }
 
+/** The largest agent answer resumeWorkflow takes, as JSON text (a tool's output has the same limit). */
+export const MAX_AGENT_OUTPUT_BYTES = 16 * 1024 * 1024;
+
 /**
  * Reads and validates every workflow document of an installed (or extracted) capability: spec §8
  * schema, integers only, tools of this capability or of a declared dependency, unique step ids,
@@ -55,12 +81,15 @@ export async function validateInstalledWorkflows(manifest: Manifest, dir: string
   return validateWorkflowFiles(manifest, dir);
 }
 
+interface LoadedWorkflow {
+  manifest: Manifest;
+  version: string;
+  state: PackageState;
+  doc: WorkflowDocument;
+}
+
 /** The validated document of `workflowId` in the active version of `id` (E_NOT_FOUND when absent). */
-async function loadWorkflow(
-  arc: RunContext,
-  id: string,
-  workflowId: string,
-): Promise<{ manifest: Manifest; version: string; doc: WorkflowDocument }> {
+async function loadWorkflow(arc: RunContext, id: string, workflowId: string): Promise<LoadedWorkflow> {
   const state = await arc.state(id);
   const manifest = await arc.readInstalledManifest(id, state.active);
   const docs = await validateInstalledWorkflows(manifest, arc.home.versionDir(id, state.active));
@@ -71,7 +100,7 @@ async function loadWorkflow(
       `${id}@${state.active} has no workflow "${workflowId}"; its workflows are: ${docs.map((d) => d.id).join(', ') || 'none'}.`,
     );
   }
-  return { manifest, version: state.active, doc };
+  return { manifest, version: state.active, state, doc };
 }
 
 /** spec §8: missing inputs take `inputs.properties.<name>.default`; the result must match the inputs schema. */
@@ -94,11 +123,19 @@ function resolveInputs(doc: WorkflowDocument, given: unknown): Record<string, un
   return inputs;
 }
 
+/** Where a run starts: the first step, or the step after an agent step whose answer came back. */
+interface StartAt {
+  index: number;
+  inputs: Record<string, unknown>;
+  steps: WorkflowStepResult[];
+}
+
 /**
  * Runs workflow `workflowId` of the installed capability `id`. Returns `{ status: 'agent', stepId,
- * instruction, steps }` at the first agent step, else `{ status: 'done', output, steps }`. A failing
- * tool step rejects with its error (details.step names the step). One audit line is written for
- * the workflow besides the lines of its tool steps.
+ * instruction, steps, resumeToken }` at the first agent step (the run is kept in the home until
+ * resumeWorkflow takes it), else `{ status: 'done', output, steps }`. A failing tool step rejects
+ * with its error (details.step names the step). One audit line is written for the workflow besides
+ * the lines of its tool steps.
  */
 export async function runWorkflow(
   arc: RunContext,
@@ -107,29 +144,133 @@ export async function runWorkflow(
   inputs: unknown,
   options: RunWorkflowOptions = {},
 ): Promise<WorkflowRunResult> {
+  const loaded = await loadWorkflow(arc, id, workflowId);
+  return audited(arc, id, loaded, auditDigest(inputs), `Running workflow ${workflowId} of ${id} failed`, async (grantsUsed) => {
+    // issue 17: a disabled capability's workflows do not run (its steps would be refused anyway).
+    assertEnabled(loaded.state);
+    // Issue 24 item 2: the workspace is checked before any step (a workflow of agent steps only
+    // never reaches runTool's own check); every tool step checks it again.
+    await checkWorkspace(arc.home.root, options.workspace ?? null);
+    const start: StartAt = { index: 0, inputs: resolveInputs(loaded.doc, inputs), steps: [] };
+    return pauseOrFinish(arc, id, loaded, await execute(arc, id, loaded.doc, start, options, grantsUsed));
+  });
+}
+
+/**
+ * Continues a workflow that stopped at an agent step (spec §8; host contract "Workflows"): `token` is
+ * the `resumeToken` runWorkflow (or an earlier resume) returned, `agentOutput` the agent's answer
+ * (any JSON value; it must match the step's `outputSchema` when the workflow declares one, else
+ * E_OUTPUT and the token stays valid). The steps after the agent step run as runWorkflow runs them
+ * and read the answer as `{{steps.<id>.output}}`; the result is the workflow's output or the next
+ * agent step with a new token. A token is used once: E_NOT_FOUND for one already resumed; when a
+ * later step fails, the token stays valid for another try. The capability must still be at the
+ * version that paused (E_NOT_FOUND after an update or rollback: run the workflow again).
+ */
+export async function resumeWorkflow(
+  arc: RunContext,
+  token: string,
+  agentOutput: unknown,
+  options: RunWorkflowOptions = {},
+): Promise<WorkflowRunResult> {
+  checkResumeToken(token);
+  const paused = await readPausedRun<WorkflowStepResult>(arc, token);
+  const id = paused.capability;
+  const loaded = await loadWorkflow(arc, id, paused.workflow);
+  const activeSha = loaded.state.versions[loaded.version]?.manifestSha256 ?? manifestDigest(loaded.manifest);
+  if (loaded.version !== paused.version || activeSha !== paused.manifestSha256) {
+    throw new AdcapError(
+      'E_NOT_FOUND',
+      `Workflow ${paused.workflow} of ${id} stopped at version ${paused.version}, but ${loaded.version} is installed now; ` +
+        'run the workflow again from the start.',
+      { details: { token, version: paused.version, installed: loaded.version } },
+    );
+  }
+  const index = loaded.doc.steps.findIndex((s) => s.id === paused.stepId);
+  const step = loaded.doc.steps[index];
+  if (step === undefined || isToolStep(step)) {
+    throw new AdcapError('E_NOT_FOUND', `Workflow ${paused.workflow} of ${id} has no agent step "${paused.stepId}"; run it again.`, {
+      details: { token },
+    });
+  }
+  const answer = checkAgentOutput(loaded.doc, step, agentOutput);
+  const inputDigest = auditDigest({ resumed: paused.stepId, output: answer });
+  return audited(arc, id, loaded, inputDigest, `Resuming workflow ${paused.workflow} of ${id} failed`, async (grantsUsed) => {
+    assertEnabled(loaded.state);
+    await checkWorkspace(arc.home.root, options.workspace ?? null);
+    const claimed = await claimPausedRun(arc, token);
+    let reached: Reached;
+    try {
+      const steps: WorkflowStepResult[] = [...paused.steps, { kind: 'agent', id: step.id, output: answer }];
+      reached = await execute(arc, id, loaded.doc, { index: index + 1, inputs: paused.inputs, steps }, options, grantsUsed);
+    } catch (error) {
+      await claimed.release().catch(() => undefined);
+      throw error;
+    }
+    const result = await pauseOrFinish(arc, id, loaded, reached);
+    await claimed.finish();
+    return result;
+  });
+}
+
+/** The agent's answer as plain JSON, within the size limit and matching the step's outputSchema. */
+function checkAgentOutput(doc: WorkflowDocument, step: WorkflowAgentStep, value: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) {
+    throw new AdcapError('E_OUTPUT', `The agent's answer to step ${step.id} of workflow ${doc.id} must be a JSON value.`, {
+      details: { step: step.id, pointer: '' },
+    });
+  }
+  if (Buffer.byteLength(text) > MAX_AGENT_OUTPUT_BYTES) {
+    throw new AdcapError(
+      'E_OUTPUT',
+      `The agent's answer to step ${step.id} of workflow ${doc.id} is larger than ${MAX_AGENT_OUTPUT_BYTES} bytes of JSON; shorten it.`,
+      { details: { step: step.id, pointer: '' } },
+    );
+  }
+  // A copy through JSON: no prototype, no getters, nothing that changes after the check.
+  const answer = JSON.parse(text) as unknown;
+  if (step.outputSchema !== undefined) {
+    try {
+      assertMatches(step.outputSchema, answer, 'E_OUTPUT', `The output of agent step ${step.id}`, 'outputSchema');
+    } catch (error) {
+      if (error instanceof AdcapError)
+        throw new AdcapError(error.code, error.message, { cause: error, details: { ...error.details, step: step.id } });
+      throw error;
+    }
+  }
+  return answer;
+}
+
+/** Runs `work` and appends the workflow's audit line, whatever the outcome. */
+async function audited(
+  arc: RunContext,
+  id: string,
+  loaded: LoadedWorkflow,
+  inputSha256: string,
+  context: string,
+  work: (grantsUsed: Set<string>) => Promise<WorkflowRunResult>,
+): Promise<WorkflowRunResult> {
   const started = Date.now();
-  const { manifest, version, doc } = await loadWorkflow(arc, id, workflowId);
-  const state = await arc.state(id);
   const grantsUsed = new Set<string>();
   let result: WorkflowRunResult | undefined;
   let failure: AdcapError | undefined;
   try {
-    // issue 17: a disabled capability's workflows do not run (its steps would be refused anyway).
-    assertEnabled(state);
-    // Issue 24 item 2: the workspace is checked before any step (a workflow of agent steps only
-    // never reaches runTool's own check); every tool step checks it again.
-    await checkWorkspace(arc.home.root, options.workspace ?? null);
-    result = await execute(arc, id, doc, inputs, options, grantsUsed);
+    result = await work(grantsUsed);
   } catch (error) {
-    failure = asAdcapError(error, `Running workflow ${workflowId} of ${id} failed`);
+    failure = asAdcapError(error, context);
   }
   await new AuditLog(arc.home.auditDir).append({
     kind: 'workflow',
     capability: id,
-    version,
-    manifestSha256: state.versions[version]?.manifestSha256 ?? manifestDigest(manifest),
-    name: workflowId,
-    inputSha256: auditDigest(inputs),
+    version: loaded.version,
+    manifestSha256: loaded.state.versions[loaded.version]?.manifestSha256 ?? manifestDigest(loaded.manifest),
+    name: loaded.doc.id,
+    inputSha256,
     outputSha256:
       result === undefined
         ? null
@@ -143,22 +284,56 @@ export async function runWorkflow(
   return result as WorkflowRunResult;
 }
 
+/** Where execute stopped: the end of the workflow, or an agent step. */
+type Reached =
+  | { status: 'done'; inputs: Record<string, unknown>; output: Record<string, unknown>; steps: WorkflowStepResult[] }
+  | { status: 'agent'; inputs: Record<string, unknown>; step: WorkflowAgentStep; instruction: string; steps: WorkflowStepResult[] };
+
+/** At an agent step the run is kept in the home (workflow-runs.ts) and its token handed out. */
+async function pauseOrFinish(arc: RunContext, id: string, loaded: LoadedWorkflow, reached: Reached): Promise<WorkflowRunResult> {
+  const workflow = loaded.doc.id;
+  if (reached.status === 'done') return { status: 'done', workflow, inputs: reached.inputs, output: reached.output, steps: reached.steps };
+  const record: PausedRunRecord<WorkflowStepResult> = {
+    format: 1,
+    capability: id,
+    version: loaded.version,
+    manifestSha256: loaded.state.versions[loaded.version]?.manifestSha256 ?? manifestDigest(loaded.manifest),
+    workflow,
+    inputs: reached.inputs,
+    stepId: reached.step.id,
+    steps: reached.steps,
+    pausedAt: new Date().toISOString(),
+  };
+  const resumeToken = await savePausedRun(arc, record);
+  return {
+    status: 'agent',
+    workflow,
+    inputs: reached.inputs,
+    stepId: reached.step.id,
+    instruction: reached.instruction,
+    ...(reached.step.outputSchema === undefined ? {} : { outputSchema: reached.step.outputSchema }),
+    steps: reached.steps,
+    resumeToken,
+  };
+}
+
 async function execute(
   arc: RunContext,
   id: string,
   doc: WorkflowDocument,
-  given: unknown,
+  start: StartAt,
   options: RunWorkflowOptions,
   grantsUsed: Set<string>,
-): Promise<WorkflowRunResult> {
-  const inputs = resolveInputs(doc, given);
+): Promise<Reached> {
+  const { inputs } = start;
   // Null prototype: a step id such as "__proto__" is an ordinary key here.
   const scope: TemplateScope = { inputs, steps: Object.create(null) as TemplateScope['steps'] };
-  const steps: WorkflowStepResult[] = [];
-  for (const step of doc.steps) {
+  const steps: WorkflowStepResult[] = [...start.steps];
+  for (const done of steps) scope.steps[done.id] = { output: done.output };
+  for (const step of doc.steps.slice(start.index)) {
     if (!isToolStep(step)) {
       // spec §8: an agent step is for the host's agent; the runner stops and hands over.
-      return { status: 'agent', workflow: doc.id, inputs, stepId: step.id, instruction: interpolateText(step.agent, scope), steps };
+      return { status: 'agent', inputs, step, instruction: interpolateText(step.agent, scope), steps };
     }
     const capability = step.capability ?? id;
     const input = step.input === undefined ? {} : interpolate(step.input, scope);
@@ -181,8 +356,8 @@ async function execute(
     }
     for (const g of ran.grantsUsed) grantsUsed.add(capability === id ? g : `${capability} ${g}`);
     scope.steps[step.id] = { output: ran.output };
-    steps.push({ id: step.id, capability, tool: step.tool, output: ran.output });
+    steps.push({ kind: 'tool', id: step.id, capability, tool: step.tool, output: ran.output });
   }
   const output = doc.output === undefined ? {} : (interpolate(doc.output, scope) as Record<string, unknown>);
-  return { status: 'done', workflow: doc.id, inputs, output, steps };
+  return { status: 'done', inputs, output, steps };
 }

@@ -10,7 +10,8 @@ import { createHostService } from '../../../electron/host/service.js';
 /**
  * Run by hand (issue 10), on the bundled example registry as `npm start` serves it: the
  * capability page shows the workflow with its input schema, and running it streams the step in
- * progress events and stops at the agent step with the instruction and the data gathered so far.
+ * progress events and stops at the agent step with the instruction and the data gathered so far;
+ * run.resumeWorkflow hands the agent's answer back and the workflow ends with its output.
  */
 describe('running a workflow through the host', () => {
   it('reaches the agent step of acme/data-report csv-report with live progress per step', async () => {
@@ -62,6 +63,24 @@ describe('running a workflow through the host', () => {
       events.flatMap((e) => (e.type === 'progress' && e.operation === started.value.operation && e.step !== undefined ? [e.step] : [])),
     );
     expect([...steps]).toEqual(['summary', 'quality']);
+
+    // The Run screen's Continue: the agent's answer goes back with the token, and the workflow ends.
+    if (result.value.status !== 'agent') throw new Error('expected the agent step');
+    const report = 'Two rows; south/jan has no units: fill it in.';
+    const resumed = await client.operations.wait(
+      await client.run.resumeWorkflow(result.value.resumeToken, report, { workspace: workspace.value.handle }),
+    );
+    expect(resumed).toMatchObject({
+      ok: true,
+      value: {
+        status: 'done',
+        output: { summary: { rows: 2 }, quality: { rows: 2 } },
+        steps: [{ id: 'summary' }, { id: 'quality' }, { kind: 'agent', id: 'report', output: report }],
+      },
+    });
+    // Used once: a second Continue is E_NOT_FOUND, not a second run.
+    const again = await client.operations.wait(await client.run.resumeWorkflow(result.value.resumeToken, report));
+    expect(again).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
     await host.close();
   });
 });

@@ -22,6 +22,15 @@ beforeAll(async () => {
           { id: 'a', agent: 'Answer {{steps.e.output.echoed.text}}' },
         ],
       },
+      {
+        'adcap-workflow': '1.0',
+        id: 'answer',
+        steps: [
+          { id: 'a', agent: 'Say something' },
+          { id: 'b', tool: 'echo', input: { text: '{{steps.a.output}}' } },
+        ],
+        output: { said: '{{steps.b.output.echoed.text}}' },
+      },
     ],
     files: { 'tools/echo.mjs': 'echo.mjs' },
   });
@@ -47,6 +56,30 @@ describe('adcap run / workflow / audit verify', () => {
     const result = await run(['workflow', 'acme/cli', 'ask', '--inputs', '{"q":"why"}', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'agent', stepId: 'a', instruction: 'Answer why' });
+  });
+
+  it('workflow --resume <token> continues after the agent step with --agent-text or --agent-output (text or @file)', async () => {
+    const stopped = await run(['workflow', 'acme/cli', 'answer']);
+    expect(stopped.code).toBe(0);
+    const token = /--resume (wfr_[0-9a-f]{32}) --agent-text @answer\.txt/.exec(stopped.stderr + stopped.stdout)?.[1];
+    expect(token, stopped.stderr).toBeDefined();
+    await writeFile(join(h.root, 'answer.txt'), 'hello from the agent');
+    const done = await run(['workflow', '--resume', token ?? '', '--agent-text', '@answer.txt', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'done', output: { said: 'hello from the agent' } });
+
+    const json = JSON.parse((await run(['workflow', 'acme/cli', 'answer', '--json'])).stdout) as { resumeToken: string };
+    const wrongIds = await run(['workflow', 'acme/cli', 'ask', '--resume', json.resumeToken, '--agent-output', '"x"']);
+    expect(wrongIds.code).toBe(2);
+    expect(wrongIds.stderr).toMatch(/^error E_USAGE: --resume wfr_\w+ belongs to workflow answer of acme\/cli/m);
+    const noAnswer = await run(['workflow', '--resume', json.resumeToken]);
+    expect(noAnswer.stderr).toMatch(/^error E_USAGE: --resume needs the agent's answer: --agent-output/m);
+    const resumed = await run(['workflow', 'acme/cli', 'answer', '--resume', json.resumeToken, '--agent-output', '"as JSON"', '--json']);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'done', output: { said: 'as JSON' } });
+    const again = await run(['workflow', '--resume', json.resumeToken, '--agent-output', '"x"']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error E_NOT_FOUND: .*resumed already/m);
+    expect((await run(['workflow', '--agent-text', 'x'])).stderr).toMatch(/^error E_USAGE: adcap workflow needs <id> and <workflowId>/m);
   });
 
   it('audit verify passes on the log the runs wrote and fails (E_HASH, exit 1) once a line is edited', async () => {

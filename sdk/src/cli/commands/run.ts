@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { AdcapError } from '../../errors.js';
 import { AuditLog } from '../../run/audit.js';
 import { runTool } from '../../run/run-tool.js';
-import { runWorkflow } from '../../run/workflow.js';
+import { resumeWorkflow, runWorkflow, type WorkflowRunResult } from '../../run/workflow.js';
+import { readPausedRun } from '../../run/workflow-runs.js';
 import type { CliContext } from '../context.js';
 import { cliSecretSource } from './secrets.js';
 // The shared CLI host: agent id "arcotheon" and the embedded default remote, whose blob mirror
@@ -12,7 +13,8 @@ import { openArcotheon, sdkVersion } from '../host.js';
 
 /**
  * Running capabilities (DESIGN §8): `run <id> <tool> --input JSON [--workspace DIR]`,
- * `workflow <id> <workflowId> --inputs JSON [--workspace DIR]`, `mcp <id>...` and `audit verify`.
+ * `workflow <id> <workflowId> --inputs JSON [--workspace DIR]` (and `workflow --resume <token>
+ * --agent-output JSON|@file` or `--agent-text TEXT|@file` after an agent step), `mcp <id>...` and `audit verify`.
  * Tools run sandboxed (E_SANDBOX_UNAVAILABLE without a sandbox); the CLI never opts out.
  */
 export function register(program: Command, ctx: CliContext): void {
@@ -38,19 +40,53 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('workflow')
-    .description('run a workflow of an installed capability up to its first agent step, and print the result JSON')
-    .argument('<id>', 'installed capability id')
-    .argument('<workflowId>', 'workflow id')
+    .description(
+      'run a workflow of an installed capability up to its first agent step, and print the result JSON; ' +
+        "continue it after the agent step with --resume <token> and the agent's answer",
+    )
+    .argument('[id]', 'installed capability id (not needed with --resume)')
+    .argument('[workflowId]', 'workflow id (not needed with --resume)')
     .option('--inputs <json>', 'the workflow inputs as JSON, or @file.json', '{}')
     .option('--workspace <dir>', 'the folder tool steps may read or write, if they were granted that')
-    .action(async (id: string, workflowId: string, opts: { inputs: string; workspace?: string }) => {
-      const inputs = parseJsonArg(opts.inputs, '--inputs', ctx);
-      const result = await runWorkflow(await openArcotheon(ctx), id, workflowId, inputs, {
-        workspace: opts.workspace === undefined ? null : ctx.resolvePath(opts.workspace),
-        secrets: cliSecretSource(ctx),
-      });
+    .option('--resume <token>', 'the resumeToken printed when the workflow stopped at an agent step')
+    .option('--agent-output <json>', "with --resume: the agent's answer as JSON, or @file.json")
+    .option('--agent-text <text>', "with --resume: the agent's answer as plain text, or @file")
+    .action(async (id: string | undefined, workflowId: string | undefined, opts: WorkflowFlags) => {
+      const arc = await openArcotheon(ctx);
+      const workspace = opts.workspace === undefined ? null : ctx.resolvePath(opts.workspace);
+      let result: WorkflowRunResult;
+      if (opts.resume !== undefined) {
+        const answer = agentAnswer(opts, ctx);
+        if (id !== undefined || workflowId !== undefined) {
+          // The ids are optional with --resume; given, they must be those of the paused run.
+          const paused = await readPausedRun(arc, opts.resume);
+          if ((id !== undefined && id !== paused.capability) || (workflowId !== undefined && workflowId !== paused.workflow)) {
+            throw new AdcapError(
+              'E_USAGE',
+              `--resume ${opts.resume} belongs to workflow ${paused.workflow} of ${paused.capability}; ` +
+                'give those ids, or none, with --resume.',
+            );
+          }
+        }
+        result = await resumeWorkflow(arc, opts.resume, answer, { workspace, secrets: cliSecretSource(ctx) });
+      } else {
+        if (id === undefined || workflowId === undefined) {
+          throw new AdcapError('E_USAGE', 'adcap workflow needs <id> and <workflowId>, or --resume <token> after an agent step.');
+        }
+        if (opts.agentOutput !== undefined || opts.agentText !== undefined) {
+          throw new AdcapError('E_USAGE', '--agent-output and --agent-text go with --resume <token>, after the workflow stopped.');
+        }
+        const inputs = parseJsonArg(opts.inputs, '--inputs', ctx);
+        result = await runWorkflow(arc, id, workflowId, inputs, { workspace, secrets: cliSecretSource(ctx) });
+      }
       output.result(result, () => JSON.stringify(result, null, 2));
-      if (result.status === 'agent') output.note(`stopped at agent step "${result.stepId}": ${result.instruction}`);
+      if (result.status === 'agent') {
+        output.note(`stopped at agent step "${result.stepId}": ${result.instruction}`);
+        output.note(
+          `continue with: adcap workflow --resume ${result.resumeToken} --agent-text @answer.txt` +
+            (result.outputSchema === undefined ? '' : " (or --agent-output @answer.json matching the step's outputSchema)"),
+        );
+      }
     });
 
   program
@@ -81,6 +117,37 @@ export function register(program: Command, ctx: CliContext): void {
         () => `audit log intact: ${verified.lines} line${verified.lines === 1 ? '' : 's'}`,
       );
     });
+}
+
+interface WorkflowFlags {
+  inputs: string;
+  workspace?: string;
+  resume?: string;
+  agentOutput?: string;
+  agentText?: string;
+}
+
+/** The answer given with --resume: exactly one of --agent-output (JSON) and --agent-text (text). */
+function agentAnswer(opts: WorkflowFlags, ctx: CliContext): unknown {
+  if ((opts.agentOutput === undefined) === (opts.agentText === undefined)) {
+    throw new AdcapError('E_USAGE', "--resume needs the agent's answer: --agent-output JSON|@file.json, or --agent-text TEXT|@file.");
+  }
+  if (opts.agentOutput !== undefined) return parseJsonArg(opts.agentOutput, '--agent-output', ctx);
+  return readArg(opts.agentText ?? '', '--agent-text', ctx);
+}
+
+/** The text of a flag, or of the file it names with @path. */
+function readArg(text: string, flag: string, ctx: CliContext): string {
+  if (!text.startsWith('@')) return text;
+  const file = ctx.resolvePath(text.slice(1));
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AdcapError(
+      'E_USAGE',
+      `Cannot read ${flag} file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give the text or @path-to-a-file.`,
+    );
+  }
 }
 
 function parseJsonArg(text: string, flag: string, ctx: CliContext): unknown {
