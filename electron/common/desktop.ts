@@ -33,6 +33,10 @@ export interface SecretRequest {
   capability: string;
   tool: string;
   variable: string;
+  /** Whether the answer is kept (encrypted with the OS keychain) or used for this run only. */
+  kept: boolean;
+  /** Why values are not kept, in the first prompt that asks without keeping. */
+  notice?: string;
 }
 
 export type DesktopEvent = { type: 'open'; request: OpenRequest } | { type: 'secret'; request: SecretRequest };

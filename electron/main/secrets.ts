@@ -15,7 +15,18 @@ export interface Encryptor {
   isEncryptionAvailable(): boolean;
   encryptString(plain: string): Buffer;
   decryptString(cipher: Buffer): string;
+  /** Linux only: the backend in use ("basic_text", "gnome_libsecret", "kwallet5", ...; "unknown" before ready). */
+  getSelectedStorageBackend?(): string;
 }
+
+/**
+ * Said once, in the first prompt, when values cannot be kept (SECURITY.md "The desktop app").
+ * Electron's `basic_text` backend "encrypts" with a key built into Chromium, so its ciphertext is
+ * as readable as plain text to anyone who can read the file.
+ */
+export const NOT_KEPT_NOTICE =
+  'This computer has no keychain Arcotheon can use (no GNOME Keyring or KWallet is running), so Arcotheon does not save ' +
+  'secret values: it asks for a value each time a tool needs it. Start or install a keyring to have values remembered.';
 
 /**
  * A SecretStore whose file holds only ciphertexts (base64 of `safeStorage.encryptString`), in the
@@ -26,18 +37,28 @@ export class SafeSecretStore implements SecretStore {
   readonly #file: FileSecretStore;
   readonly #crypto: Encryptor;
 
-  constructor(file: string, crypto: Encryptor) {
+  readonly #platform: NodeJS.Platform;
+
+  constructor(file: string, crypto: Encryptor, platform: NodeJS.Platform = process.platform) {
     this.#file = new FileSecretStore(file);
     this.#crypto = crypto;
+    this.#platform = platform;
   }
 
   get file(): string {
     return this.#file.file;
   }
 
-  /** Whether values survive a restart (the OS offers encryption). */
+  /**
+   * Whether values survive a restart: the OS offers real encryption. On Linux, safeStorage reports
+   * encryption available with its `basic_text` fallback too (a key built into Chromium, so no
+   * protection at all); that, or a backend not known yet, counts as none.
+   */
   get persistent(): boolean {
-    return this.#crypto.isEncryptionAvailable();
+    if (!this.#crypto.isEncryptionAvailable()) return false;
+    if (this.#platform !== 'linux' || this.#crypto.getSelectedStorageBackend === undefined) return true;
+    const backend = this.#crypto.getSelectedStorageBackend();
+    return backend !== 'basic_text' && backend !== 'unknown';
   }
 
   async get(capability: string, variable: string): Promise<string | undefined> {
@@ -52,7 +73,11 @@ export class SafeSecretStore implements SecretStore {
   }
 
   async set(capability: string, variable: string, value: string): Promise<void> {
-    if (!this.persistent) return;
+    if (!this.persistent) {
+      // A value kept under an earlier backend is not left behind when the user gives a new one.
+      await this.#file.delete(capability, variable);
+      return;
+    }
     await this.#file.set(capability, variable, this.#crypto.encryptString(value).toString('base64'));
   }
 
@@ -82,6 +107,7 @@ export class SecretBroker {
   readonly #options: SecretBrokerOptions;
   readonly #waiting = new Map<string, { key: string; resolve: (value: string | null) => void; timer: NodeJS.Timeout }>();
   readonly #inFlight = new Map<string, Promise<string | null>>();
+  #toldNotKept = false;
 
   constructor(options: SecretBrokerOptions) {
     this.#options = options;
@@ -106,7 +132,12 @@ export class SecretBroker {
       timer.unref();
       this.#waiting.set(id, { key, resolve, timer });
     });
-    if (!this.#options.ask({ request: id, ...request })) this.#settle(id, null);
+    // A store that cannot keep values (SafeSecretStore without a real keychain) says so in the first prompt only.
+    const kept = (this.#options.store as { persistent?: boolean }).persistent ?? true;
+    const notice = !kept && !this.#toldNotKept ? { notice: NOT_KEPT_NOTICE } : {};
+    const asked = this.#options.ask({ request: id, ...request, kept, ...notice });
+    if (asked && !kept) this.#toldNotKept = true;
+    if (!asked) this.#settle(id, null);
     const value = await answer;
     if (value !== null) await this.#options.store.set(request.capability, request.variable, value);
     return value;

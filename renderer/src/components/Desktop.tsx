@@ -64,9 +64,10 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
     onDone();
   };
   const usable = value !== '' && !/[\r\n]/.test(value);
-  const storageNote =
-    `Arcotheon keeps it encrypted with your system keychain and passes it only to tools of ${request.capability} ` +
-    `whose permission names ${request.variable}.`;
+  const storageNote = request.kept
+    ? `Arcotheon keeps it encrypted with your system keychain and passes it only to tools of ${request.capability} ` +
+      `whose permission names ${request.variable}.`
+    : `Arcotheon uses it for this run only and passes it only to this tool; it asks again next time.`;
   return (
     <Dialog
       title={`${request.capability} needs ${request.variable}`}
@@ -78,7 +79,7 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
             Run without it
           </button>
           <button type="button" className="primary" disabled={!usable} onClick={() => answer(value)}>
-            Save and run
+            {request.kept ? 'Save and run' : 'Run'}
           </button>
         </>
       }
@@ -100,6 +101,7 @@ function SecretPrompt({ request, onDone }: { request: SecretRequest; onDone: () 
         onKeyDown={(e) => e.key === 'Enter' && usable && (e.preventDefault(), answer(value))}
       />
       <p className="small muted">{storageNote}</p>
+      {request.notice === undefined ? null : <p className="small">{request.notice}</p>}
     </Dialog>
   );
 }
