@@ -328,7 +328,19 @@ export interface UpdateResultData extends ApplyResultData {
 
 export type InstallSourceData =
   | { kind: 'registry'; remote: string; signedBy: string[] }
-  | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean };
+  | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean; added?: AddedOriginData };
+
+/** Where a capability brought in with `adcap add` came from (docs/skills.md): source, git URL, commit, your key. */
+export interface AddedOriginData {
+  source: string;
+  kind: 'git' | 'folder';
+  url?: string;
+  ref?: string;
+  commit?: string;
+  path?: string;
+  skills?: string[];
+  keyId: string;
+}
 
 export interface InstalledCapabilityData {
   id: string;
@@ -358,6 +370,8 @@ export interface InstalledSummary {
   explicit: boolean;
   grants: string[];
   source: InstallSourceData;
+  /** Set for a capability brought in with `adcap add`: "added by you from <source> at <commit>" (docs/skills.md). */
+  addedFrom?: string;
   /** Issue 17: set while the capability is switched off (by the user or by the policy). */
   disabled?: DisabledMarkData;
   /** Set when the organisation's policy manages this capability. */

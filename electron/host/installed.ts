@@ -129,6 +129,7 @@ export class Installed {
         explicit: capability.explicit,
         grants: capability.grants,
         source: capability.source,
+        ...addedFrom(capability.source),
         ...(capability.disabled === undefined ? {} : { disabled: capability.disabled }),
         ...(capability.managed === undefined ? {} : { managed: capability.managed }),
       },
@@ -263,4 +264,11 @@ export class Installed {
     }
     return { checkedAt, updates, allDigest: all.digest, allNeedsApproval: all.newPermissions.length > 0, unreachable };
   }
+}
+
+/** docs/skills.md: a capability brought in with `adcap add` says where from, as `adcap list` does. */
+function addedFrom(source: InstalledCapability['source']): { addedFrom?: string } {
+  if (source.kind !== 'file' || source.added === undefined) return {};
+  const { added } = source;
+  return { addedFrom: `added by you from ${added.source}${added.commit === undefined ? '' : ` at ${added.commit.slice(0, 12)}`}` };
 }

@@ -154,8 +154,10 @@ export {
 } from './store/agent-links/agents.js';
 export type { AgentStatus } from './store/agent-links/agents-status.js';
 export type { LinkOptions, LinkResult, UnlinkResult } from './store/agent-links/link-skills.js';
+export type { PresentLinkResult } from './store/agent-links/link-present.js';
+export type { PresenceOptions } from './store/agent-links/presence.js';
 export type { LinkRecord, LinkState, LinkStatus } from './store/agent-links/records.js';
-export type { DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
+export type { AddedOrigin, DisabledMark, InstallSource, PackageState, VersionRecord } from './store/state.js';
 export type { EnablementHook, EnablementResult } from './store/enablement.js';
 export {
   checkPolicy,

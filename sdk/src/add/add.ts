@@ -1,5 +1,5 @@
 /**
- * `adcap add <source>` as one SDK call (issue 25): fetch the source (source.ts), stage its skills
+ * `adcap add <source>` as one SDK call (docs/skills.md): fetch the source (source.ts), stage its skills
  * as they are (stage.ts), write the manifest, build and sign the package with the user's own key
  * (own-key.ts), show one plan and install it; `updateAdded` fetches again and shows what changed.
  * Nothing is installed unless every step before the install succeeded: a failure leaves the home
@@ -121,7 +121,7 @@ export async function addCapability(arc: Arcotheon, source: string, options: Add
 /**
  * `adcap update` of an added capability: fetches its source again (the same URL, branch or folder),
  * and when something changed, installs the new package after `approve` accepts it. Callers ask the
- * user only when programs or permissions grew (AddChanges), as issue 25 wants.
+ * user only when programs or permissions grew (AddChanges) (docs/skills.md "Update and rollback").
  */
 export async function updateAdded(
   arc: Arcotheon,
@@ -200,7 +200,8 @@ async function prepare(
     if (staged.skills.length === 0) {
       throw new AdcapError(
         'E_SEMANTIC',
-        `No skill of ${spec.display} can be packaged: ${staged.leftOut.map((l) => `${l.path} [${l.rule}] ${l.message}`).join('; ')}. Nothing was added.`,
+        `No skill of ${spec.display} can be packaged: ` +
+          `${staged.leftOut.map((l) => `${l.path} [${l.rule}] ${l.message}`).join('; ')}. Nothing was added.`,
         { details: { leftOut: staged.leftOut } },
       );
     }

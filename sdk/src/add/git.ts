@@ -1,5 +1,5 @@
 /**
- * git, run as a program (issue 25: no library): a shallow fetch of one commit into an empty folder.
+ * git, run as a program (docs/skills.md: no git library): a shallow fetch of one commit into an empty folder.
  * Nothing from the repository runs: the folder is made with no template (so no hooks), no prompt is
  * shown (GIT_TERMINAL_PROMPT=0: a private repository without credentials fails instead of waiting),
  * and the checkout is of plain files. Failures become coded errors naming the URL.
@@ -30,7 +30,8 @@ export function runGit(args: readonly string[], options: { cwd: string; env?: No
   return new Promise((resolve, reject) => {
     execFile(
       'git',
-      ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.symlinks=true', ...args],
+      // No hooks, no file-system monitor, no background maintenance in a folder that lives a few seconds.
+      ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.symlinks=true', '-c', 'maintenance.auto=false', ...args],
       { cwd: options.cwd, env, timeout: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true },
       (error, stdout, stderr) => {
         if (error === null) {

@@ -1,5 +1,5 @@
 /**
- * The user's own publisher key (issue 25): `adcap add` signs what it builds from a repository with
+ * The user's own publisher key (docs/skills.md): `adcap add` signs what it builds from a repository with
  * it. It is made on first use in the user's configuration folder (never in a repository or in the
  * Arcotheon home, which a workspace or a backup may expose), mode 0600, and is trusted only for the
  * packages `adcap add` itself builds (install request `added`), never for a registry's or a file's.
@@ -43,7 +43,8 @@ export async function ownPublisherKey(configDir: string): Promise<OwnKey> {
       if (isAdcapError(error) && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return null;
       throw new AdcapError(
         'E_USAGE',
-        `Your own publisher key ${file} cannot be used (${(error as Error).message}); move it away and run the command again to make a new one.`,
+        `Your own publisher key ${file} cannot be used (${(error as Error).message}); ` +
+          'move it away and run the command again to make a new one.',
         { cause: error },
       );
     });

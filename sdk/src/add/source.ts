@@ -1,5 +1,5 @@
 /**
- * Where `adcap add` takes a capability from (issue 25), as a reusable step: `parseSource` reads what
+ * Where `adcap add` takes a capability from (docs/skills.md), as a reusable step: `parseSource` reads what
  * the user typed, `fetchSource` brings it onto this machine (a git fetch at one pinned commit, or the
  * local folder or file as it is). Other importers (an MCP Bundle, ...) add a kind here.
  *

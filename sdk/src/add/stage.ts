@@ -1,5 +1,5 @@
 /**
- * Staging a skills repository as it is (issue 25) into a folder `buildPackage` accepts:
+ * Staging a skills repository as it is (docs/skills.md) into a folder `buildPackage` accepts:
  *  - every skill goes to `skills/<name>/`, where <name> is its SKILL.md name, so the spec's rule
  *    "name = folder" (spec §3.1) holds in the package even when the repository's folder differs;
  *  - a skill breaking a rule no staging can fix (a description over 1,024 characters, a bad name, no
@@ -11,13 +11,14 @@
  *  - the top-level README, LICENSE, AGENTS.md and similar files come along for the package's page.
  */
 import type { Stats } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AdcapError } from '../errors.js';
 import { extractFrontMatter, skillDocumentProblems } from '../format/skills.js';
+import { readSourceText } from '../format/source-read.js';
 
-/** A SKILL.md is prose; anything larger than this is not one (issue 24 item 8: reads have a limit). */
+/** A SKILL.md is prose; anything larger than this is not one (SECURITY.md: reads of a repository have a limit). */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
 /** DESIGN §4 reader limits: what a package may hold. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -83,7 +84,8 @@ export async function stageSkillsRepository(root: string, stage: string, options
       if (!described.some((d) => d.name === wanted || lastSegment(d.dir) === wanted))
         throw new AdcapError(
           'E_NOT_FOUND',
-          `There is no skill ${JSON.stringify(wanted)} here; the skills are ${described.map((d) => d.name ?? lastSegment(d.dir)).join(', ') || 'none'}.`,
+          `There is no skill ${JSON.stringify(wanted)} here; the skills are ` +
+            `${described.map((d) => d.name ?? lastSegment(d.dir)).join(', ') || 'none'}.`,
         );
     }
     chosen = described.filter((d) => only.includes(d.name ?? '') || only.includes(lastSegment(d.dir))).map((d) => d.dir);
@@ -238,23 +240,16 @@ class RepoReader {
     return frontMatterName(await this.readText(join(dir, 'SKILL.md'), MAX_SKILL_MD_BYTES)) ?? null;
   }
 
-  /** A regular file's text, at most `max` bytes (E_LIMIT beyond; E_ENTRY_TYPE for anything not a regular file). */
+  /**
+   * A regular file's text, at most `max` bytes: a link leaving the repository is LinkOutside (its
+   * own rule), then format/source-read.ts reads it (non-blocking, checked on the descriptor, so a
+   * FIFO never blocks; E_ENTRY_TYPE for anything not a regular file, E_LIMIT past `max`).
+   */
   async readText(path: string, max: number): Promise<string> {
-    const info = await this.follow(path);
-    if (!info.isFile())
-      throw new AdcapError('E_ENTRY_TYPE', `${relativePath(this.root, path)} is not a regular file; only regular files are read.`);
-    if (info.size > max)
-      throw new AdcapError('E_LIMIT', `${relativePath(this.root, path)} is ${info.size} bytes, over the ${max}-byte limit.`);
-    const real = await realpath(path);
-    const handle = await open(real, 'r');
-    try {
-      const buffer = Buffer.alloc(Math.min(info.size, max) + 1);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      if (bytesRead > max) throw new AdcapError('E_LIMIT', `${relativePath(this.root, path)} grew past the ${max}-byte limit while read.`);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
+    await this.follow(path);
+    const text = await readSourceText(this.root, relative(this.root, path), max);
+    if (text === null) throw new AdcapError('E_MISSING', `${relativePath(this.root, path)} does not exist.`);
+    return text;
   }
 
   async copyFile(from: string, to: string): Promise<void> {

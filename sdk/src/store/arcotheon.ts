@@ -255,7 +255,7 @@ export class Arcotheon {
   }
 
   /**
-   * issue 25: links every skill of `id` into every agent present on this machine (its program on
+   * docs/skills.md: links every skill of `id` into every agent present on this machine (its program on
    * PATH or its own configuration file), one link per folder several agents share; none present:
    * links nothing (`present` is empty).
    */
@@ -267,7 +267,7 @@ export class Arcotheon {
     return linkIntoPresentAgents(this, id, options);
   }
 
-  /** The agents Arcotheon knows, whether each is present (issue 25: the agent itself), and what is linked where. */
+  /** The agents Arcotheon knows, whether each is present (the agent itself, docs/skills.md "Agents"), and what is linked where. */
   agents(options: PresenceOptions = {}): Promise<AgentStatus[]> {
     return agentsStatus(this.core, options);
   }

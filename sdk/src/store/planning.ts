@@ -40,7 +40,7 @@ export interface InstallRequest {
   /** Sideload a local .adcap file. */
   file?: string;
   /**
-   * issue 25: the file was built by `adcap add` and signed with the user's own key: that key is
+   * docs/skills.md: the file was built by `adcap add` and signed with the user's own key: that key is
    * trusted for this file only, and the origin is recorded with the installed version.
    */
   added?: { origin: AddedOrigin; ownKey: TrustedKey };

@@ -22,7 +22,7 @@ export interface SideloadCandidate {
   unknownSigner: boolean;
   signedBy: string[];
   trusted: TrustedKey[];
-  /** issue 25: built and signed by `adcap add` with the user's own key. */
+  /** docs/skills.md: built and signed by `adcap add` with the user's own key. */
   added?: AddedOrigin;
 }
 
@@ -33,7 +33,7 @@ export async function inspectSideload(
 ): Promise<SideloadCandidate> {
   const read = await readPackage(file, core.archiveLimits);
   const { publisher } = parseCapabilityId(read.manifest.id);
-  // issue 25: the user's own key is trusted for the package `adcap add` just built, and nothing else.
+  // docs/skills.md: the user's own key is trusted for the package `adcap add` just built, and nothing else.
   const trusted = added === undefined ? await core.sources.publisherKeys(publisher) : [added.ownKey];
   let unknownSigner = false;
   let signedBy: string[] = [];

@@ -7,7 +7,7 @@ import { isIdPart } from '../registry/layout.js';
 import type { HomeLayout } from './home.js';
 
 /**
- * Where a capability brought in with `adcap add` came from (issue 25): the source as the user named
+ * Where a capability brought in with `adcap add` came from (docs/skills.md): the source as the user named
  * it, the git URL and the commit it was built from (pinned: update fetches again, rollback returns
  * to an earlier commit's package), the folder or skills chosen, and the user's own key that signed it.
  */

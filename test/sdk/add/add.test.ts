@@ -1,5 +1,5 @@
 /**
- * issue 25: addCapability through the SDK: the user's own key (made once in the configuration
+ * docs/skills.md: addCapability through the SDK: the user's own key (made once in the configuration
  * folder, 0600, trusted for what add built and nothing else), and bad input that installs nothing.
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';

@@ -16,7 +16,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('parseSource: every form adcap add takes (issue 25)', () => {
+describe('parseSource: every form adcap add takes (docs/skills.md)', () => {
   const parse = (text: string) => parseSource(text, { cwd: work });
   it('reads owner/repo, owner/repo/path, git URLs with #ref, GitHub tree URLs, folders and .adcap files', () => {
     expect(parse('obra/superpowers')).toMatchObject({

@@ -20,7 +20,7 @@ afterEach(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('staging a skills repository as it is (issue 25)', () => {
+describe('staging a skills repository as it is (docs/skills.md)', () => {
   it('packages a skill whose folder differs from its name under skills/<name>/ and keeps executables', async () => {
     await writeFiles(repo, {
       'skills/react-best-practices/SKILL.md': skillMd('web-react', 'React rules. Use with React.'),
@@ -37,7 +37,7 @@ describe('staging a skills repository as it is (issue 25)', () => {
     expect((await stat(join(stage, 'skills', 'web-react', 'scripts', 'check.sh'))).mode & 0o111).not.toBe(0);
   });
 
-  it('leaves out a skill whose description is over 1,024 characters, a bad name, or a second skill of a name, each with its rule', async () => {
+  it('leaves out a description over 1,024 characters, a bad name, a second skill of a name, each with its rule', async () => {
     await writeFiles(repo, {
       'skills/a-long/SKILL.md': skillMd('a-long', 'x'.repeat(1025)),
       'skills/b-bad/SKILL.md': skillMd('Bad_Name', 'Bad name. Use never.'),
@@ -100,8 +100,8 @@ describe('staging a skills repository as it is (issue 25)', () => {
   });
 });
 
-describe('attacks on staging (issue 24 item 8, issue 25)', () => {
-  it('add-refuses-link-leaving-repository: a SKILL.md or a file linked outside the repository is refused with its path, nothing of it read', async () => {
+describe('attacks on staging (SECURITY.md "Skills repositories")', () => {
+  it('add-refuses-link-leaving-repository: a SKILL.md or file linked outside is refused with its path, nothing read', async () => {
     const secret = join(work, 'secret.txt');
     await writeFile(secret, 'the user private notes\n');
     await writeFiles(repo, {

@@ -12,7 +12,7 @@ import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 
 /**
- * `adcap add <source>` (issue 25): any skills source in one command. Fetches the source (a folder,
+ * `adcap add <source>` (docs/skills.md): any skills source in one command. Fetches the source (a folder,
  * a git URL, owner/repo, owner/repo/path, --skill), stages its skills as they are, builds and signs
  * the package with your own key, shows one plan (skills, programs, permissions, agents to link)
  * and asks once (--yes for scripts), installs it and links it into every agent present.
@@ -112,7 +112,8 @@ function planLines(plan: AddPlan): string[] {
     ...(plan.programs.length === 0 ? ['programs: none'] : plan.programs.map((p) => `programs: ${skillProgramsSentence(p)}`)),
     ...changeLines(plan),
     ...plan.plan.report.lines.filter((l) => /permission/i.test(l)),
-    `signed with your own publisher key ${plan.origin.keyId.slice(0, 12)}${plan.keyCreated ? ' (made now, kept in your configuration folder)' : ''}`,
+    `signed with your own publisher key ${plan.origin.keyId.slice(0, 12)}` +
+      (plan.keyCreated ? ' (made now, kept in your configuration folder)' : ''),
     ...plan.warnings.map((w) => `warning: ${w}`),
   ];
   return lines;

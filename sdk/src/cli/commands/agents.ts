@@ -38,7 +38,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.agent === undefined) {
         if (opts.project !== undefined)
           throw new AdcapError('E_USAGE', '--project needs --agent: name the agent whose project folder to link into.');
-        // issue 25: without --agent, every agent present (its program on PATH or its configuration file).
+        // docs/skills.md: without --agent, every agent present (its program on PATH or its configuration file).
         const linked = await arc.linkSkillsToPresentAgents(id, {
           userHome: userHome(),
           path: ctx.io.env.PATH ?? '',

@@ -108,7 +108,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--prerelease', 'consider prerelease versions')
     .action(async (ids: string[], opts: { yes?: boolean; prerelease?: boolean }) => {
       const arc = await openArcotheon(ctx);
-      // issue 25: a capability brought in with "adcap add" updates from its source (fetched again).
+      // docs/skills.md: a capability brought in with "adcap add" updates from its source (fetched again).
       const added = await addedIds(arc, ids);
       const addedResults: AddResult[] = [];
       for (const id of added) addedResults.push(await updateAddedCommand(ctx, arc, id, opts.yes === true));
@@ -289,6 +289,12 @@ function doctorLines(report: DoctorReport): string[] {
     ),
     report.ok ? 'everything was repaired' : 'problems remain; "adcap doctor --fix" repairs the fixable ones',
   ];
+}
+
+/** " [unsigned]", or for a capability brought in with "adcap add": " [added by you from <source> at <commit>]" (docs/skills.md). */
+function statusMark(c: InstalledCapability): string {
+  if (c.source.kind === 'file' && c.source.added !== undefined) return ` [added by you from ${originText(c.source.added)}]`;
+  return c.status === 'ok' ? '' : ` [${c.status}]`;
 }
 
 /** issue 17: " [disabled]", " [disabled by policy]", " [required by policy]" after a list row. */

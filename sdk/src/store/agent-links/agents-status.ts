@@ -8,7 +8,7 @@ import type { LinkStatus, LinkStore } from './records.js';
 export interface AgentStatus {
   id: AgentId;
   name: string;
-  /** Whether the agent is installed: its program on PATH or its own configuration file (issue 25). */
+  /** Whether the agent is installed: its program on PATH or its own configuration file (docs/skills.md). */
   present: boolean;
   /** What showed it present. */
   evidence?: string;
@@ -22,7 +22,10 @@ export interface AgentStatus {
   links: LinkStatus[];
 }
 
-/** `arc.agents()`: the agents of the table, whether each is present (issue 25: the agent itself, not a folder), and every link Arcotheon made. */
+/**
+ * `arc.agents()`: the agents of the table, whether each is present (the agent itself, not a skills
+ * folder: docs/skills.md "Agents"), and every link Arcotheon made.
+ */
 export async function agentsStatus(arc: LinkStore, options: PresenceOptions = {}): Promise<AgentStatus[]> {
   const home = userHomeOf(options.userHome);
   const links = await linkStatuses(arc);

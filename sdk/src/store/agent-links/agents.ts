@@ -25,17 +25,18 @@ export interface AgentDefinition {
   name: string;
   /**
    * Folders under the user's home where the agent reads personal skills; links go into the first,
-   * or into a later one that another present agent reads too (a shared folder, issue 25).
+   * or into a later one that another present agent reads too (a shared folder, docs/skills.md "Agents").
    */
   personal: string[];
   /** Folders inside a project where it reads project skills; links go into the first. */
   project: string[];
   /**
-   * issue 25: the agent is present only when the agent itself is: one of these programs is on PATH,
+   * docs/skills.md "Agents": the agent is present only when the agent itself is: one of these programs is on PATH,
    * or one of these configuration files (under the user's home) exists. A skills folder is no sign:
    * Arcotheon may have made it.
    */
   programs: string[];
+  /** Configuration files the agent itself writes, relative to the user's home (see `programs`). */
   configFiles: string[];
   /** The documentation the folders were checked against. */
   docs: string;
@@ -162,7 +163,7 @@ export function userHomeOf(explicit?: string): string {
 /** The folder links for `agent` go into: the first personal folder under home, or the first project folder. */
 export function agentSkillDir(agent: AgentDefinition, options: { userHome?: string; project?: string; folder?: string }): string {
   if (options.project !== undefined) return join(resolve(options.project), ...(agent.project[0] ?? '.agents/skills').split('/'));
-  // issue 25: a shared folder the agent also reads (e.g. ~/.agents/skills), chosen so one link serves several agents.
+  // docs/skills.md: a shared folder the agent also reads (e.g. ~/.agents/skills), chosen so one link serves several agents.
   const folder = options.folder !== undefined && agent.personal.includes(options.folder) ? options.folder : agent.personal[0];
   return join(userHomeOf(options.userHome), ...(folder ?? '.agents/skills').split('/'));
 }

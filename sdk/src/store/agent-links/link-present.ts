@@ -1,5 +1,5 @@
 /**
- * `add` and `link` without --agent (issue 25): the skills of a capability linked into every agent
+ * `add` and `link` without --agent (docs/skills.md): the skills of a capability linked into every agent
  * present on this machine (presence.ts), one link per shared folder, and a clear answer when there
  * is no agent (nothing is linked then).
  */
@@ -7,7 +7,9 @@ import { AGENTS, agentDefinition, type AgentId } from './agents.js';
 import type { LinkOptions, LinkResult } from './link-skills.js';
 import { detectAgents, linkFolders, type PresenceOptions } from './presence.js';
 
+/** What `linkSkillsToPresentAgents` did: the agents it found and the folders it linked into. */
 export interface PresentLinkResult {
+  /** The capability linked. */
   id: string;
   /** The agents found, with what showed each. */
   present: Array<{ agent: AgentId; name: string; evidence: string }>;

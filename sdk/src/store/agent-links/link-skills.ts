@@ -38,7 +38,7 @@ export interface LinkOptions {
   skip?: string[];
   /** "copy" forces copies with a marker file; "auto" (default) makes symbolic links and copies only where that fails. */
   mode?: 'auto' | 'copy';
-  /** issue 25: another personal folder the agent reads (e.g. ".agents/skills"), to serve several agents with one link. */
+  /** docs/skills.md: another personal folder the agent reads (e.g. ".agents/skills"), to serve several agents with one link. */
   folder?: string;
 }
 
@@ -135,7 +135,7 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   }
   if (collisions.length > 0) throw conflictError(id, agent, dir, collisions, options.project);
 
-  // issue 25: the folders this link makes are recorded, so unlink removes them again when empty.
+  // docs/skills.md: the folders this link makes are recorded, so unlink removes them again when empty.
   await recordMadeFolders(arc, await missingFolders(dir));
   const now = new Date().toISOString();
   const kept = links.filter((l) => !paths.has(l.path));
@@ -147,7 +147,9 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
     scope,
     ...(options.project === undefined ? {} : { project: resolve(options.project) }),
     path: w.path,
-    mode: options.mode === 'copy' ? 'copy' : 'symlink',
+    // spec §3.1 (name = folder) holds in the agent's folder too: a skill linked under another
+    // name is a copy whose SKILL.md carries that name (docs/skills.md "Agents").
+    mode: options.mode === 'copy' || w.as !== w.skill ? 'copy' : 'symlink',
     version: state.active,
     linkedAt: now,
   }));
@@ -158,7 +160,12 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   try {
     for (const record of intended) {
       const target = skillTarget(arc, id, state.active, manifest, record.skill) as string;
-      const mode = await placeLink(record.path, target, { id, skill: record.skill, version: state.active }, options.mode ?? 'auto');
+      const mode = await placeLink(
+        record.path,
+        target,
+        { id, skill: record.skill, as: record.as, version: state.active },
+        record.mode === 'copy' ? 'copy' : (options.mode ?? 'auto'),
+      );
       made.push({ ...record, mode });
     }
   } catch (error) {

@@ -3,9 +3,9 @@
  * on Windows) put in place by an atomic rename, or a copy of the skill folder with a marker file
  * where links cannot be made. The callers decide what may be replaced; this module only writes.
  */
-import { cp, lstat, mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { cp, lstat, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { asAdcapError } from '../../errors.js';
+import { AdcapError, asAdcapError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/fs-atomic.js';
 import { removeTree } from '../../util/fs-tree.js';
 import type { LinkRecord } from './records.js';
@@ -29,13 +29,15 @@ export async function removeOurs(record: LinkRecord): Promise<void> {
 export async function placeLink(
   path: string,
   target: string,
-  meta: { id: string; skill: string; version: string },
+  meta: { id: string; skill: string; version: string; as?: string },
   mode: 'auto' | 'copy',
 ): Promise<'symlink' | 'copy'> {
+  const { as, ...marker } = meta;
+  const renamed = as !== undefined && as !== meta.skill;
   await mkdir(dirname(path), { recursive: true });
   // basename, not lastSegment: `path` is a file-system path (backslashes on Windows), not a manifest path.
   const temp = join(dirname(path), `.${basename(path)}.arcotheon-${process.pid}-${Date.now().toString(36)}`);
-  if (mode === 'auto') {
+  if (mode === 'auto' && !renamed) {
     try {
       await symlink(target, temp, process.platform === 'win32' ? 'junction' : 'dir');
       const existing = await lstat(path).catch(() => null);
@@ -51,9 +53,10 @@ export async function placeLink(
   }
   try {
     await cp(target, temp, { recursive: true, dereference: true });
+    if (renamed) await renameSkillCopy(join(temp, 'SKILL.md'), meta.skill, as);
     await writeFileAtomic(
       join(temp, LINK_MARKER),
-      `${JSON.stringify({ ...meta, note: 'Made by Arcotheon; "adcap unlink" removes it.' }, null, 2)}\n`,
+      `${JSON.stringify({ ...marker, note: 'Made by Arcotheon; "adcap unlink" removes it.' }, null, 2)}\n`,
     );
     const existing = await lstat(path).catch(() => null);
     if (existing !== null) {
@@ -66,6 +69,26 @@ export async function placeLink(
     await removeTree(temp).catch(() => undefined);
     throw asAdcapError(error, `Cannot copy the skill into ${path}`);
   }
+}
+
+/**
+ * spec §3.1: a skill's name is its folder's name, so a copy linked under another folder name
+ * carries that name in its SKILL.md front matter (the `name:` line, the only line changed).
+ */
+async function renameSkillCopy(skillMd: string, from: string, to: string): Promise<void> {
+  const text = await readFile(skillMd, 'utf8');
+  const lines = text.split('\n');
+  const end = lines.findIndex((line, index) => index > 0 && line.trimEnd() === '---');
+  const at = lines.findIndex((line, index) => index > 0 && index < end && /^name:\s*(['"]?)[a-z0-9-]+\1\s*$/.test(line.trimEnd()));
+  if (lines[0]?.replace(/^\ufeff/, '').trimEnd() !== '---' || end < 0 || at < 0) {
+    throw new AdcapError(
+      'E_USAGE',
+      `--as ${from}=${to}: the SKILL.md of ${from} does not have a one-line "name: ${from}" in its front matter, ` +
+        'so its copy cannot carry the new name (an agent reads the name, not the folder); link it under its own name.',
+    );
+  }
+  lines[at] = `name: ${to}`;
+  await writeFile(skillMd, lines.join('\n'));
 }
 
 /** The last segment of a '/'-separated path: a skill's name from its path in the manifest. */

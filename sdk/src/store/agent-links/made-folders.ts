@@ -1,5 +1,5 @@
 /**
- * The folders Arcotheon made to put a link in (issue 25: `~/.cursor/skills`, `~/.gemini`, ...),
+ * The folders Arcotheon made to put a link in (docs/skills.md: `~/.cursor/skills`, `~/.gemini`, ...),
  * recorded in home/link-folders.json when made, and removed again once they are empty and no
  * link is left in them. A folder that existed before the first link (the user's) is never recorded,
  * so never removed; a recorded folder the user has put something into is not empty, so it stays.

@@ -1,5 +1,5 @@
 /**
- * Whether an agent is on this machine (issue 25): its program is on PATH, or its own configuration
+ * Whether an agent is on this machine (docs/skills.md): its program is on PATH, or its own configuration
  * file exists under the user's home. A skills folder is never evidence (Arcotheon may have made it
  * with a link). And, for the agents present, which personal skills folders to link into so that each
  * reads every skill once: a folder several agents read (~/.agents/skills) serves them with one link.
@@ -16,10 +16,13 @@ export interface AgentPresence {
   evidence?: string;
 }
 
+/** Where to look for agents: the user's home (their configuration files) and the PATH (their programs). */
 export interface PresenceOptions {
+  /** The user's home folder (default $HOME). */
   userHome?: string;
   /** The PATH to search (default: this process's). */
   path?: string;
+  /** The platform whose PATH rules apply (default this process's). */
   platform?: NodeJS.Platform;
   /** PATHEXT on Windows. */
   pathExt?: string;

@@ -72,7 +72,7 @@ export async function resumeLinks(arc: LinkStore, id: string): Promise<string[]>
         const mode = await placeLink(
           record.path,
           target,
-          { id, skill: record.skill, version: active as string },
+          { id, skill: record.skill, as: record.as, version: active as string },
           record.mode === 'copy' ? 'copy' : 'auto',
         );
         next.push({ ...plain, mode, version: active as string, linkedAt: now });

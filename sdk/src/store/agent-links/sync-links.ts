@@ -53,7 +53,7 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
         const mode = await placeLink(
           record.path,
           target,
-          { id, skill: record.skill, version: active as string },
+          { id, skill: record.skill, as: record.as, version: active as string },
           record.mode === 'copy' ? 'copy' : 'auto',
         );
         next.push({ ...record, mode, version: active as string, linkedAt: now });
@@ -115,7 +115,7 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
   }
   try {
     await writeLinks(arc, next);
-    // issue 25: folders Arcotheon made for links it just removed go too, when nothing else is in them.
+    // docs/skills.md: folders Arcotheon made for links it just removed go too, when nothing else is in them.
     await pruneMadeFolders(arc);
   } catch (error) {
     problems.push(error instanceof Error ? error.message : String(error));

@@ -1,5 +1,5 @@
 /**
- * issue 25: unlink and uninstall remove the folders Arcotheon made for its links (~/.cursor/skills,
+ * docs/skills.md: unlink and uninstall remove the folders Arcotheon made for its links (~/.cursor/skills,
  * ~/.cursor) once they are empty, and never a folder the user made.
  */
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';

@@ -22,7 +22,7 @@ afterEach(async () => {
 const present = async (): Promise<string[]> =>
   (await detectAgents({ userHome: home, path: bin, platform: 'linux' })).filter((p) => p.present).map((p) => p.agent.id);
 
-describe('an agent is present only when the agent itself is (issue 25)', () => {
+describe('an agent is present only when the agent itself is (docs/skills.md)', () => {
   it('skills folders, even every agent folder, are no sign of an agent', async () => {
     for (const dir of [
       '.claude/skills',
