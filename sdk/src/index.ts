@@ -10,7 +10,7 @@ export { canonicalJson, manifestDigest } from './format/canonical-json.js';
 export { parseStrictJson } from './format/strict-json.js';
 export type * from './format/manifest-types.js';
 export { ADCAP_FORMAT_VERSION, ADCAP_SUPPORTED_MAJOR } from './format/manifest-types.js';
-export type { BinaryRuntime, InterpreterRuntime, ReservedRuntime } from './format/runtime-table.js';
+export type { BinaryRuntime, InterpreterRuntime, McpRuntime, ReservedRuntime } from './format/runtime-table.js';
 export { validateManifest } from './format/manifest.js';
 export { buildPackage, type BuildPackageOptions, type BuiltPackage } from './format/package-build.js';
 export { readPackage, type ReadPackage, type ReadPackageOptions } from './format/package-read.js';

@@ -4,7 +4,7 @@
  * that has passed `validateManifest`.
  */
 import type { PermissionId } from '../permissions/table.js';
-import type { BinaryRuntime, InterpreterRuntime, ReservedRuntime } from './runtime-table.js';
+import type { BinaryRuntime, InterpreterRuntime, McpRuntime, ReservedRuntime } from './runtime-table.js';
 
 /** `publisher/name`; each part lowercase letters, digits, single hyphens, 1–64 chars. */
 export type CapabilityId = string;
@@ -12,23 +12,38 @@ export type CapabilityId = string;
 /** The permission ids of version 1.0: the keys of the permission table (permissions/table.ts). */
 export type { PermissionId };
 
+/** A permission a manifest declares (spec §6): its id, scope and the reason shown to the user. */
 export interface Permission {
   id: PermissionId;
   scope?: string;
   reason: string;
 }
 
+/** A platform as spec §11 names it: `any`, or `<os>-<arch>` such as `linux-x64`. */
 export type Platform = string; // "any" | "linux-x64" | "darwin-arm64" | "win32-x64" | ...
 
 /** A tool's runtime, by kind of `type` (the runtime table, format/runtime-table.ts). */
 export type InterpreterToolRuntime = { type: InterpreterRuntime; entry: string; version?: string };
+/** A tool runtime that runs a native binary, one entry per platform. */
 export type BinaryToolRuntime = { type: BinaryRuntime; entries: Record<Platform, string> };
-export type ToolRuntime = InterpreterToolRuntime | BinaryToolRuntime | { type: ReservedRuntime; [key: string]: unknown };
+/**
+ * The MCP server a `mcp` tool runs (docs/spec/mcp-runtime.md): started like a node, python or binary
+ * tool, with `args` and `env` whose `${dir}`, `${workspace}` and `${env.NAME}` are filled in at run time.
+ */
+export type McpServerLaunch = (Omit<InterpreterToolRuntime, 'type'> & { type: InterpreterRuntime }) | BinaryToolRuntime;
+/** The MCP server an `mcp` tool runtime starts: how it is launched, with its arguments and environment. */
+export type McpServerSpec = McpServerLaunch & { args?: string[]; env?: Record<string, string> };
+/** A tool runtime that calls one tool of an MCP server the capability ships. */
+export type McpToolRuntime = { type: McpRuntime; server: McpServerSpec; tool: string };
+/** How a tool runs (spec §7): an interpreter, a binary, an MCP server's tool, or a reserved type. */
+export type ToolRuntime = InterpreterToolRuntime | BinaryToolRuntime | McpToolRuntime | { type: ReservedRuntime; [key: string]: unknown };
 
+/** A JSON Schema (draft 2020-12) as a plain object: a tool's input or output schema. */
 export interface JsonSchemaObject {
   [key: string]: unknown;
 }
 
+/** A tool of a manifest (spec §7): name, description, runtime, schemas, permissions and limits. */
 export interface Tool {
   name: string;
   description: string;
@@ -43,14 +58,17 @@ export interface Tool {
   platforms?: Platform[];
 }
 
+/** A skill of a manifest (spec §3.1): the path of its directory in the package. */
 export interface SkillRef {
   path: string;
 }
 
+/** A workflow of a manifest (spec §8): the path of its document in the package. */
 export interface WorkflowRef {
   path: string;
 }
 
+/** A knowledge entry of a manifest (spec §9): markdown, jsonl, sqlite or index, shipped or a resource. */
 export interface Knowledge {
   id: string;
   kind: 'markdown' | 'jsonl' | 'sqlite' | 'index';
@@ -59,6 +77,7 @@ export interface Knowledge {
   description?: string;
 }
 
+/** A resource of a manifest (spec §9): a large file fetched from mirrors and pinned by SHA-256 and size. */
 export interface Resource {
   id: string;
   kind: string;
@@ -72,6 +91,7 @@ export interface Resource {
   format?: 'file' | 'shardset';
 }
 
+/** A model or inference backend a capability can use (spec §10): a description; the host decides whether to connect. */
 export interface Adapter {
   id: string;
   kind: 'model' | 'inference-backend';
@@ -82,6 +102,7 @@ export interface Adapter {
   resource?: string;
 }
 
+/** Where a capability runs (spec §11): platforms, agent hosts with semver ranges, interpreter requirements. */
 export interface Compat {
   platforms?: Platform[];
   agents?: Record<string, string>;
@@ -89,12 +110,14 @@ export interface Compat {
   runtimes?: { [T in InterpreterRuntime]?: string };
 }
 
+/** The manifest's distribution block (spec §12): product tier, access and the entitlement to ask for. */
 export interface Distribution {
   tier?: 'free' | 'pro';
   access?: 'public' | 'entitled';
   entitlement?: string;
 }
 
+/** One file of a package as the manifest pins it (spec §2): its path, SHA-256 and size. */
 export interface FileEntry {
   path: string;
   sha256: string;
@@ -102,6 +125,7 @@ export interface FileEntry {
   executable?: boolean;
 }
 
+/** A capability's manifest, capability.json (spec §3, DESIGN §3), as validated. */
 export interface Manifest {
   adcap: string;
   id: CapabilityId;
@@ -135,6 +159,7 @@ export type ManifestSource = Omit<Manifest, 'files'> & { files?: FileEntry[] };
 
 /** The format version this SDK reads and writes (spec §14). */
 export const ADCAP_FORMAT_VERSION = '1.0';
+/** The highest `adcap` major version this SDK reads (spec §14: a newer major is refused with E_VERSION_MAJOR). */
 export const ADCAP_SUPPORTED_MAJOR = 1;
 
 /** The SIGNATURE.json envelope (spec §5, DESIGN §4). */
@@ -144,11 +169,13 @@ export interface SignatureEntry {
   sig: string;
 }
 
+/** A signed envelope (spec §5): a payload and the signatures over it in one context. */
 export interface Envelope<P> {
   payload: P;
   signatures: SignatureEntry[];
 }
 
+/** The payload a package signature covers (spec §5): the capability's id, version and manifest digest. */
 export interface PackagePayload {
   adcap: string;
   id: CapabilityId;

@@ -6,7 +6,7 @@ import { scopeProblem } from '../permissions/table.js';
 import { escapePointer } from './canonical-json.js';
 import { assertSchema, findNonInteger, schemaCompileProblem, schemaValidator } from './json-schema.js';
 import { ADCAP_SUPPORTED_MAJOR, type Manifest } from './manifest-types.js';
-import { classifyRuntime, isInterpreterRuntime } from './runtime-table.js';
+import { classifyRuntime, isInterpreterRuntime, isMcpRuntime } from './runtime-table.js';
 
 /**
  * The semantic rules of spec §3.2 (and spec §10 for adapters) that `validateManifest` checks after
@@ -26,6 +26,7 @@ export const MANIFEST_RULES = [
   'entitlement-named', // spec §3.2: entitled access names an entitlement
   'adapter-net-permission', // spec §10: an adapter that needs network access has a matching net:connect
   'no-self-dependency', // spec §11: a capability cannot depend on itself
+  'mcp-template', // docs/spec/mcp-runtime.md: an mcp server's ${…} name only what the tool is granted
 ] as const;
 
 export type ManifestRule = (typeof MANIFEST_RULES)[number];
@@ -135,6 +136,7 @@ function checkSemantics(m: Manifest): void {
   checkEntitlements(m);
   checkAdapters(m);
   checkDependencies(m);
+  checkMcpTemplates(m);
 }
 
 /** spec §3.2: ids within a list are unique. */
@@ -202,6 +204,15 @@ function checkFileReferences(m: Manifest): void {
           need(`/tools/${i}/runtime/entries/${escapePointer(platform)}`, entry, `the ${platform} executable`);
         }
         break;
+      case 'mcp': {
+        const server = classified.runtime.server;
+        if ('entries' in server) {
+          for (const [platform, entry] of Object.entries(server.entries)) {
+            need(`/tools/${i}/runtime/server/entries/${escapePointer(platform)}`, entry, `the ${platform} MCP server executable`);
+          }
+        } else need(`/tools/${i}/runtime/server/entry`, server.entry, 'the MCP server entry file');
+        break;
+      }
       case 'reserved':
         break;
     }
@@ -281,6 +292,60 @@ function checkSemverRanges(m: Manifest): void {
   m.tools?.forEach((tool, i) => {
     if (isInterpreterRuntime(tool.runtime) && typeof tool.runtime.version === 'string')
       need(`/tools/${i}/runtime/version`, tool.runtime.version);
+    if (isMcpRuntime(tool.runtime) && 'version' in tool.runtime.server && typeof tool.runtime.server.version === 'string')
+      need(`/tools/${i}/runtime/server/version`, tool.runtime.server.version);
+  });
+}
+
+/** `${…}` in an mcp server's args and env: `dir`, `workspace` and `env.NAME`. */
+export const MCP_TEMPLATE = /\$\{([^{}]*)\}/g;
+
+/**
+ * docs/spec/mcp-runtime.md: a server's `args` and `env` may say `${dir}`, `${workspace}` (when the
+ * tool declares fs:read:workspace or fs:write:workspace) and `${env.NAME}` (when it declares
+ * env:read:NAME), nothing else: what a server is given at run time is what its tool is granted.
+ */
+function checkMcpTemplates(m: Manifest): void {
+  m.tools?.forEach((tool, i) => {
+    if (!isMcpRuntime(tool.runtime)) return;
+    const declared = tool.permissions ?? [];
+    const texts: Array<[string, string]> = [
+      ...(tool.runtime.server.args ?? []).map((text, j): [string, string] => [`/tools/${i}/runtime/server/args/${j}`, text]),
+      ...Object.entries(tool.runtime.server.env ?? {}).map(([name, text]): [string, string] => [
+        `/tools/${i}/runtime/server/env/${escapePointer(name)}`,
+        text,
+      ]),
+    ];
+    for (const name of Object.keys(tool.runtime.server.env ?? {})) {
+      // The sandbox sets these itself (DESIGN §5: PATH, LANG, HOME, TMPDIR; the proxy's variables).
+      if (/^(PATH|LANG|HOME|TMPDIR|(HTTPS?|ALL|NO)_PROXY)$/i.test(name)) {
+        fail('mcp-template', `/tools/${i}/runtime/server/env/${escapePointer(name)}`, `sets ${name}, which the sandbox sets itself`);
+      }
+    }
+    for (const [pointer, text] of texts) {
+      for (const match of text.matchAll(MCP_TEMPLATE)) {
+        const name = match[1] ?? '';
+        if (name === 'dir') continue;
+        if (name === 'workspace') {
+          if (!declared.some((g) => g === 'fs:read:workspace' || g === 'fs:write:workspace')) {
+            fail('mcp-template', pointer, 'says ${workspace}, but the tool declares neither fs:read:workspace nor fs:write:workspace');
+          }
+          continue;
+        }
+        if (name.startsWith('env.')) {
+          const variable = name.slice('env.'.length);
+          if (!declared.includes(`env:read:${variable}`)) {
+            fail(
+              'mcp-template',
+              pointer,
+              `says \${${name}}, but the tool does not declare env:read:${variable}; declare it or remove the reference`,
+            );
+          }
+          continue;
+        }
+        fail('mcp-template', pointer, `says \${${name}}, which is not \${dir}, \${workspace} or \${env.NAME}`);
+      }
+    }
   });
 }
 

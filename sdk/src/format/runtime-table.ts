@@ -10,7 +10,7 @@
  *
  * Plain data: no Node modules, so every layer may read it.
  */
-import type { BinaryToolRuntime, InterpreterToolRuntime, ToolRuntime } from './manifest-types.js';
+import type { BinaryToolRuntime, InterpreterToolRuntime, McpToolRuntime, ToolRuntime } from './manifest-types.js';
 
 /** spec §7: node and python run `entry` with the host's interpreter, honouring `runtime.version`. */
 interface InterpreterRuntimeKind {
@@ -35,12 +35,21 @@ interface BinaryRuntimeKind {
   kind: 'binary';
 }
 
+/**
+ * spec §7 reserves `mcp`; this implementation defines it (docs/spec/mcp-runtime.md): `server` is an
+ * MCP server in the package, started like a node, python or binary tool, and `tool` the MCP tool
+ * it serves that this tool is.
+ */
+interface McpRuntimeKind {
+  kind: 'mcp';
+}
+
 /** spec §7: reserved in 1.0; a host that does not implement it MUST refuse the tool. */
 interface ReservedRuntimeKind {
   kind: 'reserved';
 }
 
-type RuntimeKind = InterpreterRuntimeKind | BinaryRuntimeKind | ReservedRuntimeKind;
+type RuntimeKind = InterpreterRuntimeKind | BinaryRuntimeKind | McpRuntimeKind | ReservedRuntimeKind;
 export type RuntimeKindName = RuntimeKind['kind'];
 
 export const RUNTIME_TABLE = {
@@ -64,8 +73,8 @@ export const RUNTIME_TABLE = {
     launchArgs: (file: string): string[] => ['-E', '-s', '-B', file],
   },
   binary: { kind: 'binary' },
+  mcp: { kind: 'mcp' },
   wasm: { kind: 'reserved' },
-  mcp: { kind: 'reserved' },
   http: { kind: 'reserved' },
 } as const satisfies Record<string, RuntimeKind>;
 
@@ -74,10 +83,14 @@ export type RuntimeType = keyof typeof RUNTIME_TABLE;
 type OfKind<K extends RuntimeKindName> = { [T in RuntimeType]: (typeof RUNTIME_TABLE)[T]['kind'] extends K ? T : never }[RuntimeType];
 /** The interpreter runtimes, also the keys of `compat.runtimes` (spec §11). */
 export type InterpreterRuntime = OfKind<'interpreter'>;
+/** The runtime types that run a native binary per platform (the runtime table). */
 export type BinaryRuntime = OfKind<'binary'>;
+/** The runtime type that calls a tool of an MCP server the capability ships (the runtime table). */
+export type McpRuntime = OfKind<'mcp'>;
+/** The runtime types spec 1.0 reserves and this host does not run (E_RUNTIME_UNSUPPORTED). */
 export type ReservedRuntime = OfKind<'reserved'>;
 /** What this host can run: every type that is not reserved. */
-export type RunnableRuntime = InterpreterRuntime | BinaryRuntime;
+export type RunnableRuntime = InterpreterRuntime | BinaryRuntime | McpRuntime;
 
 /** The table, typed by kind (the literal table above keeps the keys; this view gives the shapes). */
 const TABLE: { readonly [T in RuntimeType]: RuntimeKind } = RUNTIME_TABLE;
@@ -109,6 +122,11 @@ function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRuntime {
   return runtimeKind(runtime.type) === 'binary';
 }
 
+/** Whether a (validated) tool runtime starts an MCP server of the package and calls one of its tools. */
+export function isMcpRuntime(runtime: ToolRuntime): runtime is McpToolRuntime {
+  return runtimeKind(runtime.type) === 'mcp';
+}
+
 /**
  * A (validated) tool runtime with its kind beside it, for a `switch (classified.kind)` that the
  * lint rule holds exhaustive: a new kind in the table is pointed at in every such switch.
@@ -116,10 +134,12 @@ function isBinaryRuntime(runtime: ToolRuntime): runtime is BinaryToolRuntime {
 type ClassifiedRuntime =
   | { kind: 'interpreter'; runtime: InterpreterToolRuntime }
   | { kind: 'binary'; runtime: BinaryToolRuntime }
+  | { kind: 'mcp'; runtime: McpToolRuntime }
   | { kind: 'reserved'; runtime: ToolRuntime };
 
 export function classifyRuntime(runtime: ToolRuntime): ClassifiedRuntime {
   if (isInterpreterRuntime(runtime)) return { kind: 'interpreter', runtime };
   if (isBinaryRuntime(runtime)) return { kind: 'binary', runtime };
+  if (isMcpRuntime(runtime)) return { kind: 'mcp', runtime };
   return { kind: 'reserved', runtime };
 }

@@ -274,7 +274,7 @@ const schema0 = {
       },
     },
     runtime: {
-      description: 'a runtime { type: node|python|binary|wasm|mcp|http, ... }',
+      description: 'a runtime { type: node|python|binary|mcp|wasm|http, ... }',
       type: 'object',
       required: ['type'],
       properties: {
@@ -308,7 +308,76 @@ const schema0 = {
             },
           },
         },
+        {
+          if: { properties: { type: { const: 'mcp' } }, required: ['type'] },
+          then: {
+            description: 'an mcp runtime { type, server, tool }: the MCP server in the package and the name of the MCP tool it serves',
+            required: ['server', 'tool'],
+            additionalProperties: false,
+            properties: {
+              type: true,
+              server: { $ref: '#/$defs/mcpServer' },
+              tool: {
+                description: 'the MCP tool name on the server: 1 to 128 letters, digits, _, - or .',
+                type: 'string',
+                pattern: '^[A-Za-z0-9_.-]{1,128}$',
+              },
+            },
+          },
+        },
       ],
+    },
+    mcpServer: {
+      description: 'an MCP server in the package { type: node|python|binary, entry or entries, version?, args?, env? }',
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { description: 'one of node, python, binary', enum: ['node', 'python', 'binary'] },
+        entry: { $ref: '#/$defs/packagePath' },
+        entries: {
+          description: 'a non-empty map from os-arch platform to package path',
+          type: 'object',
+          minProperties: 1,
+          propertyNames: { $ref: '#/$defs/platform' },
+          additionalProperties: { $ref: '#/$defs/packagePath' },
+        },
+        version: { $ref: '#/$defs/semverRange' },
+        args: {
+          description: 'at most 64 arguments, each at most 4096 characters without control characters',
+          type: 'array',
+          maxItems: 64,
+          items: { $ref: '#/$defs/mcpTemplate' },
+        },
+        env: {
+          description: 'at most 64 environment variables for the server: NAME to a value',
+          type: 'object',
+          maxProperties: 64,
+          propertyNames: { description: 'an environment variable name', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' },
+          additionalProperties: { $ref: '#/$defs/mcpTemplate' },
+        },
+      },
+      allOf: [
+        {
+          if: { properties: { type: { enum: ['node', 'python'] } }, required: ['type'] },
+          then: { description: 'a node or python server names its entry', required: ['entry'], not: { required: ['entries'] } },
+        },
+        {
+          if: { properties: { type: { const: 'binary' } }, required: ['type'] },
+          then: {
+            description: 'a binary server names its entries and no version',
+            required: ['entries'],
+            allOf: [{ not: { required: ['entry'] } }, { not: { required: ['version'] } }],
+          },
+        },
+      ],
+    },
+    mcpTemplate: {
+      description:
+        'a text of at most 4096 characters without control characters; ${dir}, ${workspace} and ${env.NAME} are filled in at run time',
+      type: 'string',
+      maxLength: 4096,
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
     },
     knowledge: {
       description: 'a knowledge entry { id, kind, path or resource (exactly one), description? }',
@@ -443,7 +512,7 @@ const schema5 = {
   maxLength: 240,
   pattern: '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$',
 };
-const schema61 = {
+const schema68 = {
   description: 'a permission { id, scope?, reason }',
   type: 'object',
   required: ['id', 'reason'],
@@ -470,21 +539,21 @@ const schema12 = {
   type: 'string',
   pattern: '^(linux|darwin|win32|freebsd|openbsd|netbsd|aix|sunos|android)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64|mips64el)$',
 };
-const schema47 = {
+const schema54 = {
   description: 'an identifier of 1 to 64 lowercase letters, digits, dots, underscores and hyphens, starting with a letter or digit',
   type: 'string',
   pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
 };
-const schema60 = {
+const schema67 = {
   description: 'an entitlement name of 1 to 128 letters, digits, dots, colons, underscores and hyphens',
   type: 'string',
   pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$',
 };
-const schema58 = { description: 'a lowercase hex SHA-256 (64 characters)', type: 'string', pattern: '^[0-9a-f]{64}$' };
-const schema59 = { description: 'a size in bytes (a non-negative integer)', type: 'integer', minimum: 0, maximum: 9007199254740991 };
+const schema65 = { description: 'a lowercase hex SHA-256 (64 characters)', type: 'string', pattern: '^[0-9a-f]{64}$' };
+const schema66 = { description: 'a size in bytes (a non-negative integer)', type: 'integer', minimum: 0, maximum: 9007199254740991 };
 const func0 = Object.prototype.hasOwnProperty;
 const func1 = require('ajv/dist/runtime/ucs2length').default;
-const func29 = require('ajv/dist/runtime/equal').default;
+const func37 = require('ajv/dist/runtime/equal').default;
 const pattern0 = new RegExp('^1\\.(0|[1-9][0-9]{0,5})$', 'u');
 const pattern1 = new RegExp('^(?=[a-z0-9-]{1,64}/[a-z0-9-]{1,64}$)[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*$', 'u');
 const pattern2 = new RegExp(
@@ -500,9 +569,9 @@ const pattern17 = new RegExp(
   '^(linux|darwin|win32|freebsd|openbsd|netbsd|aix|sunos|android)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64|mips64el)$',
   'u',
 );
-const pattern24 = new RegExp('^[a-z0-9][a-z0-9._-]{0,63}$', 'u');
-const pattern35 = new RegExp('^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$', 'u');
-const pattern34 = new RegExp('^[0-9a-f]{64}$', 'u');
+const pattern31 = new RegExp('^[a-z0-9][a-z0-9._-]{0,63}$', 'u');
+const pattern42 = new RegExp('^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$', 'u');
+const pattern41 = new RegExp('^[0-9a-f]{64}$', 'u');
 const formats0 = require('ajv-formats/dist/formats').fullFormats.uri;
 const schema8 = {
   description: 'a tool { name, description, runtime, inputSchema, outputSchema?, permissions?, resources?, timeoutMs?, platforms? }',
@@ -534,16 +603,16 @@ const schema8 = {
     },
   },
 };
-const schema46 = {
+const schema53 = {
   description: 'a grant string id or id:scope with one of the ids fs:read, fs:write, net:connect, process:exec, env:read, storage:data',
   type: 'string',
   maxLength: 1100,
   pattern: '^(fs:read|fs:write|net:connect|process:exec|env:read|storage:data)(:.+)?$',
 };
 const pattern14 = new RegExp('^[a-z][a-z0-9_]{0,63}$', 'u');
-const pattern23 = new RegExp('^(fs:read|fs:write|net:connect|process:exec|env:read|storage:data)(:.+)?$', 'u');
+const pattern30 = new RegExp('^(fs:read|fs:write|net:connect|process:exec|env:read|storage:data)(:.+)?$', 'u');
 const schema9 = {
-  description: 'a runtime { type: node|python|binary|wasm|mcp|http, ... }',
+  description: 'a runtime { type: node|python|binary|mcp|wasm|http, ... }',
   type: 'object',
   required: ['type'],
   properties: {
@@ -577,8 +646,1015 @@ const schema9 = {
         },
       },
     },
+    {
+      if: { properties: { type: { const: 'mcp' } }, required: ['type'] },
+      then: {
+        description: 'an mcp runtime { type, server, tool }: the MCP server in the package and the name of the MCP tool it serves',
+        required: ['server', 'tool'],
+        additionalProperties: false,
+        properties: {
+          type: true,
+          server: { $ref: '#/$defs/mcpServer' },
+          tool: {
+            description: 'the MCP tool name on the server: 1 to 128 letters, digits, _, - or .',
+            type: 'string',
+            pattern: '^[A-Za-z0-9_.-]{1,128}$',
+          },
+        },
+      },
+    },
   ],
 };
+const pattern25 = new RegExp('^[A-Za-z0-9_.-]{1,128}$', 'u');
+const schema14 = {
+  description: 'an MCP server in the package { type: node|python|binary, entry or entries, version?, args?, env? }',
+  type: 'object',
+  required: ['type'],
+  additionalProperties: false,
+  properties: {
+    type: { description: 'one of node, python, binary', enum: ['node', 'python', 'binary'] },
+    entry: { $ref: '#/$defs/packagePath' },
+    entries: {
+      description: 'a non-empty map from os-arch platform to package path',
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { $ref: '#/$defs/platform' },
+      additionalProperties: { $ref: '#/$defs/packagePath' },
+    },
+    version: { $ref: '#/$defs/semverRange' },
+    args: {
+      description: 'at most 64 arguments, each at most 4096 characters without control characters',
+      type: 'array',
+      maxItems: 64,
+      items: { $ref: '#/$defs/mcpTemplate' },
+    },
+    env: {
+      description: 'at most 64 environment variables for the server: NAME to a value',
+      type: 'object',
+      maxProperties: 64,
+      propertyNames: { description: 'an environment variable name', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' },
+      additionalProperties: { $ref: '#/$defs/mcpTemplate' },
+    },
+  },
+  allOf: [
+    {
+      if: { properties: { type: { enum: ['node', 'python'] } }, required: ['type'] },
+      then: { description: 'a node or python server names its entry', required: ['entry'], not: { required: ['entries'] } },
+    },
+    {
+      if: { properties: { type: { const: 'binary' } }, required: ['type'] },
+      then: {
+        description: 'a binary server names its entries and no version',
+        required: ['entries'],
+        allOf: [{ not: { required: ['entry'] } }, { not: { required: ['version'] } }],
+      },
+    },
+  ],
+};
+const schema19 = {
+  description:
+    'a text of at most 4096 characters without control characters; ${dir}, ${workspace} and ${env.NAME} are filled in at run time',
+  type: 'string',
+  maxLength: 4096,
+  pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+};
+const pattern22 = new RegExp('^[^\\u0000-\\u001f\\u007f-\\u009f]*$', 'u');
+const pattern23 = new RegExp('^[A-Za-z_][A-Za-z0-9_]{0,127}$', 'u');
+function validate3(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate3.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  const _errs2 = errors;
+  let valid1 = true;
+  const _errs3 = errors;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    let missing0;
+    if (data.type === undefined && (missing0 = 'type')) {
+      const err0 = {};
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    } else {
+      if (data.type !== undefined) {
+        let data0 = data.type;
+        if (!(data0 === 'node' || data0 === 'python')) {
+          const err1 = {};
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      }
+    }
+  }
+  var _valid0 = _errs3 === errors;
+  errors = _errs2;
+  if (vErrors !== null) {
+    if (_errs2) {
+      vErrors.length = _errs2;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid0) {
+    const _errs5 = errors;
+    const _errs6 = errors;
+    const _errs7 = errors;
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing1;
+      if (data.entries === undefined && (missing1 = 'entries')) {
+        const err2 = {};
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    var valid3 = _errs7 === errors;
+    if (valid3) {
+      const err3 = {
+        instancePath,
+        schemaPath: '#/allOf/0/then/not',
+        keyword: 'not',
+        params: {},
+        message: 'must NOT be valid',
+        schema: schema14.allOf[0].then.not,
+        parentSchema: schema14.allOf[0].then,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    } else {
+      errors = _errs6;
+      if (vErrors !== null) {
+        if (_errs6) {
+          vErrors.length = _errs6;
+        } else {
+          vErrors = null;
+        }
+      }
+    }
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      if (data.entry === undefined) {
+        const err4 = {
+          instancePath,
+          schemaPath: '#/allOf/0/then/required',
+          keyword: 'required',
+          params: { missingProperty: 'entry' },
+          message: "must have required property '" + 'entry' + "'",
+          schema: schema14.allOf[0].then.required,
+          parentSchema: schema14.allOf[0].then,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    var _valid0 = _errs5 === errors;
+    valid1 = _valid0;
+  }
+  if (!valid1) {
+    const err5 = {
+      instancePath,
+      schemaPath: '#/allOf/0/if',
+      keyword: 'if',
+      params: { failingKeyword: 'then' },
+      message: 'must match "then" schema',
+      schema: schema14.allOf[0].if,
+      parentSchema: schema14.allOf[0],
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  const _errs9 = errors;
+  let valid4 = true;
+  const _errs10 = errors;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    let missing2;
+    if (data.type === undefined && (missing2 = 'type')) {
+      const err6 = {};
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    } else {
+      if (data.type !== undefined) {
+        if ('binary' !== data.type) {
+          const err7 = {};
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      }
+    }
+  }
+  var _valid1 = _errs10 === errors;
+  errors = _errs9;
+  if (vErrors !== null) {
+    if (_errs9) {
+      vErrors.length = _errs9;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid1) {
+    const _errs12 = errors;
+    const _errs14 = errors;
+    const _errs15 = errors;
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing3;
+      if (data.entry === undefined && (missing3 = 'entry')) {
+        const err8 = {};
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    var valid7 = _errs15 === errors;
+    if (valid7) {
+      const err9 = {
+        instancePath,
+        schemaPath: '#/allOf/1/then/allOf/0/not',
+        keyword: 'not',
+        params: {},
+        message: 'must NOT be valid',
+        schema: schema14.allOf[1].then.allOf[0].not,
+        parentSchema: schema14.allOf[1].then.allOf[0],
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err9];
+      } else {
+        vErrors.push(err9);
+      }
+      errors++;
+    } else {
+      errors = _errs14;
+      if (vErrors !== null) {
+        if (_errs14) {
+          vErrors.length = _errs14;
+        } else {
+          vErrors = null;
+        }
+      }
+    }
+    const _errs17 = errors;
+    const _errs18 = errors;
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing4;
+      if (data.version === undefined && (missing4 = 'version')) {
+        const err10 = {};
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    var valid8 = _errs18 === errors;
+    if (valid8) {
+      const err11 = {
+        instancePath,
+        schemaPath: '#/allOf/1/then/allOf/1/not',
+        keyword: 'not',
+        params: {},
+        message: 'must NOT be valid',
+        schema: schema14.allOf[1].then.allOf[1].not,
+        parentSchema: schema14.allOf[1].then.allOf[1],
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err11];
+      } else {
+        vErrors.push(err11);
+      }
+      errors++;
+    } else {
+      errors = _errs17;
+      if (vErrors !== null) {
+        if (_errs17) {
+          vErrors.length = _errs17;
+        } else {
+          vErrors = null;
+        }
+      }
+    }
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      if (data.entries === undefined) {
+        const err12 = {
+          instancePath,
+          schemaPath: '#/allOf/1/then/required',
+          keyword: 'required',
+          params: { missingProperty: 'entries' },
+          message: "must have required property '" + 'entries' + "'",
+          schema: schema14.allOf[1].then.required,
+          parentSchema: schema14.allOf[1].then,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    var _valid1 = _errs12 === errors;
+    valid4 = _valid1;
+  }
+  if (!valid4) {
+    const err13 = {
+      instancePath,
+      schemaPath: '#/allOf/1/if',
+      keyword: 'if',
+      params: { failingKeyword: 'then' },
+      message: 'must match "then" schema',
+      schema: schema14.allOf[1].if,
+      parentSchema: schema14.allOf[1],
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err13];
+    } else {
+      vErrors.push(err13);
+    }
+    errors++;
+  }
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.type === undefined) {
+      const err14 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'type' },
+        message: "must have required property '" + 'type' + "'",
+        schema: schema14.required,
+        parentSchema: schema14,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err14];
+      } else {
+        vErrors.push(err14);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'type' || key0 === 'entry' || key0 === 'entries' || key0 === 'version' || key0 === 'args' || key0 === 'env')) {
+        const err15 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema14,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== undefined) {
+      let data2 = data.type;
+      if (!(data2 === 'node' || data2 === 'python' || data2 === 'binary')) {
+        const err16 = {
+          instancePath: instancePath + '/type',
+          schemaPath: '#/properties/type/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema14.properties.type.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema14.properties.type.enum,
+          parentSchema: schema14.properties.type,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.entry !== undefined) {
+      let data3 = data.entry;
+      if (typeof data3 === 'string') {
+        if (func1(data3) > 240) {
+          const err17 = {
+            instancePath: instancePath + '/entry',
+            schemaPath: '#/$defs/packagePath/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 240 },
+            message: 'must NOT have more than 240 characters',
+            schema: 240,
+            parentSchema: schema5,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (func1(data3) < 1) {
+          const err18 = {
+            instancePath: instancePath + '/entry',
+            schemaPath: '#/$defs/packagePath/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema5,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (!pattern10.test(data3)) {
+          const err19 = {
+            instancePath: instancePath + '/entry',
+            schemaPath: '#/$defs/packagePath/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$' },
+            message: 'must match pattern "' + '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$' + '"',
+            schema: '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$',
+            parentSchema: schema5,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+      } else {
+        const err20 = {
+          instancePath: instancePath + '/entry',
+          schemaPath: '#/$defs/packagePath/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema5.type,
+          parentSchema: schema5,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.entries !== undefined) {
+      let data4 = data.entries;
+      if (data4 && typeof data4 == 'object' && !Array.isArray(data4)) {
+        if (Object.keys(data4).length < 1) {
+          const err21 = {
+            instancePath: instancePath + '/entries',
+            schemaPath: '#/properties/entries/minProperties',
+            keyword: 'minProperties',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 properties',
+            schema: 1,
+            parentSchema: schema14.properties.entries,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        for (const key1 in data4) {
+          const _errs26 = errors;
+          if (typeof key1 === 'string') {
+            if (!pattern17.test(key1)) {
+              const err22 = {
+                instancePath: instancePath + '/entries',
+                schemaPath: '#/$defs/platform/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(linux|darwin|win32|freebsd|openbsd|netbsd|aix|sunos|android)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64|mips64el)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(linux|darwin|win32|freebsd|openbsd|netbsd|aix|sunos|android)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64|mips64el)$' +
+                  '"',
+                schema:
+                  '^(linux|darwin|win32|freebsd|openbsd|netbsd|aix|sunos|android)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64|mips64el)$',
+                parentSchema: schema12,
+                data: key1,
+                propertyName: key1,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + '/entries',
+              schemaPath: '#/$defs/platform/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema12.type,
+              parentSchema: schema12,
+              data: key1,
+              propertyName: key1,
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+          var valid11 = _errs26 === errors;
+          if (!valid11) {
+            const err24 = {
+              instancePath: instancePath + '/entries',
+              schemaPath: '#/properties/entries/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key1 },
+              message: 'property name must be valid',
+              schema: schema14.properties.entries.propertyNames,
+              parentSchema: schema14.properties.entries,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        for (const key2 in data4) {
+          let data5 = data4[key2];
+          if (typeof data5 === 'string') {
+            if (func1(data5) > 240) {
+              const err25 = {
+                instancePath: instancePath + '/entries/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/$defs/packagePath/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 240 },
+                message: 'must NOT have more than 240 characters',
+                schema: 240,
+                parentSchema: schema5,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (func1(data5) < 1) {
+              const err26 = {
+                instancePath: instancePath + '/entries/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/$defs/packagePath/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema5,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+            if (!pattern10.test(data5)) {
+              const err27 = {
+                instancePath: instancePath + '/entries/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/$defs/packagePath/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$' },
+                message: 'must match pattern "' + '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$' + '"',
+                schema: '^(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+(/(?!\\.{1,2}(/|$))[ -.0-\\[\\]-~]+)*$',
+                parentSchema: schema5,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
+              }
+              errors++;
+            }
+          } else {
+            const err28 = {
+              instancePath: instancePath + '/entries/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/$defs/packagePath/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema5.type,
+              parentSchema: schema5,
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err28];
+            } else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err29 = {
+          instancePath: instancePath + '/entries',
+          schemaPath: '#/properties/entries/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema14.properties.entries.type,
+          parentSchema: schema14.properties.entries,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+    }
+    if (data.version !== undefined) {
+      let data6 = data.version;
+      if (typeof data6 === 'string') {
+        if (func1(data6) > 256) {
+          const err30 = {
+            instancePath: instancePath + '/version',
+            schemaPath: '#/$defs/semverRange/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 256 },
+            message: 'must NOT have more than 256 characters',
+            schema: 256,
+            parentSchema: schema11,
+            data: data6,
+          };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        if (func1(data6) < 1) {
+          const err31 = {
+            instancePath: instancePath + '/version',
+            schemaPath: '#/$defs/semverRange/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema11,
+            data: data6,
+          };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = {
+          instancePath: instancePath + '/version',
+          schemaPath: '#/$defs/semverRange/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema11.type,
+          parentSchema: schema11,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.args !== undefined) {
+      let data7 = data.args;
+      if (Array.isArray(data7)) {
+        if (data7.length > 64) {
+          const err33 = {
+            instancePath: instancePath + '/args',
+            schemaPath: '#/properties/args/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 items',
+            schema: 64,
+            parentSchema: schema14.properties.args,
+            data: data7,
+          };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
+        const len0 = data7.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data8 = data7[i0];
+          if (typeof data8 === 'string') {
+            if (func1(data8) > 4096) {
+              const err34 = {
+                instancePath: instancePath + '/args/' + i0,
+                schemaPath: '#/$defs/mcpTemplate/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 4096 },
+                message: 'must NOT have more than 4096 characters',
+                schema: 4096,
+                parentSchema: schema19,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (!pattern22.test(data8)) {
+              const err35 = {
+                instancePath: instancePath + '/args/' + i0,
+                schemaPath: '#/$defs/mcpTemplate/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
+                schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+                parentSchema: schema19,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+          } else {
+            const err36 = {
+              instancePath: instancePath + '/args/' + i0,
+              schemaPath: '#/$defs/mcpTemplate/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema19.type,
+              parentSchema: schema19,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err36];
+            } else {
+              vErrors.push(err36);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err37 = {
+          instancePath: instancePath + '/args',
+          schemaPath: '#/properties/args/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema14.properties.args.type,
+          parentSchema: schema14.properties.args,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err37];
+        } else {
+          vErrors.push(err37);
+        }
+        errors++;
+      }
+    }
+    if (data.env !== undefined) {
+      let data9 = data.env;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        if (Object.keys(data9).length > 64) {
+          const err38 = {
+            instancePath: instancePath + '/env',
+            schemaPath: '#/properties/env/maxProperties',
+            keyword: 'maxProperties',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 properties',
+            schema: 64,
+            parentSchema: schema14.properties.env,
+            data: data9,
+          };
+          if (vErrors === null) {
+            vErrors = [err38];
+          } else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+        for (const key3 in data9) {
+          const _errs43 = errors;
+          if (typeof key3 === 'string') {
+            if (!pattern23.test(key3)) {
+              const err39 = {
+                instancePath: instancePath + '/env',
+                schemaPath: '#/properties/env/propertyNames/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' },
+                message: 'must match pattern "' + '^[A-Za-z_][A-Za-z0-9_]{0,127}$' + '"',
+                schema: '^[A-Za-z_][A-Za-z0-9_]{0,127}$',
+                parentSchema: schema14.properties.env.propertyNames,
+                data: key3,
+                propertyName: key3,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+          }
+          var valid19 = _errs43 === errors;
+          if (!valid19) {
+            const err40 = {
+              instancePath: instancePath + '/env',
+              schemaPath: '#/properties/env/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key3 },
+              message: 'property name must be valid',
+              schema: schema14.properties.env.propertyNames,
+              parentSchema: schema14.properties.env,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err40];
+            } else {
+              vErrors.push(err40);
+            }
+            errors++;
+          }
+        }
+        for (const key4 in data9) {
+          let data10 = data9[key4];
+          if (typeof data10 === 'string') {
+            if (func1(data10) > 4096) {
+              const err41 = {
+                instancePath: instancePath + '/env/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/$defs/mcpTemplate/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 4096 },
+                message: 'must NOT have more than 4096 characters',
+                schema: 4096,
+                parentSchema: schema19,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err41];
+              } else {
+                vErrors.push(err41);
+              }
+              errors++;
+            }
+            if (!pattern22.test(data10)) {
+              const err42 = {
+                instancePath: instancePath + '/env/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/$defs/mcpTemplate/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
+                schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+                parentSchema: schema19,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err42];
+              } else {
+                vErrors.push(err42);
+              }
+              errors++;
+            }
+          } else {
+            const err43 = {
+              instancePath: instancePath + '/env/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/$defs/mcpTemplate/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema19.type,
+              parentSchema: schema19,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err43];
+            } else {
+              vErrors.push(err43);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err44 = {
+          instancePath: instancePath + '/env',
+          schemaPath: '#/properties/env/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema14.properties.env.type,
+          parentSchema: schema14.properties.env,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err45 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema14.type,
+      parentSchema: schema14,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err45];
+    } else {
+      vErrors.push(err45);
+    }
+    errors++;
+  }
+  validate3.errors = vErrors;
+  return errors === 0;
+}
+validate3.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 function validate2(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -1120,9 +2196,191 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
       Object.assign(props0, props1);
     }
   }
+  const _errs29 = errors;
+  let valid13 = true;
+  const _errs30 = errors;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    let missing2;
+    if (data.type === undefined && (missing2 = 'type')) {
+      const err26 = {};
+      if (vErrors === null) {
+        vErrors = [err26];
+      } else {
+        vErrors.push(err26);
+      }
+      errors++;
+    } else {
+      if (data.type !== undefined) {
+        if ('mcp' !== data.type) {
+          const err27 = {};
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+      }
+    }
+  }
+  var _valid2 = _errs30 === errors;
+  errors = _errs29;
+  if (vErrors !== null) {
+    if (_errs29) {
+      vErrors.length = _errs29;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid2) {
+    const _errs32 = errors;
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      if (data.server === undefined) {
+        const err28 = {
+          instancePath,
+          schemaPath: '#/allOf/2/then/required',
+          keyword: 'required',
+          params: { missingProperty: 'server' },
+          message: "must have required property '" + 'server' + "'",
+          schema: schema9.allOf[2].then.required,
+          parentSchema: schema9.allOf[2].then,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
+        }
+        errors++;
+      }
+      if (data.tool === undefined) {
+        const err29 = {
+          instancePath,
+          schemaPath: '#/allOf/2/then/required',
+          keyword: 'required',
+          params: { missingProperty: 'tool' },
+          message: "must have required property '" + 'tool' + "'",
+          schema: schema9.allOf[2].then.required,
+          parentSchema: schema9.allOf[2].then,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+      for (const key4 in data) {
+        if (!(key4 === 'type' || key4 === 'server' || key4 === 'tool')) {
+          const err30 = {
+            instancePath,
+            schemaPath: '#/allOf/2/then/additionalProperties',
+            keyword: 'additionalProperties',
+            params: { additionalProperty: key4 },
+            message: 'must NOT have additional properties',
+            schema: false,
+            parentSchema: schema9.allOf[2].then,
+            data,
+          };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+      }
+      if (data.server !== undefined) {
+        if (
+          !validate3(data.server, {
+            instancePath: instancePath + '/server',
+            parentData: data,
+            parentDataProperty: 'server',
+            rootData,
+            dynamicAnchors,
+          })
+        ) {
+          vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
+          errors = vErrors.length;
+        }
+      }
+      if (data.tool !== undefined) {
+        let data8 = data.tool;
+        if (typeof data8 === 'string') {
+          if (!pattern25.test(data8)) {
+            const err31 = {
+              instancePath: instancePath + '/tool',
+              schemaPath: '#/allOf/2/then/properties/tool/pattern',
+              keyword: 'pattern',
+              params: { pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+              message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,128}$' + '"',
+              schema: '^[A-Za-z0-9_.-]{1,128}$',
+              parentSchema: schema9.allOf[2].then.properties.tool,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err31];
+            } else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
+        } else {
+          const err32 = {
+            instancePath: instancePath + '/tool',
+            schemaPath: '#/allOf/2/then/properties/tool/type',
+            keyword: 'type',
+            params: { type: 'string' },
+            message: 'must be string',
+            schema: schema9.allOf[2].then.properties.tool.type,
+            parentSchema: schema9.allOf[2].then.properties.tool,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err32];
+          } else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
+      }
+    }
+    var _valid2 = _errs32 === errors;
+    valid13 = _valid2;
+    if (valid13) {
+      var props2 = true;
+    }
+  }
+  if (!valid13) {
+    const err33 = {
+      instancePath,
+      schemaPath: '#/allOf/2/if',
+      keyword: 'if',
+      params: { failingKeyword: 'then' },
+      message: 'must match "then" schema',
+      schema: schema9.allOf[2].if,
+      parentSchema: schema9.allOf[2],
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err33];
+    } else {
+      vErrors.push(err33);
+    }
+    errors++;
+  }
+  if (props0 !== true && props2 !== undefined) {
+    if (props2 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props2);
+    }
+  }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.type === undefined) {
-      const err26 = {
+      const err34 = {
         instancePath,
         schemaPath: '#/required',
         keyword: 'required',
@@ -1133,9 +2391,9 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
         data,
       };
       if (vErrors === null) {
-        vErrors = [err26];
+        vErrors = [err34];
       } else {
-        vErrors.push(err26);
+        vErrors.push(err34);
       }
       errors++;
     }
@@ -1144,9 +2402,9 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
       props0.type = true;
     }
     if (data.type !== undefined) {
-      let data6 = data.type;
-      if (!(data6 === 'node' || data6 === 'python' || data6 === 'binary' || data6 === 'wasm' || data6 === 'mcp' || data6 === 'http')) {
-        const err27 = {
+      let data9 = data.type;
+      if (!(data9 === 'node' || data9 === 'python' || data9 === 'binary' || data9 === 'wasm' || data9 === 'mcp' || data9 === 'http')) {
+        const err35 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
@@ -1154,18 +2412,18 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
           message: 'must be equal to one of the allowed values',
           schema: schema9.properties.type.enum,
           parentSchema: schema9.properties.type,
-          data: data6,
+          data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err35];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err35);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err36 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -1176,9 +2434,9 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err36];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err36);
     }
     errors++;
   }
@@ -1187,12 +2445,12 @@ function validate2(data, { instancePath = '', parentData, parentDataProperty, ro
   return errors === 0;
 }
 validate2.evaluated = { dynamicProps: true, dynamicItems: false };
-const schema14 = {
+const schema21 = {
   description: 'a JSON Schema object (draft 2020-12)',
   type: 'object',
   $ref: 'https://json-schema.org/draft/2020-12/schema',
 };
-const schema15 = {
+const schema22 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/schema',
   $vocabulary: {
@@ -1246,10 +2504,10 @@ const schema15 = {
     },
   },
 };
-const schema38 = { type: 'array', items: { type: 'string' }, uniqueItems: true, default: [] };
-const schema20 = { type: 'string', pattern: '^[A-Za-z_][-A-Za-z0-9._]*$' };
-const schema17 = { type: 'string', format: 'uri-reference' };
-const schema16 = {
+const schema45 = { type: 'array', items: { type: 'string' }, uniqueItems: true, default: [] };
+const schema27 = { type: 'string', pattern: '^[A-Za-z_][-A-Za-z0-9._]*$' };
+const schema24 = { type: 'string', format: 'uri-reference' };
+const schema23 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/meta/core',
   $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/core': true },
@@ -1273,15 +2531,15 @@ const schema16 = {
     uriReferenceString: { type: 'string', format: 'uri-reference' },
   },
 };
-const schema18 = { type: 'string', format: 'uri' };
+const schema25 = { type: 'string', format: 'uri' };
 const formats4 =
   /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
-const pattern19 = new RegExp('^[^#]*#?$', 'u');
-const pattern20 = new RegExp('^[A-Za-z_][-A-Za-z0-9._]*$', 'u');
-function validate6(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+const pattern26 = new RegExp('^[^#]*#?$', 'u');
+const pattern27 = new RegExp('^[A-Za-z_][-A-Za-z0-9._]*$', 'u');
+function validate8(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://json-schema.org/draft/2020-12/meta/core" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate6.evaluated;
+  const evaluated0 = validate8.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1293,10 +2551,10 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema16.type },
+      params: { type: schema23.type },
       message: 'must be object,boolean',
-      schema: schema16.type,
-      parentSchema: schema16,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -1307,7 +2565,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
     errors++;
   }
   if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate6;
+    dynamicAnchors.meta = validate8;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.$id !== undefined) {
@@ -1321,7 +2579,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { format: 'uri-reference' },
             message: 'must match format "' + 'uri-reference' + '"',
             schema: 'uri-reference',
-            parentSchema: schema17,
+            parentSchema: schema24,
             data: data0,
           };
           if (vErrors === null) {
@@ -1338,8 +2596,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.type,
-          parentSchema: schema17,
+          schema: schema24.type,
+          parentSchema: schema24,
           data: data0,
         };
         if (vErrors === null) {
@@ -1350,7 +2608,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
         errors++;
       }
       if (typeof data0 === 'string') {
-        if (!pattern19.test(data0)) {
+        if (!pattern26.test(data0)) {
           const err3 = {
             instancePath: instancePath + '/$id',
             schemaPath: '#/properties/%24id/pattern',
@@ -1358,7 +2616,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { pattern: '^[^#]*#?$' },
             message: 'must match pattern "' + '^[^#]*#?$' + '"',
             schema: '^[^#]*#?$',
-            parentSchema: schema16.properties.$id,
+            parentSchema: schema23.properties.$id,
             data: data0,
           };
           if (vErrors === null) {
@@ -1381,7 +2639,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { format: 'uri' },
             message: 'must match format "' + 'uri' + '"',
             schema: 'uri',
-            parentSchema: schema18,
+            parentSchema: schema25,
             data: data1,
           };
           if (vErrors === null) {
@@ -1398,8 +2656,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.type,
-          parentSchema: schema18,
+          schema: schema25.type,
+          parentSchema: schema25,
           data: data1,
         };
         if (vErrors === null) {
@@ -1421,7 +2679,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { format: 'uri-reference' },
             message: 'must match format "' + 'uri-reference' + '"',
             schema: 'uri-reference',
-            parentSchema: schema17,
+            parentSchema: schema24,
             data: data2,
           };
           if (vErrors === null) {
@@ -1438,8 +2696,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.type,
-          parentSchema: schema17,
+          schema: schema24.type,
+          parentSchema: schema24,
           data: data2,
         };
         if (vErrors === null) {
@@ -1453,7 +2711,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
     if (data.$anchor !== undefined) {
       let data3 = data.$anchor;
       if (typeof data3 === 'string') {
-        if (!pattern20.test(data3)) {
+        if (!pattern27.test(data3)) {
           const err8 = {
             instancePath: instancePath + '/$anchor',
             schemaPath: '#/$defs/anchorString/pattern',
@@ -1461,7 +2719,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { pattern: '^[A-Za-z_][-A-Za-z0-9._]*$' },
             message: 'must match pattern "' + '^[A-Za-z_][-A-Za-z0-9._]*$' + '"',
             schema: '^[A-Za-z_][-A-Za-z0-9._]*$',
-            parentSchema: schema20,
+            parentSchema: schema27,
             data: data3,
           };
           if (vErrors === null) {
@@ -1478,8 +2736,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.type,
-          parentSchema: schema20,
+          schema: schema27.type,
+          parentSchema: schema27,
           data: data3,
         };
         if (vErrors === null) {
@@ -1501,7 +2759,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { format: 'uri-reference' },
             message: 'must match format "' + 'uri-reference' + '"',
             schema: 'uri-reference',
-            parentSchema: schema17,
+            parentSchema: schema24,
             data: data4,
           };
           if (vErrors === null) {
@@ -1518,8 +2776,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.type,
-          parentSchema: schema17,
+          schema: schema24.type,
+          parentSchema: schema24,
           data: data4,
         };
         if (vErrors === null) {
@@ -1533,7 +2791,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
     if (data.$dynamicAnchor !== undefined) {
       let data5 = data.$dynamicAnchor;
       if (typeof data5 === 'string') {
-        if (!pattern20.test(data5)) {
+        if (!pattern27.test(data5)) {
           const err12 = {
             instancePath: instancePath + '/$dynamicAnchor',
             schemaPath: '#/$defs/anchorString/pattern',
@@ -1541,7 +2799,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { pattern: '^[A-Za-z_][-A-Za-z0-9._]*$' },
             message: 'must match pattern "' + '^[A-Za-z_][-A-Za-z0-9._]*$' + '"',
             schema: '^[A-Za-z_][-A-Za-z0-9._]*$',
-            parentSchema: schema20,
+            parentSchema: schema27,
             data: data5,
           };
           if (vErrors === null) {
@@ -1558,8 +2816,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.type,
-          parentSchema: schema20,
+          schema: schema27.type,
+          parentSchema: schema27,
           data: data5,
         };
         if (vErrors === null) {
@@ -1584,7 +2842,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { format: 'uri' },
                 message: 'must match format "' + 'uri' + '"',
                 schema: 'uri',
-                parentSchema: schema18,
+                parentSchema: schema25,
                 data: key0,
                 propertyName: key0,
               };
@@ -1602,8 +2860,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema18.type,
-              parentSchema: schema18,
+              schema: schema25.type,
+              parentSchema: schema25,
               data: key0,
               propertyName: key0,
             };
@@ -1622,8 +2880,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'propertyNames',
               params: { propertyName: key0 },
               message: 'property name must be valid',
-              schema: schema16.properties.$vocabulary.propertyNames,
-              parentSchema: schema16.properties.$vocabulary,
+              schema: schema23.properties.$vocabulary.propertyNames,
+              parentSchema: schema23.properties.$vocabulary,
               data: data6,
             };
             if (vErrors === null) {
@@ -1643,8 +2901,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema16.properties.$vocabulary.additionalProperties.type,
-              parentSchema: schema16.properties.$vocabulary.additionalProperties,
+              schema: schema23.properties.$vocabulary.additionalProperties.type,
+              parentSchema: schema23.properties.$vocabulary.additionalProperties,
               data: data7,
             };
             if (vErrors === null) {
@@ -1662,8 +2920,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema16.properties.$vocabulary.type,
-          parentSchema: schema16.properties.$vocabulary,
+          schema: schema23.properties.$vocabulary.type,
+          parentSchema: schema23.properties.$vocabulary,
           data: data6,
         };
         if (vErrors === null) {
@@ -1683,8 +2941,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.$comment.type,
-          parentSchema: schema16.properties.$comment,
+          schema: schema23.properties.$comment.type,
+          parentSchema: schema23.properties.$comment,
           data: data8,
         };
         if (vErrors === null) {
@@ -1719,7 +2977,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
             }
           } else {
             if (
-              !validate6(data10, {
+              !validate8(data10, {
                 instancePath: instancePath + '/$defs/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 parentData: data9,
                 parentDataProperty: key2,
@@ -1727,10 +2985,10 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
                 dynamicAnchors,
               })
             ) {
-              vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
+              vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
               errors = vErrors.length;
             } else {
-              var props1 = validate6.evaluated.props;
+              var props1 = validate8.evaluated.props;
               if (props0 !== true && props1 !== undefined) {
                 if (props1 === true) {
                   props0 = true;
@@ -1739,7 +2997,7 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
                   Object.assign(props0, props1);
                 }
               }
-              var items1 = validate6.evaluated.items;
+              var items1 = validate8.evaluated.items;
               if (items0 !== true && items1 !== undefined) {
                 items0 = items1 === true ? true : items0 > items1 ? items0 : items1;
               }
@@ -1753,8 +3011,8 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema16.properties.$defs.type,
-          parentSchema: schema16.properties.$defs,
+          schema: schema23.properties.$defs.type,
+          parentSchema: schema23.properties.$defs,
           data: data9,
         };
         if (vErrors === null) {
@@ -1766,10 +3024,10 @@ function validate6(data, { instancePath = '', parentData, parentDataProperty, ro
       }
     }
   }
-  validate6.errors = vErrors;
+  validate8.errors = vErrors;
   return errors === 0;
 }
-validate6.evaluated = {
+validate8.evaluated = {
   props: {
     $id: true,
     $schema: true,
@@ -1784,7 +3042,7 @@ validate6.evaluated = {
   dynamicProps: false,
   dynamicItems: false,
 };
-const schema24 = {
+const schema31 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/meta/applicator',
   $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/applicator': true },
@@ -1810,11 +3068,11 @@ const schema24 = {
   },
   $defs: { schemaArray: { type: 'array', minItems: 1, items: { $dynamicRef: '#meta' } } },
 };
-const schema25 = { type: 'array', minItems: 1, items: { $dynamicRef: '#meta' } };
-function validate9(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+const schema32 = { type: 'array', minItems: 1, items: { $dynamicRef: '#meta' } };
+function validate11(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate9.evaluated;
+  const evaluated0 = validate11.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1830,7 +3088,7 @@ function validate9(data, { instancePath = '', parentData, parentDataProperty, ro
         params: { limit: 1 },
         message: 'must NOT have fewer than 1 items',
         schema: 1,
-        parentSchema: schema25,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -1854,12 +3112,12 @@ function validate9(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate9(data0, { instancePath: instancePath + '/' + i0, parentData: data, parentDataProperty: i0, rootData, dynamicAnchors })
+          !validate11(data0, { instancePath: instancePath + '/' + i0, parentData: data, parentDataProperty: i0, rootData, dynamicAnchors })
         ) {
-          vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+          vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
           errors = vErrors.length;
         } else {
-          var props1 = validate9.evaluated.props;
+          var props1 = validate11.evaluated.props;
           if (props0 !== true && props1 !== undefined) {
             if (props1 === true) {
               props0 = true;
@@ -1868,7 +3126,7 @@ function validate9(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props0, props1);
             }
           }
-          var items1 = validate9.evaluated.items;
+          var items1 = validate11.evaluated.items;
           if (items0 !== true && items1 !== undefined) {
             items0 = items1 === true ? true : items0 > items1 ? items0 : items1;
           }
@@ -1882,8 +3140,8 @@ function validate9(data, { instancePath = '', parentData, parentDataProperty, ro
       keyword: 'type',
       params: { type: 'array' },
       message: 'must be array',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -1893,15 +3151,15 @@ function validate9(data, { instancePath = '', parentData, parentDataProperty, ro
     }
     errors++;
   }
-  validate9.errors = vErrors;
+  validate11.errors = vErrors;
   return errors === 0;
 }
-validate9.evaluated = { items: true, dynamicProps: false, dynamicItems: false };
+validate11.evaluated = { items: true, dynamicProps: false, dynamicItems: false };
 const formats14 = require('ajv-formats/dist/formats').fullFormats.regex;
-function validate8(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate10(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://json-schema.org/draft/2020-12/meta/applicator" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate8.evaluated;
+  const evaluated0 = validate10.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1913,10 +3171,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema24.type },
+      params: { type: schema31.type },
       message: 'must be object,boolean',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -1927,12 +3185,12 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
     errors++;
   }
   if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate8;
+    dynamicAnchors.meta = validate10;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.prefixItems !== undefined) {
       if (
-        !validate9(data.prefixItems, {
+        !validate11(data.prefixItems, {
           instancePath: instancePath + '/prefixItems',
           parentData: data,
           parentDataProperty: 'prefixItems',
@@ -1940,7 +3198,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+        vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
         errors = vErrors.length;
       }
     }
@@ -1959,7 +3217,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data1, {
+          !validate10(data1, {
             instancePath: instancePath + '/items',
             parentData: data,
             parentDataProperty: 'items',
@@ -1967,10 +3225,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props1 = validate8.evaluated.props;
+          var props1 = validate10.evaluated.props;
           if (props0 !== true && props1 !== undefined) {
             if (props1 === true) {
               props0 = true;
@@ -1979,7 +3237,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props0, props1);
             }
           }
-          var items1 = validate8.evaluated.items;
+          var items1 = validate10.evaluated.items;
           if (items0 !== true && items1 !== undefined) {
             items0 = items1 === true ? true : items0 > items1 ? items0 : items1;
           }
@@ -2007,7 +3265,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data2, {
+          !validate10(data2, {
             instancePath: instancePath + '/contains',
             parentData: data,
             parentDataProperty: 'contains',
@@ -2015,10 +3273,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props3 = validate8.evaluated.props;
+          var props3 = validate10.evaluated.props;
           if (props2 !== true && props3 !== undefined) {
             if (props3 === true) {
               props2 = true;
@@ -2027,7 +3285,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props2, props3);
             }
           }
-          var items3 = validate8.evaluated.items;
+          var items3 = validate10.evaluated.items;
           if (items2 !== true && items3 !== undefined) {
             items2 = items3 === true ? true : items2 > items3 ? items2 : items3;
           }
@@ -2055,7 +3313,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data3, {
+          !validate10(data3, {
             instancePath: instancePath + '/additionalProperties',
             parentData: data,
             parentDataProperty: 'additionalProperties',
@@ -2063,10 +3321,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props5 = validate8.evaluated.props;
+          var props5 = validate10.evaluated.props;
           if (props4 !== true && props5 !== undefined) {
             if (props5 === true) {
               props4 = true;
@@ -2075,7 +3333,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props4, props5);
             }
           }
-          var items5 = validate8.evaluated.items;
+          var items5 = validate10.evaluated.items;
           if (items4 !== true && items5 !== undefined) {
             items4 = items5 === true ? true : items4 > items5 ? items4 : items5;
           }
@@ -2106,7 +3364,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             }
           } else {
             if (
-              !validate8(data5, {
+              !validate10(data5, {
                 instancePath: instancePath + '/properties/' + key0.replace(/~/g, '~0').replace(/\//g, '~1'),
                 parentData: data4,
                 parentDataProperty: key0,
@@ -2114,10 +3372,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                 dynamicAnchors,
               })
             ) {
-              vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+              vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
               errors = vErrors.length;
             } else {
-              var props7 = validate8.evaluated.props;
+              var props7 = validate10.evaluated.props;
               if (props6 !== true && props7 !== undefined) {
                 if (props7 === true) {
                   props6 = true;
@@ -2126,7 +3384,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                   Object.assign(props6, props7);
                 }
               }
-              var items7 = validate8.evaluated.items;
+              var items7 = validate10.evaluated.items;
               if (items6 !== true && items7 !== undefined) {
                 items6 = items7 === true ? true : items6 > items7 ? items6 : items7;
               }
@@ -2140,8 +3398,8 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.properties.type,
-          parentSchema: schema24.properties.properties,
+          schema: schema31.properties.properties.type,
+          parentSchema: schema31.properties.properties,
           data: data4,
         };
         if (vErrors === null) {
@@ -2166,7 +3424,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { format: 'regex' },
                 message: 'must match format "' + 'regex' + '"',
                 schema: 'regex',
-                parentSchema: schema24.properties.patternProperties.propertyNames,
+                parentSchema: schema31.properties.patternProperties.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -2186,8 +3444,8 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema24.properties.patternProperties.propertyNames,
-              parentSchema: schema24.properties.patternProperties,
+              schema: schema31.properties.patternProperties.propertyNames,
+              parentSchema: schema31.properties.patternProperties,
               data: data6,
             };
             if (vErrors === null) {
@@ -2219,7 +3477,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             }
           } else {
             if (
-              !validate8(data7, {
+              !validate10(data7, {
                 instancePath: instancePath + '/patternProperties/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 parentData: data6,
                 parentDataProperty: key2,
@@ -2227,10 +3485,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                 dynamicAnchors,
               })
             ) {
-              vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+              vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
               errors = vErrors.length;
             } else {
-              var props9 = validate8.evaluated.props;
+              var props9 = validate10.evaluated.props;
               if (props8 !== true && props9 !== undefined) {
                 if (props9 === true) {
                   props8 = true;
@@ -2239,7 +3497,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                   Object.assign(props8, props9);
                 }
               }
-              var items9 = validate8.evaluated.items;
+              var items9 = validate10.evaluated.items;
               if (items8 !== true && items9 !== undefined) {
                 items8 = items9 === true ? true : items8 > items9 ? items8 : items9;
               }
@@ -2253,8 +3511,8 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.patternProperties.type,
-          parentSchema: schema24.properties.patternProperties,
+          schema: schema31.properties.patternProperties.type,
+          parentSchema: schema31.properties.patternProperties,
           data: data6,
         };
         if (vErrors === null) {
@@ -2289,7 +3547,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             }
           } else {
             if (
-              !validate8(data9, {
+              !validate10(data9, {
                 instancePath: instancePath + '/dependentSchemas/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 parentData: data8,
                 parentDataProperty: key3,
@@ -2297,10 +3555,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                 dynamicAnchors,
               })
             ) {
-              vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+              vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
               errors = vErrors.length;
             } else {
-              var props11 = validate8.evaluated.props;
+              var props11 = validate10.evaluated.props;
               if (props10 !== true && props11 !== undefined) {
                 if (props11 === true) {
                   props10 = true;
@@ -2309,7 +3567,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
                   Object.assign(props10, props11);
                 }
               }
-              var items11 = validate8.evaluated.items;
+              var items11 = validate10.evaluated.items;
               if (items10 !== true && items11 !== undefined) {
                 items10 = items11 === true ? true : items10 > items11 ? items10 : items11;
               }
@@ -2323,8 +3581,8 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.dependentSchemas.type,
-          parentSchema: schema24.properties.dependentSchemas,
+          schema: schema31.properties.dependentSchemas.type,
+          parentSchema: schema31.properties.dependentSchemas,
           data: data8,
         };
         if (vErrors === null) {
@@ -2356,7 +3614,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data10, {
+          !validate10(data10, {
             instancePath: instancePath + '/propertyNames',
             parentData: data,
             parentDataProperty: 'propertyNames',
@@ -2364,10 +3622,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props13 = validate8.evaluated.props;
+          var props13 = validate10.evaluated.props;
           if (props12 !== true && props13 !== undefined) {
             if (props13 === true) {
               props12 = true;
@@ -2376,7 +3634,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props12, props13);
             }
           }
-          var items13 = validate8.evaluated.items;
+          var items13 = validate10.evaluated.items;
           if (items12 !== true && items13 !== undefined) {
             items12 = items13 === true ? true : items12 > items13 ? items12 : items13;
           }
@@ -2396,12 +3654,12 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data11, { instancePath: instancePath + '/if', parentData: data, parentDataProperty: 'if', rootData, dynamicAnchors })
+          !validate10(data11, { instancePath: instancePath + '/if', parentData: data, parentDataProperty: 'if', rootData, dynamicAnchors })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props15 = validate8.evaluated.props;
+          var props15 = validate10.evaluated.props;
           if (props14 !== true && props15 !== undefined) {
             if (props15 === true) {
               props14 = true;
@@ -2410,7 +3668,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props14, props15);
             }
           }
-          var items15 = validate8.evaluated.items;
+          var items15 = validate10.evaluated.items;
           if (items14 !== true && items15 !== undefined) {
             items14 = items15 === true ? true : items14 > items15 ? items14 : items15;
           }
@@ -2432,7 +3690,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data12, {
+          !validate10(data12, {
             instancePath: instancePath + '/then',
             parentData: data,
             parentDataProperty: 'then',
@@ -2440,10 +3698,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props17 = validate8.evaluated.props;
+          var props17 = validate10.evaluated.props;
           if (props16 !== true && props17 !== undefined) {
             if (props17 === true) {
               props16 = true;
@@ -2452,7 +3710,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props16, props17);
             }
           }
-          var items17 = validate8.evaluated.items;
+          var items17 = validate10.evaluated.items;
           if (items16 !== true && items17 !== undefined) {
             items16 = items17 === true ? true : items16 > items17 ? items16 : items17;
           }
@@ -2474,7 +3732,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data13, {
+          !validate10(data13, {
             instancePath: instancePath + '/else',
             parentData: data,
             parentDataProperty: 'else',
@@ -2482,10 +3740,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props19 = validate8.evaluated.props;
+          var props19 = validate10.evaluated.props;
           if (props18 !== true && props19 !== undefined) {
             if (props19 === true) {
               props18 = true;
@@ -2494,7 +3752,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props18, props19);
             }
           }
-          var items19 = validate8.evaluated.items;
+          var items19 = validate10.evaluated.items;
           if (items18 !== true && items19 !== undefined) {
             items18 = items19 === true ? true : items18 > items19 ? items18 : items19;
           }
@@ -2503,7 +3761,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
     }
     if (data.allOf !== undefined) {
       if (
-        !validate9(data.allOf, {
+        !validate11(data.allOf, {
           instancePath: instancePath + '/allOf',
           parentData: data,
           parentDataProperty: 'allOf',
@@ -2511,13 +3769,13 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+        vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
         errors = vErrors.length;
       }
     }
     if (data.anyOf !== undefined) {
       if (
-        !validate9(data.anyOf, {
+        !validate11(data.anyOf, {
           instancePath: instancePath + '/anyOf',
           parentData: data,
           parentDataProperty: 'anyOf',
@@ -2525,13 +3783,13 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+        vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
         errors = vErrors.length;
       }
     }
     if (data.oneOf !== undefined) {
       if (
-        !validate9(data.oneOf, {
+        !validate11(data.oneOf, {
           instancePath: instancePath + '/oneOf',
           parentData: data,
           parentDataProperty: 'oneOf',
@@ -2539,7 +3797,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+        vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
         errors = vErrors.length;
       }
     }
@@ -2556,12 +3814,18 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
         }
       } else {
         if (
-          !validate8(data17, { instancePath: instancePath + '/not', parentData: data, parentDataProperty: 'not', rootData, dynamicAnchors })
+          !validate10(data17, {
+            instancePath: instancePath + '/not',
+            parentData: data,
+            parentDataProperty: 'not',
+            rootData,
+            dynamicAnchors,
+          })
         ) {
-          vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+          vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
           errors = vErrors.length;
         } else {
-          var props21 = validate8.evaluated.props;
+          var props21 = validate10.evaluated.props;
           if (props20 !== true && props21 !== undefined) {
             if (props21 === true) {
               props20 = true;
@@ -2570,7 +3834,7 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
               Object.assign(props20, props21);
             }
           }
-          var items21 = validate8.evaluated.items;
+          var items21 = validate10.evaluated.items;
           if (items20 !== true && items21 !== undefined) {
             items20 = items21 === true ? true : items20 > items21 ? items20 : items21;
           }
@@ -2578,10 +3842,10 @@ function validate8(data, { instancePath = '', parentData, parentDataProperty, ro
       }
     }
   }
-  validate8.errors = vErrors;
+  validate10.errors = vErrors;
   return errors === 0;
 }
-validate8.evaluated = {
+validate10.evaluated = {
   props: {
     prefixItems: true,
     items: true,
@@ -2602,7 +3866,7 @@ validate8.evaluated = {
   dynamicProps: false,
   dynamicItems: false,
 };
-const schema26 = {
+const schema33 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/meta/unevaluated',
   $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/unevaluated': true },
@@ -2611,10 +3875,10 @@ const schema26 = {
   type: ['object', 'boolean'],
   properties: { unevaluatedItems: { $dynamicRef: '#meta' }, unevaluatedProperties: { $dynamicRef: '#meta' } },
 };
-function validate15(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://json-schema.org/draft/2020-12/meta/unevaluated" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate15.evaluated;
+  const evaluated0 = validate17.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2626,10 +3890,10 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema26.type },
+      params: { type: schema33.type },
       message: 'must be object,boolean',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -2640,7 +3904,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     errors++;
   }
   if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate15;
+    dynamicAnchors.meta = validate17;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.unevaluatedItems !== undefined) {
@@ -2664,7 +3928,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         }
       } else {
         if (
-          !validate15(data0, {
+          !validate17(data0, {
             instancePath: instancePath + '/unevaluatedItems',
             parentData: data,
             parentDataProperty: 'unevaluatedItems',
@@ -2672,10 +3936,10 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+          vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
           errors = vErrors.length;
         } else {
-          var props1 = validate15.evaluated.props;
+          var props1 = validate17.evaluated.props;
           if (props0 !== true && props1 !== undefined) {
             if (props1 === true) {
               props0 = true;
@@ -2684,7 +3948,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               Object.assign(props0, props1);
             }
           }
-          var items1 = validate15.evaluated.items;
+          var items1 = validate17.evaluated.items;
           if (items0 !== true && items1 !== undefined) {
             items0 = items1 === true ? true : items0 > items1 ? items0 : items1;
           }
@@ -2712,7 +3976,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         }
       } else {
         if (
-          !validate15(data1, {
+          !validate17(data1, {
             instancePath: instancePath + '/unevaluatedProperties',
             parentData: data,
             parentDataProperty: 'unevaluatedProperties',
@@ -2720,10 +3984,10 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+          vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
           errors = vErrors.length;
         } else {
-          var props3 = validate15.evaluated.props;
+          var props3 = validate17.evaluated.props;
           if (props2 !== true && props3 !== undefined) {
             if (props3 === true) {
               props2 = true;
@@ -2732,7 +3996,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               Object.assign(props2, props3);
             }
           }
-          var items3 = validate15.evaluated.items;
+          var items3 = validate17.evaluated.items;
           if (items2 !== true && items3 !== undefined) {
             items2 = items3 === true ? true : items2 > items3 ? items2 : items3;
           }
@@ -2740,11 +4004,11 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   }
-  validate15.errors = vErrors;
+  validate17.errors = vErrors;
   return errors === 0;
 }
-validate15.evaluated = { props: { unevaluatedItems: true, unevaluatedProperties: true }, dynamicProps: false, dynamicItems: false };
-const schema27 = {
+validate17.evaluated = { props: { unevaluatedItems: true, unevaluatedProperties: true }, dynamicProps: false, dynamicItems: false };
+const schema34 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/meta/validation',
   $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/validation': true },
@@ -2782,12 +4046,12 @@ const schema27 = {
     stringArray: { type: 'array', items: { type: 'string' }, uniqueItems: true, default: [] },
   },
 };
-const schema28 = { enum: ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] };
-const schema30 = { type: 'integer', minimum: 0 };
-function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+const schema35 = { enum: ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] };
+const schema37 = { type: 'integer', minimum: 0 };
+function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://json-schema.org/draft/2020-12/meta/validation" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate17.evaluated;
+  const evaluated0 = validate19.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2799,10 +4063,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema27.type },
+      params: { type: schema34.type },
       message: 'must be object,boolean',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -2813,7 +4077,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     errors++;
   }
   if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate17;
+    dynamicAnchors.meta = validate19;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.type !== undefined) {
@@ -2834,10 +4098,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/simpleTypes/enum',
           keyword: 'enum',
-          params: { allowedValues: schema28.enum },
+          params: { allowedValues: schema35.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema28.enum,
-          parentSchema: schema28,
+          schema: schema35.enum,
+          parentSchema: schema35,
           data: data0,
         };
         if (vErrors === null) {
@@ -2859,7 +4123,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema27.properties.type.anyOf[1],
+            parentSchema: schema34.properties.type.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -2885,10 +4149,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               instancePath: instancePath + '/type/' + i0,
               schemaPath: '#/$defs/simpleTypes/enum',
               keyword: 'enum',
-              params: { allowedValues: schema28.enum },
+              params: { allowedValues: schema35.enum },
               message: 'must be equal to one of the allowed values',
-              schema: schema28.enum,
-              parentSchema: schema28,
+              schema: schema35.enum,
+              parentSchema: schema35,
               data: data1,
             };
             if (vErrors === null) {
@@ -2904,7 +4168,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
         if (i1 > 1) {
           outer0: for (; i1--;) {
             for (j0 = i1; j0--;) {
-              if (func29(data0[i1], data0[j0])) {
+              if (func37(data0[i1], data0[j0])) {
                 const err4 = {
                   instancePath: instancePath + '/type',
                   schemaPath: '#/properties/type/anyOf/1/uniqueItems',
@@ -2912,7 +4176,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { i: i1, j: j0 },
                   message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                   schema: true,
-                  parentSchema: schema27.properties.type.anyOf[1],
+                  parentSchema: schema34.properties.type.anyOf[1],
                   data: data0,
                 };
                 if (vErrors === null) {
@@ -2933,8 +4197,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema27.properties.type.anyOf[1].type,
-          parentSchema: schema27.properties.type.anyOf[1],
+          schema: schema34.properties.type.anyOf[1].type,
+          parentSchema: schema34.properties.type.anyOf[1],
           data: data0,
         };
         if (vErrors === null) {
@@ -2953,8 +4217,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema27.properties.type.anyOf,
-          parentSchema: schema27.properties.type,
+          schema: schema34.properties.type.anyOf,
+          parentSchema: schema34.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -2983,8 +4247,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema27.properties.enum.type,
-          parentSchema: schema27.properties.enum,
+          schema: schema34.properties.enum.type,
+          parentSchema: schema34.properties.enum,
           data: data2,
         };
         if (vErrors === null) {
@@ -3006,7 +4270,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>', limit: 0 },
             message: 'must be > 0',
             schema: 0,
-            parentSchema: schema27.properties.multipleOf,
+            parentSchema: schema34.properties.multipleOf,
             data: data3,
           };
           if (vErrors === null) {
@@ -3023,8 +4287,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.multipleOf.type,
-          parentSchema: schema27.properties.multipleOf,
+          schema: schema34.properties.multipleOf.type,
+          parentSchema: schema34.properties.multipleOf,
           data: data3,
         };
         if (vErrors === null) {
@@ -3044,8 +4308,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.maximum.type,
-          parentSchema: schema27.properties.maximum,
+          schema: schema34.properties.maximum.type,
+          parentSchema: schema34.properties.maximum,
           data: data4,
         };
         if (vErrors === null) {
@@ -3065,8 +4329,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.exclusiveMaximum.type,
-          parentSchema: schema27.properties.exclusiveMaximum,
+          schema: schema34.properties.exclusiveMaximum.type,
+          parentSchema: schema34.properties.exclusiveMaximum,
           data: data5,
         };
         if (vErrors === null) {
@@ -3086,8 +4350,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.minimum.type,
-          parentSchema: schema27.properties.minimum,
+          schema: schema34.properties.minimum.type,
+          parentSchema: schema34.properties.minimum,
           data: data6,
         };
         if (vErrors === null) {
@@ -3107,8 +4371,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.exclusiveMinimum.type,
-          parentSchema: schema27.properties.exclusiveMinimum,
+          schema: schema34.properties.exclusiveMinimum.type,
+          parentSchema: schema34.properties.exclusiveMinimum,
           data: data7,
         };
         if (vErrors === null) {
@@ -3128,8 +4392,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data8,
         };
         if (vErrors === null) {
@@ -3148,7 +4412,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data8,
           };
           if (vErrors === null) {
@@ -3169,8 +4433,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data9,
         };
         if (vErrors === null) {
@@ -3189,7 +4453,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data9,
           };
           if (vErrors === null) {
@@ -3212,7 +4476,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'regex' },
             message: 'must match format "' + 'regex' + '"',
             schema: 'regex',
-            parentSchema: schema27.properties.pattern,
+            parentSchema: schema34.properties.pattern,
             data: data10,
           };
           if (vErrors === null) {
@@ -3229,8 +4493,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.pattern.type,
-          parentSchema: schema27.properties.pattern,
+          schema: schema34.properties.pattern.type,
+          parentSchema: schema34.properties.pattern,
           data: data10,
         };
         if (vErrors === null) {
@@ -3250,8 +4514,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data11,
         };
         if (vErrors === null) {
@@ -3270,7 +4534,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data11,
           };
           if (vErrors === null) {
@@ -3291,8 +4555,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data12,
         };
         if (vErrors === null) {
@@ -3311,7 +4575,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data12,
           };
           if (vErrors === null) {
@@ -3332,8 +4596,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.uniqueItems.type,
-          parentSchema: schema27.properties.uniqueItems,
+          schema: schema34.properties.uniqueItems.type,
+          parentSchema: schema34.properties.uniqueItems,
           data: data13,
         };
         if (vErrors === null) {
@@ -3353,8 +4617,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data14,
         };
         if (vErrors === null) {
@@ -3373,7 +4637,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data14,
           };
           if (vErrors === null) {
@@ -3394,8 +4658,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data15,
         };
         if (vErrors === null) {
@@ -3414,7 +4678,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data15,
           };
           if (vErrors === null) {
@@ -3435,8 +4699,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data16,
         };
         if (vErrors === null) {
@@ -3455,7 +4719,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data16,
           };
           if (vErrors === null) {
@@ -3476,8 +4740,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.type,
-          parentSchema: schema30,
+          schema: schema37.type,
+          parentSchema: schema37,
           data: data17,
         };
         if (vErrors === null) {
@@ -3496,7 +4760,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema30,
+            parentSchema: schema37,
             data: data17,
           };
           if (vErrors === null) {
@@ -3521,8 +4785,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema38.items.type,
-              parentSchema: schema38.items,
+              schema: schema45.items.type,
+              parentSchema: schema45.items,
               data: data19,
             };
             if (vErrors === null) {
@@ -3551,7 +4815,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i3, j: j1 },
                 message: 'must NOT have duplicate items (items ## ' + j1 + ' and ' + i3 + ' are identical)',
                 schema: true,
-                parentSchema: schema38,
+                parentSchema: schema45,
                 data: data18,
               };
               if (vErrors === null) {
@@ -3572,8 +4836,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema38.type,
-          parentSchema: schema38,
+          schema: schema45.type,
+          parentSchema: schema45,
           data: data18,
         };
         if (vErrors === null) {
@@ -3600,8 +4864,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema38.items.type,
-                  parentSchema: schema38.items,
+                  schema: schema45.items.type,
+                  parentSchema: schema45.items,
                   data: data22,
                 };
                 if (vErrors === null) {
@@ -3630,7 +4894,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { i: i5, j: j2 },
                     message: 'must NOT have duplicate items (items ## ' + j2 + ' and ' + i5 + ' are identical)',
                     schema: true,
-                    parentSchema: schema38,
+                    parentSchema: schema45,
                     data: data21,
                   };
                   if (vErrors === null) {
@@ -3651,8 +4915,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'array' },
               message: 'must be array',
-              schema: schema38.type,
-              parentSchema: schema38,
+              schema: schema45.type,
+              parentSchema: schema45,
               data: data21,
             };
             if (vErrors === null) {
@@ -3670,8 +4934,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.dependentRequired.type,
-          parentSchema: schema27.properties.dependentRequired,
+          schema: schema34.properties.dependentRequired.type,
+          parentSchema: schema34.properties.dependentRequired,
           data: data20,
         };
         if (vErrors === null) {
@@ -3683,10 +4947,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   }
-  validate17.errors = vErrors;
+  validate19.errors = vErrors;
   return errors === 0;
 }
-validate17.evaluated = {
+validate19.evaluated = {
   props: {
     type: true,
     const: true,
@@ -3712,7 +4976,7 @@ validate17.evaluated = {
   dynamicProps: false,
   dynamicItems: false,
 };
-const schema40 = {
+const schema47 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/meta/meta-data',
   $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/meta-data': true },
@@ -3729,10 +4993,10 @@ const schema40 = {
     examples: { type: 'array', items: true },
   },
 };
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://json-schema.org/draft/2020-12/meta/meta-data" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate19.evaluated;
+  const evaluated0 = validate21.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -3744,10 +5008,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema40.type },
+      params: { type: schema47.type },
       message: 'must be object,boolean',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema47.type,
+      parentSchema: schema47,
       data,
     };
     if (vErrors === null) {
@@ -3758,7 +5022,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     errors++;
   }
   if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate19;
+    dynamicAnchors.meta = validate21;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.title !== undefined) {
@@ -3770,8 +5034,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.title.type,
-          parentSchema: schema40.properties.title,
+          schema: schema47.properties.title.type,
+          parentSchema: schema47.properties.title,
           data: data0,
         };
         if (vErrors === null) {
@@ -3791,8 +5055,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.description.type,
-          parentSchema: schema40.properties.description,
+          schema: schema47.properties.description.type,
+          parentSchema: schema47.properties.description,
           data: data1,
         };
         if (vErrors === null) {
@@ -3812,8 +5076,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.deprecated.type,
-          parentSchema: schema40.properties.deprecated,
+          schema: schema47.properties.deprecated.type,
+          parentSchema: schema47.properties.deprecated,
           data: data2,
         };
         if (vErrors === null) {
@@ -3833,8 +5097,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.readOnly.type,
-          parentSchema: schema40.properties.readOnly,
+          schema: schema47.properties.readOnly.type,
+          parentSchema: schema47.properties.readOnly,
           data: data3,
         };
         if (vErrors === null) {
@@ -3854,8 +5118,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.writeOnly.type,
-          parentSchema: schema40.properties.writeOnly,
+          schema: schema47.properties.writeOnly.type,
+          parentSchema: schema47.properties.writeOnly,
           data: data4,
         };
         if (vErrors === null) {
@@ -3875,8 +5139,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema40.properties.examples.type,
-          parentSchema: schema40.properties.examples,
+          schema: schema47.properties.examples.type,
+          parentSchema: schema47.properties.examples,
           data: data5,
         };
         if (vErrors === null) {
@@ -3888,15 +5152,15 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   }
-  validate19.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-validate19.evaluated = {
+validate21.evaluated = {
   props: { title: true, description: true, default: true, deprecated: true, readOnly: true, writeOnly: true, examples: true },
   dynamicProps: false,
   dynamicItems: false,
 };
-const schema41 = {
+const schema48 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://json-schema.org/draft/2020-12/meta/format-annotation',
   $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/format-annotation': true },
@@ -3905,75 +5169,8 @@ const schema41 = {
   type: ['object', 'boolean'],
   properties: { format: { type: 'string' } },
 };
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  /*# sourceURL="https://json-schema.org/draft/2020-12/meta/format-annotation" */ let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate21.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (!(data && typeof data == 'object' && !Array.isArray(data)) && typeof data !== 'boolean') {
-    const err0 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: schema41.type },
-      message: 'must be object,boolean',
-      schema: schema41.type,
-      parentSchema: schema41,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err0];
-    } else {
-      vErrors.push(err0);
-    }
-    errors++;
-  }
-  if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate21;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.format !== undefined) {
-      let data0 = data.format;
-      if (typeof data0 !== 'string') {
-        const err1 = {
-          instancePath: instancePath + '/format',
-          schemaPath: '#/properties/format/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.format.type,
-          parentSchema: schema41.properties.format,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-  }
-  validate21.errors = vErrors;
-  return errors === 0;
-}
-validate21.evaluated = { props: { format: true }, dynamicProps: false, dynamicItems: false };
-const schema42 = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://json-schema.org/draft/2020-12/meta/content',
-  $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/content': true },
-  $dynamicAnchor: 'meta',
-  title: 'Content vocabulary meta-schema',
-  type: ['object', 'boolean'],
-  properties: { contentEncoding: { type: 'string' }, contentMediaType: { type: 'string' }, contentSchema: { $dynamicRef: '#meta' } },
-};
 function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  /*# sourceURL="https://json-schema.org/draft/2020-12/meta/content" */ let vErrors = null;
+  /*# sourceURL="https://json-schema.org/draft/2020-12/meta/format-annotation" */ let vErrors = null;
   let errors = 0;
   const evaluated0 = validate23.evaluated;
   if (evaluated0.dynamicProps) {
@@ -3987,10 +5184,10 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema42.type },
+      params: { type: schema48.type },
       message: 'must be object,boolean',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema48.type,
+      parentSchema: schema48,
       data,
     };
     if (vErrors === null) {
@@ -4004,6 +5201,73 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     dynamicAnchors.meta = validate23;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.format !== undefined) {
+      let data0 = data.format;
+      if (typeof data0 !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/format',
+          schemaPath: '#/properties/format/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.format.type,
+          parentSchema: schema48.properties.format,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+  }
+  validate23.errors = vErrors;
+  return errors === 0;
+}
+validate23.evaluated = { props: { format: true }, dynamicProps: false, dynamicItems: false };
+const schema49 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://json-schema.org/draft/2020-12/meta/content',
+  $vocabulary: { 'https://json-schema.org/draft/2020-12/vocab/content': true },
+  $dynamicAnchor: 'meta',
+  title: 'Content vocabulary meta-schema',
+  type: ['object', 'boolean'],
+  properties: { contentEncoding: { type: 'string' }, contentMediaType: { type: 'string' }, contentSchema: { $dynamicRef: '#meta' } },
+};
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  /*# sourceURL="https://json-schema.org/draft/2020-12/meta/content" */ let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate25.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (!(data && typeof data == 'object' && !Array.isArray(data)) && typeof data !== 'boolean') {
+    const err0 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: schema49.type },
+      message: 'must be object,boolean',
+      schema: schema49.type,
+      parentSchema: schema49,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  if (!dynamicAnchors.meta) {
+    dynamicAnchors.meta = validate25;
+  }
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.contentEncoding !== undefined) {
       let data0 = data.contentEncoding;
       if (typeof data0 !== 'string') {
@@ -4013,8 +5277,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.contentEncoding.type,
-          parentSchema: schema42.properties.contentEncoding,
+          schema: schema49.properties.contentEncoding.type,
+          parentSchema: schema49.properties.contentEncoding,
           data: data0,
         };
         if (vErrors === null) {
@@ -4034,8 +5298,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.contentMediaType.type,
-          parentSchema: schema42.properties.contentMediaType,
+          schema: schema49.properties.contentMediaType.type,
+          parentSchema: schema49.properties.contentMediaType,
           data: data1,
         };
         if (vErrors === null) {
@@ -4067,7 +5331,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         }
       } else {
         if (
-          !validate23(data2, {
+          !validate25(data2, {
             instancePath: instancePath + '/contentSchema',
             parentData: data,
             parentDataProperty: 'contentSchema',
@@ -4075,10 +5339,10 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+          vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
           errors = vErrors.length;
         } else {
-          var props1 = validate23.evaluated.props;
+          var props1 = validate25.evaluated.props;
           if (props0 !== true && props1 !== undefined) {
             if (props1 === true) {
               props0 = true;
@@ -4087,7 +5351,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               Object.assign(props0, props1);
             }
           }
-          var items1 = validate23.evaluated.items;
+          var items1 = validate25.evaluated.items;
           if (items0 !== true && items1 !== undefined) {
             items0 = items1 === true ? true : items0 > items1 ? items0 : items1;
           }
@@ -4095,18 +5359,18 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   }
-  validate23.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-validate23.evaluated = {
+validate25.evaluated = {
   props: { contentEncoding: true, contentMediaType: true, contentSchema: true },
   dynamicProps: false,
   dynamicItems: false,
 };
-function validate5(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate7(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://json-schema.org/draft/2020-12/schema" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate5.evaluated;
+  const evaluated0 = validate7.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -4118,10 +5382,10 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: schema15.type },
+      params: { type: schema22.type },
       message: 'must be object,boolean',
-      schema: schema15.type,
-      parentSchema: schema15,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -4132,18 +5396,14 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
     errors++;
   }
   if (!dynamicAnchors.meta) {
-    dynamicAnchors.meta = validate5;
-  }
-  if (!validate6(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
-    errors = vErrors.length;
+    dynamicAnchors.meta = validate7;
   }
   if (!validate8(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
     vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
     errors = vErrors.length;
   }
-  if (!validate15(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+  if (!validate10(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
     errors = vErrors.length;
   }
   if (!validate17(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
@@ -4160,6 +5420,10 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
   }
   if (!validate23(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
     vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+    errors = vErrors.length;
+  }
+  if (!validate25(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
     errors = vErrors.length;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -4187,7 +5451,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
             }
           } else {
             if (
-              !validate5(data1, {
+              !validate7(data1, {
                 instancePath: instancePath + '/definitions/' + key0.replace(/~/g, '~0').replace(/\//g, '~1'),
                 parentData: data0,
                 parentDataProperty: key0,
@@ -4195,10 +5459,10 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                 dynamicAnchors,
               })
             ) {
-              vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+              vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
               errors = vErrors.length;
             } else {
-              var props1 = validate5.evaluated.props;
+              var props1 = validate7.evaluated.props;
               if (props0 !== true && props1 !== undefined) {
                 if (props1 === true) {
                   props0 = true;
@@ -4207,7 +5471,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                   Object.assign(props0, props1);
                 }
               }
-              var items1 = validate5.evaluated.items;
+              var items1 = validate7.evaluated.items;
               if (items0 !== true && items1 !== undefined) {
                 items0 = items1 === true ? true : items0 > items1 ? items0 : items1;
               }
@@ -4221,8 +5485,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema15.properties.definitions.type,
-          parentSchema: schema15.properties.definitions,
+          schema: schema22.properties.definitions.type,
+          parentSchema: schema22.properties.definitions,
           data: data0,
         };
         if (vErrors === null) {
@@ -4260,7 +5524,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
             }
           } else {
             if (
-              !validate5(data3, {
+              !validate7(data3, {
                 instancePath: instancePath + '/dependencies/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
                 parentData: data2,
                 parentDataProperty: key1,
@@ -4268,10 +5532,10 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                 dynamicAnchors,
               })
             ) {
-              vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+              vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
               errors = vErrors.length;
             } else {
-              var props3 = validate5.evaluated.props;
+              var props3 = validate7.evaluated.props;
               if (props2 !== true && props3 !== undefined) {
                 if (props3 === true) {
                   props2 = true;
@@ -4280,7 +5544,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                   Object.assign(props2, props3);
                 }
               }
-              var items3 = validate5.evaluated.items;
+              var items3 = validate7.evaluated.items;
               if (items2 !== true && items3 !== undefined) {
                 items2 = items3 === true ? true : items2 > items3 ? items2 : items3;
               }
@@ -4300,8 +5564,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema38.items.type,
-                  parentSchema: schema38.items,
+                  schema: schema45.items.type,
+                  parentSchema: schema45.items,
                   data: data4,
                 };
                 if (vErrors === null) {
@@ -4330,7 +5594,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { i: i1, j: j0 },
                     message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                     schema: true,
-                    parentSchema: schema38,
+                    parentSchema: schema45,
                     data: data3,
                   };
                   if (vErrors === null) {
@@ -4351,8 +5615,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'array' },
               message: 'must be array',
-              schema: schema38.type,
-              parentSchema: schema38,
+              schema: schema45.type,
+              parentSchema: schema45,
               data: data3,
             };
             if (vErrors === null) {
@@ -4376,8 +5640,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema15.properties.dependencies.additionalProperties.anyOf,
-              parentSchema: schema15.properties.dependencies.additionalProperties,
+              schema: schema22.properties.dependencies.additionalProperties.anyOf,
+              parentSchema: schema22.properties.dependencies.additionalProperties,
               data: data3,
             };
             if (vErrors === null) {
@@ -4404,8 +5668,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema15.properties.dependencies.type,
-          parentSchema: schema15.properties.dependencies,
+          schema: schema22.properties.dependencies.type,
+          parentSchema: schema22.properties.dependencies,
           data: data2,
         };
         if (vErrors === null) {
@@ -4419,7 +5683,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
     if (data.$recursiveAnchor !== undefined) {
       let data5 = data.$recursiveAnchor;
       if (typeof data5 === 'string') {
-        if (!pattern20.test(data5)) {
+        if (!pattern27.test(data5)) {
           const err7 = {
             instancePath: instancePath + '/$recursiveAnchor',
             schemaPath: 'meta/core#/$defs/anchorString/pattern',
@@ -4427,7 +5691,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { pattern: '^[A-Za-z_][-A-Za-z0-9._]*$' },
             message: 'must match pattern "' + '^[A-Za-z_][-A-Za-z0-9._]*$' + '"',
             schema: '^[A-Za-z_][-A-Za-z0-9._]*$',
-            parentSchema: schema20,
+            parentSchema: schema27,
             data: data5,
           };
           if (vErrors === null) {
@@ -4444,8 +5708,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.type,
-          parentSchema: schema20,
+          schema: schema27.type,
+          parentSchema: schema27,
           data: data5,
         };
         if (vErrors === null) {
@@ -4467,7 +5731,7 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
             params: { format: 'uri-reference' },
             message: 'must match format "' + 'uri-reference' + '"',
             schema: 'uri-reference',
-            parentSchema: schema17,
+            parentSchema: schema24,
             data: data6,
           };
           if (vErrors === null) {
@@ -4484,8 +5748,8 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.type,
-          parentSchema: schema17,
+          schema: schema24.type,
+          parentSchema: schema24,
           data: data6,
         };
         if (vErrors === null) {
@@ -4497,10 +5761,10 @@ function validate5(data, { instancePath = '', parentData, parentDataProperty, ro
       }
     }
   }
-  validate5.errors = vErrors;
+  validate7.errors = vErrors;
   return errors === 0;
 }
-validate5.evaluated = {
+validate7.evaluated = {
   props: {
     definitions: true,
     dependencies: true,
@@ -4567,10 +5831,10 @@ validate5.evaluated = {
   dynamicProps: false,
   dynamicItems: false,
 };
-function validate4(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate6(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate4.evaluated;
+  const evaluated0 = validate6.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -4584,8 +5848,8 @@ function validate4(data, { instancePath = '', parentData, parentDataProperty, ro
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema14.type,
-      parentSchema: schema14,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -4595,14 +5859,14 @@ function validate4(data, { instancePath = '', parentData, parentDataProperty, ro
     }
     errors++;
   }
-  if (!validate5(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+  if (!validate7(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
     errors = vErrors.length;
   }
-  validate4.errors = vErrors;
+  validate6.errors = vErrors;
   return errors === 0;
 }
-validate4.evaluated = {
+validate6.evaluated = {
   props: {
     definitions: true,
     dependencies: true,
@@ -4907,7 +6171,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
     }
     if (data.inputSchema !== undefined) {
       if (
-        !validate4(data.inputSchema, {
+        !validate6(data.inputSchema, {
           instancePath: instancePath + '/inputSchema',
           parentData: data,
           parentDataProperty: 'inputSchema',
@@ -4915,13 +6179,13 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
+        vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
         errors = vErrors.length;
       }
     }
     if (data.outputSchema !== undefined) {
       if (
-        !validate4(data.outputSchema, {
+        !validate6(data.outputSchema, {
           instancePath: instancePath + '/outputSchema',
           parentData: data,
           parentDataProperty: 'outputSchema',
@@ -4929,7 +6193,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
+        vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
         errors = vErrors.length;
       }
     }
@@ -4948,7 +6212,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { limit: 1100 },
                 message: 'must NOT have more than 1100 characters',
                 schema: 1100,
-                parentSchema: schema46,
+                parentSchema: schema53,
                 data: data6,
               };
               if (vErrors === null) {
@@ -4958,7 +6222,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
               }
               errors++;
             }
-            if (!pattern23.test(data6)) {
+            if (!pattern30.test(data6)) {
               const err12 = {
                 instancePath: instancePath + '/permissions/' + i0,
                 schemaPath: '#/$defs/grant/pattern',
@@ -4966,7 +6230,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { pattern: '^(fs:read|fs:write|net:connect|process:exec|env:read|storage:data)(:.+)?$' },
                 message: 'must match pattern "' + '^(fs:read|fs:write|net:connect|process:exec|env:read|storage:data)(:.+)?$' + '"',
                 schema: '^(fs:read|fs:write|net:connect|process:exec|env:read|storage:data)(:.+)?$',
-                parentSchema: schema46,
+                parentSchema: schema53,
                 data: data6,
               };
               if (vErrors === null) {
@@ -4983,8 +6247,8 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema46.type,
-              parentSchema: schema46,
+              schema: schema53.type,
+              parentSchema: schema53,
               data: data6,
             };
             if (vErrors === null) {
@@ -5000,7 +6264,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
         if (i1 > 1) {
           outer0: for (; i1--;) {
             for (j0 = i1; j0--;) {
-              if (func29(data5[i1], data5[j0])) {
+              if (func37(data5[i1], data5[j0])) {
                 const err14 = {
                   instancePath: instancePath + '/permissions',
                   schemaPath: '#/properties/permissions/uniqueItems',
@@ -5048,7 +6312,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
         for (let i2 = 0; i2 < len1; i2++) {
           let data8 = data7[i2];
           if (typeof data8 === 'string') {
-            if (!pattern24.test(data8)) {
+            if (!pattern31.test(data8)) {
               const err16 = {
                 instancePath: instancePath + '/resources/' + i2,
                 schemaPath: '#/$defs/simpleId/pattern',
@@ -5056,7 +6320,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
                 message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
                 schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-                parentSchema: schema47,
+                parentSchema: schema54,
                 data: data8,
               };
               if (vErrors === null) {
@@ -5073,8 +6337,8 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema47.type,
-              parentSchema: schema47,
+              schema: schema54.type,
+              parentSchema: schema54,
               data: data8,
             };
             if (vErrors === null) {
@@ -5090,7 +6354,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
         if (i3 > 1) {
           outer1: for (; i3--;) {
             for (j1 = i3; j1--;) {
-              if (func29(data7[i3], data7[j1])) {
+              if (func37(data7[i3], data7[j1])) {
                 const err18 = {
                   instancePath: instancePath + '/resources',
                   schemaPath: '#/properties/resources/uniqueItems',
@@ -5264,7 +6528,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
         if (i5 > 1) {
           outer2: for (; i5--;) {
             for (j2 = i5; j2--;) {
-              if (func29(data10[i5], data10[j2])) {
+              if (func37(data10[i5], data10[j2])) {
                 const err26 = {
                   instancePath: instancePath + '/platforms',
                   schemaPath: '#/properties/platforms/uniqueItems',
@@ -5327,7 +6591,7 @@ function validate1(data, { instancePath = '', parentData, parentDataProperty, ro
   return errors === 0;
 }
 validate1.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-const schema50 = {
+const schema57 = {
   description: 'a knowledge entry { id, kind, path or resource (exactly one), description? }',
   type: 'object',
   required: ['id', 'kind'],
@@ -5347,10 +6611,10 @@ const schema50 = {
   },
   oneOf: [{ required: ['path'] }, { required: ['resource'] }],
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate29.evaluated;
+  const evaluated0 = validate31.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -5369,8 +6633,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'path' },
         message: "must have required property '" + 'path' + "'",
-        schema: schema50.oneOf[0].required,
-        parentSchema: schema50.oneOf[0],
+        schema: schema57.oneOf[0].required,
+        parentSchema: schema57.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -5395,8 +6659,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'resource' },
         message: "must have required property '" + 'resource' + "'",
-        schema: schema50.oneOf[1].required,
-        parentSchema: schema50.oneOf[1],
+        schema: schema57.oneOf[1].required,
+        parentSchema: schema57.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -5424,8 +6688,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'oneOf',
       params: { passingSchemas: passing0 },
       message: 'must match exactly one schema in oneOf',
-      schema: schema50.oneOf,
-      parentSchema: schema50,
+      schema: schema57.oneOf,
+      parentSchema: schema57,
       data,
     };
     if (vErrors === null) {
@@ -5452,8 +6716,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'id' },
         message: "must have required property '" + 'id' + "'",
-        schema: schema50.required,
-        parentSchema: schema50,
+        schema: schema57.required,
+        parentSchema: schema57,
         data,
       };
       if (vErrors === null) {
@@ -5470,8 +6734,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'kind' },
         message: "must have required property '" + 'kind' + "'",
-        schema: schema50.required,
-        parentSchema: schema50,
+        schema: schema57.required,
+        parentSchema: schema57,
         data,
       };
       if (vErrors === null) {
@@ -5490,7 +6754,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema50,
+          parentSchema: schema57,
           data,
         };
         if (vErrors === null) {
@@ -5504,7 +6768,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.id !== undefined) {
       let data0 = data.id;
       if (typeof data0 === 'string') {
-        if (!pattern24.test(data0)) {
+        if (!pattern31.test(data0)) {
           const err6 = {
             instancePath: instancePath + '/id',
             schemaPath: '#/$defs/simpleId/pattern',
@@ -5512,7 +6776,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema47,
+            parentSchema: schema54,
             data: data0,
           };
           if (vErrors === null) {
@@ -5529,8 +6793,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema47.type,
-          parentSchema: schema47,
+          schema: schema54.type,
+          parentSchema: schema54,
           data: data0,
         };
         if (vErrors === null) {
@@ -5548,10 +6812,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/kind',
           schemaPath: '#/properties/kind/enum',
           keyword: 'enum',
-          params: { allowedValues: schema50.properties.kind.enum },
+          params: { allowedValues: schema57.properties.kind.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema50.properties.kind.enum,
-          parentSchema: schema50.properties.kind,
+          schema: schema57.properties.kind.enum,
+          parentSchema: schema57.properties.kind,
           data: data1,
         };
         if (vErrors === null) {
@@ -5641,7 +6905,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.resource !== undefined) {
       let data3 = data.resource;
       if (typeof data3 === 'string') {
-        if (!pattern24.test(data3)) {
+        if (!pattern31.test(data3)) {
           const err13 = {
             instancePath: instancePath + '/resource',
             schemaPath: '#/$defs/simpleId/pattern',
@@ -5649,7 +6913,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema47,
+            parentSchema: schema54,
             data: data3,
           };
           if (vErrors === null) {
@@ -5666,8 +6930,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema47.type,
-          parentSchema: schema47,
+          schema: schema54.type,
+          parentSchema: schema54,
           data: data3,
         };
         if (vErrors === null) {
@@ -5689,7 +6953,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 4000 },
             message: 'must NOT have more than 4000 characters',
             schema: 4000,
-            parentSchema: schema50.properties.description,
+            parentSchema: schema57.properties.description,
             data: data4,
           };
           if (vErrors === null) {
@@ -5710,7 +6974,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
               '"',
             schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema50.properties.description,
+            parentSchema: schema57.properties.description,
             data: data4,
           };
           if (vErrors === null) {
@@ -5727,8 +6991,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema50.properties.description.type,
-          parentSchema: schema50.properties.description,
+          schema: schema57.properties.description.type,
+          parentSchema: schema57.properties.description,
           data: data4,
         };
         if (vErrors === null) {
@@ -5746,8 +7010,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema50.type,
-      parentSchema: schema50,
+      schema: schema57.type,
+      parentSchema: schema57,
       data,
     };
     if (vErrors === null) {
@@ -5757,11 +7021,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-validate29.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-const schema54 = {
+validate31.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+const schema61 = {
   description: 'a resource { id, kind, sources, sha256, size, access?, entitlement?, license?, lazy?, format? }',
   type: 'object',
   required: ['id', 'kind', 'sources', 'sha256', 'size'],
@@ -5792,10 +7056,10 @@ const schema54 = {
     format: { description: '"file" or "shardset"', enum: ['file', 'shardset'] },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate31.evaluated;
+  const evaluated0 = validate33.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -5810,8 +7074,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'id' },
         message: "must have required property '" + 'id' + "'",
-        schema: schema54.required,
-        parentSchema: schema54,
+        schema: schema61.required,
+        parentSchema: schema61,
         data,
       };
       if (vErrors === null) {
@@ -5828,8 +7092,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'kind' },
         message: "must have required property '" + 'kind' + "'",
-        schema: schema54.required,
-        parentSchema: schema54,
+        schema: schema61.required,
+        parentSchema: schema61,
         data,
       };
       if (vErrors === null) {
@@ -5846,8 +7110,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'sources' },
         message: "must have required property '" + 'sources' + "'",
-        schema: schema54.required,
-        parentSchema: schema54,
+        schema: schema61.required,
+        parentSchema: schema61,
         data,
       };
       if (vErrors === null) {
@@ -5864,8 +7128,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'sha256' },
         message: "must have required property '" + 'sha256' + "'",
-        schema: schema54.required,
-        parentSchema: schema54,
+        schema: schema61.required,
+        parentSchema: schema61,
         data,
       };
       if (vErrors === null) {
@@ -5882,8 +7146,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'size' },
         message: "must have required property '" + 'size' + "'",
-        schema: schema54.required,
-        parentSchema: schema54,
+        schema: schema61.required,
+        parentSchema: schema61,
         data,
       };
       if (vErrors === null) {
@@ -5894,7 +7158,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func0.call(schema54.properties, key0)) {
+      if (!func0.call(schema61.properties, key0)) {
         const err5 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -5902,7 +7166,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema54,
+          parentSchema: schema61,
           data,
         };
         if (vErrors === null) {
@@ -5916,7 +7180,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.id !== undefined) {
       let data0 = data.id;
       if (typeof data0 === 'string') {
-        if (!pattern24.test(data0)) {
+        if (!pattern31.test(data0)) {
           const err6 = {
             instancePath: instancePath + '/id',
             schemaPath: '#/$defs/simpleId/pattern',
@@ -5924,7 +7188,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema47,
+            parentSchema: schema54,
             data: data0,
           };
           if (vErrors === null) {
@@ -5941,8 +7205,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema47.type,
-          parentSchema: schema47,
+          schema: schema54.type,
+          parentSchema: schema54,
           data: data0,
         };
         if (vErrors === null) {
@@ -5956,7 +7220,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.kind !== undefined) {
       let data1 = data.kind;
       if (typeof data1 === 'string') {
-        if (!pattern24.test(data1)) {
+        if (!pattern31.test(data1)) {
           const err8 = {
             instancePath: instancePath + '/kind',
             schemaPath: '#/$defs/simpleId/pattern',
@@ -5964,7 +7228,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema47,
+            parentSchema: schema54,
             data: data1,
           };
           if (vErrors === null) {
@@ -5981,8 +7245,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema47.type,
-          parentSchema: schema47,
+          schema: schema54.type,
+          parentSchema: schema54,
           data: data1,
         };
         if (vErrors === null) {
@@ -6004,7 +7268,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema54.properties.sources,
+            parentSchema: schema61.properties.sources,
             data: data2,
           };
           if (vErrors === null) {
@@ -6096,7 +7360,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         if (i1 > 1) {
           outer0: for (; i1--;) {
             for (j0 = i1; j0--;) {
-              if (func29(data2[i1], data2[j0])) {
+              if (func37(data2[i1], data2[j0])) {
                 const err15 = {
                   instancePath: instancePath + '/sources',
                   schemaPath: '#/properties/sources/uniqueItems',
@@ -6104,7 +7368,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { i: i1, j: j0 },
                   message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                   schema: true,
-                  parentSchema: schema54.properties.sources,
+                  parentSchema: schema61.properties.sources,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -6125,8 +7389,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema54.properties.sources.type,
-          parentSchema: schema54.properties.sources,
+          schema: schema61.properties.sources.type,
+          parentSchema: schema61.properties.sources,
           data: data2,
         };
         if (vErrors === null) {
@@ -6140,7 +7404,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sha256 !== undefined) {
       let data4 = data.sha256;
       if (typeof data4 === 'string') {
-        if (!pattern34.test(data4)) {
+        if (!pattern41.test(data4)) {
           const err17 = {
             instancePath: instancePath + '/sha256',
             schemaPath: '#/$defs/sha256/pattern',
@@ -6148,7 +7412,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9a-f]{64}$' },
             message: 'must match pattern "' + '^[0-9a-f]{64}$' + '"',
             schema: '^[0-9a-f]{64}$',
-            parentSchema: schema58,
+            parentSchema: schema65,
             data: data4,
           };
           if (vErrors === null) {
@@ -6165,8 +7429,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema58.type,
-          parentSchema: schema58,
+          schema: schema65.type,
+          parentSchema: schema65,
           data: data4,
         };
         if (vErrors === null) {
@@ -6186,8 +7450,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema59.type,
-          parentSchema: schema59,
+          schema: schema66.type,
+          parentSchema: schema66,
           data: data5,
         };
         if (vErrors === null) {
@@ -6206,7 +7470,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 9007199254740991 },
             message: 'must be <= 9007199254740991',
             schema: 9007199254740991,
-            parentSchema: schema59,
+            parentSchema: schema66,
             data: data5,
           };
           if (vErrors === null) {
@@ -6224,7 +7488,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema59,
+            parentSchema: schema66,
             data: data5,
           };
           if (vErrors === null) {
@@ -6243,10 +7507,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/access',
           schemaPath: '#/properties/access/enum',
           keyword: 'enum',
-          params: { allowedValues: schema54.properties.access.enum },
+          params: { allowedValues: schema61.properties.access.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema54.properties.access.enum,
-          parentSchema: schema54.properties.access,
+          schema: schema61.properties.access.enum,
+          parentSchema: schema61.properties.access,
           data: data6,
         };
         if (vErrors === null) {
@@ -6260,7 +7524,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.entitlement !== undefined) {
       let data7 = data.entitlement;
       if (typeof data7 === 'string') {
-        if (!pattern35.test(data7)) {
+        if (!pattern42.test(data7)) {
           const err23 = {
             instancePath: instancePath + '/entitlement',
             schemaPath: '#/$defs/entitlement/pattern',
@@ -6268,7 +7532,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' + '"',
             schema: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$',
-            parentSchema: schema60,
+            parentSchema: schema67,
             data: data7,
           };
           if (vErrors === null) {
@@ -6285,8 +7549,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema60.type,
-          parentSchema: schema60,
+          schema: schema67.type,
+          parentSchema: schema67,
           data: data7,
         };
         if (vErrors === null) {
@@ -6308,7 +7572,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema54.properties.license,
+            parentSchema: schema61.properties.license,
             data: data8,
           };
           if (vErrors === null) {
@@ -6326,7 +7590,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema54.properties.license,
+            parentSchema: schema61.properties.license,
             data: data8,
           };
           if (vErrors === null) {
@@ -6345,7 +7609,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             message:
               'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema54.properties.license,
+            parentSchema: schema61.properties.license,
             data: data8,
           };
           if (vErrors === null) {
@@ -6362,8 +7626,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema54.properties.license.type,
-          parentSchema: schema54.properties.license,
+          schema: schema61.properties.license.type,
+          parentSchema: schema61.properties.license,
           data: data8,
         };
         if (vErrors === null) {
@@ -6383,8 +7647,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema54.properties.lazy.type,
-          parentSchema: schema54.properties.lazy,
+          schema: schema61.properties.lazy.type,
+          parentSchema: schema61.properties.lazy,
           data: data9,
         };
         if (vErrors === null) {
@@ -6402,10 +7666,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/format',
           schemaPath: '#/properties/format/enum',
           keyword: 'enum',
-          params: { allowedValues: schema54.properties.format.enum },
+          params: { allowedValues: schema61.properties.format.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema54.properties.format.enum,
-          parentSchema: schema54.properties.format,
+          schema: schema61.properties.format.enum,
+          parentSchema: schema61.properties.format,
           data: data10,
         };
         if (vErrors === null) {
@@ -6423,8 +7687,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema54.type,
-      parentSchema: schema54,
+      schema: schema61.type,
+      parentSchema: schema61,
       data,
     };
     if (vErrors === null) {
@@ -6434,11 +7698,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-validate31.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-const schema62 = {
+validate33.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+const schema69 = {
   description: 'an adapter { id, kind, provider, protocol, endpoint?, model?, resource? } (spec §10)',
   type: 'object',
   required: ['id', 'kind', 'provider', 'protocol'],
@@ -6471,18 +7735,18 @@ const schema62 = {
     resource: { $ref: '#/$defs/simpleId' },
   },
 };
-const schema64 = {
+const schema71 = {
   description: 'an http, https, ws or wss URL without user name or password',
   type: 'string',
   maxLength: 2048,
   format: 'uri',
   pattern: '^(https?|wss?)://[^/?#@\\s]+([/?#]\\S*)?$',
 };
-const pattern41 = new RegExp('^(https?|wss?)://[^/?#@\\s]+([/?#]\\S*)?$', 'u');
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+const pattern48 = new RegExp('^(https?|wss?)://[^/?#@\\s]+([/?#]\\S*)?$', 'u');
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate33.evaluated;
+  const evaluated0 = validate35.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -6497,8 +7761,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'id' },
         message: "must have required property '" + 'id' + "'",
-        schema: schema62.required,
-        parentSchema: schema62,
+        schema: schema69.required,
+        parentSchema: schema69,
         data,
       };
       if (vErrors === null) {
@@ -6515,8 +7779,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'kind' },
         message: "must have required property '" + 'kind' + "'",
-        schema: schema62.required,
-        parentSchema: schema62,
+        schema: schema69.required,
+        parentSchema: schema69,
         data,
       };
       if (vErrors === null) {
@@ -6533,8 +7797,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'provider' },
         message: "must have required property '" + 'provider' + "'",
-        schema: schema62.required,
-        parentSchema: schema62,
+        schema: schema69.required,
+        parentSchema: schema69,
         data,
       };
       if (vErrors === null) {
@@ -6551,8 +7815,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'protocol' },
         message: "must have required property '" + 'protocol' + "'",
-        schema: schema62.required,
-        parentSchema: schema62,
+        schema: schema69.required,
+        parentSchema: schema69,
         data,
       };
       if (vErrors === null) {
@@ -6579,7 +7843,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema62,
+          parentSchema: schema69,
           data,
         };
         if (vErrors === null) {
@@ -6593,7 +7857,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.id !== undefined) {
       let data0 = data.id;
       if (typeof data0 === 'string') {
-        if (!pattern24.test(data0)) {
+        if (!pattern31.test(data0)) {
           const err5 = {
             instancePath: instancePath + '/id',
             schemaPath: '#/$defs/simpleId/pattern',
@@ -6601,7 +7865,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema47,
+            parentSchema: schema54,
             data: data0,
           };
           if (vErrors === null) {
@@ -6618,8 +7882,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema47.type,
-          parentSchema: schema47,
+          schema: schema54.type,
+          parentSchema: schema54,
           data: data0,
         };
         if (vErrors === null) {
@@ -6637,10 +7901,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/kind',
           schemaPath: '#/properties/kind/enum',
           keyword: 'enum',
-          params: { allowedValues: schema62.properties.kind.enum },
+          params: { allowedValues: schema69.properties.kind.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema62.properties.kind.enum,
-          parentSchema: schema62.properties.kind,
+          schema: schema69.properties.kind.enum,
+          parentSchema: schema69.properties.kind,
           data: data1,
         };
         if (vErrors === null) {
@@ -6662,7 +7926,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema62.properties.provider,
+            parentSchema: schema69.properties.provider,
             data: data2,
           };
           if (vErrors === null) {
@@ -6680,7 +7944,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema62.properties.provider,
+            parentSchema: schema69.properties.provider,
             data: data2,
           };
           if (vErrors === null) {
@@ -6699,7 +7963,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             message:
               'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema62.properties.provider,
+            parentSchema: schema69.properties.provider,
             data: data2,
           };
           if (vErrors === null) {
@@ -6716,8 +7980,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema62.properties.provider.type,
-          parentSchema: schema62.properties.provider,
+          schema: schema69.properties.provider.type,
+          parentSchema: schema69.properties.provider,
           data: data2,
         };
         if (vErrors === null) {
@@ -6739,7 +8003,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema62.properties.protocol,
+            parentSchema: schema69.properties.protocol,
             data: data3,
           };
           if (vErrors === null) {
@@ -6757,7 +8021,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema62.properties.protocol,
+            parentSchema: schema69.properties.protocol,
             data: data3,
           };
           if (vErrors === null) {
@@ -6776,7 +8040,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             message:
               'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema62.properties.protocol,
+            parentSchema: schema69.properties.protocol,
             data: data3,
           };
           if (vErrors === null) {
@@ -6793,8 +8057,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema62.properties.protocol.type,
-          parentSchema: schema62.properties.protocol,
+          schema: schema69.properties.protocol.type,
+          parentSchema: schema69.properties.protocol,
           data: data3,
         };
         if (vErrors === null) {
@@ -6816,7 +8080,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema64,
+            parentSchema: schema71,
             data: data4,
           };
           if (vErrors === null) {
@@ -6826,7 +8090,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern41.test(data4)) {
+        if (!pattern48.test(data4)) {
           const err17 = {
             instancePath: instancePath + '/endpoint',
             schemaPath: '#/$defs/endpointUrl/pattern',
@@ -6834,7 +8098,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^(https?|wss?)://[^/?#@\\s]+([/?#]\\S*)?$' },
             message: 'must match pattern "' + '^(https?|wss?)://[^/?#@\\s]+([/?#]\\S*)?$' + '"',
             schema: '^(https?|wss?)://[^/?#@\\s]+([/?#]\\S*)?$',
-            parentSchema: schema64,
+            parentSchema: schema71,
             data: data4,
           };
           if (vErrors === null) {
@@ -6852,7 +8116,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uri' },
             message: 'must match format "' + 'uri' + '"',
             schema: 'uri',
-            parentSchema: schema64,
+            parentSchema: schema71,
             data: data4,
           };
           if (vErrors === null) {
@@ -6869,8 +8133,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema64.type,
-          parentSchema: schema64,
+          schema: schema71.type,
+          parentSchema: schema71,
           data: data4,
         };
         if (vErrors === null) {
@@ -6892,7 +8156,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema62.properties.model,
+            parentSchema: schema69.properties.model,
             data: data5,
           };
           if (vErrors === null) {
@@ -6910,7 +8174,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema62.properties.model,
+            parentSchema: schema69.properties.model,
             data: data5,
           };
           if (vErrors === null) {
@@ -6929,7 +8193,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             message:
               'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema62.properties.model,
+            parentSchema: schema69.properties.model,
             data: data5,
           };
           if (vErrors === null) {
@@ -6946,8 +8210,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema62.properties.model.type,
-          parentSchema: schema62.properties.model,
+          schema: schema69.properties.model.type,
+          parentSchema: schema69.properties.model,
           data: data5,
         };
         if (vErrors === null) {
@@ -6961,7 +8225,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.resource !== undefined) {
       let data6 = data.resource;
       if (typeof data6 === 'string') {
-        if (!pattern24.test(data6)) {
+        if (!pattern31.test(data6)) {
           const err24 = {
             instancePath: instancePath + '/resource',
             schemaPath: '#/$defs/simpleId/pattern',
@@ -6969,7 +8233,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema47,
+            parentSchema: schema54,
             data: data6,
           };
           if (vErrors === null) {
@@ -6986,8 +8250,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema47.type,
-          parentSchema: schema47,
+          schema: schema54.type,
+          parentSchema: schema54,
           data: data6,
         };
         if (vErrors === null) {
@@ -7005,8 +8269,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema62.type,
-      parentSchema: schema62,
+      schema: schema69.type,
+      parentSchema: schema69,
       data,
     };
     if (vErrors === null) {
@@ -7016,10 +8280,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-validate33.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate35.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://arcotheon.dev/schema/capability-1.json" */ let vErrors = null;
   let errors = 0;
@@ -8471,7 +9735,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
         const len4 = data22.length;
         for (let i5 = 0; i5 < len4; i5++) {
           if (
-            !validate29(data22[i5], {
+            !validate31(data22[i5], {
               instancePath: instancePath + '/knowledge/' + i5,
               parentData: data22,
               parentDataProperty: i5,
@@ -8479,7 +9743,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+            vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
             errors = vErrors.length;
           }
         }
@@ -8508,7 +9772,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
         const len5 = data24.length;
         for (let i6 = 0; i6 < len5; i6++) {
           if (
-            !validate31(data24[i6], {
+            !validate33(data24[i6], {
               instancePath: instancePath + '/resources/' + i6,
               parentData: data24,
               parentDataProperty: i6,
@@ -8516,7 +9780,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+            vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
             errors = vErrors.length;
           }
         }
@@ -8553,8 +9817,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                 keyword: 'required',
                 params: { missingProperty: 'id' },
                 message: "must have required property '" + 'id' + "'",
-                schema: schema61.required,
-                parentSchema: schema61,
+                schema: schema68.required,
+                parentSchema: schema68,
                 data: data27,
               };
               if (vErrors === null) {
@@ -8571,8 +9835,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                 keyword: 'required',
                 params: { missingProperty: 'reason' },
                 message: "must have required property '" + 'reason' + "'",
-                schema: schema61.required,
-                parentSchema: schema61,
+                schema: schema68.required,
+                parentSchema: schema68,
                 data: data27,
               };
               if (vErrors === null) {
@@ -8591,7 +9855,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema61,
+                  parentSchema: schema68,
                   data: data27,
                 };
                 if (vErrors === null) {
@@ -8616,10 +9880,10 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   instancePath: instancePath + '/permissions/' + i7 + '/id',
                   schemaPath: '#/$defs/permission/properties/id/enum',
                   keyword: 'enum',
-                  params: { allowedValues: schema61.properties.id.enum },
+                  params: { allowedValues: schema68.properties.id.enum },
                   message: 'must be equal to one of the allowed values',
-                  schema: schema61.properties.id.enum,
-                  parentSchema: schema61.properties.id,
+                  schema: schema68.properties.id.enum,
+                  parentSchema: schema68.properties.id,
                   data: data28,
                 };
                 if (vErrors === null) {
@@ -8641,7 +9905,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { limit: 1024 },
                     message: 'must NOT have more than 1024 characters',
                     schema: 1024,
-                    parentSchema: schema61.properties.scope,
+                    parentSchema: schema68.properties.scope,
                     data: data29,
                   };
                   if (vErrors === null) {
@@ -8659,7 +9923,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema61.properties.scope,
+                    parentSchema: schema68.properties.scope,
                     data: data29,
                   };
                   if (vErrors === null) {
@@ -8676,8 +9940,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema61.properties.scope.type,
-                  parentSchema: schema61.properties.scope,
+                  schema: schema68.properties.scope.type,
+                  parentSchema: schema68.properties.scope,
                   data: data29,
                 };
                 if (vErrors === null) {
@@ -8699,7 +9963,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { limit: 500 },
                     message: 'must NOT have more than 500 characters',
                     schema: 500,
-                    parentSchema: schema61.properties.reason,
+                    parentSchema: schema68.properties.reason,
                     data: data30,
                   };
                   if (vErrors === null) {
@@ -8717,7 +9981,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema61.properties.reason,
+                    parentSchema: schema68.properties.reason,
                     data: data30,
                   };
                   if (vErrors === null) {
@@ -8738,7 +10002,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                       '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
                       '"',
                     schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-                    parentSchema: schema61.properties.reason,
+                    parentSchema: schema68.properties.reason,
                     data: data30,
                   };
                   if (vErrors === null) {
@@ -8755,8 +10019,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema61.properties.reason.type,
-                  parentSchema: schema61.properties.reason,
+                  schema: schema68.properties.reason.type,
+                  parentSchema: schema68.properties.reason,
                   data: data30,
                 };
                 if (vErrors === null) {
@@ -8774,8 +10038,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema61.type,
-              parentSchema: schema61,
+              schema: schema68.type,
+              parentSchema: schema68,
               data: data27,
             };
             if (vErrors === null) {
@@ -8811,7 +10075,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
         const len7 = data31.length;
         for (let i8 = 0; i8 < len7; i8++) {
           if (
-            !validate33(data31[i8], {
+            !validate35(data31[i8], {
               instancePath: instancePath + '/adapters/' + i8,
               parentData: data31,
               parentDataProperty: i8,
@@ -8819,7 +10083,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+            vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
             errors = vErrors.length;
           }
         }
@@ -9134,7 +10398,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             if (i10 > 1) {
               outer0: for (; i10--;) {
                 for (j1 = i10; j1--;) {
-                  if (func29(data36[i10], data36[j1])) {
+                  if (func37(data36[i10], data36[j1])) {
                     const err101 = {
                       instancePath: instancePath + '/compat/platforms',
                       schemaPath: '#/properties/compat/properties/platforms/uniqueItems',
@@ -9181,7 +10445,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             for (const key7 in data38) {
               const _errs97 = errors;
               if (typeof key7 === 'string') {
-                if (!pattern24.test(key7)) {
+                if (!pattern31.test(key7)) {
                   const err103 = {
                     instancePath: instancePath + '/compat/agents',
                     schemaPath: '#/$defs/simpleId/pattern',
@@ -9189,7 +10453,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
                     message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
                     schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-                    parentSchema: schema47,
+                    parentSchema: schema54,
                     data: key7,
                     propertyName: key7,
                   };
@@ -9207,8 +10471,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema47.type,
-                  parentSchema: schema47,
+                  schema: schema54.type,
+                  parentSchema: schema54,
                   data: key7,
                   propertyName: key7,
                 };
@@ -9561,7 +10825,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
         if (data43.entitlement !== undefined) {
           let data46 = data43.entitlement;
           if (typeof data46 === 'string') {
-            if (!pattern35.test(data46)) {
+            if (!pattern42.test(data46)) {
               const err122 = {
                 instancePath: instancePath + '/distribution/entitlement',
                 schemaPath: '#/$defs/entitlement/pattern',
@@ -9569,7 +10833,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
                 message: 'must match pattern "' + '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' + '"',
                 schema: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$',
-                parentSchema: schema60,
+                parentSchema: schema67,
                 data: data46,
               };
               if (vErrors === null) {
@@ -9586,8 +10850,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema60.type,
-              parentSchema: schema60,
+              schema: schema67.type,
+              parentSchema: schema67,
               data: data46,
             };
             if (vErrors === null) {
@@ -9777,7 +11041,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
             if (data48.sha256 !== undefined) {
               let data50 = data48.sha256;
               if (typeof data50 === 'string') {
-                if (!pattern34.test(data50)) {
+                if (!pattern41.test(data50)) {
                   const err133 = {
                     instancePath: instancePath + '/files/' + i11 + '/sha256',
                     schemaPath: '#/$defs/sha256/pattern',
@@ -9785,7 +11049,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { pattern: '^[0-9a-f]{64}$' },
                     message: 'must match pattern "' + '^[0-9a-f]{64}$' + '"',
                     schema: '^[0-9a-f]{64}$',
-                    parentSchema: schema58,
+                    parentSchema: schema65,
                     data: data50,
                   };
                   if (vErrors === null) {
@@ -9802,8 +11066,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema58.type,
-                  parentSchema: schema58,
+                  schema: schema65.type,
+                  parentSchema: schema65,
                   data: data50,
                 };
                 if (vErrors === null) {
@@ -9823,8 +11087,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                   keyword: 'type',
                   params: { type: 'integer' },
                   message: 'must be integer',
-                  schema: schema59.type,
-                  parentSchema: schema59,
+                  schema: schema66.type,
+                  parentSchema: schema66,
                   data: data51,
                 };
                 if (vErrors === null) {
@@ -9843,7 +11107,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { comparison: '<=', limit: 9007199254740991 },
                     message: 'must be <= 9007199254740991',
                     schema: 9007199254740991,
-                    parentSchema: schema59,
+                    parentSchema: schema66,
                     data: data51,
                   };
                   if (vErrors === null) {
@@ -9861,7 +11125,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema59,
+                    parentSchema: schema66,
                     data: data51,
                   };
                   if (vErrors === null) {
@@ -9938,7 +11202,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
         for (const key12 in data53) {
           const _errs139 = errors;
           if (typeof key12 === 'string') {
-            if (!pattern24.test(key12)) {
+            if (!pattern31.test(key12)) {
               const err141 = {
                 instancePath: instancePath + '/x',
                 schemaPath: '#/$defs/simpleId/pattern',
@@ -9946,7 +11210,7 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
                 params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
                 message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
                 schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-                parentSchema: schema47,
+                parentSchema: schema54,
                 data: key12,
                 propertyName: key12,
               };
@@ -9964,8 +11228,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema47.type,
-              parentSchema: schema47,
+              schema: schema54.type,
+              parentSchema: schema54,
               data: key12,
               propertyName: key12,
             };
@@ -10037,8 +11301,8 @@ function validate0(data, { instancePath = '', parentData, parentDataProperty, ro
   return errors === 0;
 }
 validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-export const workflow: ValidateFunction = validate35;
-const schema78 = {
+export const workflow: ValidateFunction = validate37;
+const schema85 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://arcotheon.dev/schema/workflow-1.json',
   title: '.adcap workflow document, format 1.x',
@@ -10138,13 +11402,13 @@ const schema78 = {
     },
   },
 };
-const schema79 = {
+const schema86 = {
   description: 'a name of 1 to 64 letters, digits, underscores and hyphens, starting with a letter or underscore',
   type: 'string',
   pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$',
 };
-const pattern55 = new RegExp('^[A-Za-z_][A-Za-z0-9_-]{0,63}$', 'u');
-const schema80 = {
+const pattern62 = new RegExp('^[A-Za-z_][A-Za-z0-9_-]{0,63}$', 'u');
+const schema87 = {
   description: 'a tool step { id, tool, capability?, input? }',
   type: 'object',
   required: ['id', 'tool'],
@@ -10160,10 +11424,10 @@ const schema80 = {
     input: { description: 'the tool input: an object, or a whole-string template', type: ['object', 'string'] },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate37.evaluated;
+  const evaluated0 = validate39.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10178,8 +11442,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'id' },
         message: "must have required property '" + 'id' + "'",
-        schema: schema80.required,
-        parentSchema: schema80,
+        schema: schema87.required,
+        parentSchema: schema87,
         data,
       };
       if (vErrors === null) {
@@ -10196,8 +11460,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'tool' },
         message: "must have required property '" + 'tool' + "'",
-        schema: schema80.required,
-        parentSchema: schema80,
+        schema: schema87.required,
+        parentSchema: schema87,
         data,
       };
       if (vErrors === null) {
@@ -10216,7 +11480,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema80,
+          parentSchema: schema87,
           data,
         };
         if (vErrors === null) {
@@ -10230,7 +11494,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.id !== undefined) {
       let data0 = data.id;
       if (typeof data0 === 'string') {
-        if (!pattern55.test(data0)) {
+        if (!pattern62.test(data0)) {
           const err3 = {
             instancePath: instancePath + '/id',
             schemaPath: '#/$defs/name/pattern',
@@ -10238,7 +11502,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' },
             message: 'must match pattern "' + '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' + '"',
             schema: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$',
-            parentSchema: schema79,
+            parentSchema: schema86,
             data: data0,
           };
           if (vErrors === null) {
@@ -10255,8 +11519,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema79.type,
-          parentSchema: schema79,
+          schema: schema86.type,
+          parentSchema: schema86,
           data: data0,
         };
         if (vErrors === null) {
@@ -10278,7 +11542,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z][a-z0-9_]{0,63}$' },
             message: 'must match pattern "' + '^[a-z][a-z0-9_]{0,63}$' + '"',
             schema: '^[a-z][a-z0-9_]{0,63}$',
-            parentSchema: schema80.properties.tool,
+            parentSchema: schema87.properties.tool,
             data: data1,
           };
           if (vErrors === null) {
@@ -10295,8 +11559,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema80.properties.tool.type,
-          parentSchema: schema80.properties.tool,
+          schema: schema87.properties.tool.type,
+          parentSchema: schema87.properties.tool,
           data: data1,
         };
         if (vErrors === null) {
@@ -10318,7 +11582,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^(?=[a-z0-9-]{1,64}/[a-z0-9-]{1,64}$)[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*$' },
             message: 'must match pattern "' + '^(?=[a-z0-9-]{1,64}/[a-z0-9-]{1,64}$)[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*$' + '"',
             schema: '^(?=[a-z0-9-]{1,64}/[a-z0-9-]{1,64}$)[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*$',
-            parentSchema: schema80.properties.capability,
+            parentSchema: schema87.properties.capability,
             data: data2,
           };
           if (vErrors === null) {
@@ -10335,8 +11599,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema80.properties.capability.type,
-          parentSchema: schema80.properties.capability,
+          schema: schema87.properties.capability.type,
+          parentSchema: schema87.properties.capability,
           data: data2,
         };
         if (vErrors === null) {
@@ -10354,10 +11618,10 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/input',
           schemaPath: '#/properties/input/type',
           keyword: 'type',
-          params: { type: schema80.properties.input.type },
+          params: { type: schema87.properties.input.type },
           message: 'must be object,string',
-          schema: schema80.properties.input.type,
-          parentSchema: schema80.properties.input,
+          schema: schema87.properties.input.type,
+          parentSchema: schema87.properties.input,
           data: data3,
         };
         if (vErrors === null) {
@@ -10375,8 +11639,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema80.type,
-      parentSchema: schema80,
+      schema: schema87.type,
+      parentSchema: schema87,
       data,
     };
     if (vErrors === null) {
@@ -10386,11 +11650,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-validate37.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-const schema82 = {
+validate39.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+const schema89 = {
   description: 'an agent step { id, agent, outputSchema? }',
   type: 'object',
   required: ['id', 'agent'],
@@ -10412,10 +11676,10 @@ const schema82 = {
     },
   },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate39.evaluated;
+  const evaluated0 = validate41.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10430,8 +11694,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'id' },
         message: "must have required property '" + 'id' + "'",
-        schema: schema82.required,
-        parentSchema: schema82,
+        schema: schema89.required,
+        parentSchema: schema89,
         data,
       };
       if (vErrors === null) {
@@ -10448,8 +11712,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'agent' },
         message: "must have required property '" + 'agent' + "'",
-        schema: schema82.required,
-        parentSchema: schema82,
+        schema: schema89.required,
+        parentSchema: schema89,
         data,
       };
       if (vErrors === null) {
@@ -10468,7 +11732,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema82,
+          parentSchema: schema89,
           data,
         };
         if (vErrors === null) {
@@ -10482,7 +11746,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.id !== undefined) {
       let data0 = data.id;
       if (typeof data0 === 'string') {
-        if (!pattern55.test(data0)) {
+        if (!pattern62.test(data0)) {
           const err3 = {
             instancePath: instancePath + '/id',
             schemaPath: '#/$defs/name/pattern',
@@ -10490,7 +11754,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' },
             message: 'must match pattern "' + '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' + '"',
             schema: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$',
-            parentSchema: schema79,
+            parentSchema: schema86,
             data: data0,
           };
           if (vErrors === null) {
@@ -10507,8 +11771,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema79.type,
-          parentSchema: schema79,
+          schema: schema86.type,
+          parentSchema: schema86,
           data: data0,
         };
         if (vErrors === null) {
@@ -10530,7 +11794,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8000 },
             message: 'must NOT have more than 8000 characters',
             schema: 8000,
-            parentSchema: schema82.properties.agent,
+            parentSchema: schema89.properties.agent,
             data: data1,
           };
           if (vErrors === null) {
@@ -10548,7 +11812,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema82.properties.agent,
+            parentSchema: schema89.properties.agent,
             data: data1,
           };
           if (vErrors === null) {
@@ -10569,7 +11833,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
               '"',
             schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema82.properties.agent,
+            parentSchema: schema89.properties.agent,
             data: data1,
           };
           if (vErrors === null) {
@@ -10586,8 +11850,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema82.properties.agent.type,
-          parentSchema: schema82.properties.agent,
+          schema: schema89.properties.agent.type,
+          parentSchema: schema89.properties.agent,
           data: data1,
         };
         if (vErrors === null) {
@@ -10607,8 +11871,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema82.properties.outputSchema.type,
-          parentSchema: schema82.properties.outputSchema,
+          schema: schema89.properties.outputSchema.type,
+          parentSchema: schema89.properties.outputSchema,
           data: data2,
         };
         if (vErrors === null) {
@@ -10619,7 +11883,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
       if (
-        !validate5(data2, {
+        !validate7(data2, {
           instancePath: instancePath + '/outputSchema',
           parentData: data,
           parentDataProperty: 'outputSchema',
@@ -10627,7 +11891,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+        vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
         errors = vErrors.length;
       }
     }
@@ -10638,8 +11902,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema82.type,
-      parentSchema: schema82,
+      schema: schema89.type,
+      parentSchema: schema89,
       data,
     };
     if (vErrors === null) {
@@ -10649,14 +11913,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate41.errors = vErrors;
   return errors === 0;
 }
-validate39.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate41.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://arcotheon.dev/schema/workflow-1.json" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate35.evaluated;
+  const evaluated0 = validate37.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10671,8 +11935,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'adcap-workflow' },
         message: "must have required property '" + 'adcap-workflow' + "'",
-        schema: schema78.required,
-        parentSchema: schema78,
+        schema: schema85.required,
+        parentSchema: schema85,
         data,
       };
       if (vErrors === null) {
@@ -10689,8 +11953,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'id' },
         message: "must have required property '" + 'id' + "'",
-        schema: schema78.required,
-        parentSchema: schema78,
+        schema: schema85.required,
+        parentSchema: schema85,
         data,
       };
       if (vErrors === null) {
@@ -10707,8 +11971,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'steps' },
         message: "must have required property '" + 'steps' + "'",
-        schema: schema78.required,
-        parentSchema: schema78,
+        schema: schema85.required,
+        parentSchema: schema85,
         data,
       };
       if (vErrors === null) {
@@ -10735,7 +11999,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema78,
+          parentSchema: schema85,
           data,
         };
         if (vErrors === null) {
@@ -10757,7 +12021,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^1\\.(0|[1-9][0-9]{0,5})$' },
             message: 'must match pattern "' + '^1\\.(0|[1-9][0-9]{0,5})$' + '"',
             schema: '^1\\.(0|[1-9][0-9]{0,5})$',
-            parentSchema: schema78.properties['adcap-workflow'],
+            parentSchema: schema85.properties['adcap-workflow'],
             data: data0,
           };
           if (vErrors === null) {
@@ -10774,8 +12038,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema78.properties['adcap-workflow'].type,
-          parentSchema: schema78.properties['adcap-workflow'],
+          schema: schema85.properties['adcap-workflow'].type,
+          parentSchema: schema85.properties['adcap-workflow'],
           data: data0,
         };
         if (vErrors === null) {
@@ -10789,7 +12053,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.id !== undefined) {
       let data1 = data.id;
       if (typeof data1 === 'string') {
-        if (!pattern24.test(data1)) {
+        if (!pattern31.test(data1)) {
           const err6 = {
             instancePath: instancePath + '/id',
             schemaPath: '#/properties/id/pattern',
@@ -10797,7 +12061,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
             message: 'must match pattern "' + '^[a-z0-9][a-z0-9._-]{0,63}$' + '"',
             schema: '^[a-z0-9][a-z0-9._-]{0,63}$',
-            parentSchema: schema78.properties.id,
+            parentSchema: schema85.properties.id,
             data: data1,
           };
           if (vErrors === null) {
@@ -10814,8 +12078,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema78.properties.id.type,
-          parentSchema: schema78.properties.id,
+          schema: schema85.properties.id.type,
+          parentSchema: schema85.properties.id,
           data: data1,
         };
         if (vErrors === null) {
@@ -10837,7 +12101,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 80 },
             message: 'must NOT have more than 80 characters',
             schema: 80,
-            parentSchema: schema78.properties.name,
+            parentSchema: schema85.properties.name,
             data: data2,
           };
           if (vErrors === null) {
@@ -10855,7 +12119,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema78.properties.name,
+            parentSchema: schema85.properties.name,
             data: data2,
           };
           if (vErrors === null) {
@@ -10874,7 +12138,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             message:
               'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema78.properties.name,
+            parentSchema: schema85.properties.name,
             data: data2,
           };
           if (vErrors === null) {
@@ -10891,8 +12155,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema78.properties.name.type,
-          parentSchema: schema78.properties.name,
+          schema: schema85.properties.name.type,
+          parentSchema: schema85.properties.name,
           data: data2,
         };
         if (vErrors === null) {
@@ -10914,7 +12178,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 4000 },
             message: 'must NOT have more than 4000 characters',
             schema: 4000,
-            parentSchema: schema78.properties.description,
+            parentSchema: schema85.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -10935,7 +12199,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$' +
               '"',
             schema: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
-            parentSchema: schema78.properties.description,
+            parentSchema: schema85.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -10952,8 +12216,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema78.properties.description.type,
-          parentSchema: schema78.properties.description,
+          schema: schema85.properties.description.type,
+          parentSchema: schema85.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -10967,7 +12231,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.inputs !== undefined) {
       let data4 = data.inputs;
       if (
-        !validate5(data4, {
+        !validate7(data4, {
           instancePath: instancePath + '/inputs',
           parentData: data,
           parentDataProperty: 'inputs',
@@ -10975,7 +12239,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+        vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
         errors = vErrors.length;
       }
       if (data4 && typeof data4 == 'object' && !Array.isArray(data4)) {
@@ -10985,7 +12249,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             for (const key1 in data5) {
               const _errs14 = errors;
               if (typeof key1 === 'string') {
-                if (!pattern55.test(key1)) {
+                if (!pattern62.test(key1)) {
                   const err15 = {
                     instancePath: instancePath + '/inputs/properties',
                     schemaPath: '#/$defs/name/pattern',
@@ -10993,7 +12257,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' },
                     message: 'must match pattern "' + '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' + '"',
                     schema: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$',
-                    parentSchema: schema79,
+                    parentSchema: schema86,
                     data: key1,
                     propertyName: key1,
                   };
@@ -11011,8 +12275,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema79.type,
-                  parentSchema: schema79,
+                  schema: schema86.type,
+                  parentSchema: schema86,
                   data: key1,
                   propertyName: key1,
                 };
@@ -11031,8 +12295,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'propertyNames',
                   params: { propertyName: key1 },
                   message: 'property name must be valid',
-                  schema: schema78.properties.inputs.properties.properties.propertyNames,
-                  parentSchema: schema78.properties.inputs.properties.properties,
+                  schema: schema85.properties.inputs.properties.properties.propertyNames,
+                  parentSchema: schema85.properties.inputs.properties.properties,
                   data: data5,
                 };
                 if (vErrors === null) {
@@ -11052,8 +12316,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'object' },
                   message: 'must be object',
-                  schema: schema78.properties.inputs.properties.properties.additionalProperties.type,
-                  parentSchema: schema78.properties.inputs.properties.properties.additionalProperties,
+                  schema: schema85.properties.inputs.properties.properties.additionalProperties.type,
+                  parentSchema: schema85.properties.inputs.properties.properties.additionalProperties,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -11071,8 +12335,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema78.properties.inputs.properties.properties.type,
-              parentSchema: schema78.properties.inputs.properties.properties,
+              schema: schema85.properties.inputs.properties.properties.type,
+              parentSchema: schema85.properties.inputs.properties.properties,
               data: data5,
             };
             if (vErrors === null) {
@@ -11090,8 +12354,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema78.properties.inputs.type,
-          parentSchema: schema78.properties.inputs,
+          schema: schema85.properties.inputs.type,
+          parentSchema: schema85.properties.inputs,
           data: data4,
         };
         if (vErrors === null) {
@@ -11113,7 +12377,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema78.properties.steps,
+            parentSchema: schema85.properties.steps,
             data: data7,
           };
           if (vErrors === null) {
@@ -11131,7 +12395,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema78.properties.steps,
+            parentSchema: schema85.properties.steps,
             data: data7,
           };
           if (vErrors === null) {
@@ -11149,7 +12413,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           let passing0 = null;
           const _errs24 = errors;
           if (
-            !validate37(data8, {
+            !validate39(data8, {
               instancePath: instancePath + '/steps/' + i0,
               parentData: data7,
               parentDataProperty: i0,
@@ -11157,7 +12421,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+            vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
             errors = vErrors.length;
           }
           var _valid0 = _errs24 === errors;
@@ -11168,7 +12432,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           const _errs25 = errors;
           if (
-            !validate39(data8, {
+            !validate41(data8, {
               instancePath: instancePath + '/steps/' + i0,
               parentData: data7,
               parentDataProperty: i0,
@@ -11176,7 +12440,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+            vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
             errors = vErrors.length;
           }
           var _valid0 = _errs25 === errors;
@@ -11199,8 +12463,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'oneOf',
               params: { passingSchemas: passing0 },
               message: 'must match exactly one schema in oneOf',
-              schema: schema78.properties.steps.items.oneOf,
-              parentSchema: schema78.properties.steps.items,
+              schema: schema85.properties.steps.items.oneOf,
+              parentSchema: schema85.properties.steps.items,
               data: data8,
             };
             if (vErrors === null) {
@@ -11227,8 +12491,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema78.properties.steps.type,
-          parentSchema: schema78.properties.steps,
+          schema: schema85.properties.steps.type,
+          parentSchema: schema85.properties.steps,
           data: data7,
         };
         if (vErrors === null) {
@@ -11248,8 +12512,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema78.properties.output.type,
-          parentSchema: schema78.properties.output,
+          schema: schema85.properties.output.type,
+          parentSchema: schema85.properties.output,
           data: data9,
         };
         if (vErrors === null) {
@@ -11267,8 +12531,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema78.type,
-      parentSchema: schema78,
+      schema: schema85.type,
+      parentSchema: schema85,
       data,
     };
     if (vErrors === null) {
@@ -11278,12 +12542,12 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-validate35.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-export const policy: ValidateFunction = validate42;
-const schema84 = {
+validate37.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+export const policy: ValidateFunction = validate44;
+const schema91 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://arcotheon.dev/schema/policy-1.json',
   title: 'Arcotheon organisation policy, version 1',
@@ -11355,16 +12619,15 @@ const schema84 = {
     },
   },
 };
-const pattern61 = new RegExp('^[^\\u0000-\\u001f\\u007f-\\u009f]*$', 'u');
-const pattern63 = new RegExp('^[a-z0-9]+(-[a-z0-9]+)*$', 'u');
-const pattern64 = new RegExp('^(https://|file://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])', 'u');
-const pattern65 = new RegExp('^[A-Za-z0-9+/]{43}=$', 'u');
-const pattern66 = new RegExp('^[a-z]+:[a-z]+(:.+)?$', 'u');
-const pattern67 = new RegExp('^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$', 'u');
-function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+const pattern70 = new RegExp('^[a-z0-9]+(-[a-z0-9]+)*$', 'u');
+const pattern71 = new RegExp('^(https://|file://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])', 'u');
+const pattern72 = new RegExp('^[A-Za-z0-9+/]{43}=$', 'u');
+const pattern73 = new RegExp('^[a-z]+:[a-z]+(:.+)?$', 'u');
+const pattern74 = new RegExp('^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$', 'u');
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   /*# sourceURL="https://arcotheon.dev/schema/policy-1.json" */ let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate42.evaluated;
+  const evaluated0 = validate44.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11379,8 +12642,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'policy' },
         message: "must have required property '" + 'policy' + "'",
-        schema: schema84.required,
-        parentSchema: schema84,
+        schema: schema91.required,
+        parentSchema: schema91,
         data,
       };
       if (vErrors === null) {
@@ -11391,7 +12654,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func0.call(schema84.properties, key0)) {
+      if (!func0.call(schema91.properties, key0)) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -11399,7 +12662,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema84,
+          parentSchema: schema91,
           data,
         };
         if (vErrors === null) {
@@ -11420,7 +12683,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           params: { allowedValue: 1 },
           message: 'must be equal to constant',
           schema: 1,
-          parentSchema: schema84.properties.policy,
+          parentSchema: schema91.properties.policy,
           data: data0,
         };
         if (vErrors === null) {
@@ -11442,7 +12705,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 80 },
             message: 'must NOT have more than 80 characters',
             schema: 80,
-            parentSchema: schema84.properties.organisation,
+            parentSchema: schema91.properties.organisation,
             data: data1,
           };
           if (vErrors === null) {
@@ -11460,7 +12723,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema84.properties.organisation,
+            parentSchema: schema91.properties.organisation,
             data: data1,
           };
           if (vErrors === null) {
@@ -11470,7 +12733,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern61.test(data1)) {
+        if (!pattern22.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/organisation',
             schemaPath: '#/properties/organisation/pattern',
@@ -11478,7 +12741,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
-            parentSchema: schema84.properties.organisation,
+            parentSchema: schema91.properties.organisation,
             data: data1,
           };
           if (vErrors === null) {
@@ -11495,8 +12758,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema84.properties.organisation.type,
-          parentSchema: schema84.properties.organisation,
+          schema: schema91.properties.organisation.type,
+          parentSchema: schema91.properties.organisation,
           data: data1,
         };
         if (vErrors === null) {
@@ -11518,7 +12781,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema84.properties.contact,
+            parentSchema: schema91.properties.contact,
             data: data2,
           };
           if (vErrors === null) {
@@ -11536,7 +12799,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema84.properties.contact,
+            parentSchema: schema91.properties.contact,
             data: data2,
           };
           if (vErrors === null) {
@@ -11546,7 +12809,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern61.test(data2)) {
+        if (!pattern22.test(data2)) {
           const err9 = {
             instancePath: instancePath + '/contact',
             schemaPath: '#/properties/contact/pattern',
@@ -11554,7 +12817,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' + '"',
             schema: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
-            parentSchema: schema84.properties.contact,
+            parentSchema: schema91.properties.contact,
             data: data2,
           };
           if (vErrors === null) {
@@ -11571,8 +12834,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema84.properties.contact.type,
-          parentSchema: schema84.properties.contact,
+          schema: schema91.properties.contact.type,
+          parentSchema: schema91.properties.contact,
           data: data2,
         };
         if (vErrors === null) {
@@ -11594,7 +12857,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 items',
             schema: 64,
-            parentSchema: schema84.properties.remotes,
+            parentSchema: schema91.properties.remotes,
             data: data3,
           };
           if (vErrors === null) {
@@ -11615,8 +12878,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema84.properties.remotes.items.required,
-                parentSchema: schema84.properties.remotes.items,
+                schema: schema91.properties.remotes.items.required,
+                parentSchema: schema91.properties.remotes.items,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11633,8 +12896,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'url' },
                 message: "must have required property '" + 'url' + "'",
-                schema: schema84.properties.remotes.items.required,
-                parentSchema: schema84.properties.remotes.items,
+                schema: schema91.properties.remotes.items.required,
+                parentSchema: schema91.properties.remotes.items,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11651,8 +12914,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'rootKeys' },
                 message: "must have required property '" + 'rootKeys' + "'",
-                schema: schema84.properties.remotes.items.required,
-                parentSchema: schema84.properties.remotes.items,
+                schema: schema91.properties.remotes.items.required,
+                parentSchema: schema91.properties.remotes.items,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11671,7 +12934,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key1 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema84.properties.remotes.items,
+                  parentSchema: schema91.properties.remotes.items,
                   data: data4,
                 };
                 if (vErrors === null) {
@@ -11693,7 +12956,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 64 },
                     message: 'must NOT have more than 64 characters',
                     schema: 64,
-                    parentSchema: schema84.properties.remotes.items.properties.name,
+                    parentSchema: schema91.properties.remotes.items.properties.name,
                     data: data5,
                   };
                   if (vErrors === null) {
@@ -11703,7 +12966,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!pattern63.test(data5)) {
+                if (!pattern70.test(data5)) {
                   const err17 = {
                     instancePath: instancePath + '/remotes/' + i0 + '/name',
                     schemaPath: '#/properties/remotes/items/properties/name/pattern',
@@ -11711,7 +12974,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' },
                     message: 'must match pattern "' + '^[a-z0-9]+(-[a-z0-9]+)*$' + '"',
                     schema: '^[a-z0-9]+(-[a-z0-9]+)*$',
-                    parentSchema: schema84.properties.remotes.items.properties.name,
+                    parentSchema: schema91.properties.remotes.items.properties.name,
                     data: data5,
                   };
                   if (vErrors === null) {
@@ -11728,8 +12991,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema84.properties.remotes.items.properties.name.type,
-                  parentSchema: schema84.properties.remotes.items.properties.name,
+                  schema: schema91.properties.remotes.items.properties.name.type,
+                  parentSchema: schema91.properties.remotes.items.properties.name,
                   data: data5,
                 };
                 if (vErrors === null) {
@@ -11743,7 +13006,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             if (data4.url !== undefined) {
               let data6 = data4.url;
               if (typeof data6 === 'string') {
-                if (!pattern64.test(data6)) {
+                if (!pattern71.test(data6)) {
                   const err19 = {
                     instancePath: instancePath + '/remotes/' + i0 + '/url',
                     schemaPath: '#/properties/remotes/items/properties/url/pattern',
@@ -11751,7 +13014,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^(https://|file://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])' },
                     message: 'must match pattern "' + '^(https://|file://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])' + '"',
                     schema: '^(https://|file://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])',
-                    parentSchema: schema84.properties.remotes.items.properties.url,
+                    parentSchema: schema91.properties.remotes.items.properties.url,
                     data: data6,
                   };
                   if (vErrors === null) {
@@ -11768,8 +13031,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema84.properties.remotes.items.properties.url.type,
-                  parentSchema: schema84.properties.remotes.items.properties.url,
+                  schema: schema91.properties.remotes.items.properties.url.type,
+                  parentSchema: schema91.properties.remotes.items.properties.url,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -11791,7 +13054,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 16 },
                     message: 'must NOT have more than 16 items',
                     schema: 16,
-                    parentSchema: schema84.properties.remotes.items.properties.rootKeys,
+                    parentSchema: schema91.properties.remotes.items.properties.rootKeys,
                     data: data7,
                   };
                   if (vErrors === null) {
@@ -11809,7 +13072,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 items',
                     schema: 1,
-                    parentSchema: schema84.properties.remotes.items.properties.rootKeys,
+                    parentSchema: schema91.properties.remotes.items.properties.rootKeys,
                     data: data7,
                   };
                   if (vErrors === null) {
@@ -11823,7 +13086,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 for (let i1 = 0; i1 < len1; i1++) {
                   let data8 = data7[i1];
                   if (typeof data8 === 'string') {
-                    if (!pattern65.test(data8)) {
+                    if (!pattern72.test(data8)) {
                       const err23 = {
                         instancePath: instancePath + '/remotes/' + i0 + '/rootKeys/' + i1,
                         schemaPath: '#/properties/remotes/items/properties/rootKeys/items/pattern',
@@ -11831,7 +13094,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { pattern: '^[A-Za-z0-9+/]{43}=$' },
                         message: 'must match pattern "' + '^[A-Za-z0-9+/]{43}=$' + '"',
                         schema: '^[A-Za-z0-9+/]{43}=$',
-                        parentSchema: schema84.properties.remotes.items.properties.rootKeys.items,
+                        parentSchema: schema91.properties.remotes.items.properties.rootKeys.items,
                         data: data8,
                       };
                       if (vErrors === null) {
@@ -11848,8 +13111,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema84.properties.remotes.items.properties.rootKeys.items.type,
-                      parentSchema: schema84.properties.remotes.items.properties.rootKeys.items,
+                      schema: schema91.properties.remotes.items.properties.rootKeys.items.type,
+                      parentSchema: schema91.properties.remotes.items.properties.rootKeys.items,
                       data: data8,
                     };
                     if (vErrors === null) {
@@ -11867,8 +13130,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'array' },
                   message: 'must be array',
-                  schema: schema84.properties.remotes.items.properties.rootKeys.type,
-                  parentSchema: schema84.properties.remotes.items.properties.rootKeys,
+                  schema: schema91.properties.remotes.items.properties.rootKeys.type,
+                  parentSchema: schema91.properties.remotes.items.properties.rootKeys,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -11886,8 +13149,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema84.properties.remotes.items.type,
-              parentSchema: schema84.properties.remotes.items,
+              schema: schema91.properties.remotes.items.type,
+              parentSchema: schema91.properties.remotes.items,
               data: data4,
             };
             if (vErrors === null) {
@@ -11905,8 +13168,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema84.properties.remotes.type,
-          parentSchema: schema84.properties.remotes,
+          schema: schema91.properties.remotes.type,
+          parentSchema: schema91.properties.remotes,
           data: data3,
         };
         if (vErrors === null) {
@@ -11926,8 +13189,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema84.properties.sideload.type,
-          parentSchema: schema84.properties.sideload,
+          schema: schema91.properties.sideload.type,
+          parentSchema: schema91.properties.sideload,
           data: data9,
         };
         if (vErrors === null) {
@@ -11947,8 +13210,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema84.properties.unsigned.type,
-          parentSchema: schema84.properties.unsigned,
+          schema: schema91.properties.unsigned.type,
+          parentSchema: schema91.properties.unsigned,
           data: data10,
         };
         if (vErrors === null) {
@@ -11970,7 +13233,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 256 },
             message: 'must NOT have more than 256 items',
             schema: 256,
-            parentSchema: schema84.properties.deniedPermissions,
+            parentSchema: schema91.properties.deniedPermissions,
             data: data11,
           };
           if (vErrors === null) {
@@ -11984,7 +13247,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i2 = 0; i2 < len2; i2++) {
           let data12 = data11[i2];
           if (typeof data12 === 'string') {
-            if (!pattern66.test(data12)) {
+            if (!pattern73.test(data12)) {
               const err31 = {
                 instancePath: instancePath + '/deniedPermissions/' + i2,
                 schemaPath: '#/properties/deniedPermissions/items/pattern',
@@ -11992,7 +13255,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[a-z]+:[a-z]+(:.+)?$' },
                 message: 'must match pattern "' + '^[a-z]+:[a-z]+(:.+)?$' + '"',
                 schema: '^[a-z]+:[a-z]+(:.+)?$',
-                parentSchema: schema84.properties.deniedPermissions.items,
+                parentSchema: schema91.properties.deniedPermissions.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -12009,8 +13272,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema84.properties.deniedPermissions.items.type,
-              parentSchema: schema84.properties.deniedPermissions.items,
+              schema: schema91.properties.deniedPermissions.items.type,
+              parentSchema: schema91.properties.deniedPermissions.items,
               data: data12,
             };
             if (vErrors === null) {
@@ -12039,7 +13302,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i3, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i3 + ' are identical)',
                 schema: true,
-                parentSchema: schema84.properties.deniedPermissions,
+                parentSchema: schema91.properties.deniedPermissions,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12060,8 +13323,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema84.properties.deniedPermissions.type,
-          parentSchema: schema84.properties.deniedPermissions,
+          schema: schema91.properties.deniedPermissions.type,
+          parentSchema: schema91.properties.deniedPermissions,
           data: data11,
         };
         if (vErrors === null) {
@@ -12083,7 +13346,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1024 },
             message: 'must NOT have more than 1024 items',
             schema: 1024,
-            parentSchema: schema84.properties.blocked,
+            parentSchema: schema91.properties.blocked,
             data: data13,
           };
           if (vErrors === null) {
@@ -12097,7 +13360,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i4 = 0; i4 < len3; i4++) {
           let data14 = data13[i4];
           if (typeof data14 === 'string') {
-            if (!pattern67.test(data14)) {
+            if (!pattern74.test(data14)) {
               const err36 = {
                 instancePath: instancePath + '/blocked/' + i4,
                 schemaPath: '#/properties/blocked/items/pattern',
@@ -12105,7 +13368,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' },
                 message: 'must match pattern "' + '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' + '"',
                 schema: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$',
-                parentSchema: schema84.properties.blocked.items,
+                parentSchema: schema91.properties.blocked.items,
                 data: data14,
               };
               if (vErrors === null) {
@@ -12122,8 +13385,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema84.properties.blocked.items.type,
-              parentSchema: schema84.properties.blocked.items,
+              schema: schema91.properties.blocked.items.type,
+              parentSchema: schema91.properties.blocked.items,
               data: data14,
             };
             if (vErrors === null) {
@@ -12152,7 +13415,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i5, j: j1 },
                 message: 'must NOT have duplicate items (items ## ' + j1 + ' and ' + i5 + ' are identical)',
                 schema: true,
-                parentSchema: schema84.properties.blocked,
+                parentSchema: schema91.properties.blocked,
                 data: data13,
               };
               if (vErrors === null) {
@@ -12173,8 +13436,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema84.properties.blocked.type,
-          parentSchema: schema84.properties.blocked,
+          schema: schema91.properties.blocked.type,
+          parentSchema: schema91.properties.blocked,
           data: data13,
         };
         if (vErrors === null) {
@@ -12196,7 +13459,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 256 },
             message: 'must NOT have more than 256 items',
             schema: 256,
-            parentSchema: schema84.properties.required,
+            parentSchema: schema91.properties.required,
             data: data15,
           };
           if (vErrors === null) {
@@ -12210,7 +13473,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i6 = 0; i6 < len4; i6++) {
           let data16 = data15[i6];
           if (typeof data16 === 'string') {
-            if (!pattern67.test(data16)) {
+            if (!pattern74.test(data16)) {
               const err41 = {
                 instancePath: instancePath + '/required/' + i6,
                 schemaPath: '#/properties/required/items/pattern',
@@ -12218,7 +13481,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' },
                 message: 'must match pattern "' + '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' + '"',
                 schema: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$',
-                parentSchema: schema84.properties.required.items,
+                parentSchema: schema91.properties.required.items,
                 data: data16,
               };
               if (vErrors === null) {
@@ -12235,8 +13498,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema84.properties.required.items.type,
-              parentSchema: schema84.properties.required.items,
+              schema: schema91.properties.required.items.type,
+              parentSchema: schema91.properties.required.items,
               data: data16,
             };
             if (vErrors === null) {
@@ -12265,7 +13528,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i7, j: j2 },
                 message: 'must NOT have duplicate items (items ## ' + j2 + ' and ' + i7 + ' are identical)',
                 schema: true,
-                parentSchema: schema84.properties.required,
+                parentSchema: schema91.properties.required,
                 data: data15,
               };
               if (vErrors === null) {
@@ -12286,8 +13549,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema84.properties.required.type,
-          parentSchema: schema84.properties.required,
+          schema: schema91.properties.required.type,
+          parentSchema: schema91.properties.required,
           data: data15,
         };
         if (vErrors === null) {
@@ -12310,7 +13573,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key2 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema84.properties.updates,
+              parentSchema: schema91.properties.updates,
               data: data17,
             };
             if (vErrors === null) {
@@ -12330,8 +13593,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema84.properties.updates.properties.automatic.type,
-              parentSchema: schema84.properties.updates.properties.automatic,
+              schema: schema91.properties.updates.properties.automatic.type,
+              parentSchema: schema91.properties.updates.properties.automatic,
               data: data18,
             };
             if (vErrors === null) {
@@ -12349,8 +13612,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema84.properties.updates.type,
-          parentSchema: schema84.properties.updates,
+          schema: schema91.properties.updates.type,
+          parentSchema: schema91.properties.updates,
           data: data17,
         };
         if (vErrors === null) {
@@ -12368,8 +13631,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema84.type,
-      parentSchema: schema84,
+      schema: schema91.type,
+      parentSchema: schema91,
       data,
     };
     if (vErrors === null) {
@@ -12379,7 +13642,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate44.errors = vErrors;
   return errors === 0;
 }
-validate42.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate44.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -17,6 +17,7 @@ import { ShardRequestHandler, type ShardRequestMessage, type ShardResultMessage 
 import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
+import { isMcpRuntime } from '../format/runtime-table.js';
 import { grantCovers } from '../permissions/index.js';
 import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
 import { assertEnabled } from '../store/enablement.js';
@@ -30,6 +31,7 @@ import { AuditLog, auditDigest } from './audit.js';
 import { checkRunFiles } from '../store/file-fingerprints.js';
 import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor, type RunContext } from './context.js';
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
+import { serverLaunchParts } from './mcp-server-launch.js';
 import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
 import { assertMatches } from './schemas.js';
 import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
@@ -293,12 +295,14 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
             ...(process.env.LANG === undefined ? {} : { LANG: process.env.LANG }),
             ...(await secretEnv(options.secrets, { capability: id, version, tool: tool.name }, envReadVariables(declared))),
           };
+    // docs/spec/mcp-runtime.md: an mcp tool's server gets its args and env filled in (else unchanged).
+    const parts = serverLaunchParts(tool, { args: launch.args, env, grants: declared }, { dir, workspace });
     wrapped = await wrapChecked(sandbox, {
       command: launch.command,
-      args: launch.args,
-      env,
+      args: parts.args,
+      env: parts.env,
       cwd: dir,
-      grants: declared,
+      grants: parts.grants,
       capabilityDir: dir,
       // spec §6: dependency directories are readable; the per-run shard folder is read-only too
       // (shards fetched during the run are linked into it, so the sandbox sees them).
@@ -318,13 +322,16 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     progress?.({ phase: 'run', done: 0, tool: tool.name });
     const call: CallMessage = { type: 'call', tool: tool.name, input, context };
     const timeoutMs = Math.min(tool.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.timeoutMs ?? Number.POSITIVE_INFINITY);
-    const driven = await driveTool(wrapped, encodeMessage(call), {
-      label,
-      timeoutMs,
-      outputLimit: options.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      onShard: async (message) => exposeShard(await shards.handle(message), shardDir),
-    });
+    const limits = { label, timeoutMs, outputLimit: options.outputLimit ?? DEFAULT_OUTPUT_LIMIT };
+    const signal = options.signal === undefined ? {} : { signal: options.signal };
+    // docs/spec/mcp-runtime.md: an mcp tool is a tools/call to its server (the MCP SDK is loaded only then).
+    const driven = isMcpRuntime(tool.runtime)
+      ? await (await import('./mcp-runtime.js')).driveMcpTool(wrapped, tool, input, { ...limits, ...signal })
+      : await driveTool(wrapped, encodeMessage(call), {
+          ...limits,
+          ...signal,
+          onShard: async (message) => exposeShard(await shards.handle(message), shardDir),
+        });
     // spec §7: output validated after the tool finished.
     if (tool.outputSchema !== undefined) {
       try {

@@ -14,8 +14,9 @@ import { execFile } from 'node:child_process';
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
+import { reasonError } from '../surface-text.js';
 import { AdcapError } from '../errors.js';
-import type { BinaryToolRuntime, InterpreterToolRuntime, Tool } from '../format/manifest-types.js';
+import type { BinaryToolRuntime, InterpreterToolRuntime, McpToolRuntime, Tool } from '../format/manifest-types.js';
 import {
   classifyRuntime,
   interpreterOf,
@@ -143,9 +144,30 @@ export async function resolveLaunch(
       return launchBinary(tool, classified.runtime, dir, platform);
     case 'interpreter':
       return launchInterpreter(tool, classified.runtime, dir, options.interpreters);
+    case 'mcp':
+      return launchMcpServer(tool, classified.runtime, dir, platform, options.interpreters);
     case 'reserved':
       throw new Error('unreachable: runtimeProblem refused reserved runtimes');
   }
+}
+
+/**
+ * docs/spec/mcp-runtime.md: an mcp tool's server starts as a node, python or binary tool would
+ * (same interpreter rules); its `args` are appended unfilled (run/mcp-runtime.ts fills them in).
+ */
+async function launchMcpServer(
+  tool: Tool,
+  runtime: McpToolRuntime,
+  dir: string,
+  platform: string,
+  interpreters: Interpreters | undefined,
+): Promise<Launch> {
+  const { args = [], env: _env, ...server } = runtime.server;
+  const base =
+    'entries' in server
+      ? await launchBinary(tool, server, dir, platform)
+      : await launchInterpreter(tool, { ...server, type: server.type }, dir, interpreters);
+  return { ...base, runtime: runtime.type, args: [...base.args, ...args] };
 }
 
 async function launchBinary(tool: Tool, runtime: BinaryToolRuntime, dir: string, platform: string): Promise<Launch> {
@@ -210,13 +232,7 @@ async function entryFile(dir: string, entry: string, toolName: string): Promise<
   const file = path.join(dir, ...entry.split('/'));
   const info = await stat(file).catch(() => null);
   if (info === null || !info.isFile()) {
-    throw new AdcapError(
-      'E_MISSING',
-      `The entry ${entry} of tool ${toolName} is missing from the installed files; run "adcap doctor --fix" to repair the installation.`,
-      {
-        details: { path: file },
-      },
-    );
+    throw reasonError('installed-files-changed', { path: file, what: `The entry ${entry} of the tool ${toolName}` });
   }
   return file;
 }

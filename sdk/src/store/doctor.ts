@@ -19,6 +19,7 @@ import { hashFile } from '../util/hash.js';
 import { checkLinks } from './agent-links/check-links.js';
 import type { LinkStore } from './agent-links/records.js';
 import { readJournal, type DamagedJournalRecord, type JournalRecord } from './journal.js';
+import { repairableVersion } from './installed.js';
 import { revocationReason } from './revocations.js';
 import { withLock } from '../util/lock.js';
 import type { SandboxChoice } from './options.js';
@@ -26,6 +27,7 @@ import type { RegistrySources } from './sources.js';
 import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
 import { exists, recoverOperations } from './transaction.js';
 
+/** The kinds of problem `Arcotheon.doctor()` reports. */
 export type ProblemKind =
   | 'half-finished-operation'
   | 'damaged-state'
@@ -45,6 +47,7 @@ export type ProblemKind =
   /** A remote's stored catalogue is older than the minimum this app shipped with (DESIGN §10). */
   | 'stale-remote';
 
+/** One problem `Arcotheon.doctor()` found: its kind, the capability, what is wrong and what a repair does. */
 export interface Problem {
   kind: ProblemKind;
   id?: string;
@@ -56,6 +59,7 @@ export interface Problem {
   fixed?: string;
 }
 
+/** Options of `Arcotheon.doctor()`. */
 export interface DoctorOptions {
   fix?: boolean;
   /** With fix: say what would be repaired, change nothing. */
@@ -78,6 +82,7 @@ export interface DoctorContext extends LinkStore {
   readonly sandboxChoice: Pick<SandboxChoice, 'use'>;
 }
 
+/** What `Arcotheon.doctor()` found (and with `fix`, repaired). */
 export interface DoctorReport {
   problems: Problem[];
   /** True when nothing is left to repair. */
@@ -257,6 +262,25 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         case 'binary':
           needsSandbox = true;
           break;
+        case 'mcp': {
+          // docs/spec/mcp-runtime.md: the server runs in the sandbox like a node, python or binary tool.
+          needsSandbox = true;
+          const server = classified.runtime.server;
+          if ('entries' in server) break;
+          const found = runtimes[server.type];
+          const range = typeof server.version === 'string' ? server.version : undefined;
+          if (found === undefined || (range !== undefined && !semver.satisfies(found, range))) {
+            problems.push({
+              kind: 'missing-interpreter',
+              id,
+              message:
+                `The MCP server of tool ${tool.name} of ${id} needs ${server.type}${range === undefined ? '' : ` ${range}`}, ` +
+                `but ${found === undefined ? 'none is installed' : `${found} is installed`}.`,
+              fixable: false,
+            });
+          }
+          break;
+        }
         case 'reserved':
           break;
         case 'interpreter': {
@@ -448,37 +472,32 @@ async function repairState(arc: DoctorContext, id: string, error: unknown, fix: 
   const message = error instanceof Error ? error.message : String(error);
   const problem: Problem = { kind: 'damaged-state', id, message: `The state file of ${id} is damaged: ${message}`, fixable: true };
   if (!fix) return problem;
-  // Rebuild from what is on disk: the highest intact version becomes active. Grants cannot be
-  // recovered from a damaged file, so none are kept: the user grants them again.
-  const versions = (await readdir(arc.home.packageDir(id)).catch(() => [] as string[]))
-    .filter((v) => semver.valid(v) !== null)
-    .sort(semver.rcompare);
-  for (const version of versions) {
-    try {
-      const manifest = await arc.readInstalledManifest(id, version);
-      await writeState(arc.home, {
-        id,
-        active: version,
-        history: [],
-        grants: [],
-        versions: {
-          [version]: {
-            manifestSha256: manifestDigest(manifest),
-            archiveSha256: '',
-            archiveSize: 0,
-            installedAt: new Date().toISOString(),
-            source: { kind: 'registry', remote: '?', signedBy: [] },
-            grants: [],
-          },
+  // Rebuild from what is on disk: the highest intact version becomes active (repairableVersion, as
+  // list() reports it). Grants cannot be recovered from a damaged file, so none are kept: the user
+  // grants them again.
+  const intact = await repairableVersion(arc.home, id, (i, v) => arc.readInstalledManifest(i, v));
+  if (intact !== null) {
+    const { version, manifest } = intact;
+    await writeState(arc.home, {
+      id,
+      active: version,
+      history: [],
+      grants: [],
+      versions: {
+        [version]: {
+          manifestSha256: manifestDigest(manifest),
+          archiveSha256: '',
+          archiveSize: 0,
+          installedAt: new Date().toISOString(),
+          source: { kind: 'registry', remote: '?', signedBy: [] },
+          grants: [],
         },
-        explicit: true,
-        updatedAt: new Date().toISOString(),
-      });
-      problem.fixed = `rebuilt with ${version} active and no grants; grant its permissions again`;
-      return problem;
-    } catch {
-      // try the next version
-    }
+      },
+      explicit: true,
+      updatedAt: new Date().toISOString(),
+    });
+    problem.fixed = `rebuilt with ${version} active and no grants; grant its permissions again`;
+    return problem;
   }
   await removeTree(arc.home.packageDir(id));
   problem.fixed = 'removed (no intact version was left); install it again';

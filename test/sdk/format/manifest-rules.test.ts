@@ -25,6 +25,29 @@ interface RuleCase {
 const perm = (id: string, scope?: string) =>
   (scope === undefined ? { id, reason: 'needed' } : { id, scope, reason: 'needed' }) as NonNullable<Manifest['permissions']>[number];
 
+/** An mcp tool (docs/spec/mcp-runtime.md) whose server gets `env`, declaring `grants`. */
+function mcpManifest(env: Record<string, string>, grants: string[]): Manifest {
+  const declared = grants.map((g) => {
+    const [ns = '', verb = '', ...scope] = g.split(':');
+    return perm(`${ns}:${verb}`, scope.length === 0 ? undefined : scope.join(':'));
+  });
+  return minimalManifest(
+    {
+      tools: [
+        {
+          name: 'echo',
+          description: 'The echo tool of an MCP server.',
+          runtime: { type: 'mcp', server: { type: 'node', entry: 'server/index.js', env }, tool: 'echo' },
+          inputSchema: { type: 'object' },
+          permissions: grants,
+        },
+      ],
+      ...(declared.length === 0 ? {} : { permissions: declared }),
+    },
+    { 'server/index.js': '// server\n' },
+  );
+}
+
 const cases: Record<ManifestRule, RuleCase[]> = {
   'unique-ids': [
     {
@@ -130,6 +153,12 @@ const cases: Record<ManifestRule, RuleCase[]> = {
     },
   ],
   'file-listed': [
+    {
+      name: 'the entry of an mcp server',
+      ok: () => mcpManifest({}, []),
+      bad: () => ({ ...mcpManifest({}, []), files: [] }),
+      pointer: '/tools/0/runtime/server/entry',
+    },
     {
       name: 'node entry',
       ok: () => minimalManifest({ tools: [nodeTool('a')] }),
@@ -389,6 +418,32 @@ const cases: Record<ManifestRule, RuleCase[]> = {
           adapters: [{ id: 'm', kind: 'inference-backend', provider: 'ollama', protocol: 'ollama', endpoint: 'http://localhost:11434' }],
         }),
       pointer: '/adapters/0/endpoint',
+    },
+  ],
+  'mcp-template': [
+    {
+      name: '${env.NAME} needs env:read:NAME',
+      ok: () => mcpManifest({ API_KEY: '${env.API_KEY}' }, ['env:read:API_KEY']),
+      bad: () => mcpManifest({ API_KEY: '${env.API_KEY}' }, []),
+      pointer: '/tools/0/runtime/server/env/API_KEY',
+    },
+    {
+      name: '${workspace} needs a workspace grant',
+      ok: () => mcpManifest({ ROOT: '${workspace}' }, ['fs:read:workspace']),
+      bad: () => mcpManifest({ ROOT: '${workspace}' }, ['env:read:API_KEY']),
+      pointer: '/tools/0/runtime/server/env/ROOT',
+    },
+    {
+      name: 'the sandbox sets HOME and the proxy variables itself',
+      ok: () => mcpManifest({ LOG_LEVEL: 'quiet' }, []),
+      bad: () => mcpManifest({ HTTPS_PROXY: 'http://evil.example' }, []),
+      pointer: '/tools/0/runtime/server/env/HTTPS_PROXY',
+    },
+    {
+      name: 'only dir, workspace and env.NAME',
+      ok: () => mcpManifest({ DATA: '${dir}/data' }, []),
+      bad: () => mcpManifest({ DATA: '${user_config.data}' }, []),
+      pointer: '/tools/0/runtime/server/env/DATA',
     },
   ],
   'no-self-dependency': [

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateManifest } from '../../../sdk/src/format/manifest.js';
-import type { Manifest } from '../../../sdk/src/format/manifest-types.js';
+import type { Manifest, Tool } from '../../../sdk/src/format/manifest-types.js';
 import { captureAdcapError, cloneManifest, minimalManifest, nodeTool, resource } from '../../helpers/manifest-fixtures.js';
 
 type Mutable = Record<string, unknown>;
@@ -255,7 +255,7 @@ describe('capability-1.json: tools', () => {
     });
     expect(() => validateManifest(m)).not.toThrow();
   });
-  it.each([['wasm'], ['mcp'], ['http']])('accepts the reserved runtime %s (refused only at run time)', (type) => {
+  it.each([['wasm'], ['http']])('accepts the reserved runtime %s (refused only at run time)', (type) => {
     expect(() =>
       validateManifest(withTool({ ...nodeTool('a'), runtime: { type, module: 'x.wasm', url: 'https://x.example' } })),
     ).not.toThrow();
@@ -270,6 +270,37 @@ describe('capability-1.json: tools', () => {
       'a binary runtime with a bad platform',
       { runtime: { type: 'binary', entries: { linux: 'bin/a' } } },
       '/tools/0/runtime/entries',
+      'pattern',
+    ],
+    ['an mcp runtime without a server', { runtime: { type: 'mcp', tool: 'echo' } }, '/tools/0/runtime', 'required'],
+    [
+      'an mcp runtime without a tool',
+      { runtime: { type: 'mcp', server: { type: 'node', entry: 's.js' } } },
+      '/tools/0/runtime',
+      'required',
+    ],
+    [
+      'an mcp server of an unknown type',
+      { runtime: { type: 'mcp', server: { type: 'deno', entry: 's.ts' }, tool: 'echo' } },
+      '/tools/0/runtime/server/type',
+      'enum',
+    ],
+    [
+      'an mcp server with a command of its own',
+      { runtime: { type: 'mcp', server: { type: 'node', entry: 's.js', command: 'sh' }, tool: 'echo' } },
+      '/tools/0/runtime/server',
+      'additionalProperties',
+    ],
+    [
+      'an mcp tool name with a space',
+      { runtime: { type: 'mcp', server: { type: 'node', entry: 's.js' }, tool: 'read file' } },
+      '/tools/0/runtime/tool',
+      'pattern',
+    ],
+    [
+      'an mcp server argument with a newline',
+      { runtime: { type: 'mcp', server: { type: 'node', entry: 's.js', args: ['a\nb'] }, tool: 'echo' } },
+      '/tools/0/runtime/server/args/0',
       'pattern',
     ],
     ['an uppercase name', { name: 'Echo' }, '/tools/0/name', 'pattern'],
@@ -289,6 +320,21 @@ describe('capability-1.json: tools', () => {
     const tool: Mutable = { ...nodeTool('a'), ...patch };
     for (const key of Object.keys(tool)) if (tool[key] === undefined) delete tool[key];
     expectSchemaError(withTool(tool), pointer, keyword);
+  });
+  it('accepts mcp runtimes with node, python and binary servers (docs/spec/mcp-runtime.md)', () => {
+    const servers: Array<[Record<string, unknown>, string]> = [
+      [{ type: 'node', entry: 'server/index.js', version: '>=20', args: ['${dir}/data'], env: { LOG: 'quiet' } }, 'server/index.js'],
+      [{ type: 'python', entry: 'server/main.py' }, 'server/main.py'],
+      [{ type: 'binary', entries: { 'linux-x64': 'server/bin' } }, 'server/bin'],
+    ];
+    for (const [server, file] of servers) {
+      const files = { [file]: 'x' };
+      const m = minimalManifest(
+        { tools: [{ ...nodeTool('a'), runtime: { type: 'mcp', server, tool: 'echo' } as Tool['runtime'] }] },
+        files,
+      );
+      expect(() => validateManifest(m), file).not.toThrow();
+    }
   });
   it('lets one manifest use the same $id in two tool schemas', () => {
     const schema = { $id: 'https://acme.example/input.json', type: 'object' };

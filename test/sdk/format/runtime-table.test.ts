@@ -35,9 +35,9 @@ describe('the runtime table', () => {
   it("the schema's interpreter and binary shapes apply to the table's interpreters and binaries", () => {
     const conditions = schema.$defs.runtime.allOf.map((a) => a.if.properties.type);
     const interpreters = conditions.find((c) => c.enum !== undefined)?.enum ?? [];
-    const binaries = conditions.filter((c) => c.const !== undefined).map((c) => c.const as string);
+    const others = conditions.filter((c) => c.const !== undefined).map((c) => c.const as string);
     expect(sorted(interpreters)).toEqual(sorted(INTERPRETER_RUNTIMES));
-    expect(sorted(binaries)).toEqual(sorted(ofKind('binary')));
+    expect(sorted(others)).toEqual(sorted([...ofKind('binary'), ...ofKind('mcp')]));
   });
 
   it("compat.runtimes (spec §11) names exactly the table's interpreters", () => {
@@ -49,11 +49,11 @@ describe('the runtime table', () => {
       node: 'interpreter',
       python: 'interpreter',
       binary: 'binary',
+      mcp: 'mcp',
       wasm: 'reserved',
-      mcp: 'reserved',
       http: 'reserved',
     });
-    expect(RUNNABLE_RUNTIMES).toEqual(['node', 'python', 'binary']);
+    expect(RUNNABLE_RUNTIMES).toEqual(['node', 'python', 'binary', 'mcp']);
     expect(runtimeKind('deno')).toBeUndefined();
     expect(runtimeKind('toString')).toBeUndefined();
     expect(runtimeKind(undefined)).toBeUndefined();
@@ -68,7 +68,7 @@ describe('the runtime table', () => {
     expect(RUNTIME_TABLE.python.launchArgs('/cap/tools/a.py')).toEqual(['-E', '-s', '-B', '/cap/tools/a.py']);
   });
 
-  it('the manifest validator checks each runtime of the table by its kind (entry, entries, nothing)', () => {
+  it('the manifest validator checks each runtime of the table by its kind (entry, entries, server entry, nothing)', () => {
     for (const type of RUNTIME_TYPES) {
       const kind = RUNTIME_TABLE[type].kind;
       const runtime =
@@ -76,7 +76,9 @@ describe('the runtime table', () => {
           ? { type, entry: 'tools/missing.js' }
           : kind === 'binary'
             ? { type, entries: { 'linux-x64': 'bin/missing' } }
-            : { type };
+            : kind === 'mcp'
+              ? { type, server: { type: 'node', entry: 'server/missing.js' }, tool: 'x' }
+              : { type };
       const manifest = { ...minimalManifest(), tools: [{ name: 'x', description: 'A tool.', runtime, inputSchema: { type: 'object' } }] };
       if (kind === 'reserved') expect(() => validateManifest(manifest), type).not.toThrow();
       else expect(() => validateManifest(manifest), type).toThrow(/not in files/);

@@ -152,9 +152,9 @@ describe('runTool refuses before starting', () => {
     expect(py.message).toMatch(/Python 3\.\d+\.\d+/);
   });
 
-  it('reserved runtimes: wasm, mcp and http tools are refused with a clear E_RUNTIME_UNSUPPORTED', async () => {
+  it('reserved runtimes: wasm and http tools are refused with a clear E_RUNTIME_UNSUPPORTED (mcp: mcp-runtime.test.ts)', async () => {
     const arc = h.arc();
-    const reserved = ['wasm', 'mcp', 'http'] as const;
+    const reserved = ['wasm', 'http'] as const;
     await h.install(
       {
         id: 'acme/reserved',
