@@ -35,9 +35,11 @@ export interface UiProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `arcotheon ui --home <home> --no-open --port 0` and resolves with the sign-in address from its first stdout line. */
-export function startUi(home: string, env: NodeJS.ProcessEnv = {}): Promise<UiProcess> {
-  const child = spawn(process.execPath, [ARCOTHEON_BIN, 'ui', '--home', home, '--no-open', '--port', '0'], {
+/** Starts `arcotheon ui --home <home> [--no-open] --port 0` and resolves with the sign-in address from its first stdout line. */
+export function startUi(home: string, env: NodeJS.ProcessEnv = {}, options: { open?: boolean } = {}): Promise<UiProcess> {
+  // open: let it open "the browser" (the sign-in journey puts a fake xdg-open first on PATH).
+  const args = ['ui', '--home', home, ...(options.open === true ? [] : ['--no-open']), '--port', '0'];
+  const child = spawn(process.execPath, [ARCOTHEON_BIN, ...args], {
     env: { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
