@@ -14,6 +14,7 @@ import type { HomeLayout } from './home.js';
 export interface AddedOrigin {
   /** The source as the user named it: "obra/superpowers", a git URL, a folder. */
   source: string;
+  /** git: fetched with the git program at a commit; folder: a local folder read as it is. */
   kind: 'git' | 'folder';
   /** The git URL fetched (kind git). */
   url?: string;
