@@ -46,7 +46,18 @@ export type PolicyRule = 'remotes' | 'sideload' | 'unsigned' | 'deniedPermission
 export interface LoadedPolicy {
   policy: Policy;
   path: string;
+  /**
+   * 'system' when the administrator's file is in force (with or without `added`), 'environment'
+   * when ARCOTHEON_POLICY names the only policy there is.
+   */
   source: 'system' | 'environment';
+  /**
+   * docs/admin.md "ARCOTHEON_POLICY": the file ARCOTHEON_POLICY named while a system policy
+   * exists. Its rules were merged in as the stricter of both; `ignored` lists the rules of it that
+   * only the system policy may set (registries it would add, required, updates; its organisation and
+   * contact are not shown).
+   */
+  added?: { path: string; ignored: PolicyRule[] };
 }
 
 /** The system location of the policy file on each platform. */
@@ -67,16 +78,67 @@ export interface LoadPolicyOptions {
 const MAX_POLICY_BYTES = 1024 * 1024;
 
 /**
- * Reads the policy in force: ARCOTHEON_POLICY when set (a host that ships its own, or a test), else
- * the system location; null when there is none. Throws E_POLICY for a policy that exists but cannot
- * be trusted or read (wrong owner, writable by others, a link, invalid JSON or schema).
+ * Reads the policy in force (docs/admin.md "Where the policy lives"), the one answer for the CLI,
+ * the desktop app's utility process and every host:
+ * - the system location alone when ARCOTHEON_POLICY is not set;
+ * - the file ARCOTHEON_POLICY names when no system policy exists;
+ * - both, when both exist: the variable cannot replace the administrator's policy, it only adds
+ *   restrictions (mergePolicies: the stricter of both rules).
+ * Both files must pass the same ownership rule on POSIX (owned by root, writable by no one else,
+ * in a folder the same holds, not a link), so a user cannot write a policy of their own. Null when
+ * there is none. Throws E_POLICY for a policy that exists but cannot be trusted or read (wrong
+ * owner, writable by others, a link, invalid JSON or schema).
  */
 export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<LoadedPolicy | null> {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
   const fromEnv = env['ARCOTHEON_POLICY'];
-  const source: LoadedPolicy['source'] = fromEnv !== undefined && fromEnv !== '' ? 'environment' : 'system';
-  const path = source === 'environment' ? (fromEnv as string) : (options.systemPath ?? systemPolicyPath(platform, env));
+  const system = await readPolicyFile(options.systemPath ?? systemPolicyPath(platform, env), 'system', platform);
+  if (fromEnv === undefined || fromEnv === '') return system;
+  const named = await readPolicyFile(fromEnv, 'environment', platform);
+  if (system === null || named === null) return named ?? system;
+  return mergePolicies(system, named);
+}
+
+/**
+ * The administrator's policy with the restrictions of the file ARCOTHEON_POLICY names (docs/admin.md
+ * "ARCOTHEON_POLICY"): sideload and unsigned false when either says so; deniedPermissions and blocked
+ * together; remotes only those of the system policy the other also lists (when the system policy
+ * lists none, the other's list stands: fewer registries). required, updates, organisation and
+ * contact are the system policy's alone; the other's are ignored and named in `added.ignored`.
+ */
+export function mergePolicies(system: LoadedPolicy, named: LoadedPolicy): LoadedPolicy {
+  const a = system.policy;
+  const b = named.policy;
+  const merged: Policy = { ...a };
+  const ignored: PolicyRule[] = [];
+  if (a.sideload === false || b.sideload === false) merged.sideload = false;
+  if (a.unsigned === false || b.unsigned === false) merged.unsigned = false;
+  const union = (x: string[] | undefined, y: string[] | undefined): string[] | undefined =>
+    x === undefined && y === undefined ? undefined : [...new Set([...(x ?? []), ...(y ?? [])])];
+  const denied = union(a.deniedPermissions, b.deniedPermissions);
+  if (denied !== undefined) merged.deniedPermissions = denied;
+  const blocked = union(a.blocked, b.blocked);
+  if (blocked !== undefined) merged.blocked = blocked;
+  if (b.remotes !== undefined) {
+    if (a.remotes === undefined) merged.remotes = b.remotes;
+    else {
+      const theirs = b.remotes;
+      merged.remotes = a.remotes.filter((r) =>
+        theirs.some((o) => sameUrl(o.url, r.url) && r.rootKeys.every((k) => o.rootKeys.includes(k))),
+      );
+      // A registry the system policy does not list cannot be added this way.
+      if (theirs.some((o) => !a.remotes?.some((r) => sameUrl(o.url, r.url)))) ignored.push('remotes');
+    }
+  }
+  if (b.required !== undefined) ignored.push('required');
+  if (b.updates !== undefined) ignored.push('updates');
+  checkPolicy(merged, `${system.path} (with ${named.path})`);
+  return { policy: merged, path: system.path, source: 'system', added: { path: named.path, ignored } };
+}
+
+/** One policy file: null when the system file does not exist; E_POLICY when it cannot be trusted or read. */
+async function readPolicyFile(path: string, source: LoadedPolicy['source'], platform: NodeJS.Platform): Promise<LoadedPolicy | null> {
   let info;
   try {
     info = await lstat(path);
@@ -96,7 +158,8 @@ export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<Loade
   if (!info.isFile()) {
     throw policyError(path, `is not a regular file (links are refused, so the file a check saw is the file that is read)`);
   }
-  if (source === 'system' && platform !== 'win32') await checkOwnership(path, info);
+  // docs/admin.md: the file ARCOTHEON_POLICY names passes the same ownership rule as the system file.
+  if (platform !== 'win32') await checkOwnership(path, info, source);
   if (info.size > MAX_POLICY_BYTES) throw policyError(path, `is larger than ${MAX_POLICY_BYTES} bytes`);
   const bytes = await readFile(path);
   let value: unknown;
@@ -145,14 +208,15 @@ export function checkPolicy(value: unknown, path: string): Policy {
   return policy;
 }
 
-async function checkOwnership(path: string, info: Awaited<ReturnType<typeof lstat>>): Promise<void> {
+async function checkOwnership(path: string, info: Awaited<ReturnType<typeof lstat>>, source: LoadedPolicy['source']): Promise<void> {
   // A policy the user can edit is no policy: root must own the file and its folder, and no one
   // else may write either of them.
-  if (Number(info.uid) !== 0) throw policyError(path, 'is not owned by root');
-  if ((Number(info.mode) & 0o022) !== 0) throw policyError(path, 'is writable by users other than root');
+  const named = source === 'environment' ? ' (named by ARCOTHEON_POLICY, which needs a file only root can change; or unset it)' : '';
+  if (Number(info.uid) !== 0) throw policyError(path, `is not owned by root${named}`);
+  if ((Number(info.mode) & 0o022) !== 0) throw policyError(path, `is writable by users other than root${named}`);
   const folder = await stat(dirname(path));
   if (Number(folder.uid) !== 0 || (Number(folder.mode) & 0o022) !== 0)
-    throw policyError(path, `is in ${dirname(path)}, a folder that users other than root can change`);
+    throw policyError(path, `is in ${dirname(path)}, a folder that users other than root can change${named}`);
 }
 
 function policyError(path: string, problem: string, details: Record<string, unknown> = {}): AdcapError {
@@ -186,7 +250,8 @@ export function patternDenies(pattern: string, grant: string): boolean {
 export function managedBy(loaded: LoadedPolicy, rule: PolicyRule): string {
   const who = loaded.policy.organisation ?? 'your organisation';
   const contact = loaded.policy.contact === undefined ? '' : ` Ask ${loaded.policy.contact} if you need it.`;
-  return `Managed by ${who} (rule "${rule}" in ${loaded.path}).${contact}`;
+  const where = loaded.added === undefined ? loaded.path : `${loaded.path}, with the restrictions of ${loaded.added.path}`;
+  return `Managed by ${who} (rule "${rule}" in ${where}).${contact}`;
 }
 
 function refuse(loaded: LoadedPolicy, rule: PolicyRule, what: string, details: Record<string, unknown> = {}): AdcapError {
@@ -306,6 +371,11 @@ export function describePolicy(loaded: LoadedPolicy | null): string[] {
     `Managed by ${p.organisation ?? 'your organisation'}: policy ${loaded.path} ` +
       `(${loaded.source === 'system' ? 'system location' : 'ARCOTHEON_POLICY'})`,
   ];
+  if (loaded.added !== undefined) {
+    lines.push(`  with the restrictions of ${loaded.added.path} (ARCOTHEON_POLICY; it cannot replace the system policy)`);
+    if (loaded.added.ignored.length > 0)
+      lines.push(`  ignored in ${loaded.added.path}, which only the system policy may set: ${loaded.added.ignored.join(', ')}`);
+  }
   if (p.contact !== undefined) lines.push(`  contact: ${p.contact}`);
   lines.push(`  registries: ${p.remotes === undefined ? 'any' : p.remotes.map((r) => `${r.name} (${r.url})`).join(', ') || 'none'}`);
   lines.push(`  installing from a file: ${p.sideload === false ? 'not allowed' : 'allowed'}`);
