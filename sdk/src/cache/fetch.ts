@@ -290,7 +290,7 @@ async function openHttpSource(initial: URL, label: string, options: OpenSourceOp
 }
 
 export interface FetchCappedOptions {
-  /** Hard cap on the body size (DESIGN §10: catalogue 16 MiB, package document 4 MiB). */
+  /** Hard cap on the body size (DESIGN §10: catalogue 64 MiB, package document 4 MiB). */
   maxBytes: number;
   fetch?: FetchLike;
   headers?: Record<string, string>;

@@ -37,7 +37,7 @@ import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDoc
 import { catalogueFallbacks, checkDocumentPin, parsePackageDocument } from './package-document.js';
 import { RemoteStore, type RemoteState } from './remote-store.js';
 
-const DEFAULT_MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_REFRESH_AFTER_MS = 60 * 60 * 1000;
 
@@ -48,7 +48,7 @@ export interface RegistryClientOptions {
   fetch?: FetchLike;
   /** DESIGN §10: refuse catalogues generated longer ago than this (default 30 days); `remote.maxCatalogAgeMs` overrides it. */
   maxCatalogAgeMs?: number;
-  /** DESIGN §10: metadata caps (defaults 16 MiB and 4 MiB). */
+  /** DESIGN §10: metadata caps (defaults 64 MiB, about 140,000 capabilities, and 4 MiB). */
   maxCatalogBytes?: number;
   maxDocumentBytes?: number;
   /** Refresh the stored catalogue when it was checked longer ago than this (default 1 hour). */
