@@ -345,11 +345,13 @@ export interface AddedOriginData {
 export interface InstalledCapabilityData {
   id: string;
   version: string;
-  status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded';
+  /** "damaged": its state file cannot be read; `damaged` says what a repair (Health, Fix) would do. */
+  status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded' | 'damaged';
   grants: string[];
   explicit: boolean;
   history: string[];
   source: InstallSourceData;
+  damaged?: { problem: string; repair: string };
 }
 
 export type InstalledHealth = 'ok' | 'update-available' | 'broken' | 'revoked';

@@ -104,7 +104,10 @@ export class Installed {
     });
     let health: InstalledHealth = 'ok';
     let healthReason: string | null = null;
-    if (latest.revoked !== null) {
+    if (capability.damaged !== undefined) {
+      health = 'broken';
+      healthReason = `${capability.damaged.problem}. Repair it from Health: ${capability.damaged.repair}.`;
+    } else if (latest.revoked !== null) {
       health = 'revoked';
       healthReason = `${capability.id}@${capability.version} was revoked: ${latest.revoked}. Update or uninstall it.`;
     } else if (manifest === null) {

@@ -126,6 +126,7 @@ export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js'
 export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
 export { shippedRemote } from './registry/embedded.js';
 export { ARCOTHEON_ROOT_KEYS } from './registry/root-keys.js';
+export type { DamagedMark } from './store/installed.js';
 export {
   Arcotheon,
   type ApplyOptions,

@@ -22,7 +22,13 @@ const HEALTH: Record<InstalledHealth, { text: string; badge: string }> = {
   revoked: { text: 'Revoked', badge: 'danger' },
 };
 
-const ORIGIN: Record<string, string> = { ok: '', unsigned: 'Unsigned file', 'unknown-signer': 'Unknown signer', sideloaded: 'From a file' };
+const ORIGIN: Record<string, string> = {
+  ok: '',
+  unsigned: 'Unsigned file',
+  'unknown-signer': 'Unknown signer',
+  sideloaded: 'From a file',
+  damaged: 'Damaged',
+};
 
 export function Installed({ id }: { id: string | null }) {
   return id === null ? <InstalledList /> : <InstalledPage id={id} />;

@@ -2,8 +2,9 @@
  * What is installed in a home (DESIGN §6: packages/<pub>/<name>/state.json and each version's
  * capability.json): the states, the installed manifests, and the list a host shows.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import semver from 'semver';
 import { AdcapError } from '../errors.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { validateManifest } from '../format/manifest.js';
@@ -17,11 +18,15 @@ import type { RegistrySources } from './sources.js';
 import { packageIdsOnDisk, readState, type DisabledMark, type InstallSource, type PackageState } from './state.js';
 import type { PolicyView } from './store-view.js';
 
+/** One installed capability as `Arcotheon.list()` reports it: version, status, grants and marks. */
 export interface InstalledCapability {
   id: string;
   version: string;
-  /** "ok", "unsigned", "unknown-signer" or "sideloaded", from where the version came from. */
-  status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded';
+  /**
+   * "ok", "unsigned", "unknown-signer" or "sideloaded", from where the version came from; "damaged"
+   * when its state.json cannot be read (then `damaged` says what doctor would do).
+   */
+  status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded' | 'damaged';
   grants: string[];
   explicit: boolean;
   history: string[];
@@ -35,6 +40,60 @@ export interface InstalledCapability {
   disabled?: DisabledMark;
   /** Set when the organisation policy manages it: required, blocked, or holding a denied grant. */
   managed?: ManagedMark;
+  /**
+   * Set when its state.json is damaged (DESIGN §6: doctor says which state is left and repairs):
+   * `problem` is what is wrong, `repair` what a repair (`doctor({ fix: true })`) would do. `version` is then the
+   * version a repair would make active (the highest intact one), or "" when none is left; grants,
+   * history and source are unknown until the repair (empty, and a registry source named "?").
+   */
+  damaged?: DamagedMark;
+}
+
+/** What list() says of a capability whose state cannot be read. */
+export interface DamagedMark {
+  /** What is wrong, in a sentence ("The state file of acme/x is damaged: ..."). */
+  problem: string;
+  /** What a repair (`doctor({ fix: true })`, `adcap doctor --fix`, Health's Fix) would do. */
+  repair: string;
+}
+
+/**
+ * The version a repair of a damaged state makes active: the highest version folder whose manifest is
+ * intact, or null when none is (doctor then removes the capability). Shared by list() and doctor.
+ */
+export async function repairableVersion(
+  home: HomeLayout,
+  id: string,
+  readManifest: (id: string, version: string) => Promise<Manifest> = (i, v) => readInstalledManifest(home, i, v),
+): Promise<{ version: string; manifest: Manifest } | null> {
+  const versions = (await readdir(home.packageDir(id)).catch(() => [] as string[]))
+    .filter((v) => semver.valid(v) !== null)
+    .sort(semver.rcompare);
+  for (const version of versions) {
+    const manifest = await readManifest(id, version).catch(() => null);
+    if (manifest !== null) return { version, manifest };
+  }
+  return null;
+}
+
+/** The list() entry of a capability whose state.json is damaged. */
+async function damagedEntry(home: HomeLayout, id: string, error: unknown): Promise<InstalledCapability> {
+  const intact = await repairableVersion(home, id);
+  const problem = `The state file of ${id} is damaged: ${error instanceof Error ? error.message : String(error)}`;
+  const repair =
+    intact === null
+      ? 'a repair removes it (no intact version is left); install it again'
+      : `a repair rebuilds its state with ${intact.version} active and no grants; grant its permissions again`;
+  return {
+    id,
+    version: intact?.version ?? '',
+    status: 'damaged',
+    grants: [],
+    explicit: true,
+    history: [],
+    source: { kind: 'registry', remote: '?', signedBy: [] },
+    damaged: { problem, repair },
+  };
 }
 
 /** Installed capabilities: package directories with a readable state.json. */
@@ -91,12 +150,22 @@ export async function activeManifests(
   return manifests;
 }
 
-/** `arc.list()`: every installed capability with its status, revocation, enablement and policy marks. */
+/**
+ * `arc.list()`: every installed capability with its status, revocation, enablement and policy marks;
+ * one whose state.json is damaged is listed too, with status "damaged" and `damaged`.
+ */
 export async function listInstalled(store: PolicyView & { home: HomeLayout; sources: RegistrySources }): Promise<InstalledCapability[]> {
   const out: InstalledCapability[] = [];
   const { loaded } = await policyForReading(store);
-  for (const id of await installedIds(store.home)) {
-    const state = await readState(store.home, id);
+  for (const id of await packageIdsOnDisk(store.home, { withState: true })) {
+    let state: PackageState | null;
+    try {
+      state = await readState(store.home, id);
+    } catch (error) {
+      // Issue 28 item 3: listed, marked damaged, with what doctor would do (never dropped).
+      out.push(await damagedEntry(store.home, id, error));
+      continue;
+    }
     if (state === null) continue;
     const record = state.versions[state.active];
     const source = record?.source ?? { kind: 'registry', remote: '?', signedBy: [] };

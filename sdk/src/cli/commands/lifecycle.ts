@@ -82,6 +82,7 @@ export function register(program: Command, ctx: CliContext): void {
           explicit: c.explicit,
           history: c.history,
           ...(c.revoked === undefined ? {} : { revoked: c.revoked }),
+          ...(c.damaged === undefined ? {} : { damaged: c.damaged }),
           skills: skills.get(c.id) ?? null,
           added: c.source.kind === 'file' ? (c.source.added ?? null) : null,
           disabled: c.disabled ?? null,
@@ -94,6 +95,7 @@ export function register(program: Command, ctx: CliContext): void {
             : list.map(
                 (c) =>
                   `${c.id}@${c.version}${statusMark(c)}` +
+                  `${c.damaged === undefined ? '' : ` (${c.damaged.repair}: run "adcap doctor --fix")`}` +
                   `${c.revoked === undefined ? '' : ' [revoked: update or uninstall it]'}${c.explicit ? '' : ' (dependency)'}` +
                   `${listMarks(c)}  grants: ${c.grants.join(', ') || 'none'}`,
               ),
