@@ -11,7 +11,7 @@ import { AdcapError, asAdcapError } from '../errors.js';
 import { writeFileAtomic } from '../util/fs-atomic.js';
 import type { FileEntry, Manifest } from './manifest-types.js';
 import { MANIFEST_ENTRY } from './package-read.js';
-import { extractFrontMatter } from './skills.js';
+import { extractFrontMatter, skillDocumentProblems } from './skills.js';
 import { readSourceText } from './source-read.js';
 import { idPartTitle, splitCapabilityId } from '../util/capability-id.js';
 
@@ -128,11 +128,15 @@ export interface InitSkillsResult {
   kept: string[];
   /** Things a person should check by hand (an unknown license, a summary taken from a skill). */
   notes: string[];
+  /**
+   * Skills left out because they break a rule (docs/skills.md, as `adcap add` does): not in
+   * capability.json, and their folders listed in .adcapignore, so the rest builds.
+   */
+  leftOut: Array<{ path: string; rule: string; message: string }>;
 }
 
 /** The usual clutter of a skills repository, left out of the package (gitignore syntax). */
 export const SKILLS_ADCAPIGNORE = [
-  '# Paths left out of the package (gitignore syntax). Written by "adcap init".',
   '.git/',
   '.github/',
   'node_modules/',
@@ -167,9 +171,17 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
       `--id ${JSON.stringify(options.id)} is not publisher/name (lowercase letters, digits and single hyphens, each part 1-64 characters).`,
     );
   }
-  const skills = await findSkills(root);
-  if (skills.length === 0) {
+  const found = await findSkills(root);
+  if (found.length === 0) {
     throw new AdcapError('E_NOT_FOUND', `${root} holds no skills: expected skills/<name>/SKILL.md or <name>/SKILL.md.`);
+  }
+  const { skills, leftOut } = await withoutBrokenSkills(root, found);
+  if (skills.length === 0) {
+    throw new AdcapError(
+      'E_SEMANTIC',
+      `No skill of ${root} can be packaged: ${leftOut.map((l) => `${l.path} [${l.rule}] ${l.message}`).join('; ')}.`,
+      { details: { leftOut } },
+    );
   }
   const manifestPath = join(root, MANIFEST_ENTRY);
   if (options.force !== true && (await pathExists(manifestPath))) {
@@ -218,12 +230,53 @@ export async function initSkillsRepository(root: string, options: InitSkillsOpti
   wrote.push(MANIFEST_ENTRY);
   const ignorePath = join(root, ADCAPIGNORE_FILE);
   if (options.force === true || !(await pathExists(ignorePath))) {
-    await writeFileAtomic(ignorePath, SKILLS_ADCAPIGNORE);
+    // Comment-free, so the user can edit it as a plain list: the clutter, then the skills left out.
+    await writeFileAtomic(ignorePath, `${SKILLS_ADCAPIGNORE}${leftOut.map((l) => `/${l.path}/\n`).join('')}`);
     wrote.push(ADCAPIGNORE_FILE);
   } else {
     kept.push(ADCAPIGNORE_FILE);
+    if (leftOut.length > 0)
+      notes.push(`${ADCAPIGNORE_FILE} was kept: add ${leftOut.map((l) => `/${l.path}/`).join(', ')} to it so the build leaves them out`);
   }
-  return { manifest, skills, wrote, kept, notes };
+  return { manifest, skills, wrote, kept, notes, leftOut };
+}
+
+/**
+ * The skills that pass every rule of spec §3.1 as they are, and the others with the first rule each
+ * breaks (docs/skills.md: a folder that differs from the name is left out here, since init does not
+ * move folders; `adcap add` packages such a skill under its name).
+ */
+async function withoutBrokenSkills(
+  root: string,
+  found: FoundSkill[],
+): Promise<{ skills: FoundSkill[]; leftOut: InitSkillsResult['leftOut'] }> {
+  const skills: FoundSkill[] = [];
+  const leftOut: InitSkillsResult['leftOut'] = [];
+  for (const skill of found) {
+    let problem: AdcapError | undefined;
+    try {
+      const text = await readSourceText(root, `${skill.path}/SKILL.md`);
+      problem = text === null ? undefined : skillDocumentProblems(skill.dir, text, `/${skill.path}`)[0];
+    } catch (error) {
+      if (!(error instanceof AdcapError)) throw error;
+      problem = error;
+    }
+    if (problem === undefined) {
+      skills.push(skill);
+      continue;
+    }
+    const rule = typeof problem.details.rule === 'string' ? problem.details.rule : 'regular-files';
+    const message = problem.message.replace(/^\[[a-z-]+\]\s*/, '');
+    leftOut.push({
+      path: skill.path,
+      rule,
+      message:
+        rule === 'skill-name-matches-dir'
+          ? `${message}; rename the folder, or bring it in with "adcap add", which packages it under its name`
+          : message,
+    });
+  }
+  return { skills, leftOut };
 }
 
 /**

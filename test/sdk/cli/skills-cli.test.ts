@@ -17,7 +17,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'adcap-skills-cli-'));
   home = join(work, 'arcotheon-home');
   userHome = join(work, 'user');
-  // issue 25: Claude Code is present through its own configuration file, not a folder.
+  // docs/skills.md: Claude Code is present through its own configuration file, not a folder.
   await mkdir(join(userHome, '.claude'), { recursive: true });
   await writeFile(join(userHome, '.claude', 'settings.json'), '{}\n');
 });
@@ -66,7 +66,9 @@ describe('adcap with a skills repository', () => {
         { skill: 'writing-plans', state: 'ok' },
       ],
     });
-    expect((await run(['agents'])).stdout).toMatch(/^Claude Code \(claude-code\): present \(its configuration .*settings\.json\); personal skills in .*\.claude\/skills/m);
+    expect((await run(['agents'])).stdout).toMatch(
+      /^Claude Code \(claude-code\): present \(its configuration .*settings\.json\); personal skills in .*\.claude\/skills/m,
+    );
 
     // A collision with the user's own folder in another agent: a coded error with the choices.
     await mkdir(join(userHome, '.cursor', 'skills', 'pdf'), { recursive: true });
@@ -74,7 +76,9 @@ describe('adcap with a skills repository', () => {
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(/^error E_CONFLICT: Cannot link obra\/superpowers into Cursor .*--as pdf=<other-name>.*--skip pdf/m);
     expect((await run(['link', 'obra/superpowers', '--agent', 'cursor', '--as', 'pdf=superpowers-pdf'])).code).toBe(0);
-    expect((await lstat(join(userHome, '.cursor', 'skills', 'superpowers-pdf'))).isSymbolicLink()).toBe(true);
+    // spec §3.1: the renamed link is a copy whose SKILL.md carries the new name (docs/skills.md "Agents").
+    expect((await lstat(join(userHome, '.cursor', 'skills', 'superpowers-pdf'))).isDirectory()).toBe(true);
+    expect(await readFile(join(userHome, '.cursor', 'skills', 'superpowers-pdf', 'SKILL.md'), 'utf8')).toContain('name: superpowers-pdf\n');
 
     const unlink = await run(['unlink', 'obra/superpowers', '--agent', 'claude-code']);
     expect(unlink.code, unlink.stderr).toBe(0);
@@ -83,9 +87,17 @@ describe('adcap with a skills repository', () => {
     expect((await lstat(join(userHome, '.cursor', 'skills', 'pdf'))).isDirectory()).toBe(true);
   });
 
-  it('build prints every problem of every skill with its fix, then fails', async () => {
+  it('init leaves out broken skills with their rules; build of a manifest that lists them prints every problem with its fix', async () => {
     await writeSkillsRepo(join(work, 'broken'), { broken: true });
-    expect((await run(['init', 'broken', '--id', 'acme/broken'])).code).toBe(0);
+    const init = await run(['init', 'broken', '--id', 'acme/broken']);
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain('left out skills/composition-patterns [skill-name-matches-dir]: ');
+    expect(init.stdout).toContain('left out skills/no-description [skill-description]: ');
+    const manifestFile = join(work, 'broken', 'capability.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { skills: Array<{ path: string }> };
+    manifest.skills.splice(1, 0, { path: 'skills/composition-patterns' }, { path: 'skills/no-description' });
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    await writeFile(join(work, 'broken', '.adcapignore'), '.git/\n');
     const build = await run(['build', 'broken', '-o', 'broken.adcap']);
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('2 problems to fix before this builds:');

@@ -136,9 +136,36 @@ describe('initSkillsRepository (adcap init on a skills folder)', () => {
 });
 
 describe('build of a skills repository', () => {
+  it('init leaves out the skills that break a rule, named with it, lists them in a comment-free .adcapignore, and the rest builds', async () => {
+    const dir = await repo({ broken: true });
+    const init = await initSkillsRepository(dir, { id: 'acme/broken' });
+    expect(init.leftOut.map((l) => [l.path, l.rule])).toEqual([
+      ['skills/composition-patterns', 'skill-name-matches-dir'],
+      ['skills/no-description', 'skill-description'],
+    ]);
+    expect(init.leftOut[0]?.message).toContain('bring it in with "adcap add", which packages it under its name');
+    const ignore = await readFile(join(dir, '.adcapignore'), 'utf8');
+    expect(ignore).toBe(`${SKILLS_ADCAPIGNORE}/skills/composition-patterns/\n/skills/no-description/\n`);
+    expect(ignore.split('\n').some((line) => line.startsWith('#'))).toBe(false);
+    const built = await buildPackage(dir, { out: join(work, 'broken-left-out.adcap') });
+    expect(built.manifest.skills?.map((s) => s.path)).toEqual(['skills/brainstorming', 'skills/pdf', 'skills/writing-plans']);
+    expect(built.manifest.files.some((f) => f.path.startsWith('skills/no-description/'))).toBe(false);
+  });
+
   it('reports every problem of every skill in one run, with path, rule and fix', async () => {
     const dir = await repo({ broken: true });
     await initSkillsRepository(dir, { id: 'acme/broken' });
+    // A capability.json that lists the broken skills too (as a publisher may write it by hand).
+    const manifest = JSON.parse(await readFile(join(dir, 'capability.json'), 'utf8')) as { skills: Array<{ path: string }> };
+    manifest.skills = [
+      'skills/brainstorming',
+      'skills/composition-patterns',
+      'skills/no-description',
+      'skills/pdf',
+      'skills/writing-plans',
+    ].map((path) => ({ path }));
+    await writeFile(join(dir, 'capability.json'), JSON.stringify(manifest));
+    await writeFile(join(dir, '.adcapignore'), SKILLS_ADCAPIGNORE);
     const error = (await rejection(buildPackage(dir, { out: join(work, 'broken.adcap') }))) as AdcapError;
     expect(error.code).toBe('E_SEMANTIC');
     const problems = error.details.problems as SkillBuildProblem[];

@@ -57,10 +57,21 @@ export function register(program: Command, ctx: CliContext): void {
         });
         const skillPaths = init.skills.map((s) => s.path);
         output.result(
-          { dir, id, files: init.wrote, kept: init.kept, skills: skillPaths, manifest: init.manifest, notes: init.notes },
+          {
+            dir,
+            id,
+            files: init.wrote,
+            kept: init.kept,
+            skills: skillPaths,
+            manifest: init.manifest,
+            notes: init.notes,
+            leftOut: init.leftOut,
+          },
           () => [
             `wrote ${init.wrote.join(' and ')} for ${id} in ${dir}, with ${skillPaths.length} skill${skillPaths.length === 1 ? '' : 's'}:`,
             ...skillPaths.map((p) => `  ${p}`),
+            // docs/skills.md: a skill breaking a rule is left out (and listed in .adcapignore), the rest builds.
+            ...init.leftOut.map((l) => `left out ${l.path} [${l.rule}]: ${l.message}`),
             ...init.kept.map((f) => `kept the existing ${f} (--force replaces it)`),
             ...init.notes.map((n) => `note: ${n}`),
             `next: adcap build ${displayPath(ctx, dir)} -o ${id.split('/')[1] ?? 'skills'}.adcap`,
