@@ -31,6 +31,8 @@ export interface RunContext extends InstalledView, PolicyView {
   readonly authorize: AuthorizeFn | undefined;
   readonly sandboxChoice: SandboxChoice;
   readonly checkTier: ArcotheonOptions['checkTier'];
+  /** The quota of each tool's `storage:data` folder in bytes (default DEFAULT_TOOL_DATA_QUOTA). */
+  readonly toolDataQuota?: number;
   /** Directory of the active installed version of `id` (E_NOT_INSTALLED when it is not installed). */
   installedDir(id: string): Promise<string>;
   /** The rules for publisher-chosen URLs of a version installed from `source` (issue 11, items 3 and 13). */

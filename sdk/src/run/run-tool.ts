@@ -36,6 +36,7 @@ import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js'
 import { assertMatches } from './schemas.js';
 import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
 import { checkWorkspace } from './workspace.js';
+import { checkToolDataQuota, DEFAULT_TOOL_DATA_QUOTA } from './tool-data.js';
 
 /** spec §7: the default timeout. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -270,6 +271,9 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   });
   const dependencies = await dependencyDirs(arc, manifest);
   const toolDataDir = await toolDataDirFor(arc, id, tool, declared);
+  // SECURITY.md "Tool data quota": a tool over its storage:data quota does not start, nor return a result.
+  const toolDataQuota = arc.toolDataQuota ?? DEFAULT_TOOL_DATA_QUOTA;
+  if (toolDataDir !== null) await checkToolDataQuota(toolDataDir, toolDataQuota, { id, tool: tool.name, when: 'before' });
   const context: ToolContext = { capability: id, version, dir, workspace, resources: materialized.paths, dependencies, toolDataDir };
 
   const runDir = await mkdtemp(path.join(os.tmpdir(), 'adcap-run-'));
@@ -336,6 +340,13 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     if (tool.outputSchema !== undefined) {
       try {
         assertMatches(tool.outputSchema, driven.output, 'E_OUTPUT', `The output of tool ${tool.name}`, 'outputSchema');
+      } catch (error) {
+        throw withStderr(error, driven.stderr);
+      }
+    }
+    if (toolDataDir !== null) {
+      try {
+        await checkToolDataQuota(toolDataDir, toolDataQuota, { id, tool: tool.name, when: 'after' });
       } catch (error) {
         throw withStderr(error, driven.stderr);
       }

@@ -91,6 +91,11 @@ export class Arcotheon {
     return this.core.checkTier;
   }
 
+  /** The quota of each tool's `storage:data` folder in bytes (`limits.toolDataBytes`, default 1 GiB). */
+  get toolDataQuota(): number {
+    return this.core.toolDataQuota;
+  }
+
   get enablementHook(): EnablementHook | undefined {
     return this.core.enablementHook;
   }

@@ -58,6 +58,8 @@ export interface ArcotheonOptions {
      */
     refreshAfterMs?: number;
     archive?: Partial<ArchiveLimits>;
+    /** The most one tool's `storage:data` folder may hold, in bytes (default 1 GiB; SECURITY.md "Tool data quota"). */
+    toolDataBytes?: number;
   };
   /** Interpreter versions to assume instead of probing this computer (tests, hosts that ship their own). */
   runtimes?: HostEnvironment['runtimes'];

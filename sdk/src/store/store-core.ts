@@ -9,6 +9,7 @@ import { ContentCache } from '../cache/content-cache.js';
 import type { SourcePolicy } from '../cache/source-policy.js';
 import { isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
+import { DEFAULT_TOOL_DATA_QUOTA } from '../run/tool-data.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { hostPlatform } from '../resolve/compat.js';
 import { detectRuntimes } from '../resolve/runtimes.js';
@@ -79,6 +80,11 @@ export class StoreCore implements InstalledView, PolicyView {
   /** Previous versions kept for rollback (default 2). */
   get keepVersions(): number {
     return this.options.limits?.keepVersions ?? 2;
+  }
+
+  /** The quota of each tool's `storage:data` folder in bytes (run/tool-data.ts). */
+  get toolDataQuota(): number {
+    return this.options.limits?.toolDataBytes ?? DEFAULT_TOOL_DATA_QUOTA;
   }
 
   /** Private origins the host allows for publisher-chosen URLs (issue 11, item 3). */
