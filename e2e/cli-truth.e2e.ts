@@ -161,18 +161,12 @@ describe('item 13: error messages that lead somewhere', () => {
 
   it('E_ENTITLEMENT says what the host needs (the CLI has no sign-in)', () => {
     const line = errorLine(adcap(['install', 'acme/contract-review', '--yes']));
-    expect(line).toMatch(/^error E_ENTITLEMENT: acme\/contract-review@1\.0\.0 is an entitled download/);
-    expect(line).toContain(
-      'this host passed no authorize callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro")',
+    // The CLI says what it is as a host (no sign-in to try), in its own words: no SDK callback named.
+    expect(line).toBe(
+      'error E_ENTITLEMENT: acme/contract-review@1.0.0 is an entitled download, and the adcap command has no sign-in, ' +
+        'so it cannot install or run entitled content; use an app that can authorise entitled downloads.',
     );
-    // The CLI says what it is as a host: no sign-in to try.
-    expect(line).toMatch(
-      new RegExp(
-        String.raw`The adcap command has no sign-in and passes no authorize callback, ` +
-          String.raw`so it cannot install or run entitled content; use an app that can\.$`,
-      ),
-    );
-    expect(line).not.toMatch(/\bsign in\b/i);
+    expect(line).not.toMatch(/\bsign in\b|callback|host contract/i);
   });
 
   it('E_UNTRUSTED on publish points at registry add-publisher', async () => {

@@ -13,8 +13,10 @@ export type ErrorCode = `E_${string}`;
 
 export interface HostError {
   code: ErrorCode;
-  /** One sentence a person can act on. */
+  /** One sentence a person can act on, worded for the manager UI (buttons and screens, no commands). */
   message: string;
+  /** The next step for this cause of the code, when it differs from the code's usual one. */
+  next?: string;
   /** Plain data about the failure, e.g. `{ dependents: [...] }` for E_DEPENDENTS. */
   details?: Record<string, unknown>;
 }
@@ -301,6 +303,8 @@ export interface PlanData {
   newPermissions: PlanPermissionData[];
   downloadSize: number;
   warnings: string[];
+  /** Why this plan cannot succeed here (said before approval; Install is refused while any is left). */
+  blockers: string[];
   report: { lines: string[] };
   /** Send this back as `approvedDigest` to install exactly this plan. */
   digest: string;

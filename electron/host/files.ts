@@ -15,6 +15,7 @@ import { mkdtemp, open, realpath, rm, stat, type FileHandle } from 'node:fs/prom
 import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, parse, relative, sep } from 'node:path';
 import { AdcapError } from '@arcotheon/sdk';
+import { reasonError } from '@arcotheon/sdk/internal';
 import type { SideloadFile, SideloadUpload, WorkspaceHandle } from '../common/types.js';
 
 const newHandle = (prefix: string): string => `${prefix}_${randomBytes(18).toString('base64url')}`;
@@ -48,11 +49,7 @@ export class Workspaces {
   ) {}
 
   async confirm(path: string): Promise<WorkspaceHandle> {
-    if (!isAbsolute(path))
-      throw new AdcapError(
-        'E_USAGE',
-        `"${path.slice(0, 200)}" is not an absolute path; type the full path of the folder (starting with / on Linux and macOS).`,
-      );
+    if (!isAbsolute(path)) throw reasonError('workspace-not-absolute', { path: path.slice(0, 200) });
     let real: string;
     try {
       real = await realpath(path);

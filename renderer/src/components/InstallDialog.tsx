@@ -230,6 +230,17 @@ export function InstallDialog({
             </ul>
           </>
         )}
+        {plan.blockers.length > 0 && (
+          <div className="warning danger" role="alert" data-plan-blocked="">
+            <span aria-hidden="true">⚠</span>
+            <div>
+              <strong>This cannot be installed here</strong>
+              {plan.blockers.map((blocker, i) => (
+                <p key={i}>{blocker}</p>
+              ))}
+            </div>
+          </div>
+        )}
         {warnings.length > 0 && (
           <>
             <h3>Before you install</h3>
@@ -322,7 +333,12 @@ export function InstallDialog({
             Cancel
           </button>
           {plan.items.length > 0 && (
-            <button type="button" className="primary" disabled={needsTrust && !trustUnsigned} onClick={() => void install(plan)}>
+            <button
+              type="button"
+              className="primary"
+              disabled={plan.blockers.length > 0 || (needsTrust && !trustUnsigned)}
+              onClick={() => void install(plan)}
+            >
               Install
             </button>
           )}

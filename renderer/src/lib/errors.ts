@@ -6,7 +6,9 @@ import type { HostError } from '../../../electron/common/index.js';
 
 const NEXT_STEPS: Record<string, string> = {
   E_DOWNLOAD: 'Check your connection and try again; the download is resumed from the cache where possible.',
-  E_HASH: 'The downloaded file does not match what the registry signed. Try again later, and tell the registry if it keeps happening.',
+  E_HASH:
+    'A file does not match what its publisher signed. Run a health check from Health; for a download, try again later, ' +
+    'and tell the registry if it keeps happening.',
   E_SIGNATURE: 'Do not install this file. Get the capability from a registry you trust.',
   E_UNTRUSTED: 'Do not install this file unless you trust where it came from.',
   E_REVOKED: 'This version was withdrawn by its publisher or registry. Look for a newer version.',
@@ -25,15 +27,16 @@ const NEXT_STEPS: Record<string, string> = {
   E_TIMEOUT: 'The tool took too long. Try a smaller input or a smaller folder.',
   E_NOT_GRANTED: 'Grant the permission on the Installed page, then run again.',
   E_SANDBOX_UNAVAILABLE: 'Install the sandbox (bubblewrap on Linux), then run again. See Settings → Sandbox.',
-  E_TOOL: 'The tool reported a failure; check its input.',
+  E_TOOL: 'The tool failed. Check its input; if it keeps failing, tell its publisher.',
   E_LIMIT: 'The file is larger than Arcotheon accepts.',
   E_IO: 'Check that Arcotheon is still running and that your disk has space, then try again.',
-  E_USAGE: 'This looks like a bug in the app; reload the page and try again.',
+  E_USAGE: 'Arcotheon could not use what it was given. Check what you typed or chose, then try again.',
   E_CANCELLED: 'Nothing more will happen; start again when you are ready.',
   E_POLICY: 'Your organisation decided this. Ask your IT administrator if you need it changed.',
   E_DISABLED: 'Switch it on again with Enabled on the Installed screen, then run again.',
 };
 
 export function nextStep(error: HostError): string {
-  return NEXT_STEPS[error.code] ?? 'Try again; if it keeps failing, run a health check from Health.';
+  // The host sends a next step of its own where this code has a cause with other advice.
+  return error.next ?? NEXT_STEPS[error.code] ?? 'Try again; if it keeps failing, run a health check from Health.';
 }

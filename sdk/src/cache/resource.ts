@@ -4,11 +4,12 @@
  * their own datasets).
  */
 import type { Resource } from '../format/manifest-types.js';
-import { AdcapError } from '../errors.js';
+import { reasonError } from '../surface-text.js';
 import type { AuthorizeFn, Authorization } from './authorize.js';
 import type { ContentCache, DownloadProgressListener } from './content-cache.js';
 import type { SourcePolicy } from './source-policy.js';
 
+/** Options of `materializeResource()`. */
 export interface MaterializeOptions {
   /** The host's authoriser (spec §12); required for `access: "entitled"` resources not yet cached. */
   authorize?: AuthorizeFn;
@@ -42,12 +43,7 @@ export function resourceAuthorization(
 ): Authorization | undefined {
   if (resource.access !== 'entitled') return undefined;
   if (authorize === undefined) {
-    throw new AdcapError(
-      'E_ENTITLEMENT',
-      `Resource "${resource.id}" is entitled content and this host supplied no authorize callback, ` +
-        'so it cannot obtain access (a host must pass one, host contract "Free and Pro").',
-      { details: { kind: 'resource', id: resource.id } },
-    );
+    throw reasonError('entitlement-without-authorizer', { kind: 'resource', id: resource.id, what: `The resource "${resource.id}"` });
   }
   return {
     fn: authorize,

@@ -15,7 +15,6 @@ import * as registry from './commands/registry.js';
 import * as run from './commands/run.js';
 import * as secrets from './commands/secrets.js';
 import { resolveHome, type CliContext } from './context.js';
-import { withCliHint } from './hints.js';
 import { sdkVersion } from './host.js';
 import { EXIT_OK, EXIT_USAGE, Output, terminalSafeIO, toAdcapError, type CliIO } from './output.js';
 
@@ -108,7 +107,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIO = processIO()
       output.failure(new AdcapError('E_USAGE', commanderSentence(error.message)));
       return EXIT_USAGE;
     }
-    return ctx.output.failure(withCliHint(toAdcapError(error)));
+    return ctx.output.failure(toAdcapError(error));
   }
 }
 

@@ -1,4 +1,5 @@
 import { asAdcapError, type AdcapError } from '../errors.js';
+import { surfaceMessage } from '../surface-text.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /**
@@ -34,8 +35,9 @@ const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** The one error line format of DESIGN §8: `error E_CODE: sentence`. */
+/** The one error line; its sentence names flags and commands (surface-text.ts), never SDK calls. */
 function errorLine(error: AdcapError): string {
-  return `error ${error.code}: ${error.message}`;
+  return `error ${error.code}: ${surfaceMessage(error, 'cli')}`;
 }
 
 function exitCodeFor(error: AdcapError): number {
@@ -83,7 +85,8 @@ export class Output {
    * `{ ok: false, code, message }` on stdout (DESIGN §8). Returns the exit code.
    */
   failure(error: AdcapError): number {
-    if (this.json) this.io.stdout(`${JSON.stringify({ ok: false, code: error.code, message: error.message }, null, 2)}\n`);
+    const message = surfaceMessage(error, 'cli');
+    if (this.json) this.io.stdout(`${JSON.stringify({ ok: false, code: error.code, message }, null, 2)}\n`);
     this.io.stderr(`${errorLine(error)}\n`);
     return exitCodeFor(error);
   }

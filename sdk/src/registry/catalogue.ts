@@ -73,6 +73,7 @@ export interface CatalogueVerificationRecord {
   payloadSha256: string;
 }
 
+/** A catalogue `verifyCatalogue()` accepted: its payload and the root keys that signed it. */
 export interface VerifiedCatalogue {
   payload: CataloguePayload;
   /** Root keyIds whose signatures verified. */
@@ -149,7 +150,8 @@ function verifiedBefore(
   let parsed: unknown;
   try {
     if (record.rootKeys !== rootKeysDigest(rootKeys)) return undefined;
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    // The strict parser accepted these bytes, so they are valid UTF-8: no decoder check needed.
+    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch {
     return undefined;
   }
@@ -261,9 +263,8 @@ function checkCatalogueSequence(payload: CataloguePayloadFile, identity: Catalog
     throw new AdcapError(
       'E_ROLLBACK',
       `The catalogue has sequence ${payload.sequence}, ` +
-        `older than the minimum ${state.minSequence} this app shipped with; ` +
-        'a mirror is serving an old catalogue, try again later or use another mirror.',
-      { details: { sequence: payload.sequence, minSequence: state.minSequence } },
+        `older than the minimum ${state.minSequence} this app shipped with, so it was refused as a possible rollback.`,
+      { details: { sequence: payload.sequence, minSequence: state.minSequence, belowShippedMinimum: true } },
     );
   }
   if (state.sequence === undefined) return;

@@ -5,6 +5,7 @@
  */
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { reasonError } from '../surface-text.js';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { resolveUrl } from '../cache/fetch.js';
 import { materializeResource } from '../cache/resource.js';
@@ -113,11 +114,7 @@ export async function dependencyDirs(arc: RunContext, manifest: Manifest): Promi
       out[dep] = await arc.installedDir(dep);
     } catch (error) {
       if (isAdcapError(error, 'E_NOT_INSTALLED')) {
-        throw new AdcapError(
-          'E_NOT_INSTALLED',
-          `${manifest.id} needs ${dep}, which is not installed; run "adcap doctor --fix" or install ${dep}.`,
-          { cause: error },
-        );
+        throw reasonError('dependency-missing', { id: manifest.id, dependency: dep }, { cause: error });
       }
       throw error;
     }

@@ -14,6 +14,7 @@ import { execFile } from 'node:child_process';
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
+import { reasonError } from '../surface-text.js';
 import { AdcapError } from '../errors.js';
 import type { BinaryToolRuntime, InterpreterToolRuntime, McpToolRuntime, Tool } from '../format/manifest-types.js';
 import {
@@ -231,13 +232,7 @@ async function entryFile(dir: string, entry: string, toolName: string): Promise<
   const file = path.join(dir, ...entry.split('/'));
   const info = await stat(file).catch(() => null);
   if (info === null || !info.isFile()) {
-    throw new AdcapError(
-      'E_MISSING',
-      `The entry ${entry} of tool ${toolName} is missing from the installed files; run "adcap doctor --fix" to repair the installation.`,
-      {
-        details: { path: file },
-      },
-    );
+    throw reasonError('installed-files-changed', { path: file, what: `The entry ${entry} of the tool ${toolName}` });
   }
   return file;
 }

@@ -7,6 +7,7 @@
 import { resolveUrl } from '../cache/fetch.js';
 import { isLazy, materializeResource } from '../cache/resource.js';
 import type { SourcePolicy } from '../cache/source-policy.js';
+import { reasonError } from '../surface-text.js';
 import { AdcapError } from '../errors.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { validateWorkflowFiles } from '../format/workflow-doc.js';
@@ -28,8 +29,10 @@ import type { InstallSource, PackageState, VersionRecord } from './state.js';
 import type { StoreCore } from './store-core.js';
 import { runOperation, type VersionToCreate } from './transaction.js';
 
+/** Progress of an install or update: the SDK-wide shape, with the item it concerns. */
 export type LifecycleProgress = Progress & { item?: string };
 
+/** Options of `Arcotheon.install()` and `update()`: the approval callback, progress, cancellation and sideload rules. */
 export interface ApplyOptions {
   /** Asked with the exact plan; nothing is installed unless it returns true (host contract, "Install"). */
   approve?: (plan: Plan) => boolean | Promise<boolean>;
@@ -41,6 +44,7 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
+/** What `Arcotheon.install()` did: the plan, whether it was applied, and the versions installed. */
 export interface ApplyResult {
   plan: Plan;
   applied: boolean;
@@ -83,14 +87,22 @@ export async function cancellable<T>(what: string, signal: AbortSignal | undefin
 export async function requireApproval(context: PlanContext, options: ApplyOptions, always: boolean): Promise<void> {
   const { plan } = context;
   if (plan.items.length === 0) return;
+  // A plan that cannot succeed here is refused before anyone is asked to approve it.
+  const blocked = plan.items.find((item) => item.access === 'entitled');
+  if (plan.blockers.length > 0 && blocked !== undefined) {
+    throw reasonError('entitlement-without-authorizer', {
+      id: blocked.id,
+      version: blocked.version,
+      what: `${blocked.id}@${blocked.version}`,
+      blockers: plan.blockers,
+    });
+  }
   const risky = plan.items.filter((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
   if (risky.length > 0 && options.allowUnsigned !== true) {
-    throw new AdcapError(
-      'E_DENIED',
-      `${risky.map((i) => `${i.id}@${i.version}`).join(', ')} is ` +
-        `${risky[0]?.source.kind === 'file' && risky[0].source.unsigned ? 'not signed' : 'signed by an unknown key'}; ` +
-        'installing it needs your explicit extra confirmation (allowUnsigned, or --allow-unsigned).',
-    );
+    throw reasonError('unsigned-needs-confirmation', {
+      packages: risky.map((i) => `${i.id}@${i.version}`).join(', '),
+      trust: risky[0]?.source.kind === 'file' && risky[0].source.unsigned ? 'not signed' : 'signed by an unknown key',
+    });
   }
   if (options.approvedDigest !== undefined) {
     if (options.approvedDigest !== plan.digest) {

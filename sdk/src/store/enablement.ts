@@ -7,6 +7,7 @@
  */
 import { resumeLinks, suspendLinks } from './agent-links/suspend-links.js';
 import { AdcapError } from '../errors.js';
+import { reasonError } from '../surface-text.js';
 import type { InstalledView } from './store-view.js';
 import { assertNotBlocked, assertNotRequired, managedBy, type LoadedPolicy } from './policy.js';
 import type { DisabledMark, PackageState } from './state.js';
@@ -29,11 +30,11 @@ export type EnablementHook = (change: { id: string; enabled: boolean; state: Pac
 
 /** E_DISABLED with how to switch it back on (or who switched it off). */
 export function disabledError(id: string, mark: DisabledMark, loaded: LoadedPolicy | null = null): AdcapError {
+  // Switched off by the user: how to switch it back on depends on where the message is read.
+  if (mark.by !== 'policy') return reasonError('disabled-by-user', { id, disabled: mark });
   const how =
-    mark.by === 'policy'
-      ? "It was switched off by your organisation's policy (blocked: " +
-        `${mark.rule ?? id})${loaded === null ? '' : `. ${managedBy(loaded, 'blocked')}`}`
-      : `Enable it with "adcap enable ${id}" (or arc.enable("${id}"))`;
+    "It was switched off by your organisation's policy (blocked: " +
+    `${mark.rule ?? id})${loaded === null ? '' : `. ${managedBy(loaded, 'blocked')}`}`;
   return new AdcapError('E_DISABLED', `${id} is disabled, so its tools do not run. ${how}.`.replace(/\.\.$/, '.'), {
     details: { id, disabled: mark },
   });

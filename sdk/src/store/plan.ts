@@ -4,6 +4,7 @@ import { skillProgramsSentence, type SkillPrograms } from '../format/skill-repo.
 import { describePermission, grantCovers, grantString } from '../permissions/index.js';
 import { sha256Hex } from '../util/hash.js';
 
+/** What a plan item does to a capability: install, upgrade, downgrade or reinstall. */
 export type PlanAction = 'install' | 'upgrade' | 'downgrade' | 'reinstall';
 
 /** Where a plan item comes from: a registry remote, or a local file (sideload). */
@@ -52,6 +53,7 @@ export interface PlanItem {
   skillPrograms?: SkillPrograms[];
 }
 
+/** A permission in a plan: the declared permission, its text in plain language and its risk. */
 export interface PlanPermission {
   id: string;
   permission: Permission;
@@ -71,6 +73,11 @@ export interface Plan {
   newPermissions: PlanPermission[];
   downloadSize: number;
   warnings: string[];
+  /**
+   * Why this plan cannot succeed on this host, said before anyone is asked to approve it (an
+   * entitled download on a host with no authoriser); approval is refused while any is left.
+   */
+  blockers: string[];
   /** The plan in plain language, one line each, for a terminal or a dialog. */
   report: { lines: string[] };
   /** SHA-256 of the plan's substance: approval is bound to it. */
@@ -81,7 +88,12 @@ export function newPermissionsOf(permissions: Permission[], granted: readonly st
   return permissions.filter((p) => !granted.some((g) => grantCovers(g, grantString(p))));
 }
 
-export function finishPlan(items: PlanItem[], versions: Record<string, string>, extraWarnings: string[] = []): Plan {
+export function finishPlan(
+  items: PlanItem[],
+  versions: Record<string, string>,
+  extraWarnings: string[] = [],
+  host: { canAuthorize: boolean } = { canAuthorize: true },
+): Plan {
   const newPermissions: PlanPermission[] = items.flatMap((item) =>
     item.newPermissions.map((permission) => ({
       id: item.id,
@@ -111,7 +123,17 @@ export function finishPlan(items: PlanItem[], versions: Record<string, string>, 
       versions,
     }),
   );
-  const plan: Plan = { items, versions, newPermissions, downloadSize, warnings, report: { lines: [] }, digest };
+  // spec §12: an entitled archive is only downloaded through the host's authoriser.
+  const blockers = host.canAuthorize
+    ? []
+    : items
+        .filter((item) => item.access === 'entitled')
+        .map(
+          (item) =>
+            `${item.id} ${item.version} cannot be installed here: it needs a licence` +
+            `${item.entitlement === undefined ? '' : ` (${item.entitlement})`} from its publisher, and there is no sign-in here to obtain one.`,
+        );
+  const plan: Plan = { items, versions, newPermissions, downloadSize, warnings, blockers, report: { lines: [] }, digest };
   plan.report.lines = reportLines(plan);
   return plan;
 }
@@ -143,7 +165,7 @@ function warningsOf(item: PlanItem): string[] {
 
 function reportLines(plan: Plan): string[] {
   if (plan.items.length === 0) return ['Nothing to do: everything asked for is installed and up to date.'];
-  const lines: string[] = [];
+  const lines: string[] = plan.blockers.map((blocker) => `Cannot succeed: ${blocker}`);
   for (const item of plan.items) {
     const verb = { install: 'Install', upgrade: 'Update', downgrade: 'Downgrade', reinstall: 'Reinstall' }[item.action];
     const from = item.from === undefined ? '' : ` (from ${item.from})`;

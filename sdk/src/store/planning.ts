@@ -28,6 +28,7 @@ import type { TrustedKey } from '../trust/keys.js';
  */
 export type PackageSpec = string | { id: string; range?: string; remote?: string };
 
+/** What `Arcotheon.plan()` and `install()` take: packages by id and range from a remote, or a local file to sideload. */
 export interface InstallRequest {
   packages?: PackageSpec[];
   /**
@@ -265,7 +266,7 @@ async function resolvePlan(
       );
     }
   }
-  const plan = finishPlan(items, resolution.versions, kept);
+  const plan = finishPlan(items, resolution.versions, kept, { canAuthorize: core.authorize !== undefined });
   return { plan, ranges: new Map(), located, sideload, states: installed };
 }
 

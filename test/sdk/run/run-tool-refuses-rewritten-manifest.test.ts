@@ -34,7 +34,7 @@ describe('an installed manifest changed after install', () => {
     writeFileSync(file, JSON.stringify(manifest));
     const error = await rejectionOf(runTool(arc, ID, 'echo', { a: 1 }));
     expect(error.code).toBe('E_HASH');
-    expect(error.message).toContain('was changed after it was installed');
+    expect(error.message).toContain('was changed or removed after installation');
     const month = new Date().toISOString().slice(0, 7);
     const lines = readFileSync(join(arc.home.auditDir, `${month}.jsonl`), 'utf8')
       .trim()

@@ -62,7 +62,7 @@ async function linkTarget(path: string): Promise<string> {
 
 describe('link and unlink', () => {
   it("links every skill into Claude Code's folder as symbolic links to the installed version, and agents() shows them", async () => {
-    // issue 25: Claude Code is present through its own configuration file, not a folder.
+    // docs/skills.md: Claude Code is present through its own configuration file, not a folder.
     await mkdir(join(userHome, '.claude'), { recursive: true });
     await writeFile(join(userHome, '.claude', 'settings.json'), '{}\n');
     // The registry entry carries the skills' programs, so the plan names them before download.
@@ -322,7 +322,7 @@ describe('disable and enable (issue 17)', () => {
     expect((await arc.doctor()).problems.filter((p) => p.kind.endsWith('-link'))).toEqual([]);
     expect(await rejection(arc.linkSkills('obra/switchable', { agent: 'codex', userHome }))).toMatchObject({
       code: 'E_DISABLED',
-      message: expect.stringMatching(/adcap enable obra\/switchable/),
+      message: expect.stringMatching(/arc\.enable\("obra\/switchable"\)/),
     });
 
     // An update while disabled keeps the links out; enabling brings them back at the new version.

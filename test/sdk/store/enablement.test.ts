@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 
 describe('disable and enable', () => {
-  it('keeps files, versions and grants, refuses its tools with E_DISABLED naming "adcap enable", and runs them once enabled', async () => {
+  it('keeps files, versions and grants, refuses its tools with E_DISABLED naming arc.enable, and runs them once enabled', async () => {
     const home = await reg.newHome();
     const changes: string[] = [];
     const arc = reg.arcotheon(home, { onEnablement: ({ id, enabled }) => void changes.push(`${id}:${enabled}`) });
@@ -55,7 +55,7 @@ describe('disable and enable', () => {
 
     const refused = await rejection(runTool(arc, 'acme/app', 'main', { hello: 1 }));
     expect(refused.code).toBe('E_DISABLED');
-    expect(refused.message).toMatch(/acme\/app is disabled.*adcap enable acme\/app/);
+    expect(refused.message).toMatch(/acme\/app is disabled.*arc\.enable\("acme\/app"\)/);
     // The refusal is audited like any other.
     const audit = (await Promise.all((await readdir(join(home, 'audit'))).map((f) => readFile(join(home, 'audit', f), 'utf8')))).join('');
     expect(audit).toMatch(/"errorCode":"E_DISABLED"/);
@@ -132,7 +132,7 @@ describe('workflows and MCP of a disabled capability', () => {
     await arc.disable('acme/flow');
     const refused = await rejection(runWorkflow(arc, 'acme/flow', 'twice', {}));
     expect(refused.code).toBe('E_DISABLED');
-    expect(refused.message).toMatch(/adcap enable acme\/flow/);
+    expect(refused.message).toMatch(/arc\.enable\("acme\/flow"\)/);
     expect(await grantedMcpTools(arc, ['acme/flow'])).toEqual([]);
 
     // Over the MCP wire: tools/list is empty and tools/call answers E_DISABLED.
@@ -169,7 +169,7 @@ describe('workflows and MCP of a disabled capability', () => {
     send({ id: 3, method: 'tools/call', params: { name: mcpToolName('acme/flow', 'echo'), arguments: { text: 'x' } } });
     const call = (await answer(3))['result'] as { isError: boolean; content: Array<{ text: string }> };
     expect(call.isError).toBe(true);
-    expect(call.content[0]?.text).toMatch(/^E_DISABLED: acme\/flow is disabled.*adcap enable acme\/flow/);
+    expect(call.content[0]?.text).toMatch(/^E_DISABLED: acme\/flow is disabled.*arc\.enable\("acme\/flow"\)/);
     await server.close();
 
     await arc.enable('acme/flow');

@@ -3,6 +3,7 @@ import { AdcapError, isAdcapError } from '../../errors.js';
 import { RegistryClient, type LoadedCatalogue } from '../../registry/client/registry-client.js';
 import { describePermission, riskLevel } from '../../permissions/index.js';
 import { formatBytes } from '../../store/plan.js';
+import { surfaceMessage } from '../../surface-text.js';
 import { compareVersions } from '../../registry/documents.js';
 import { parseCapabilityId } from '../../registry/layout.js';
 import { loadEmbeddedRemote } from '../../registry/embedded.js';
@@ -151,7 +152,7 @@ export function register(program: Command, ctx: CliContext): void {
           rows.push(remoteSummary(r, await clientFor(r).update()));
         } catch (error) {
           firstError ??= error;
-          output.note(`remote ${r.name}: ${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}`);
+          output.note(`remote ${r.name}: ${isAdcapError(error) ? `${error.code}: ${surfaceMessage(error, 'cli')}` : String(error)}`);
         }
       }
       if (firstError !== null) throw firstError;
@@ -239,7 +240,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (installed === null) throw error;
         output.note(
           'note: the remotes could not be read ' +
-            `(${isAdcapError(error) ? `${error.code}: ${error.message}` : String(error)}); ` +
+            `(${isAdcapError(error) ? `${error.code}: ${surfaceMessage(error, 'cli')}` : String(error)}); ` +
             'showing the installed copy only',
         );
       }

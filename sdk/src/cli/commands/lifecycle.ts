@@ -189,8 +189,9 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'with --fix: say what would be repaired, change nothing')
     .action(async (opts: { fix?: boolean; dryRun?: boolean }) => {
       const arc = await openArcotheon(ctx);
-      const report = await arc.doctor({ fix: opts.fix === true, dryRun: opts.dryRun === true });
-      output.result(report, () => doctorLines(report));
+      const dryRun = opts.dryRun === true;
+      const report = await arc.doctor({ fix: opts.fix === true || dryRun, dryRun });
+      output.result(dryRun ? { ...report, dryRun: true } : report, () => doctorLines(report, dryRun));
       if (!report.ok) ctx.setExitCode(1);
     });
 
@@ -277,11 +278,19 @@ function planJson(plan: Plan): Record<string, unknown> {
   };
 }
 
-function doctorLines(report: DoctorReport): string[] {
+function doctorLines(report: DoctorReport, dryRun: boolean): string[] {
   const head =
     `checked ${report.checked.packages} capabilities (${report.checked.versions} versions) ` +
     `and ${report.checked.cacheEntries} cached blobs`;
-  if (report.problems.length === 0) return [head, 'no problems found'];
+  if (report.problems.length === 0) return [head, 'no problems found', ...(dryRun ? ['dry run: nothing would change'] : [])];
+  if (dryRun) {
+    const fixable = report.problems.filter((p) => p.fixable);
+    return [
+      head,
+      ...report.problems.map((p) => `${p.fixable ? 'would repair' : 'cannot repair'}: ${p.message}`),
+      `dry run: nothing was changed; "adcap doctor --fix" would repair ${fixable.length} of ${report.problems.length} problems`,
+    ];
+  }
   return [
     head,
     ...report.problems.map(

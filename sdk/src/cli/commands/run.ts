@@ -100,7 +100,10 @@ export function register(program: Command, ctx: CliContext): void {
       const handle = await mcpServe(await openArcotheon(ctx), ids, {
         ...(opts.workspace === undefined ? {} : { workspace: ctx.resolvePath(opts.workspace) }),
         env: ctx.io.env,
+        secrets: cliSecretSource(ctx),
         serverInfo: { name: 'adcap', version: sdkVersion() },
+        // A failed call's text names adcap commands, for the person reading the agent's answer.
+        surface: 'cli',
       });
       await handle.closed;
     });

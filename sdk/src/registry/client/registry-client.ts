@@ -12,7 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import type { ArchiveLimits } from '../../format/archive/limits.js';
 import { removeTree } from '../../util/fs-tree.js';
@@ -20,6 +21,8 @@ import type { Manifest } from '../../format/manifest-types.js';
 import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
 import { verifyPackage, type VerifiedPackage } from '../../trust/package-signature.js';
+import { reasonError } from '../../surface-text.js';
+import { hashFile } from '../../util/hash.js';
 import { withLock } from '../../util/lock.js';
 import {
   catalogueVerificationRecord,
@@ -41,6 +44,7 @@ const DEFAULT_MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_REFRESH_AFTER_MS = 60 * 60 * 1000;
 
+/** Options of `new RegistryClient(options)`. */
 export interface RegistryClientOptions {
   home: string;
   remote: RemoteConfig;
@@ -81,12 +85,13 @@ export interface BlobFetcher {
 }
 
 /** A cache that lets its caller verify a blob in the read that uses it (ContentCache.withBlob). */
-interface BlobUser extends BlobFetcher {
+export interface BlobUser extends BlobFetcher {
   pathFor(sha256: string): string;
   withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
 }
 
-interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
+/** Options of `RegistryClient.downloadAndExtract()`: those of a download, and where to extract. */
+export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
   cache: BlobUser;
   /** Where the verified files appear (it must not exist; readPackage's extractTo). */
   extractTo: string;
@@ -94,6 +99,7 @@ interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
   limits?: Partial<ArchiveLimits>;
 }
 
+/** Options of `RegistryClient.downloadArchive()`. */
 export interface DownloadOptions {
   cache: BlobFetcher;
   /** The host's authoriser, required for entitled archives (spec §12). */
@@ -102,6 +108,7 @@ export interface DownloadOptions {
   signal?: AbortSignal;
 }
 
+/** An archive downloaded and verified by `RegistryClient.downloadArchive()`. */
 export interface DownloadedArchive {
   /** Verified archive in the content cache. */
   path: string;
@@ -113,6 +120,7 @@ export interface DownloadedArchive {
   signedBy: string[];
 }
 
+/** A client of one remote registry (spec §13): verified catalogue, package documents and archive downloads. */
 export class RegistryClient {
   readonly remote: RemoteConfig;
   private readonly home: string;
@@ -149,6 +157,53 @@ export class RegistryClient {
 
   /** Fetches and verifies the catalogue now, and stores it as the new floor (`adcap remote update`). */
   async update(options: { signal?: AbortSignal } = {}): Promise<LoadedCatalogue> {
+    try {
+      return await this.fetchAndStore(options);
+    } catch (error) {
+      throw this.explainBelowShippedMinimum(error);
+    }
+  }
+
+  /**
+   * A catalogue older than the shipped minimum (DESIGN §10) is refused either way; the sentence
+   * says where it came from: a registry folder on this computer was replaced by an older build
+   * (no mirror is involved), or a server or one of its mirrors serves an old copy.
+   */
+  private explainBelowShippedMinimum(error: unknown): unknown {
+    if (!isAdcapError(error, 'E_ROLLBACK') || error.details['belowShippedMinimum'] !== true) return error;
+    const { sequence, minSequence } = error.details as { sequence: number; minSequence: number };
+    const local = this.localCatalogueFile();
+    const sentence =
+      local === null
+        ? `The registry "${this.name}" serves a catalogue with sequence ${sequence}, older than the minimum ${minSequence} ` +
+          'this app shipped with; the server or one of its mirrors has an old copy, so it was refused. Try again later.'
+        : `The registry "${this.name}" in ${dirname(local)} holds a catalogue with sequence ${sequence}, older than the minimum ` +
+          `${minSequence} this app shipped with: that folder was replaced by an older build of the registry. ` +
+          'Rebuild or reinstall it, so that it is at least as new as the one this app shipped with.';
+    return new AdcapError('E_ROLLBACK', sentence, { details: error.details, cause: error });
+  }
+
+  /** The catalogue file of a registry on this computer (a file: URL), else null. */
+  private localCatalogueFile(): string | null {
+    const url = resolveUrl(this.baseUrl, 'catalog.json');
+    return url.startsWith('file:') ? fileURLToPath(url) : null;
+  }
+
+  /**
+   * A registry on this computer is cheap to re-read: its stored catalogue is out of date as soon as
+   * the file's bytes differ from the ones accepted last (a publish followed by `registry build`).
+   */
+  private async localCatalogueChanged(stored: LoadedCatalogue): Promise<boolean> {
+    const file = this.localCatalogueFile();
+    if (file === null) return false;
+    try {
+      return stored.catalogueSha256 === undefined || (await hashFile(file)).sha256 !== stored.catalogueSha256;
+    } catch {
+      return true;
+    }
+  }
+
+  private async fetchAndStore(options: { signal?: AbortSignal }): Promise<LoadedCatalogue> {
     const bytes = await fetchCapped(resolveUrl(this.baseUrl, 'catalog.json'), {
       maxBytes: this.maxCatalogBytes,
       fetch: this.fetchImpl,
@@ -184,8 +239,16 @@ export class RegistryClient {
   async catalogue(options: { refresh?: 'auto' | 'always' | 'never' } = {}): Promise<LoadedCatalogue> {
     const mode = options.refresh ?? 'auto';
     if (mode === 'always') return this.update();
-    const stored = this.loaded ?? (await this.loadStored());
-    const due = stored === null || this.now().getTime() - Date.parse(stored.checkedAt) > this.refreshAfterMs;
+    const found = this.loaded === null ? await this.loadStoredAboveMinimum() : { stored: this.loaded, belowMinimum: false };
+    const stored = found.stored;
+    if (found.belowMinimum && mode === 'never' && this.localCatalogueFile() !== null) {
+      // The stored copy is out of date; reading a registry folder on this computer needs no network.
+      return this.update();
+    }
+    const due =
+      stored === null ||
+      this.now().getTime() - Date.parse(stored.checkedAt) > this.refreshAfterMs ||
+      (mode === 'auto' && (await this.localCatalogueChanged(stored)));
     if (mode === 'auto' && due) {
       try {
         return await this.update();
@@ -196,10 +259,7 @@ export class RegistryClient {
       }
     }
     if (stored === null) {
-      throw new AdcapError(
-        'E_NOT_FOUND',
-        `Remote "${this.name}" has no verified catalogue yet; run "adcap remote update ${this.name}" while online.`,
-      );
+      throw reasonError('remote-never-read', { remote: this.name });
     }
     checkCatalogueFreshness(stored.payload, this.policy());
     this.loaded = stored;
@@ -212,6 +272,10 @@ export class RegistryClient {
     return this.searchIndex(catalogue).search(query, filters);
   }
 
+  /**
+   * The search index of a verified catalogue, built once per catalogue content.
+   * @internal For the Arcotheon app's Discover screen (electron/host); hosts use search().
+   */
   searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
     if (this.index === null || this.index.payload !== catalogue.payload) {
       this.index = { payload: catalogue.payload, index: new SearchIndex(catalogue.payload.capabilities) };
@@ -406,6 +470,33 @@ export class RegistryClient {
     }
   }
 
+  /**
+   * The stored catalogue, or null when there is none or it is older than the minimum this app
+   * shipped with: the app moved forward (a newer build of its bundled registry), so the stored copy
+   * is only out of date and the registry is read again; whatever it serves is checked as always.
+   */
+  private async loadStoredAboveMinimum(): Promise<{ stored: LoadedCatalogue | null; belowMinimum: boolean }> {
+    try {
+      return { stored: await this.loadStored(), belowMinimum: false };
+    } catch (error) {
+      if (isAdcapError(error, 'E_ROLLBACK') && error.details['belowShippedMinimum'] === true) return { stored: null, belowMinimum: true };
+      throw error;
+    }
+  }
+
+  /** Whether the stored catalogue is older than the minimum this app shipped with (`doctor`). */
+  async storedBelowShippedMinimum(): Promise<{ sequence: number; minSequence: number } | null> {
+    try {
+      await this.loadStored();
+      return null;
+    } catch (error) {
+      if (isAdcapError(error, 'E_ROLLBACK') && error.details['belowShippedMinimum'] === true) {
+        return error.details as { sequence: number; minSequence: number };
+      }
+      return null;
+    }
+  }
+
   private async loadStored(): Promise<LoadedCatalogue | null> {
     const [bytes, state, record] = await Promise.all([this.store.readCatalogue(), this.store.readState(), this.store.readVerification()]);
     if (bytes === null) return null;
@@ -475,15 +566,7 @@ function entitlementFor(entry: DocumentVersion, authorize: AuthorizeFn | undefin
     ...(entry.entitlement === undefined ? {} : { entitlement: entry.entitlement }),
   };
   if (authorize === undefined) {
-    throw new AdcapError(
-      'E_ENTITLEMENT',
-      `${entry.id}@${entry.version} is an entitled download and this host passed no authorize ` +
-        'callback, so it cannot obtain access (a host must pass one, host contract "Free and Pro"); ' +
-        'install it from a host that can authorise entitled downloads.',
-      {
-        details: { id: entry.id, version: entry.version },
-      },
-    );
+    throw reasonError('entitlement-without-authorizer', { id: entry.id, version: entry.version, what: `${entry.id}@${entry.version}` });
   }
   return { fn: authorize, request, registry };
 }
