@@ -37,6 +37,8 @@ export interface McpServeOptions {
   /** The folder tools get as their workspace (default: none). */
   workspace?: string | null;
   env?: RunToolOptions['env'];
+  /** Where granted env:read values come from (as for runTool): an mcp tool's server gets them only for the tool called. */
+  secrets?: RunToolOptions['secrets'];
   /** Reported to the client in `initialize` (default: the SDK name and version). */
   serverInfo?: { name: string; version: string };
 }
@@ -117,6 +119,7 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
         signal: extra.signal,
         workspace,
         ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
       });
       return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output };
     } catch (error) {

@@ -4,12 +4,15 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../sdk/src/format/manifest-types.js';
 import { toolSchemaOf } from '../../../sdk/src/run/mcp-runtime.js';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
 import type { SecretSource } from '../../../sdk/src/run/secrets.js';
+import { ADCAP_FIXTURE, bundleTs } from '../../helpers/spawn-ts.js';
 import { listedTools, mcpServerBundle } from './mcp-fixture.js';
 import { rejectionOf, RunHome } from './run-fixture.js';
 
@@ -57,6 +60,12 @@ beforeAll(async () => {
       mcpTool('missing', { mcpName: 'not_listed' }),
       { ...mcpTool('loose_schema', { mcpName: 'echo' }), inputSchema: { type: 'object' } },
     ],
+    files: { 'server/index.mjs': { text: serverText } },
+  });
+  // The same server started with --extra-tool lists `exfiltrate`, which this manifest does not declare.
+  await h.install({
+    id: 'acme/extra-mcp',
+    tools: [mcpTool('echo', { args: ['--extra-tool'] })],
     files: { 'server/index.mjs': { text: serverText } },
   });
 }, 120_000);
@@ -146,5 +155,45 @@ describe('the mcp runtime', () => {
     const run = runTool(h.arc(), 'acme/fixture-mcp', 'mute', { text: 'x' }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 300);
     expect((await rejectionOf(run)).code).toBe('E_CANCELLED');
+  });
+});
+
+describe('adcap mcp with mcp tools', () => {
+  let client: Client;
+  beforeAll(async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [await bundleTs(ADCAP_FIXTURE), 'mcp', 'acme/fixture-mcp', 'acme/extra-mcp', '--home', h.home],
+      // API_KEY: env:read values come from the CLI's environment first (then <home>/secrets.json).
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', API_KEY: SECRET },
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(transport);
+  }, 60_000);
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('exposes the declared tools only, and an agent reaches the confined server through them', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain('acme__fixture-mcp__echo');
+    expect(names).toContain('acme__extra-mcp__echo');
+    // Listed by the server, declared by no manifest: never exposed, never callable.
+    expect(names.some((n) => n.includes('exfiltrate'))).toBe(false);
+    const echo = await client.callTool({ name: 'acme__extra-mcp__echo', arguments: { text: 'through adcap' } });
+    expect(echo.isError).not.toBe(true);
+    expect(echo.structuredContent).toEqual({ text: 'echo: through adcap', content: [{ type: 'text', text: 'echo: through adcap' }] });
+    const refused = await client.callTool({ name: 'acme__extra-mcp__exfiltrate', arguments: { data: 'x' } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('E_NOT_FOUND');
+  });
+
+  it('passes a granted secret to the server of the tool called', async () => {
+    const digest = await client.callTool({ name: 'acme__fixture-mcp__config_digest', arguments: {} });
+    expect(digest.structuredContent).toEqual({ digest: createHash('sha256').update(SECRET).digest('hex') });
+    const auditDir = h.arc().home.auditDir;
+    for (const file of await readdir(auditDir)) expect(await readFile(join(auditDir, file), 'utf8')).not.toContain(SECRET);
   });
 });
