@@ -38,6 +38,7 @@ describe('ARCOTHEON_ variables in tests', () => {
   });
 
   it('the pattern finds a setting line and passes a commented one (so the check above can fail)', () => {
+    // The check's own examples: strings, nothing is set.
     expect(SETS.test('    env: { ARCOTHEON_HOME: home },')).toBe(true);
     expect(SETS.test("  process.env['ARCOTHEON_POLICY'] = path;")).toBe(true);
     expect(SETS.test("  if (process.env['ARCOTHEON_UI_TARGET'] === 'electron')")).toBe(false);
