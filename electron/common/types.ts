@@ -461,14 +461,6 @@ export interface InstalledDetail extends InstalledSummary {
   dependents: string[];
   dependencies: Array<{ id: string; range: string; installed: string | null }>;
   package: PackageContentsView | null;
-  /** The storage:data folders of its tools that have one: bytes held and the quota (SECURITY.md "Tool data quota"). */
-  toolData: ToolDataView[];
-}
-
-export interface ToolDataView {
-  tool: string;
-  bytes: number;
-  quota: number;
 }
 
 export interface GrantsData {
@@ -680,7 +672,7 @@ export type WorkflowRunResultData =
 
 // ------------------------------------------------------------------ agents (issue 13)
 
-export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode' | 'goose' | 'windsurf';
 
 export interface LinkStatusData {
   id: string;
@@ -701,8 +693,10 @@ export interface LinkStatusData {
 export interface AgentStatusData {
   id: AgentIdData;
   name: string;
-  /** The agent looks set up for this user. */
+  /** The agent is installed: its program on PATH or its own configuration file (docs/skills.md "Agents"). */
   present: boolean;
+  /** What showed it present. */
+  evidence?: string;
   skillDirs: string[];
   linkDir: string;
   projectDirs: string[];
