@@ -15,6 +15,7 @@ const bin = join(import.meta.dirname, '..', 'sdk', 'dist', 'cli', 'bin.js');
 function adcap(home: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [bin, '--home', home, ...args], {
     encoding: 'utf8',
+    // Not a user's run: no built-in registry, so the test's own (or none) is the only one.
     env: { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -40,6 +40,7 @@ function freePort(): Promise<number> {
 function adcap(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [BIN, '--home', home, ...args], {
     encoding: 'utf8',
+    // Not a user's run: no built-in registry, so the test's own (or none) is the only one.
     env: { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '', NODE_EXTRA_CA_CERTS: testTls().caPath },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -15,6 +15,7 @@ const ECHO = fileURLToPath(new URL('../test/fixtures/tools/echo.mjs', import.met
 let work: string;
 
 function adcap(args: string[]): Promise<Run> {
+  // Not a user's run: a temporary home instead of the user's own.
   return runAdcap(args, { cwd: work, env: { ...process.env, ARCOTHEON_HOME: join(work, 'home') } });
 }
 

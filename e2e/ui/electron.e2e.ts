@@ -31,6 +31,7 @@ describe('the UI journeys under Electron', () => {
         [join(repo, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'e2e', 'e2e/ui/journeys.e2e.ts'],
         {
           cwd: repo,
+          // The journeys in the Electron window, which runs only where an Electron binary exists.
           env: { ...process.env, ARCOTHEON_UI_TARGET: 'electron' },
           stdio: 'inherit',
           timeout: 20 * 60_000,

@@ -236,6 +236,7 @@ describe('the manager UI under an organisation policy', () => {
   it('keeps working with a policy it cannot apply, and says so in a banner above every screen', async () => {
     const bad = join(await tempDir('arcotheon-ui-bad-policy-'), 'policy.json');
     await writeFile(bad, JSON.stringify({ policy: 1, sideloading: false }));
+    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
     const other = await startUi(await reg.newHome(), { ...reg.env, ARCOTHEON_POLICY: bad });
     const second = await openApp(other);
     try {

@@ -672,7 +672,7 @@ export type WorkflowRunResultData =
 
 // ------------------------------------------------------------------ agents (issue 13)
 
-export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode' | 'goose' | 'windsurf';
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
 
 export interface LinkStatusData {
   id: string;
@@ -693,10 +693,8 @@ export interface LinkStatusData {
 export interface AgentStatusData {
   id: AgentIdData;
   name: string;
-  /** The agent is installed: its program on PATH or its own configuration file (docs/skills.md "Agents"). */
+  /** The agent looks set up for this user. */
   present: boolean;
-  /** What showed it present. */
-  evidence?: string;
   skillDirs: string[];
   linkDir: string;
   projectDirs: string[];

@@ -53,6 +53,7 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
     `${JSON.stringify(signEnvelope(syntheticCatalogue(COUNT), CATALOG_CONTEXT, [root]))}\n`,
   );
   const home = join(temp, 'home');
+  // Not a user's run: no built-in registry, so the test's own (or none) is the only one.
   const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
   ok(
     await adcap(['remote', 'add', 'bench', `${pathToFileURL(join(temp, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], {

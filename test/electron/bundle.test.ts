@@ -48,8 +48,11 @@ describe('the desktop bundles', () => {
       execArgv: ['--import', join(repo, 'test', 'fixtures', 'electron', 'parent-port.mjs')],
       env: {
         ...process.env,
+        // Not a user's run: a temporary home instead of the user's own.
         ARCOTHEON_HOME: home,
+        // A packaged app's main process points its utility at the registry in its resources folder.
         ARCOTHEON_EMBEDDED_REGISTRY: join(repo, 'examples', 'registry'),
+        // electron/main.ts sets it for its utility process; here the test plays main.
         ARCOTHEON_APP_VERSION: '9.9.9',
       },
       serialization: 'advanced',

@@ -20,7 +20,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
-import type { Tool } from '../format/manifest-types.js';
+import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
 import { disabledError } from '../store/enablement.js';
@@ -73,6 +73,8 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
     // issue 17: a disabled capability's tools are not listed (a call to one is refused with E_DISABLED).
     if (state.disabled !== undefined) continue;
     const manifest = await arc.readInstalledManifest(id, state.active);
+    // Host contract "Free and Pro": without the host's tier check, tier-gated tools do not exist here.
+    if (arc.checkTier === undefined && tierGated(manifest)) continue;
     for (const tool of manifest.tools ?? []) {
       const granted = (tool.permissions ?? []).every((needed) => state.grants.some((g) => grantCovers(g, needed)));
       if (!granted || runtimeProblem(tool) !== null || !toolAllowed(loaded, id, state.active, tool.permissions ?? [])) continue;
@@ -110,6 +112,8 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
     if (exposed === undefined) {
       const disabled = await disabledOwner(arc, ids, request.params.name);
       if (disabled !== null) return errorResult(disabled);
+      const gated = await tierGatedOwner(arc, ids, request.params.name);
+      if (gated !== null) return errorResult(gated);
       return errorResult(
         new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`),
       );
@@ -204,6 +208,34 @@ async function disabledOwner(arc: RunContext, ids: readonly string[], name: stri
     if (state.disabled === undefined) continue;
     const manifest = await arc.readInstalledManifest(id, state.active);
     if ((manifest.tools ?? []).some((t) => mcpToolName(id, t.name) === name)) return disabledError(id, state.disabled);
+  }
+  return null;
+}
+
+/**
+ * Host contract "Free and Pro": a Pro or entitled capability's tools run only after the host's
+ * checkTier said yes (runTool asks it before each run). An MCP server started without one, as
+ * `adcap mcp` is (the command has no sign-in), cannot ask, so it neither lists nor runs them.
+ */
+function tierGated(manifest: Manifest): boolean {
+  return manifest.distribution?.tier === 'pro' || manifest.distribution?.access === 'entitled';
+}
+
+/** E_ENTITLEMENT when `name` is a tool of a tier-gated capability of `ids` and no tier check exists; else null. */
+async function tierGatedOwner(arc: RunContext, ids: readonly string[], name: string): Promise<AdcapError | null> {
+  if (arc.checkTier !== undefined) return null;
+  for (const id of ids) {
+    const state = await arc.state(id);
+    const manifest = await arc.readInstalledManifest(id, state.active);
+    if (!tierGated(manifest) || !(manifest.tools ?? []).some((t) => mcpToolName(id, t.name) === name)) continue;
+    const { tier = 'free', access = 'public' } = manifest.distribution ?? {};
+    return new AdcapError(
+      'E_ENTITLEMENT',
+      `${id} is a ${tier === 'pro' ? 'Pro' : 'paid'} capability (tier ${tier}, access ${access}), and this MCP server cannot check ` +
+        'the user\'s plan (it runs without the host\'s checkTier, as "adcap mcp" does); register the MCP server of the host ' +
+        `app that provides ${id} with the agent instead.`,
+      { details: { id, tier, access } },
+    );
   }
   return null;
 }

@@ -277,9 +277,22 @@ export class Arcotheon {
     return agentsStatus(this.core, options);
   }
 
-  /** Per agent, how to register the granted tools of `ids` as an MCP server. */
-  async agentMcp(ids: string[], options: { userHome?: string; command?: string } = {}): Promise<McpRegistration[]> {
+  /**
+   * Per agent, how to register the granted tools of `ids` as an MCP server: `adcap mcp` (which
+   * serves no Pro or entitled tools: it cannot check a plan), or `server`, a command line the host
+   * owns that runs mcpServe with its own checkTier, authorize and sandbox.
+   */
+  async agentMcp(
+    ids: string[],
+    options: { userHome?: string; command?: string; server?: { command: string; args: string[] } } = {},
+  ): Promise<McpRegistration[]> {
     checkIds(ids, 'agentMcp');
+    const server = options.server;
+    const badArgs = (args: unknown): boolean => !Array.isArray(args) || args.some((a) => typeof a !== 'string');
+    if (server !== undefined && (typeof server.command !== 'string' || server.command === '' || badArgs(server.args)))
+      throw new AdcapError('E_USAGE', 'agentMcp() takes server: { command, args } (a program and its arguments) or no server.', {
+        details: { argument: 'server' },
+      });
     for (const id of ids) {
       const manifest = await this.installedManifest(id);
       if ((manifest.tools ?? []).length === 0)

@@ -28,6 +28,7 @@ describe('startUp', () => {
     const policyFile = join(work, 'policy.json');
     await writeFile(policyFile, JSON.stringify({ policy: 1, organisation: 'Acme IT', required: ['acme/present', 'acme/absent'] }));
     const service = createHostService(
+      // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
       new Arcotheon(reg.options(join(work, 'home'), { policy: { env: { ARCOTHEON_POLICY: policyFile } } })),
     );
     const events: string[] = [];

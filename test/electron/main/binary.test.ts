@@ -23,7 +23,9 @@ describe('finding an Electron binary without downloading one', () => {
   it('takes ARCOTHEON_ELECTRON_PATH when it names a file, and says why not otherwise', async () => {
     const repo = await repoWith({ electron: true, pathTxt: 'electron', binary: true });
     const file = join(repo, 'node_modules', 'electron', 'dist', 'electron');
+    // The variable's own handling is what this test checks.
     expect(findElectronBinary({ ARCOTHEON_ELECTRON_PATH: file }, '/nowhere')).toEqual({ path: file, source: 'ARCOTHEON_ELECTRON_PATH' });
+    // The variable's own handling is what this test checks.
     const missing = findElectronBinary({ ARCOTHEON_ELECTRON_PATH: join(repo, 'nope') }, repo);
     expect(missing.path).toBeNull();
     if (missing.path === null) expect(missing.reason).toContain('is not a file');

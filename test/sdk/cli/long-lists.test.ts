@@ -7,6 +7,7 @@ import { DEFAULT_LIST_ROWS } from '../../../sdk/src/cli/terminal-text.js';
 import { adcap } from './run-cli.js';
 
 let work: string;
+// Not a user's run: no built-in registry, so the test's own (or none) is the only one.
 const run = (argv: string[]) => adcap(argv, { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '' } });
 
 beforeAll(async () => {

@@ -72,6 +72,7 @@ describe('adcap main: errors, exit codes, global options (DESIGN §8)', () => {
     const io: CliIO = {
       stdout: () => undefined,
       stderr: () => undefined,
+      // Not a user's run: a temporary home instead of the user's own.
       env: { ARCOTHEON_HOME: '/env/home' },
       cwd,
       platform: 'linux',
@@ -131,7 +132,9 @@ describe('extension by command modules', () => {
 describe('home directory resolution', () => {
   const base = { cwd: '/cwd', homedir: '/home/u' };
   it('prefers --home, then ARCOTHEON_HOME, then the platform data dir', () => {
+    // Not a user's run: a temporary home instead of the user's own.
     expect(resolveHome('rel', { ...base, env: { ARCOTHEON_HOME: '/a' }, platform: 'linux' })).toBe('/cwd/rel');
+    // Not a user's run: a temporary home instead of the user's own.
     expect(resolveHome(undefined, { ...base, env: { ARCOTHEON_HOME: '/a' }, platform: 'linux' })).toBe('/a');
     expect(resolveHome(undefined, { ...base, env: {}, platform: 'linux' })).toBe('/home/u/.local/share/arcotheon');
   });

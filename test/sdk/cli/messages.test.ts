@@ -9,6 +9,7 @@ import { adcap } from './run-cli.js';
 let work: string;
 let home: string;
 const run = (argv: string[]) =>
+  // Not a user's run: no built-in registry, so the test's own (or none) is the only one.
   adcap([...argv, '--home', home], { cwd: work, env: { ARCOTHEON_EMBEDDED_REGISTRY: '', PATH: process.env.PATH } });
 
 async function ok(argv: string[]): Promise<string> {

@@ -50,6 +50,7 @@ async function session(
   const run = (argv: string[]): Promise<CliRun> =>
     adcap([...argv, '--home', home], {
       cwd: work,
+      // Not a user's run: no built-in registry, so the test's own (or none) is the only one. the organisation policy under test; a user's comes from the administrator's system file (docs/admin.md).
       env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ARCOTHEON_POLICY: path, PATH: process.env.PATH },
     });
   return { run, setPolicy };
@@ -63,6 +64,7 @@ function ok(r: CliRun): string {
 describe('adcap policy', () => {
   it('prints the policy in force and where it came from, as text and as JSON', async () => {
     await writeFile(policyPath, JSON.stringify(policy({ deniedPermissions: ['process:exec'], sideload: false })));
+    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
     const env = { ARCOTHEON_POLICY: policyPath };
     const text = ok(await adcap(['policy'], { cwd: work, env }));
     expect(text).toContain(`Managed by Acme IT: policy ${policyPath} (ARCOTHEON_POLICY)`);

@@ -68,6 +68,7 @@ describe('policy patterns', () => {
   it('a policy naming an id the table does not know is refused with E_POLICY naming the entry', async () => {
     const file = join(dir, 'policy.json');
     await writeFile(file, JSON.stringify({ policy: 1, deniedPermissions: ['net:listen'] }));
+    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
     const error = await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: file } }));
     expect(error).toMatchObject({ code: 'E_POLICY' });
     expect(error.message).toContain('has deniedPermissions entry "net:listen": "net:listen" is not a permission');

@@ -51,6 +51,7 @@ async function managed(
   const path = join(dir, `live-${++count}.json`);
   const set = async (p: Policy | string): Promise<void> => writeFile(path, typeof p === 'string' ? p : JSON.stringify(p));
   await set(policy);
+  // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
   const env = { ARCOTHEON_POLICY: path };
   const arc = reg.arcotheon(await reg.newHome(), { policy: { env, systemPath: join(dir, 'no-system-policy.json') }, ...extra });
   return { arc, set, path };
@@ -272,6 +273,7 @@ describe('updates: automatic', () => {
       { id: 'acme/perm', version: '1.0.0' },
     ]);
     const path = await policyFile({ ...ORG, updates: { automatic: true } });
+    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
     const arc = local.arcotheon(await local.newHome(), { policy: { env: { ARCOTHEON_POLICY: path } } });
     await arc.install(['acme/auto', 'acme/perm'], { approve });
     await local.publishAll([

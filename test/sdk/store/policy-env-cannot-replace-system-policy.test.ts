@@ -54,6 +54,7 @@ describe('ARCOTHEON_POLICY beside a system policy', () => {
     const h = await RunHome.create();
     try {
       const path = await named({ policy: 1 });
+      // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
       const arc = h.arc({ policy: { env: { ARCOTHEON_POLICY: path }, systemPath, platform: 'linux' } });
       const error = await rejection(h.install({ id: 'acme/anything' }, arc));
       expect(error).toMatchObject({ code: 'E_POLICY', details: { rule: 'sideload' } });

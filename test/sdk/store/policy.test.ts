@@ -42,6 +42,7 @@ function loaded(policy: LoadedPolicy['policy']): LoadedPolicy {
 describe('loading the organisation policy', () => {
   it('reads ARCOTHEON_POLICY, and finds no policy when the system location has none', async () => {
     const path = await policyFile('env.json', { policy: 1, organisation: 'Acme IT', sideload: false });
+    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
     const got = await loadPolicy({ env: { ARCOTHEON_POLICY: path } });
     expect(got).toEqual({ policy: { policy: 1, organisation: 'Acme IT', sideload: false }, path, source: 'environment' });
     expect(await loadPolicy({ env: {}, systemPath: join(dir, 'absent.json') })).toBeNull();
@@ -67,10 +68,12 @@ describe('loading the organisation policy', () => {
       ];
       for (const [name, value, message] of cases) {
         const path = await policyFile(name, value);
+        // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
         const error = await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: path } }));
         expect(error, name).toMatchObject({ code: 'E_POLICY' });
         expect(error.message, name).toMatch(message);
       }
+      // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
       expect(await rejection(loadPolicy({ env: { ARCOTHEON_POLICY: join(dir, 'nope.json') } }))).toMatchObject({ code: 'E_POLICY' });
     },
   );

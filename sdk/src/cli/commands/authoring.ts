@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Command } from 'commander';
+import semver from 'semver';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import { buildPackage, type SkillBuildProblem } from '../../format/package-build.js';
 import { findSkills, initSkillsRepository } from '../../format/skill-repo.js';
@@ -45,7 +46,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--id <publisher/name>', 'capability id (default: local/<directory name>)')
     .option('--name <text>', 'display name')
     .option('--force', 'replace an existing capability.json and .adcapignore (skills folders only)')
-    .action(async (dirArg: string, opts: { id?: string; name?: string; force?: boolean }) => {
+    .option(
+      '--host <id[@range]>',
+      `a host whose agents may run the new capability's tools (compat.agents; repeatable; default: ${DEFAULT_SCAFFOLD_HOSTS.join(', ')})`,
+      collect,
+      [] as string[],
+    )
+    .action(async (dirArg: string, opts: { id?: string; name?: string; force?: boolean; host: string[] }) => {
       const dir = ctx.resolvePath(dirArg);
       // issue 13: a folder that already holds skills (a cloned skills repository) is packaged as it is.
       if ((await findSkills(dir)).length > 0) {
@@ -79,11 +86,16 @@ export function register(program: Command, ctx: CliContext): void {
         );
         return;
       }
-      const scaffold = scaffoldCapability(dir, opts);
+      const hosts = scaffoldHosts(opts.host);
+      const scaffold = scaffoldCapability(dir, { ...opts, hosts });
       await writeScaffold(dir, scaffold.files);
-      output.result({ dir, id: scaffold.id, files: scaffold.files.map((f) => f.path) }, () => [
+      output.result({ dir, id: scaffold.id, files: scaffold.files.map((f) => f.path), hosts }, () => [
         `created ${scaffold.id} in ${dir}:`,
         ...scaffold.files.map((f) => `  ${f.path}`),
+        // spec §11: a host the capability does not list refuses its tools.
+        `its tools run in these hosts (compat.agents): ${Object.entries(hosts)
+          .map(([id, range]) => `${id} ${range}`)
+          .join(', ')}; others refuse them, so add yours with --host or in capability.json`,
         `next: adcap build ${displayPath(ctx, dir)} -o ${scaffold.name}.adcap`,
       ]);
     });
@@ -287,9 +299,32 @@ export function slugify(text: string): string {
 }
 
 /** The files of a new capability that builds as it is: one skill and one node tool. */
+/**
+ * The hosts a new capability with tools lists in compat.agents unless told otherwise (spec §11: an
+ * unlisted host refuses tools): the Arcotheon app and CLI, and AgentDock, the host the integration
+ * contract is written for (docs/spec/host-integration-contract.txt).
+ */
+export const DEFAULT_SCAFFOLD_HOSTS = ['arcotheon', 'agentdock'] as const;
+
+/** `--host id[@range]` values as compat.agents (every version when no range is given). */
+export function scaffoldHosts(values: readonly string[]): Record<string, string> {
+  if (values.length === 0) return Object.fromEntries(DEFAULT_SCAFFOLD_HOSTS.map((id) => [id, '*']));
+  const hosts: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf('@');
+    const id = at < 0 ? value : value.slice(0, at);
+    const range = at < 0 ? '*' : value.slice(at + 1);
+    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(id) || semver.validRange(range) === null) {
+      throw new AdcapError('E_USAGE', `--host ${value} is not a host id with an optional range, such as agentdock or agentdock@>=2.0.0.`);
+    }
+    hosts[id] = range;
+  }
+  return hosts;
+}
+
 export function scaffoldCapability(
   dir: string,
-  options: { id?: string; name?: string } = {},
+  options: { id?: string; name?: string; hosts?: Record<string, string> } = {},
 ): { id: string; name: string; files: ScaffoldFile[] } {
   let id: string;
   let name: string;
@@ -337,7 +372,7 @@ export function scaffoldCapability(
         timeoutMs: 10000,
       },
     ],
-    compat: { agents: { arcotheon: '*' }, runtimes: { node: '>=18' } },
+    compat: { agents: options.hosts ?? scaffoldHosts([]), runtimes: { node: '>=18' } },
   };
   const files: ScaffoldFile[] = [
     { path: 'capability.json', content: `${JSON.stringify(manifest, null, 2)}\n` },

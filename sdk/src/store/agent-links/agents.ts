@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import { AdcapError } from '../../errors.js';
 
-export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf'] as const;
+export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
 /** How an MCP server for the granted tools is started: `adcap mcp <id>... --home <home>`. */
@@ -145,37 +145,6 @@ export const AGENTS: readonly AgentDefinition[] = [
         mcp: { [s.name]: { type: 'local', command: [s.command, ...s.args], enabled: true } },
       }),
   },
-  {
-    // https://block.github.io/goose/docs/guides/context-engineering/using-skills: global skills in
-    // ~/.claude/skills, ~/.config/agents/skills (portable) and ~/.config/goose/skills; project .agents/skills
-    // (https://block.github.io/goose/docs/mcp/skills-mcp). MCP servers are "extensions" in ~/.config/goose/config.yaml.
-    id: 'goose',
-    name: 'goose',
-    personal: ['.config/goose/skills', '.config/agents/skills', '.claude/skills'],
-    project: ['.agents/skills'],
-    programs: ['goose'],
-    configFiles: ['.config/goose/config.yaml'],
-    docs: 'https://block.github.io/goose/docs/guides/context-engineering/using-skills',
-    mcp: (s, home) =>
-      config('goose', join(home, '.config', 'goose', 'config.yaml'), {
-        extensions: { [s.name]: { type: 'stdio', cmd: s.command, args: s.args, enabled: true } },
-      }),
-  },
-  {
-    // https://docs.windsurf.com/windsurf/cascade/skills: global skills ~/.codeium/windsurf/skills/<name>/,
-    // workspace skills .windsurf/skills/. https://docs.windsurf.com/windsurf/cascade/mcp: ~/.codeium/windsurf/mcp_config.json.
-    id: 'windsurf',
-    name: 'Windsurf',
-    personal: ['.codeium/windsurf/skills'],
-    project: ['.windsurf/skills'],
-    programs: ['windsurf'],
-    configFiles: ['.codeium/windsurf/mcp_config.json'],
-    docs: 'https://docs.windsurf.com/windsurf/cascade/skills',
-    mcp: (s, home) =>
-      config('windsurf', join(home, '.codeium', 'windsurf', 'mcp_config.json'), {
-        mcpServers: { [s.name]: { command: s.command, args: s.args } },
-      }),
-  },
 ];
 
 export function agentDefinition(id: string): AgentDefinition {
@@ -202,15 +171,20 @@ export function agentSkillDir(agent: AgentDefinition, options: { userHome?: stri
 /**
  * For each agent, how to register the granted tools of `ids` as an MCP server: the command line
  * to run, or the entry to add to the agent's config file. The server is `adcap mcp <ids>... --home
- * <home>`; only granted tools exist on it (host contract "Tools").
+ * <home>`; only granted tools exist on it (host contract "Tools"), and no Pro or entitled ones (it
+ * has no sign-in to check a plan with). A host that sells such tools registers a server of its own,
+ * which calls mcpServe with its checkTier, authorize and sandbox: `server` is its command line.
  */
 export function mcpRegistrations(
   ids: readonly string[],
-  options: { home: string; userHome?: string; command?: string },
+  options: { home: string; userHome?: string; command?: string; server?: { command: string; args: string[] } },
 ): McpRegistration[] {
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability whose tools to register.');
   const name = ids.length === 1 ? `arcotheon-${(ids[0] as string).replace('/', '-')}` : 'arcotheon';
-  const server: McpServerCommand = { name, command: options.command ?? 'adcap', args: ['mcp', ...ids, '--home', options.home] };
+  const server: McpServerCommand =
+    options.server === undefined
+      ? { name, command: options.command ?? 'adcap', args: ['mcp', ...ids, '--home', options.home] }
+      : { name, command: options.server.command, args: [...options.server.args] };
   const home = userHomeOf(options.userHome);
   return AGENTS.map((agent) => agent.mcp(server, home));
 }
