@@ -54,24 +54,43 @@ const SEARCH_SCORES = {
 interface IndexedCapability {
   id: string;
   capability: CatalogueCapability;
+  /** Every searchable field, lowercase, in one string: a token absent from it matches nothing. */
+  text: string;
+  /** The fields one by one, made the first time the phrase or a query token occurs in `text` (fieldsOf). */
+  fields?: IndexedFields;
+}
+
+interface IndexedFields {
   idLower: string;
   shortName: string;
   nameLower: string;
   summaryLower: string;
   keywords: string[];
-  /** Every searchable field, lowercase, in one string: a token absent from it matches nothing. */
-  text: string;
-  /** The fields' tokens, made the first time a query token occurs in `text` (tokensOf). */
-  tokens?: { id: string[]; name: string[]; summary: string[] };
+  idTokens: string[];
+  nameTokens: string[];
+  summaryTokens: string[];
 }
 
 /**
- * Tokenising every field of a 20,000-entry catalogue costs more than the search that uses a few
- * hundred of them; an index built for one search (the CLI's) tokenises only the items a query
- * token occurs in, and keeps them for the next query.
+ * Lowercasing and tokenising every field of a 100,000-entry catalogue costs more than the search
+ * that uses a few thousand of them; an index built for one search (the CLI's) makes them only for
+ * the items the query occurs in, and keeps them for the next query.
  */
-function tokensOf(item: IndexedCapability): { id: string[]; name: string[]; summary: string[] } {
-  return (item.tokens ??= { id: tokenize(item.id), name: tokenize(item.capability.name), summary: tokenize(item.capability.summary) });
+function fieldsOf(item: IndexedCapability): IndexedFields {
+  if (item.fields !== undefined) return item.fields;
+  const { id, capability } = item;
+  const idLower = id.toLowerCase();
+  item.fields = {
+    idLower,
+    shortName: idLower.slice(id.indexOf('/') + 1),
+    nameLower: capability.name.toLowerCase(),
+    summaryLower: capability.summary.toLowerCase(),
+    keywords: capability.keywords.map((k) => k.toLowerCase()),
+    idTokens: tokenize(id),
+    nameTokens: tokenize(capability.name),
+    summaryTokens: tokenize(capability.summary),
+  };
+  return item.fields;
 }
 
 function tokenize(text: string): string[] {
@@ -105,13 +124,10 @@ export class SearchIndex {
       .sort(compareCodeUnits)
       .map((id) => {
         const capability = capabilities[id] as CatalogueCapability;
-        const slash = id.indexOf('/');
-        const idLower = id.toLowerCase();
-        const nameLower = capability.name.toLowerCase();
-        const summaryLower = capability.summary.toLowerCase();
-        const keywords = capability.keywords.map((k) => k.toLowerCase());
-        const text = [idLower, nameLower, summaryLower, ...keywords].join('\n');
-        return { id, capability, idLower, shortName: idLower.slice(slash + 1), nameLower, summaryLower, keywords, text };
+        // One toLowerCase of the joined fields is each field's: '\n' is not a letter, so no
+        // context-sensitive mapping (the final sigma) reaches across a field's end.
+        const text = [id, capability.name, capability.summary, ...capability.keywords].join('\n').toLowerCase();
+        return { id, capability, text };
       });
   }
 
@@ -167,8 +183,12 @@ export function searchCatalogue(
  * id prefix); inside a band, token matches add up. Every query token must match somewhere, unless
  * the whole phrase already matched, so "pdf tools" does not list everything with "tools" in it.
  */
-function scoreItem(item: IndexedCapability, phrase: string, tokens: readonly string[]): number {
+function scoreItem(entry: IndexedCapability, phrase: string, tokens: readonly string[]): number {
   const S = SEARCH_SCORES;
+  // A band needs the phrase in the id or the name, a token score a token in some field: both are
+  // substrings of `text`, so an item holding neither scores 0 without looking at its fields.
+  if (!entry.text.includes(phrase) && !tokens.some((token) => entry.text.includes(token))) return 0;
+  const item = fieldsOf(entry);
   let band = 0;
   if (item.idLower === phrase) band = S.exactId;
   else if (item.nameLower === phrase) band = S.exactName;
@@ -180,31 +200,30 @@ function scoreItem(item: IndexedCapability, phrase: string, tokens: readonly str
   for (const token of tokens) {
     // Every match kind below implies a substring of some field, so one native search rules out
     // most of a large catalogue before any per-token work.
-    const best = item.text.includes(token) ? scoreToken(item, token) : 0;
+    const best = entry.text.includes(token) ? scoreToken(item, token) : 0;
     if (best === 0 && band === 0) return 0;
     tokenScore += best;
   }
   return band + tokenScore;
 }
 
-function scoreToken(item: IndexedCapability, token: string): number {
+function scoreToken(item: IndexedFields, token: string): number {
   const S = SEARCH_SCORES;
   let best = 0;
   for (const keyword of item.keywords) {
     if (keyword === token) return S.keywordExact;
     if (best < S.keywordPrefix && keyword.startsWith(token)) best = S.keywordPrefix;
   }
-  const tokens = tokensOf(item);
-  for (const t of tokens.name) {
+  for (const t of item.nameTokens) {
     if (t === token) best = Math.max(best, S.nameTokenExact);
     else if (best < S.nameTokenPrefix && t.startsWith(token)) best = S.nameTokenPrefix;
   }
-  for (const t of tokens.id) {
+  for (const t of item.idTokens) {
     if (t === token) best = Math.max(best, S.idTokenExact);
     else if (best < S.idTokenPrefix && t.startsWith(token)) best = S.idTokenPrefix;
   }
   if (best >= S.summaryTokenExact) return best;
-  for (const t of tokens.summary) {
+  for (const t of item.summaryTokens) {
     if (t === token) return S.summaryTokenExact;
     if (best < S.summaryTokenPrefix && t.startsWith(token)) best = S.summaryTokenPrefix;
   }
