@@ -461,6 +461,14 @@ export interface InstalledDetail extends InstalledSummary {
   dependents: string[];
   dependencies: Array<{ id: string; range: string; installed: string | null }>;
   package: PackageContentsView | null;
+  /** The storage:data folders of its tools that have one: bytes held and the quota (SECURITY.md "Tool data quota"). */
+  toolData: ToolDataView[];
+}
+
+export interface ToolDataView {
+  tool: string;
+  bytes: number;
+  quota: number;
 }
 
 export interface GrantsData {

@@ -14,7 +14,16 @@ import {
   type PackageState,
   type Plan,
 } from '@arcotheon/sdk';
-import type { AvailableUpdate, GrantsData, InstalledDetail, InstalledHealth, InstalledSummary, UpdatesCheck } from '../common/types.js';
+import { toolDataUsage } from '@arcotheon/sdk/internal';
+import type {
+  AvailableUpdate,
+  GrantsData,
+  InstalledDetail,
+  InstalledHealth,
+  InstalledSummary,
+  ToolDataView,
+  UpdatesCheck,
+} from '../common/types.js';
 import { packageContents, permissionChange, permissionView } from './views.js';
 
 const CACHE_MS = 2000;
@@ -198,7 +207,18 @@ export class Installed {
         installed: list.find((c) => c.id === dep)?.version ?? null,
       })),
       package: manifest === null ? null : await packageContents(manifest, dir, true),
+      toolData: await this.toolData(id, manifest),
     };
+  }
+
+  /** Each tool's storage:data folder that exists: its size against the quota (shown on the capability page). */
+  private async toolData(id: string, manifest: Manifest | null): Promise<ToolDataView[]> {
+    const out: ToolDataView[] = [];
+    for (const tool of manifest?.tools ?? []) {
+      if (!(tool.permissions ?? []).includes('storage:data')) continue;
+      out.push({ tool: tool.name, bytes: await toolDataUsage(this.arc.home.toolDataDir(id, tool.name)), quota: this.arc.toolDataQuota });
+    }
+    return out;
   }
 
   async grants(id: string): Promise<GrantsData> {

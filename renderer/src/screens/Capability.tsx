@@ -493,6 +493,19 @@ function Facts({ detail, installed }: { detail: CapabilityDetail; installed: Ins
           <p>
             {installed.version} · <a href={hrefOf({ screen: 'installed', id: installed.id })}>permissions and versions</a>
           </p>
+          {installed.toolData.length > 0 && (
+            <>
+              <h3>Tool data</h3>
+              <ul className="list-plain">
+                {installed.toolData.map((t) => (
+                  <li key={t.tool}>
+                    <code>{t.tool}</code> keeps {formatBytes(t.bytes)} of its {formatBytes(t.quota)} limit
+                    {t.bytes > t.quota ? ' — over the limit, so it does not run until its data is removed' : ''}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
         </section>
       )}
     </>

@@ -85,7 +85,7 @@ describe('link and unlink', () => {
     expect(await readFile(join(claudeDir(), 'brainstorming', 'SKILL.md'), 'utf8')).toContain('name: brainstorming');
 
     const agents = await arc.agents({ userHome });
-    expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode']);
+    expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf']);
     const claude = agents.find((a) => a.id === 'claude-code');
     expect(claude?.present).toBe(true);
     expect(agents.find((a) => a.id === 'codex')?.present).toBe(false);

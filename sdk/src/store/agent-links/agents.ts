@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import { AdcapError } from '../../errors.js';
 
-export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode'] as const;
+export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
 /** How an MCP server for the granted tools is started: `adcap mcp <id>... --home <home>`. */
@@ -143,6 +143,37 @@ export const AGENTS: readonly AgentDefinition[] = [
     mcp: (s, home) =>
       config('opencode', join(home, '.config', 'opencode', 'opencode.json'), {
         mcp: { [s.name]: { type: 'local', command: [s.command, ...s.args], enabled: true } },
+      }),
+  },
+  {
+    // https://block.github.io/goose/docs/guides/context-engineering/using-skills: global skills in
+    // ~/.claude/skills, ~/.config/agents/skills (portable) and ~/.config/goose/skills; project .agents/skills
+    // (https://block.github.io/goose/docs/mcp/skills-mcp). MCP servers are "extensions" in ~/.config/goose/config.yaml.
+    id: 'goose',
+    name: 'goose',
+    personal: ['.config/goose/skills', '.config/agents/skills', '.claude/skills'],
+    project: ['.agents/skills'],
+    programs: ['goose'],
+    configFiles: ['.config/goose/config.yaml'],
+    docs: 'https://block.github.io/goose/docs/guides/context-engineering/using-skills',
+    mcp: (s, home) =>
+      config('goose', join(home, '.config', 'goose', 'config.yaml'), {
+        extensions: { [s.name]: { type: 'stdio', cmd: s.command, args: s.args, enabled: true } },
+      }),
+  },
+  {
+    // https://docs.windsurf.com/windsurf/cascade/skills: global skills ~/.codeium/windsurf/skills/<name>/,
+    // workspace skills .windsurf/skills/. https://docs.windsurf.com/windsurf/cascade/mcp: ~/.codeium/windsurf/mcp_config.json.
+    id: 'windsurf',
+    name: 'Windsurf',
+    personal: ['.codeium/windsurf/skills'],
+    project: ['.windsurf/skills'],
+    programs: ['windsurf'],
+    configFiles: ['.codeium/windsurf/mcp_config.json'],
+    docs: 'https://docs.windsurf.com/windsurf/cascade/skills',
+    mcp: (s, home) =>
+      config('windsurf', join(home, '.codeium', 'windsurf', 'mcp_config.json'), {
+        mcpServers: { [s.name]: { command: s.command, args: s.args } },
       }),
   },
 ];

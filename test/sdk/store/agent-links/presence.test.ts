@@ -65,6 +65,12 @@ describe('one link per folder several present agents read', () => {
       { folder: '.cursor/skills', agent: 'cursor', serves: ['cursor'] },
     ]);
   });
+  it('goose reads ~/.claude/skills too: one link serves Claude Code and goose; Windsurf has its own folder', () => {
+    expect(folders(['claude-code', 'goose', 'windsurf'])).toEqual([
+      { folder: '.claude/skills', agent: 'claude-code', serves: ['claude-code', 'goose'] },
+      { folder: '.codeium/windsurf/skills', agent: 'windsurf', serves: ['windsurf'] },
+    ]);
+  });
   it('Gemini CLI alone links into its own first folder', () => {
     expect(folders(['gemini'])).toEqual([{ folder: '.gemini/skills', agent: 'gemini', serves: ['gemini'] }]);
   });
