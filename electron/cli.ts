@@ -13,8 +13,8 @@
  * UI server): the browser is opened on a file in the home, readable only by the user, that sends
  * it on to its own one-time address.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, fstatSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -229,15 +229,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   // a signal that arrives before a listener exists ends the process by the signal, not with exit 0.
   const home = resolve(parsed.home ?? defaultHome());
   const page = join(home, 'ui', `signin-${ui.web.port}.html`);
-  const stopReading = printAddressOnEnter(ui.web, io);
+  const stopReading = stdinCanAsk() ? printAddressOnEnter(ui.web, io) : null;
   const exited = waitForSignal(ui, io).finally(async () => {
-    stopReading();
+    stopReading?.();
     await rm(page, { force: true });
   });
   io.stdout(`${ui.url}\n`);
   io.stderr(
-    `Arcotheon is serving on 127.0.0.1:${ui.web.port} (home ${home}). The address above works once, for 5 minutes; ` +
-      'press Enter for a new one, Ctrl-C to stop.\n',
+    `Arcotheon is serving on 127.0.0.1:${ui.web.port} (home ${home}). The address above works once, for 5 minutes` +
+      `${stopReading === null ? '' : '; press Enter for a new one'}. Press Ctrl-C to stop.\n`,
   );
   if (parsed.open) {
     // The browser gets its own one-time address, through a file only this user can read.
@@ -251,16 +251,51 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   return exited;
 }
 
+/**
+ * Whether stdin can ask for new addresses: a pipe or socket (a script, the tests), or a terminal
+ * this process has in the foreground. A background job that reads its terminal is stopped by the
+ * kernel (SIGTTIN), so `arcotheon ui &` must not read it; /dev/null and files have nothing to say.
+ */
+function stdinCanAsk(): boolean {
+  let stats;
+  try {
+    stats = fstatSync(0);
+  } catch {
+    return false;
+  }
+  if (stats.isFIFO() || stats.isSocket()) return true;
+  if (!process.stdin.isTTY) return false;
+  try {
+    // The terminal's foreground process group is ours (/proc/self/stat fields 5 and 8; ps elsewhere).
+    if (existsSync('/proc/self/stat')) {
+      const fields = readFileSync('/proc/self/stat', 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
+      return fields[2] === fields[5];
+    }
+    const [pgid, tpgid] = execFileSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(process.pid)], { encoding: 'utf8', timeout: 2000 })
+      .trim()
+      .split(/\s+/);
+    return pgid !== undefined && pgid === tpgid;
+  } catch {
+    return false;
+  }
+}
+
 /** Each line on stdin (Enter in the terminal) prints a new one-time sign-in address on stdout. */
 function printAddressOnEnter(web: WebHost, io: Io, input: Readable = process.stdin): () => void {
   const lines = createInterface({ input, terminal: false });
-  lines.on('line', () => io.stdout(`${web.signInUrl()}\n`));
-  // stdin closed (or /dev/null): nothing more to read, and nothing to keep the process alive for.
-  lines.on('close', () => input.destroy());
-  return () => {
+  const stop = (): void => {
+    process.off('SIGTTIN', stop);
     lines.close();
     input.destroy();
   };
+  lines.on('line', () => io.stdout(`${web.signInUrl()}\n`));
+  // stdin closed (or /dev/null): nothing more to read, and nothing to keep the process alive for.
+  lines.on('close', () => input.destroy());
+  // Sent to the background later (Ctrl-Z, bg): stop reading rather than be stopped by the kernel.
+  process.on('SIGTTIN', stop);
+  return stop;
 }
 
 function waitForSignal(ui: RunningUi, io: Io): Promise<number> {

@@ -72,6 +72,7 @@ export function ConnectionBanner({ connection }: { connection: Connection }) {
         {state.serverAnswers
           ? 'Reconnecting'
           : 'If you stopped arcotheon ui, start it again in the terminal with the same home; this page reconnects by itself.'}
+        {!state.serverAnswers && state.attempt > 5 ? ' If it now runs on another port, open the address it printed instead.' : ''}
         {seconds > 0 ? ` Next try in ${seconds} s.` : ' Trying now…'}
       </span>
       <button type="button" className="small" onClick={() => connection.retryNow()}>
