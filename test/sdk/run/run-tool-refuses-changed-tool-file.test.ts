@@ -47,7 +47,7 @@ describe('a run checks the installed files against the signed manifest', () => {
     expect(await checkInstalledFiles(arc.home, id, '1.0.0', await arc.readInstalledManifest(id, '1.0.0'))).toEqual({ files: 2, hashed: 0 });
   });
 
-  it('a rewritten tool entry is refused with E_HASH naming the file and doctor --fix, before it starts; the refusal is audited', async () => {
+  it('a rewritten tool entry is refused with E_HASH naming the file and doctor --fix, before it starts, and audited', async () => {
     const { id, dir } = await installed();
     await overwrite(join(dir, 'tools', 'echo.mjs'), EVIL);
     const error = await rejectionOf(runTool(arc, id, 'echo', {}));
