@@ -142,7 +142,7 @@ const catalogueQuery = object({
   limit: optional(number({ integer: true, min: 0, max: 100_000 })),
 });
 const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
-const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode');
+const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf');
 const skillFolder = string({ min: 1, max: 64, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/, what: 'a skill folder name' });
 /** Only what a person chooses in the "Use with…" dialog; a project folder is a confirmed workspace handle, never a path. */
 const linkOptions = object({

@@ -680,7 +680,7 @@ export type WorkflowRunResultData =
 
 // ------------------------------------------------------------------ agents (issue 13)
 
-export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode';
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode' | 'goose' | 'windsurf';
 
 export interface LinkStatusData {
   id: string;
@@ -701,8 +701,10 @@ export interface LinkStatusData {
 export interface AgentStatusData {
   id: AgentIdData;
   name: string;
-  /** The agent looks set up for this user. */
+  /** The agent is installed: its program on PATH or its own configuration file (docs/skills.md "Agents"). */
   present: boolean;
+  /** What showed it present. */
+  evidence?: string;
   skillDirs: string[];
   linkDir: string;
   projectDirs: string[];

@@ -344,7 +344,7 @@ describe('the host API through the typed client over a real WebSocket', () => {
       'that is no longer installed (issue 13; links and MCP lines: agents.test.ts)',
     async () => {
       const agents = value(await client.agents.list());
-      expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode']);
+      expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf']);
       expect(await client.agents.mcp(['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
       expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
       expect(await client.agents.unlink('acme/echo', null)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
