@@ -144,7 +144,7 @@ export {
 } from './store/arcotheon.js';
 export { type Plan, type PlanAction, type PlanItem, type PlanPermission, type PlanSource } from './store/plan.js';
 export type { LookupAddresses, SourcePolicy } from './cache/source-policy.js';
-export type { DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
+export type { ChangedWhileChecking, DoctorOptions, DoctorReport, Problem, ProblemKind } from './store/doctor.js';
 export {
   AGENT_IDS,
   AGENTS,

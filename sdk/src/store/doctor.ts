@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import semver from 'semver';
 import type { AuthorizeFn } from '../cache/authorize.js';
 import type { ContentCache } from '../cache/content-cache.js';
-import { AdcapError, isAdcapError } from '../errors.js';
+import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { classifyRuntime } from '../format/runtime-table.js';
@@ -21,7 +21,7 @@ import type { LinkStore } from './agent-links/records.js';
 import { readJournal, type DamagedJournalRecord, type JournalRecord } from './journal.js';
 import { repairableVersion } from './installed.js';
 import { revocationReason } from './revocations.js';
-import { withLock } from '../util/lock.js';
+import { lockHeld, withLock } from '../util/lock.js';
 import type { SandboxChoice } from './options.js';
 import type { RegistrySources } from './sources.js';
 import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
@@ -93,6 +93,19 @@ export interface DoctorReport {
    * home lock): its operation was left alone and the capabilities it touches were not checked.
    */
   busy?: { message: string; packages: string[] };
+  /**
+   * Read-only only: capabilities another process changed while they were checked (their state
+   * changed, a folder went away). Not problems: check again once that process is done.
+   */
+  changed?: ChangedWhileChecking[];
+}
+
+/** A capability another process changed while doctor checked it. */
+export interface ChangedWhileChecking {
+  /** The capability that changed. */
+  id: string;
+  /** What happened and what to do, in a sentence. */
+  message: string;
 }
 
 /**
@@ -104,6 +117,7 @@ export interface DoctorReport {
 export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Promise<DoctorReport> {
   const fix = options.fix === true && options.dryRun !== true;
   const problems: Problem[] = [];
+  const changed: ChangedWhileChecking[] = [];
   const checked = { packages: 0, versions: 0, cacheEntries: 0 };
 
   // 0. Issue 12 item 8: without fix, doctor changes nothing and never mistakes another process's
@@ -177,14 +191,40 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
   for (const id of await packageIdsOnDisk(arc.home)) {
     if (skip.has(id)) continue;
     checked.packages++;
+    // Read-only beside another process (issue 12 item 8): what it changes while this runs is not a
+    // problem of the home. The package's state is read before and after; when it changed (or a
+    // folder went away under the check), the package is reported as changed while checking.
+    const before = fix ? null : await stateText(arc, id);
+    const found: Problem[] = [];
+    let failure: unknown;
+    try {
+      await checkPackage(id, found);
+    } catch (error) {
+      failure = error;
+    }
+    if (!fix && (failure !== undefined || found.length > 0) && (await changedSince(arc, id, before))) {
+      changed.push({
+        id,
+        message:
+          `${id} changed while checking (another process was installing, updating or removing it); ` +
+          'nothing is wrong with it that this check can tell: check again once that is done.',
+      });
+      manifests.delete(id);
+      continue;
+    }
+    if (failure !== undefined) throw asAdcapError(failure, `Checking ${id} failed`);
+    problems.push(...found);
+  }
+
+  async function checkPackage(id: string, found: Problem[]): Promise<void> {
     let state: PackageState | null;
     try {
       state = await readState(arc.home, id);
     } catch (error) {
-      problems.push(await repairState(arc, id, error, fix));
+      found.push(await repairState(arc, id, error, fix));
       state = fix ? await readState(arc.home, id).catch(() => null) : null;
     }
-    if (state === null) continue;
+    if (state === null) return;
     actives.set(id, state.active);
     for (const version of [state.active, ...state.history]) {
       checked.versions++;
@@ -206,12 +246,12 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         problem.fixed = await reinstall(arc, id, version, state);
         if (version === state.active) manifests.set(id, await arc.readInstalledManifest(id, version));
       }
-      problems.push(problem);
+      found.push(problem);
     }
     // With fix, after recovery (which may have made another version active); without, as read under the lock.
     const leftovers = fix ? await leftoverEntries(arc, id, state) : (snapshot.leftovers.get(id) ?? []);
     if (leftovers.length > 0) {
-      problems.push({
+      found.push({
         kind: 'leftover-files',
         id,
         message: `${id} has leftover files from an interrupted operation: ${leftovers.join(', ')}.`,
@@ -225,7 +265,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
       // item 1: a registry install answers to its own registry (revocationReason filters by source).
       const revoked = await revocationReason({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
       if (revoked !== null) {
-        problems.push({
+        found.push({
           kind: 'revoked',
           id,
           version: state.active,
@@ -318,7 +358,25 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
     ok: problems.every((p) => p.fixed !== undefined),
     checked,
     ...(snapshot.busy === undefined ? {} : { busy: snapshot.busy }),
+    ...(changed.length === 0 ? {} : { changed }),
   };
+}
+
+/** The raw text of a package's state.json, or null when there is none (or it cannot be read). */
+async function stateText(arc: DoctorContext, id: string): Promise<string | null> {
+  return readFile(arc.home.stateFile(id), 'utf8').catch(() => null);
+}
+
+/**
+ * Whether another process changed a package since `before` was read: its state, or a live process's
+ * operation on it (journaled, the lock held). An interrupted operation's record, with nobody
+ * holding the lock, is not a change: doctor reports it.
+ */
+async function changedSince(arc: DoctorContext, id: string, before: string | null): Promise<boolean> {
+  if ((await stateText(arc, id)) !== before) return true;
+  if (!(await lockHeld(arc.home.homeLock))) return false;
+  const { records } = await readJournal(arc.home, { removeTemp: false }).catch(() => ({ records: [] }));
+  return records.some((r) => Object.hasOwn(r.record.after, id));
 }
 
 interface HomeSnapshot {
@@ -352,7 +410,14 @@ async function readOnlySnapshot(arc: DoctorContext): Promise<HomeSnapshot> {
     if (!isAdcapError(error, 'E_LOCKED')) throw error;
     const { records, damaged } = await readJournal(arc.home, { removeTemp: false });
     const packages = [...new Set(records.flatMap((r) => Object.keys(r.record.after)))].sort();
-    return { pending: [], damaged, leftovers: new Map(), busy: { message: error.message, packages } };
+    // The report names what is busy: the holder (process, operation, since when) and the
+    // capabilities its journaled operation changes, which are left unchecked.
+    const holder = error.message.replace(/\.? Wait for it to finish and try again\.$/, '');
+    const message =
+      packages.length > 0
+        ? `${holder}: it is changing ${packages.join(', ')}, which ${packages.length === 1 ? 'was' : 'were'} not checked; check again once it is done.`
+        : `${holder}: it has not said yet what it changes, so everything was checked as it is now; check again once it is done.`;
+    return { pending: [], damaged, leftovers: new Map(), busy: { message, packages } };
   }
 }
 
