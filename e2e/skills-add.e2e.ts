@@ -7,7 +7,7 @@ import { skillMd } from '../test/helpers/skills-repo.js';
 import { adcap, assertBuilt, ok } from './helpers/adcap.js';
 
 /**
- * issue 25, evidence: three local git repositories shaped like obra/superpowers,
+ * docs/skills.md, evidence: three local git repositories shaped like obra/superpowers,
  * vercel-labs/agent-skills and anthropics/skills, each brought in with one `adcap add` by the BUILT
  * CLI, linked into a fake HOME where two agents are installed (Codex as a program on PATH, Claude
  * Code as its configuration file); update after a new commit, rollback, and uninstall leaving the
