@@ -1,0 +1,76 @@
+/**
+ * `adcap add` through the CLI in-process (docs/skills.md): one plan asked once (refused with no
+ * terminal and no --yes), no agent present means nothing linked and said so, and a link that
+ * cannot be made takes the first add out again: nothing half-installed.
+ */
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initRepo } from '../../helpers/skills-git-repos.js';
+import { skillMd } from '../../helpers/skills-repo.js';
+import { adcap } from './run-cli.js';
+
+let work: string;
+let repo: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'adcap-add-cli-'));
+  repo = join(work, 'git', 'obra', 'superpowers');
+  await initRepo(repo, {
+    'skills/pdf/SKILL.md': skillMd('pdf', 'PDF work. Use with PDFs.'),
+    'skills/pdf/scripts/fill.py': 'print(1)\n',
+    'skills/planning/SKILL.md': skillMd('writing-plans', 'Plans. Use after a design.'),
+  });
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+/** A fresh user: their own home, Arcotheon home and configuration folder, no agent program on PATH. */
+async function user(name: string) {
+  const me = join(work, name);
+  await mkdir(me, { recursive: true });
+  const env = { HOME: me, PATH: join(work, 'no-bin'), XDG_CONFIG_HOME: join(me, '.config') };
+  const run = (args: string[]) => adcap([...args, '--home', join(me, 'arcotheon')], { cwd: work, env, homedir: me });
+  return { me, run };
+}
+
+describe('adcap add on the command line', () => {
+  it('prints one plan (skills, renamed folder, programs, links) and refuses without a terminal or --yes', async () => {
+    const { run } = await user('asks');
+    const result = await run(['add', `file://${repo}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`add obra/superpowers@0.1.0 from file://${repo} at `);
+    expect(result.stderr).toContain('skills (2): pdf, writing-plans');
+    expect(result.stderr).toContain('  writing-plans: its folder is skills/planning; packaged as skills/writing-plans');
+    expect(result.stderr).toContain('programs: pdf contains 1 program your agent may run on your computer with your permissions');
+    expect(result.stderr).toContain('links: none, no agent found on this machine');
+    expect(result.stderr).toMatch(/^error E_DENIED: Add needs your approval/m);
+    expect((await run(['list', '--json'])).stdout.trim()).toBe('[]');
+  });
+
+  it('with no agent present, installs, links nothing and says so', async () => {
+    const { me, run } = await user('alone');
+    const result = await run(['add', `file://${repo}`, '--yes']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('added obra/superpowers@0.1.0 from file://');
+    expect(result.stdout).toContain('no agent found on this machine, so nothing was linked');
+    expect(await readdir(me)).toEqual(['.config', 'arcotheon']);
+    // The user's own key is in their configuration folder, not in the repository.
+    expect(await readdir(join(me, '.config', 'arcotheon'))).toEqual(['own-publisher-key.json']);
+    expect((await readdir(repo)).sort()).toEqual(['.git', 'skills']);
+  });
+
+  it("a link onto the user's own skill folder is E_CONFLICT, and the first add is taken out again", async () => {
+    const { me, run } = await user('clash');
+    await mkdir(join(me, '.claude', 'skills', 'pdf'), { recursive: true });
+    await writeFile(join(me, '.claude', 'skills', 'pdf', 'SKILL.md'), 'my own pdf skill');
+    await writeFile(join(me, '.claude.json'), '{}');
+    const result = await run(['add', `file://${repo}`, '--yes']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error E_CONFLICT: Cannot link obra\/superpowers into Claude Code/m);
+    expect((await run(['list', '--json'])).stdout.trim()).toBe('[]');
+    expect(await readFile(join(me, '.claude', 'skills', 'pdf', 'SKILL.md'), 'utf8')).toBe('my own pdf skill');
+    expect(await readdir(join(me, '.claude', 'skills'))).toEqual(['pdf']);
+  });
+});
