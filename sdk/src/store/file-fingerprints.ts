@@ -9,8 +9,8 @@
  * verification, never the truth: a missing or unreadable record means "hash everything".
  */
 import type { BigIntStats } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
@@ -157,4 +157,22 @@ export async function checkRunFiles(view: InstalledView, id: string, version: st
     total.hashed += check.hashed;
   }
   return total;
+}
+
+/**
+ * Removes the fingerprints of versions that are no longer on disk: all of `id`'s when `keep` is
+ * null (uninstalled), else those of versions not in `keep`. Best effort: a leftover record only
+ * costs a full hash if the same version is installed again.
+ */
+export async function pruneFingerprints(home: HomeLayout, id: string, keep: ReadonlySet<string> | null): Promise<void> {
+  const dir = dirname(home.fingerprintFile(id, '0.0.0'));
+  if (keep === null) {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    return;
+  }
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (name.endsWith('.json') && !keep.has(name.slice(0, -'.json'.length)))
+      await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
 }

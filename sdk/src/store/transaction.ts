@@ -2,7 +2,7 @@ import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { asAdcapError } from '../errors.js';
 import { removeTree } from '../util/fs-tree.js';
-import { recordFileFingerprints } from './file-fingerprints.js';
+import { pruneFingerprints, recordFileFingerprints } from './file-fingerprints.js';
 import type { HomeLayout } from './home.js';
 import { readInstalledManifest } from './installed.js';
 import { beginOperation, pendingOperations, readJournal, type JournalRecord, type OperationKind } from './journal.js';
@@ -140,6 +140,7 @@ async function pruneUnreferenced(home: HomeLayout, record: Pick<JournalRecord, '
     const dir = home.packageDir(id);
     if (state === null) {
       await removeTree(dir);
+      await pruneFingerprints(home, id, null);
       continue;
     }
     const keep = referenced(state);
@@ -147,6 +148,7 @@ async function pruneUnreferenced(home: HomeLayout, record: Pick<JournalRecord, '
       if (name === 'state.json' || keep.has(name)) continue;
       await removeTree(join(dir, name));
     }
+    await pruneFingerprints(home, id, keep);
   }
 }
 
