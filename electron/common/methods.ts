@@ -236,7 +236,7 @@ export const METHODS = {
   'installs.detail': call(
     args([capabilityId]),
     returns<InstalledDetail>(),
-    'One installed capability: versions kept for rollback, what rollback restores, grants, skill folders, dependents.',
+    'One installed capability: versions kept for rollback, what rollback restores, grants, skill folders, dependents, tool data sizes.',
   ),
   'installs.plan': call(args([installTarget]), returns<PlanData>(), 'What installing would do, for the install dialog; changes nothing.'),
   'installs.install': operation(
