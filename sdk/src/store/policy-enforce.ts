@@ -88,12 +88,20 @@ export function enforcePlan(loaded: LoadedPolicy | null, plan: Plan, remoteOf: (
 }
 
 /**
- * The registries in force under the policy: when it lists remotes, exactly those (added for the
- * user; no other is used); null when the policy says nothing about registries.
+ * The registries in force under the policy (docs/admin.md "The rules"): when it lists remotes,
+ * exactly those (added for the user; no other is used). Without a `remotes` rule, `sideload: false`
+ * or `unsigned: false` still mean "only registries the policy or the built-in configuration trust":
+ * the host's own remotes (`builtIn`, the Arcotheon `remotes` option, by default the registry the SDK
+ * ships), never one a user added to config.json with a key of their own, nor a user's entry that
+ * takes a built-in one's name. null when the policy says nothing that limits registries.
  */
-export function policyRemotes(loaded: LoadedPolicy | null): RemoteConfig[] | null {
-  if (loaded === null || loaded.policy.remotes === undefined) return null;
-  return loaded.policy.remotes.map((r) => ({ name: r.name, url: normalizeRemoteUrl(r.url), rootKeys: [...r.rootKeys] }));
+export function policyRemotes(loaded: LoadedPolicy | null, builtIn: readonly RemoteConfig[] = []): RemoteConfig[] | null {
+  if (loaded === null) return null;
+  if (loaded.policy.remotes !== undefined)
+    return loaded.policy.remotes.map((r) => ({ name: r.name, url: normalizeRemoteUrl(r.url), rootKeys: [...r.rootKeys] }));
+  if (loaded.policy.sideload === false || loaded.policy.unsigned === false)
+    return builtIn.map((r) => ({ ...r, rootKeys: [...r.rootKeys] }));
+  return null;
 }
 
 /**

@@ -42,8 +42,9 @@ export class StoreCore implements InstalledView, PolicyView {
     this.sources = new RegistrySources({
       home: options.home,
       defaults,
-      // issue 17: when the policy lists registries, they are the ones in force.
-      policyRemotes: async () => policyRemotes((await policyForReading(this)).loaded),
+      // issue 17: when the policy lists registries, they are the ones in force; without that rule,
+      // sideload: false or unsigned: false leave only the built-in ones (docs/admin.md).
+      policyRemotes: async () => policyRemotes((await policyForReading(this)).loaded, defaults),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.limits?.maxCatalogAgeMs === undefined ? {} : { maxCatalogAgeMs: options.limits.maxCatalogAgeMs }),
       ...(options.limits?.refreshAfterMs === undefined ? {} : { refreshAfterMs: options.limits.refreshAfterMs }),
