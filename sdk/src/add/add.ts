@@ -97,7 +97,10 @@ interface Prepared {
 export async function addCapability(arc: Arcotheon, source: string, options: AddOptions): Promise<AddResult> {
   const spec = parseSource(source, { cwd: options.cwd, ...(options.githubBase === undefined ? {} : { githubBase: options.githubBase }) });
   if (spec.kind === 'adcap')
-    throw new AdcapError('E_USAGE', `${spec.file} is a package already; install it with "adcap install ${spec.file}".`);
+    throw new AdcapError(
+      'E_USAGE',
+      `${spec.file} is a package already; install it with arc.install({ file }) and link it with arc.linkSkills().`,
+    );
   const withRef: SourceSpec = spec.kind === 'git' && options.ref !== undefined ? { ...spec, ref: options.ref } : spec;
   const onlySkill =
     options.skills?.length === 1 ? options.skills[0] : spec.kind === 'git' && spec.path !== undefined ? lastPart(spec.path) : undefined;

@@ -7,7 +7,9 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initRepo } from '../../helpers/skills-git-repos.js';
+import { buildPackage } from '../../../sdk/src/format/package-build.js';
+import { initSkillsRepository } from '../../../sdk/src/format/skill-repo.js';
+import { initRepo, writeFiles } from '../../helpers/skills-git-repos.js';
 import { skillMd } from '../../helpers/skills-repo.js';
 import { adcap } from './run-cli.js';
 
@@ -59,6 +61,22 @@ describe('adcap add on the command line', () => {
     // The user's own key is in their configuration folder, not in the repository.
     expect(await readdir(join(me, '.config', 'arcotheon'))).toEqual(['own-publisher-key.json']);
     expect((await readdir(repo)).sort()).toEqual(['.git', 'skills']);
+  });
+
+  it('a .adcap file is installed with its own signature (unsigned: --allow-unsigned) and linked', async () => {
+    const { me, run } = await user('file');
+    const src = join(work, 'pkg-src');
+    await writeFiles(src, { 'skills/pdf/SKILL.md': skillMd('pdf', 'PDF work. Use with PDFs.') });
+    await initSkillsRepository(src, { id: 'acme/pdf-pack' });
+    await buildPackage(src, { out: join(work, 'pdf-pack.adcap') });
+    await writeFile(join(me, '.claude.json'), '{}');
+    const refused = await run(['add', 'pdf-pack.adcap', '--yes']);
+    expect(refused.stderr).toMatch(/^error E_DENIED: .*not signed.*--allow-unsigned/m);
+    const added = await run(['add', 'pdf-pack.adcap', '--yes', '--allow-unsigned']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(`added acme/pdf-pack@0.1.0 from ${join(work, 'pdf-pack.adcap')}`);
+    expect(added.stdout).toContain(`linked 1 skill into ${join(me, '.claude', 'skills')} (Claude Code)`);
+    expect((await run(['add', 'pdf-pack.adcap', '--skill', 'pdf'])).stderr).toMatch(/^error E_USAGE: .*is a package/m);
   });
 
   it("a link onto the user's own skill folder is E_CONFLICT, and the first add is taken out again", async () => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addCapability, addedOrigin, updateAdded, type AddPlan, type AddResult } from '../../add/add.js';
 import { userConfigDir } from '../../add/own-key.js';
 import { AdcapError } from '../../errors.js';
+import { readPackage } from '../../format/package-read.js';
 import { skillProgramsSentence } from '../../format/skill-repo.js';
 import type { Arcotheon } from '../../store/arcotheon.js';
 import { agentDefinition, AGENT_IDS } from '../../store/agent-links/agents.js';
@@ -27,8 +28,9 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--ref <ref>', 'a branch, tag or commit of a git source (default: its default branch)')
     .option('--agent <agent>', `link into this agent only (repeatable): ${AGENT_IDS.join(', ')}`, collect, [] as string[])
     .option('--no-link', 'install without linking into any agent')
+    .option('--allow-unsigned', 'for a .adcap file: confirm installing it unsigned or signed by an unknown key')
     .option('-y, --yes', 'approve the plan without asking')
-    .action(async (source: string, opts: { skill: string[]; id?: string; ref?: string; agent: string[]; link: boolean; yes?: boolean }) => {
+    .action(async (source: string, opts: AddFlags) => {
       for (const agent of opts.agent) agentDefinition(agent);
       const arc = await openArcotheon(ctx);
       const userHome = ctx.io.env.HOME ?? ctx.io.homedir;
@@ -42,6 +44,10 @@ export function register(program: Command, ctx: CliContext): void {
           .map((f) => `~/${f.folder} (read by ${agentNames(f.serves)})`)
           .join(', ')}`;
       };
+      if (/\.adcap$/i.test(source) && !/^[a-z]+:\/\//i.test(source)) {
+        await addPackageFile(ctx, arc, ctx.resolvePath(source), opts, presence, linkLine);
+        return;
+      }
       const result = await addCapability(arc, source, {
         cwd: ctx.io.cwd,
         configDir: userConfigDir(ctx.io.platform, ctx.io.env, userHome),
@@ -69,6 +75,62 @@ export function register(program: Command, ctx: CliContext): void {
         ...(linked === null ? [] : presentLines(linked)),
       ]);
     });
+}
+
+interface AddFlags {
+  skill: string[];
+  id?: string;
+  ref?: string;
+  agent: string[];
+  link: boolean;
+  allowUnsigned?: boolean;
+  yes?: boolean;
+}
+
+/**
+ * `adcap add file.adcap`: a package already built is installed as `adcap install` would (its own
+ * signature; unsigned or unknown-signer needs --allow-unsigned), after one plan, then linked.
+ */
+async function addPackageFile(
+  ctx: CliContext,
+  arc: Arcotheon,
+  file: string,
+  opts: AddFlags,
+  presence: { userHome: string; path: string; platform: NodeJS.Platform },
+  linkLine: () => string,
+): Promise<void> {
+  if (opts.skill.length > 0 || opts.id !== undefined || opts.ref !== undefined)
+    throw new AdcapError(
+      'E_USAGE',
+      `${file} is a package: --skill, --id and --ref apply to folders and repositories, not to a .adcap file.`,
+    );
+  const before = await arc.state(await packageId(file)).catch(() => null);
+  const result = await arc.install(
+    { file },
+    {
+      approve: (plan) => ask(ctx, opts.yes === true, [...plan.report.lines, linkLine()], 'Add'),
+      ...(opts.allowUnsigned === true ? { allowUnsigned: true } : {}),
+    },
+  );
+  const installed = result.installed.at(-1) ?? result.plan.items.at(-1);
+  const id = installed?.id ?? (await packageId(file));
+  let linked: PresentLinkResult | null = null;
+  if (opts.link) {
+    try {
+      linked = await linkAdded(arc, id, opts.agent, presence);
+    } catch (error) {
+      if (before === null && result.applied) await arc.uninstall(id).catch(() => undefined);
+      throw error;
+    }
+  }
+  ctx.output.result({ id, version: installed?.version ?? null, applied: result.applied, file, links: linked }, () => [
+    result.applied ? `added ${id}@${installed?.version ?? ''} from ${file}` : `${id} from ${file} is installed already`,
+    ...(linked === null ? [] : presentLines(linked)),
+  ]);
+}
+
+async function packageId(file: string): Promise<string> {
+  return (await readPackage(file)).manifest.id;
 }
 
 async function linkAdded(
