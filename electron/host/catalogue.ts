@@ -19,6 +19,7 @@ import {
   type RegistryClient,
   type SearchHit,
 } from '@arcotheon/sdk';
+import { hostStore, type HostStore } from '@arcotheon/sdk/internal';
 import type {
   CapabilityDetail,
   CatalogueCard,
@@ -67,11 +68,15 @@ export class Catalogue {
   private prefetching: Promise<void> | null = null;
   private closed = false;
 
+  private readonly store: HostStore;
+
   constructor(
     private readonly arc: Arcotheon,
     private readonly installed: Installed,
     private readonly changed: () => void,
-  ) {}
+  ) {
+    this.store = hostStore(arc);
+  }
 
   invalidate(): void {
     this.unreadable.clear();
@@ -84,7 +89,7 @@ export class Catalogue {
   /** Every remote's verified catalogue, in configuration order (a remote that fails is skipped). */
   private async catalogues(): Promise<Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }>> {
     const out: Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }> = [];
-    for (const client of await this.arc.sources.clients()) {
+    for (const client of await this.store.clients()) {
       try {
         const catalogue = await client.catalogue();
         const index = client.searchIndex(catalogue);
@@ -226,7 +231,7 @@ export class Catalogue {
       const worker = async (): Promise<void> => {
         while (todo.length > 0 && !this.closed) {
           const id = todo.shift() as string;
-          const located = await this.arc.sources.locate(id).catch(() => null);
+          const located = await this.store.locate(id).catch(() => null);
           if (located === null) {
             this.unreadable.add(id);
             continue;
@@ -254,7 +259,7 @@ export class Catalogue {
   }
 
   async detail(id: string, options: { version?: string; download?: boolean }): Promise<CapabilityDetail> {
-    const located = await this.arc.sources.locate(id);
+    const located = await this.store.locate(id);
     if (located === null)
       throw new AdcapError(
         'E_NOT_FOUND',
@@ -268,7 +273,7 @@ export class Catalogue {
     const doc = located.doc;
     const deprecated = doc.deprecated?.message ?? null;
     const all = Object.values(doc.versions).sort((a, b) => semver.rcompare(a.version, b.version));
-    const state = await this.arc.state(id).catch(() => null);
+    const state = await this.store.state(id).catch(() => null);
     const latest = listed?.latest ?? listed?.latestPrerelease ?? all.find((v) => v.status === undefined)?.version ?? all[0]?.version;
     const version = options.version ?? latest;
     const entry = version === undefined ? undefined : doc.versions[version];
@@ -359,11 +364,11 @@ export class Catalogue {
     if (known !== undefined) return known;
     if (state !== null && (state.active === version || state.history.includes(version))) {
       const manifest = await this.arc.readInstalledManifest(id, version);
-      return this.remember(manifestSha256, await packageContents(manifest, this.arc.home.versionDir(id, version), true));
+      return this.remember(manifestSha256, await packageContents(manifest, this.store.versionDir(id, version), true));
     }
     if (!download || access === 'entitled' || size > MAX_DETAIL_DOWNLOAD) return null;
     // spec §13: pinned size and SHA-256, then the publisher signature, checked by the client.
-    const archive = await client.downloadArchive(id, version, { cache: this.arc.cache });
+    const archive = await client.downloadArchive(id, version, { cache: this.store.cache });
     const scratch = await mkdtemp(join(tmpdir(), 'arcotheon-detail-'));
     try {
       const read = await readPackage(archive.path, { extractTo: join(scratch, 'pkg') });

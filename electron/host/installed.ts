@@ -14,6 +14,7 @@ import {
   type PackageState,
   type Plan,
 } from '@arcotheon/sdk';
+import { hostStore, type HostStore } from '@arcotheon/sdk/internal';
 import { toolDataUsage } from '@arcotheon/sdk/internal';
 import type {
   AvailableUpdate,
@@ -41,7 +42,11 @@ export class Installed {
   /** Problems from the last doctor run, per capability id. */
   private doctorProblems = new Map<string, string>();
 
-  constructor(private readonly arc: Arcotheon) {}
+  private readonly store: HostStore;
+
+  constructor(private readonly arc: Arcotheon) {
+    this.store = hostStore(arc);
+  }
 
   invalidate(): void {
     this.cached = null;
@@ -75,7 +80,7 @@ export class Installed {
   /** The newest version the registries offer for an installed capability, and whether its active version is revoked. */
   private async latestOf(id: string, state: { active: string; range?: string }): Promise<LatestInfo> {
     try {
-      const located = await this.arc.sources.locate(id);
+      const located = await this.store.locate(id);
       if (located === null) return { latest: null, revoked: null, name: id, summary: '' };
       const versions = Object.values(located.doc.versions);
       const active = located.doc.versions[state.active];
@@ -105,7 +110,7 @@ export class Installed {
   private async summaryOf(
     capability: InstalledCapability,
   ): Promise<{ summary: InstalledSummary; manifest: Manifest | null; state: PackageState | null }> {
-    const state = await this.arc.state(capability.id).catch(() => null);
+    const state = await this.store.state(capability.id).catch(() => null);
     const manifest = await this.arc.readInstalledManifest(capability.id, capability.version).catch(() => null);
     const latest = await this.latestOf(capability.id, {
       active: capability.version,
@@ -159,7 +164,7 @@ export class Installed {
   }
 
   async detail(id: string): Promise<InstalledDetail> {
-    await this.arc.state(id);
+    await this.store.state(id);
     const list = await this.arc.list();
     const capability = list.find((c) => c.id === id);
     if (capability === undefined) throw new AdcapError('E_NOT_INSTALLED', `${id} is not installed; install it from Discover.`);
@@ -250,7 +255,7 @@ export class Installed {
   async checkUpdates(): Promise<UpdatesCheck> {
     this.invalidate();
     const unreachable: UpdatesCheck['unreachable'] = [];
-    for (const client of await this.arc.sources.clients()) {
+    for (const client of await this.store.clients()) {
       try {
         await client.update();
       } catch (error) {
@@ -271,7 +276,7 @@ export class Installed {
           ? []
           : ((await this.arc.readInstalledManifest(item.id, current.version).catch(() => null))?.permissions ?? []);
       const alone = await this.previewUpdate([item.id]).catch(() => null);
-      const located = await this.arc.sources.locate(item.id).catch(() => null);
+      const located = await this.store.locate(item.id).catch(() => null);
       updates.push({
         id: item.id,
         from: item.from ?? current?.version ?? '',

@@ -10,6 +10,7 @@
  */
 import { describePolicy, isAdcapError, resumeWorkflow, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
 import { hostStore } from '@arcotheon/sdk/internal';
+import { hostStore } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
 import {
   checkArguments,
@@ -75,7 +76,8 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     }
   };
   const operations = new Operations(emit);
-  const workspaces = new Workspaces(arc.home.root, options.userHome);
+  const store = hostStore(arc);
+  const workspaces = new Workspaces(store.homeDir, options.userHome);
   const sideloads = new Sideloads(options.maxSideloadBytes ?? DEFAULT_MAX_SIDELOAD_BYTES, SIDELOAD_CHUNK_BYTES);
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
@@ -204,7 +206,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       return result;
     },
     'updates.check': () => installed.checkUpdates(),
-    'remotes.list': () => arc.sources.remotes(),
+    'remotes.list': () => store.remotes(),
     'remotes.status': () => settings.remoteStatus(),
     'remotes.add': async (name, url, rootKeys) => {
       const added = await settings.addRemote(name, url, rootKeys);

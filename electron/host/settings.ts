@@ -17,6 +17,7 @@ import {
   SandboxExecSandbox,
   type Arcotheon,
 } from '@arcotheon/sdk';
+import { hostStore, type HostStore } from '@arcotheon/sdk/internal';
 import type {
   AuditEntry,
   AuditVerification,
@@ -31,17 +32,21 @@ import type { OperationContext } from './operations.js';
 import { directorySize } from './views.js';
 
 export class Settings {
-  constructor(private readonly arc: Arcotheon) {}
+  private readonly store: HostStore;
+
+  constructor(private readonly arc: Arcotheon) {
+    this.store = hostStore(arc);
+  }
 
   hostInfo(appVersion: string, limits: HostInfoData['limits']): HostInfoData {
     const sdk = createRequire(import.meta.url)('@arcotheon/sdk/package.json') as { version: string };
-    return { appVersion, sdkVersion: sdk.version, home: this.arc.home.root, platform: hostPlatform(), limits };
+    return { appVersion, sdkVersion: sdk.version, home: this.store.homeDir, platform: hostPlatform(), limits };
   }
 
   async remoteStatus(): Promise<RemoteStatus[]> {
-    const configured = new Set((await listRemotes(this.arc.home.root)).map((r) => r.name));
+    const configured = new Set((await listRemotes(this.store.homeDir)).map((r) => r.name));
     const out: RemoteStatus[] = [];
-    for (const client of await this.arc.sources.clients()) {
+    for (const client of await this.store.clients()) {
       const remote = client.remote;
       const status: RemoteStatus = {
         name: remote.name,
@@ -81,12 +86,12 @@ export class Settings {
    * registry that cannot be reached stays added (it is checked again on refresh).
    */
   async addRemote(name: string, url: string, rootKeys: string[]): Promise<RemoteConfigData> {
-    const added = await addRemote(this.arc.home.root, { name, url, rootKeys });
+    const added = await addRemote(this.store.homeDir, { name, url, rootKeys });
     try {
-      await (await this.arc.sources.client(name)).update();
+      await (await this.store.client(name)).update();
     } catch (error) {
       if (!isAdcapError(error) || error.code !== 'E_DOWNLOAD') {
-        await removeRemote(this.arc.home.root, name).catch(() => undefined);
+        await removeRemote(this.store.homeDir, name).catch(() => undefined);
         throw error;
       }
     }
@@ -94,7 +99,7 @@ export class Settings {
   }
 
   async removeRemote(name: string): Promise<void> {
-    await removeRemote(this.arc.home.root, name);
+    await removeRemote(this.store.homeDir, name);
   }
 
   /**
@@ -103,8 +108,8 @@ export class Settings {
    * is never believed: either way its status carries the error, so the UI can say so.
    */
   async refresh(name: string | null, ctx: OperationContext): Promise<RemoteStatus[]> {
-    const clients = (await this.arc.sources.clients()).filter((c) => name === null || c.remote.name === name);
-    if (name !== null && clients.length === 0) await this.arc.sources.client(name);
+    const clients = (await this.store.clients()).filter((c) => name === null || c.remote.name === name);
+    if (name !== null && clients.length === 0) await this.store.client(name);
     const failures = new Map<string, RemoteStatus['error']>();
     let done = 0;
     for (const client of clients) {
@@ -125,7 +130,7 @@ export class Settings {
 
   /** The audit log, newest first. Lines are the host's own writing; a line that does not parse is shown as such. */
   async auditList(options: { limit?: number; capability?: string }): Promise<AuditEntry[]> {
-    const dir = this.arc.home.auditDir;
+    const dir = this.store.auditDir;
     const files = (await readdir(dir).catch(() => [] as string[]))
       .filter((n) => /^\d{4}-\d{2}\.jsonl$/.test(n))
       .sort()
@@ -174,7 +179,7 @@ export class Settings {
 
   async auditVerify(): Promise<AuditVerification> {
     try {
-      const { lines } = await new AuditLog(this.arc.home.auditDir).verify();
+      const { lines } = await new AuditLog(this.store.auditDir).verify();
       return { ok: true, lines, problem: null };
     } catch (error) {
       if (!isAdcapError(error)) throw error;
@@ -183,8 +188,8 @@ export class Settings {
   }
 
   async cacheInfo(): Promise<CacheInfo> {
-    const { bytes, entries } = await directorySize(this.arc.home.cacheDir);
-    return { bytes, entries, directory: this.arc.home.cacheDir };
+    const { bytes, entries } = await directorySize(this.store.cacheDir);
+    return { bytes, entries, directory: this.store.cacheDir };
   }
 
   async sandboxStatus(): Promise<SandboxStatus> {

@@ -58,14 +58,17 @@ export const ERROR_CODES = [
   'E_CONFLICT',
 ] as const;
 
+/** One of the stable error codes of DESIGN §9 (ERROR_CODES). */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Options of `new AdcapError(code, message, options)`. */
 export interface AdcapErrorOptions {
   cause?: unknown;
   /** Machine-readable details (a JSON pointer, a path, the versions in conflict...). */
   details?: Readonly<Record<string, unknown>>;
 }
 
+/** The one error type of the SDK: a stable `code` (DESIGN §9), a sentence a person can act on, and machine-readable `details`. */
 export class AdcapError extends Error {
   override readonly name = 'AdcapError';
   readonly code: ErrorCode;
@@ -85,6 +88,7 @@ export class AdcapError extends Error {
   }
 }
 
+/** Whether `value` is an AdcapError (of `code`, when given). */
 export function isAdcapError(value: unknown, code?: ErrorCode): value is AdcapError {
   return value instanceof AdcapError && (code === undefined || value.code === code);
 }

@@ -46,7 +46,7 @@ export {
   describePermission,
   riskLevel,
 } from './permissions/index.js';
-export type { Grant, NetScope, PermissionKind, SandboxKind, DescribeOptions, RiskLevel } from './permissions/index.js';
+export type { Grant, NetScope, PermissionKind, SandboxKind, DescribeOptions, RiskLevel, ScopeRule } from './permissions/index.js';
 export {
   generateKey,
   generateKey as keygen,
@@ -108,20 +108,28 @@ export { DEFAULT_RESOURCE_LIMITS, limitEnforcement, type LimitEnforcement, type 
 export { NoSandbox } from './sandbox/none.js';
 export { defaultSandbox, type DefaultSandboxOptions } from './sandbox/select.js';
 export type * from './registry/types.js';
-export { verifyCatalogue, type CatalogueState, type RootKey, type VerifiedCatalogue } from './registry/catalogue.js';
+export {
+  verifyCatalogue,
+  type CatalogueState,
+  type CatalogueVerificationRecord,
+  type RootKey,
+  type VerifiedCatalogue,
+} from './registry/catalogue.js';
 export { type SearchFilters, type SearchHit } from './registry/search.js';
 export { addRemote, getRemote, listRemotes, removeRemote, type HomeConfig, type RemoteConfig } from './registry/remotes.js';
 export {
   RegistryClient,
   type BlobFetcher,
+  type BlobUser,
   type DownloadedArchive,
   type DownloadOptions,
+  type ExtractOptions,
   type LoadedCatalogue,
   type RegistryClientOptions,
 } from './registry/client/registry-client.js';
 export { addPublisher, deprecateCapability, initRegistry, revokeKey, revokeVersion, yankVersion } from './registry/builder/maintain.js';
 export { publishPackage, type PublishResult } from './registry/builder/publish.js';
-export { buildRegistry, type BuildResult } from './registry/builder/build.js';
+export { buildRegistry, type BuildRegistryOptions, type BuildResult } from './registry/builder/build.js';
 export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js';
 export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
 export { shippedRemote } from './registry/embedded.js';

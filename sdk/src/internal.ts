@@ -56,6 +56,8 @@ export { onRegistry, publisherSourceProblem } from './cache/source-policy.js';
 export { agentDefinition } from './store/agent-links/agents.js';
 export { LINK_MARKER } from './store/agent-links/link-writer.js';
 export { HomeLayout } from './store/home.js';
+export { hostStore, type HostStore } from './store/host-store.js';
+export type { LocatedPackage } from './store/sources.js';
 export { auditDigest } from './run/audit.js';
 export { VARIABLE_NAME, envReadVariables, secretEnv } from './run/secrets.js';
 export { validateInstalledWorkflows } from './run/workflow.js';

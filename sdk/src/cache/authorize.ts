@@ -7,6 +7,7 @@
 import { AdcapError } from '../errors.js';
 import { checkUrlAllowed } from './fetch.js';
 
+/** What the host's authoriser is asked about (spec §12): the package or resource, its entitlement and the URL. */
 export interface AuthorizeRequest {
   kind: 'package' | 'resource';
   /** Capability id (`pub/name`) for a package, resource id for a resource. */
@@ -15,6 +16,7 @@ export interface AuthorizeRequest {
   entitlement?: string;
 }
 
+/** The host authoriser's answer for one download (spec §12): extra headers and/or a replacement, time-limited URL. */
 export interface AuthorizeGrant {
   /** A replacement URL (for example a signed, time-limited one). Defaults to the mirror URL. */
   url?: string;
@@ -28,6 +30,7 @@ export interface AuthorizeGrant {
  */
 export type AuthorizeFn = (request: AuthorizeRequest, url: string) => AuthorizeGrant | null | Promise<AuthorizeGrant | null>;
 
+/** What a download of entitled content takes to the host's authoriser: the callback and the request it is asked. */
 export interface Authorization {
   fn: AuthorizeFn;
   request: AuthorizeRequest;

@@ -30,8 +30,10 @@ import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSour
 
 /** Download progress uses the SDK-wide shape: `{ phase: 'download', done, total }` in bytes. */
 export type DownloadProgress = Progress;
+/** Receives download progress, `{ phase: 'download', done, total }` in bytes. */
 export type DownloadProgressListener = ProgressListener;
 
+/** Options of `new ContentCache(dir, options)`. */
 export interface ContentCacheOptions {
   /** Used for https and http sources; defaults to the global fetch (which honours NODE_EXTRA_CA_CERTS). */
   fetch?: FetchLike;
@@ -43,6 +45,7 @@ export interface ContentCacheOptions {
   lookup?: LookupAddresses;
 }
 
+/** A download of one pinned blob into the content cache: its SHA-256 and size, the mirrors to try and how. */
 export interface BlobRequest {
   sha256: string;
   size: number;
@@ -68,8 +71,10 @@ export interface BlobRequest {
   readerHashes?: boolean;
 }
 
+/** The state of one content cache entry: intact, absent, or damaged (and removed). */
 export type EntryState = 'ok' | 'missing' | 'corrupt';
 
+/** The result of re-hashing one content cache entry. */
 export interface VerifyResult {
   sha256: string;
   state: EntryState;
@@ -78,6 +83,7 @@ export interface VerifyResult {
   size?: number;
 }
 
+/** What `ContentCache.gc()` removed. */
 export interface GcResult {
   /** SHA-256 of every blob removed. */
   removed: string[];
@@ -115,6 +121,7 @@ interface Inflight {
   listeners: Set<DownloadProgressListener>;
 }
 
+/** The content-addressed cache of a home (DESIGN §6): pinned downloads with mirrors, resume, verification on read and gc. */
 export class ContentCache {
   readonly dir: string;
   private readonly fetchImpl: FetchLike | undefined;

@@ -16,6 +16,7 @@ import { open, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { AdcapError } from '../errors.js';
 
+/** The fetch the SDK downloads with (the global fetch by default; a host may pass its own). */
 export type FetchLike = typeof globalThis.fetch;
 
 /** How long a download may go without receiving a byte before it is given up (ms). */

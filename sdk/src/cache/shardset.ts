@@ -16,6 +16,7 @@ import { resolveUrl } from './fetch.js';
 import { materializeResource, resourceAuthorization, withMirrors } from './resource.js';
 import type { SourcePolicy } from './source-policy.js';
 
+/** One shard of a shard set (spec §9): its path, pin and optional sources. */
 export interface ShardEntry {
   path: string;
   sha256: string;
@@ -24,6 +25,7 @@ export interface ShardEntry {
   sources?: string[];
 }
 
+/** A verified shard map (spec §9): its shards, by path. */
 export interface ShardMap {
   shards: ShardEntry[];
   byPath: ReadonlyMap<string, ShardEntry>;
@@ -128,6 +130,7 @@ async function loadShardMap(resource: Resource, mapPath: string): Promise<ShardM
   return map;
 }
 
+/** Options of `fetchShard()`. */
 export interface ShardFetchOptions {
   authorize?: AuthorizeFn;
   onProgress?: DownloadProgressListener;

@@ -18,6 +18,7 @@ import dns from 'node:dns/promises';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { ipv6Words, isInternalAddress } from '../util/ip-ranges.js';
 
+/** The rules for URLs a publisher chose (resources, shards): the installing registry and the origins the host allows. */
 export interface SourcePolicy {
   /** The installing registry's v1/ URL, or null when there is none (a sideload). */
   registry: string | null;

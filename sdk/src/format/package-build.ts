@@ -25,6 +25,7 @@ export const IGNORE_FILE = ADCAPIGNORE_FILE;
 /** Never packaged: VCS metadata and OS litter. Everything else is up to .adcapignore. */
 const ALWAYS_IGNORED = ['.git/', '.hg/', '.svn/', '.DS_Store'];
 
+/** Options of `buildPackage()`. */
 export interface BuildPackageOptions {
   /** Where to write the .adcap file (atomically). */
   out: string;
@@ -33,6 +34,7 @@ export interface BuildPackageOptions {
   onProgress?: ProgressListener;
 }
 
+/** A package `buildPackage()` wrote: the file, its manifest and the digests that pin it. */
 export interface BuiltPackage {
   file: string;
   manifest: Manifest;

@@ -21,6 +21,7 @@ import { parseStrictJson } from './strict-json.js';
 export const MANIFEST_ENTRY = 'capability.json';
 export const SIGNATURE_ENTRY = 'SIGNATURE.json';
 
+/** Options of `readPackage()`. */
 export interface ReadPackageOptions {
   /** Extract into this directory (which must not exist yet; its parent must). */
   extractTo?: string;
@@ -37,6 +38,7 @@ export interface ReadPackageOptions {
   expectArchive?: { sha256: string; size: number };
 }
 
+/** A package `readPackage()` read and checked: its manifest, digests, entries and signature bytes. */
 export interface ReadPackage {
   manifest: Manifest;
   manifestSha256: string;

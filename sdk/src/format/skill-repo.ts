@@ -108,6 +108,7 @@ function frontMatterDescription(text: string): string | undefined {
   }
 }
 
+/** Options of `initSkillsRepository()`. */
 export interface InitSkillsOptions {
   /** `publisher/name` of the capability. */
   id: string;
@@ -119,6 +120,7 @@ export interface InitSkillsOptions {
   name?: string;
 }
 
+/** What `initSkillsRepository()` found and wrote: the manifest, the skills and warnings about source files. */
 export interface InitSkillsResult {
   manifest: Record<string, unknown>;
   skills: FoundSkill[];
@@ -478,6 +480,7 @@ export function skillProgramsSentence(entry: { skill: string; programs: readonly
 
 // ---------------------------------------------------------------- files that should not ship
 
+/** A file of a skills repository that should not be packaged as it is (a Git LFS pointer, a likely secret). */
 export interface SourceWarning {
   kind: 'lfs-pointer' | 'secret';
   /** Package path of the file. */

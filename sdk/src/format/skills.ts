@@ -18,6 +18,7 @@ export const SKILL_RULES = [
 ] as const;
 type SkillRule = (typeof SKILL_RULES)[number];
 
+/** The front matter of a SKILL.md (Agent Skills): name, description and the optional fields. */
 export interface SkillFrontMatter {
   name: string;
   description: string;

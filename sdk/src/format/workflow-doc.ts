@@ -19,6 +19,7 @@ export interface WorkflowDocument {
   output?: Record<string, unknown>;
 }
 
+/** A workflow step that calls a declared tool (spec §8) with templated input. */
 export interface WorkflowToolStep {
   id: string;
   tool: string;
@@ -27,6 +28,7 @@ export interface WorkflowToolStep {
   input?: Record<string, unknown> | string;
 }
 
+/** A workflow step only the host agent can carry out (spec §8): an instruction, with templates. */
 export interface WorkflowAgentStep {
   id: string;
   agent: string;
@@ -37,8 +39,10 @@ export interface WorkflowAgentStep {
   outputSchema?: Record<string, unknown>;
 }
 
+/** One step of a workflow (spec §8): a tool step or an agent step. */
 export type WorkflowStep = WorkflowToolStep | WorkflowAgentStep;
 
+/** Whether a workflow step calls a tool (rather than asking the agent). */
 export function isToolStep(step: WorkflowStep): step is WorkflowToolStep {
   return 'tool' in step;
 }

@@ -5,6 +5,7 @@ import { PERMISSION_IDS, PERMISSION_TABLE, scopeProblem, type PermissionKind } f
 
 export { PERMISSION_IDS } from './table.js';
 
+/** Whether `value` is a permission id of the catalogue (spec §6). */
 export function isPermissionId(value: unknown): value is PermissionId {
   return typeof value === 'string' && (PERMISSION_IDS as readonly string[]).includes(value);
 }

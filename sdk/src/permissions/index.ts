@@ -22,5 +22,5 @@ export {
   type FsScope,
   type NetScope,
 } from './scopes.js';
-export { PERMISSION_TABLE, scopeProblem, type PermissionKind, type SandboxKind } from './table.js';
+export { PERMISSION_TABLE, scopeProblem, type PermissionKind, type SandboxKind, type ScopeRule } from './table.js';
 export { describePermission, riskLevel, type DescribeOptions, type RiskLevel } from './describe.js';

@@ -12,11 +12,13 @@
  */
 import { netScopeCovers, parseFsPatternScope, parseFsScope, parseNetScope, FS_ROOT_PATTERNS, type FsScope } from './scopes.js';
 
+/** Options of `describePermission()`: how the text names the workspace and the tool's data folder. */
 export interface DescribeOptions {
   /** How the UI names the workspace folder once chosen (e.g. "~/projects/site"). */
   workspaceLabel?: string;
 }
 
+/** How much a permission lets a tool do, as shown beside it: low, medium or high. */
 export type RiskLevel = 'low' | 'medium' | 'high';
 
 /** The sandboxes of sdk/src/sandbox, by name. */
@@ -25,6 +27,7 @@ export type SandboxKind = 'bubblewrap' | 'sandbox-exec' | 'none';
 /** Whether a scope must be given (and what to say when it is missing), may be given (none = any), or must be absent. */
 export type ScopeRule = { scope: 'required'; missingScope: string } | { scope: 'optional' | 'none' };
 
+/** One row of the permission catalogue: its id, scope grammar, risk and plain-language text. */
 export type PermissionKind<Id extends string = string> = ScopeRule & {
   id: Id;
   /** The scope grammar: a sentence saying what is wrong with `scope`, or undefined when valid. */

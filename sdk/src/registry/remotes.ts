@@ -13,6 +13,7 @@ import { decodePublicKey } from '../trust/keys.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
 import { withLock } from '../util/lock.js';
 
+/** A remote registry of a home: its name, v1/ URL and pinned root keys. */
 export interface RemoteConfig {
   name: string;
   /** The registry's v1/ folder (where catalog.json is), always ending in "/". */
@@ -29,6 +30,7 @@ export interface RemoteConfig {
   maxCatalogAgeMs?: number | null;
 }
 
+/** A home's `config.json` (DESIGN §6): its remotes and settings. */
 export interface HomeConfig {
   remotes: RemoteConfig[];
   [setting: string]: unknown;
@@ -159,10 +161,12 @@ export async function updateHomeConfig(home: string, change: (config: HomeConfig
   );
 }
 
+/** The remotes in a home's config.json. */
 export async function listRemotes(home: string): Promise<RemoteConfig[]> {
   return (await readHomeConfig(home)).remotes;
 }
 
+/** The remote of this name in a home's config.json; E_NOT_FOUND when there is none. */
 export async function getRemote(home: string, name: string): Promise<RemoteConfig> {
   const remote = (await listRemotes(home)).find((r) => r.name === name);
   if (remote === undefined) throw new AdcapError('E_NOT_FOUND', `There is no remote named "${name}"; list them with "adcap remote list".`);

@@ -11,4 +11,5 @@
  */
 import { shippedRemote } from './embedded.js';
 
+/** The root keys (base64) pinned for the registry shipped with this SDK, empty when none is bundled. */
 export const ARCOTHEON_ROOT_KEYS: readonly string[] = Object.freeze(shippedRemote()?.rootKeys ?? []);

@@ -6,6 +6,7 @@
  */
 import type { Access, CatalogueCapability, Tier } from './types.js';
 
+/** Filters of a catalogue search. */
 export interface SearchFilters {
   tier?: Tier;
   access?: Access;
@@ -18,6 +19,7 @@ export interface SearchFilters {
   limit?: number;
 }
 
+/** One capability found by `Arcotheon.search()`, with the fields a search result shows. */
 export interface SearchHit {
   id: string;
   name: string;

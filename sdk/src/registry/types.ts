@@ -9,8 +9,11 @@
  */
 import type { Compat, Permission } from '../format/manifest-types.js';
 
+/** The product tier a version records (spec §12): `free` or `pro`; the host enforces it. */
 export type Tier = 'free' | 'pro';
+/** Who may download a version (spec §12): anyone (`public`), or a host-issued authorisation (`entitled`). */
 export type Access = 'public' | 'entitled';
+/** Whether a publisher or root key may still sign: `active`, or `revoked`. */
 export type KeyStatus = 'active' | 'revoked';
 
 /** `registry.json` at the registry root: written by `registry init`, never served to clients as trust. */
@@ -23,6 +26,7 @@ export interface RegistryConfigFile {
   sequence: number;
 }
 
+/** A publisher's key (spec §13): its id, public key and status. */
 export interface PublisherKey {
   keyId: string;
   publicKey: string;
@@ -37,6 +41,7 @@ export interface PublisherFile {
   keys: PublisherKey[];
 }
 
+/** Where a version's archive is and what pins it (spec §13): SHA-256, size and download URLs. */
 export interface EntryArchive {
   sha256: string;
   size: number;
@@ -44,6 +49,7 @@ export interface EntryArchive {
   urls: string[];
 }
 
+/** The contents summary of a version entry (spec §13): its skills, tools, workflows, knowledge and resources. */
 export interface EntryContents {
   skills: string[];
   tools: string[];
@@ -89,8 +95,10 @@ export interface StatusFile {
   revoked?: Record<string, string>;
 }
 
+/** The status a registry gave a version (spec §13): `yanked` (not chosen automatically) or `revoked` (never installed or run). */
 export type VersionStatus = 'yanked' | 'revoked';
 
+/** A version entry in a package document, with its yank or revocation folded in (spec §13). */
 export type DocumentVersion = VersionEntry & { status?: VersionStatus; statusReason?: string };
 
 /** `v1/packages/<pub>/<name>.json`: every version of one capability with its status folded in. */
@@ -100,11 +108,13 @@ export interface PackageDocument {
   versions: Record<string, DocumentVersion>;
 }
 
+/** One publisher in the signed catalogue: its name and keys with their status (spec §13). */
 export interface CataloguePublisher {
   name: string;
   keys: PublisherKey[];
 }
 
+/** One capability in the signed catalogue (spec §13): search metadata, its latest versions and the pin of its package document. */
 export interface CatalogueCapability {
   name: string;
   summary: string;

@@ -3,11 +3,13 @@ import { INTERPRETER_RUNTIMES, interpreterOf } from '../format/runtime-table.js'
 import { hostPlatform } from '../util/platform.js';
 import type { CandidateVersion, HostEnvironment } from './types.js';
 
+/** What `checkCompatibility()` looks at of a version: its compat block and whether it ships tools. */
 export type CompatibilityCandidate = Pick<CandidateVersion, 'version' | 'compat' | 'hasTools'> & {
   /** Used to name the capability in the reason; `this capability` when absent. */
   id?: string;
 };
 
+/** Whether a version is compatible with this host, and if not, why (spec §11). */
 export type CompatibilityResult = { ok: true } | { ok: false; reason: string };
 
 export { hostPlatform };

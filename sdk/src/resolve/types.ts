@@ -22,6 +22,7 @@ export interface HostEnvironment {
   runtimes: { [T in InterpreterRuntime]?: string };
 }
 
+/** What `resolve()` takes: the roots asked for, the versions available and what is installed. */
 export interface ResolveRequest {
   /** What the user asked for: each id with a semver range (`*` for any). */
   roots: Array<{ id: string; range: string }>;
@@ -40,6 +41,7 @@ export interface ResolveRequest {
   maxSteps?: number;
 }
 
+/** The versions `resolve()` chose, and the order to install them in. */
 export interface Resolution {
   /** Selected version of every capability needed, roots included. */
   versions: Record<string, string>;

@@ -28,6 +28,7 @@ export interface AuditEvent {
   errorCode?: string;
 }
 
+/** One line of the audit log as stored: the event with its sequence number, time and the hash chaining it to the line before. */
 export interface AuditLine extends AuditEvent {
   seq: number;
   time: string;
@@ -42,6 +43,7 @@ interface AuditHead {
 
 const GENESIS = '0'.repeat(64);
 
+/** The hash-chained audit log of tool and workflow runs (`home/audit/<yyyy-mm>.jsonl`, DESIGN §6): append and verify. */
 export class AuditLog {
   constructor(private readonly dir: string) {}
 

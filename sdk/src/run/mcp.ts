@@ -31,6 +31,7 @@ import type { RunContext } from './context.js';
 import { runtimeProblem } from './runtimes.js';
 import { checkWorkspace } from './workspace.js';
 
+/** Options of `mcpServe()`: the streams, the workspace and the environment of the tools it serves. */
 export interface McpServeOptions {
   stdin?: Readable;
   stdout?: Writable;
@@ -43,6 +44,7 @@ export interface McpServeOptions {
   serverInfo?: { name: string; version: string };
 }
 
+/** A running MCP server from `mcpServe()`: when it closes, and how to close it. */
 export interface McpServerHandle {
   /** Resolves when the client disconnects (stdin ends) or close() is called. */
   closed: Promise<void>;

@@ -25,6 +25,7 @@ export interface ToolContext {
   toolDataDir: string | null;
 }
 
+/** The message that starts a tool run (spec §7 wire protocol): the tool, its input and its call context. */
 export interface CallMessage {
   type: 'call';
   tool: string;
@@ -32,6 +33,7 @@ export interface CallMessage {
   context: ToolContext;
 }
 
+/** A message a tool sends the host (spec §7 wire protocol): its result, an error, or a shard request. */
 export type ToolMessage = { type: 'result'; output: Record<string, unknown> } | { type: 'error'; message: string } | ShardRequestMessage;
 
 /** One message as the line the other side reads. */

@@ -47,8 +47,10 @@ const STDERR_TAIL_BYTES = 64 * 1024;
 /** After a result or error message, how long the tool may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2_000;
 
+/** Progress of a tool run: the SDK-wide shape, with the tool it concerns. */
 export type RunProgress = Progress & { tool?: string };
 
+/** Options of `runTool()`: the workspace, cancellation, progress and secrets of one run. */
 export interface RunToolOptions {
   /** The folder chosen for this run (exposed only with fs:read:workspace / fs:write:workspace). */
   workspace?: string | null;
@@ -69,6 +71,7 @@ export interface RunToolOptions {
   interpreters?: Interpreters;
 }
 
+/** What `runTool()` returns: the tool's output and how the run went. */
 export interface ToolRunResult {
   capability: string;
   version: string;

@@ -353,6 +353,7 @@ const availability = new Map<string, Promise<boolean>>();
 /** The seccomp filter of this machine's architecture (the same bytes for every run). */
 let hostFilter: Buffer | undefined;
 
+/** Options of the bubblewrap sandbox (Linux). */
 export interface BubblewrapOptions {
   /** Path of bwrap; default: found on PATH, else /usr/bin/bwrap. */
   bwrapPath?: string;
@@ -365,6 +366,7 @@ export interface BubblewrapOptions {
   limits?: Partial<ResourceLimits> | false;
 }
 
+/** The Linux sandbox: tools run under bubblewrap with only what their grants allow (DESIGN §5). */
 export class BubblewrapSandbox implements Sandbox {
   readonly name = 'bubblewrap' as const;
   readonly bwrapPath: string;

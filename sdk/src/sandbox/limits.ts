@@ -24,6 +24,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { findProgram, SAFE_PATH } from './common.js';
 
+/** Limits of one tool run: memory, processes and the size of a file it writes. */
 export interface ResourceLimits {
   /** Memory of the whole run in bytes (resident memory with a cgroup, else address space per process). */
   memoryBytes: number;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sandboxEnv } from './common.js';
 import { interpretGrants, type Sandbox, type SandboxSpec, type OwnedWrappedCommand } from './sandbox.js';
 
+/** No confinement: tools run as plain child processes. Only for hosts that opt out (E_SANDBOX_UNAVAILABLE otherwise). */
 export class NoSandbox implements Sandbox {
   readonly name = 'none' as const;
 

@@ -181,6 +181,7 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
 
 const availability = new Map<string, Promise<boolean>>();
 
+/** The macOS sandbox: tools run under sandbox-exec with a profile built from their grants. */
 export class SandboxExecSandbox implements Sandbox {
   readonly name = 'sandbox-exec' as const;
   readonly sandboxExecPath: string;

@@ -12,6 +12,7 @@ import { isPermissionId, PERMISSION_TABLE, splitGrantText, type SandboxKind } fr
 /** The names of the SDK's own sandboxes (the permission table's SandboxKind); a host's sandbox may use any other name. */
 export type SandboxName = SandboxKind;
 
+/** One tool run as a sandbox is asked to wrap it: the command, its folders, grants and limits. */
 export interface SandboxSpec {
   /** The program to run: an absolute path (the node or python interpreter, or a binary entry). */
   command: string;
@@ -60,6 +61,7 @@ export interface SandboxSpec {
   hiddenDirs?: string[];
 }
 
+/** What a sandbox returns for a tool run: the command to spawn, its arguments and environment. */
 export interface WrappedCommand {
   /** The program to spawn (a path, or a name looked up on the PATH of `env`). */
   command: string;
@@ -90,6 +92,7 @@ export interface OwnedWrappedCommand extends WrappedCommand {
   cleanup(): Promise<void>;
 }
 
+/** Confines a tool run (host contract "Sandbox"): wraps the command with what the grants allow. */
 export interface Sandbox {
   /** Shown as `sandbox` in tool results; any string. The SDK's own are the SandboxName values. */
   readonly name: string;

@@ -9,6 +9,7 @@ import { NoSandbox } from './none.js';
 import type { Sandbox } from './sandbox.js';
 import { SandboxExecSandbox } from './sandbox-exec.js';
 
+/** Options of `defaultSandbox()`. */
 export interface DefaultSandboxOptions extends BubblewrapOptions {
   /**
    * The host runs tools unconfined when no sandbox works. Only for capabilities the host ships
@@ -18,6 +19,10 @@ export interface DefaultSandboxOptions extends BubblewrapOptions {
   sandboxExecPath?: string;
 }
 
+/**
+ * The platform's sandbox when it works here (bubblewrap on Linux, sandbox-exec on macOS);
+ * E_SANDBOX_UNAVAILABLE otherwise, unless the host opts out.
+ */
 export async function defaultSandbox(platform: NodeJS.Platform = process.platform, options: DefaultSandboxOptions = {}): Promise<Sandbox> {
   let candidate: BubblewrapSandbox | SandboxExecSandbox | null = null;
   let missing: string;

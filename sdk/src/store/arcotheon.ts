@@ -52,8 +52,21 @@ export type { PinnedUpdate, UpdateResult, WaitingUpdate } from './updating.js';
  * approval, install, grants, update, rollback, uninstall and doctor over one home directory.
  */
 export class Arcotheon {
+  /**
+   * The home's layout (DESIGN §6).
+   * @internal Not part of the public API: the SDK's own modules read it through their narrow views
+   * (store-view.ts, run/context.ts); the Arcotheon app through `hostStore()` of `@arcotheon/sdk/internal`.
+   */
   readonly home: HomeLayout;
+  /**
+   * The content cache of this home.
+   * @internal Not part of the public API (see `home`).
+   */
   readonly cache: ContentCache;
+  /**
+   * The registries this home installs from.
+   * @internal Not part of the public API (see `home`); hosts use search(), packageDoc() and refreshRemotes().
+   */
   readonly sources: RegistrySources;
   private readonly core: StoreCore;
 
@@ -166,6 +179,10 @@ export class Arcotheon {
     return installedIds(this.home);
   }
 
+  /**
+   * The stored state of an installed capability (E_NOT_INSTALLED when it is not installed).
+   * @internal Not part of the public API (see `home`); hosts use list(), installedDir() and grants().
+   */
   state(id: string): Promise<PackageState> {
     return this.core.state(id);
   }
@@ -327,7 +344,10 @@ export class Arcotheon {
     return work();
   }
 
-  /** Takes the home lock, finishing or undoing any operation a crash interrupted first. */
+  /**
+   * Takes the home lock, finishing or undoing any operation a crash interrupted first.
+   * @internal Not part of the public API (see `home`): every public operation takes the lock itself.
+   */
   withHome<T>(purpose: string, fn: () => Promise<T>, recoverFirst = true): Promise<T> {
     return this.core.withHome(purpose, fn, recoverFirst);
   }

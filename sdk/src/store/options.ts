@@ -13,12 +13,14 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { EnablementHook } from './enablement.js';
 import type { LoadPolicyOptions } from './policy.js';
 
+/** Who the host is (spec §11): its platform and agent id and version, checked against each capability's compat. */
 export interface HostInfo {
   /** `${os}-${arch}`; defaults to this process's. */
   platform?: string;
   agent: { id: string; version: string };
 }
 
+/** What a host passes to `new Arcotheon(options)` (host contract "Embedding", DESIGN §7). */
 export interface ArcotheonOptions {
   /** The home directory (DESIGN §6), inside the host app's data directory. */
   home: string;
@@ -89,6 +91,7 @@ export interface ArcotheonOptions {
   onEnablement?: EnablementHook;
 }
 
+/** How an Arcotheon instance confines tools: the host's own sandbox, or whether it may run them unconfined. */
 export interface SandboxChoice {
   /** The host's own sandbox, used instead of the platform's (see `Sandbox`). */
   use?: Sandbox;

@@ -20,6 +20,7 @@ import { parseStrictJson } from '../format/strict-json.js';
 import { patternMatches, patternProblem } from '../permissions/grants.js';
 import { normalizeRemoteUrl } from '../registry/remotes.js';
 
+/** A registry the organisation policy names: its name, URL and root keys. */
 export interface PolicyRemote {
   name: string;
   url: string;
@@ -40,6 +41,7 @@ export interface Policy {
   updates?: { automatic?: boolean };
 }
 
+/** The rules of an organisation policy, as error details and messages name them. */
 export type PolicyRule = 'remotes' | 'sideload' | 'unsigned' | 'deniedPermissions' | 'blocked' | 'required' | 'updates';
 
 /** A policy in force and where it came from. */
@@ -67,6 +69,7 @@ export function systemPolicyPath(platform: NodeJS.Platform = process.platform, e
   return '/etc/arcotheon/policy.json';
 }
 
+/** Options of `loadPolicy()`: where to look for the organisation policy. */
 export interface LoadPolicyOptions {
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;

@@ -35,6 +35,7 @@ export type InstallSource =
   | { kind: 'registry'; remote: string; signedBy: string[] }
   | { kind: 'file'; file: string; signedBy: string[]; unsigned: boolean; unknownSigner: boolean; added?: AddedOrigin };
 
+/** One installed version in a capability's state.json: its digests, where it came from and when. */
 export interface VersionRecord {
   manifestSha256: string;
   archiveSha256: string;
@@ -74,6 +75,7 @@ export interface PackageState {
   updatedAt: string;
 }
 
+/** Why and since when an installed capability is switched off, and by whom (the user or the policy). */
 export interface DisabledMark {
   at: string;
   by: 'user' | 'policy';

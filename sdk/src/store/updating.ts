@@ -14,6 +14,7 @@ import { candidateOf } from './sources.js';
 import type { StoreCore } from './store-core.js';
 import { dependentsWithin, waitingUpdates } from './update-split.js';
 
+/** What `Arcotheon.update()` did: what was applied, what waits for approval and what a range keeps back. */
 export interface UpdateResult extends ApplyResult {
   /**
    * True when some update needs permissions nobody approved: those wait (listed in `waiting`),
@@ -30,6 +31,7 @@ export interface UpdateResult extends ApplyResult {
   pinned: PinnedUpdate[];
 }
 
+/** An update that needs permissions nobody approved yet: it waits for `approve`. */
 export interface WaitingUpdate {
   id: string;
   from?: string;
@@ -38,6 +40,7 @@ export interface WaitingUpdate {
   newPermissions: string[];
 }
 
+/** A capability that the range the user asked for keeps below its newest version. */
 export interface PinnedUpdate {
   id: string;
   version: string;

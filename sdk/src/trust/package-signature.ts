@@ -57,6 +57,7 @@ export function parsePackageEnvelope(bytes: Uint8Array): Envelope<PackagePayload
   return envelope as Envelope<PackagePayload>;
 }
 
+/** Options of the package signature check: the publisher keys trusted and whether a signature is required. */
 export interface PackageSignatureOptions {
   /**
    * Keys the verifier trusts for this publisher. When given, a signed package must carry a
@@ -68,6 +69,7 @@ export interface PackageSignatureOptions {
   requireSignature?: boolean;
 }
 
+/** What the package signature check found: whether it is signed, and by which trusted keys. */
 export interface PackageSignatureResult {
   /** Whether the package carries SIGNATURE.json. */
   signed: boolean;
@@ -131,6 +133,7 @@ function assertPayloadMatches(payload: unknown, manifest: Manifest, manifestSha2
   }
 }
 
+/** Options of `verifyPackage()`. */
 export interface VerifyPackageOptions extends PackageSignatureOptions {
   /** Extract the verified files here; it appears only after every check, signatures included. */
   extractTo?: string;
@@ -142,6 +145,7 @@ export interface VerifyPackageOptions extends PackageSignatureOptions {
   expectArchive?: { sha256: string; size: number };
 }
 
+/** A package `verifyPackage()` accepted: what `readPackage()` returns, with the signature check's result. */
 export type VerifiedPackage = ReadPackage & PackageSignatureResult;
 
 /**
@@ -183,6 +187,7 @@ export async function verifyPackage(source: string | Readable, options: VerifyPa
   }
 }
 
+/** A package `signPackage()` signed: the file, its manifest and the keys that signed it. */
 export interface SignedPackage {
   file: string;
   manifest: Manifest;
@@ -276,6 +281,7 @@ export async function signPackage(
   }
 }
 
+/** A package built and signed in one pass by `buildSignedPackage()`. */
 export type SignedBuild = BuiltPackage & { envelope: Envelope<PackagePayload>; signedBy: string[] };
 
 /** buildPackage with SIGNATURE.json written in the same pass (spec §5), signed by every key. */

@@ -22,6 +22,7 @@ export function splitCapabilityId(id: unknown): { publisher: string; name: strin
   return { publisher, name };
 }
 
+/** Whether `value` is a capability id `publisher/name` (DESIGN §3). */
 export function isCapabilityId(value: unknown): boolean {
   return splitCapabilityId(value) !== null;
 }

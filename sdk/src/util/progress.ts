@@ -8,6 +8,7 @@ export interface Progress {
   total?: number;
 }
 
+/** Receives progress of a long operation (DESIGN §7). */
 export type ProgressListener = (progress: Progress) => void;
 
 /**

@@ -27,6 +27,7 @@ import {
   writeRegistryConfig,
 } from './source.js';
 
+/** What `buildRegistry()` wrote: the catalogue's sequence and date, and the package documents that changed. */
 export interface BuildResult {
   sequence: number;
   generatedAt: string;
@@ -38,6 +39,7 @@ export interface BuildResult {
   unchanged: boolean;
 }
 
+/** Options of `buildRegistry()`: the root keys that sign the catalogue, the clock, and whether an unchanged catalogue is kept. */
 export interface BuildRegistryOptions {
   rootKeys: readonly KeyFile[];
   now?: Date;
@@ -51,6 +53,10 @@ export interface BuildRegistryOptions {
   keepUnchanged?: boolean;
 }
 
+/**
+ * Builds a registry's served files (spec §13): package documents with statuses folded in, then the
+ * signed catalogue with the next sequence.
+ */
 export async function buildRegistry(root: string, options: BuildRegistryOptions): Promise<BuildResult> {
   return withRegistryLock(root, 'registry build', async () => {
     const config = await readRegistryConfig(root);

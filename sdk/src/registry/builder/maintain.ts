@@ -131,10 +131,12 @@ async function markVersion(root: string, id: string, version: string, mark: Vers
   });
 }
 
+/** Marks a version yanked in a registry's status file: not chosen automatically (spec §13). */
 export function yankVersion(root: string, id: string, version: string, reason = 'yanked by the publisher'): Promise<StatusFile> {
   return markVersion(root, id, version, 'yanked', reason);
 }
 
+/** Marks a version revoked in a registry's status file: never installed or run again (spec §13). */
 export function revokeVersion(root: string, id: string, version: string, reason = 'revoked by the registry'): Promise<StatusFile> {
   return markVersion(root, id, version, 'revoked', reason);
 }

@@ -17,6 +17,7 @@ import { hashFile } from '../../util/hash.js';
 import { fsyncDir, tempPathFor } from '../../util/fs-atomic.js';
 import { v1Path } from '../layout.js';
 
+/** A blob `mirrorBlob()` placed in a registry: its pin and its URL relative to v1/. */
 export interface MirroredBlob {
   sha256: string;
   size: number;

@@ -24,6 +24,7 @@ import type { EntryContents, PublisherFile, VersionEntry } from '../types.js';
 import { isoSeconds } from './maintain.js';
 import { readEntry, readPublisher, readRegistryConfig, withRegistryLock, writeJson } from './source.js';
 
+/** What `publishPackage()` did: the version entry, and whether it was new. */
 export interface PublishResult {
   entry: VersionEntry;
   /** False when the same archive was already published (a no-op). */
@@ -31,6 +32,10 @@ export interface PublishResult {
   blobPath: string;
 }
 
+/**
+ * Publishes a signed package into a registry's source tree (DESIGN §11): verifies it, mirrors the
+ * archive and writes its immutable version entry.
+ */
 export async function publishPackage(
   root: string,
   file: string,

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join, sep } from 'node:path';
 import { AdcapError, asAdcapError } from '../../errors.js';
 
+/** A registry `serveRegistry()` serves on 127.0.0.1: its server and URL. */
 export interface ServedRegistry {
   server: Server;
   /** Base URL of the tree, e.g. http://127.0.0.1:8080/ */
@@ -52,6 +53,7 @@ export function requestPathToSegments(rawPath: string): string[] | null {
   return segments.length === 0 ? null : segments;
 }
 
+/** Serves a registry folder on 127.0.0.1 for local use (`adcap registry serve`). */
 export async function serveRegistry(root: string, options: { port?: number; host?: string } = {}): Promise<ServedRegistry> {
   let realRoot: string;
   try {

@@ -5,6 +5,7 @@ import { detectAgents, type PresenceOptions } from './presence.js';
 import { linkStatuses } from './on-disk.js';
 import type { LinkStatus, LinkStore } from './records.js';
 
+/** One agent as `Arcotheon.agents()` reports it: whether it is present, its skills folders and what is linked there. */
 export interface AgentStatus {
   id: AgentId;
   name: string;

@@ -5,7 +5,9 @@
 import { join, resolve } from 'node:path';
 import { AdcapError } from '../../errors.js';
 
+/** The ids of the agents whose skills folders and MCP settings Arcotheon knows (linkSkills, agentMcp). */
 export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf'] as const;
+/** The id of an agent Arcotheon knows (one of AGENT_IDS). */
 export type AgentId = (typeof AGENT_IDS)[number];
 
 /** How an MCP server for the granted tools is started: `adcap mcp <id>... --home <home>`. */
@@ -20,6 +22,7 @@ export type McpRegistration =
   | { agent: AgentId; kind: 'command'; argv: string[]; line: string }
   | { agent: AgentId; kind: 'config'; file: string; json: Record<string, unknown>; line: string };
 
+/** One agent Arcotheon links skills into: where its personal and project skills folders are, and how it registers an MCP server. */
 export interface AgentDefinition {
   id: AgentId;
   name: string;

@@ -26,6 +26,7 @@ import { onDisk, skillTarget } from './on-disk.js';
 import { missingFolders, pruneMadeFolders, recordMadeFolders } from './made-folders.js';
 import { readLinks, writeLinks, type LinkRecord, type LinkStore } from './records.js';
 
+/** Options of `Arcotheon.linkSkills()`: the agent, and a project folder instead of the personal one. */
 export interface LinkOptions {
   agent: string;
   /** Link into this project's skills folder instead of the personal one. */
@@ -42,6 +43,7 @@ export interface LinkOptions {
   folder?: string;
 }
 
+/** What `Arcotheon.linkSkills()` linked, and where. */
 export interface LinkResult {
   id: string;
   agent: AgentId;
@@ -49,6 +51,7 @@ export interface LinkResult {
   linked: Array<{ skill: string; path: string; mode: 'symlink' | 'copy' }>;
 }
 
+/** What `Arcotheon.unlinkSkills()` removed. */
 export interface UnlinkResult {
   id: string;
   removed: string[];

@@ -37,8 +37,10 @@ export interface LinkRecord {
   suspended?: true;
 }
 
+/** The state of one skill link: ok, stale, dangling, missing, replaced by someone else, or suspended. */
 export type LinkState = 'ok' | 'stale' | 'dangling' | 'missing' | 'replaced' | 'suspended';
 
+/** One skill link Arcotheon made, with its state now. */
 export interface LinkStatus extends LinkRecord {
   /**
    * ok; stale: points at a version that is no longer active; dangling: points nowhere (the
