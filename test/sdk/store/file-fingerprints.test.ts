@@ -34,7 +34,7 @@ describe('fingerprints follow the installed versions', () => {
     const folder = dirname(first);
     expect((await readdir(folder)).sort(), 'one version kept for rollback, 1.0.0 pruned').toEqual(['2.0.0.json', '3.0.0.json']);
 
-    await arc.uninstall('acme/printed', { approve: () => true });
+    await arc.uninstall('acme/printed');
     await expect(stat(folder)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
