@@ -115,6 +115,8 @@ describe('adcap add: three repositories as they are, in one command each', () =>
     expect(await readFile(join(installed, 'AGENTS.md'), 'utf8')).toContain('Run the tests before each commit.');
     const list = ok(await adcap(['list'], { env })).stdout;
     expect(list).toContain(`obra/superpowers@0.1.0 [added by you from file://${repos.superpowers.dir} at `);
+    // The installs and their links check out like any other (signed files, links at the active version).
+    expect(ok(await adcap(['doctor'], { env })).stdout).toContain('no problems found');
   });
 
   it('update after a new commit shows the change and applies it; rollback returns', async () => {
