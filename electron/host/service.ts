@@ -10,7 +10,6 @@
  */
 import { describePolicy, isAdcapError, resumeWorkflow, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
 import { hostStore } from '@arcotheon/sdk/internal';
-import { hostStore } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
 import {
   checkArguments,
