@@ -79,6 +79,25 @@ describe('adcap add on the command line', () => {
     expect((await run(['add', 'pdf-pack.adcap', '--skill', 'pdf'])).stderr).toMatch(/^error E_USAGE: .*is a package/m);
   });
 
+  it('update of a folder source applies a text change without asking, and asks again when a program is added', async () => {
+    const { run } = await user('updates');
+    const folder = join(work, 'my-skills');
+    await writeFiles(folder, { 'pdf/SKILL.md': skillMd('pdf', 'PDF work. Use with PDFs.') });
+    expect((await run(['add', folder, '--yes'])).code).toBe(0);
+    expect((await run(['update', 'local/my-skills'])).stdout).toContain('local/my-skills: up to date with');
+    await writeFiles(folder, { 'pdf/SKILL.md': skillMd('pdf', 'PDF work, forms too. Use with PDFs.') });
+    const text = await run(['update', 'local/my-skills']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('  skills changed: pdf');
+    expect(text.stdout).toContain('updated local/my-skills 0.1.0 -> 0.1.1');
+    await writeFiles(folder, { 'pdf/scripts/fill.sh': { text: '#!/bin/sh\n', executable: true } });
+    const program = await run(['update', 'local/my-skills']);
+    expect(program.code).toBe(1);
+    expect(program.stderr).toContain('  programs added: pdf/scripts/fill.sh');
+    expect(program.stderr).toMatch(/^error E_DENIED: Update needs your approval/m);
+    expect(JSON.parse((await run(['list', '--json'])).stdout)).toMatchObject([{ id: 'local/my-skills', version: '0.1.1' }]);
+  });
+
   it("a link onto the user's own skill folder is E_CONFLICT, and the first add is taken out again", async () => {
     const { me, run } = await user('clash');
     await mkdir(join(me, '.claude', 'skills', 'pdf'), { recursive: true });
