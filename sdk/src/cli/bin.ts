@@ -2,13 +2,20 @@
 // The `adcap` bin (sdk/package.json "bin"). It checks the Node.js version before loading the CLI:
 // ES module imports are all loaded before a module's first line runs, so the check cannot live in
 // main.ts, whose imports (and their dependencies) may need a newer Node (issue 12 item 15).
+import { readFileSync } from 'node:fs';
 import { enableCliCompileCache } from './compile-cache.js';
 import { nodeVersionProblem } from './node-check.js';
 
 const problem = nodeVersionProblem(process.versions.node);
+const args = process.argv.slice(2);
 if (problem !== null) {
   process.stderr.write(`${problem}\n`);
   process.exitCode = 1;
+} else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // `adcap --version` alone prints what the CLI's --version prints (sdkVersion: the version in
+  // sdk/package.json) without loading the CLI: a script that checks it pays for node alone.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  process.stdout.write(`${pkg.version}\n`);
 } else {
   enableCliCompileCache();
   // The CLI bundled into one module by the build (build/bundle-cli.mjs; types: adcap.d.mts): half the
