@@ -4,7 +4,9 @@
  * verify, extract, switch) vs `tar -xzf` of the same file, verify vs `gzip -dc | sha256sum`, and
  * peak RSS of verify at two package sizes. Build and install are measured in alternating rounds
  * (ours, then the baseline, BENCH_ROUNDS times, each after an untimed sync) and reported as
- * medians, so both see the same machine load.
+ * medians, so both see the same machine load. The fastest tools there are stand beside them, without
+ * a target: ISA-L's igzip (`tar -I igzip -x`, `igzip -dc | sha256sum`) and pigz (`tar -I pigz -c`),
+ * from the Debian packages isal and pigz (.ci/run installs them).
  *
  * The binaries are made of 64 KiB blocks that are alternately random and a repeated structure, so
  * they compress about 2:1 like real executables and model files, instead of the best case
@@ -126,6 +128,11 @@ async function best(runs: number, fn: () => Promise<unknown> | unknown): Promise
   return min;
 }
 
+/** Whether a command is on PATH (the fastest anchors are optional on a developer's machine). */
+function have(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
 function childRss(file: string, baseline = false): number {
   const result = spawnSync(
     process.execPath,
@@ -171,6 +178,19 @@ registerBench({
         baseline: { label: 'tar -czf', value: build.baseline },
         target: 1.0,
       });
+      if (have('pigz')) {
+        const pigz = await alternate(
+          rounds,
+          { run: () => buildPackage(src, { out: pkg }) },
+          { run: () => execFileSync('tar', ['-I', 'pigz', '-cf', tgz, '-C', src, '.']) },
+        );
+        report({
+          label: `build (median of ${rounds} alternating rounds), against the fastest compressor here`,
+          value: pigz.ours,
+          unit: 's',
+          baseline: { label: 'tar -I pigz -c (parallel gzip)', value: pigz.baseline },
+        });
+      } else console.log('  pigz is not installed: no tar -I pigz anchor (apt-get install pigz)');
 
       // Install from a registry: the signed package published in a file:// registry, a fresh home
       // (empty cache) each round; tar -xzf extracts the registry's copy of the same file.
@@ -183,29 +203,39 @@ registerBench({
         await registry.build();
         const home = join(work, 'home');
         const untarred = join(work, 'untarred');
-        const install = await alternate(
-          rounds,
-          {
-            prepare: async () => {
-              await removeTree(home);
-              await mkdir(home);
-            },
-            run: () =>
-              new Arcotheon({
-                home,
-                host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } },
-                remotes: [registry.remote('bench')],
-              }).install('bench/archive', { approve: () => true }),
+        const installRound = {
+          prepare: async () => {
+            await removeTree(home);
+            await mkdir(home);
           },
-          {
-            prepare: async () => {
-              await rm(untarred, { recursive: true, force: true });
-              await mkdir(untarred);
-            },
-            run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
-          },
-        );
+          run: () =>
+            new Arcotheon({
+              home,
+              host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } },
+              remotes: [registry.remote('bench')],
+            }).install('bench/archive', { approve: () => true }),
+        };
+        const untarPrepare = async (): Promise<void> => {
+          await rm(untarred, { recursive: true, force: true });
+          await mkdir(untarred);
+        };
+        const install = await alternate(rounds, installRound, {
+          prepare: untarPrepare,
+          run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
+        });
         console.log(`  install/tar -xzf per round: ${install.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+        if (have('igzip')) {
+          const fastest = await alternate(rounds, installRound, {
+            prepare: untarPrepare,
+            run: () => execFileSync('tar', ['-I', 'igzip', '-xf', blobPath, '-C', untarred]),
+          });
+          report({
+            label: `install (median of ${rounds} alternating rounds), against the fastest decompressor here`,
+            value: fastest.ours,
+            unit: 's',
+            baseline: { label: 'tar -I igzip -x (ISA-L)', value: fastest.baseline },
+          });
+        } else console.log('  igzip is not installed: no tar -I igzip anchor (apt-get install isal)');
         report({
           label: `install from a file:// registry (median of ${rounds} alternating rounds)`,
           value: install.ours,
@@ -228,6 +258,15 @@ registerBench({
         baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
         target: 0.7,
       });
+      if (have('igzip')) {
+        const igzipSeconds = await best(runs, () => execFileSync('sh', ['-c', `igzip -dc "${pkg}" | sha256sum > /dev/null`]));
+        report({
+          label: 'verify (readPackage, no extraction), against the fastest decompressor here',
+          value: verifySeconds,
+          unit: 's',
+          baseline: { label: 'igzip -dc | sha256sum (ISA-L)', value: igzipSeconds },
+        });
+      } else console.log('  igzip is not installed: no igzip -dc anchor (apt-get install isal)');
       const extractSeconds = await best(runs, async () => {
         const target = join(work, 'extracted');
         await rm(target, { recursive: true, force: true });
