@@ -61,6 +61,9 @@ describe('adcap add on the command line', () => {
     // The user's own key is in their configuration folder, not in the repository.
     expect(await readdir(join(me, '.config', 'arcotheon'))).toEqual(['own-publisher-key.json']);
     expect((await readdir(repo)).sort()).toEqual(['.git', 'skills']);
+    expect((await run(['show', 'obra/superpowers'])).stdout).toMatch(
+      /installed: 0\.1\.0 \(sideloaded, added by you from file:\/\/.* at [0-9a-f]{12}\)/,
+    );
   });
 
   it('a .adcap file is installed with its own signature (unsigned: --allow-unsigned) and linked', async () => {

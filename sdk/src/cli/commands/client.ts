@@ -25,6 +25,7 @@ import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { installedView, type InstalledView } from '../installed-view.js';
 import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
+import { originText } from './add.js';
 
 /**
  * Registry client commands (DESIGN §8): `remote add|list|show|remove|update`, `search`, `show`.
@@ -373,7 +374,11 @@ function showLines(shown: Shown): string[] {
   const installed = shown.installed;
   if (installed !== null) {
     const source =
-      installed.source.kind === 'registry' ? `from remote ${installed.source.remote}` : `sideloaded from ${installed.source.file}`;
+      installed.source.kind === 'registry'
+        ? `from remote ${installed.source.remote}`
+        : installed.source.added !== undefined
+          ? `added by you from ${originText(installed.source.added)}` // docs/skills.md: the built file was temporary
+          : `sideloaded from ${installed.source.file}`;
     lines.push(`installed: ${installed.version} (${installed.status}, ${source})${installed.explicit ? '' : ', as a dependency'}`);
     lines.push(`  directory: ${installed.dir}`);
     lines.push(`  grants: ${installed.grants.join(', ') || 'none'}`);
