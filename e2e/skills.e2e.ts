@@ -17,7 +17,7 @@ beforeAll(async () => {
   await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-e2e-skills-'));
   env = { ...process.env, HOME: join(work, 'me'), ARCOTHEON_HOME: join(work, 'arcotheon') };
-  // issue 25: Claude Code is present through its own configuration file, not a folder.
+  // docs/skills.md: Claude Code is present through its own configuration file, not a folder.
   await mkdir(join(work, 'me', '.claude'), { recursive: true });
   await writeFile(join(work, 'me', '.claude', 'settings.json'), '{}\n');
 });

@@ -1,5 +1,5 @@
 /**
- * Three local git repositories shaped like the public skills repositories issue 25 names (written
+ * Three local git repositories shaped like the public skills repositories docs/skills.md names (written
  * here, no text copied): "superpowers" (skills/<name>/ with scripts, a CLAUDE.md and an AGENTS.md
  * symbolic link to it at the top), "agent-skills" (three skills whose folder differs from their
  * name, CLAUDE.md a link to AGENTS.md) and "skills" (one more mismatched folder, one description
