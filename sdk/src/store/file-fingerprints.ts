@@ -11,7 +11,8 @@
 import type { BigIntStats } from 'node:fs';
 import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { AdcapError } from '../errors.js';
+import type { AdcapError } from '../errors.js';
+import { reasonError } from '../surface-text.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
 import { hashFile, sha256Hex } from '../util/hash.js';
@@ -70,13 +71,19 @@ export async function recordFileFingerprints(home: HomeLayout, id: string, versi
   await writeJsonAtomic(home.fingerprintFile(id, version), { format: FORMAT, files } satisfies FingerprintFile);
 }
 
-function changed(id: string, version: string, path: string, what: string, code: 'E_HASH' | 'E_UNLISTED' | 'E_MISSING'): AdcapError {
-  return new AdcapError(
-    code,
-    `The installed file ${path} of ${id}@${version} ${what} after it was installed, so its tools do not run; ` +
-      `repair the install with "adcap doctor --fix" (or the app's Health screen), or reinstall ${id}.`,
-    { details: { id, version, path, reason: 'install-changed' } },
-  );
+/**
+ * Its tools do not run; how to repair it depends on where the message is read (surface-text.ts:
+ * arc.doctor({ fix: true }) for the SDK, "adcap doctor --fix" for the CLI, Repair on Health in the UI).
+ */
+function changed(
+  id: string,
+  version: string,
+  path: string,
+  how: 'changed' | 'added' | 'removed',
+  code: 'E_HASH' | 'E_UNLISTED' | 'E_MISSING',
+): AdcapError {
+  const what = how === 'added' ? `The set of installed files (${path} was added)` : `The installed file ${path}`;
+  return reasonError('installed-files-changed', { id, version, path, what }, { code });
 }
 
 /**
@@ -92,14 +99,14 @@ export async function checkInstalledFiles(home: HomeLayout, id: string, version:
   const recorded = await readRecord(recordPath);
   const listed = new Set(manifest.files.map((f) => f.path));
   const unlisted = await firstUnlisted(dir, '', listed);
-  if (unlisted !== null) throw changed(id, version, unlisted, 'was added', 'E_UNLISTED');
+  if (unlisted !== null) throw changed(id, version, unlisted, 'added', 'E_UNLISTED');
   const current: Record<string, string> = {};
   const toHash: Manifest['files'] = [];
   await Promise.all(
     manifest.files.map(async (file) => {
       const info = await lstat(join(dir, file.path), { bigint: true }).catch(() => null);
-      if (info === null) throw changed(id, version, file.path, 'was removed', 'E_MISSING');
-      if (!info.isFile()) throw changed(id, version, file.path, 'was replaced by something that is not a regular file', 'E_HASH');
+      if (info === null) throw changed(id, version, file.path, 'removed', 'E_MISSING');
+      if (!info.isFile()) throw changed(id, version, file.path, 'changed', 'E_HASH');
       current[file.path] = fingerprintOf(info);
       if (recorded[file.path] !== current[file.path]) toHash.push(file);
     }),
@@ -110,7 +117,7 @@ export async function checkInstalledFiles(home: HomeLayout, id: string, version:
     for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
       const actual = await contentOf(join(dir, file.path), file.size);
       if (actual === null || actual.size !== file.size || actual.sha256 !== file.sha256)
-        throw changed(id, version, file.path, 'was changed', 'E_HASH');
+        throw changed(id, version, file.path, 'changed', 'E_HASH');
     }
   };
   await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, queue.length) }, hashOne));
@@ -150,7 +157,7 @@ export async function checkRunFiles(view: InstalledView, id: string, version: st
     const depManifest = await view.readInstalledManifest(dep, state.active);
     const expected = state.versions[state.active]?.manifestSha256;
     if (expected !== undefined && manifestDigest(depManifest) !== expected) {
-      throw changed(dep, state.active, 'capability.json', 'was changed', 'E_HASH');
+      throw changed(dep, state.active, 'capability.json', 'changed', 'E_HASH');
     }
     const check = await checkInstalledFiles(view.home, dep, state.active, depManifest);
     total.files += check.files;

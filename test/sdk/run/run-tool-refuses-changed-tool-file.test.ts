@@ -7,6 +7,7 @@ import { chmod, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
+import { surfaceMessage, uiNextStep } from '../../../sdk/src/surface-text.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { checkInstalledFiles } from '../../../sdk/src/store/file-fingerprints.js';
 import { nodeTool, RunHome, rejectionOf } from './run-fixture.js';
@@ -51,9 +52,13 @@ describe('a run checks the installed files against the signed manifest', () => {
     const { id, dir } = await installed();
     await overwrite(join(dir, 'tools', 'echo.mjs'), EVIL);
     const error = await rejectionOf(runTool(arc, id, 'echo', {}));
-    expect(error).toMatchObject({ code: 'E_HASH', details: { id, path: 'tools/echo.mjs', reason: 'install-changed' } });
+    expect(error).toMatchObject({ code: 'E_HASH', details: { id, path: 'tools/echo.mjs', reason: 'installed-files-changed' } });
     expect(error.message).toContain('tools/echo.mjs');
-    expect(error.message).toContain('adcap doctor --fix');
+    // Each surface names its own repair: the SDK call, the CLI's command (what adcap prints), the UI's button.
+    expect(error.message).toContain('arc.doctor({ fix: true })');
+    expect(surfaceMessage(error, 'cli')).toContain('repair it with "adcap doctor --fix"');
+    expect(surfaceMessage(error, 'cli')).toContain(`tools/echo.mjs of ${id}`);
+    expect(uiNextStep(error)).toContain('Repair on the Health screen');
     const month = new Date().toISOString().slice(0, 7);
     const lines = (await readFile(join(arc.home.auditDir, `${month}.jsonl`), 'utf8')).trim().split('\n');
     expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ capability: id, outcome: 'error', errorCode: 'E_HASH' });
