@@ -9,6 +9,7 @@ import * as add from './commands/add.js';
 import * as agents from './commands/agents.js';
 import * as authoring from './commands/authoring.js';
 import * as client from './commands/client.js';
+import * as importing from './commands/import.js';
 import * as lifecycle from './commands/lifecycle.js';
 import * as policy from './commands/policy.js';
 import * as registry from './commands/registry.js';
@@ -73,6 +74,7 @@ export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext
   agents.register(program, ctx);
   add.register(program, ctx);
   secrets.register(program, ctx);
+  importing.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.

@@ -183,6 +183,47 @@ export async function driveMcpTool(
 ): Promise<{ output: Record<string, unknown>; stderr: string }> {
   if (!isMcpRuntime(tool.runtime)) throw new Error('driveMcpTool: not an mcp tool');
   const mcpName = tool.runtime.tool;
+  const { value, stderr } = await mcpSession(wrapped, o, async (client, requestOptions, setStep) => {
+    const listed = await listAll(client, requestOptions, o.label);
+    checkListedTool(tool, listed, o.label);
+    setStep('tools/call');
+    const result = await client.callTool({ name: mcpName, arguments: input }, CallToolResultSchema, requestOptions);
+    return outputOfResult(result as CallToolResult, o.label);
+  });
+  return { output: value, stderr };
+}
+
+/** Every tool the wrapped server lists (MCP Bundle import asks a server that declares none). */
+export async function listMcpServerTools(wrapped: WrappedCommand, o: McpDriveOptions): Promise<{ tools: McpTool[]; stderr: string }> {
+  const { value, stderr } = await mcpSession(wrapped, o, (client, requestOptions) => listAll(client, requestOptions, o.label));
+  return { tools: value, stderr };
+}
+
+type RequestOptions = { timeout: number; signal?: AbortSignal };
+
+async function listAll(client: Client, requestOptions: RequestOptions, label: string): Promise<McpTool[]> {
+  const listed: McpTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page === MAX_LIST_PAGES) {
+      throw new AdcapError('E_PROTOCOL', `The MCP server of ${label} answered tools/list with more than ${MAX_LIST_PAGES} pages.`);
+    }
+    const answer = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions);
+    listed.push(...answer.tools);
+    cursor = answer.nextCursor;
+    if (cursor === undefined) return listed;
+  }
+}
+
+/**
+ * Spawns the wrapped server, connects the official client (initialize, then tools/list as step),
+ * runs `work`, and stops the server with every process it started, whatever happened.
+ */
+async function mcpSession<T>(
+  wrapped: WrappedCommand,
+  o: McpDriveOptions,
+  work: (client: Client, requestOptions: RequestOptions, setStep: (step: Step) => void) => Promise<T>,
+): Promise<{ value: T; stderr: string }> {
   const child = spawn(wrapped.command, wrapped.args, {
     env: wrapped.env,
     ...(wrapped.cwd === undefined ? {} : { cwd: wrapped.cwd }),
@@ -240,30 +281,18 @@ export async function driveMcpTool(
   const client = new Client(o.clientInfo ?? { name: 'arcotheon', version: '1.0.0' }, { capabilities: {} });
   // The run's own timer decides; the client's per-request timeout only must not come first.
   const requestOptions = { timeout: o.timeoutMs + 60_000, ...(o.signal === undefined ? {} : { signal: o.signal }) };
-  const work = (async () => {
+  const working = (async () => {
     await client.connect(transport, requestOptions);
     step = 'tools/list';
-    const listed: McpTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page === MAX_LIST_PAGES) {
-        throw new AdcapError('E_PROTOCOL', `The MCP server of ${o.label} answered tools/list with more than ${MAX_LIST_PAGES} pages.`);
-      }
-      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions);
-      listed.push(...answer.tools);
-      cursor = answer.nextCursor;
-      if (cursor === undefined) break;
-    }
-    checkListedTool(tool, listed, o.label);
-    step = 'tools/call';
-    const result = await client.callTool({ name: mcpName, arguments: input }, CallToolResultSchema, requestOptions);
-    return outputOfResult(result as CallToolResult, o.label);
+    return work(client, requestOptions, (next) => {
+      step = next;
+    });
   })();
-  work.catch(() => undefined);
-  let output: Record<string, unknown> | undefined;
+  working.catch(() => undefined);
+  let output: T | undefined;
   let error: AdcapError | undefined;
   try {
-    output = await Promise.race([work, failure]);
+    output = await Promise.race([working, failure]);
   } catch (caught) {
     error = isAdcapError(caught)
       ? caught
@@ -294,5 +323,5 @@ export async function driveMcpTool(
       details: { ...error.details, stderr: tail.text, stderrTruncated: tail.truncated },
     });
   }
-  return { output: output as Record<string, unknown>, stderr: tail.text };
+  return { value: output as T, stderr: tail.text };
 }
