@@ -57,8 +57,8 @@ export function formatBytes(bytes: number): string {
 
 /**
  * Refuses a run whose tool data folder holds more than `quota` bytes: before the run (it does not
- * start) or after it (its result is not returned). E_LIMIT names the tool, the size, the quota,
- * the folder and the option that raises it.
+ * start) or after it (its result is not returned). E_LIMIT names the tool, the size, the quota and
+ * the folder, in words that fit every surface; `details.limit` names the option that raises it.
  */
 export async function checkToolDataQuota(
   dir: string,
@@ -72,8 +72,7 @@ export async function checkToolDataQuota(
   throw new AdcapError(
     'E_LIMIT',
     `The data of tool ${what.tool} of ${what.id} (storage:data) holds ${formatBytes(used)}, over its quota of ` +
-      `${formatBytes(quota)}, ${verdict} until files are removed from ${dir} or the host raises the quota ` +
-      '(ArcotheonOptions limits.toolDataBytes).',
+      `${formatBytes(quota)}, ${verdict} until files are removed from ${dir}.`,
     { details: { id: what.id, tool: what.tool, used, quota, limit: 'toolDataBytes' } },
   );
 }
