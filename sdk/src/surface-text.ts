@@ -54,7 +54,8 @@ const REASON_TEXT: Record<ErrorReason, ReasonText> = {
       `${text(d['packages'])} is ${text(d['trust'])}; installing it needs your explicit extra confirmation ` +
       '(pass allowUnsigned: true to install()).',
     cli: (d) =>
-      `${text(d['packages'])} is ${text(d['trust'])}; installing it needs your explicit extra confirmation: run again with --allow-unsigned.`,
+      `${text(d['packages'])} is ${text(d['trust'])}; installing it needs your explicit extra confirmation: ` +
+      'run again with --allow-unsigned.',
     ui: (d) => `${text(d['packages'])} is ${text(d['trust'])}, so it needs your explicit confirmation before it is installed.`,
     uiNext: 'Tick "I trust this file" in the install dialog only if you made it or fully trust where it came from.',
   },

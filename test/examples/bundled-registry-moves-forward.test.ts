@@ -72,7 +72,7 @@ describe('the bundled registry rebuilt under a home that uses it', () => {
     expect((await arc.list()).map((c) => c.id)).toEqual(['acme/csv-summary']);
   }, 120_000);
 
-  it('moved forward past the home: the stored copy is out of date, not a rollback; doctor reports it and --fix reads it again', async () => {
+  it('moved forward past the home: the stored copy is out of date, not a rollback; doctor reports it, --fix reads it', async () => {
     const home = join(temp, 'home-forward');
     const old = await pin();
     await app(home, old).search('csv');

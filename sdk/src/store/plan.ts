@@ -131,7 +131,8 @@ export function finishPlan(
         .map(
           (item) =>
             `${item.id} ${item.version} cannot be installed here: it needs a licence` +
-            `${item.entitlement === undefined ? '' : ` (${item.entitlement})`} from its publisher, and there is no sign-in here to obtain one.`,
+            `${item.entitlement === undefined ? '' : ` (${item.entitlement})`} from its publisher, ` +
+            'and there is no sign-in here to obtain one.',
         );
   const plan: Plan = { items, versions, newPermissions, downloadSize, warnings, blockers, report: { lines: [] }, digest };
   plan.report.lines = reportLines(plan);

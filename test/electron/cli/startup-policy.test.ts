@@ -61,7 +61,7 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
         blocked: ['acme/banned'],
       }),
     );
-    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md). no built-in registry: the test's own registry (or none) is the only one; a user's run starts on the bundled examples.
+    // Not a user's run: no built-in registry, and the policy under test (a user's comes from the system file, docs/admin.md).
     const ui = await startUiProcess({ args: ['--home', home], env: { ARCOTHEON_POLICY: policyFile, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
     try {
       const status = await appliedStatus(ui.port, ui.cookie);
@@ -95,7 +95,7 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
     await writeFile(policyFile, '{"policy": 1, "sideloading": false}');
     const home = join(work, 'home-invalid');
     const logged: string[] = [];
-    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md). no built-in registry: the test's own registry (or none) is the only one; a user's run starts on the bundled examples.
+    // Not a user's run: no built-in registry, and the policy under test (a user's comes from the system file, docs/admin.md).
     const ui = await startUi({ home, port: 0, open: false, env: { ARCOTHEON_POLICY: policyFile, ARCOTHEON_EMBEDDED_REGISTRY: '' } }, (m) =>
       logged.push(m),
     );

@@ -50,7 +50,7 @@ async function session(
   const run = (argv: string[]): Promise<CliRun> =>
     adcap([...argv, '--home', home], {
       cwd: work,
-      // Not a user's run: no built-in registry, so the test's own (or none) is the only one. the organisation policy under test; a user's comes from the administrator's system file (docs/admin.md).
+      // Not a user's run: the policy under test, and no built-in registry, so the test's own (or none) is the only one.
       env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ARCOTHEON_POLICY: path, PATH: process.env.PATH },
     });
   return { run, setPolicy };

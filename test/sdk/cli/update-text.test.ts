@@ -19,7 +19,7 @@ describe('adcap update', () => {
     ]);
     const home = join(await reg.newHome(), 'home');
     const run = (...argv: string[]): ReturnType<typeof adcap> =>
-      // Not a user's run: a temporary home instead of the user's own. no built-in registry: the test's own registry (or none) is the only one; a user's run starts on the bundled examples.
+      // Not a user's run: no built-in registry, and a temporary home instead of the user's own.
       adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
     expect((await run('remote', 'add', 'test', reg.registry.v1Url, '--root-key', reg.registry.rootKey.publicKey)).code).toBe(0);
     expect((await run('install', 'acme/lib@1.0.0', 'acme/app', '--yes')).code).toBe(0);
@@ -50,7 +50,7 @@ describe('adcap update', () => {
     ]);
     const home = join(await reg.newHome(), 'home');
     const run = (...argv: string[]): ReturnType<typeof adcap> =>
-      // Not a user's run: a temporary home instead of the user's own. no built-in registry: the test's own registry (or none) is the only one; a user's run starts on the bundled examples.
+      // Not a user's run: no built-in registry, and a temporary home instead of the user's own.
       adcap(argv, { cwd: '/', env: { ARCOTHEON_HOME: home, ARCOTHEON_EMBEDDED_REGISTRY: '' } });
     expect((await run('remote', 'add', 'test', reg.registry.v1Url, '--root-key', reg.registry.rootKey.publicKey)).code).toBe(0);
     expect((await run('install', 'acme/bad@1.0.0', 'acme/lib', '--yes')).code).toBe(0);
