@@ -17,6 +17,7 @@ export type Surface = 'cli' | 'ui' | 'sdk';
 /** The causes whose advice differs per surface, each with the code it is raised with by default. */
 export const ERROR_REASONS = {
   'disabled-by-user': 'E_DISABLED',
+  'disabled-not-linked': 'E_DISABLED',
   'unsigned-needs-confirmation': 'E_DENIED',
   'entitlement-without-authorizer': 'E_ENTITLEMENT',
   'remote-never-read': 'E_NOT_FOUND',
@@ -48,6 +49,15 @@ const REASON_TEXT: Record<ErrorReason, ReasonText> = {
     cli: (d) => `${text(d['id'])} is disabled, so its tools do not run. Enable it with "adcap enable ${text(d['id'])}".`,
     ui: (d) => `${text(d['id'])} is switched off, so its tools do not run.`,
     uiNext: 'Switch it on with Enabled on the Installed screen, then run again.',
+  },
+  'disabled-not-linked': {
+    sdk: (d) =>
+      `${text(d['id'])} is disabled, so its skills are not linked into agents; enable it with arc.enable("${text(d['id'])}") first.`,
+    cli: (d) =>
+      `${text(d['id'])} is disabled, so its skills are not linked into agents; ` +
+      `enable it with "adcap enable ${text(d['id'])}" first (its earlier links come back then).`,
+    ui: (d) => `${text(d['id'])} is switched off, so its skills are not linked into agents.`,
+    uiNext: 'Switch it on with Enabled on the Installed screen; its earlier links come back then.',
   },
   'unsigned-needs-confirmation': {
     sdk: (d) =>

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addCapability, addedOrigin, updateAdded, type AddPlan, type AddResult } from '../../add/add.js';
 import { userConfigDir } from '../../add/own-key.js';
+import { addMcpBundle } from './import.js';
 import { AdcapError } from '../../errors.js';
 import { readPackage } from '../../format/package-read.js';
 import { skillProgramsSentence } from '../../format/skill-repo.js';
@@ -29,6 +30,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--agent <agent>', `link into this agent only (repeatable): ${AGENT_IDS.join(', ')}`, collect, [] as string[])
     .option('--no-link', 'install without linking into any agent')
     .option('--allow-unsigned', 'for a .adcap file: confirm installing it unsigned or signed by an unknown key')
+    .option(
+      '--allow-net <host>',
+      'for a .mcpb file: a host its server may connect to (repeatable); none: any server',
+      collect,
+      [] as string[],
+    )
+    .option('--no-net', 'for a .mcpb file: its server needs no network')
     .option('-y, --yes', 'approve the plan without asking')
     .action(async (source: string, opts: AddFlags) => {
       for (const agent of opts.agent) agentDefinition(agent);
@@ -44,6 +52,14 @@ export function register(program: Command, ctx: CliContext): void {
           .map((f) => `~/${f.folder} (read by ${agentNames(f.serves)})`)
           .join(', ')}`;
       };
+      if (/\.mcpb$/i.test(source) && !/^[a-z]+:\/\//i.test(source)) {
+        // An MCP Bundle is imported (docs/spec/mcp-runtime.md), signed with your own key, then added as its package.
+        const configDir = userConfigDir(ctx.io.platform, ctx.io.env, userHome);
+        await addMcpBundle(ctx, ctx.resolvePath(source), opts, configDir, (file) =>
+          addPackageFile(ctx, arc, file, { ...opts, id: undefined, link: false, allowUnsigned: true }, presence, linkLine),
+        );
+        return;
+      }
       if (/\.adcap$/i.test(source) && !/^[a-z]+:\/\//i.test(source)) {
         await addPackageFile(ctx, arc, ctx.resolvePath(source), opts, presence, linkLine);
         return;
@@ -54,7 +70,7 @@ export function register(program: Command, ctx: CliContext): void {
         ...(opts.id === undefined ? {} : { id: opts.id }),
         ...(opts.skill.length === 0 ? {} : { skills: opts.skill }),
         ...(opts.ref === undefined ? {} : { ref: opts.ref }),
-        // A test may point owner/repo at local repositories; a user's run goes to GitHub.
+        // docs/skills.md: owner/repo expands against GitHub, or a GitHub Enterprise server or mirror named here.
         ...(ctx.io.env.ARCOTHEON_GITHUB_URL === undefined ? {} : { githubBase: ctx.io.env.ARCOTHEON_GITHUB_URL }),
         approve: (plan) => ask(ctx, opts.yes === true, [...planLines(plan), linkLine()], 'Add'),
       });
@@ -85,6 +101,8 @@ interface AddFlags {
   link: boolean;
   allowUnsigned?: boolean;
   yes?: boolean;
+  allowNet: string[];
+  net: boolean;
 }
 
 /**

@@ -17,6 +17,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { reasonError } from '../../surface-text.js';
 import { AdcapError } from '../../errors.js';
 import { isIdPart } from '../../util/capability-id.js';
 import type { InstalledView } from '../store-view.js';
@@ -65,12 +66,7 @@ export async function linkSkillsLocked(arc: InstalledView, id: string, options: 
   const state = await arc.state(id);
   // Issue 17: a disabled capability's skills stay out of the agents until it is enabled again.
   if (state.disabled !== undefined) {
-    throw new AdcapError(
-      'E_DISABLED',
-      `${id} is disabled, so its skills are not linked into agents; ` +
-        `enable it with "adcap enable ${id}" first (its earlier links come back then).`,
-      { details: { id } },
-    );
+    throw reasonError('disabled-not-linked', { id });
   }
   const manifest = await arc.readInstalledManifest(id, state.active);
   const skills = (manifest.skills ?? []).map((s) => lastSegment(s.path));
