@@ -12,7 +12,7 @@ export { readArchive, type ArchiveSummary, type ReadArchiveOptions } from './for
 export type { ArchiveEntryHeader, ArchiveVisitor } from './format/archive/tar-parser.js';
 export { checkEntryPath } from './format/archive/entry-path.js';
 export { SKILL_RULES } from './format/skills.js';
-export { toolDataUsage } from './run/tool-data.js';
+export { toolDataUsage } from './store/tool-data.js';
 export { skillProblemFixes, type SkillProblemFix } from './format/skills.js';
 export { isSkillProgram, skillProgramsOf, skillProgramsSentence, sourceFileWarnings } from './format/skill-repo.js';
 export { parseTemplatePath, templatePaths, WORKFLOW_RULES } from './format/workflow-doc.js';

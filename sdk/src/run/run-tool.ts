@@ -36,7 +36,7 @@ import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js'
 import { assertMatches } from './schemas.js';
 import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
 import { checkWorkspace } from './workspace.js';
-import { checkToolDataQuota, DEFAULT_TOOL_DATA_QUOTA } from './tool-data.js';
+import { checkToolDataQuota, DEFAULT_TOOL_DATA_QUOTA } from '../store/tool-data.js';
 
 /** spec §7: the default timeout. */
 const DEFAULT_TIMEOUT_MS = 30_000;

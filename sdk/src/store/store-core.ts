@@ -9,7 +9,7 @@ import { ContentCache } from '../cache/content-cache.js';
 import type { SourcePolicy } from '../cache/source-policy.js';
 import { isAdcapError } from '../errors.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
-import { DEFAULT_TOOL_DATA_QUOTA } from '../run/tool-data.js';
+import { DEFAULT_TOOL_DATA_QUOTA } from './tool-data.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { hostPlatform } from '../resolve/compat.js';
 import { detectRuntimes } from '../resolve/runtimes.js';
@@ -83,7 +83,7 @@ export class StoreCore implements InstalledView, PolicyView {
     return this.options.limits?.keepVersions ?? 2;
   }
 
-  /** The quota of each tool's `storage:data` folder in bytes (run/tool-data.ts). */
+  /** The quota of each tool's `storage:data` folder in bytes (tool-data.ts). */
   get toolDataQuota(): number {
     return this.options.limits?.toolDataBytes ?? DEFAULT_TOOL_DATA_QUOTA;
   }

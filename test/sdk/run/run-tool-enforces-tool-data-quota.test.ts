@@ -6,7 +6,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
-import { DEFAULT_TOOL_DATA_QUOTA, formatBytes, toolDataUsage } from '../../../sdk/src/run/tool-data.js';
+import { DEFAULT_TOOL_DATA_QUOTA, formatBytes, toolDataUsage } from '../../../sdk/src/store/tool-data.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, RunHome, rejectionOf } from './run-fixture.js';
 
