@@ -88,8 +88,66 @@ export class AdcapError extends Error {
   }
 }
 
-/** Whether `value` is an AdcapError (of `code`, when given). */
-export function isAdcapError(value: unknown, code?: ErrorCode): value is AdcapError {
+/**
+ * The `details` of the codes a host acts on (DESIGN §9), field by field. Every field is optional:
+ * a detail is there when the SDK knew it where it failed (a workflow step adds `step`).
+ */
+export interface ErrorDetailsByCode {
+  /** Platform, agent or runtime excludes this host. */
+  E_INCOMPATIBLE: {
+    /** The capability (and version) refused. */
+    id?: string;
+    version?: string;
+    /** This host's platform, and the platforms a tool supports. */
+    platform?: string;
+    platforms?: readonly string[];
+    /** From a resolution: every needed capability this host cannot run, with the reason. */
+    incompatible?: ReadonlyArray<{ id: string; version: string; reason: string }>;
+    step?: string;
+  };
+  /** The organisation's policy forbids this. */
+  E_POLICY: {
+    /** The policy rule that refused it, and the policy file. */
+    rule?: string;
+    path?: string;
+    step?: string;
+  };
+  /** Something Arcotheon did not make is where a skill link would go. */
+  E_CONFLICT: {
+    collisions?: ReadonlyArray<{ skill: string; path: string; owner: string }>;
+    /** The ways out a caller can offer: link under another name, skip it, unlink the other. */
+    options?: ReadonlyArray<'as' | 'skip' | 'unlink'>;
+  };
+  /** The tool needs permissions the user has not granted. */
+  E_NOT_GRANTED: {
+    /** The grants (`id[:scope]`) that are missing. */
+    missing?: readonly string[];
+    step?: string;
+  };
+  /** The host's authorize or checkTier callback denied access. */
+  E_ENTITLEMENT: {
+    id?: string;
+    tier?: string;
+    access?: string;
+    /** What was being fetched when the authoriser said no. */
+    kind?: 'package' | 'resource';
+    step?: string;
+  };
+}
+
+/** The details of an error of `code`: typed for the codes of ErrorDetailsByCode, a plain record otherwise. */
+export type ErrorDetails<C extends ErrorCode> = C extends keyof ErrorDetailsByCode
+  ? Readonly<ErrorDetailsByCode[C]> & Readonly<Record<string, unknown>>
+  : Readonly<Record<string, unknown>>;
+
+/** An AdcapError known to carry `code`, with that code's details (what isAdcapError(e, code) narrows to). */
+export type AdcapErrorOf<C extends ErrorCode> = AdcapError & { readonly code: C; readonly details: ErrorDetails<C> };
+
+/**
+ * Whether `value` is an AdcapError (of `code`, when given). With a code it narrows `details` too:
+ * `if (isAdcapError(e, 'E_NOT_GRANTED')) ask(e.details.missing)`.
+ */
+export function isAdcapError<C extends ErrorCode = ErrorCode>(value: unknown, code?: C): value is AdcapErrorOf<C> {
   return value instanceof AdcapError && (code === undefined || value.code === code);
 }
 

@@ -5,7 +5,16 @@
  * differ; `npm run api:update` rewrites the report). Building blocks the SDK's own command, the
  * Arcotheon app and the tests use are in ./internal.ts (`@arcotheon/sdk/internal`), without that promise.
  */
-export { AdcapError, ERROR_CODES, isAdcapError, type AdcapErrorOptions, type ErrorCode } from './errors.js';
+export {
+  AdcapError,
+  ERROR_CODES,
+  isAdcapError,
+  type AdcapErrorOf,
+  type AdcapErrorOptions,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorDetailsByCode,
+} from './errors.js';
 export { canonicalJson, manifestDigest } from './format/canonical-json.js';
 export { parseStrictJson } from './format/strict-json.js';
 export type * from './format/manifest-types.js';
@@ -15,7 +24,8 @@ export { validateManifest } from './format/manifest.js';
 export { buildPackage, type BuildPackageOptions, type BuiltPackage } from './format/package-build.js';
 export { readPackage, type ReadPackage, type ReadPackageOptions } from './format/package-read.js';
 export { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './format/archive/limits.js';
-export type { Progress, ProgressListener } from './util/progress.js';
+export { PROGRESS_PHASES, type Progress, type ProgressListener, type ProgressPhase } from './util/progress.js';
+export { watchChanges, type ChangeEvent, type ChangeWatcher, type WatchChangesOptions } from './store/change-events.js';
 export { skillDocumentProblems, validateSkillDocument, type SkillFrontMatter } from './format/skills.js';
 export {
   findSkills,

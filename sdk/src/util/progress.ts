@@ -3,7 +3,7 @@
  * `total` within a named `phase` through an `onProgress` option.
  */
 export interface Progress {
-  phase: string;
+  phase: ProgressPhase;
   done: number;
   total?: number;
 }
@@ -12,11 +12,22 @@ export interface Progress {
 export type ProgressListener = (progress: Progress) => void;
 
 /**
+ * The phases the SDK reports: `download` (archives, resources, shards; bytes), `hash`, `read`,
+ * `verify` and `extract` (an archive being checked or unpacked; bytes), `write` (a package being
+ * built), `switch` (an install or update switching versions in; items), `resource` (a tool's
+ * resources being fetched before it runs; bytes) and `run` (the tool itself: 0, then 1 of 1).
+ */
+export const PROGRESS_PHASES = ['download', 'hash', 'read', 'verify', 'extract', 'write', 'switch', 'resource', 'run'] as const;
+
+/** One of PROGRESS_PHASES. */
+export type ProgressPhase = (typeof PROGRESS_PHASES)[number];
+
+/**
  * Wraps a listener so that a hot loop can call `report(done)` on every chunk while the listener
  * hears at most one update per `step` bytes (plus the final one from `finish`).
  */
 export function progressReporter(
-  phase: string,
+  phase: ProgressPhase,
   listener: ProgressListener | undefined,
   total?: number,
   step = 1 << 20,

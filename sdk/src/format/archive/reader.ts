@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { AdcapError, asAdcapError } from '../../errors.js';
 import { createSha256 } from '../../util/hash.js';
-import { progressReporter, type ProgressListener } from '../../util/progress.js';
+import { progressReporter, type ProgressListener, type ProgressPhase } from '../../util/progress.js';
 import { asGzipError, GzipMemberFramer } from './gzip.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import { TarParser, type ArchiveVisitor } from './tar-parser.js';
@@ -14,7 +14,7 @@ export interface ReadArchiveOptions {
   limits?: Partial<ArchiveLimits>;
   onProgress?: ProgressListener;
   /** Progress phase name (default "read"). */
-  phase?: string;
+  phase?: ProgressPhase;
   signal?: AbortSignal;
 }
 

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import type { ArchiveLimits } from '../../format/archive/limits.js';
 import { removeTree } from '../../util/fs-tree.js';
+import type { Progress } from '../../util/progress.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
@@ -75,7 +76,7 @@ export interface BlobFetcher {
     size: number;
     sources: string[];
     authorize?: Authorization;
-    onProgress?: (progress: { phase: string; done: number; total?: number }) => void;
+    onProgress?: (progress: Progress) => void;
     signal?: AbortSignal;
     what?: string;
     readerHashes?: boolean;
@@ -104,7 +105,7 @@ export interface DownloadOptions {
   cache: BlobFetcher;
   /** The host's authoriser, required for entitled archives (spec §12). */
   authorize?: AuthorizeFn;
-  onProgress?: (progress: { phase: string; done: number; total?: number }) => void;
+  onProgress?: (progress: Progress) => void;
   signal?: AbortSignal;
 }
 
