@@ -156,6 +156,18 @@ describe('adcap import of an MCP Bundle packed with the official mcpb CLI', () =
   }, 120_000);
 });
 
+describe('adcap add file.mcpb', () => {
+  it('imports the bundle, signs it with your own key, installs it, and its tools run', async () => {
+    const added = await cli(['add', packed, '--yes', '--id', 'me/fixture', '--allow-net', 'allowed.example']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain('signed with your own key');
+    expect(added.stderr).toContain('adcap secret set me/fixture API_KEY');
+    const echo = await cli(['run', 'me/fixture', 'echo', '--input', '{"text":"added"}', '--json']);
+    expect(echo.code, echo.stderr).toBe(0);
+    expect(JSON.parse(echo.stdout)).toMatchObject({ text: 'echo: added' });
+  }, 180_000);
+});
+
 describe('hostile MCP Bundles', () => {
   it('an unknown manifest_version is refused, naming the versions read', async () => {
     const file = join(h.root, 'future.mcpb');

@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { ownPublisherKey } from '../../add/own-key.js';
 import { describePermission, riskLevel } from '../../permissions/describe.js';
 import { importMcpBundle } from '../../run/mcpb-import.js';
 import { readKeyFile, type KeyFile } from '../../trust/keys.js';
@@ -67,4 +70,39 @@ export function register(program: Command, ctx: CliContext): void {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/**
+ * `adcap add file.mcpb` (docs/spec/mcp-runtime.md "MCP Bundles"): imports the bundle into a
+ * temporary package signed with the user's own publisher key (the key `adcap add` signs with),
+ * hands it to `add` (`addPackage`: the plan, the approval, the install), then says which values to
+ * give. The key is the user's, not a registry's, so the install takes it as an unknown signer.
+ */
+export async function addMcpBundle(
+  ctx: CliContext,
+  bundle: string,
+  opts: { id?: string; allowNet?: string[]; net?: boolean },
+  configDir: string,
+  addPackage: (file: string) => Promise<void>,
+): Promise<void> {
+  const own = await ownPublisherKey(configDir);
+  const work = await mkdtemp(path.join(os.tmpdir(), 'adcap-add-mcpb-'));
+  try {
+    const imported = await importMcpBundle(bundle, {
+      out: path.join(work, 'bundle.adcap'),
+      keys: [own.key],
+      allowNet: opts.allowNet ?? [],
+      noNet: opts.net === false,
+      ...(opts.id === undefined ? {} : { id: opts.id }),
+    });
+    ctx.output.note(`imported the MCP Bundle ${bundle} as ${imported.manifest.id}, signed with your own key ${own.file}`);
+    await addPackage(imported.out);
+    for (const i of imported.inputs) {
+      ctx.output.note(
+        `give ${i.sensitive ? 'the secret' : 'the setting'} "${i.title}" with: adcap secret set ${imported.manifest.id} ${i.variable}`,
+      );
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
 }
