@@ -30,8 +30,6 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--agent <agent>', `link into this agent only (repeatable): ${AGENT_IDS.join(', ')}`, collect, [] as string[])
     .option('--no-link', 'install without linking into any agent')
     .option('--allow-unsigned', 'for a .adcap file: confirm installing it unsigned or signed by an unknown key')
-    .option('--allow-net <host>', 'for a .mcpb file: a host its server may connect to (repeatable); none: any server', collect, [] as string[])
-    .option('--no-net', 'for a .mcpb file: its server needs no network')
     .option(
       '--allow-net <host>',
       'for a .mcpb file: a host its server may connect to (repeatable); none: any server',
