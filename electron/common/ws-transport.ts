@@ -177,23 +177,25 @@ export function connectReconnecting(options: ReconnectOptions): ReconnectingHost
   const stateListeners = new Set<(state: ConnectionState) => void>();
   let state: ConnectionState = { kind: 'connecting' };
   let current: HostSocket | null = null;
+  /** Counts the sockets opened so far: a call cut off by a drop waits for a later one. */
+  let generation = 0;
   let stopped = false;
   let wake: () => void = () => undefined;
   const connectedWaiters = new Set<() => void>();
 
+  const finished = (): boolean => state.kind === 'signed-out' || state.kind === 'closed';
   const setState = (next: ConnectionState): void => {
     state = next;
-    if (next.kind === 'connected' || next.kind === 'signed-out' || next.kind === 'closed') {
+    if (next.kind === 'connected' || finished()) {
       for (const done of [...connectedWaiters]) done();
       connectedWaiters.clear();
     }
     for (const listener of [...stateListeners]) listener(next);
   };
-  /** Resolves once connected again, or once no connection will come. */
-  const nextConnection = (): Promise<void> =>
-    state.kind === 'connected' || state.kind === 'signed-out' || state.kind === 'closed'
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => connectedWaiters.add(resolve));
+  /** Resolves once a socket newer than `after` is open, or once no connection will come. */
+  const connectionAfter = async (after: number): Promise<void> => {
+    while (generation <= after && !finished()) await new Promise<void>((resolve) => connectedWaiters.add(resolve));
+  };
 
   const loop = async (): Promise<void> => {
     let attempt = 0;
@@ -203,6 +205,7 @@ export function connectReconnecting(options: ReconnectOptions): ReconnectingHost
       if (socket !== null) {
         if (stopped) return socket.close();
         current = socket;
+        generation++;
         const unsubscribe = socket.subscribe((event) => {
           for (const listener of [...listeners]) listener(event);
         });
@@ -213,6 +216,7 @@ export function connectReconnecting(options: ReconnectOptions): ReconnectingHost
         unsubscribe();
         current = null;
         if (stopped) return;
+        setState({ kind: 'reconnecting', attempt: 0, retryInMs: 0, serverAnswers: true });
       }
       const status = await options.session();
       if (stopped) return;
@@ -234,16 +238,19 @@ export function connectReconnecting(options: ReconnectOptions): ReconnectingHost
   const call: CallFn = async (method, args) => {
     for (;;) {
       const socket = current;
-      if (socket === null) {
-        if (method !== 'operations.wait' || state.kind === 'signed-out' || state.kind === 'closed')
-          return { ok: false, error: NOT_CONNECTED };
-        await nextConnection();
+      const used = generation;
+      if (socket === null || !socket.isOpen()) {
+        // Only a wait is held until the next socket (the operation runs on in the host).
+        if (method !== 'operations.wait' || finished()) return { ok: false, error: NOT_CONNECTED };
+        await connectionAfter(used);
+        if (generation === used) return { ok: false, error: NOT_CONNECTED };
         continue;
       }
       const result = await socket.call(method, args);
       // A wait cut off by a drop is asked again on the next socket; the operation kept running.
       if (!result.ok && !socket.isOpen() && method === 'operations.wait' && !stopped) {
-        await nextConnection();
+        await connectionAfter(used);
+        if (generation === used) return result;
         continue;
       }
       return result;

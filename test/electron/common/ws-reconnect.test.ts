@@ -1,7 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon } from '@arcotheon/sdk';
+import { Arcotheon, buildSignedPackage, publishPackage } from '@arcotheon/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../../../electron/common/ws-transport.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { startWebHost, type WebHost } from '../../../electron/web.js';
+import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { followSignIn, signIn } from '../../helpers/ui-process.js';
 
 /**
@@ -46,12 +47,17 @@ function client(web: WebHost, cookie: string): ReconnectingHost {
   return host;
 }
 
-function until(host: ReconnectingHost, kind: ConnectionState['kind'], ms = 10_000): Promise<ConnectionState> {
+function until(
+  host: ReconnectingHost,
+  kind: ConnectionState['kind'],
+  ms = 10_000,
+  also: (state: ConnectionState) => boolean = () => true,
+): Promise<ConnectionState> {
   return new Promise((resolve, reject) => {
-    if (host.state().kind === kind) return resolve(host.state());
+    if (host.state().kind === kind && also(host.state())) return resolve(host.state());
     const timer = setTimeout(() => reject(new Error(`still ${host.state().kind}, not ${kind}, after ${ms} ms`)), ms);
     const stop = host.onState((state) => {
-      if (state.kind !== kind) return;
+      if (state.kind !== kind || !also(state)) return;
       clearTimeout(timer);
       stop();
       resolve(state);
@@ -71,7 +77,8 @@ describe('the reconnecting browser client', () => {
 
     await running.web.close();
     await running.service.close();
-    const down = await until(host, 'reconnecting');
+    // At once "reconnecting"; once the server is found not to answer, it says so.
+    const down = await until(host, 'reconnecting', 10_000, (s) => s.kind === 'reconnecting' && !s.serverAnswers);
     expect(down).toMatchObject({ kind: 'reconnecting', serverAnswers: false });
     // While down, a call says so in words instead of hanging.
     expect(await host.call('workspaces.list', [])).toMatchObject({
@@ -118,5 +125,80 @@ describe('the reconnecting browser client', () => {
     await until(host, 'signed-out');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(states).toEqual(['signed-out']);
+  });
+});
+
+describe('an operation the page waits for while the socket drops', () => {
+  it('is waited for again on the next socket, and its result arrives', async () => {
+    const reg = await LifecycleRegistry.create();
+    await reg.registry.addPublisher('acme');
+    const src = await mkdtemp(join(tmpdir(), 'adcap-ws-slow-src-'));
+    await mkdir(join(src, 'tools'));
+    // Answers after 1.5 s: long enough for the socket to drop while the page waits.
+    await writeFile(
+      join(src, 'tools', 'slow.mjs'),
+      // spec §7: one JSON line with the result.
+      "process.stdin.once('data', () => setTimeout(() => process.stdout.write(JSON.stringify({ type: 'result', output: { done: true } }) + '\\n'), 1500));\n",
+    );
+    await writeFile(
+      join(src, 'capability.json'),
+      JSON.stringify({
+        adcap: '1.0',
+        id: 'acme/slow',
+        version: '1.0.0',
+        name: 'Slow',
+        summary: 'A tool that takes its time.',
+        compat: { agents: { arcotheon: '*' } },
+        tools: [
+          {
+            name: 'slow',
+            description: 'Waits, then answers.',
+            runtime: { type: 'node', entry: 'tools/slow.mjs' },
+            inputSchema: { type: 'object' },
+          },
+        ],
+      }),
+    );
+    const out = join(src, '..', `slow-${Date.now()}.adcap`);
+    await buildSignedPackage(src, { out, keys: [reg.registry.keyOf('acme')] });
+    await publishPackage(reg.registry.dir, out);
+    await reg.registry.build();
+    const home = await mkdtemp(join(tmpdir(), 'adcap-ws-slow-home-'));
+    const service = createHostService(new Arcotheon(reg.options(home)));
+    const web = await startWebHost({ service });
+    cleanup.push(async () => {
+      await web.close();
+      await service.close();
+    });
+    const plan = await service.api.installs.plan('acme/slow');
+    if (!plan.ok) throw new Error(plan.error.message);
+    const installed = await service.api.operations.wait(
+      await service.api.installs.install('acme/slow', { approvedDigest: plan.value.digest }),
+    );
+    if (!installed.ok) throw new Error(installed.error.message);
+
+    const cookie = await signIn(web.signInUrl());
+    const sockets: WebSocket[] = [];
+    const host = connectReconnecting({
+      url: apiUrl(web.origin),
+      create: (url) => {
+        const ws = new WebSocket(url, { origin: web.origin, headers: { Cookie: cookie } });
+        sockets.push(ws);
+        return ws as unknown as WebSocketLike;
+      },
+      session: () => sessionStatus(web.origin, (url) => fetch(url, { headers: { Cookie: cookie } })),
+      delays: [50],
+    });
+    cleanup.push(() => host.close());
+    await until(host, 'connected');
+    const started = await host.call('run.tool', ['acme/slow', 'slow', {}]);
+    if (!started.ok) throw new Error(started.error.message);
+    const waited = host.call('operations.wait', [(started.value as { operation: string }).operation]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The network drops under the page (the server is fine).
+    sockets.at(-1)?.terminate();
+    expect(await waited).toMatchObject({ ok: true, value: { ok: true, value: { output: { done: true } } } });
+    expect(sockets.length).toBeGreaterThan(1);
+    expect(host.state()).toEqual({ kind: 'connected', reconnected: true });
   });
 });
