@@ -204,7 +204,7 @@ const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
  * (meta-schema-validator.generated.ts, Ajv's own code with this instance's options); another
  * `$schema` goes to Ajv, which throws as compile would (an unknown one is refused).
  */
-function metaSchemaProblem(ajv: Ajv2020, schema: object): string | undefined {
+export function metaSchemaProblem(ajv: Ajv2020, schema: object): string | undefined {
   const declared = (schema as { $schema?: unknown }).$schema;
   if (declared !== undefined && declared !== DRAFT_2020_12) {
     ajv.validateSchema(schema, true);

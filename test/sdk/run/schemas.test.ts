@@ -72,3 +72,25 @@ describe('assertMatches', () => {
     );
   });
 });
+
+describe('a publisher schema that does not compile', () => {
+  // The meta-schema check runs ahead-of-time code (format/json-schema.ts metaSchemaProblem); the
+  // sentence is still the one a stock Ajv's compile gives.
+  it('is E_SCHEMA with the words of a stock Ajv compile, for draft 2020-12 and for another $schema', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const bad = [
+      { type: 'object', properties: { n: { type: 'integer', minimum: 'zero' } } },
+      { type: 'strin' },
+      { $schema: 'https://example.com/not-a-meta-schema', type: 'object' },
+    ];
+    for (const schema of bad) {
+      const stock = thrown(() => new Ajv2020({ strict: false }).compile(schema)).message.split('\n')[0];
+      const error = thrown(() => assertMatches(schema, {}, 'E_INPUT', 'The input of tool x', 'inputSchema'));
+      expect(error.code, JSON.stringify(schema)).toBe('E_SCHEMA');
+      expect(error.message).toBe(`The inputSchema of tool x cannot be compiled (${stock}); the publisher must fix it.`);
+    }
+    expect(() =>
+      assertMatches({ type: 'object', properties: { n: { minimum: 0 } } }, { n: 1 }, 'E_INPUT', 'x', 'inputSchema'),
+    ).not.toThrow();
+  });
+});
