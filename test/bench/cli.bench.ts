@@ -1,0 +1,246 @@
+/**
+ * `npm run bench -- cli`: what a person feels at the prompt, each command run as a child process
+ * of the built bin (sdk/dist/cli/bin.js, with its compile cache warm) side by side with its anchor
+ * in the same rounds (ours, then the anchor, BENCH_CLI_ROUNDS times, default 7), reporting
+ * min / median / max of both and the ratio of the medians, with the load average before and after:
+ *
+ *   adcap --version                        vs node -e 0                                  <= 2x
+ *   adcap list, a fresh home each round    vs node -e 0                                  <= 3x
+ *   adcap search pdf, 20,000 / 100,000     vs a node script that reads, JSON.parses and
+ *     capabilities (a remote added once)      filters the same catalogue file             <= 1.5x
+ *   adcap run of a trivial node tool       vs the same tool under plain node, fed the
+ *     (bubblewrap, nothing granted)           same call on stdin                          <= 2x
+ *
+ * BENCH_CLI_ROUNDS and BENCH_CLI_SEARCH_SIZES (default 20000,100000; empty for none) change the work.
+ *
+ * The catalogues are synthetic (test/bench/registry-scale-child.ts build), signed by a root key of
+ * their own and served over http on 127.0.0.1 while `adcap remote add` fetches them.
+ */
+import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { serveRegistry } from '../../sdk/src/registry/builder/serve.js';
+import { registerBench, type BenchResult } from './registry.js';
+
+const repo = join(import.meta.dirname, '..', '..');
+const BIN = join(repo, 'sdk', 'dist', 'cli', 'bin.js');
+const ROUNDS = Number(process.env['BENCH_CLI_ROUNDS'] ?? 7);
+const MiB = 1024 * 1024;
+
+interface Command {
+  label: string;
+  args: string[];
+  input?: string;
+  /** Runs untimed before the command, every round (a fresh home). */
+  prepare?: () => Promise<void>;
+  /** What stdout must hold, so a failing command is never timed as a fast one. */
+  expect: RegExp;
+}
+
+function runChild(command: Command): SpawnSyncReturns<string> {
+  const [file, ...args] = command.args;
+  const result = spawnSync(file!, args, {
+    encoding: 'utf8',
+    maxBuffer: 64 * MiB,
+    ...(command.input === undefined ? {} : { input: command.input }),
+  });
+  if (result.status !== 0 || !command.expect.test(result.stdout)) {
+    throw new Error(`${command.label} failed (${result.status}): ${result.stderr.slice(0, 2000)}${result.stdout.slice(0, 500)}`);
+  }
+  return result;
+}
+
+async function timed(command: Command): Promise<number> {
+  await command.prepare?.();
+  const started = process.hrtime.bigint();
+  runChild(command);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+const stats = (xs: number[]): { min: number; median: number; max: number } => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return { min: s[0] ?? 0, median: s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2, max: s.at(-1) ?? 0 };
+};
+
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+/** `ours` and `anchor` alternately, one untimed warm-up each (page cache, compile cache). */
+async function sideBySide(ours: Command, anchor: Command, target: number): Promise<BenchResult> {
+  await timed(ours);
+  await timed(anchor);
+  const a: number[] = [];
+  const b: number[] = [];
+  const before = load();
+  for (let i = 0; i < ROUNDS; i++) {
+    a.push(await timed(ours));
+    b.push(await timed(anchor));
+  }
+  const x = stats(a);
+  const y = stats(b);
+  const f = (s: { min: number; median: number; max: number }): string =>
+    `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)}`;
+  console.log(`  ${ours.label}: min/median/max ${f(x)} ms; ${anchor.label}: ${f(y)} ms; load ${before} -> ${load()}`);
+  return {
+    label: `${ours.label} (median of ${ROUNDS})`,
+    value: x.median,
+    unit: 'ms',
+    baseline: { label: anchor.label, value: y.median },
+    target,
+  };
+}
+
+const adcap = (home: string, ...args: string[]): string[] => [process.execPath, BIN, '--home', home, ...args];
+
+/** The anchor of search: read, JSON.parse and filter the catalogue, print the matches as adcap does (20 rows and a count). */
+const ANCHOR_SEARCH = `
+const { readFileSync } = require('node:fs');
+const [file, q] = process.argv.slice(1);
+const caps = JSON.parse(readFileSync(file, 'utf8')).payload.capabilities;
+const hits = [];
+for (const [id, c] of Object.entries(caps)) {
+  if (id.includes(q) || c.name.toLowerCase().includes(q) || c.summary.toLowerCase().includes(q) || c.keywords.some((k) => k.includes(q))) hits.push(id + '@' + c.latest + '  ' + c.name + ' - ' + c.summary);
+}
+process.stdout.write(hits.slice(0, 20).join('\\n') + '\\n... and ' + (hits.length - 20) + ' more\\n');
+`;
+
+async function buildCatalogue(count: number, dir: string): Promise<{ publicKey: string }> {
+  const result = spawnSync(
+    process.execPath,
+    ['--max-old-space-size=8192', '--import', 'tsx', join(import.meta.dirname, 'registry-scale-child.ts'), 'build', String(count), dir],
+    {
+      cwd: repo,
+      encoding: 'utf8',
+      maxBuffer: 16 * MiB,
+    },
+  );
+  if (result.status !== 0) throw new Error(`building a ${count}-entry catalogue failed: ${result.stderr}`);
+  await mkdir(join(dir, 'v1'), { recursive: true });
+  await copyFile(join(dir, 'catalog.json'), join(dir, 'v1', 'catalog.json'));
+  return JSON.parse(await readFile(join(dir, 'root.json'), 'utf8')) as { publicKey: string };
+}
+
+registerBench({
+  name: 'cli: start-up, list, search and run against plain node',
+  async run(report) {
+    const work = await mkdtemp(join(tmpdir(), 'adcap-cli-bench-'));
+    try {
+      console.log(`  load average at the start: ${load()}; ${ROUNDS} rounds`);
+      const nodeE0: Command = { label: 'node -e 0', args: [process.execPath, '-e', '0'], expect: /^$/ };
+      const home = join(work, 'home');
+      report(await sideBySide({ label: 'adcap --version', args: adcap(home, '--version'), expect: /^\d+\.\d+\.\d+/ }, nodeE0, 2));
+
+      const fresh = join(work, 'fresh');
+      report(
+        await sideBySide(
+          {
+            label: 'adcap list, fresh home',
+            args: adcap(fresh, 'list'),
+            prepare: () => rm(fresh, { recursive: true, force: true }),
+            expect: /nothing installed/,
+          },
+          nodeE0,
+          3,
+        ),
+      );
+
+      // BENCH_CLI_SEARCH_SIZES=20000 (or empty: no search case) picks the catalogue sizes.
+      const sizes = (process.env['BENCH_CLI_SEARCH_SIZES'] ?? '20000,100000').split(',').filter((n) => n.trim() !== '');
+      for (const count of sizes.map(Number)) {
+        const dir = join(work, `registry-${count}`);
+        const { publicKey } = await buildCatalogue(count, dir);
+        const searchHome = join(work, `home-${count}`);
+        const served = await serveRegistry(dir);
+        try {
+          // Asynchronously: the registry is served from this process.
+          await promisify(execFile)(
+            process.execPath,
+            [BIN, '--home', searchHome, 'remote', 'add', 'big', served.remoteUrl, '--root-key', publicKey],
+            {
+              maxBuffer: 16 * MiB,
+            },
+          );
+        } finally {
+          await served.close();
+        }
+        const stored = join(searchHome, 'remotes', 'big', 'catalog.json');
+        const bytes = (await readFile(stored)).length;
+        const n = count.toLocaleString('en-US');
+        report(
+          await sideBySide(
+            {
+              label: `adcap search pdf, ${n} capabilities (${(bytes / MiB).toFixed(1)} MiB)`,
+              args: adcap(searchHome, 'search', 'pdf'),
+              expect: /more/,
+            },
+            { label: 'node: read, JSON.parse, filter', args: [process.execPath, '-e', ANCHOR_SEARCH, stored, 'pdf'], expect: /more/ },
+            1.5,
+          ),
+        );
+        const rss = spawnSync('/usr/bin/time', ['-f', '%M', ...adcap(searchHome, 'search', 'pdf')], {
+          encoding: 'utf8',
+          maxBuffer: 64 * MiB,
+        });
+        const anchorRss = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '-e', ANCHOR_SEARCH, stored, 'pdf'], {
+          encoding: 'utf8',
+        });
+        const kib = (r: SpawnSyncReturns<string>): number => Number(r.stderr.trim().split('\n').at(-1));
+        report({
+          label: `adcap search pdf, ${n}: peak RSS (the node script: ${(kib(anchorRss) / 1024).toFixed(0)} MiB)`,
+          value: kib(rss) / 1024,
+          unit: 'MiB',
+        });
+        await rm(dir, { recursive: true, force: true });
+      }
+
+      // A trivial node tool, installed from a sideloaded package, run in bubblewrap with nothing granted.
+      const src = join(work, 'echo-cap');
+      await mkdir(join(src, 'tools'), { recursive: true });
+      await copyFile(join(repo, 'test', 'fixtures', 'tools', 'echo.mjs'), join(src, 'tools', 'echo.mjs'));
+      await writeFile(
+        join(src, 'capability.json'),
+        JSON.stringify({
+          adcap: '1.0',
+          id: 'local/bench-echo',
+          version: '1.0.0',
+          name: 'Echo',
+          summary: 'Echoes its input, for the CLI bench.',
+          compat: { agents: { arcotheon: '*' } },
+          permissions: [],
+          tools: [
+            {
+              name: 'echo',
+              description: 'Echoes its input.',
+              runtime: { type: 'node', entry: 'tools/echo.mjs' },
+              inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+              outputSchema: { type: 'object', required: ['echoed'] },
+            },
+          ],
+        }),
+      );
+      const runHome = join(work, 'home-run');
+      const pkg = join(work, 'echo.adcap');
+      runChild({ label: 'build', args: adcap(runHome, 'build', src, '-o', pkg), expect: /./ });
+      runChild({ label: 'install', args: adcap(runHome, 'install', pkg, '--yes', '--allow-unsigned'), expect: /./ });
+      const call = `${JSON.stringify({ type: 'call', tool: 'echo', input: { text: 'hi' }, context: {} })}\n`;
+      report(
+        await sideBySide(
+          {
+            label: 'adcap run (bubblewrap) of a trivial node tool',
+            args: adcap(runHome, 'run', 'local/bench-echo', 'echo', '--input', '{"text":"hi"}'),
+            expect: /hi/,
+          },
+          { label: 'the same tool under plain node', args: [process.execPath, join(src, 'tools', 'echo.mjs')], input: call, expect: /hi/ },
+          2,
+        ),
+      );
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  },
+});
