@@ -7,11 +7,17 @@
 //   node sdk/examples/host.mjs [home]
 //
 // 1. one Arcotheon instance  2. discover  3. plan + approve + install  4. skills for the agent
-// 5. run a tool  6. run a workflow up to its agent step  7. keep current: update, doctor
-import { mkdtemp, writeFile } from 'node:fs/promises';
+// 5. run a tool  6. run a workflow up to its agent step, and resume it with the agent's answer
+// 7. keep current: update, doctor  8. change events, also from another process (adcap), and typed
+// error details  9. the host's own Sandbox hook  10. a damaged install listed and repaired
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Arcotheon, ARCOTHEON_ROOT_KEYS, AuditLog, isAdcapError, runTool, runWorkflow } from '@arcotheon/sdk';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { Arcotheon, ARCOTHEON_ROOT_KEYS, AuditLog, isAdcapError, resumeWorkflow, runTool, runWorkflow, watchChanges } from '@arcotheon/sdk';
 
 const home = process.argv[2] ?? (await mkdtemp(join(tmpdir(), 'arcotheon-host-example-')));
 
@@ -58,13 +64,97 @@ console.log(`find_todos (${todos.sandbox}, ${todos.durationMs} ms):`, JSON.strin
 
 // 6. Workflows: tool steps run here; the agent step comes back as an instruction for the agent.
 const flow = await runWorkflow(arc, 'acme/data-report', 'csv-report', { path: 'sales.csv' }, { workspace });
-if (flow.status === 'agent') console.log(`workflow stopped for the agent at "${flow.stepId}":\n  ${flow.instruction.slice(0, 160)}…`);
+if (flow.status !== 'agent') throw new Error('csv-report ends in an agent step');
+console.log(`workflow stopped for the agent at "${flow.stepId}":\n  ${flow.instruction.slice(0, 160)}…`);
+// The host gives the instruction to its agent, then hands the answer back with the token; the
+// steps after the agent step run (the answer must match the step's outputSchema when it has one).
+const answer = 'Three rows over two months; south/jan has no units: fill it in before totals are used.';
+const finished = await resumeWorkflow(arc, flow.resumeToken, answer, { workspace });
+if (finished.status === 'done') {
+  console.log(
+    `workflow resumed and done: output ${Object.keys(finished.output).join(', ')}; ` +
+      `steps ${finished.steps.map((s) => `${s.kind}:${s.id}`).join(' ')}`,
+  );
+}
 
 // 7. Keep current, and surface broken or revoked installs at start-up.
 const update = await arc.update(undefined, { approve: async (plan) => plan.newPermissions.length === 0 });
 console.log(`update: ${update.applied ? 'applied' : 'nothing to apply'}`);
 const doctor = await arc.doctor();
 console.log(`doctor: ${doctor.ok ? 'ok' : doctor.problems.map((p) => p.message).join('; ')}`);
+
+// 8. Change events: the host redraws when anything changes in the home, also when another process
+//    (here the package's own adcap, as a user in a terminal would run it) changes it.
+const events = [];
+const watcher = watchChanges(arc, (event) => {
+  events.push(event);
+  if (event.type === 'grants-changed')
+    console.log(
+      `event: grants-changed ${event.id} (removed: ${event.removed.join(', ') || 'none'}, added: ${event.added.join(', ') || 'none'})`,
+    );
+  else console.log(`event: ${event.type} ${event.id}`);
+});
+await watcher.ready;
+const require = createRequire(import.meta.url);
+const sdkPackage = require.resolve('@arcotheon/sdk/package.json');
+const adcapBin = join(dirname(sdkPackage), JSON.parse(await readFile(sdkPackage, 'utf8')).bin.adcap);
+await promisify(execFile)(process.execPath, [
+  adcapBin,
+  'grants',
+  'arcotheon/workspace-stats',
+  '--revoke',
+  'fs:read:workspace',
+  '--home',
+  home,
+]);
+const heard = async (type) => {
+  for (let i = 0; i < 100 && !events.some((e) => e.type === type); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!events.some((e) => e.type === type)) throw new Error(`no ${type} event`);
+};
+await heard('grants-changed');
+// Errors carry typed details per code: E_NOT_GRANTED names the missing grants.
+try {
+  await runTool(arc, 'arcotheon/workspace-stats', 'find_todos', { path: '.' }, { workspace });
+} catch (error) {
+  if (!isAdcapError(error, 'E_NOT_GRANTED')) throw error;
+  console.log(`not granted, as expected: missing ${error.details.missing?.join(', ')}`);
+}
+events.length = 0;
+await arc.grant('arcotheon/workspace-stats', 'fs:read:workspace');
+await heard('grants-changed');
+watcher.close();
+
+// 9. The Sandbox hook: a host that has its own jail passes it as sandbox.use; wrap() gets the run's
+//    spec (spec.tmpDir exists, so it can be the tool's HOME) and returns the complete command.
+//    This one only runs the command as it is, with HOME in the run's folder, as sdk/README.md shows.
+let tmpDirExisted = false;
+const jailed = new Arcotheon({
+  home,
+  rootKeys: ARCOTHEON_ROOT_KEYS,
+  host: { agent: { id: 'arcotheon', version: '1.0.0' } },
+  sandbox: {
+    use: {
+      name: 'host-jail',
+      wrap(spec) {
+        tmpDirExisted = existsSync(spec.tmpDir);
+        return { command: spec.command, args: spec.args, env: { PATH: '/usr/bin:/bin', HOME: spec.tmpDir }, cwd: spec.cwd };
+      },
+    },
+  },
+});
+const jailedRun = await runTool(jailed, 'arcotheon/workspace-stats', 'find_todos', { path: '.' }, { workspace });
+console.log(
+  `sandbox hook: ran in ${jailedRun.sandbox}, spec.tmpDir existed at wrap(): ${tmpDirExisted}, ` +
+    `${jailedRun.output.items?.length ?? 0} notes found`,
+);
+
+// 10. A damaged install (a state file a crash or an editor broke) is still listed, with what a
+//     repair does; doctor({ fix: true }) does it.
+await writeFile(join(home, 'packages', 'acme', 'csv-summary', 'state.json'), '{"id": "acme/csv-summary", ');
+for (const c of await arc.list()) if (c.damaged !== undefined) console.log(`listed damaged: ${c.id}@${c.version}: ${c.damaged.repair}`);
+const repaired = await arc.doctor({ fix: true });
+console.log(`repaired: ${repaired.problems.map((p) => `${p.kind} ${p.id ?? ''}: ${p.fixed ?? 'not fixed'}`).join('; ')}`);
+console.log(`listed after repair: ${(await arc.list()).map((c) => `${c.id} ${c.status}`).join(', ')}`);
 
 // Every tool and workflow run is in a tamper-evident audit log.
 console.log(`audit log: ${(await new AuditLog(join(home, 'audit')).verify()).lines} lines, chain intact`);

@@ -415,7 +415,8 @@ async function readOnlySnapshot(arc: DoctorContext): Promise<HomeSnapshot> {
     const holder = error.message.replace(/\.? Wait for it to finish and try again\.$/, '');
     const message =
       packages.length > 0
-        ? `${holder}: it is changing ${packages.join(', ')}, which ${packages.length === 1 ? 'was' : 'were'} not checked; check again once it is done.`
+        ? `${holder}: it is changing ${packages.join(', ')}, which ${packages.length === 1 ? 'was' : 'were'} not checked; ` +
+          'check again once it is done.'
         : `${holder}: it has not said yet what it changes, so everything was checked as it is now; check again once it is done.`;
     return { pending: [], damaged, leftovers: new Map(), busy: { message, packages } };
   }

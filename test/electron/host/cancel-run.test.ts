@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 
 describe('cancelling a tool run', () => {
-  it('stops a tool that never answers; the typed client of the renderer sees E_CANCELLED (never E_DENIED) and state cancelled', async () => {
+  it('stops a tool that never answers; the client of the renderer sees E_CANCELLED (never E_DENIED), state cancelled', async () => {
     const host = createHostService(new Arcotheon(reg.options(await mkdtemp(join(tmpdir(), 'adcap-cancel-home-')))));
     // DESIGN §9 across the boundary: the renderer's typed client, whose calls and events reach it as
     // a transport carries them (serialised data only, as over IPC or the WebSocket), through the

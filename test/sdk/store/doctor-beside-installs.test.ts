@@ -74,7 +74,8 @@ describe('doctor() beside another process changing the home', () => {
     // Failures, if any, are the waits of a busy home, named as such.
     expect([...codes.keys()].filter((c) => c !== 'E_LOCKED')).toEqual([]);
     console.log(
-      `doctor beside installs: ${reports.length} reports (${busy.length} busy, ${changed.length} changed), errors ${JSON.stringify([...codes])}`,
+      `doctor beside installs: ${reports.length} reports (${busy.length} busy, ${changed.length} changed), ` +
+        `errors ${JSON.stringify([...codes])}`,
     );
   }, 300_000);
 });
