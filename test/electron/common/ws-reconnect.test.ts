@@ -138,7 +138,8 @@ describe('an operation the page waits for while the socket drops', () => {
     await writeFile(
       join(src, 'tools', 'slow.mjs'),
       // spec §7: one JSON line with the result.
-      "process.stdin.once('data', () => setTimeout(() => process.stdout.write(JSON.stringify({ type: 'result', output: { done: true } }) + '\\n'), 1500));\n",
+      "const answer = JSON.stringify({ type: 'result', output: { done: true } }) + '\\n';\n" +
+        "process.stdin.once('data', () => setTimeout(() => process.stdout.write(answer), 1500));\n",
     );
     await writeFile(
       join(src, 'capability.json'),
