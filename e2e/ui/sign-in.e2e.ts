@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
-import { closeBrowser, sharedBrowser, startUi, type UiProcess } from './helpers/app.js';
+import { closeBrowser, seriousA11yViolations, sharedBrowser, startUi, type UiProcess } from './helpers/app.js';
 import { manifest, tempDir, UiRegistry } from './helpers/registry.js';
 
 let reg: UiRegistry;
@@ -88,6 +88,7 @@ describe('signing in to the manager UI, in Chromium', () => {
       await other.goto(`${origin}/#/installed`);
       await other.getByRole('heading', { name: SIGNED_OUT }).waitFor();
       expect(await other.locator('main').innerText()).toMatch(/Open Arcotheon again from the terminal with arcotheon ui/);
+      expect(await seriousA11yViolations(other)).toEqual([]);
     } finally {
       await stranger.close();
     }
@@ -98,6 +99,7 @@ describe('signing in to the manager UI, in Chromium', () => {
     const banner = page.locator('[data-banner="connection"]');
     await banner.waitFor();
     expect(await banner.innerText()).toMatch(/Arcotheon is not connected/);
+    expect(await seriousA11yViolations(page)).toEqual([]);
     ui = await startUi(home, reg.env);
     expect(new URL(ui.url).origin).toBe(origin);
     // No reload, no click: the backoff (at most 8 s between tries) finds the server again.
