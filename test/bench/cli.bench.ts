@@ -132,8 +132,10 @@ registerBench({
     try {
       console.log(`  load average at the start: ${load()}; ${ROUNDS} rounds`);
       const nodeE0: Command = { label: 'node -e 0', args: [process.execPath, '-e', '0'], expect: /^$/ };
-      const home = join(work, 'home');
-      report(await sideBySide({ label: 'adcap --version', args: adcap(home, '--version'), expect: /^\d+\.\d+\.\d+/ }, nodeE0, 2));
+      // As a person types it: `adcap --version` alone (no --home), which the bin answers itself.
+      report(
+        await sideBySide({ label: 'adcap --version', args: [process.execPath, BIN, '--version'], expect: /^\d+\.\d+\.\d+/ }, nodeE0, 2),
+      );
 
       const fresh = join(work, 'fresh');
       report(
