@@ -8,7 +8,16 @@
  * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
  * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
-import { describePolicy, isAdcapError, resumeWorkflow, runTool, runWorkflow, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
+import {
+  describePolicy,
+  isAdcapError,
+  resumeWorkflow,
+  runTool,
+  runWorkflow,
+  watchChanges,
+  type Arcotheon,
+  type SecretSource,
+} from '@arcotheon/sdk';
 import { hostStore } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
 import {
@@ -86,6 +95,9 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     installed.invalidate();
     emit({ type: 'installed-changed' });
   };
+  // A change another process makes to the home (adcap in a terminal, a second app) reaches the page
+  // too: the SDK's change events (sdk/README.md "watchChanges") become installed-changed.
+  const homeWatch = watchChanges(arc, installedChanged, { debounceMs: 200 });
   const remotesChanged = (): void => {
     catalogue.invalidate();
     installed.invalidate();
@@ -416,6 +428,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       return () => listeners.delete(listener);
     },
     async close() {
+      homeWatch.close();
       await operations.close();
       await sideloads.close();
       catalogue.close();
