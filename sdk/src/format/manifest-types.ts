@@ -45,16 +45,23 @@ export interface JsonSchemaObject {
 
 /** A tool of a manifest (spec §7): name, description, runtime, schemas, permissions and limits. */
 export interface Tool {
+  /** The tool's name, unique in the manifest. */
   name: string;
+  /** What the tool does, for the agent and the user. */
   description: string;
+  /** How the tool runs. */
   runtime: ToolRuntime;
+  /** The JSON Schema its input must match (E_INPUT otherwise). */
   inputSchema: JsonSchemaObject;
+  /** The JSON Schema its output must match (E_OUTPUT otherwise). */
   outputSchema?: JsonSchemaObject;
   /** Grant strings `id` or `id:scope`, each matching a capability permission. */
   permissions?: string[];
   /** Ids of resources this tool reads through the cache. */
   resources?: string[];
+  /** How long a run may take (E_TIMEOUT after). */
   timeoutMs?: number;
+  /** The platforms the tool runs on, when fewer than the capability's. */
   platforms?: Platform[];
 }
 
@@ -79,26 +86,43 @@ export interface Knowledge {
 
 /** A resource of a manifest (spec §9): a large file fetched from mirrors and pinned by SHA-256 and size. */
 export interface Resource {
+  /** The resource id, unique in the manifest. */
   id: string;
+  /** What it holds (a dataset, a model...), free text. */
   kind: string;
+  /** HTTPS mirrors, tried in order (spec §9). */
   sources: string[];
+  /** The SHA-256 that pins the content. */
   sha256: string;
+  /** The size in bytes that pins the content. */
   size: number;
+  /** `entitled` when a download needs the host's authorisation (spec §12). */
   access?: 'public' | 'entitled';
+  /** The entitlement the host's authoriser is asked for. */
   entitlement?: string;
+  /** The content's license. */
   license?: string;
+  /** Fetched on first use (true, the default) or at install (false). */
   lazy?: boolean;
+  /** `shardset` for a shard map (spec §9), else a plain file. */
   format?: 'file' | 'shardset';
 }
 
 /** A model or inference backend a capability can use (spec §10): a description; the host decides whether to connect. */
 export interface Adapter {
+  /** The adapter id, unique in the manifest. */
   id: string;
+  /** A model, or an inference backend. */
   kind: 'model' | 'inference-backend';
+  /** Who provides it. */
   provider: string;
+  /** The protocol a host speaks to it. */
   protocol: string;
+  /** Where it is reached (never with credentials). */
   endpoint?: string;
+  /** The model's name at the provider. */
   model?: string;
+  /** The id of a resource holding it (weights). */
   resource?: string;
 }
 
@@ -127,30 +151,55 @@ export interface FileEntry {
 
 /** A capability's manifest, capability.json (spec §3, DESIGN §3), as validated. */
 export interface Manifest {
+  /** The format version, `"1.0"` (spec §14: a reader refuses a major it does not support). */
   adcap: string;
+  /** The capability id, `publisher/name` (DESIGN §3). */
   id: CapabilityId;
+  /** The version, strict semver 2.0. */
   version: string;
+  /** The display name, at most 80 characters. */
   name: string;
+  /** One line for search results, at most 200 characters. */
   summary: string;
+  /** Longer text (markdown), at most 8000 characters. */
   description?: string;
+  /** An SPDX license expression. */
   license?: string;
+  /** An https URL. */
   homepage?: string;
+  /** An https URL of the source. */
   repository?: string;
+  /** Up to 20 keywords for search. */
   keywords?: string[];
+  /** The package path of the icon. */
   icon?: string;
+  /** The package path of the readme. */
   readme?: string;
+  /** What changed in this version. */
   changelog?: string;
+  /** Agent Skills directories (spec §3.1). */
   skills?: SkillRef[];
+  /** The tools (spec §7). */
   tools?: Tool[];
+  /** Workflow documents (spec §8). */
   workflows?: WorkflowRef[];
+  /** Knowledge entries (spec §9). */
   knowledge?: Knowledge[];
+  /** Resources fetched from mirrors, pinned by SHA-256 and size (spec §9). */
   resources?: Resource[];
+  /** The permissions its tools may be granted (spec §6). */
   permissions?: Permission[];
+  /** Models or inference backends the capability can use (spec §10). */
   adapters?: Adapter[];
+  /** Capability ids mapped to semver ranges (spec §11). */
   dependencies?: Record<CapabilityId, string>;
+  /** Platforms, agent hosts and interpreters it runs with (spec §11). */
   compat?: Compat;
+  /** Product tier and access (spec §12). */
   distribution?: Distribution;
+  /** Every file of the package with its SHA-256 and size (spec §2). */
   files: FileEntry[];
+  /** Vendor data (spec §14: the only open top-level field). */
   x?: Record<string, unknown>;
 }
 

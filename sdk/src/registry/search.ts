@@ -21,17 +21,29 @@ export interface SearchFilters {
 
 /** One capability found by `Arcotheon.search()`, with the fields a search result shows. */
 export interface SearchHit {
+  /** The capability id. */
   id: string;
+  /** The display name. */
   name: string;
+  /** One line about it. */
   summary: string;
+  /** The latest stable version, or null when there is none. */
   latest: string | null;
+  /** The latest prerelease newer than `latest`, or null. */
   latestPrerelease: string | null;
+  /** Its product tier. */
   tier: Tier;
+  /** Whether downloads need the host's authorisation. */
   access: Access;
+  /** Whether it is installed in this home. */
   installed: boolean;
+  /** Whether the registry deprecated it. */
   deprecated: boolean;
+  /** The publisher id. */
   publisher: string;
+  /** Its keywords. */
   keywords: string[];
+  /** How well it matches the query (higher first). */
   score: number;
 }
 

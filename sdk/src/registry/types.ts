@@ -65,24 +65,39 @@ export interface EntryContents {
 
 /** `entries/<pub>/<name>/<version>.json`: immutable once written (spec §13). */
 export interface VersionEntry {
+  /** The capability id. */
   id: string;
+  /** The version. */
   version: string;
+  /** The SHA-256 of the canonical manifest (spec §4). */
   manifestSha256: string;
+  /** The archive's pin and download URLs. */
   archive: EntryArchive;
+  /** Key ids of the publisher keys that signed it. */
   signers: string[];
+  /** The product tier the host should require (spec §12). */
   tier: Tier;
+  /** Whether the archive needs the host's authorisation (spec §12). */
   access: Access;
   /** The manifest's distribution.entitlement, passed to the host's authorize callback. */
   entitlement?: string;
+  /** The manifest's compat: platforms, agent hosts, interpreters (spec §11). */
   compat: Compat;
+  /** Capability ids mapped to semver ranges. */
   dependencies: Record<string, string>;
+  /** The permissions the manifest declares. */
   permissions: Permission[];
+  /** What the version ships. */
   contents: EntryContents;
+  /** What changed in this version. */
   changelog?: string;
+  /** When the version was published (UTC). */
   publishedAt: string;
   /** Search metadata copied from the manifest, so `build` never has to open archives. */
   name: string;
+  /** One line for search results. */
   summary: string;
+  /** Keywords for search. */
   keywords: string[];
 }
 
@@ -116,16 +131,23 @@ export interface CataloguePublisher {
 
 /** One capability in the signed catalogue (spec §13): search metadata, its latest versions and the pin of its package document. */
 export interface CatalogueCapability {
+  /** The display name. */
   name: string;
+  /** One line for search results (spec §13). */
   summary: string;
+  /** The publisher id. */
   publisher: string;
   /** Highest stable version that is neither yanked nor revoked; absent when there is none. */
   latest?: string;
   /** Highest prerelease that is neither yanked nor revoked, only when newer than `latest`. */
   latestPrerelease?: string;
+  /** The tier of the version shown. */
   tier: Tier;
+  /** The access of the version shown. */
   access: Access;
+  /** Keywords for search. */
   keywords: string[];
+  /** Whether the registry deprecated the capability. */
   deprecated: boolean;
   /** Pins the package document: SHA-256 of the file's bytes (spec §13). */
   doc: { path: string; sha256: string };

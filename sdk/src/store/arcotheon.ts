@@ -83,6 +83,7 @@ export class Arcotheon {
     return this.core.hostEnvironment();
   }
 
+  /** The host's authoriser for entitled downloads (spec §12), as passed in the options. */
   get authorize(): AuthorizeFn | undefined {
     return this.core.authorize;
   }
@@ -96,10 +97,12 @@ export class Arcotheon {
     return this.core.sourcePolicy(source);
   }
 
+  /** How this instance confines tools: the host's sandbox, or whether it may run them unconfined. */
   get sandboxChoice(): SandboxChoice {
     return this.core.sandboxChoice;
   }
 
+  /** The host's check of a capability's product tier before its tools run (spec §12), as passed in the options. */
   get checkTier(): ArcotheonOptions['checkTier'] {
     return this.core.checkTier;
   }
@@ -109,6 +112,7 @@ export class Arcotheon {
     return this.core.toolDataQuota;
   }
 
+  /** The host's hook told when a capability is switched on or off, as passed in the options. */
   get enablementHook(): EnablementHook | undefined {
     return this.core.enablementHook;
   }
@@ -170,6 +174,7 @@ export class Arcotheon {
 
   // ---------------------------------------------------------------- installed state
 
+  /** Every installed capability with its version, status, grants and marks. */
   list(): Promise<InstalledCapability[]> {
     return listInstalled(this.core);
   }
@@ -199,12 +204,14 @@ export class Arcotheon {
     return this.readInstalledManifest(id, state.active);
   }
 
+  /** The manifest of one installed version, re-validated from disk (E_MISSING when its files are gone). */
   readInstalledManifest(id: string, version: string): Promise<Manifest> {
     return this.core.readInstalledManifest(id, version);
   }
 
   // ---------------------------------------------------------------- grants
 
+  /** The permissions granted to an installed capability, and those its manifest declares. */
   grants(id: string): Promise<{ granted: string[]; declared: Permission[] }> {
     return grantsOf(this.core, id);
   }

@@ -20,16 +20,22 @@ import type { PolicyView } from './store-view.js';
 
 /** One installed capability as `Arcotheon.list()` reports it: version, status, grants and marks. */
 export interface InstalledCapability {
+  /** The capability id. */
   id: string;
+  /** The active version. */
   version: string;
   /**
    * "ok", "unsigned", "unknown-signer" or "sideloaded", from where the version came from; "damaged"
    * when its state.json cannot be read (then `damaged` says what doctor would do).
    */
   status: 'ok' | 'unsigned' | 'unknown-signer' | 'sideloaded' | 'damaged';
+  /** The permissions granted, as `id[:scope]` strings. */
   grants: string[];
+  /** Whether the user asked for it (false for a dependency). */
   explicit: boolean;
+  /** The versions kept, oldest first (rollback goes back one). */
   history: string[];
+  /** Where the active version came from: a registry remote or a file. */
   source: InstallSource;
   /**
    * Set when the stored catalogue of its registry says this version was revoked (issue 12 item 6):
