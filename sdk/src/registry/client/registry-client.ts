@@ -515,7 +515,11 @@ export class RegistryClient {
       maxAgeMs: Number.MAX_SAFE_INTEGER,
       now: this.now(),
     });
-    if (record?.catalogueSha256 !== verified.catalogueSha256 || record.rootKeys !== rootKeysDigest(this.remote.rootKeys)) {
+    if (
+      record === null ||
+      record.catalogueSha256 !== verified.catalogueSha256 ||
+      record.rootKeys !== rootKeysDigest(this.remote.rootKeys)
+    ) {
       await this.saveVerification(verified);
     }
     return loadedCatalogue(verified, { remote: this.name, checkedAt: state?.checkedAt ?? new Date(0).toISOString(), changed: false });
