@@ -81,6 +81,7 @@ const REPORT: CapabilitySource = {
         { id: 'collect', tool: 'figures', input: { topic: '{{inputs.topic}}' } },
         { id: 'write', agent: 'Write a one-page report about {{inputs.topic}} from the rows in steps.collect.output.' },
       ],
+      output: { report: '{{steps.write.output}}', quarters: '{{steps.collect.output.rows}}' },
     }),
   },
 };
@@ -291,7 +292,7 @@ describe('the manager UI, end to end in a browser', () => {
     await page.locator('[data-banner="broken"]').waitFor({ state: 'detached' });
   });
 
-  it('runs a workflow by hand to its agent step, in a workspace the user confirmed', async () => {
+  it('runs a workflow by hand to its agent step, in a workspace the user confirmed, and continues it with the answer', async () => {
     await go('#/capability/acme/report-kit');
     await page.getByRole('button', { name: 'Install', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Report kit?' });
@@ -322,6 +323,12 @@ describe('the manager UI, end to end in a browser', () => {
     // The data gathered so far, as a table.
     await page.getByText('collect: acme/report-kit figures').click();
     await page.locator('table.data td', { hasText: 'Q2' }).waitFor();
+    // Continue: the agent's answer goes back (run.resumeWorkflow) and the workflow ends with it.
+    await agent.getByLabel('Your agent’s answer').fill('Sales grew from 120 to 135.');
+    await agent.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Workflow finished' }).waitFor({ timeout: 60_000 });
+    await page.getByText('write: your agent’s answer').waitFor();
+    await page.getByText('Sales grew from 120 to 135.').first().waitFor();
     // The run is in the audit log, which verifies.
     const audit = await reg.adcapJson<{ ok: boolean }>(home, ['audit', 'verify']);
     expect(audit.ok).toBe(true);
