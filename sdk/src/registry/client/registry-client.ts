@@ -277,10 +277,6 @@ export class RegistryClient {
    * The search index of a verified catalogue, built once per catalogue content.
    * @internal For the Arcotheon app's Discover screen (electron/host); hosts use search().
    */
-  /**
-   * The search index of a verified catalogue, built once per catalogue content.
-   * @internal For the Arcotheon app's Discover screen (electron/host); hosts use search().
-   */
   searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
     if (this.index === null || this.index.payload !== catalogue.payload) {
       this.index = { payload: catalogue.payload, index: new SearchIndex(catalogue.payload.capabilities) };
