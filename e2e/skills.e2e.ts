@@ -16,6 +16,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   await assertBuilt();
   work = await mkdtemp(join(tmpdir(), 'adcap-e2e-skills-'));
+  // Not a user's run: a temporary home instead of the user's own.
   env = { ...process.env, HOME: join(work, 'me'), ARCOTHEON_HOME: join(work, 'arcotheon') };
   // docs/skills.md: Claude Code is present through its own configuration file, not a folder.
   await mkdir(join(work, 'me', '.claude'), { recursive: true });

@@ -14,8 +14,7 @@ import {
   type PackageState,
   type Plan,
 } from '@arcotheon/sdk';
-import { hostStore, type HostStore } from '@arcotheon/sdk/internal';
-import { toolDataUsage } from '@arcotheon/sdk/internal';
+import { hostStore, toolDataUsage, type HostStore } from '@arcotheon/sdk/internal';
 import type {
   AvailableUpdate,
   GrantsData,

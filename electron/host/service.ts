@@ -18,7 +18,7 @@ import {
   type Arcotheon,
   type SecretSource,
 } from '@arcotheon/sdk';
-import { hostStore } from '@arcotheon/sdk/internal';
+import { hostStore, surfaceMessage, uiNextStep } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
 import {
   checkArguments,
@@ -446,8 +446,15 @@ async function settle<T>(work: () => Promise<T>): Promise<Result<T>> {
     return { ok: true, value: await work() };
   } catch (error) {
     if (isAdcapError(error)) {
+      // The sentence for the UI: buttons and screens, never an API call or a terminal command.
       const details = plainDetails(error.details);
-      return failure({ code: error.code, message: error.message, ...(details === undefined ? {} : { details }) });
+      const next = uiNextStep(error);
+      return failure({
+        code: error.code,
+        message: surfaceMessage(error, 'ui'),
+        ...(next === undefined ? {} : { next }),
+        ...(details === undefined ? {} : { details }),
+      });
     }
     return failure({ code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` });
   }

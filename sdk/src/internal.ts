@@ -5,6 +5,7 @@
  * Recorded in sdk/api/sdk-internal.api.md so that changes are visible in review.
  */
 export { MANIFEST_RULES, type ManifestRule } from './format/manifest.js';
+export { errorReason, reasonError, surfaceMessage, uiNextStep, type ErrorReason, type Surface } from './surface-text.js';
 export { IGNORE_FILE } from './format/package-build.js';
 export { MANIFEST_ENTRY, SIGNATURE_ENTRY } from './format/package-read.js';
 export { writeArchive, type ArchiveEntrySource } from './format/archive/writer.js';

@@ -19,6 +19,7 @@ import {
   type JSONRPCMessage,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { surfaceMessage, type Surface } from '../surface-text.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
@@ -42,6 +43,11 @@ export interface McpServeOptions {
   secrets?: RunToolOptions['secrets'];
   /** Reported to the client in `initialize` (default: the SDK name and version). */
   serverInfo?: { name: string; version: string };
+  /**
+   * Whose words a failed call's text uses (surface-text.ts): 'sdk' (default) names API calls, 'cli'
+   * names adcap commands (`adcap mcp`), 'ui' names the app's screens (a desktop host's server).
+   */
+  surface?: Surface;
 }
 
 /** A running MCP server from `mcpServe()`: when it closes, and how to close it. */
@@ -113,9 +119,9 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
     const exposed = (await grantedMcpTools(arc, ids)).find((e) => e.mcp.name === request.params.name);
     if (exposed === undefined) {
       const disabled = await disabledOwner(arc, ids, request.params.name);
-      if (disabled !== null) return errorResult(disabled);
+      if (disabled !== null) return errorResult(disabled, options.surface);
       const gated = await tierGatedOwner(arc, ids, request.params.name);
-      if (gated !== null) return errorResult(gated);
+      if (gated !== null) return errorResult(gated, options.surface);
       return errorResult(
         new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`),
       );
@@ -129,7 +135,7 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
       });
       return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output };
     } catch (error) {
-      return errorResult(asAdcapError(error, 'The tool failed'));
+      return errorResult(asAdcapError(error, 'The tool failed'), options.surface);
     }
   });
 
@@ -243,7 +249,7 @@ async function tierGatedOwner(arc: RunContext, ids: readonly string[], name: str
 }
 
 /** spec-independent MCP convention: tool failures are results with isError, not protocol errors. */
-function errorResult(error: AdcapError): CallToolResult {
-  const text = `${error.code}: ${error.message}`;
+function errorResult(error: AdcapError, surface: Surface = 'sdk'): CallToolResult {
+  const text = `${error.code}: ${isAdcapError(error) ? surfaceMessage(error, surface) : String(error)}`;
   return { isError: true, content: [{ type: 'text', text: isAdcapError(error) ? text : String(error) }] };
 }

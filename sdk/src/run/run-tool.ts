@@ -14,6 +14,7 @@ import { copyFile, link, mkdir, mkdtemp, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ShardRequestHandler, type ShardRequestMessage, type ShardResultMessage } from '../cache/shardset.js';
+import { reasonError } from '../surface-text.js';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
@@ -124,12 +125,11 @@ export async function runTool(
     // manifest or tools does not run.
     const actual = manifestDigest(manifest);
     if (actual !== manifestSha256) {
-      throw new AdcapError(
-        'E_HASH',
-        `The installed manifest of ${id}@${version} was changed after it ` +
-          `was installed (its SHA-256 is ${actual}, not ${manifestSha256}), ` +
-          `so its tools do not run; run "adcap doctor --fix" or reinstall ${id}.`,
-        { details: { id, version, expected: manifestSha256, actual } },
+      // Its tools do not run; how to repair it depends on where the message is read.
+      throw reasonError(
+        'installed-files-changed',
+        { id, version, what: `The installed manifest (SHA-256 ${actual}, signed ${manifestSha256})`, expected: manifestSha256, actual },
+        { code: 'E_HASH' },
       );
     }
     // spec §4: the files the run exposes and executes are still those the signed manifest lists
@@ -578,22 +578,11 @@ function driveTool(
         return;
       }
       if (current?.kind === 'error') {
-        reject(
-          new AdcapError('E_TOOL', `The tool ${o.label} reported an error: ${current.message}`, {
-            details: { ...details, toolMessage: current.message },
-          }),
-        );
+        reject(reasonError('tool-reported-error', { ...details, tool: o.label, toolMessage: current.message }));
         return;
       }
-      const how = exitSignal !== null ? `was killed by ${exitSignal}` : `exited with code ${String(exitCode)}`;
-      const last = lastLines(tail.text);
-      reject(
-        new AdcapError(
-          'E_TOOL',
-          `The tool ${o.label} ${how} without sending a result${last === '' ? '' : `; its last error output: ${last}`}`,
-          { details },
-        ),
-      );
+      // A crash is the tool's fault, not the input's: the surfaces say so (surface-text.ts).
+      reject(reasonError('tool-crashed', { ...details, tool: o.label, exitCode, signal: exitSignal, lastError: lastLines(tail.text) }));
     }
   });
 }

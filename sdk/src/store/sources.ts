@@ -87,7 +87,7 @@ export class RegistrySources {
       clients = [...clients.filter((c) => c.remote.name === where.prefer), ...clients.filter((c) => c.remote.name !== where.prefer)];
     for (const client of clients) {
       try {
-        const { payload } = await client.catalogue();
+        const { payload } = await client.catalogue({ rereadLocal: true });
         if (!Object.hasOwn(payload.capabilities, id)) continue;
         const doc = await client.packageDoc(id);
         const publisher = id.split('/')[0] ?? '';

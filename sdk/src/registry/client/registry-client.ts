@@ -11,7 +11,7 @@
  *                 the publisher signature under the keys of the signed catalogue.
  */
 import { randomBytes } from 'node:crypto';
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
@@ -133,6 +133,8 @@ export class RegistryClient {
   private readonly refreshAfterMs: number;
   private readonly now: () => Date;
   private loaded: LoadedCatalogue | null = null;
+  /** The local catalogue file as last hashed: its stat fingerprint and SHA-256. */
+  private localSeen: { fingerprint: string; sha256: string } | null = null;
   private index: { payload: CataloguePayload; index: SearchIndex } | null = null;
 
   constructor(options: RegistryClientOptions) {
@@ -198,7 +200,13 @@ export class RegistryClient {
     const file = this.localCatalogueFile();
     if (file === null) return false;
     try {
-      return stored.catalogueSha256 === undefined || (await hashFile(file)).sha256 !== stored.catalogueSha256;
+      // A stat per call; the file is hashed only when its size, mtime or inode moved since the last look.
+      const info = await stat(file);
+      const fingerprint = `${info.size}:${info.mtimeMs}:${info.ino}`;
+      if (this.localSeen?.fingerprint === fingerprint && this.localSeen.sha256 === stored.catalogueSha256) return false;
+      const { sha256 } = await hashFile(file);
+      this.localSeen = { fingerprint, sha256 };
+      return stored.catalogueSha256 === undefined || sha256 !== stored.catalogueSha256;
     } catch {
       return true;
     }
@@ -235,9 +243,12 @@ export class RegistryClient {
    * The last verified catalogue. `refresh: 'auto'` (default) updates first when none is stored or
    * it was last checked over `refreshAfterMs` ago; `'never'` works offline; `'always'` is update().
    * A stored catalogue is verified again on load (pinned keys, floor, freshness), so a tampered
-   * file under home/ is refused like a tampered download.
+   * file under home/ is refused like a tampered download. `rereadLocal` (search and the lookup
+   * before an install): a registry on this computer whose catalogue file changed since it was
+   * read is read again at once, and when that fails the stored copy answers, as before the change
+   * (`remote update` and the refresh interval report the failure).
    */
-  async catalogue(options: { refresh?: 'auto' | 'always' | 'never' } = {}): Promise<LoadedCatalogue> {
+  async catalogue(options: { refresh?: 'auto' | 'always' | 'never'; rereadLocal?: boolean } = {}): Promise<LoadedCatalogue> {
     const mode = options.refresh ?? 'auto';
     if (mode === 'always') return this.update();
     const found = this.loaded === null ? await this.loadStoredAboveMinimum() : { stored: this.loaded, belowMinimum: false };
@@ -246,10 +257,14 @@ export class RegistryClient {
       // The stored copy is out of date; reading a registry folder on this computer needs no network.
       return this.update();
     }
-    const due =
-      stored === null ||
-      this.now().getTime() - Date.parse(stored.checkedAt) > this.refreshAfterMs ||
-      (mode === 'auto' && (await this.localCatalogueChanged(stored)));
+    const due = stored === null || this.now().getTime() - Date.parse(stored.checkedAt) > this.refreshAfterMs;
+    if (mode === 'auto' && !due && stored !== null && options.rereadLocal === true && (await this.localCatalogueChanged(stored))) {
+      try {
+        return await this.update();
+      } catch (error) {
+        if (!isAdcapError(error)) throw error;
+      }
+    }
     if (mode === 'auto' && due) {
       try {
         return await this.update();
@@ -269,7 +284,7 @@ export class RegistryClient {
 
   /** Search this remote's catalogue (SearchIndex is built once per catalogue content). */
   async search(query: string, filters: SearchFilters = {}): Promise<SearchHit[]> {
-    const catalogue = await this.catalogue();
+    const catalogue = await this.catalogue({ rereadLocal: true });
     return this.searchIndex(catalogue).search(query, filters);
   }
 
