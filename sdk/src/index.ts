@@ -212,6 +212,7 @@ export {
   type TemplateScope,
 } from './run/templates.js';
 export { mcpServe, type McpServeOptions, type McpServerHandle } from './run/mcp.js';
+export type { Surface } from './surface-text.js';
 export { checkWorkspace } from './run/workspace.js';
 export type { CallMessage, ToolContext, ToolMessage } from './run/protocol.js';
 export type { Interpreters } from './run/runtimes.js';

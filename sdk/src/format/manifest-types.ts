@@ -77,10 +77,15 @@ export interface WorkflowRef {
 
 /** A knowledge entry of a manifest (spec §9): markdown, jsonl, sqlite or index, shipped or a resource. */
 export interface Knowledge {
+  /** The entry's id, unique in the manifest. */
   id: string;
+  /** Its format. */
   kind: 'markdown' | 'jsonl' | 'sqlite' | 'index';
+  /** The package path, for a shipped entry. */
   path?: string;
+  /** The resource id, for a remote entry. */
   resource?: string;
+  /** What it holds. */
   description?: string;
 }
 

@@ -36,10 +36,15 @@ export interface BuildPackageOptions {
 
 /** A package `buildPackage()` wrote: the file, its manifest and the digests that pin it. */
 export interface BuiltPackage {
+  /** The .adcap file written. */
   file: string;
+  /** The manifest it holds. */
   manifest: Manifest;
+  /** The SHA-256 of the canonical manifest. */
   manifestSha256: string;
+  /** The SHA-256 of the file. */
   archiveSha256: string;
+  /** The file's size in bytes. */
   size: number;
   /** Printed, not refused (issue 13): Git LFS pointers and files that look like secrets. */
   warnings: SourceWarning[];

@@ -51,10 +51,15 @@ export interface EntryArchive {
 
 /** The contents summary of a version entry (spec §13): its skills, tools, workflows, knowledge and resources. */
 export interface EntryContents {
+  /** Skill directory names. */
   skills: string[];
+  /** Tool names. */
   tools: string[];
+  /** Workflow file stems. */
   workflows: string[];
+  /** Knowledge ids. */
   knowledge: string[];
+  /** Resource ids with their sizes. */
   resources: { id: string; size: number }[];
   /**
    * Skills that ship programs an agent may run outside any sandbox (issue 13), with those files'
@@ -155,10 +160,16 @@ export interface CatalogueCapability {
 
 /** The payload of `v1/catalog.json`, signed in context `arcotheon-catalog-v1`. */
 export interface CataloguePayload {
+  /** The registry's name. */
   registry: string;
+  /** The registry spec version, 1. */
   spec: 1;
+  /** Grows on every build; a client refuses a lower one (spec §13). */
   sequence: number;
+  /** When it was built (UTC); a client refuses one older than its maximum age (DESIGN §10). */
   generatedAt: string;
+  /** Every publisher with its keys and their status. */
   publishers: Record<string, CataloguePublisher>;
+  /** Every capability, by id. */
   capabilities: Record<string, CatalogueCapability>;
 }

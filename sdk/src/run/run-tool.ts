@@ -74,12 +74,17 @@ export interface RunToolOptions {
 
 /** What `runTool()` returns: the tool's output and how the run went. */
 export interface ToolRunResult {
+  /** The capability id. */
   capability: string;
+  /** The version that ran. */
   version: string;
+  /** The tool's name. */
   tool: string;
+  /** The tool's output, checked against its outputSchema. */
   output: Record<string, unknown>;
   /** The last 64 KiB of the tool's stderr, for the UI. */
   stderr: string;
+  /** How long the run took. */
   durationMs: number;
   /** Which sandbox ran the tool: 'bubblewrap', 'sandbox-exec', 'none' (opted out), or the host's sandbox's name. */
   sandbox: string;

@@ -17,13 +17,17 @@ export function describeSource(source: { kind: 'registry'; remote: string } | { 
 
 /** One capability the plan installs or changes. */
 export interface PlanItem {
+  /** The capability id. */
   id: string;
+  /** The version the plan installs. */
   version: string;
+  /** What happens to the capability. */
   action: PlanAction;
   /** The active version before, when the capability is installed. */
   from?: string;
   /** Asked for by the user (true) or pulled in as a dependency (false). */
   explicit: boolean;
+  /** Where the version comes from. */
   source: PlanSource;
   /**
    * Set when the capability is installed from somewhere else today: the plan moves it to `source`
@@ -33,17 +37,21 @@ export interface PlanItem {
   archive: { sha256: string; size: number };
   /** Bytes still to download (0 when the archive is already in the cache or on disk). */
   downloadSize: number;
+  /** The SHA-256 of the canonical manifest the plan approves. */
   manifestSha256: string;
   /** Every permission this version declares. */
   permissions: Permission[];
   /** Those of `permissions` not already granted to the installed version. */
   newPermissions: Permission[];
+  /** The product tier (spec §12). */
   tier: 'free' | 'pro';
+  /** Whether the download needs the host's authorisation (spec §12). */
   access: 'public' | 'entitled';
   entitlement?: string;
   /** Set when the registry marks the version yanked (only installed when pinned exactly). */
   yanked?: string;
   deprecated?: string;
+  /** Whether the version is a prerelease. */
   prerelease: boolean;
   /**
    * Skills of this version that ship programs (scripts, executables) an agent may run on the

@@ -52,10 +52,15 @@ export interface VersionRecord {
  * active version as `id[:scope]` strings.
  */
 export interface PackageState {
+  /** The capability id. */
   id: string;
+  /** The active version. */
   active: string;
+  /** The versions kept, oldest first. */
   history: string[];
+  /** The permissions granted, as `id[:scope]` strings. */
   grants: string[];
+  /** Each kept version's record. */
   versions: Record<string, VersionRecord>;
   /** Installed because the user asked for it (true) or only as a dependency (false). */
   explicit: boolean;
@@ -72,6 +77,7 @@ export interface PackageState {
    * Older state files have no such field and read as enabled.
    */
   disabled?: DisabledMark;
+  /** When the state last changed (UTC). */
   updatedAt: string;
 }
 
