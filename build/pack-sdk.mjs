@@ -34,7 +34,7 @@ if (!existsSync(join(registry, 'embedded-remote.json')) || !existsSync(join(regi
 }
 
 const stage = mkdtempSync(join(tmpdir(), 'arcotheon-pack-sdk-'));
-let status = 1;
+let status;
 try {
   const { files } = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8'));
   cpSync(join(sdk, 'package.json'), join(stage, 'package.json'));
@@ -48,4 +48,4 @@ try {
 } finally {
   rmSync(stage, { recursive: true, force: true });
 }
-process.exit(status);
+process.exit(status ?? 1);

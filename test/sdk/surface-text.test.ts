@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHostService } from '../../electron/host/service.js';
-import { nextStep } from '../../renderer/src/lib/errors.js';
+import { readFile } from 'node:fs/promises';
 import { ERROR_CODES } from '../../sdk/src/errors.js';
 import { runTool } from '../../sdk/src/run/run-tool.js';
 import { Arcotheon } from '../../sdk/src/store/arcotheon.js';
@@ -63,11 +63,14 @@ describe('the surface table', () => {
     }
   });
 
-  it("the UI's own next step for every code names no terminal command and no SDK identifier", () => {
-    for (const code of ERROR_CODES) {
-      const step = nextStep({ code, message: '' });
-      expect(step, code).not.toMatch(TERMINAL_COMMAND);
-      expect(step, code).not.toMatch(SDK_IDENTIFIER);
+  it("the UI's own next steps (renderer/src/lib/errors.ts, read as text: tests do not import renderer code) name no command", async () => {
+    const source = await readFile(new URL('../../renderer/src/lib/errors.ts', import.meta.url), 'utf8');
+    const steps = [...source.matchAll(/^\s+(E_[A-Z_]+):\s*\n?\s*'([^']*)'/gm)].map((m) => ({ code: m[1] as string, text: m[2] as string }));
+    // Every code the SDK has a next step for is there, so a step cannot hide from this check.
+    expect(steps.map((s) => s.code).filter((code) => (ERROR_CODES as readonly string[]).includes(code)).length).toBeGreaterThan(25);
+    for (const { code, text } of steps) {
+      expect(text, code).not.toMatch(TERMINAL_COMMAND);
+      expect(text, code).not.toMatch(SDK_IDENTIFIER);
     }
   });
 
@@ -110,7 +113,7 @@ describe('real failures on each surface', () => {
     expect(ended.error.code).toBe('E_DISABLED');
     expect(ended.error.message).not.toMatch(TERMINAL_COMMAND);
     expect(ended.error.message).not.toMatch(SDK_IDENTIFIER);
-    expect(nextStep(ended.error)).toBe('Switch it on with Enabled on the Installed screen, then run again.');
+    expect(ended.error.next).toBe('Switch it on with Enabled on the Installed screen, then run again.');
   });
 
   it('an entitled download with no sign-in: the CLI says the command has none, the UI says the app cannot sign in', async () => {
@@ -143,6 +146,6 @@ describe('real failures on each surface', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error).toMatchObject({ code: 'E_USAGE', message: '"projects/notes" is not the full path of a folder.' });
-    expect(nextStep(result.error)).toMatch(/^Press Choose folder… and pick the folder/);
+    expect(result.error.next).toMatch(/^Press Choose folder… and pick the folder/);
   });
 });
