@@ -42,6 +42,7 @@ function runContextOf(a: Arcotheon): RunContext {
     authorize: a.authorize,
     sandboxChoice: a.sandboxChoice,
     checkTier: a.checkTier,
+    toolDataQuota: a.toolDataQuota,
     state: (id) => a.state(id),
     readInstalledManifest: (id, version) => a.readInstalledManifest(id, version),
     installedDir: (id) => a.installedDir(id),

@@ -4,7 +4,7 @@
 // Every attempt fails; each grant lifts exactly its own restriction and nothing else. A control
 // run without a sandbox shows the file and network attempts work on this host (it never tries
 // unshare/mount: unsandboxed, as root, those would change the host).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,11 @@ describe('the hostile probe through runTool', () => {
     expect(r['readSecret']?.ok).toBe(true);
     expect(r['writeOutside']?.ok).toBe(true);
     expect(r['connectDirect']?.ok).toBe(true);
+    // Unconfined, the probe also wrote into its installed folder; the runs below would refuse the
+    // changed install (spec §4, the pre-run file check), so what it added goes again.
+    expect(r['writeOwnDir']?.ok).toBe(true);
+    const dir = await arc.installedDir(ID);
+    for (const name of readdirSync(dir)) if (name.startsWith('probe-')) rmSync(join(dir, name));
   });
 
   for (const tool of Object.keys(GRANTS)) {
