@@ -18,10 +18,10 @@
  *   notifications/cancelled), the last 64 KiB of stderr are kept.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, type CallToolResult, type JSONRPCMessage, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CallToolResultSchema, JSONRPCMessage, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import { canonicalJson } from '../format/canonical-json.js';
 import type { JsonSchemaObject, Tool } from '../format/manifest-types.js';
@@ -48,19 +48,45 @@ export interface McpDriveOptions {
 type Step = 'initialize' | 'tools/list' | 'tools/call';
 
 /** The MCP stdio transport over a child the caller spawned (the sandbox's command, with its extra descriptors). */
+/**
+ * The MCP SDK's client side, loaded when a server is first driven: its modules build hundreds of
+ * zod schemas when evaluated, which cost every `adcap` start about a third of its CPU.
+ */
+async function mcpClientSdk(): Promise<{
+  Client: typeof Client;
+  ReadBuffer: typeof ReadBuffer;
+  serializeMessage: (message: JSONRPCMessage) => string;
+  CallToolResultSchema: typeof CallToolResultSchema;
+}> {
+  const [client, stdio, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Client: client.Client,
+    ReadBuffer: stdio.ReadBuffer,
+    serializeMessage: stdio.serializeMessage,
+    CallToolResultSchema: types.CallToolResultSchema,
+  };
+}
+
 class ChildTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #buffer: ReadBuffer;
+  readonly #serialize: (message: JSONRPCMessage) => string;
   #bytes = 0;
 
   constructor(
     private readonly child: ChildProcess,
     private readonly outputLimit: number,
     private readonly fail: (error: AdcapError) => void,
+    sdk: Awaited<ReturnType<typeof mcpClientSdk>>,
   ) {
-    this.#buffer = new ReadBuffer({ maxBufferSize: outputLimit });
+    this.#buffer = new sdk.ReadBuffer({ maxBufferSize: outputLimit });
+    this.#serialize = sdk.serializeMessage;
   }
 
   start(): Promise<void> {
@@ -99,7 +125,7 @@ class ChildTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child.stdin;
-    if (stdin?.writable === true) stdin.write(serializeMessage(message));
+    if (stdin?.writable === true) stdin.write(this.#serialize(message));
     return Promise.resolve();
   }
 
@@ -183,6 +209,7 @@ export async function driveMcpTool(
 ): Promise<{ output: Record<string, unknown>; stderr: string }> {
   if (!isMcpRuntime(tool.runtime)) throw new Error('driveMcpTool: not an mcp tool');
   const mcpName = tool.runtime.tool;
+  const { CallToolResultSchema } = await mcpClientSdk();
   const { value, stderr } = await mcpSession(wrapped, o, async (client, requestOptions, setStep) => {
     const listed = await listAll(client, requestOptions, o.label);
     checkListedTool(tool, listed, o.label);
@@ -224,6 +251,7 @@ async function mcpSession<T>(
   o: McpDriveOptions,
   work: (client: Client, requestOptions: RequestOptions, setStep: (step: Step) => void) => Promise<T>,
 ): Promise<{ value: T; stderr: string }> {
+  const sdk = await mcpClientSdk();
   const child = spawn(wrapped.command, wrapped.args, {
     env: wrapped.env,
     ...(wrapped.cwd === undefined ? {} : { cwd: wrapped.cwd }),
@@ -275,10 +303,14 @@ async function mcpSession<T>(
     fail(new AdcapError('E_TOOL', `The MCP server of ${o.label} ${how} during ${step}.`, { details: { exitCode: code, signal, step } }));
   });
 
-  const transport = new ChildTransport(child, o.outputLimit, (error) =>
-    fail(new AdcapError(error.code, `The MCP server of ${o.label} ${error.message}; it was stopped.`, { details: { ...error.details } })),
+  const transport = new ChildTransport(
+    child,
+    o.outputLimit,
+    (error) =>
+      fail(new AdcapError(error.code, `The MCP server of ${o.label} ${error.message}; it was stopped.`, { details: { ...error.details } })),
+    sdk,
   );
-  const client = new Client(o.clientInfo ?? { name: 'arcotheon', version: '1.0.0' }, { capabilities: {} });
+  const client = new sdk.Client(o.clientInfo ?? { name: 'arcotheon', version: '1.0.0' }, { capabilities: {} });
   // The run's own timer decides; the client's per-request timeout only must not come first.
   const requestOptions = { timeout: o.timeoutMs + 60_000, ...(o.signal === undefined ? {} : { signal: o.signal }) };
   const working = (async () => {

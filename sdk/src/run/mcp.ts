@@ -10,15 +10,8 @@
  * limit) becomes `<tool>__<12 hex of SHA-256 of the long name>`.
  */
 import type { Readable, Writable } from 'node:stream';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type JSONRPCMessage,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CallToolResult, JSONRPCMessage, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { surfaceMessage, type Surface } from '../surface-text.js';
 import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
@@ -106,6 +99,13 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
  * is computed again for every request, so a revoked grant takes effect without a restart.
  */
 export async function mcpServe(arc: RunContext, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
+  // The MCP SDK is loaded here, not at the top: its modules build hundreds of zod schemas when
+  // evaluated, which every other adcap command would pay for at start-up.
+  const [{ McpServer }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability to serve over MCP.');
   for (const id of ids) await arc.state(id); // E_NOT_INSTALLED up front, not at the first request
   // Issue 24 item 2: a workspace that is, holds or lies in the Arcotheon home is refused before the
