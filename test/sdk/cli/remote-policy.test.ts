@@ -71,7 +71,8 @@ describe('adcap remote list and remote show under an organisation policy', () =>
   it('with a policy: its registry is listed as managed, cannot be removed; a configured one it leaves out is marked unused', async () => {
     const list = ok(await run(['remote', 'list'], true));
     const lines = list.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^corp\tfile:\/\/\S+\tnot fetched\t\[managed by your organisation; cannot be removed\]$/);
+    // A registry on this computer is read by remote list itself (no network): it shows its sequence.
+    expect(lines[0]).toMatch(/^corp\tfile:\/\/\S+\tsequence \d+\t\[managed by your organisation; cannot be removed\]$/);
     expect(lines[1]).toMatch(/^other\tfile:\/\/\S+\tsequence \d+\t\[not used: the policy allows only its own registries\]$/);
     const json = JSON.parse(ok(await run(['remote', 'list', '--json'], true))) as Array<Record<string, unknown>>;
     expect(json).toEqual([
@@ -79,8 +80,8 @@ describe('adcap remote list and remote show under an organisation policy', () =>
       expect.objectContaining({ name: 'other', used: false, managed: null }),
     ]);
 
-    // `remote update` fetches the policy's registry (the one in force), then show has its catalogue.
-    expect(ok(await run(['remote', 'update'], true))).toMatch(/^corp: sequence \d+ \(new\), 1 capabilities\n$/);
+    // `remote update` fetches the policy's registry (the one in force; list read it already), then show has its catalogue.
+    expect(ok(await run(['remote', 'update'], true))).toMatch(/^corp: sequence \d+ \(unchanged\), 1 capabilities\n$/);
     const show = ok(await run(['remote', 'show', 'corp'], true));
     expect(show.split('\n')[0]).toBe('corp\t[managed by your organisation; cannot be removed]');
     expect(show).toContain(`  root key: ${corp.registry.rootKey.publicKey}`);

@@ -253,8 +253,8 @@ export class RegistryClient {
     if (mode === 'always') return this.update();
     const found = this.loaded === null ? await this.loadStoredAboveMinimum() : { stored: this.loaded, belowMinimum: false };
     const stored = found.stored;
-    if (found.belowMinimum && mode === 'never' && this.localCatalogueFile() !== null) {
-      // The stored copy is out of date; reading a registry folder on this computer needs no network.
+    if ((stored === null || found.belowMinimum) && mode === 'never' && this.localCatalogueFile() !== null) {
+      // None stored, or out of date: reading a registry folder on this computer needs no network.
       return this.update();
     }
     const due = stored === null || this.now().getTime() - Date.parse(stored.checkedAt) > this.refreshAfterMs;
