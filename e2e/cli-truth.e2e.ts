@@ -55,9 +55,10 @@ beforeAll(async () => {
   ok(adcap(['init', 'greeter', '--id', 'acme/greeter']));
   const manifestFile = join(work, 'greeter', 'capability.json');
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown> & { tools: Array<Record<string, unknown>> };
-  // Terminal escape sequences are refused at build since issue 11 item 2 (tested below); a bidi
-  // override is valid text and must still reach the terminal escaped.
-  manifest['summary'] = 'Greets red people\u202e.';
+  // Terminal escape sequences and bidi controls are refused at build (tested below, and in
+  // manifest-refuses-bidi-controls.test.ts); a zero-width space is valid text that a terminal would
+  // hide, so it must still reach the terminal escaped.
+  manifest['summary'] = 'Greets red\u200b people.';
   manifest['permissions'] = [{ id: 'net:connect', scope: 'api.example.com', reason: 'Looks up names.' }];
   manifest.tools[0]!['permissions'] = ['net:connect:api.example.com'];
   await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
@@ -211,10 +212,10 @@ describe('item 14: long lists are cut with a count, hostile text is escaped', ()
     expect(adcap(['search', '--limit', '3', '--all']).code).toBe(2);
   });
 
-  it('show prints a summary with a bidi override as a visible escape', () => {
+  it('show prints a summary with a hidden character as a visible escape', () => {
     const { stdout } = ok(adcap(['show', 'acme/greeter']));
-    expect(stdout).toContain('Greets red people\\u{202e}.');
-    expect(stdout.includes('\u001b') || stdout.includes('\u202e')).toBe(false);
+    expect(stdout).toContain('Greets red\\u{200b} people.');
+    expect(stdout.includes('\u001b') || stdout.includes('\u200b')).toBe(false);
   });
 
   it('build refuses a summary with terminal escape sequences, naming the field, and prints no skill-problem list for it', async () => {
@@ -250,7 +251,8 @@ describe('item 15: an old Node is refused with one clear line', () => {
     expect(run.stderr).toMatch(
       new RegExp(
         String.raw`^error E_RUNTIME_UNSUPPORTED: adcap needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; ` +
-          String.raw`install a current Node\.js \(https:\/\/nodejs\.org\) and run adcap again\.\n$`,
+          String.raw`get Node\.js 22 \(npm install -g --prefix ~\/node22 node@22, then put ~\/node22\/bin first on PATH\) ` +
+          String.raw`and run adcap again\.\n$`,
       ),
     );
     // The same bin on this Node runs.
@@ -270,7 +272,8 @@ describe('item 15: an old Node is refused with one clear line', () => {
     expect(refused.stderr).toMatch(
       new RegExp(
         String.raw`^error: Arcotheon needs Node\.js 22\.12 or newer and this is Node\.js 20\.\d+\.\d+; ` +
-          String.raw`install a current Node\.js \(https:\/\/nodejs\.org\) and run npm install again\.\n$`,
+          String.raw`get Node\.js 22 \(npm install -g --prefix ~\/node22 node@22, then put ~\/node22\/bin first on PATH\) ` +
+          String.raw`and run npm install again\.\n$`,
       ),
     );
     const accepted = spawnSync(process.execPath, [join(root, 'build', 'check-node.cjs')], { encoding: 'utf8' });

@@ -175,12 +175,15 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     expect((await head('/v1/.adcap-registry.lock')).status).toBe(404);
   });
 
-  it('searches, installs and runs from it', () => {
+  it('searches, installs and runs from it', async () => {
     expect(json<Array<{ id: string }>>('search', 'acme').map((h) => h.id)).toEqual(['acme/app']);
     const installed = json<{ installed: Array<{ id: string; version: string }> }>('install', 'acme/app', '--yes');
     expect(installed.installed).toEqual([{ id: 'acme/app', version: '1.0.0' }]);
     // `run --json` prints the tool's output object itself.
-    expect(json<unknown>('run', 'acme/app', 'main', '--input', '{"hello":"nginx"}', '--workspace', work)).toEqual({ hello: 'nginx' });
+    // A folder beside the home: a workspace that holds the Arcotheon home is refused (SECURITY.md).
+    const workspace = join(work, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    expect(json<unknown>('run', 'acme/app', 'main', '--input', '{"hello":"nginx"}', '--workspace', workspace)).toEqual({ hello: 'nginx' });
   });
 
   it('updates to a newly published version, resuming a broken download with a Range request', async () => {

@@ -80,7 +80,14 @@ describe('the desktop bridge in the renderer', () => {
   });
 
   it('asks for a secret in a password field and answers through the bridge, or declines', async () => {
-    const request = { request: 'sr_abcdefghijklmnopqrstuv', capability: 'acme/linked', tool: 'call_api', variable: 'LINKED_TOKEN' };
+    // A desktop whose keychain can keep the value (kept: true), so the answer is saved.
+    const request = {
+      request: 'sr_abcdefghijklmnopqrstuv',
+      capability: 'acme/linked',
+      tool: 'call_api',
+      variable: 'LINKED_TOKEN',
+      kept: true,
+    };
     await emit({ type: 'secret', request });
     const prompt = page.getByRole('dialog', { name: 'acme/linked needs LINKED_TOKEN' });
     await prompt.waitFor();
