@@ -104,7 +104,9 @@ const [file, q] = process.argv.slice(1);
 const caps = JSON.parse(readFileSync(file, 'utf8')).payload.capabilities;
 const hits = [];
 for (const [id, c] of Object.entries(caps)) {
-  if (id.includes(q) || c.name.toLowerCase().includes(q) || c.summary.toLowerCase().includes(q) || c.keywords.some((k) => k.includes(q))) hits.push(id + '@' + c.latest + '  ' + c.name + ' - ' + c.summary);
+  const found = id.includes(q) || c.name.toLowerCase().includes(q) || c.summary.toLowerCase().includes(q)
+    || c.keywords.some((k) => k.includes(q));
+  if (found) hits.push(id + '@' + c.latest + '  ' + c.name + ' - ' + c.summary);
 }
 process.stdout.write(hits.slice(0, 20).join('\\n') + '\\n... and ' + (hits.length - 20) + ' more\\n');
 `;

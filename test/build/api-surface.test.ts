@@ -44,7 +44,7 @@ export type BinaryRuntime = OfKind<'binary'>;
 
 // Warnings were encountered during analysis:
 //
-// /work/main/.tmp/api/dts/store/planning.d.ts:32:9 - (ae-forgotten-export) The symbol "AddedOrigin" needs to be exported by the entry point index.d.ts
+// /repo/.tmp/api/dts/store/planning.d.ts:32:9 - (ae-forgotten-export) The symbol "AddedOrigin" needs to be exported by index.d.ts
 
 \`\`\`
 `;

@@ -30,6 +30,11 @@ const ORIGIN: Record<string, string> = {
   damaged: 'Damaged',
 };
 
+/** "added by you from …" starts a line of its own here. */
+function sentenceCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function Installed({ id }: { id: string | null }) {
   return id === null ? <InstalledList /> : <InstalledPage id={id} />;
 }
@@ -68,6 +73,11 @@ function InstalledList() {
                     <span className="version">{item.version}</span>
                   </div>
                   <div className="card-meta mono">{item.id}</div>
+                  {item.addedFrom !== undefined && (
+                    <div className="card-meta small" data-added-from="">
+                      {sentenceCase(item.addedFrom)}
+                    </div>
+                  )}
                   <p className="card-summary">{item.healthReason ?? item.summary}</p>
                 </div>
                 <div className="card-badges">
@@ -78,7 +88,8 @@ function InstalledList() {
                   </span>
                   <DisabledBadge item={item} />
                   {item.managed !== undefined && <span className="badge">Managed by your organisation</span>}
-                  {ORIGIN[item.origin] !== '' && <span className="badge warn">{ORIGIN[item.origin]}</span>}
+                  {/* An added capability says where it came from above; "From a file" would only repeat it. */}
+                  {ORIGIN[item.origin] !== '' && item.addedFrom === undefined && <span className="badge warn">{ORIGIN[item.origin]}</span>}
                   <span className="small muted">
                     {item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}
                   </span>
@@ -133,6 +144,11 @@ function InstalledPage({ id }: { id: string }) {
             <DisabledBadge item={d} />
           </div>
           <p className="summary">{d.healthReason ?? d.summary}</p>
+          {d.addedFrom !== undefined && (
+            <p className="muted small" data-added-from="">
+              {sentenceCase(d.addedFrom)}.
+            </p>
+          )}
           <ManagedNote item={d} />
           <EnabledToggle item={d} />
         </div>

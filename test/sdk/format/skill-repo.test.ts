@@ -136,7 +136,7 @@ describe('initSkillsRepository (adcap init on a skills folder)', () => {
 });
 
 describe('build of a skills repository', () => {
-  it('init leaves out the skills that break a rule, named with it, lists them in a comment-free .adcapignore, and the rest builds', async () => {
+  it('init leaves out the skills that break a rule, named with it, in a comment-free .adcapignore; the rest builds', async () => {
     const dir = await repo({ broken: true });
     const init = await initSkillsRepository(dir, { id: 'acme/broken' });
     expect(init.leftOut.map((l) => [l.path, l.rule])).toEqual([
