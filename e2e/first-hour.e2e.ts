@@ -6,20 +6,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userEnv } from './helpers/user-env.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
-
-/** The user's environment: no ARCOTHEON_* variable, this Node.js first on PATH. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ARCOTHEON_')) env[key] = value;
-  return { ...env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-}
 
 /** Resolves with the first stdout line that is an address, while collecting stderr for messages. */
 function firstUrl(child: ChildProcess, stderr: () => string): Promise<string> {

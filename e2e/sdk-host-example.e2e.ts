@@ -7,28 +7,14 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userEnv } from './helpers/user-env.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-
-/** The user's environment: no ARCOTHEON_* variable, this Node.js first on PATH. */
-function userEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ARCOTHEON_')) env[key] = value;
-  return {
-    ...env,
-    HOME: home,
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-    npm_config_update_notifier: 'false',
-    // npm's cache stays the machine's: the SDK's dependencies come from it or the npm registry.
-    npm_config_cache: process.env['npm_config_cache'] ?? join(process.env['HOME'] ?? home, '.npm'),
-  };
-}
 
 let work: string;
 beforeAll(async () => {

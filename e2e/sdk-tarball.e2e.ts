@@ -7,26 +7,14 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userEnv } from './helpers/user-env.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-
-/** The user's environment: no ARCOTHEON_* variable, this Node.js first on PATH. */
-function userEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ARCOTHEON_')) env[key] = value;
-  return {
-    ...env,
-    HOME: home,
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-    npm_config_update_notifier: 'false',
-  };
-}
 
 let work: string;
 beforeAll(async () => {
@@ -41,8 +29,6 @@ describe('the packed SDK installed outside the repository', () => {
     const home = join(work, 'user');
     await mkdir(home);
     const env = userEnv(home);
-    // npm's cache stays the user's (the machine's): the dependencies come from it or the npm registry.
-    env['npm_config_cache'] = process.env['npm_config_cache'] ?? join(process.env['HOME'] ?? home, '.npm');
     const packDir = join(work, 'pack');
     await mkdir(packDir);
     await run('npm', ['run', 'pack:sdk', '--', '--pack-destination', packDir], { cwd: REPO, env, maxBuffer: 64 * 1024 * 1024 });
