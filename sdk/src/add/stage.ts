@@ -13,9 +13,8 @@
 import type { Stats } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { AdcapError } from '../errors.js';
-import { extractFrontMatter, skillDocumentProblems } from '../format/skills.js';
+import { frontMatterName, skillDocumentProblems } from '../format/skills.js';
 import { readSourceText } from '../format/source-read.js';
 
 /** A SKILL.md is prose; anything larger than this is not one (SECURITY.md: reads of a repository have a limit). */
@@ -158,18 +157,6 @@ function leftOutFor(path: string, error: unknown): LeftOut {
   if (error instanceof AdcapError)
     return { path: path || '.', rule: error.code === 'E_LIMIT' ? 'size-limit' : 'regular-files', message: error.message };
   throw error;
-}
-
-function frontMatterName(text: string): string | undefined {
-  const source = extractFrontMatter(text);
-  if (source === undefined) return undefined;
-  try {
-    const data: unknown = parseYaml(source, { schema: 'failsafe', maxAliasCount: 50 });
-    const name = (data as { name?: unknown } | null)?.name;
-    return typeof name === 'string' && name !== '' ? name : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Folders holding a SKILL.md: `base` itself; else under skills/; else up to MAX_DEPTH folders down. */

@@ -253,8 +253,8 @@ function isSkillName(text: string): boolean {
   return [...text].length <= MAX_NAME && ID_PART_PATTERN.test(text);
 }
 
-/** The front matter's name as written (failsafe: a string), for naming it in a fix. */
-function frontMatterName(skillMd: string): string | undefined {
+/** The front matter's name as written (failsafe: a string), for naming it in a fix or a staged folder. */
+export function frontMatterName(skillMd: string): string | undefined {
   const source = extractFrontMatter(skillMd);
   if (source === undefined) return undefined;
   try {
