@@ -4,13 +4,13 @@
 // step of the host contract is checked in its output, including resume, typed change events from a
 // second process (the package's own adcap), the Sandbox hook and a damaged install listed and repaired.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packSdk } from './helpers/pack-sdk.js';
 import { userEnv } from './helpers/user-env.js';
 
 const run = promisify(execFile);
@@ -29,12 +29,7 @@ describe('sdk/examples/host.mjs from the packed SDK', () => {
     const user = join(work, 'user');
     await mkdir(user);
     const env = userEnv(user);
-    const packDir = join(work, 'pack');
-    await mkdir(packDir);
-    await run('npm', ['run', 'pack:sdk', '--', '--pack-destination', packDir], { cwd: REPO, env, maxBuffer: 64 * 1024 * 1024 });
-    const { version } = JSON.parse(await readFile(join(REPO, 'sdk', 'package.json'), 'utf8')) as { version: string };
-    const tarball = join(packDir, `arcotheon-sdk-${version}.tgz`);
-    expect(existsSync(tarball)).toBe(true);
+    const { tarball } = await packSdk(join(work, 'pack'), env);
 
     const app = join(work, 'host-app');
     await mkdir(app);

@@ -8,13 +8,12 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packSdk } from './helpers/pack-sdk.js';
 import { userEnv } from './helpers/user-env.js';
 
 const run = promisify(execFile);
-const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 let work: string;
 beforeAll(async () => {
@@ -29,12 +28,7 @@ describe('the packed SDK installed outside the repository', () => {
     const home = join(work, 'user');
     await mkdir(home);
     const env = userEnv(home);
-    const packDir = join(work, 'pack');
-    await mkdir(packDir);
-    await run('npm', ['run', 'pack:sdk', '--', '--pack-destination', packDir], { cwd: REPO, env, maxBuffer: 64 * 1024 * 1024 });
-    const { version } = JSON.parse(await readFile(join(REPO, 'sdk', 'package.json'), 'utf8')) as { version: string };
-    const tarball = join(packDir, `arcotheon-sdk-${version}.tgz`);
-    expect(existsSync(tarball)).toBe(true);
+    const { tarball, version } = await packSdk(join(work, 'pack'), env);
 
     const app = join(work, 'app');
     await mkdir(app);
