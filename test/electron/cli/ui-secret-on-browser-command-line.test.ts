@@ -23,7 +23,10 @@ beforeAll(async () => {
   // The fake browser is a Node script: it writes its arguments as JSON and exits.
   await writeFile(
     join(fakeBin, 'xdg-open'),
-    `#!${process.execPath}\nrequire('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)));\n`,
+    // Written to a temporary name and renamed, so the test never reads a half-written file.
+    `#!${process.execPath}\nconst fs = require('node:fs');\n` +
+      `fs.writeFileSync(${JSON.stringify(`${log}.tmp`)}, JSON.stringify(process.argv.slice(2)));\n` +
+      `fs.renameSync(${JSON.stringify(`${log}.tmp`)}, ${JSON.stringify(log)});\n`,
   );
   await chmod(join(fakeBin, 'xdg-open'), 0o755);
   // PATH starts with the fake browser; a user's run finds their real xdg-open there.
