@@ -152,7 +152,6 @@ export function Capability({ id }: { id: string }) {
           </div>
         </div>
       )}
-      {installed !== null && d.installed !== null && <UseWith detail={installed} />}
 
       <section className="section" aria-labelledby="perm-h">
         <h2 id="perm-h">What it can do</h2>
@@ -170,6 +169,7 @@ export function Capability({ id }: { id: string }) {
           </div>
         ))}
       </section>
+      {installed !== null && d.installed !== null && <UseWith detail={installed} />}
 
       <div className="two-col section">
         <div>
