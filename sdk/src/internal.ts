@@ -26,6 +26,13 @@ export {
   scopeProblem,
   type FsScope,
 } from './permissions/index.js';
+export {
+  capabilityRisk,
+  type CapabilityRisk,
+  type OverallRisk,
+  type RiskFactor,
+  type RiskPart,
+} from './permissions/capability-risk.js';
 export { keyFromSeed, parseKeyFile, publicKeyOf } from './trust/keys.js';
 export {
   CATALOG_CONTEXT,
