@@ -9,7 +9,14 @@
 //   `@arcotheon/sdk`), which do not resolve to files of this repository.
 // - `no-restricted-syntax` does the same for `import()`, which `no-restricted-imports` does not
 //   see, requires `import()` to take a string literal so that the two above can check it, and
-//   `import type` instead of `import('…')` types, which neither sees.
+//   `import type` instead of `import('…')` types, which neither sees. It also refuses `require()`,
+//   `createRequire` and `process.getBuiltinModule`, which load modules none of the three can see.
+// Every script extension is covered (`.ts`, `.mts`, `.cts`, `.tsx`, `.js`, `.mjs`, `.cjs`, `.jsx`):
+// a layer is a folder, whatever its files are called. electron/ holds four process worlds (DESIGN
+// §2): main (main.ts, main/), the utility process (utility.ts, utility/, and host/, the service it
+// runs), the browser-mode server (cli.ts, web.ts, web-sessions.ts, which run host/ too) and the
+// preload; they share electron/common (the contract) and electron/shared (process-neutral Node
+// helpers), and none imports another's files.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
@@ -20,6 +27,8 @@ const electronOnlyMessage = 'Only electron/main.ts, electron/utility.ts and elec
 const electronOnly = { name: 'electron', message: electronOnlyMessage };
 /** `electron/main`, `electron/renderer`, `electron/common`, `electron/utility`: the module under other names. */
 const electronSubpaths = { group: ['electron/*'], message: electronOnlyMessage };
+/** Every extension a script of this repository may have: a layer rule that matched `*.ts` only let `.mts` and `.js` files past. */
+const CODE = '{ts,mts,cts,tsx,js,mjs,cjs,jsx}';
 const nodeModules = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'os', 'crypto', 'ws'];
 
 /** SDK layers, lowest first: a module may import only from its own layer or a lower one. */
@@ -36,6 +45,30 @@ const sdkLayers = [
 const sdkPath = (dir) => (dir === 'errors' ? 'sdk/src/errors.ts' : `sdk/src/${dir}`);
 /** The package's entry points: what hosts import. Inside the SDK a module imports the module that defines a name. */
 const sdkBarrels = ['sdk/src/index.ts', 'sdk/src/internal.ts'];
+
+/**
+ * The process worlds of electron/ (see the top of this file): each may import its own files,
+ * electron/common and electron/shared, and the worlds it names in `uses`, never the others.
+ */
+const electronWorlds = {
+  main: { files: ['electron/main.ts', 'electron/main'], uses: [] },
+  utility: { files: ['electron/utility.ts', 'electron/utility'], uses: ['host'] },
+  host: { files: ['electron/host'], uses: [] },
+  web: { files: ['electron/cli.ts', 'electron/web.ts', 'electron/web-sessions.ts'], uses: ['host'] },
+  preload: { files: ['electron/preload.ts', 'electron/preload'], uses: [] },
+  shared: { files: ['electron/shared'], uses: [] },
+};
+function electronWorldZones() {
+  return Object.entries(electronWorlds).flatMap(([name, world]) => {
+    const others = Object.entries(electronWorlds).filter(([other]) => other !== name && other !== 'shared' && !world.uses.includes(other));
+    const from = others.flatMap(([, w]) => w.files);
+    const message =
+      `electron/ ${name === 'shared' ? 'shared helpers' : `code of the ${name} world`} may import only its own files, ` +
+      `electron/common, electron/shared${world.uses.length > 0 ? ` and ${world.uses.join(', ')}` : ''}: ` +
+      `the ${others.map(([o]) => o).join(', ')} files belong to other processes (DESIGN §2).`;
+    return world.files.map((target) => ({ target, from, message }));
+  });
+}
 
 /** Zones of `import-x/no-restricted-paths`: files under `target` may not import files under `from`. */
 const layerZones = [
@@ -73,6 +106,7 @@ const layerZones = [
     from: ['sdk', 'renderer'],
     message: 'electron/common is the contract: it imports nothing from the SDK, the host or the renderer (DESIGN §2).',
   },
+  ...electronWorldZones(),
   {
     target: 'renderer',
     from: ['electron'],
@@ -100,6 +134,16 @@ const dynamicImports = {
     message: "Write import type { … } from '…', which the layer rules check, instead of an import('…') type (DESIGN §2).",
   },
   electron: { selector: sourceMatching('^electron($|/)'), message: electronOnlyMessage },
+  /** `require()`, `createRequire(…)(…)`, `module.require` and `process.getBuiltinModule` load what no layer rule sees. */
+  require: [
+    "CallExpression[callee.type='Identifier'][callee.name='require']",
+    "Identifier[name='createRequire']",
+    "MemberExpression[property.name=/^(require|getBuiltinModule)$/]:not([object.type='ThisExpression'])",
+    'MemberExpression[property.value=/^(require|createRequire|getBuiltinModule)$/]',
+  ].map((selector) => ({
+    selector,
+    message: 'Load modules with import, which the layer rules check, never with require(), createRequire or getBuiltinModule (DESIGN §2).',
+  })),
   node: (message) => ({ selector: sourceMatching('^(node:|fs$|fs/|path$|child_process$|os$|crypto$|ws$)'), message }),
   sdk: (message) => ({ selector: sourceMatching('^@arcotheon/sdk($|/)'), message }),
 };
@@ -118,15 +162,9 @@ const htmlSinks = [
   'CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]',
 ];
 
-/** Files that may not import electron: all but electron/main.ts, utility.ts and preload.ts. */
-const electronHostFiles = [
-  'electron/host/**/*.ts',
-  'electron/web.ts',
-  'electron/cli.ts',
-  'electron/main/**/*.ts',
-  'electron/utility/**/*.ts',
-  'electron/preload/**/*.ts',
-];
+/** Files that may not import electron: all of electron/ but main.ts, utility.ts and preload.ts (the contract and the launchers have blocks of their own). */
+const electronHostFiles = [`electron/**/*.${CODE}`];
+const electronHostIgnores = ['electron/main.ts', 'electron/utility.ts', 'electron/preload.ts', 'electron/common/**', 'electron/bin/**'];
 const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'];
 
 export default tseslint.config(
@@ -153,7 +191,7 @@ export default tseslint.config(
     // Layers by the file an import resolves to (see the top of this file). The resolver reads
     // tsconfig.base.json, not tsconfig.json: the latter maps @arcotheon/sdk to sdk/src for the
     // typecheck, and electron/ must be judged by what the package import really loads (sdk/dist).
-    files: ['sdk/**/*.ts', 'electron/**/*.{ts,mjs}', 'renderer/**/*.{ts,tsx}'],
+    files: [`sdk/**/*.${CODE}`, `electron/**/*.${CODE}`, `renderer/**/*.${CODE}`],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [
@@ -165,7 +203,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['sdk/**/*.ts'],
+    files: [`sdk/**/*.${CODE}`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -176,7 +214,13 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron],
+      'no-restricted-syntax': [
+        'error',
+        dynamicImports.literalOnly,
+        dynamicImports.typeImport,
+        dynamicImports.electron,
+        ...dynamicImports.require,
+      ],
     },
   },
   {
@@ -203,6 +247,7 @@ export default tseslint.config(
     // modules (as electron/preload/ for the preload): only electron/main.ts, utility.ts and
     // preload.ts themselves import electron.
     files: [...electronHostFiles, ...toolingFiles],
+    ignores: ['electron/main.ts', 'electron/utility.ts', 'electron/preload.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -215,7 +260,16 @@ export default tseslint.config(
   },
   {
     files: electronHostFiles,
-    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, dynamicImports.electron] },
+    ignores: electronHostIgnores,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        dynamicImports.literalOnly,
+        dynamicImports.typeImport,
+        dynamicImports.electron,
+        ...dynamicImports.require,
+      ],
+    },
   },
   {
     // Launchers and tests load compiled files by computed paths; they still may not load electron.
@@ -224,11 +278,11 @@ export default tseslint.config(
   },
   {
     files: ['electron/main.ts', 'electron/utility.ts', 'electron/preload.ts'],
-    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport] },
+    rules: { 'no-restricted-syntax': ['error', dynamicImports.literalOnly, dynamicImports.typeImport, ...dynamicImports.require] },
   },
   {
     // The host API contract is imported by the renderer: types and plain data only (DESIGN §2).
-    files: ['electron/common/**/*.ts'],
+    files: [`electron/common/**/*.${CODE}`],
     languageOptions: { globals: {} },
     rules: {
       'no-restricted-imports': [
@@ -252,11 +306,12 @@ export default tseslint.config(
         dynamicImports.electron,
         dynamicImports.node(commonNodeMessage),
         dynamicImports.sdk(commonSdkMessage),
+        ...dynamicImports.require,
       ],
     },
   },
   {
-    files: ['renderer/**/*.{ts,tsx}'],
+    files: [`renderer/**/*.${CODE}`],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       'no-restricted-imports': [
@@ -293,6 +348,7 @@ export default tseslint.config(
         dynamicImports.electron,
         dynamicImports.node(rendererNodeMessage),
         dynamicImports.sdk(rendererSdkMessage),
+        ...dynamicImports.require,
       ],
       'no-eval': 'error',
       'no-implied-eval': 'error',

@@ -24,7 +24,7 @@ import { Arcotheon, isAdcapError } from '@arcotheon/sdk';
 import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { createHostService, type HostService } from './host/service.js';
 import { startUp, type StartUpOutcome } from './host/startup.js';
-import { defaultHome as desktopDefaultHome } from './main/paths.js';
+import { defaultHome as desktopDefaultHome } from './shared/paths.js';
 import { startWebHost, type WebHost } from './web.js';
 import { writePrivateFileAtomic } from './web-sessions.js';
 
@@ -105,7 +105,7 @@ export async function startUi(options: UiOptions, log: (message: string) => void
   };
 }
 
-/** The per-user data folder, as `adcap` chooses it (one rule: main/paths.ts defaultHome, the SDK's platformDataDir). */
+/** The per-user data folder, as `adcap` chooses it (one rule: shared/paths.ts defaultHome, the SDK's platformDataDir). */
 export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   return desktopDefaultHome(env, platform);
 }

@@ -31,7 +31,7 @@ import type { HostMethod } from './common/methods.js';
 import type { HostEvent, Result, WorkspaceHandle } from './common/types.js';
 import { argvSkip, LINK_SCHEME, openTargetsFromArgv } from './main/links.js';
 import { OpenDispatcher, sideloadFile } from './main/opens.js';
-import { appLayout } from './main/paths.js';
+import { appLayout } from './shared/paths.js';
 import {
   APP_CSP,
   APP_ENTRY,

@@ -13,7 +13,7 @@ import { Arcotheon } from '@arcotheon/sdk';
 import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { createHostService } from './host/service.js';
 import { startUp } from './host/startup.js';
-import { defaultHome } from './main/paths.js';
+import { defaultHome } from './shared/paths.js';
 import { SecretChannel, serveOverPort, type ParentPortLike } from './utility/serve.js';
 
 const port = process.parentPort as ParentPortLike | undefined;

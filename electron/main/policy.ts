@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { openStaticFile, staticRelativePath } from '../host/static-files.js';
-import { uiContentType } from '../host/ui-content-types.js';
+import { openStaticFile, staticRelativePath } from '../shared/static-files.js';
+import { uiContentType } from '../shared/ui-content-types.js';
 
 /** The renderer is served from this origin only (a privileged, secure custom scheme). */
 export const APP_SCHEME = 'app';
@@ -172,7 +172,7 @@ interface AppResponse {
 
 /**
  * The whole `app://` answer main.ts hands to Electron: resolveAppRequest's URL checks, then the
- * web host's own static-file rule (host/static-files.ts), so a link inside renderer/dist that
+ * web host's own static-file rule (shared/static-files.ts), so a link inside renderer/dist that
  * leads outside it is refused here as it is by `arcotheon ui`.
  */
 export async function serveAppRequest(method: string, url: string, root: string): Promise<AppResponse> {

@@ -15,7 +15,7 @@ import { DESKTOP_METHODS, isDesktopMethod, type DesktopMethod, type OpenRequest 
 import { checkArguments, isHostMethod, type HostMethod } from '../common/methods.js';
 import type { ErrorCode, HostEvent, Result, SideloadFile, WorkspaceHandle } from '../common/types.js';
 import { isTrustedSender, type SenderInfo } from './policy.js';
-import { parseFromUtility, type ToUtility } from './utility-protocol.js';
+import { parseFromUtility, type ToUtility } from '../shared/utility-protocol.js';
 
 const failure = (code: ErrorCode, message: string): Result<never> => ({ ok: false, error: { code, message } });
 

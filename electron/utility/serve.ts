@@ -6,7 +6,7 @@
  */
 import type { SecretSource } from '@arcotheon/sdk';
 import type { HostEvent, Result } from '../common/types.js';
-import { parseToUtility, type FromUtility } from '../main/utility-protocol.js';
+import { parseToUtility, type FromUtility } from '../shared/utility-protocol.js';
 
 /** What the utility needs of the host service (electron/host/service.ts). */
 export interface DispatchingService {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { loadEmbeddedRemote } from '../registry/embedded.js';
 import { Arcotheon } from '../store/arcotheon.js';
 import type { CliContext } from './context.js';
@@ -25,5 +25,6 @@ export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
 
 /** The SDK's version: ../../package.json is sdk/package.json from both src/cli and dist/cli. */
 export function sdkVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  // Read as data, not loaded with require(): the layer rules see only imports (eslint.config.js).
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

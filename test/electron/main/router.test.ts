@@ -7,7 +7,7 @@ import type { HostEvent, Result } from '../../../electron/common/types.js';
 import { createHostService } from '../../../electron/host/service.js';
 import type { SenderInfo } from '../../../electron/main/policy.js';
 import { createIpcRouter, UtilityChannel, type DesktopHandlers } from '../../../electron/main/router.js';
-import type { FromUtility, ToUtility } from '../../../electron/main/utility-protocol.js';
+import type { FromUtility, ToUtility } from '../../../electron/shared/utility-protocol.js';
 import { SecretChannel, serveOverPort, type DispatchingService } from '../../../electron/utility/serve.js';
 
 const WINDOW = 3;

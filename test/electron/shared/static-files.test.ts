@@ -1,6 +1,6 @@
 /**
  * Both servers of the built renderer (the `arcotheon ui` web host and the window's app://
- * protocol) serve files through one module, host/static-files.ts: the same path rules and the
+ * protocol) serve files through one module, shared/static-files.ts: the same path rules and the
  * same realpath containment, so a symlink inside the build that leads outside it is refused by both.
  */
 import { request } from 'node:http';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostService } from '../../../electron/host/service.js';
-import { openStaticFile, staticRelativePath } from '../../../electron/host/static-files.js';
+import { openStaticFile, staticRelativePath } from '../../../electron/shared/static-files.js';
 import { serveAppRequest } from '../../../electron/main/policy.js';
 import { startWebHost, type WebHost } from '../../../electron/web.js';
 
