@@ -1,0 +1,670 @@
+/**
+ * The ranking rules of catalogue search, in one place for the CLI, the SDK and the desktop app
+ * (DESIGN §7 `search`; UI.md "Fast: search results update within a frame or two of typing").
+ *
+ * This module imports nothing and touches no Node or browser API: it is plain data in, plain data
+ * out, so the SDK's SearchIndex (sdk/src/registry/search.ts) and the app's search worker
+ * (renderer/src/search/) run the very same code. eslint.config.js holds it to that: it may import
+ * nothing, and it is the one SDK file the renderer's search folder may import.
+ *
+ * The rules, in order of precedence:
+ * 1. Whole-phrase matches decide the band: exact id > exact name > exact short name (the part after
+ *    the slash) > name prefix > id or short-name prefix > the publisher's display name or id.
+ * 2. Every query word must match some word of the id, name, keywords, summary or the publisher's
+ *    display name (unless the phrase already matched a band). A word scores by where and how it
+ *    matched: exact > prefix > one typo (Damerau-Levenshtein distance 1, for words of 5 or more
+ *    characters; for 4-character words only two swapped neighbours) > inside a longer word.
+ *    A typo never outranks an exact or prefix match of the same word.
+ * 3. Deprecated capabilities come after every other match, whatever their score; then score
+ *    (highest first); then id by code unit, so the same catalogue and query give the same order.
+ */
+
+/** What the rules read of one capability. */
+export interface RankDocument {
+  id: string;
+  name: string;
+  summary: string;
+  keywords: readonly string[];
+  /** The publisher id (the part of the id before the slash). */
+  publisher: string;
+  /** The publisher's display name from the signed catalogue ("Acme Tools"); the id when it has none. */
+  publisherName: string;
+  deprecated: boolean;
+}
+
+/** Scores of the match kinds; word scores add up across the query's words. */
+export const RANK_SCORES = {
+  exactId: 10_000,
+  exactName: 5_000,
+  exactShortName: 4_000,
+  namePrefix: 3_000,
+  idPrefix: 2_500,
+  publisher: 1_500,
+  exact: { keyword: 60, name: 50, id: 50, publisher: 40, summary: 15 },
+  prefix: { keyword: 25, name: 30, id: 30, publisher: 20, summary: 8 },
+  typo: { keyword: 7, name: 6, id: 6, publisher: 5, summary: 4 },
+  /** The query word inside a longer word of the name or summary. */
+  inside: 3,
+} as const;
+
+/** Words shorter than this are matched exactly or as a prefix only, never inside a longer word. */
+const MIN_INSIDE = 3;
+/** Words at least this long tolerate one typo of any kind; 4-character words two swapped letters. */
+const MIN_TYPO = 5;
+
+const WORD_CHARACTER = /^[\p{L}\p{N}]$/u;
+
+/** Lowercase words: runs of letters and digits (any script). */
+export function tokenize(text: string): string[] {
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  let start = -1;
+  let i = 0;
+  while (i < lower.length) {
+    const c = lower.charCodeAt(i);
+    let width = 1;
+    let word: boolean;
+    if (c < 128) word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    else {
+      const point = lower.codePointAt(i) as number;
+      width = point > 0xffff ? 2 : 1;
+      word = WORD_CHARACTER.test(String.fromCodePoint(point));
+    }
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(lower.slice(start, i));
+      start = -1;
+    }
+    i += width;
+  }
+  if (start >= 0) out.push(lower.slice(start));
+  return out;
+}
+
+/** Whether a word holds anything but digits (typos and inner matches of such words need one). */
+function hasLetter(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 48 || c > 57) return true;
+  }
+  return false;
+}
+
+/**
+ * True when `a` and `b` differ by at most one insertion, deletion, substitution or swap of two
+ * neighbouring characters (the optimal-string-alignment form of Damerau-Levenshtein distance ≤ 1).
+ */
+export function withinOneEdit(a: string, b: string): boolean {
+  const la = a.length;
+  const lb = b.length;
+  if (la - lb > 1 || lb - la > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === la && i === lb) return true;
+  // Compare the tails after the first difference from their ends.
+  let ea = la - 1;
+  let eb = lb - 1;
+  while (ea >= i && eb >= i && a.charCodeAt(ea) === b.charCodeAt(eb)) {
+    ea--;
+    eb--;
+  }
+  const restA = ea - i + 1;
+  const restB = eb - i + 1;
+  if (restA <= 1 && restB <= 1) return true; // one substitution, insertion or deletion
+  return la === lb && restA === 2 && a.charCodeAt(i) === b.charCodeAt(i + 1) && a.charCodeAt(i + 1) === b.charCodeAt(i);
+}
+
+/** Whether a query word `token` may match the catalogue word `word` with one typo. */
+export function typoMatches(token: string, word: string): boolean {
+  if (token.length >= MIN_TYPO) return word.length >= MIN_TYPO - 1 && withinOneEdit(token, word);
+  if (token.length === MIN_TYPO - 1 && word.length === token.length) return withinOneEdit(token, word) && swapped(token, word);
+  return false;
+}
+
+/** Same letters with exactly two neighbours swapped ("josn" / "json"). */
+function swapped(a: string, b: string): boolean {
+  let i = 0;
+  while (i < a.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i < a.length - 1 && a.charCodeAt(i) === b.charCodeAt(i + 1) && a.charCodeAt(i + 1) === b.charCodeAt(i);
+}
+
+const KEYWORD = 1;
+const NAME = 2;
+const ID = 4;
+const PUBLISHER = 8;
+const SUMMARY = 16;
+const FIELDS = [
+  [KEYWORD, 'keyword'],
+  [NAME, 'name'],
+  [ID, 'id'],
+  [PUBLISHER, 'publisher'],
+  [SUMMARY, 'summary'],
+] as const;
+
+type Kind = 'exact' | 'prefix' | 'typo';
+
+/** A word's score for each combination of the fields it occurs in (index: the field bits). */
+function scoreTable(scores: Readonly<Record<(typeof FIELDS)[number][1], number>>): Uint8Array {
+  const table = new Uint8Array(32);
+  for (let mask = 0; mask < 32; mask++)
+    for (const [bit, field] of FIELDS) if ((mask & bit) !== 0 && scores[field] > (table[mask] as number)) table[mask] = scores[field];
+  return table;
+}
+const SCORE_TABLES: Record<Kind, Uint8Array> = {
+  exact: scoreTable(RANK_SCORES.exact),
+  prefix: scoreTable(RANK_SCORES.prefix),
+  typo: scoreTable(RANK_SCORES.typo),
+};
+const INSIDE_TABLE = Uint8Array.from({ length: 32 }, (_, mask) => ((mask & (NAME | SUMMARY)) !== 0 ? RANK_SCORES.inside : 0));
+
+/** The best score of a word found in the fields of `mask` with match kind `kind`. */
+function fieldScore(kind: Kind, mask: number): number {
+  return SCORE_TABLES[kind][mask] as number;
+}
+
+function insideScore(mask: number): number {
+  return INSIDE_TABLE[mask] as number;
+}
+
+/** Each distinct word of a capability and the fields it occurs in (one bit per field). */
+function wordsOf(doc: RankDocument): Map<string, number> {
+  const words = new Map<string, number>();
+  const add = (text: string, bit: number): void => {
+    for (const token of tokenize(text)) words.set(token, (words.get(token) ?? 0) | bit);
+  };
+  for (const keyword of doc.keywords) add(keyword, KEYWORD);
+  add(doc.name, NAME);
+  add(doc.id, ID);
+  add(doc.publisherName, PUBLISHER);
+  add(doc.summary, SUMMARY);
+  return words;
+}
+
+function shortNameOf(idLower: string): string {
+  return idLower.slice(idLower.indexOf('/') + 1);
+}
+
+function phraseBand(doc: RankDocument, phrase: string): number {
+  const S = RANK_SCORES;
+  const id = doc.id.toLowerCase();
+  const name = doc.name.toLowerCase();
+  const shortName = shortNameOf(id);
+  if (id === phrase) return S.exactId;
+  if (name === phrase) return S.exactName;
+  if (shortName === phrase) return S.exactShortName;
+  if (name.startsWith(phrase)) return S.namePrefix;
+  if (id.startsWith(phrase) || shortName.startsWith(phrase)) return S.idPrefix;
+  if (doc.publisherName.toLowerCase() === phrase || doc.publisher.toLowerCase() === phrase) return S.publisher;
+  return 0;
+}
+
+/** The score of one query word against one catalogue word found in the fields of `mask`. */
+function wordScore(token: string, word: string, mask: number): number {
+  if (word === token) return fieldScore('exact', mask);
+  if (word.startsWith(token)) return fieldScore('prefix', mask);
+  if (hasLetter(token) && hasLetter(word) && typoMatches(token, word)) return fieldScore('typo', mask);
+  if (token.length >= MIN_INSIDE && word.includes(token)) return insideScore(mask);
+  return 0;
+}
+
+/**
+ * The score of one capability for a query (0: no match; an empty query matches everything with 0).
+ * The plain statement of the rules above, one capability at a time: RankIndex gives the same
+ * answers faster, and the tests hold the two to each other.
+ */
+export function scoreDocument(doc: RankDocument, query: string): number | null {
+  const phrase = query.trim().toLowerCase();
+  if (phrase === '') return 0;
+  const tokens = tokenize(phrase);
+  const band = phraseBand(doc, phrase);
+  const words = wordsOf(doc);
+  let total = band;
+  for (const token of tokens) {
+    let best = 0;
+    for (const [word, mask] of words) {
+      const score = wordScore(token, word, mask);
+      if (score > best) best = score;
+    }
+    if (best === 0 && band === 0) return null;
+    total += best;
+  }
+  return total;
+}
+
+/** The relevance order of two matches: deprecated last, then score (highest first), then id. */
+export function compareRanked(
+  a: { deprecated: boolean; score: number; id: string },
+  b: { deprecated: boolean; score: number; id: string },
+): number {
+  return Number(a.deprecated) - Number(b.deprecated) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The capabilities a query matched: indices into the documents and their scores. */
+export interface RankMatches {
+  count: number;
+  docs: Int32Array;
+  scores: Int32Array;
+  /** True when `docs` is already in relevance order (the empty query's, precomputed). */
+  ordered: boolean;
+}
+
+/** The first index of `keys` not below `prefix`. */
+function lowerBound(keys: readonly string[], prefix: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first string after every string that starts with `prefix` (code-unit order), or null. */
+function successor(prefix: string): string | null {
+  for (let end = prefix.length - 1; end >= 0; end--) {
+    const c = prefix.charCodeAt(end);
+    if (c < 0xffff) return prefix.slice(0, end) + String.fromCharCode(c + 1);
+  }
+  return null;
+}
+
+/** The range [from, to) of sorted `keys` that start with `prefix`. */
+function prefixRange(keys: readonly string[], prefix: string): [number, number] {
+  const next = successor(prefix);
+  return [lowerBound(keys, prefix), next === null ? keys.length : lowerBound(keys, next)];
+}
+
+/**
+ * Keys (lowercase ids, names, publisher names) and the documents that have them, sorted by key
+ * (then in the order added), so that the documents of one key, or of every key with a prefix, are
+ * one contiguous range found by two binary searches.
+ */
+class KeyTable {
+  private keysIn: string[] = [];
+  private docsIn: number[] = [];
+  sorted: string[] = [];
+  docs = new Int32Array(0);
+
+  add(key: string, doc: number): void {
+    this.keysIn.push(key);
+    this.docsIn.push(doc);
+  }
+
+  seal(): void {
+    const keys = this.keysIn;
+    let inOrder = true;
+    for (let i = 1; i < keys.length && inOrder; i++) inOrder = (keys[i - 1] as string) <= (keys[i] as string);
+    const order = Int32Array.from(keys, (_, i) => i);
+    if (!inOrder)
+      order.sort((a, b) => {
+        const x = keys[a] as string;
+        const y = keys[b] as string;
+        return x < y ? -1 : x > y ? 1 : a - b;
+      });
+    this.sorted = Array.from(order, (i) => keys[i] as string);
+    this.docs = Int32Array.from(order, (i) => this.docsIn[i] as number);
+    this.keysIn = [];
+    this.docsIn = [];
+  }
+
+  /** The range of `docs` holding the documents whose key is `key`. */
+  exact(key: string): [number, number] {
+    return [lowerBound(this.sorted, key), lowerBound(this.sorted, `${key}\u0000`)];
+  }
+
+  /** The range of `docs` holding the documents whose key starts with `prefix`. */
+  withPrefix(prefix: string): [number, number] {
+    return prefixRange(this.sorted, prefix);
+  }
+}
+
+/** Keys of up to 2^21 ranks (two million capabilities) pack into a float64 sort key. */
+const RANK_SPAN = 2 ** 21;
+const SCORE_SPAN = 2 ** 24;
+
+/**
+ * An inverted index over a catalogue's words, built once: a query looks up its words (exact, by
+ * prefix range, by typo among words of nearby length) and walks their postings instead of reading
+ * every capability, so a keystroke over 100,000 capabilities costs a few milliseconds. It gives
+ * the answers of scoreDocument and compareRanked (test/sdk/registry/search-rank.test.ts).
+ */
+export class RankIndex {
+  readonly size: number;
+  private readonly docs: readonly RankDocument[];
+  /** Each distinct word, by word number. */
+  private readonly wordText: string[] = [];
+  /** Each distinct word sorted by code unit, and its word number. */
+  private readonly sortedWords: string[];
+  private readonly sortedWordNumbers: Int32Array;
+  /** Numbers of the words holding a letter, by length (typo candidates), and all of them (inner matches). */
+  private readonly letterWordsByLength = new Map<number, number[]>();
+  private readonly letterWords: Int32Array;
+  /** Postings of word w: documents postingDocs[postingStart[w] .. postingStart[w + 1]) with their field masks. */
+  private readonly postingStart: Int32Array;
+  private readonly postingDocs: Int32Array;
+  private readonly postingMasks: Uint8Array;
+  private readonly ids = new KeyTable();
+  private readonly names = new KeyTable();
+  private readonly shortNames = new KeyTable();
+  private readonly publishers = new KeyTable();
+  private readonly deprecated: Uint8Array;
+  /** Each document's place in id order (code units): the last tie-break. */
+  readonly idRank: Int32Array;
+  /** Documents in id order. */
+  private readonly byId: Int32Array;
+  /** Each document's place in name order (case-insensitive, then id), for "sort by name". */
+  readonly nameRank: Int32Array;
+  /** The empty query's answer: every document, deprecated last, then by id. */
+  private readonly defaultOrder: Int32Array;
+  // Scratch space reused by every query (a search is synchronous, so one set suffices). A document
+  // belongs to the current query when its stamp is the query's number; the other arrays of a
+  // document outside it hold leftovers of earlier queries and are never read.
+  private readonly stamp: Int32Array;
+  private readonly band: Int32Array;
+  private readonly total: Int32Array;
+  private readonly matched: Int32Array;
+  private readonly touched: Int32Array;
+  private touchedCount = 0;
+  private query = 0;
+  private readonly wordStamp: Int32Array;
+  private readonly wordBest: Int32Array;
+  private readonly wordHits: Int32Array;
+  private wordHitCount = 0;
+  private word = 0;
+
+  constructor(docs: readonly RankDocument[]) {
+    this.docs = docs;
+    const n = docs.length;
+    this.size = n;
+    const wordNumbers = new Map<string, number>();
+    const { wordText } = this;
+    // Postings in document order: (word, document, fields) triples, merged per word and document.
+    let capacity = Math.max(1024, n * 16);
+    let postWord = new Int32Array(capacity);
+    let postDoc = new Int32Array(capacity);
+    let postMask = new Uint8Array(capacity);
+    let postings = 0;
+    const lastDoc: number[] = [];
+    const lastAt: number[] = [];
+    let doc = 0;
+    const addText = (text: string, bit: number): void => {
+      for (const token of tokenize(text)) {
+        let w = wordNumbers.get(token);
+        if (w === undefined) {
+          w = wordText.length;
+          wordNumbers.set(token, w);
+          wordText.push(token);
+          lastDoc.push(-1);
+          lastAt.push(0);
+        }
+        if (lastDoc[w] === doc) {
+          const at = lastAt[w] as number;
+          postMask[at] = (postMask[at] as number) | bit;
+          continue;
+        }
+        if (postings === capacity) {
+          capacity *= 2;
+          const grow = <T extends Int32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
+          postWord = grow(postWord, new Int32Array(capacity));
+          postDoc = grow(postDoc, new Int32Array(capacity));
+          postMask = grow(postMask, new Uint8Array(capacity));
+        }
+        lastDoc[w] = doc;
+        lastAt[w] = postings;
+        postWord[postings] = w;
+        postDoc[postings] = doc;
+        postMask[postings] = bit;
+        postings++;
+      }
+    };
+    const byOriginalId = new KeyTable();
+    this.deprecated = new Uint8Array(n);
+    for (doc = 0; doc < n; doc++) {
+      const d = docs[doc] as RankDocument;
+      const id = d.id.toLowerCase();
+      byOriginalId.add(d.id, doc);
+      this.ids.add(id, doc);
+      this.names.add(d.name.toLowerCase(), doc);
+      this.shortNames.add(shortNameOf(id), doc);
+      const publisherName = d.publisherName.toLowerCase();
+      const publisher = d.publisher.toLowerCase();
+      this.publishers.add(publisherName, doc);
+      if (publisher !== publisherName) this.publishers.add(publisher, doc);
+      this.deprecated[doc] = d.deprecated ? 1 : 0;
+      for (const keyword of d.keywords) addText(keyword, KEYWORD);
+      addText(d.name, NAME);
+      addText(d.id, ID);
+      addText(d.publisherName, PUBLISHER);
+      addText(d.summary, SUMMARY);
+    }
+    for (const table of [this.ids, this.names, this.shortNames, this.publishers, byOriginalId]) table.seal();
+
+    // Postings grouped by word (a counting sort keeps document order inside each word).
+    const words = wordText.length;
+    this.postingStart = new Int32Array(words + 1);
+    for (let p = 0; p < postings; p++) this.postingStart[(postWord[p] as number) + 1]++;
+    for (let w = 0; w < words; w++) this.postingStart[w + 1] = (this.postingStart[w + 1] as number) + (this.postingStart[w] as number);
+    const fill = this.postingStart.slice(0, words);
+    this.postingDocs = new Int32Array(postings);
+    this.postingMasks = new Uint8Array(postings);
+    for (let p = 0; p < postings; p++) {
+      const at = fill[postWord[p] as number]++ as number;
+      this.postingDocs[at] = postDoc[p] as number;
+      this.postingMasks[at] = postMask[p] as number;
+    }
+    this.sortedWords = [...wordText].sort();
+    this.sortedWordNumbers = Int32Array.from(this.sortedWords, (word) => wordNumbers.get(word) as number);
+    const letterWords: number[] = [];
+    wordText.forEach((word, w) => {
+      if (!hasLetter(word)) return;
+      letterWords.push(w);
+      const list = this.letterWordsByLength.get(word.length);
+      if (list === undefined) this.letterWordsByLength.set(word.length, [w]);
+      else list.push(w);
+    });
+    this.letterWords = Int32Array.from(letterWords);
+
+    this.byId = byOriginalId.docs;
+    this.idRank = new Int32Array(n);
+    this.byId.forEach((d, rank) => (this.idRank[d] = rank));
+    // Name order: the names table, with equal names put in id order.
+    const byName = this.names.docs.slice();
+    const names = this.names.sorted;
+    for (let i = 0; i < n;) {
+      let j = i + 1;
+      while (j < n && names[j] === names[i]) j++;
+      if (j - i > 1) byName.subarray(i, j).sort((a, b) => (this.idRank[a] as number) - (this.idRank[b] as number));
+      i = j;
+    }
+    this.nameRank = new Int32Array(n);
+    byName.forEach((d, rank) => (this.nameRank[d] = rank));
+    this.defaultOrder = new Int32Array(n);
+    let rank = 0;
+    for (const wanted of [0, 1]) for (const d of this.byId) if (this.deprecated[d] === wanted) this.defaultOrder[rank++] = d;
+
+    this.stamp = new Int32Array(n);
+    this.band = new Int32Array(n);
+    this.total = new Int32Array(n);
+    this.matched = new Int32Array(n);
+    this.touched = new Int32Array(n);
+    this.wordStamp = new Int32Array(n);
+    this.wordBest = new Int32Array(n);
+    this.wordHits = new Int32Array(n);
+  }
+
+  /** The document at index `d`. */
+  document(d: number): RankDocument {
+    return this.docs[d] as RankDocument;
+  }
+
+  /**
+   * The capabilities matching `query` that `accept` lets through (for an empty query all of them,
+   * each with score 0, already in order); `byRelevance` or `byRank` orders them.
+   */
+  search(query: string, accept?: (doc: number) => boolean): RankMatches {
+    const phrase = query.trim().toLowerCase();
+    const n = this.size;
+    if (phrase === '') {
+      if (accept === undefined) return { count: n, docs: this.defaultOrder.slice(), scores: new Int32Array(n), ordered: true };
+      const docs = new Int32Array(n);
+      let count = 0;
+      for (const d of this.defaultOrder) if (accept(d)) docs[count++] = d;
+      return { count, docs, scores: new Int32Array(count), ordered: true };
+    }
+    const tokens = tokenize(phrase);
+    this.query++;
+    this.touchedCount = 0;
+    const S = RANK_SCORES;
+    this.raise(this.ids, this.ids.exact(phrase), S.exactId);
+    this.raise(this.names, this.names.exact(phrase), S.exactName);
+    this.raise(this.shortNames, this.shortNames.exact(phrase), S.exactShortName);
+    this.raise(this.names, this.names.withPrefix(phrase), S.namePrefix);
+    this.raise(this.ids, this.ids.withPrefix(phrase), S.idPrefix);
+    this.raise(this.shortNames, this.shortNames.withPrefix(phrase), S.idPrefix);
+    this.raise(this.publishers, this.publishers.exact(phrase), S.publisher);
+
+    for (const token of tokens) this.scoreWord(token);
+
+    const count = this.touchedCount;
+    const docs = new Int32Array(count);
+    const scores = new Int32Array(count);
+    let kept = 0;
+    for (let i = 0; i < count; i++) {
+      const d = this.touched[i] as number;
+      const band = this.band[d] as number;
+      if (band === 0 && this.matched[d] !== tokens.length) continue;
+      if (accept !== undefined && !accept(d)) continue;
+      docs[kept] = d;
+      scores[kept] = band + (this.total[d] as number);
+      kept++;
+    }
+    return { count: kept, docs, scores, ordered: false };
+  }
+
+  private touch(d: number): void {
+    if (this.stamp[d] === this.query) return;
+    this.stamp[d] = this.query;
+    this.band[d] = 0;
+    this.total[d] = 0;
+    this.matched[d] = 0;
+    this.touched[this.touchedCount++] = d;
+  }
+
+  /** Raises the band of the documents table.docs[from .. to) to at least `band`. */
+  private raise(table: KeyTable, [from, to]: [number, number], band: number): void {
+    const { docs } = table;
+    for (let i = from; i < to; i++) {
+      const d = docs[i] as number;
+      this.touch(d);
+      if (band > (this.band[d] as number)) this.band[d] = band;
+    }
+  }
+
+  /** Each document's best score for word w in this query word, by the score table of the match kind. */
+  private walk(w: number, table: Uint8Array): void {
+    const { postingDocs, postingMasks, wordStamp, wordBest, wordHits } = this;
+    const round = this.word;
+    const end = this.postingStart[w + 1] as number;
+    for (let p = this.postingStart[w] as number; p < end; p++) {
+      const s = table[postingMasks[p] as number] as number;
+      if (s === 0) continue;
+      const d = postingDocs[p] as number;
+      if (wordStamp[d] !== round) {
+        wordStamp[d] = round;
+        wordBest[d] = s;
+        wordHits[this.wordHitCount++] = d;
+      } else if (s > (wordBest[d] as number)) wordBest[d] = s;
+    }
+  }
+
+  /** Adds each document's best score for one query word to its total. */
+  private scoreWord(token: string): void {
+    this.word++;
+    this.wordHitCount = 0;
+    const visited = new Set<number>();
+    const { sortedWords, wordText } = this;
+    const [from, to] = prefixRange(sortedWords, token);
+    for (let i = from; i < to; i++) {
+      const word = sortedWords[i] as string;
+      const w = this.sortedWordNumbers[i] as number;
+      visited.add(w);
+      this.walk(w, word === token ? SCORE_TABLES.exact : SCORE_TABLES.prefix);
+    }
+    if (token.length >= MIN_TYPO - 1 && hasLetter(token)) {
+      const lengths = token.length >= MIN_TYPO ? [token.length - 1, token.length, token.length + 1] : [token.length];
+      for (const length of lengths)
+        for (const w of this.letterWordsByLength.get(length) ?? []) {
+          if (visited.has(w) || !typoMatches(token, wordText[w] as string)) continue;
+          visited.add(w);
+          this.walk(w, SCORE_TABLES.typo);
+        }
+    }
+    if (token.length >= MIN_INSIDE) {
+      // A word with a letter is inside only words with a letter.
+      if (hasLetter(token)) {
+        for (const w of this.letterWords) if (!visited.has(w) && (wordText[w] as string).includes(token)) this.walk(w, INSIDE_TABLE);
+      } else {
+        for (let w = 0; w < wordText.length; w++)
+          if (!visited.has(w) && (wordText[w] as string).includes(token)) this.walk(w, INSIDE_TABLE);
+      }
+    }
+    for (let i = 0; i < this.wordHitCount; i++) {
+      const d = this.wordHits[i] as number;
+      this.touch(d);
+      this.matched[d] = (this.matched[d] as number) + 1;
+      this.total[d] = (this.total[d] as number) + (this.wordBest[d] as number);
+    }
+  }
+
+  /** The matched documents in relevance order (compareRanked): deprecated last, score, id. */
+  byRelevance(matches: RankMatches): Int32Array {
+    if (matches.ordered) return matches.docs.slice(0, matches.count);
+    const { docs, scores } = matches;
+    if (this.size >= RANK_SPAN) {
+      const order = Array.from({ length: matches.count }, (_, i) => i);
+      order.sort(
+        (a, b) =>
+          (this.deprecated[docs[a] as number] as number) - (this.deprecated[docs[b] as number] as number) ||
+          (scores[b] as number) - (scores[a] as number) ||
+          (this.idRank[docs[a] as number] as number) - (this.idRank[docs[b] as number] as number),
+      );
+      return Int32Array.from(order, (i) => docs[i] as number);
+    }
+    // One float64 key per match (deprecated, then score highest first, then id rank), sorted
+    // natively: no comparator calls.
+    const keys = new Float64Array(matches.count);
+    for (let i = 0; i < matches.count; i++) {
+      const d = docs[i] as number;
+      const score = Math.min(scores[i] as number, SCORE_SPAN - 1);
+      keys[i] = ((this.deprecated[d] as number) * SCORE_SPAN + (SCORE_SPAN - 1 - score)) * RANK_SPAN + (this.idRank[d] as number);
+    }
+    return this.fromKeys(keys.sort());
+  }
+
+  /** The matched documents ordered by a rank per document (`nameRank`, or a caller's), then by id. */
+  byRank(matches: RankMatches, rank: Int32Array): Int32Array {
+    if (this.size >= RANK_SPAN || rank.some((r) => r >= RANK_SPAN || r < 0))
+      return this.sortWith(
+        matches,
+        (a, b) => (rank[a] as number) - (rank[b] as number) || (this.idRank[a] as number) - (this.idRank[b] as number),
+      );
+    const keys = new Float64Array(matches.count);
+    for (let i = 0; i < matches.count; i++) {
+      const d = matches.docs[i] as number;
+      keys[i] = (rank[d] as number) * RANK_SPAN + (this.idRank[d] as number);
+    }
+    return this.fromKeys(keys.sort());
+  }
+
+  private fromKeys(keys: Float64Array): Int32Array {
+    const out = new Int32Array(keys.length);
+    for (let i = 0; i < keys.length; i++) out[i] = this.byId[(keys[i] as number) % RANK_SPAN] as number;
+    return out;
+  }
+
+  private sortWith(matches: RankMatches, compare: (a: number, b: number) => number): Int32Array {
+    return matches.docs.slice(0, matches.count).sort(compare);
+  }
+}
