@@ -17,6 +17,8 @@
 // runs), the browser-mode server (cli.ts, web.ts, web-sessions.ts, which run host/ too) and the
 // preload; they share electron/common (the contract) and electron/shared (process-neutral Node
 // helpers), and none imports another's files.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
@@ -120,6 +122,26 @@ const layerZones = [
   },
 ];
 
+/**
+ * The package's entry points where they will be once built. The TypeScript resolver follows
+ * sdk/package.json's `exports` to sdk/dist, which an unbuilt clone lacks; unresolved, an import of
+ * `@arcotheon/sdk` would pass every zone. This resolver, asked only when the first one fails,
+ * answers the files those exports name, so the layers judge a clone the same before and after
+ * `npm run build`.
+ */
+const sdkManifest = JSON.parse(readFileSync(new URL('./sdk/package.json', import.meta.url), 'utf8'));
+export const sdkPackageBeforeBuild = {
+  interfaceVersion: 3,
+  name: 'arcotheon-sdk-before-build',
+  resolve(source) {
+    const subpath =
+      source === sdkManifest.name ? '.' : source.startsWith(`${sdkManifest.name}/`) ? `.${source.slice(sdkManifest.name.length)}` : null;
+    const target = subpath === null ? undefined : sdkManifest.exports[subpath];
+    const file = typeof target === 'string' ? target : target?.default;
+    return typeof file === 'string' ? { found: true, path: join(import.meta.dirname, 'sdk', file) } : { found: false };
+  },
+};
+
 /** A regular expression in a selector: `/` written as \u002F, which esquery's regex literals cannot escape. */
 const sourceMatching = (pattern) => `ImportExpression[source.value=/${pattern.replaceAll('/', '\\u002F')}/]`;
 
@@ -196,6 +218,7 @@ export default tseslint.config(
     settings: {
       'import-x/resolver-next': [
         createTypeScriptImportResolver({ project: ['tsconfig.base.json', 'renderer/tsconfig.json'], noWarnOnMultipleProjects: true }),
+        sdkPackageBeforeBuild,
       ],
     },
     rules: {

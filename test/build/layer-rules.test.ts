@@ -64,3 +64,18 @@ describe('the layer rules', () => {
     }
   });
 });
+
+describe('the layer rules on a clone not yet built', () => {
+  // Without sdk/dist the TypeScript resolver cannot follow @arcotheon/sdk's `exports`; the fallback
+  // resolver must name the very files Node resolves once built, so the zones judge both states alike.
+  it('resolve the package entry points to the files Node loads after the build', async () => {
+    const { sdkPackageBeforeBuild } = (await import('../../eslint.config.js')) as unknown as {
+      sdkPackageBeforeBuild: { resolve(source: string): { found: boolean; path?: string } };
+    };
+    for (const entry of ['@arcotheon/sdk', '@arcotheon/sdk/internal']) {
+      expect(sdkPackageBeforeBuild.resolve(entry)).toEqual({ found: true, path: fileURLToPath(import.meta.resolve(entry)) });
+    }
+    expect(sdkPackageBeforeBuild.resolve('@arcotheon/sdk/not-exported')).toEqual({ found: false });
+    expect(sdkPackageBeforeBuild.resolve('electron')).toEqual({ found: false });
+  });
+});
