@@ -1,10 +1,11 @@
 /**
- * Catalogue search (issue 3): ranks by id, name, summary and keywords and filters by tier, access
- * and installed state. Pure and deterministic: the same catalogue and query always give the same
- * order (score, then non-deprecated first, then id by code unit). The index precomputes lowercase
- * fields and tokens once so a query over 20,000 capabilities is a single linear scan.
+ * Catalogue search (DESIGN §7 `search`): ranks by id, name, summary, keywords and the publisher's
+ * display name with the rules of search-rank.ts (shared with the desktop app's search worker), and
+ * filters by tier, access and installed state. Deterministic: the same catalogue and query always
+ * give the same order (deprecated last, then score, then id by code unit).
  */
-import type { Access, CatalogueCapability, Tier } from './types.js';
+import { RankIndex, compareRanked } from './search-rank.js';
+import type { Access, CatalogueCapability, CataloguePublisher, Tier } from './types.js';
 
 /** Filters of a catalogue search. */
 export interface SearchFilters {
@@ -14,7 +15,7 @@ export interface SearchFilters {
   installed?: boolean;
   /** Ids installed on this host; the install store is the caller's, so the caller passes the set. */
   installedIds?: ReadonlySet<string>;
-  /** Deprecated capabilities are listed (after the others at equal score) unless this is false. */
+  /** Deprecated capabilities are listed (after all the others) unless this is false. */
   includeDeprecated?: boolean;
   limit?: number;
 }
@@ -47,139 +48,99 @@ export interface SearchHit {
   score: number;
 }
 
-/** Scores of the match kinds, highest first; token scores add up across query tokens. */
-const SEARCH_SCORES = {
-  exactId: 10_000,
-  exactName: 5_000,
-  exactShortName: 4_000,
-  namePrefix: 3_000,
-  idPrefix: 2_500,
-  keywordExact: 60,
-  nameTokenExact: 50,
-  idTokenExact: 50,
-  nameTokenPrefix: 30,
-  idTokenPrefix: 30,
-  keywordPrefix: 25,
-  summaryTokenExact: 15,
-  summaryTokenPrefix: 8,
-  substring: 3,
-} as const;
-
-interface IndexedCapability {
-  id: string;
-  capability: CatalogueCapability;
-  /** Every searchable field, lowercase, in one string: a token absent from it matches nothing. */
-  text: string;
-  /** The fields one by one, made the first time the phrase or a query token occurs in `text` (fieldsOf). */
-  fields?: IndexedFields;
-}
-
-interface IndexedFields {
-  idLower: string;
-  shortName: string;
-  nameLower: string;
-  summaryLower: string;
-  keywords: string[];
-  idTokens: string[];
-  nameTokens: string[];
-  summaryTokens: string[];
-}
-
-/**
- * Lowercasing and tokenising every field of a 100,000-entry catalogue costs more than the search
- * that uses a few thousand of them; an index built for one search (the CLI's) makes them only for
- * the items the query occurs in, and keeps them for the next query.
- */
-function fieldsOf(item: IndexedCapability): IndexedFields {
-  if (item.fields !== undefined) return item.fields;
-  const { id, capability } = item;
-  const idLower = id.toLowerCase();
-  item.fields = {
-    idLower,
-    shortName: idLower.slice(id.indexOf('/') + 1),
-    nameLower: capability.name.toLowerCase(),
-    summaryLower: capability.summary.toLowerCase(),
-    keywords: capability.keywords.map((k) => k.toLowerCase()),
-    idTokens: tokenize(id),
-    nameTokens: tokenize(capability.name),
-    summaryTokens: tokenize(capability.summary),
-  };
-  return item.fields;
-}
-
-function tokenize(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((token) => token.length > 0);
-}
-
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
- * The one ranking of search hits, in a catalogue and across remotes: score (highest first), then
- * non-deprecated first, then id by code unit. `Arcotheon.search` (and so `adcap search` and the
- * desktop app) and SearchIndex use it.
+ * The one ranking of search hits, in a catalogue and across remotes: deprecated capabilities last,
+ * then score (highest first), then id by code unit (search-rank.ts, compareRanked).
+ * `Arcotheon.search` (and so `adcap search` and the desktop app) and SearchIndex use it.
  */
 export function compareSearchHits(
   a: Pick<SearchHit, 'score' | 'deprecated' | 'id'>,
   b: Pick<SearchHit, 'score' | 'deprecated' | 'id'>,
 ): number {
-  return b.score - a.score || Number(a.deprecated) - Number(b.deprecated) || compareCodeUnits(a.id, b.id);
+  return compareRanked(a, b);
 }
 
+/** A catalogue's search: the rules and the index of search-rank.ts over its capabilities. */
 export class SearchIndex {
-  private readonly items: IndexedCapability[];
+  private readonly ids: string[];
+  private readonly capabilities: Readonly<Record<string, CatalogueCapability>>;
+  private readonly publishers: Readonly<Record<string, CataloguePublisher>>;
+  private index: RankIndex | null = null;
 
-  constructor(capabilities: Readonly<Record<string, CatalogueCapability>>) {
-    this.items = Object.keys(capabilities)
-      .sort(compareCodeUnits)
-      .map((id) => {
-        const capability = capabilities[id] as CatalogueCapability;
-        // One toLowerCase of the joined fields is each field's: '\n' is not a letter, so no
-        // context-sensitive mapping (the final sigma) reaches across a field's end.
-        const text = [id, capability.name, capability.summary, ...capability.keywords].join('\n').toLowerCase();
-        return { id, capability, text };
-      });
+  /**
+   * @param publishers - the catalogue's publishers: their display names are searched too
+   *   ("Acme Tools" finds Acme's capabilities).
+   */
+  constructor(capabilities: Readonly<Record<string, CatalogueCapability>>, publishers: Readonly<Record<string, CataloguePublisher>> = {}) {
+    this.capabilities = capabilities;
+    this.publishers = publishers;
+    this.ids = Object.keys(capabilities).sort(compareCodeUnits);
   }
 
   get size(): number {
-    return this.items.length;
+    return this.ids.length;
+  }
+
+  /** The word index, built at the first search (a catalogue that is only listed never pays for it). */
+  private rankIndex(): RankIndex {
+    if (this.index === null)
+      this.index = new RankIndex(
+        this.ids.map((id) => {
+          const c = this.capabilities[id] as CatalogueCapability;
+          const publisher = Object.hasOwn(this.publishers, c.publisher) ? this.publishers[c.publisher] : undefined;
+          return {
+            id,
+            name: c.name,
+            summary: c.summary,
+            keywords: c.keywords,
+            publisher: c.publisher,
+            publisherName: publisher?.name ?? c.publisher,
+            deprecated: c.deprecated,
+          };
+        }),
+      );
+    return this.index;
   }
 
   search(query: string, filters: SearchFilters = {}): SearchHit[] {
-    const phrase = query.trim().toLowerCase();
-    const tokens = tokenize(phrase);
     const installedIds = filters.installedIds ?? new Set<string>();
-    const hits: SearchHit[] = [];
-    for (const item of this.items) {
-      const c = item.capability;
-      if (filters.tier !== undefined && c.tier !== filters.tier) continue;
-      if (filters.access !== undefined && c.access !== filters.access) continue;
-      if (filters.includeDeprecated === false && c.deprecated) continue;
-      const installed = installedIds.has(item.id);
-      if (filters.installed !== undefined && installed !== filters.installed) continue;
-      const score = phrase.length === 0 ? 0 : scoreItem(item, phrase, tokens);
-      if (score <= 0 && phrase.length > 0) continue;
-      hits.push({
-        id: item.id,
+    const index = this.rankIndex();
+    const accept = (d: number): boolean => {
+      const id = this.ids[d] as string;
+      const c = this.capabilities[id] as CatalogueCapability;
+      if (filters.tier !== undefined && c.tier !== filters.tier) return false;
+      if (filters.access !== undefined && c.access !== filters.access) return false;
+      if (filters.includeDeprecated === false && c.deprecated) return false;
+      return filters.installed === undefined || installedIds.has(id) === filters.installed;
+    };
+    const matches = index.search(query, accept);
+    const scores = new Map<number, number>();
+    for (let i = 0; i < matches.count; i++) scores.set(matches.docs[i] as number, matches.scores[i] as number);
+    const order = index.byRelevance(matches);
+    // Hits are made only for what the limit keeps.
+    const kept = filters.limit === undefined ? order : order.subarray(0, Math.max(0, filters.limit));
+    return Array.from(kept, (d) => {
+      const id = this.ids[d] as string;
+      const c = this.capabilities[id] as CatalogueCapability;
+      return {
+        id,
         name: c.name,
         summary: c.summary,
         latest: c.latest ?? null,
         latestPrerelease: c.latestPrerelease ?? null,
         tier: c.tier,
         access: c.access,
-        installed,
+        installed: installedIds.has(id),
         deprecated: c.deprecated,
         publisher: c.publisher,
         keywords: c.keywords,
-        score,
-      });
-    }
-    hits.sort(compareSearchHits);
-    return filters.limit === undefined ? hits : hits.slice(0, Math.max(0, filters.limit));
+        score: scores.get(d) ?? 0,
+      };
+    });
   }
 }
 
@@ -188,59 +149,7 @@ export function searchCatalogue(
   capabilities: Readonly<Record<string, CatalogueCapability>>,
   query: string,
   filters: SearchFilters = {},
+  publishers: Readonly<Record<string, CataloguePublisher>> = {},
 ): SearchHit[] {
-  return new SearchIndex(capabilities).search(query, filters);
-}
-
-/**
- * Whole-phrase matches decide the band (exact id > exact name > exact short name > name prefix >
- * id prefix); inside a band, token matches add up. Every query token must match somewhere, unless
- * the whole phrase already matched, so "pdf tools" does not list everything with "tools" in it.
- */
-function scoreItem(entry: IndexedCapability, phrase: string, tokens: readonly string[]): number {
-  const S = SEARCH_SCORES;
-  // A band needs the phrase in the id or the name, a token score a token in some field: both are
-  // substrings of `text`, so an item holding neither scores 0 without looking at its fields.
-  if (!entry.text.includes(phrase) && !tokens.some((token) => entry.text.includes(token))) return 0;
-  const item = fieldsOf(entry);
-  let band = 0;
-  if (item.idLower === phrase) band = S.exactId;
-  else if (item.nameLower === phrase) band = S.exactName;
-  else if (item.shortName === phrase) band = S.exactShortName;
-  else if (item.nameLower.startsWith(phrase)) band = S.namePrefix;
-  else if (item.idLower.startsWith(phrase) || item.shortName.startsWith(phrase)) band = S.idPrefix;
-
-  let tokenScore = 0;
-  for (const token of tokens) {
-    // Every match kind below implies a substring of some field, so one native search rules out
-    // most of a large catalogue before any per-token work.
-    const best = entry.text.includes(token) ? scoreToken(item, token) : 0;
-    if (best === 0 && band === 0) return 0;
-    tokenScore += best;
-  }
-  return band + tokenScore;
-}
-
-function scoreToken(item: IndexedFields, token: string): number {
-  const S = SEARCH_SCORES;
-  let best = 0;
-  for (const keyword of item.keywords) {
-    if (keyword === token) return S.keywordExact;
-    if (best < S.keywordPrefix && keyword.startsWith(token)) best = S.keywordPrefix;
-  }
-  for (const t of item.nameTokens) {
-    if (t === token) best = Math.max(best, S.nameTokenExact);
-    else if (best < S.nameTokenPrefix && t.startsWith(token)) best = S.nameTokenPrefix;
-  }
-  for (const t of item.idTokens) {
-    if (t === token) best = Math.max(best, S.idTokenExact);
-    else if (best < S.idTokenPrefix && t.startsWith(token)) best = S.idTokenPrefix;
-  }
-  if (best >= S.summaryTokenExact) return best;
-  for (const t of item.summaryTokens) {
-    if (t === token) return S.summaryTokenExact;
-    if (best < S.summaryTokenPrefix && t.startsWith(token)) best = S.summaryTokenPrefix;
-  }
-  if (best === 0 && (item.nameLower.includes(token) || item.summaryLower.includes(token))) best = S.substring;
-  return best;
+  return new SearchIndex(capabilities, publishers).search(query, filters);
 }

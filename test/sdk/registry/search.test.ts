@@ -129,3 +129,26 @@ describe('search over a large catalogue', () => {
     expect(index.search('index vector').length).toBeGreaterThan(0);
   });
 });
+
+// search-rank.ts holds the rules; here, that the SDK's search applies them to a catalogue.
+describe('publisher names, typos and deprecation (search-rank.ts rules)', () => {
+  const weather = Object.fromEntries([
+    cap('acme/weather', 'Weather', 'Forecasts for any city', { deprecated: true }),
+    cap('acme/forecast', 'Forecast', 'Weather forecasts, replaces acme/weather'),
+    cap('zeta/news', 'News', 'Headlines'),
+  ]);
+  const publishers = {
+    acme: { name: 'Acme Tools', keys: [] },
+    zeta: { name: 'Zeta', keys: [] },
+  };
+
+  it("finds a publisher's capabilities by its display name", () => {
+    expect(searchCatalogue(weather, 'Acme Tools', {}, publishers).map((h) => h.id)).toEqual(['acme/forecast', 'acme/weather']);
+    expect(searchCatalogue(weather, 'Acme Tools')).toEqual([]);
+  });
+
+  it('tolerates one typo and lists the deprecated capability after its replacement', () => {
+    expect(searchCatalogue(weather, 'weathr', {}, publishers).map((h) => h.id)).toEqual(['acme/forecast', 'acme/weather']);
+    expect(searchCatalogue(weather, 'weather', {}, publishers).map((h) => h.id)).toEqual(['acme/forecast', 'acme/weather']);
+  });
+});
