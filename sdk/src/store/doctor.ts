@@ -26,38 +26,9 @@ import type { SandboxChoice } from './options.js';
 import type { RegistrySources } from './sources.js';
 import { packageIdsOnDisk, readState, writeState, type PackageState } from './state.js';
 import { exists, recoverOperations } from './transaction.js';
+import type { Problem } from './doctor-problem.js';
 
-/** The kinds of problem `Arcotheon.doctor()` reports. */
-export type ProblemKind =
-  | 'half-finished-operation'
-  | 'damaged-state'
-  | 'damaged-install'
-  | 'leftover-files'
-  | 'revoked'
-  | 'missing-dependency'
-  | 'missing-interpreter'
-  | 'missing-sandbox'
-  | 'corrupt-cache-entry'
-  // issue 13: skill links in agents' folders (agent-links/check-links.ts)
-  | 'dangling-link'
-  | 'stale-link'
-  | 'missing-link'
-  /** issue 17: the organisation policy is invalid, or this home is out of line with it. */
-  | 'policy'
-  /** A remote's stored catalogue is older than the minimum this app shipped with (DESIGN §10). */
-  | 'stale-remote';
-
-/** One problem `Arcotheon.doctor()` found: its kind, the capability, what is wrong and what a repair does. */
-export interface Problem {
-  kind: ProblemKind;
-  id?: string;
-  version?: string;
-  message: string;
-  /** Whether `doctor --fix` can repair it. */
-  fixable: boolean;
-  /** Set by a fix run: what was done. */
-  fixed?: string;
-}
+export type { Problem, ProblemKind } from './doctor-problem.js';
 
 /** Options of `Arcotheon.doctor()`. */
 export interface DoctorOptions {

@@ -10,7 +10,7 @@
  */
 import { AdcapError, isAdcapError } from '../errors.js';
 import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
-import type { Problem } from './doctor.js';
+import type { Problem } from './doctor-problem.js';
 import { setEnablement, type EnablementHook } from './enablement.js';
 import type { Plan } from './plan.js';
 import { grantString } from '../permissions/index.js';

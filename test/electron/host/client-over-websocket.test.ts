@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon, generateKey } from '@arcotheon/sdk';
+import { AGENT_IDS, Arcotheon, generateKey } from '@arcotheon/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createHostClient, type HostClient } from '../../../electron/common/client.js';
@@ -344,7 +344,8 @@ describe('the host API through the typed client over a real WebSocket', () => {
       'that is no longer installed (issue 13; links and MCP lines: agents.test.ts)',
     async () => {
       const agents = value(await client.agents.list());
-      expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf']);
+      // The SDK's agents table as it is (electron/common restates it: test/electron/common/agent-id-parity.test.ts).
+      expect(agents.map((a) => a.id)).toEqual([...AGENT_IDS]);
       expect(await client.agents.mcp(['acme/echo'])).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
       expect(await client.agents.link('acme/echo', 'claude-code')).toMatchObject({ ok: false, error: { code: 'E_NOT_INSTALLED' } });
       expect(await client.agents.unlink('acme/echo', null)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });

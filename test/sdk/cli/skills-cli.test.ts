@@ -66,9 +66,22 @@ describe('adcap with a skills repository', () => {
         { skill: 'writing-plans', state: 'ok' },
       ],
     });
-    expect((await run(['agents'])).stdout).toMatch(
+    const listing = (await run(['agents'])).stdout;
+    expect(listing).toMatch(
       /^Claude Code \(claude-code\): present \(its configuration .*settings\.json\); personal skills in .*\.claude\/skills/m,
     );
+    // docs/skills.md "Agents": a folder other agents read too says so.
+    expect(listing).toContain(`${join(userHome, '.claude', 'skills')} (also read by GitHub Copilot, goose, Amp and Augment)`);
+    expect(listing).not.toContain('add and link put one link');
+    // With Amp present too (its settings file), one link in ~/.claude/skills serves both, and the listing says so.
+    await mkdir(join(userHome, '.config', 'amp'), { recursive: true });
+    await writeFile(join(userHome, '.config', 'amp', 'settings.json'), '{}\n');
+    const both = (await run(['agents'])).stdout;
+    expect(both).toMatch(/^Amp \(amp\): present \(its configuration .*amp\/settings\.json\)/m);
+    expect(both).toContain(
+      `add and link put one link in ${join(userHome, '.claude', 'skills')} for Claude Code and Amp, which all read it`,
+    );
+    await rm(join(userHome, '.config'), { recursive: true });
 
     // A collision with the user's own folder in another agent: a coded error with the choices.
     await mkdir(join(userHome, '.cursor', 'skills', 'pdf'), { recursive: true });
@@ -127,6 +140,8 @@ describe('adcap with a skills repository', () => {
       `  add to ${join(userHome, '.cursor', 'mcp.json')}: ` +
         `{"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`,
     );
+    // Agents whose documentation gives no MCP registration are named rather than silently missing.
+    expect(mcp.stdout).toContain('no line for Amp, Cline, Roo Code and Augment: ');
     const noTools = await run(['agents', '--mcp', 'obra/superpowers']);
     expect(noTools.stderr).toMatch(/^error E_NOT_FOUND: obra\/superpowers has no tools/m);
   });

@@ -85,7 +85,25 @@ describe('link and unlink', () => {
     expect(await readFile(join(claudeDir(), 'brainstorming', 'SKILL.md'), 'utf8')).toContain('name: brainstorming');
 
     const agents = await arc.agents({ userHome });
-    expect(agents.map((a) => a.id)).toEqual(['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf']);
+    expect(agents.map((a) => a.id)).toEqual([
+      'claude-code',
+      'codex',
+      'copilot',
+      'cursor',
+      'gemini',
+      'opencode',
+      'goose',
+      'windsurf',
+      'amp',
+      'cline',
+      'roo-code',
+      'kiro',
+      'qwen-code',
+      'droid',
+      'augment',
+    ]);
+    // docs/skills.md "Agents": every row cites the documentation its folders were checked against.
+    for (const a of agents) expect(a.docs).toMatch(/^https:\/\/[a-z0-9.-]+\//);
     const claude = agents.find((a) => a.id === 'claude-code');
     expect(claude?.present).toBe(true);
     expect(agents.find((a) => a.id === 'codex')?.present).toBe(false);
@@ -275,7 +293,22 @@ describe('doctor', () => {
 describe('MCP registration per agent', () => {
   it('gives each agent the command line or config entry that starts adcap mcp for the granted tools', () => {
     const rows = mcpRegistrations(['acme/pdf-tools'], { home: '/data/arcotheon', userHome: '/home/u' });
-    expect(rows.map((r) => r.agent)).toEqual(AGENTS.map((a) => a.id));
+    // Only the agents whose documentation says how to register a server get a line.
+    expect(rows.map((r) => r.agent)).toEqual(AGENTS.filter((a) => a.mcp !== undefined).map((a) => a.id));
+    expect(rows.map((r) => r.agent)).not.toContain('cline');
+    expect(rows.find((r) => r.agent === 'kiro')).toMatchObject({
+      kind: 'config',
+      file: '/home/u/.kiro/settings/mcp.json',
+      json: {
+        mcpServers: { 'arcotheon-acme-pdf-tools': { command: 'adcap', args: ['mcp', 'acme/pdf-tools', '--home', '/data/arcotheon'] } },
+      },
+    });
+    expect(rows.find((r) => r.agent === 'qwen-code')).toMatchObject({ kind: 'config', file: '/home/u/.qwen/settings.json' });
+    // droid takes the server's command line as one argument (docs.factory.ai/cli/configuration/mcp).
+    expect(rows.find((r) => r.agent === 'droid')).toMatchObject({
+      kind: 'command',
+      argv: ['droid', 'mcp', 'add', 'arcotheon-acme-pdf-tools', 'adcap mcp acme/pdf-tools --home /data/arcotheon'],
+    });
     expect(rows.find((r) => r.agent === 'claude-code')?.line).toBe(
       'claude mcp add --scope user arcotheon-acme-pdf-tools -- adcap mcp acme/pdf-tools --home /data/arcotheon',
     );

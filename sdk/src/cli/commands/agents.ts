@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { AdcapError } from '../../errors.js';
-import { AGENT_IDS, agentDefinition } from '../../store/agent-links/agents.js';
+import { AGENT_IDS, AGENTS, agentDefinition } from '../../store/agent-links/agents.js';
+import { agentNames } from '../../store/agent-links/link-present.js';
+import { linkFolders } from '../../store/agent-links/presence.js';
 import type { AgentStatus } from '../../store/agent-links/agents-status.js';
 import type { LinkStatus } from '../../store/agent-links/records.js';
 import type { CliContext } from '../context.js';
@@ -102,19 +104,43 @@ export function register(program: Command, ctx: CliContext): void {
               'grant them with "adcap grants <id> --grant <permission>"'
             : `the server lists ${tools.length} granted tool${tools.length === 1 ? '' : 's'}: ${tools.join(', ')}`,
           ...registrations.map((r) => `${agentDefinition(r.agent).name} (${r.agent}):\n  ${r.line}`),
+          ...unregistered(registrations.map((r) => r.agent)),
         ]);
         return;
       }
       const agents = await arc.agents({ userHome: userHome(), path: ctx.io.env.PATH ?? '', platform: ctx.io.platform });
-      output.result(agents, () => agents.flatMap(agentLines));
+      output.result(agents, () => [...agents.flatMap((a) => agentLines(a, agents)), ...sharedLines(agents)]);
     });
 }
 
-function agentLines(agent: AgentStatus): string[] {
+function agentLines(agent: AgentStatus, all: readonly AgentStatus[]): string[] {
+  // docs/skills.md "Agents": a folder other agents read too is marked, since one link there serves them all.
+  const dirs = agent.skillDirs.map((dir) => {
+    const others = all.filter((a) => a.id !== agent.id && a.skillDirs.includes(dir)).map((a) => a.id);
+    return others.length === 0 ? dir : `${dir} (also read by ${agentNames(others)})`;
+  });
   const head =
     `${agent.name} (${agent.id}): ${agent.present ? `present (${agent.evidence ?? 'found'})` : 'not found'}; personal skills ` +
-    `in ${agent.skillDirs.join(', ')}; project skills in ${agent.projectDirs.join(', ')}`;
+    `in ${dirs.join(', ')}; project skills in ${agent.projectDirs.join(', ')}`;
   return [head, ...agent.links.map(linkLine)];
+}
+
+/** For the folders two or more present agents read: "one link in ~/.agents/skills serves Codex and Gemini CLI". */
+function sharedLines(agents: readonly AgentStatus[]): string[] {
+  const present = agents.filter((a) => a.present);
+  const folders = linkFolders(present.map((a) => agentDefinition(a.id))).filter((f) => f.serves.length > 1);
+  return folders.map((f) => {
+    const dir = present.find((a) => a.id === f.agent)?.skillDirs[agentDefinition(f.agent).personal.indexOf(f.folder)] ?? f.folder;
+    return `add and link put one link in ${dir} for ${agentNames(f.serves)}, which all read it`;
+  });
+}
+
+/** The agents whose documentation gives no way to register an MCP server are named, so their absence is not a surprise. */
+function unregistered(listed: readonly string[]): string[] {
+  const missing = AGENTS.filter((a) => !listed.includes(a.id)).map((a) => a.id);
+  return missing.length === 0
+    ? []
+    : [`no line for ${agentNames(missing)}: Arcotheon knows no documented command or settings file that registers an MCP server with them`];
 }
 
 function linkLine(link: LinkStatus): string {

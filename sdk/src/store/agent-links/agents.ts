@@ -6,7 +6,23 @@ import { join, resolve } from 'node:path';
 import { AdcapError } from '../../errors.js';
 
 /** The ids of the agents whose skills folders and MCP settings Arcotheon knows (linkSkills, agentMcp). */
-export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf'] as const;
+export const AGENT_IDS = [
+  'claude-code',
+  'codex',
+  'copilot',
+  'cursor',
+  'gemini',
+  'opencode',
+  'goose',
+  'windsurf',
+  'amp',
+  'cline',
+  'roo-code',
+  'kiro',
+  'qwen-code',
+  'droid',
+  'augment',
+] as const;
 /** The id of an agent Arcotheon knows (one of AGENT_IDS). */
 export type AgentId = (typeof AGENT_IDS)[number];
 
@@ -41,9 +57,17 @@ export interface AgentDefinition {
   programs: string[];
   /** Configuration files the agent itself writes, relative to the user's home (see `programs`). */
   configFiles: string[];
+  /**
+   * For an agent that is an editor extension: its VS Code extension id (`publisher.name`). The
+   * agent is present when the extension is installed, i.e. a folder `<id>-<version>` exists in
+   * `~/.vscode/extensions` (or the Insiders or remote-server one): VS Code's documented per-user
+   * extensions folder (https://code.visualstudio.com/docs/configure/extensions/extension-marketplace).
+   */
+  extensions?: string[];
   /** The documentation the folders were checked against. */
   docs: string;
-  mcp(server: McpServerCommand, userHome: string): McpRegistration;
+  /** How it registers an MCP server, when its documentation says (the others are left out of `mcpRegistrations`). */
+  mcp?(server: McpServerCommand, userHome: string): McpRegistration;
 }
 
 const command = (agent: AgentId, argv: string[]): McpRegistration => ({
@@ -179,6 +203,94 @@ export const AGENTS: readonly AgentDefinition[] = [
         mcpServers: { [s.name]: { command: s.command, args: s.args } },
       }),
   },
+  {
+    // https://ampcode.com/manual#agent-skills: user skills in ~/.config/agents/skills (shared with
+    // goose), ~/.config/amp/skills and ~/.claude/skills; project skills in .agents/skills. Settings
+    // in ~/.config/amp/settings.json; the editor extension is sourcegraph.amp.
+    id: 'amp',
+    name: 'Amp',
+    personal: ['.config/agents/skills', '.config/amp/skills', '.claude/skills'],
+    project: ['.agents/skills'],
+    programs: ['amp'],
+    configFiles: ['.config/amp/settings.json'],
+    extensions: ['sourcegraph.amp'],
+    docs: 'https://ampcode.com/manual#agent-skills',
+  },
+  {
+    // https://docs.cline.bot/customization/skills: global skills ~/.cline/skills, project .cline/skills.
+    // Cline is the VS Code extension saoudrizwan.claude-dev, or the `cline` CLI.
+    id: 'cline',
+    name: 'Cline',
+    personal: ['.cline/skills'],
+    project: ['.cline/skills'],
+    programs: ['cline'],
+    configFiles: [],
+    extensions: ['saoudrizwan.claude-dev'],
+    docs: 'https://docs.cline.bot/customization/skills',
+  },
+  {
+    // https://docs.roocode.com/features/skills: global skills ~/.roo/skills (or ~/.agents/skills),
+    // project .roo/skills. Roo Code is the VS Code extension RooVeterinaryInc.roo-cline.
+    id: 'roo-code',
+    name: 'Roo Code',
+    personal: ['.roo/skills', '.agents/skills'],
+    project: ['.roo/skills'],
+    programs: [],
+    configFiles: [],
+    extensions: ['rooveterinaryinc.roo-cline'],
+    docs: 'https://docs.roocode.com/features/skills',
+  },
+  {
+    // https://kiro.dev/docs/skills: global skills ~/.kiro/skills, workspace skills .kiro/skills.
+    // https://kiro.dev/docs/mcp/configuration: user-level ~/.kiro/settings/mcp.json ("mcpServers": { command, args }).
+    id: 'kiro',
+    name: 'Kiro',
+    personal: ['.kiro/skills'],
+    project: ['.kiro/skills'],
+    programs: ['kiro', 'kiro-cli'],
+    configFiles: ['.kiro/settings/mcp.json', '.kiro/settings/cli.json'],
+    docs: 'https://kiro.dev/docs/skills',
+    mcp: (s, home) =>
+      config('kiro', join(home, '.kiro', 'settings', 'mcp.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
+  },
+  {
+    // https://qwenlm.github.io/qwen-code-docs/en/users/features/skills: personal skills ~/.qwen/skills,
+    // project skills .qwen/skills. https://qwenlm.github.io/qwen-code-docs/en/users/features/mcp: user
+    // scope ~/.qwen/settings.json ("mcpServers": { command, args }).
+    id: 'qwen-code',
+    name: 'Qwen Code',
+    personal: ['.qwen/skills'],
+    project: ['.qwen/skills'],
+    programs: ['qwen'],
+    configFiles: ['.qwen/settings.json'],
+    docs: 'https://qwenlm.github.io/qwen-code-docs/en/users/features/skills',
+    mcp: (s, home) =>
+      config('qwen-code', join(home, '.qwen', 'settings.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
+  },
+  {
+    // https://docs.factory.ai/cli/configuration/skills: personal skills ~/.factory/skills, workspace
+    // .factory/skills. https://docs.factory.ai/cli/configuration/mcp: `droid mcp add <name> "<command>"` (stdio).
+    id: 'droid',
+    name: 'Factory Droid',
+    personal: ['.factory/skills'],
+    project: ['.factory/skills'],
+    programs: ['droid'],
+    configFiles: ['.factory/settings.json'],
+    docs: 'https://docs.factory.ai/cli/configuration/skills',
+    mcp: (s) => command('droid', ['droid', 'mcp', 'add', s.name, [s.command, ...s.args].map(shellQuote).join(' ')]),
+  },
+  {
+    // https://docs.augmentcode.com/cli/skills: .augment/skills or .claude/skills in the workspace or the
+    // home folder. Auggie is the `auggie` CLI (settings ~/.augment/settings.json) or the editor extension augment.vscode-augment.
+    id: 'augment',
+    name: 'Augment',
+    personal: ['.augment/skills', '.claude/skills'],
+    project: ['.augment/skills'],
+    programs: ['auggie'],
+    configFiles: ['.augment/settings.json'],
+    extensions: ['augment.vscode-augment'],
+    docs: 'https://docs.augmentcode.com/cli/skills',
+  },
 ];
 
 export function agentDefinition(id: string): AgentDefinition {
@@ -203,7 +315,7 @@ export function agentSkillDir(agent: AgentDefinition, options: { userHome?: stri
 }
 
 /**
- * For each agent, how to register the granted tools of `ids` as an MCP server: the command line
+ * For each agent whose documentation says how, how to register the granted tools of `ids` as an MCP server: the command line
  * to run, or the entry to add to the agent's config file. The server is `adcap mcp <ids>... --home
  * <home>`; only granted tools exist on it (host contract "Tools"), and no Pro or entitled ones (it
  * has no sign-in to check a plan with). A host that sells such tools registers a server of its own,
@@ -220,7 +332,7 @@ export function mcpRegistrations(
       ? { name, command: options.command ?? 'adcap', args: ['mcp', ...ids, '--home', options.home] }
       : { name, command: options.server.command, args: [...options.server.args] };
   const home = userHomeOf(options.userHome);
-  return AGENTS.map((agent) => agent.mcp(server, home));
+  return AGENTS.flatMap((agent) => (agent.mcp === undefined ? [] : [agent.mcp(server, home)]));
 }
 
 /** POSIX shell quoting for a command line a person copies. */

@@ -1,6 +1,6 @@
 /** doctor's look at the skill links (issue 13), and its repair. */
 import { isAdcapError } from '../../errors.js';
-import type { Problem } from '../doctor.js';
+import type { Problem } from '../doctor-problem.js';
 import { agentDefinition } from './agents.js';
 import { linkStatuses } from './on-disk.js';
 import type { LinkStatus, LinkStore } from './records.js';

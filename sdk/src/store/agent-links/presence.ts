@@ -1,11 +1,11 @@
 /**
- * Whether an agent is on this machine (docs/skills.md): its program is on PATH, or its own configuration
- * file exists under the user's home. A skills folder is never evidence (Arcotheon may have made it
+ * Whether an agent is on this machine (docs/skills.md): its program is on PATH, its own configuration
+ * file exists under the user's home, or (an editor extension) its VS Code extension is installed. A skills folder is never evidence (Arcotheon may have made it
  * with a link). And, for the agents present, which personal skills folders to link into so that each
  * reads every skill once: a folder several agents read (~/.agents/skills) serves them with one link.
  */
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, readdir, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { AGENTS, userHomeOf, type AgentDefinition, type AgentId } from './agents.js';
 
@@ -53,7 +53,25 @@ export async function findProgram(program: string, options: PresenceOptions = {}
   return null;
 }
 
-export async function agentPresence(agent: AgentDefinition, options: PresenceOptions = {}): Promise<AgentPresence> {
+/** VS Code's per-user extensions folders, relative to the home: the desktop app, Insiders, and the remote server. */
+const EXTENSION_ROOTS = ['.vscode/extensions', '.vscode-insiders/extensions', '.vscode-server/extensions'];
+
+/** The installed VS Code extension folders (`publisher.name-version`), each with its path, read once per detection. */
+async function extensionFolders(home: string): Promise<Array<{ name: string; path: string }>> {
+  const out: Array<{ name: string; path: string }> = [];
+  for (const root of EXTENSION_ROOTS) {
+    const dir = join(home, ...root.split('/'));
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) if (e.isDirectory()) out.push({ name: e.name.toLowerCase(), path: join(dir, e.name) });
+  }
+  return out;
+}
+
+export async function agentPresence(
+  agent: AgentDefinition,
+  options: PresenceOptions = {},
+  installedExtensions?: Array<{ name: string; path: string }>,
+): Promise<AgentPresence> {
   for (const program of agent.programs) {
     const found = await findProgram(program, options);
     if (found !== null) return { agent, present: true, evidence: `the program ${program} on PATH (${found})` };
@@ -69,11 +87,20 @@ export async function agentPresence(agent: AgentDefinition, options: PresenceOpt
     )
       return { agent, present: true, evidence: `its configuration ${path}` };
   }
+  if (agent.extensions !== undefined && agent.extensions.length > 0) {
+    const folders = installedExtensions ?? (await extensionFolders(home));
+    for (const id of agent.extensions) {
+      // A folder `<publisher.name>-<version>`: the id, a hyphen, then a digit.
+      const found = folders.find((f) => f.name.startsWith(`${id.toLowerCase()}-`) && /^\d/.test(f.name.slice(id.length + 1)));
+      if (found !== undefined) return { agent, present: true, evidence: `its VS Code extension ${found.path}` };
+    }
+  }
   return { agent, present: false };
 }
 
 export async function detectAgents(options: PresenceOptions = {}): Promise<AgentPresence[]> {
-  return Promise.all(AGENTS.map((agent) => agentPresence(agent, options)));
+  const extensions = await extensionFolders(userHomeOf(options.userHome));
+  return Promise.all(AGENTS.map((agent) => agentPresence(agent, options, extensions)));
 }
 
 /** A personal skills folder to link into, the agent its link records name, and every present agent that reads it. */

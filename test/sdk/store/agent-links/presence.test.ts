@@ -52,6 +52,42 @@ describe('an agent is present only when the agent itself is (docs/skills.md)', (
   });
 });
 
+describe('an editor extension agent is present when its VS Code extension is installed', () => {
+  it('a folder <publisher.name>-<version> in ~/.vscode/extensions (any case) shows Cline, Roo Code, Augment', async () => {
+    const ext = join(home, '.vscode', 'extensions');
+    await mkdir(join(ext, 'saoudrizwan.claude-dev-3.38.1'), { recursive: true });
+    await mkdir(join(ext, 'RooVeterinaryInc.roo-cline-3.40.0'), { recursive: true });
+    const remote = join(home, '.vscode-server', 'extensions');
+    await mkdir(join(remote, 'augment.vscode-augment-0.600.0'), { recursive: true });
+    const found = await detectAgents({ userHome: home, path: bin, platform: 'linux' });
+    expect(found.filter((p) => p.present).map((p) => [p.agent.id, p.evidence])).toEqual([
+      ['cline', `its VS Code extension ${join(ext, 'saoudrizwan.claude-dev-3.38.1')}`],
+      ['roo-code', `its VS Code extension ${join(ext, 'RooVeterinaryInc.roo-cline-3.40.0')}`],
+      ['augment', `its VS Code extension ${join(remote, 'augment.vscode-augment-0.600.0')}`],
+    ]);
+  });
+  it('another extension whose id only begins the same, a file, or a skills folder is not', async () => {
+    const ext = join(home, '.vscode', 'extensions');
+    await mkdir(join(ext, 'saoudrizwan.claude-dev-nightly-1.0.0'), { recursive: true });
+    await mkdir(join(ext, 'rooveterinaryinc.roo-cline-fork-2.0.0'), { recursive: true });
+    await writeFile(join(ext, 'augment.vscode-augment-0.1.0'), '');
+    for (const dir of ['.cline/skills', '.roo/skills', '.augment/skills', '.kiro/skills', '.qwen/skills', '.factory/skills'])
+      await mkdir(join(home, ...dir.split('/')), { recursive: true });
+    expect(await present()).toEqual([]);
+  });
+  it('the programs and configuration files of the CLI agents: kiro-cli, qwen, droid, auggie, amp', async () => {
+    for (const program of ['kiro-cli', 'qwen', 'droid']) {
+      await writeFile(join(bin, program), '#!/bin/sh\n');
+      await chmod(join(bin, program), 0o755);
+    }
+    await mkdir(join(home, '.augment'));
+    await writeFile(join(home, '.augment', 'settings.json'), '{}');
+    await mkdir(join(home, '.config', 'amp'), { recursive: true });
+    await writeFile(join(home, '.config', 'amp', 'settings.json'), '{}');
+    expect(await present()).toEqual(['amp', 'kiro', 'qwen-code', 'droid', 'augment']);
+  });
+});
+
 describe('one link per folder several present agents read', () => {
   const folders = (ids: string[]) => linkFolders(ids.map(agentDefinition));
   it('Codex, Copilot and Gemini CLI all read ~/.agents/skills: one folder serves the three', () => {
@@ -69,6 +105,20 @@ describe('one link per folder several present agents read', () => {
     expect(folders(['claude-code', 'goose', 'windsurf'])).toEqual([
       { folder: '.claude/skills', agent: 'claude-code', serves: ['claude-code', 'goose'] },
       { folder: '.codeium/windsurf/skills', agent: 'windsurf', serves: ['windsurf'] },
+    ]);
+  });
+  it('Amp and goose share ~/.config/agents/skills: one link serves both', () => {
+    expect(folders(['goose', 'amp'])).toEqual([{ folder: '.config/agents/skills', agent: 'amp', serves: ['goose', 'amp'] }]);
+  });
+  it('Roo Code reads ~/.agents/skills too: one link there serves Codex, Gemini CLI and Roo Code; Kiro has its own', () => {
+    expect(folders(['codex', 'gemini', 'roo-code', 'kiro'])).toEqual([
+      { folder: '.agents/skills', agent: 'codex', serves: ['codex', 'gemini', 'roo-code'] },
+      { folder: '.kiro/skills', agent: 'kiro', serves: ['kiro'] },
+    ]);
+  });
+  it('Claude Code, Amp, goose and Augment all read ~/.claude/skills: one link serves the four', () => {
+    expect(folders(['claude-code', 'goose', 'amp', 'augment'])).toEqual([
+      { folder: '.claude/skills', agent: 'claude-code', serves: ['claude-code', 'goose', 'amp', 'augment'] },
     ]);
   });
   it('Gemini CLI alone links into its own first folder', () => {
