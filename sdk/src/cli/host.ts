@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { loadEmbeddedRemote } from '../registry/embedded.js';
 import { Arcotheon } from '../store/arcotheon.js';
+import { sdkPackageVersion } from '../util/sdk-version.js';
 import type { CliContext } from './context.js';
 
 /**
@@ -23,8 +23,7 @@ export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
   });
 }
 
-/** The SDK's version: ../../package.json is sdk/package.json from both src/cli and dist/cli. */
+/** The SDK's version (sdk/package.json). */
 export function sdkVersion(): string {
-  // Read as data, not loaded with require(): the layer rules see only imports (eslint.config.js).
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return sdkPackageVersion();
 }

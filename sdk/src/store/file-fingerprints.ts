@@ -17,6 +17,8 @@ import type { Manifest } from '../format/manifest-types.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
 import { hashFile, sha256Hex } from '../util/hash.js';
 import { manifestDigest } from '../format/canonical-json.js';
+import { parseStrictJson } from '../format/strict-json.js';
+import { sdkPackageVersion } from '../util/sdk-version.js';
 import type { HomeLayout } from './home.js';
 import type { InstalledView } from './store-view.js';
 
@@ -31,6 +33,17 @@ interface FingerprintFile {
   format: typeof FORMAT;
   /** path -> "size:mtimeNs:ino:ctimeNs". */
   files: Record<string, string>;
+  /** The capability.json that passed every check of validateManifest (see manifestCheckRecorded). */
+  manifest?: ManifestCheck;
+}
+
+/**
+ * A full check of an installed capability.json that passed: the SHA-256 of its bytes and which
+ * checks it passed (MANIFEST_CHECKS). A cache of a verification like the fingerprints, never the truth.
+ */
+interface ManifestCheck {
+  sha256: string;
+  checks: string;
 }
 
 /** What a check did: files compared by fingerprint only, and files hashed because theirs differed. */
@@ -50,13 +63,15 @@ function fingerprintOf(info: BigIntStats): string {
   return `${info.size}:${info.mtimeNs}:${info.ino}:${info.ctimeNs}`;
 }
 
-async function readRecord(path: string): Promise<Record<string, string>> {
+async function readRecord(path: string): Promise<FingerprintFile> {
   try {
     const value = JSON.parse(await readFile(path, 'utf8')) as Partial<FingerprintFile> | null;
-    if (value?.format !== FORMAT || typeof value.files !== 'object' || value.files === null) return {};
-    return value.files;
+    if (value?.format !== FORMAT || typeof value.files !== 'object' || value.files === null) return { format: FORMAT, files: {} };
+    const m = value.manifest;
+    const manifest = typeof m?.sha256 === 'string' && typeof m.checks === 'string' ? { sha256: m.sha256, checks: m.checks } : undefined;
+    return { format: FORMAT, files: value.files, ...(manifest === undefined ? {} : { manifest }) };
   } catch {
-    return {};
+    return { format: FORMAT, files: {} };
   }
 }
 
@@ -68,7 +83,55 @@ export async function recordFileFingerprints(home: HomeLayout, id: string, versi
   const dir = home.versionDir(id, version);
   const files: Record<string, string> = {};
   for (const file of manifest.files) files[file.path] = fingerprintOf(await lstat(join(dir, file.path), { bigint: true }));
-  await writeJsonAtomic(home.fingerprintFile(id, version), { format: FORMAT, files } satisfies FingerprintFile);
+  // `manifest` passed validateManifest at install: the capability.json on disk is recorded as
+  // checked only when its bytes hold that very manifest (same canonical digest).
+  const bytes = await readFile(join(dir, 'capability.json')).catch(() => null);
+  let check: ManifestCheck | undefined;
+  try {
+    if (bytes !== null && manifestDigest(parseStrictJson(bytes, 'capability.json') as Manifest) === manifestDigest(manifest)) {
+      check = { sha256: sha256Hex(bytes), checks: MANIFEST_CHECKS };
+    }
+  } catch {
+    // not the manifest that was checked: the next read checks it in full
+  }
+  await writeJsonAtomic(home.fingerprintFile(id, version), {
+    format: FORMAT,
+    files,
+    ...(check === undefined ? {} : { manifest: check }),
+  } satisfies FingerprintFile);
+}
+
+/**
+ * Which checks a recorded manifest check stands for: the SDK's version and the revision of
+ * validateManifest's rules. A record made by another SDK, or before the rules changed, is not
+ * used (the manifest is checked in full again). Raise MANIFEST_RULES when validateManifest
+ * refuses something it accepted before.
+ */
+const MANIFEST_RULES = 1;
+export const MANIFEST_CHECKS = `sdk ${sdkPackageVersion()}; rules ${MANIFEST_RULES}`;
+
+/**
+ * Whether the capability.json of `id@version` whose bytes hash to `sha256` passed every check of
+ * validateManifest before, under MANIFEST_CHECKS (DESIGN §6 fingerprints/). Anything else (no
+ * record, other bytes, other checks, an unreadable record) is false: the caller checks in full.
+ */
+export async function manifestCheckRecorded(home: HomeLayout, id: string, version: string, sha256: string): Promise<boolean> {
+  const check = (await readRecord(home.fingerprintFile(id, version))).manifest;
+  return check !== undefined && check.sha256 === sha256 && check.checks === MANIFEST_CHECKS;
+}
+
+/**
+ * Records that the capability.json of `id@version` with these bytes passed every check of
+ * validateManifest (the caller just checked it in full). Best effort: a lost record costs one
+ * full check at the next read. The file fingerprints in the record are kept.
+ */
+export async function recordManifestCheck(home: HomeLayout, id: string, version: string, sha256: string): Promise<void> {
+  const path = home.fingerprintFile(id, version);
+  const record = await readRecord(path);
+  if (record.manifest?.sha256 === sha256 && record.manifest.checks === MANIFEST_CHECKS) return;
+  await writeJsonAtomic(path, { ...record, manifest: { sha256, checks: MANIFEST_CHECKS } } satisfies FingerprintFile).catch(
+    () => undefined,
+  );
 }
 
 /**
@@ -96,7 +159,8 @@ function changed(
 export async function checkInstalledFiles(home: HomeLayout, id: string, version: string, manifest: Manifest): Promise<FileCheck> {
   const dir = home.versionDir(id, version);
   const recordPath = home.fingerprintFile(id, version);
-  const recorded = await readRecord(recordPath);
+  const record = await readRecord(recordPath);
+  const recorded = record.files;
   const listed = new Set(manifest.files.map((f) => f.path));
   const unlisted = await firstUnlisted(dir, '', listed);
   if (unlisted !== null) throw changed(id, version, unlisted, 'added', 'E_UNLISTED');
@@ -123,7 +187,8 @@ export async function checkInstalledFiles(home: HomeLayout, id: string, version:
   await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, queue.length) }, hashOne));
   const hashed = toHash.length;
   if (hashed > 0) {
-    await writeJsonAtomic(recordPath, { format: FORMAT, files: current } satisfies FingerprintFile).catch(() => undefined);
+    const kept = record.manifest === undefined ? {} : { manifest: record.manifest };
+    await writeJsonAtomic(recordPath, { format: FORMAT, files: current, ...kept } satisfies FingerprintFile).catch(() => undefined);
   }
   return { files: manifest.files.length, hashed };
 }

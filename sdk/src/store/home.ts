@@ -16,6 +16,7 @@ import { parseCapabilityId } from '../registry/layout.js';
  *   journal/<op>.json                intent records of operations in flight (for doctor)
  *   links.json                       skill links Arcotheon made in agents' folders (issue 13)
  *   fingerprints/<pub>/<name>/<version>.json  stat fingerprints of installed files (file-fingerprints.ts)
+ *                                             and the SHA-256 of the capability.json that passed its full check
  */
 export class HomeLayout {
   constructor(readonly root: string) {}

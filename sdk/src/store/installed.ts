@@ -10,7 +10,9 @@ import type { Manifest } from '../format/manifest-types.js';
 import { validateManifest } from '../format/manifest.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import { parseCapabilityId } from '../registry/layout.js';
+import { sha256Hex } from '../util/hash.js';
 import { checkId } from './arguments.js';
+import { manifestCheckRecorded, recordManifestCheck } from './file-fingerprints.js';
 import type { HomeLayout } from './home.js';
 import { managedMark, policyForReading, type ManagedMark } from './policy-enforce.js';
 import { revocationReason } from './revocations.js';
@@ -127,7 +129,17 @@ export async function installedState(home: HomeLayout, id: string): Promise<Pack
   return state;
 }
 
-/** The manifest of an installed version, re-validated from disk. */
+/** SHA-256 of capability.json bytes that passed validateManifest in this process. */
+const checkedInProcess = new Set<string>();
+const MAX_CHECKED_IN_PROCESS = 4096;
+
+/**
+ * The manifest of an installed version, read from disk and checked (spec §3-§4: strict JSON, the
+ * schema, tool schemas that compile, the semantic rules). The full check runs once per content:
+ * bytes whose SHA-256 passed it before, in this process or as recorded beside the version's file
+ * fingerprints under the same SDK and rules (file-fingerprints.ts manifestCheckRecorded), are only
+ * parsed. Any other bytes, or no record, get the full check, which records them when they pass.
+ */
 export async function readInstalledManifest(home: HomeLayout, id: string, version: string): Promise<Manifest> {
   const path = join(home.versionDir(id, version), 'capability.json');
   let bytes: Buffer;
@@ -138,7 +150,19 @@ export async function readInstalledManifest(home: HomeLayout, id: string, versio
       cause,
     });
   }
-  return validateManifest(parseStrictJson(bytes, `capability.json of ${id}@${version}`));
+  const sha256 = sha256Hex(bytes);
+  // The same bytes passed the strict parser, so JSON.parse reads the same value from them.
+  if (await manifestCheckRecorded(home, id, version, sha256)) return JSON.parse(bytes.toString('utf8')) as Manifest;
+  let manifest: Manifest;
+  if (checkedInProcess.has(sha256)) {
+    manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+  } else {
+    manifest = validateManifest(parseStrictJson(bytes, `capability.json of ${id}@${version}`));
+    if (checkedInProcess.size >= MAX_CHECKED_IN_PROCESS) checkedInProcess.clear();
+    checkedInProcess.add(sha256);
+  }
+  await recordManifestCheck(home, id, version, sha256);
+  return manifest;
 }
 
 /**
