@@ -6,13 +6,13 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addCapability } from '../../../sdk/src/add/add.js';
+import { addCapability, updateAdded } from '../../../sdk/src/add/add.js';
 import { OWN_KEY_FILE, ownPublisherKey, userConfigDir } from '../../../sdk/src/add/own-key.js';
 import { initSkillsRepository } from '../../../sdk/src/format/skill-repo.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { buildSignedPackage } from '../../../sdk/src/trust/package-signature.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
-import { initRepo, writeFiles } from '../../helpers/skills-git-repos.js';
+import { commitFiles, git, initRepo, writeFiles } from '../../helpers/skills-git-repos.js';
 import { skillMd } from '../../helpers/skills-repo.js';
 
 let reg: LifecycleRegistry;
@@ -92,5 +92,43 @@ describe('addCapability: nothing half-installed', () => {
       addCapability(arc, `file://${repo}`, { cwd: work, configDir, id: 'acme/registry-one', approve: () => true }),
     ).rejects.toMatchObject({ code: 'E_CONFLICT', message: expect.stringContaining('installed from a registry') as unknown });
     expect((await arc.state('acme/registry-one')).active).toBe('1.0.0');
+  });
+});
+
+describe('bad input is a coded error, and the home is left as it was (docs/skills.md "What adcap add does")', () => {
+  const packagesOf = async (): Promise<string[]> => readdir(join(arc.home.root, 'packages')).catch(() => []);
+
+  it('an unreachable URL is E_DOWNLOAD; a repository without SKILL.md is E_NOT_FOUND; nothing is installed', async () => {
+    await expect(
+      addCapability(arc, `file://${join(work, 'git', 'no-such', 'repo')}`, { cwd: work, configDir, approve: () => true }),
+    ).rejects.toMatchObject({ code: 'E_DOWNLOAD', message: expect.stringContaining('nothing was added') as unknown });
+    const empty = join(work, 'git', 'docs-only', 'repo');
+    await initRepo(empty, { 'README.md': '# no skills here\n', 'docs/guide.md': 'text\n' });
+    await expect(addCapability(arc, `file://${empty}`, { cwd: work, configDir, approve: () => true })).rejects.toMatchObject({
+      code: 'E_NOT_FOUND',
+    });
+    expect(await arc.list()).toEqual([]);
+    expect(await packagesOf()).toEqual([]);
+  });
+
+  it('a pinned commit the repository no longer has (history rewritten): update is E_DOWNLOAD and the install is unchanged', async () => {
+    const repo = join(work, 'git', 'rewritten', 'skills');
+    const first = await initRepo(repo, { 'skills/pdf/SKILL.md': skillMd('pdf', 'PDF work. Use with PDFs.') });
+    const pinned = await commitFiles(repo, { 'skills/docx/SKILL.md': skillMd('docx', 'Word. Use with docx.') }, 'second');
+    const added = await addCapability(arc, `file://${repo}#${pinned}`, { cwd: work, configDir, approve: () => true });
+    expect(added).toMatchObject({ id: 'rewritten/skills', version: '0.1.0', origin: { commit: pinned, ref: pinned } });
+    const before = await arc.installedManifest('rewritten/skills');
+
+    // The source's history is rewritten: the pinned commit is gone from it.
+    git(repo, ['reset', '-q', '--hard', first]);
+    git(repo, ['reflog', 'expire', '--expire=now', '--all']);
+    git(repo, ['gc', '-q', '--prune=now']);
+    await expect(updateAdded(arc, 'rewritten/skills', { configDir, approve: () => true })).rejects.toMatchObject({
+      code: 'E_DOWNLOAD',
+      message: expect.stringContaining(`has no commit ${pinned} (any more)`) as unknown,
+    });
+    expect((await arc.state('rewritten/skills')).active).toBe('0.1.0');
+    expect(await arc.installedManifest('rewritten/skills')).toEqual(before);
+    expect((await readdir(join(arc.home.root, 'packages', 'rewritten', 'skills'))).sort()).toEqual(['0.1.0', 'state.json']);
   });
 });
