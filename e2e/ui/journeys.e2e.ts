@@ -159,6 +159,16 @@ async function go(hash: string): Promise<void> {
   await page.evaluate((h) => ((globalThis as unknown as { location: { hash: string } }).location.hash = h), hash);
 }
 
+/**
+ * Approves the open install dialog: it closes as soon as the host has started the install, which
+ * goes on in the operations tray; resolves once `adcap list` has it.
+ */
+async function approveInstall(dialog: Locator, id: string): Promise<void> {
+  await dialog.getByRole('button', { name: 'Install', exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await until(async () => (await installed(id)) !== undefined, `${id} to be installed`, 60_000);
+}
+
 /** Waits until `check` holds (the host works in the background; the screen follows events). */
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -215,10 +225,9 @@ describe('the manager UI, end to end in a browser', () => {
     expect(await installed('acme/notes')).toBeUndefined();
 
     await page.getByRole('button', { name: 'Install', exact: true }).click();
-    await dialog.getByRole('button', { name: 'Install', exact: true }).click();
-    const done = page.getByRole('dialog', { name: 'Meeting notes is installed' });
-    await done.waitFor();
-    await done.getByRole('button', { name: 'Done' }).click();
+    await approveInstall(dialog, 'acme/notes');
+    // The tray says so in the capability's name.
+    await page.locator('.tray [data-operation-state="done"]', { hasText: 'Installed Meeting notes 1.0.0' }).waitFor();
 
     const record = await installed('acme/notes');
     expect(record).toMatchObject({ version: '1.0.0', status: 'ok', grants: ['fs:read:workspace'] });
@@ -296,8 +305,7 @@ describe('the manager UI, end to end in a browser', () => {
     await go('#/capability/acme/report-kit');
     await page.getByRole('button', { name: 'Install', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Report kit?' });
-    await dialog.getByRole('button', { name: 'Install', exact: true }).click();
-    await page.getByRole('dialog', { name: 'Report kit is installed' }).getByRole('button', { name: 'Done' }).click();
+    await approveInstall(dialog, 'acme/report-kit');
     expect(await installed('acme/report-kit')).toMatchObject({ version: '1.0.0' });
 
     await go('#/run/acme/report-kit');
@@ -386,8 +394,7 @@ describe('the manager UI, end to end in a browser', () => {
     await go('#/capability/acme/proofread');
     await page.getByRole('heading', { name: 'Proofreading skills', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Install', exact: true }).click();
-    await page.getByRole('dialog', { name: 'Install Proofreading skills?' }).getByRole('button', { name: 'Install', exact: true }).click();
-    await page.getByRole('dialog', { name: 'Proofreading skills is installed' }).getByRole('button', { name: 'Done' }).click();
+    await approveInstall(page.getByRole('dialog', { name: 'Install Proofreading skills?' }), 'acme/proofread');
     expect(await installed('acme/proofread')).toMatchObject({ version: '1.0.0' });
 
     const link = join(agentHome, '.claude', 'skills', 'proofread');
@@ -421,11 +428,7 @@ describe('the manager UI, end to end in a browser', () => {
     const install = dialog.getByRole('button', { name: 'Install', exact: true });
     expect(await install.isDisabled()).toBe(true);
     await dialog.getByLabel('I trust this file even though no known publisher signed it.').check();
-    await install.click();
-    await page
-      .getByRole('dialog', { name: /is installed$/ })
-      .getByRole('button', { name: 'Done' })
-      .click();
+    await approveInstall(dialog, 'solo/local-tool');
     expect(await installed('solo/local-tool')).toMatchObject({ version: '0.1.0', status: 'unsigned' });
   });
 
@@ -478,11 +481,7 @@ describe('the manager UI, end to end in a browser', () => {
 
     // Installed and run by hand: the form (field descriptions, defaults) and the tool's output
     // carry markup too, and stay text.
-    await dialog.getByRole('button', { name: 'Install', exact: true }).click();
-    await page
-      .getByRole('dialog', { name: /is installed$/ })
-      .getByRole('button', { name: 'Done' })
-      .click();
+    await approveInstall(dialog, 'evil/inert');
     await go('#/run/evil/inert/tool/echo');
     await page.getByText('<img src=x onerror=alert(8)>').waitFor();
     await page.getByRole('button', { name: 'Run', exact: true }).click();

@@ -7,6 +7,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { Banners } from './components/Banners.js';
 import { DesktopIntegration } from './components/Desktop.js';
 import { OperationsTray } from './components/OperationsTray.js';
+import { keepFocusOnScreen } from './lib/focus.js';
 import { navigate, useRouter, type Route, type ScreenName } from './router.js';
 import { Capability } from './screens/Capability.js';
 import { Discover } from './screens/Discover.js';
@@ -57,6 +58,11 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
+  useEffect(() => {
+    const main = document.getElementById('main');
+    return main === null ? undefined : keepFocusOnScreen(main);
+  }, []);
+
   // Move focus to the new screen's heading, so keyboard and screen-reader users land on it.
   useEffect(() => {
     if (route.screen === 'discover') return;
@@ -86,6 +92,8 @@ export function App() {
                   aria-current={current === item.screen ? 'page' : undefined}
                   aria-keyshortcuts={`${isMac ? 'Meta' : 'Control'}+${index + 1}`}
                   title={`${item.label} (${isMac ? '⌘' : 'Ctrl+'}${index + 1})`}
+                  // The label is hidden on a narrow window: the name stays "Updates, 1 available".
+                  aria-label={item.screen === 'updates' && updates > 0 ? `${item.label}, ${updates} available` : item.label}
                 >
                   <span className="icon" aria-hidden="true">
                     {item.icon}

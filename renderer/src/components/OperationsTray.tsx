@@ -1,59 +1,106 @@
-/** The operations tray: long operations in the background, with their phase and Cancel. */
-import { useEffect } from 'react';
+/**
+ * The operations tray (UI.md "Nothing blocks: long operations run in the background with their
+ * progress in an operations tray"): each running operation with its phase, a progress bar and
+ * Cancel. A success or a cancel says so and leaves after a few seconds (faded, unless the user
+ * asked for reduced motion; never while the pointer or the focus is on it, WCAG 2.2.1); a failure
+ * stays, with its sentence and the details behind a disclosure, until it is dismissed.
+ */
+import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { phaseText } from '../lib/format.js';
-import { cancelOperation, useOperations, visibleOperations } from '../stores/operations.js';
+import { cancelOperation, useOperations, visibleOperations, type OperationView } from '../stores/operations.js';
+import { ErrorBox } from './ErrorBox.js';
+import './feedback.css';
+
+/** How long a finished operation stays before it leaves, and how long its fade takes. */
+export const FINISHED_STAYS_MS = 5000;
+const FADE_MS = 400;
+
+const reducedMotion = (): boolean => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 export function OperationsTray() {
   const operations = useOperations(useShallow(visibleOperations));
-  const dismiss = useOperations((s) => s.dismiss);
-
-  // Finished operations leave the tray after a few seconds; failures stay until dismissed.
-  useEffect(() => {
-    const done = operations.filter((o) => o.state === 'done' || o.state === 'cancelled');
-    if (done.length === 0) return;
-    const timer = setTimeout(() => done.forEach((o) => dismiss(o.id)), 4000);
-    return () => clearTimeout(timer);
-  }, [operations, dismiss]);
-
   if (operations.length === 0) return null;
   return (
-    <section className="tray" aria-label="Operations" aria-live="polite">
+    <section className="tray" aria-label="Operations">
       {operations.slice(0, 4).map((op) => (
-        <div key={op.id} className="op" data-operation-state={op.state}>
-          <div className="row" style={{ justifyContent: 'space-between', flexWrap: 'nowrap' }}>
-            <strong style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{op.label}</strong>
-            {op.state === 'running' ? (
-              <button type="button" className="small" onClick={() => cancelOperation(op.id)}>
-                Cancel
-              </button>
-            ) : (
-              <button type="button" className="small" onClick={() => dismiss(op.id)} aria-label={`Dismiss ${op.label}`}>
-                ✕
-              </button>
-            )}
-          </div>
-          <div className="small muted">
-            {op.state === 'running'
-              ? op.progress === null
-                ? 'Starting'
-                : phaseText(op.progress.phase)
-              : op.state === 'done'
-                ? 'Finished'
-                : op.state === 'cancelled'
-                  ? 'Cancelled'
-                  : `Failed: ${op.error?.message ?? ''}`}
-            {op.state === 'running' && op.progress?.item !== undefined ? ` · ${op.progress.item}` : ''}
-          </div>
-          {op.state === 'running' && (
-            <progress
-              value={op.progress?.total !== undefined ? op.progress.done : undefined}
-              max={op.progress?.total ?? 1}
-              aria-label={`${op.label} progress`}
-            />
-          )}
-        </div>
+        <Operation key={op.id} op={op} />
       ))}
+      {operations.length > 4 && <div className="small muted tray-more">{operations.length - 4} more</div>}
     </section>
+  );
+}
+
+function Operation({ op }: { op: OperationView }) {
+  const dismiss = useOperations((s) => s.dismiss);
+  const ref = useRef<HTMLDivElement>(null);
+  const [held, setHeld] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const finished = op.state === 'done' || op.state === 'cancelled';
+
+  // A finished entry leaves by itself, but not while it is hovered or holds the focus.
+  useEffect(() => {
+    if (!finished || held) {
+      setLeaving(false);
+      return;
+    }
+    const fade = reducedMotion() ? 0 : FADE_MS;
+    const start = setTimeout(() => setLeaving(true), FINISHED_STAYS_MS - fade);
+    const end = setTimeout(() => dismiss(op.id), FINISHED_STAYS_MS);
+    return () => {
+      clearTimeout(start);
+      clearTimeout(end);
+    };
+  }, [finished, held, dismiss, op.id]);
+
+  const title =
+    op.state === 'done'
+      ? (op.texts.done ?? `${op.label}: finished`)
+      : op.state === 'cancelled'
+        ? (op.texts.cancelled ?? `${op.label}: cancelled`)
+        : op.state === 'failed'
+          ? (op.texts.failed ?? `${op.label} failed`)
+          : op.label;
+  return (
+    <div
+      ref={ref}
+      className={`op${leaving ? ' leaving' : ''}`}
+      data-operation-state={op.state}
+      onMouseEnter={() => setHeld(true)}
+      onMouseLeave={() => setHeld(ref.current?.contains(document.activeElement) ?? false)}
+      onFocus={() => setHeld(true)}
+      onBlur={(e) => setHeld(ref.current?.contains(e.relatedTarget as Node | null) ?? false)}
+    >
+      <div className="op-head">
+        <strong className="op-title" role={op.state === 'running' ? undefined : 'status'}>
+          {op.state === 'done' && <span aria-hidden="true">✓ </span>}
+          {title}
+          {op.repeats > 1 && <span className="small muted"> ({op.repeats} times)</span>}
+        </strong>
+        {op.state === 'running' ? (
+          <button type="button" className="small" onClick={() => cancelOperation(op.id)} aria-label={`Cancel ${op.label}`}>
+            Cancel
+          </button>
+        ) : (
+          <button type="button" className="small" onClick={() => dismiss(op.id)} aria-label={`Dismiss ${title}`}>
+            ✕
+          </button>
+        )}
+      </div>
+      {op.state === 'running' && (
+        <>
+          <div className="small muted">
+            {op.progress === null ? 'Starting' : phaseText(op.progress.phase)}
+            {op.progress?.item !== undefined ? ` · ${op.progress.item}` : ''}
+          </div>
+          <progress
+            value={op.progress?.total !== undefined ? op.progress.done : undefined}
+            max={op.progress?.total ?? 1}
+            aria-label={`${op.label} progress`}
+          />
+        </>
+      )}
+      {op.state === 'failed' && op.error !== null && <ErrorBox error={op.error} compact />}
+    </div>
   );
 }

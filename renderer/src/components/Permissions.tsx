@@ -7,8 +7,18 @@ import type { PermissionView, RiskLevel } from '../../../electron/common/index.j
 
 const RISK_TEXT: Record<RiskLevel | 'none', string> = { none: 'No risk', low: 'Low risk', medium: 'Medium risk', high: 'High risk' };
 
+/** A three-step meter beside the word, so the levels differ in shape too, not by colour alone (WCAG 1.4.1). */
+const RISK_METER: Record<RiskLevel | 'none', string> = { none: '▯▯▯', low: '▮▯▯', medium: '▮▮▯', high: '▮▮▮' };
+
 export function RiskBadge({ risk }: { risk: RiskLevel | 'none' }) {
-  return <span className={`badge risk ${risk}`}>{RISK_TEXT[risk]}</span>;
+  return (
+    <span className={`badge risk ${risk} risk-${risk}`} data-risk={risk}>
+      <span className="risk-icon" aria-hidden="true">
+        {RISK_METER[risk]}
+      </span>
+      {RISK_TEXT[risk]}
+    </span>
+  );
 }
 
 export function PermissionItem({

@@ -36,6 +36,27 @@ const NEXT_STEPS: Record<string, string> = {
   E_DISABLED: 'Switch it on again with Enabled on the Installed screen, then run again.',
 };
 
+/** The user's own cancel (DESIGN §9: E_CANCELLED is not a failure, and is not worded as one). */
+export const isCancel = (error: HostError): boolean => error.code === 'E_CANCELLED';
+
+/** Detail keys that say how the error was raised, not anything a person reads. */
+const INTERNAL_DETAILS = new Set(['reason', 'cancelled']);
+
+/**
+ * An error's plain details as label and text, for the "Details" disclosure: a camelCase key in
+ * words ("lastError" → "last error"), a value as text (JSON for lists and objects), long values cut.
+ */
+export function detailEntries(error: HostError): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(error.details ?? {})) {
+    if (INTERNAL_DETAILS.has(key) || value === undefined || value === null || value === '') continue;
+    const label = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    out.push([label, text.length > 2000 ? `${text.slice(0, 2000)}…` : text]);
+  }
+  return out;
+}
+
 export function nextStep(error: HostError): string {
   // The host sends a next step of its own where this code has a cause with other advice.
   return error.next ?? NEXT_STEPS[error.code] ?? 'Try again; if it keeps failing, run a health check from Health.';

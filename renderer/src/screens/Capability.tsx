@@ -19,11 +19,13 @@ import { host } from '../host.js';
 import { formatBytes, formatDate, plural } from '../lib/format.js';
 import { hrefOf } from '../router.js';
 import { useInstalled } from '../stores/installed.js';
+import { runningFor, useOperations } from '../stores/operations.js';
 import { useSettings } from '../stores/settings.js';
 
 export function Capability({ id }: { id: string }) {
   const [state, setState] = useState<{ detail: CapabilityDetail | null; error: HostError | null }>({ detail: null, error: null });
   const [dialog, setDialog] = useState<{ target: InstallTargetData; name: string } | null>(null);
+  const installing = useOperations(runningFor(id, 'installs.install'));
   const installed = useInstalled((s) => s.details[id]?.value ?? null);
   const loadInstalled = useInstalled((s) => s.loadDetail);
   const overviewVersion = useInstalled((s) => s.overview.value?.find((i) => i.id === id)?.version ?? null);
@@ -110,11 +112,13 @@ export function Capability({ id }: { id: string }) {
             <button
               type="button"
               className="primary"
-              onClick={() => setDialog({ target: installTarget(d), name: d.name })}
+              // While it installs (the tray shows it), the button says so and opens no second dialog.
+              onClick={() => installing === null && setDialog({ target: installTarget(d), name: d.name })}
+              aria-disabled={installing === null ? undefined : true}
               disabled={!d.compatible.ok || (blocked !== null && !blocked.includes('@'))}
               aria-describedby={blocked === null ? undefined : 'policy-blocked'}
             >
-              Install
+              {installing === null ? 'Install' : 'Installing…'}
             </button>
           ) : (
             <>

@@ -1,0 +1,42 @@
+/**
+ * Focus never falls to <body> on the page (UI.md "every action reachable by keyboard"): when the
+ * focused element is removed because of what it did (Install becomes "Open in Run" once the
+ * install ends, a row leaves a list), the browser drops the focus to <body> and the next Tab starts
+ * again at the top of the window. Here the focus goes to the nearest place still on screen: the
+ * first focusable element of the closest container the removed one was in, else the screen's
+ * heading. Dialogs keep their own focus (components/Dialog.tsx).
+ */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary';
+
+export function keepFocusOnScreen(main: HTMLElement): () => void {
+  /** The ancestors of the element that last had the focus, nearest first. */
+  let ancestors: Element[] = [];
+  let focused: Element | null = null;
+  const onFocusIn = (event: FocusEvent): void => {
+    if (!(event.target instanceof Element) || !main.contains(event.target)) return;
+    focused = event.target;
+    ancestors = [];
+    for (let el = event.target.parentElement; el !== null && el !== main; el = el.parentElement) ancestors.push(el);
+  };
+  const observer = new MutationObserver(() => {
+    if (focused === null || focused.isConnected) return;
+    if (document.activeElement !== null && document.activeElement !== document.body) return;
+    if (document.querySelector('[role="dialog"]') !== null) return;
+    focused = null;
+    for (const container of ancestors) {
+      if (!container.isConnected) continue;
+      const target = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].find((el) => el.getClientRects().length > 0);
+      if (target !== undefined) {
+        target.focus();
+        return;
+      }
+    }
+    main.querySelector<HTMLElement>('.screen h1')?.focus();
+  });
+  observer.observe(main, { childList: true, subtree: true });
+  document.addEventListener('focusin', onFocusIn);
+  return () => {
+    observer.disconnect();
+    document.removeEventListener('focusin', onFocusIn);
+  };
+}
