@@ -55,28 +55,47 @@ function validatorFor(schema: RJSFSchema, rootSchema?: RJSFSchema): Validator {
   return validator;
 }
 
-/** `#/a/0/b` → `.a.0.b` (rjsf's property path). */
-function propertyOf(instanceLocation: string): string {
-  const parts = instanceLocation
+/** `#/a/0/b` → ['a', '0', 'b'] (JSON Pointer segments, unescaped). */
+function segmentsOf(instanceLocation: string): string[] {
+  return instanceLocation
     .replace(/^#\/?/, '')
     .split('/')
-    .filter((p) => p.length > 0);
-  return parts.map((p) => `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('');
+    .filter((p) => p.length > 0)
+    .map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'));
 }
+
+/** "columns › 2 › name": the field in words, array indexes counted from 1. */
+function labelOf(segments: string[]): string {
+  return segments.map((p) => (/^\d+$/.test(p) ? String(Number(p) + 1) : p)).join(' › ');
+}
+
+/**
+ * @cfworker/json-schema reports a missing required property at the object that lacks it; rjsf
+ * shows an error under the field its `property` names, so the object's error would show under its
+ * last field (a missing `path` appeared under `maxRows`). The property is moved to the missing
+ * field itself, where the user types it.
+ */
+const REQUIRED = /required property "(.*)"\.?$/;
 
 function toRjsfErrors(units: OutputUnit[]): RJSFValidationError[] {
   return units
     .filter((u) => !WRAPPERS.has(u.keyword))
     .map((u) => {
-      const property = propertyOf(u.instanceLocation);
-      const message = u.error.replace(/^Instance (does not|has)/, (_m, verb: string) => (verb === 'has' ? 'has' : 'does not'));
+      const segments = segmentsOf(u.instanceLocation);
+      const missing = u.keyword === 'required' ? REQUIRED.exec(u.error)?.[1] : undefined;
+      if (missing !== undefined) segments.push(missing);
+      const property = segments.map((p) => `.${p}`).join('');
+      const message =
+        missing !== undefined
+          ? 'needs a value'
+          : u.error.replace(/^Instance (does not|has)/, (_m, verb: string) => (verb === 'has' ? 'has' : 'does not'));
       return {
         name: u.keyword,
         property,
         message,
-        stack: `${property === '' ? 'input' : property.slice(1)}: ${message}`,
+        stack: `${segments.length === 0 ? 'The input' : labelOf(segments)}${missing !== undefined ? ' ' : ': '}${message}`,
         schemaPath: u.keywordLocation,
-        params: {},
+        params: missing === undefined ? {} : { missingProperty: missing },
       };
     });
 }

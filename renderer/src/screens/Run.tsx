@@ -23,7 +23,9 @@ import { OutputView } from '../components/OutputView.js';
 import { desktopBridge } from '../desktop.js';
 import { host } from '../host.js';
 import { formatDate, formatDuration, phaseText } from '../lib/format.js';
+import { RUN_FORM_TEMPLATES } from '../run/templates.js';
 import { cfworkerValidator } from '../run/validator.js';
+import '../run/form.css';
 import { hrefOf, navigate, type Route } from '../router.js';
 import { useInstalled } from '../stores/installed.js';
 import { runOperation, useOperations } from '../stores/operations.js';
@@ -203,7 +205,11 @@ function RunPanel({ detail, kind, name }: { detail: InstalledDetail; kind: 'tool
             formData={formData}
             onChange={(e) => setFormData(e.formData)}
             onSubmit={(e) => void run(e.formData)}
+            // A new attempt clears the last one's result, also when the form refuses it.
+            onError={() => setOutcome(null)}
+            templates={RUN_FORM_TEMPLATES}
             showErrorList="top"
+            focusOnFirstError
             noHtml5Validate
             id="run-form"
             idPrefix="input"
