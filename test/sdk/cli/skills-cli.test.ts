@@ -3,7 +3,7 @@
  * every problem and warning printed, the install plan naming the skills that ship programs, link,
  * agents (with --mcp), unlink, under a fake HOME.
  */
-import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +98,42 @@ describe('adcap with a skills repository', () => {
     expect(unlink.stdout.split('\n').filter((l) => l.startsWith('removed '))).toHaveLength(3);
     expect(await lstat(join(userHome, '.claude', 'skills', 'pdf')).catch(() => null)).toBeNull();
     expect((await lstat(join(userHome, '.cursor', 'skills', 'pdf'))).isDirectory()).toBe(true);
+  });
+
+  it('link without --agent links into every agent present, one link per shared folder, and says which; with none, nothing', async () => {
+    // A HOME of its own: Claude Code by its configuration file, Codex and Gemini CLI as programs on PATH.
+    const me = join(work, 'present-home');
+    const bin = join(work, 'present-bin');
+    await mkdir(join(me, '.claude'), { recursive: true });
+    await writeFile(join(me, '.claude', 'settings.json'), '{}\n');
+    await mkdir(bin, { recursive: true });
+    for (const program of ['codex', 'gemini']) await writeFile(join(bin, program), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const as = (env: NodeJS.ProcessEnv) => (args: string[]) =>
+      adcap([...args, '--home', home], { cwd: work, env, homedir: env.HOME ?? me });
+    const there = as({ PATH: bin, HOME: me });
+    await writeSkillsRepo(join(work, 'linkme'));
+    expect((await there(['init', 'linkme', '--id', 'acme/linkme'])).code).toBe(0);
+    expect((await there(['build', 'linkme', '-o', 'linkme.adcap'])).code).toBe(0);
+    expect((await there(['install', 'linkme.adcap', '--allow-unsigned', '--yes'])).code).toBe(0);
+
+    const link = await there(['link', 'acme/linkme']);
+    expect(link.code, link.stderr).toBe(0);
+    expect(link.stdout.split('\n').filter((l) => l.startsWith('linked '))).toEqual([
+      `linked 3 skills into ${join(me, '.agents', 'skills')}, one link read by Codex and Gemini CLI`,
+      `linked 3 skills into ${join(me, '.claude', 'skills')} (Claude Code)`,
+    ]);
+    expect(await readFile(join(me, '.agents', 'skills', 'pdf', 'SKILL.md'), 'utf8')).toContain('name: pdf');
+    expect(await lstat(join(me, '.gemini')).catch(() => null)).toBeNull();
+    expect((await there(['unlink', 'acme/linkme'])).code).toBe(0);
+    expect(await lstat(join(me, '.agents')).catch(() => null)).toBeNull();
+
+    // No agent at all: nothing is linked, and the command says so.
+    const nobody = join(work, 'nobody-home');
+    await mkdir(nobody);
+    const none = await as({ PATH: join(work, 'no-bin'), HOME: nobody })(['link', 'acme/linkme']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain('no agent found on this machine, so nothing was linked');
+    expect(await readdir(nobody)).toEqual([]);
   });
 
   it('init leaves out broken skills with their rules; build of a manifest that lists them prints every problem with its fix', async () => {
