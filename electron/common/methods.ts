@@ -55,6 +55,8 @@ import type {
   InstalledDetail,
   InstalledSummary,
   LinkResultData,
+  McpBundleData,
+  McpBundleImportData,
   McpRegistrationData,
   OperationInfo,
   PackageDocumentData,
@@ -101,6 +103,14 @@ const workspaceHandle = handle('ws', 'a workspace handle from workspaces.confirm
 const uploadId = handle('up', 'an upload id from sideload.begin');
 const resumeToken = string({ pattern: /^wfr_[0-9a-f]{32}$/, what: 'a resume token from a workflow stopped at an agent step' });
 const sideloadHandle = handle('sl', 'a sideload handle from sideload.commit');
+const bundleHandle = handle('mb', 'an imported MCP Bundle handle from sideload.importBundle');
+/** DESIGN §5: a host name (optionally *.domain or :port), as `adcap import --allow-net` takes it. */
+const netHost = string({ min: 1, max: 253, pattern: /^(\*\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, what: 'a host name' });
+const bundleChoices = object({
+  allowNet: optional(array(netHost, { max: 64 })),
+  noNet: optional(boolean()),
+  values: optional(record(string({ max: 16_384 }), { maxKeys: 64 })),
+});
 
 const tier = literal('free', 'pro');
 const access = literal('public', 'entitled');
@@ -114,6 +124,7 @@ const installTarget = union(
   object({
     packages: optional(array(packageSpec, { max: 200 })),
     sideload: optional(sideloadHandle),
+    bundle: optional(bundleHandle),
     includePrerelease: optional(boolean()),
   }),
 );
@@ -142,24 +153,7 @@ const catalogueQuery = object({
   limit: optional(number({ integer: true, min: 0, max: 100_000 })),
 });
 const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
-// The agents table of the SDK (sdk/src/store/agent-links/agents.ts AGENT_IDS); the contract imports nothing from the SDK.
-const agentId = literal(
-  'claude-code',
-  'codex',
-  'copilot',
-  'cursor',
-  'gemini',
-  'opencode',
-  'goose',
-  'windsurf',
-  'amp',
-  'cline',
-  'roo-code',
-  'kiro',
-  'qwen-code',
-  'droid',
-  'augment',
-);
+const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf');
 const skillFolder = string({ min: 1, max: 64, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/, what: 'a skill folder name' });
 /** Only what a person chooses in the "Use with…" dialog; a project folder is a confirmed workspace handle, never a path. */
 const linkOptions = object({
@@ -405,6 +399,17 @@ export const METHODS = {
   ),
   'sideload.commit': call(args([uploadId]), returns<SideloadFile>(), 'Finish the upload; returns the handle to plan and install.'),
   'sideload.abort': call(args([uploadId]), returns<null>(), 'Drop an upload.'),
+  'sideload.inspectBundle': call(
+    args([sideloadHandle]),
+    returns<McpBundleData>(),
+    'What a sideloaded MCP Bundle (.mcpb) holds: its server, tools and settings; nothing is started.',
+  ),
+  'sideload.importBundle': call(
+    args([sideloadHandle, bundleChoices]),
+    returns<McpBundleImportData>(),
+    'Import a sideloaded MCP Bundle with the hosts its server may reach (or none) and the values of its settings, ' +
+      "signed with the user's own key as adcap add does; plan and install the result with { bundle }.",
+  ),
 
   // ---- run by hand
   'run.tool': operation(

@@ -268,7 +268,16 @@ export interface PlanItemData {
   action: PlanAction;
   from?: string;
   explicit: boolean;
-  source: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
+  source:
+    | { kind: 'registry'; remote: string }
+    | {
+        kind: 'file';
+        file: string;
+        unsigned: boolean;
+        unknownSigner: boolean;
+        /** Built on this computer and signed with the user's own key (an imported MCP Bundle): no registry vouches for it. */
+        addedByYou?: boolean;
+      };
   /** Set when the plan moves an installed capability to another registry or file (a change of source). */
   previousSource?: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
   /** Skills that carry programs an agent may run outside any sandbox (issue 13). */
@@ -316,7 +325,15 @@ export interface PlanData {
  */
 export type PackageSpecData = string | { id: string; range?: string };
 export type InstallTargetData =
-  PackageSpecData | PackageSpecData[] | { packages?: PackageSpecData[]; sideload?: string; includePrerelease?: boolean };
+  | PackageSpecData
+  | PackageSpecData[]
+  | {
+      packages?: PackageSpecData[];
+      sideload?: string;
+      /** An MCP Bundle imported with `sideload.importBundle` (its `bundle` handle): installed as added by you. */
+      bundle?: string;
+      includePrerelease?: boolean;
+    };
 
 export interface ApplyResultData {
   plan: PlanData;
@@ -337,7 +354,8 @@ export type InstallSourceData =
 /** Where a capability brought in with `adcap add` came from (docs/skills.md): source, git URL, commit, your key. */
 export interface AddedOriginData {
   source: string;
-  kind: 'git' | 'folder';
+  /** mcpb: an MCP Bundle file imported (docs/spec/mcp-runtime.md "MCP Bundles"). */
+  kind: 'git' | 'folder' | 'mcpb';
   url?: string;
   ref?: string;
   commit?: string;
@@ -647,6 +665,62 @@ export interface SideloadFile {
   sha256: string;
 }
 
+/**
+ * A sideloaded MCP Bundle (`.mcpb`) as `sideload.inspectBundle` reads it, without starting its
+ * server (docs/spec/mcp-runtime.md "MCP Bundles"). Every text is the bundle's own: shown as text.
+ */
+export interface McpBundleData {
+  /** The file name the user picked. */
+  file: string;
+  name: string;
+  title: string;
+  version: string;
+  summary: string;
+  author: string;
+  /** The capability id the import gives it. */
+  suggestedId: string;
+  server: { type: 'node' | 'python' | 'binary'; entry: string };
+  /** The tools the bundle declares (none and `toolsGenerated`: the server is asked at import). */
+  tools: Array<{ name: string; description?: string }>;
+  toolsGenerated: boolean;
+  /** Values the user gives at install, each kept as a secret for this server only (`sensitive`: never shown again). */
+  inputs: Array<{
+    variable: string;
+    title: string;
+    description: string;
+    sensitive: boolean;
+    required: boolean;
+    type: 'string' | 'number' | 'boolean';
+    defaultValue?: string;
+  }>;
+  /** Folder or file settings: they become the folder chosen for each run (a workspace grant). */
+  folders: Array<{ title: string; description: string }>;
+  /** False when this host keeps no values at install (the app then asks the first time a tool needs one). */
+  valuesKept: boolean;
+}
+
+/** The user's choices for `sideload.importBundle`. */
+export interface McpBundleImportChoices {
+  /** Hosts the server may connect to; none and not `noNet`: any server on the internet (High risk). */
+  allowNet?: string[];
+  /** The server needs no network. */
+  noNet?: boolean;
+  /** Values by variable (McpBundleData.inputs); stored as secrets once the install succeeds. */
+  values?: Record<string, string>;
+}
+
+/** An imported MCP Bundle: plan and install it with `{ bundle }`. */
+export interface McpBundleImportData {
+  bundle: string;
+  id: string;
+  version: string;
+  tools: Array<{ name: string; description: string }>;
+  /** Tools its server lists that the bundle does not declare: left out, never exposed. */
+  undeclared: string[];
+  /** True when this import made the user's own publisher key. */
+  keyCreated: boolean;
+}
+
 export interface ToolRunResultData {
   capability: string;
   version: string;
@@ -680,23 +754,7 @@ export type WorkflowRunResultData =
 
 // ------------------------------------------------------------------ agents (issue 13)
 
-/** The agents of the SDK's table (sdk/src/store/agent-links/agents.ts AGENT_IDS). */
-export type AgentIdData =
-  | 'claude-code'
-  | 'codex'
-  | 'copilot'
-  | 'cursor'
-  | 'gemini'
-  | 'opencode'
-  | 'goose'
-  | 'windsurf'
-  | 'amp'
-  | 'cline'
-  | 'roo-code'
-  | 'kiro'
-  | 'qwen-code'
-  | 'droid'
-  | 'augment';
+export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode' | 'goose' | 'windsurf';
 
 export interface LinkStatusData {
   id: string;

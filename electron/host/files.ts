@@ -7,8 +7,8 @@
  *   home folder nor a credential folder in it) and returns an unguessable
  *   handle. Runs take handles only, so page script cannot point a tool at a path the user never
  *   confirmed. (Electron will create the same handles from the native folder dialog.)
- * - Sideloads: the bytes of a file the user picked, sent in capped chunks, written to a private
- *   scratch folder, then referred to by a handle.
+ * - Sideloads: the bytes of a file the user picked (a `.adcap` package or a `.mcpb` MCP Bundle),
+ *   sent in capped chunks, written to a private scratch folder, then referred to by a handle.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, open, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -157,7 +157,7 @@ export class Sideloads {
   }
 
   async chunk(upload: string, offset: number, base64: string): Promise<{ received: number }> {
-    const entry = this.get(upload);
+    const entry = this.upload(upload);
     if (offset !== entry.received)
       throw new AdcapError('E_USAGE', `Chunks must arrive in order: expected offset ${entry.received}, got ${offset}.`);
     const bytes = Buffer.from(base64, 'base64');
@@ -176,7 +176,7 @@ export class Sideloads {
   }
 
   async commit(upload: string): Promise<SideloadFile> {
-    const entry = this.get(upload);
+    const entry = this.upload(upload);
     if (entry.received !== entry.size)
       throw new AdcapError('E_USAGE', `Only ${entry.received} of ${entry.size} bytes arrived; send the rest before committing.`);
     this.uploads.delete(upload);
@@ -189,7 +189,7 @@ export class Sideloads {
   }
 
   async abort(upload: string): Promise<void> {
-    const entry = this.get(upload);
+    const entry = this.upload(upload);
     this.uploads.delete(upload);
     await entry.handle.close().catch(() => undefined);
     await rm(entry.file, { force: true });
@@ -197,9 +197,18 @@ export class Sideloads {
 
   /** The file behind a sideload handle. */
   path(file: string): string {
+    return this.get(file).path;
+  }
+
+  /** The name the user's file had (for "added by you from <name>"; never a path on this computer). */
+  name(file: string): string {
+    return this.get(file).name;
+  }
+
+  private get(file: string): SideloadFile & { path: string } {
     const found = this.files.get(file);
     if (found === undefined) throw new AdcapError('E_USAGE', 'The sideloaded file is not known to this host; pick the file again.');
-    return found.path;
+    return found;
   }
 
   async close(): Promise<void> {
@@ -207,7 +216,7 @@ export class Sideloads {
     if (this.scratch !== undefined) await rm(await this.scratch, { recursive: true, force: true });
   }
 
-  private get(upload: string): Upload {
+  private upload(upload: string): Upload {
     const entry = this.uploads.get(upload);
     if (entry === undefined)
       throw new AdcapError('E_NOT_FOUND', 'That upload is not open (it finished, was aborted or dropped); start again.');

@@ -8,8 +8,10 @@
  * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
  * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
  */
+import { join } from 'node:path';
 import {
   describePolicy,
+  FileSecretStore,
   isAdcapError,
   resumeWorkflow,
   runTool,
@@ -23,15 +25,19 @@ import { createHostClient, type HostClient } from '../common/client.js';
 import {
   checkArguments,
   isHostMethod,
+  isOperationMethod,
   METHODS,
   SIDELOAD_CHUNK_BYTES,
+  type ArgsMap,
   type HostMethod,
-  type MethodArgs,
-  type MethodValue,
   type OperationMethod,
+  type ValueMap,
+  type WireResult,
 } from '../common/methods.js';
 import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, PolicyStatusData, Result } from '../common/types.js';
+import { BundleImports, type BundleValueStore } from './bundle-imports.js';
 import { Catalogue } from './catalogue.js';
+import { CatalogueIndex } from './catalogue-index.js';
 import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
 import { Installed } from './installed.js';
 import { Operations, type OperationContext } from './operations.js';
@@ -50,6 +56,15 @@ interface HostServiceOptions {
   appVersion?: string;
   /** The user's home folder (default os.homedir()): it and its credential folders are never workspaces. */
   userHome?: string;
+  /**
+   * Where the values a user gives for an imported MCP Bundle's settings are stored once it is
+   * installed (docs/spec/mcp-runtime.md "MCP Bundles"). Default: without `secrets`, the store
+   * `adcap secret set` writes (<home>/secrets.json, mode 0600), which tool runs then read after the
+   * environment, as `adcap run` does; with `secrets` (the desktop app asks the user), none.
+   */
+  secretStore?: BundleValueStore | null;
+  /** The folder of the user's own publisher key (default: the CLI's configuration folder). */
+  configDir?: string;
 }
 
 export interface HostService {
@@ -63,12 +78,16 @@ export interface HostService {
   close(): Promise<void>;
 }
 
-type CallMethod = Exclude<HostMethod, OperationMethod>;
-type CallImpl = { [M in CallMethod]: (...args: MethodArgs<M>) => Promise<MethodValue<M>> };
+/** Methods that answer with a Result of their own rather than a value to wrap. */
+type DirectMethod = 'operations.wait' | 'operations.cancel';
+const isDirect = (method: HostMethod): method is DirectMethod => method === 'operations.wait' || method === 'operations.cancel';
+type DirectImpl = { [M in DirectMethod]: (...args: ArgsMap[M]) => Promise<WireResult<M>> };
+type CallMethod = Exclude<HostMethod, OperationMethod | DirectMethod>;
+type CallImpl = { [M in CallMethod]: (...args: ArgsMap[M]) => Promise<ValueMap[M]> };
 type OperationImpl = {
   [M in OperationMethod]: {
-    label: (...args: MethodArgs<M>) => string;
-    run: (ctx: OperationContext, ...args: MethodArgs<M>) => Promise<MethodValue<M>>;
+    label: (...args: ArgsMap[M]) => string;
+    run: (ctx: OperationContext, ...args: ArgsMap[M]) => Promise<ValueMap[M]>;
   };
 };
 
@@ -87,8 +106,20 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const store = hostStore(arc);
   const workspaces = new Workspaces(store.homeDir, options.userHome);
   const sideloads = new Sideloads(options.maxSideloadBytes ?? DEFAULT_MAX_SIDELOAD_BYTES, SIDELOAD_CHUNK_BYTES);
+  // Without a host-provided source, env:read values come from the environment, then from the store
+  // `adcap secret set` writes (as adcap run reads them), where an imported bundle's values are kept.
+  const fileSecrets = options.secrets === undefined ? new FileSecretStore(join(store.homeDir, 'secrets.json')) : null;
+  const runSecrets =
+    options.secrets ??
+    (async ({ capability, variable }: { capability: string; variable: string }): Promise<string | undefined> => {
+      const fromEnv = process.env[variable];
+      if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+      return fileSecrets?.get(capability, variable);
+    });
+  const bundles = new BundleImports(options.secretStore !== undefined ? options.secretStore : fileSecrets, options.configDir);
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
+  const catalogueIndex = new CatalogueIndex(store, installed, catalogue);
   const settings = new Settings(arc);
 
   const installedChanged = (): void => {
@@ -111,6 +142,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     return {
       ...(target.packages === undefined ? {} : { packages: target.packages }),
       ...(target.sideload === undefined ? {} : { file: sideloads.path(target.sideload) }),
+      ...(target.bundle === undefined ? {} : bundles.request(target.bundle)),
       ...(target.includePrerelease === undefined ? {} : { includePrerelease: target.includePrerelease }),
     };
   };
@@ -121,7 +153,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
         ? target.map((t) => (typeof t === 'string' ? t : t.id)).join(', ')
         : 'id' in target
           ? target.id
-          : target.sideload !== undefined
+          : target.sideload !== undefined || target.bundle !== undefined
             ? 'a sideloaded file'
             : (target.packages ?? []).map((t) => (typeof t === 'string' ? t : t.id)).join(', ');
 
@@ -177,14 +209,14 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const calls: CallImpl = {
     'host.info': async () =>
       settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
-    'catalogue.search': (query, filters = {}) => arc.search(query, filters),
     'catalogue.query': (request = {}) => catalogue.query(request),
+    'catalogue.index': (request = {}) => catalogueIndex.page(request),
+    'catalogue.known': (request = {}) => catalogueIndex.known(request),
     'catalogue.show': (id) => arc.packageDoc(id),
     'catalogue.detail': (id, opts = {}) => catalogue.detail(id, opts),
-    'installs.list': () => arc.list(),
     'installs.overview': () => installed.overview(),
     'installs.detail': (id) => installed.detail(id),
-    'installs.plan': async (target): Promise<PlanData> => planView(await arc.plan(toRequest(target))),
+    'installs.plan': async (target): Promise<PlanData> => ownKeyMarked(target, planView(await arc.plan(toRequest(target)))),
     'installs.rollback': async (id) => {
       const result = await arc.rollback(id);
       installedChanged();
@@ -229,11 +261,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       remotesChanged();
       return null;
     },
-    'remotes.update': async () => {
-      await arc.refreshRemotes();
-      remotesChanged();
-      return null;
-    },
     'policy.show': () => policyStatus(),
     'audit.list': async (opts = {}): Promise<AuditEntry[]> => settings.auditList(opts),
     'audit.verify': () => settings.auditVerify(),
@@ -257,6 +284,8 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       await sideloads.abort(upload);
       return null;
     },
+    'sideload.inspectBundle': (file) => bundles.inspect(sideloads.path(file), sideloads.name(file)),
+    'sideload.importBundle': (file, choices) => bundles.import(sideloads.path(file), sideloads.name(file), choices),
     'agents.list': () => arc.agents(),
     // Only what the UI may choose reaches the SDK (never userHome or mode); a project is a handle.
     'agents.link': async (id, agent, opts = {}) => {
@@ -277,9 +306,12 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     },
     'agents.mcp': (ids) => arc.agentMcp(ids),
     'operations.list': async () => operations.list(),
-    // Handled in dispatch (they return Results of their own); listed so the table stays complete.
-    'operations.wait': async () => null,
-    'operations.cancel': async () => ({ cancelled: false }),
+  };
+
+  /** The operations' own methods answer with a Result of their own (the operation's, or E_NOT_FOUND). */
+  const direct: DirectImpl = {
+    'operations.wait': (id) => operations.wait(id),
+    'operations.cancel': async (id) => operations.cancel(id),
   };
 
   const ops: OperationImpl = {
@@ -292,13 +324,15 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
           onProgress: ctx.progress,
           signal: ctx.signal,
         });
-        installedChanged();
-        return { ...result, plan: planView(result.plan) };
+        try {
+          // An imported MCP Bundle's setting values are stored only once it is installed.
+          if (typeof target === 'object' && !Array.isArray(target) && 'bundle' in target && target.bundle !== undefined && result.applied)
+            await bundles.installed(target.bundle);
+        } finally {
+          installedChanged();
+        }
+        return { ...result, plan: ownKeyMarked(target, planView(result.plan)) };
       },
-    },
-    'installs.update': {
-      label: (ids) => (ids === null || ids === undefined ? 'Update everything' : `Update ${ids.join(', ')}`),
-      run: (ctx, ids, approval) => applyUpdate(ctx, ids ?? null, approval),
     },
     'updates.apply': {
       label: (ids) => (ids === null ? 'Update everything' : `Update ${ids.join(', ')}`),
@@ -328,7 +362,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
         }
       },
     },
-    'installs.doctor': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
     'doctor.run': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
     'remotes.refresh': {
       label: (name) => (name === null || name === undefined ? 'Refresh every registry' : `Refresh ${name}`),
@@ -354,7 +387,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
           workspace,
           onProgress: ctx.progress,
           signal: ctx.signal,
-          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+          secrets: runSecrets,
         });
       },
     },
@@ -366,7 +399,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
           workspace,
           onProgress: ctx.progress,
           signal: ctx.signal,
-          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+          secrets: runSecrets,
         });
       },
     },
@@ -378,7 +411,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
           workspace,
           onProgress: ctx.progress,
           signal: ctx.signal,
-          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+          secrets: runSecrets,
         });
       },
     },
@@ -396,25 +429,27 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     return { ...result, plan: planView(result.plan) };
   }
 
+  /** Starts operation `method` and answers its id at once (operations.ts). */
+  function start<M extends OperationMethod>(method: M, args: ArgsMap[M]): Result<{ operation: string }> {
+    const op = ops[method];
+    const cancellable = METHODS[method].cancellable === true;
+    const id = operations.start(method, op.label(...args), cancellable, (ctx) => settle(() => op.run(ctx, ...args)));
+    return { ok: true, value: { operation: id } };
+  }
+
   async function dispatch(method: unknown, args: unknown): Promise<Result<unknown>> {
     if (!isHostMethod(method))
       return failure({ code: 'E_USAGE', message: `"${String(method).slice(0, 100)}" is not a method of the Arcotheon host API.` });
     const problem = checkArguments(method, args);
     if (problem !== null) return failure({ code: 'E_USAGE', message: problem });
-    const list = args as unknown[];
-    if (method === 'operations.wait') return operations.wait(list[0] as string);
-    if (method === 'operations.cancel') return operations.cancel(list[0] as string);
-    const spec = METHODS[method];
-    if (spec.kind === 'operation') {
-      const op = ops[method as OperationMethod] as {
-        label: (...a: unknown[]) => string;
-        run: (ctx: OperationContext, ...a: unknown[]) => Promise<unknown>;
-      };
-      const id = operations.start(method, op.label(...list), spec.cancellable === true, (ctx) => settle(() => op.run(ctx, ...list)));
-      return { ok: true, value: { operation: id } };
-    }
-    const fn = calls[method as CallMethod] as (...a: unknown[]) => Promise<unknown>;
-    return settle(() => fn(...list));
+    return route(method, args as ArgsMap[typeof method]);
+  }
+
+  function route<M extends HostMethod>(method: M, args: ArgsMap[M]): Promise<Result<unknown>> {
+    if (isDirect(method)) return direct[method](...args);
+    if (isOperationMethod(method)) return Promise.resolve(start(method, args));
+    const fn = calls[method];
+    return settle(() => fn(...args));
   }
 
   return {
@@ -431,8 +466,18 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       homeWatch.close();
       await operations.close();
       await sideloads.close();
+      await bundles.close();
       catalogue.close();
     },
+  };
+}
+
+/** The plan of an imported MCP Bundle: its file item is marked as built and signed with the user's own key. */
+function ownKeyMarked(target: InstallTargetData, plan: PlanData): PlanData {
+  if (typeof target !== 'object' || Array.isArray(target) || !('bundle' in target) || target.bundle === undefined) return plan;
+  return {
+    ...plan,
+    items: plan.items.map((item) => (item.source.kind === 'file' ? { ...item, source: { ...item.source, addedByYou: true } } : item)),
   };
 }
 

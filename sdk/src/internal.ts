@@ -70,3 +70,13 @@ export { auditDigest } from './run/audit.js';
 export { VARIABLE_NAME, envReadVariables, secretEnv } from './run/secrets.js';
 export { validateInstalledWorkflows } from './run/workflow.js';
 export { mcpToolName } from './run/mcp.js';
+export {
+  importMcpBundleAsOwn,
+  inspectMcpBundle,
+  type McpBundleSummary,
+  type OwnImportedBundle,
+  type ImportedBundle,
+  type ImportMcpBundleOptions,
+} from './run/mcpb-import.js';
+export type { ImportInput } from './format/mcpb/bundle-manifest.js';
+export { userConfigDir } from './add/own-key.js';

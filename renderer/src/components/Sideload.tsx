@@ -2,11 +2,13 @@
  * Install from a file the user picks: the page never names files on this computer, so the bytes
  * go to the host in capped chunks (sideload.begin/chunk/commit), and the host hands back a handle
  * that the install dialog plans with. The dialog then shows the unsigned / unknown-signer warning.
+ * An MCP Bundle (`.mcpb`) goes through its import dialog first (BundleImport.tsx).
  */
 import { useRef, useState } from 'react';
 import type { HostError } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 import { formatBytes } from '../lib/format.js';
+import { BundleImportDialog } from './BundleImport.js';
 import { ErrorBox } from './ErrorBox.js';
 import { InstallDialog } from './InstallDialog.js';
 
@@ -71,7 +73,7 @@ export function SideloadButton() {
         id="sideload-file"
         className="visually-hidden file-input"
         type="file"
-        accept=".adcap"
+        accept=".adcap,.mcpb"
         onChange={(e) => void onPick(e.target.files?.[0])}
       />
       <label className="button" htmlFor="sideload-file">
@@ -83,9 +85,12 @@ export function SideloadButton() {
         </span>
       )}
       {state.kind === 'failed' && <ErrorBox error={state.error} title="The file could not be read" />}
-      {state.kind === 'ready' && (
-        <InstallDialog target={{ sideload: state.handle }} name={state.name} onClose={() => setState({ kind: 'idle' })} />
-      )}
+      {state.kind === 'ready' &&
+        (/\.mcpb$/i.test(state.name) ? (
+          <BundleImportDialog file={state.handle} name={state.name} onClose={() => setState({ kind: 'idle' })} />
+        ) : (
+          <InstallDialog target={{ sideload: state.handle }} name={state.name} onClose={() => setState({ kind: 'idle' })} />
+        ))}
     </div>
   );
 }

@@ -135,6 +135,12 @@ export async function updateAdded(
   const origin = addedOrigin(state);
   if (origin === undefined)
     throw new AdcapError('E_USAGE', `${id} was not brought in with "adcap add"; update it with "adcap update ${id}".`);
+  if (origin.kind === 'mcpb')
+    // An imported MCP Bundle is a file, not a source to fetch again: its new version comes as a new file.
+    throw new AdcapError(
+      'E_USAGE',
+      `${id} was imported from the MCP Bundle ${origin.source}; to update it, add the bundle's new file with "adcap add <file.mcpb>".`,
+    );
   const spec: SourceSpec =
     origin.kind === 'git'
       ? {

@@ -8,17 +8,27 @@
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { ownPublisherKey } from '../add/own-key.js';
 import { AdcapError } from '../errors.js';
 import { checkEntryPath } from '../format/archive/entry-path.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
 import type { JsonSchemaObject, ManifestSource, Tool } from '../format/manifest-types.js';
-import { capabilityOf, parseMcpbManifest, serverPlan, type ImportInput, type McpbManifest } from '../format/mcpb/bundle-manifest.js';
+import {
+  capabilityOf,
+  cleanText,
+  importIdOf,
+  parseMcpbManifest,
+  serverPlan,
+  type ImportInput,
+  type McpbManifest,
+} from '../format/mcpb/bundle-manifest.js';
 import { readZipEntries, type ZipFileEntry } from '../format/mcpb/zip-reader.js';
 import { buildPackage } from '../format/package-build.js';
 import { parseStrictJson } from '../format/strict-json.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { defaultSandbox } from '../sandbox/select.js';
-import type { KeyFile } from '../trust/keys.js';
+import type { AddedOrigin } from '../store/state.js';
+import type { KeyFile, TrustedKey } from '../trust/keys.js';
 import { buildSignedPackage } from '../trust/package-signature.js';
 import { removeTree } from '../util/fs-tree.js';
 import { hostPlatform } from '../util/platform.js';
@@ -60,25 +70,7 @@ const RESERVED = new Set(['capability.json', 'SIGNATURE.json', '.adcapignore']);
 
 /** Imports the MCP Bundle `source` (a .mcpb file or an unpacked bundle folder) as a capability package. */
 export async function importMcpBundle(source: string, options: ImportMcpBundleOptions): Promise<ImportedBundle> {
-  const info = await lstat(source).catch(() => null);
-  if (info === null) throw new AdcapError('E_IO', `There is no MCP Bundle at ${source}; check the path.`, { details: { path: source } });
-  const entries = info.isDirectory() ? await readFolder(source) : await readZipEntries(source, options.limits);
-  for (const e of entries) {
-    if (RESERVED.has(e.path)) {
-      throw new AdcapError('E_PATH', `The MCP Bundle holds ${e.path}, a name a capability keeps for itself, so it cannot be imported.`, {
-        details: { path: e.path },
-      });
-    }
-  }
-  const manifestEntry = entries.find((e) => e.path === 'manifest.json');
-  if (manifestEntry === undefined) throw new AdcapError('E_MISSING', `${source} has no manifest.json, so it is not an MCP Bundle.`);
-  const bundle = parseMcpbManifest(parseStrictJson(manifestEntry.data, 'The MCP Bundle manifest.json'));
-  const entry = bundle.server.entryPoint.replace(/^\.\//, '');
-  if (!entries.some((e) => e.path === entry)) {
-    throw new AdcapError('E_MISSING', `The MCP Bundle's server entry ${JSON.stringify(entry)} is not in the bundle.`, {
-      details: { path: entry },
-    });
-  }
+  const { entries, bundle, entry } = await readBundle(source, options.limits);
   const work = await mkdtemp(path.join(os.tmpdir(), 'adcap-mcpb-'));
   try {
     const src = path.join(work, 'src');
@@ -105,6 +97,113 @@ export async function importMcpBundle(source: string, options: ImportMcpBundleOp
   } finally {
     await removeTree(work).catch(() => undefined);
   }
+}
+
+/** A bundle read and checked: its files (in memory, within the reader's limits), its manifest, its server entry. */
+async function readBundle(
+  source: string,
+  limits: Partial<ArchiveLimits> | undefined,
+): Promise<{ entries: ZipFileEntry[]; bundle: McpbManifest; entry: string }> {
+  const info = await lstat(source).catch(() => null);
+  if (info === null) throw new AdcapError('E_IO', `There is no MCP Bundle at ${source}; check the path.`, { details: { path: source } });
+  const entries = info.isDirectory() ? await readFolder(source) : await readZipEntries(source, limits);
+  for (const e of entries) {
+    if (RESERVED.has(e.path)) {
+      throw new AdcapError('E_PATH', `The MCP Bundle holds ${e.path}, a name a capability keeps for itself, so it cannot be imported.`, {
+        details: { path: e.path },
+      });
+    }
+  }
+  const manifestEntry = entries.find((e) => e.path === 'manifest.json');
+  if (manifestEntry === undefined) throw new AdcapError('E_MISSING', `${source} has no manifest.json, so it is not an MCP Bundle.`);
+  const bundle = parseMcpbManifest(parseStrictJson(manifestEntry.data, 'The MCP Bundle manifest.json'));
+  const entry = bundle.server.entryPoint.replace(/^\.\//, '');
+  if (!entries.some((e) => e.path === entry)) {
+    throw new AdcapError('E_MISSING', `The MCP Bundle's server entry ${JSON.stringify(entry)} is not in the bundle.`, {
+      details: { path: entry },
+    });
+  }
+  return { entries, bundle, entry };
+}
+
+/** What an MCP Bundle says about itself, read without starting its server: for an import dialog (docs/spec/mcp-runtime.md "MCP Bundles"). */
+export interface McpBundleSummary {
+  /** The bundle's `name`. */
+  name: string;
+  /** `display_name`, else `name` (control and bidirectional characters removed). */
+  title: string;
+  version: string;
+  /** The first line of `description`. */
+  summary: string;
+  /** `author.name`; empty when the bundle names none. */
+  author: string;
+  manifestVersion: string;
+  /** The capability id an import gives it unless another is chosen. */
+  suggestedId: string;
+  server: { type: 'node' | 'python' | 'binary'; entry: string };
+  /** The tools the bundle declares; empty, or `toolsGenerated`: its server is asked at import. */
+  tools: Array<{ name: string; description?: string }>;
+  toolsGenerated: boolean;
+  /** The values the user gives at install (user_config fields other than directory and file). */
+  inputs: ImportInput[];
+  /** user_config directory/file fields: they become the folder chosen for each run. */
+  folders: Array<{ key: string; title: string; description: string }>;
+}
+
+/** Reads an MCP Bundle (a .mcpb file or its folder) as hostile input and says what it holds; nothing is started or written. */
+export async function inspectMcpBundle(source: string, options: { limits?: Partial<ArchiveLimits> } = {}): Promise<McpBundleSummary> {
+  const { bundle, entry } = await readBundle(source, options.limits);
+  const plan = serverPlan(bundle, { allowNet: [], noNet: true }, hostPlatform());
+  return {
+    name: cleanText(bundle.name, 200),
+    title: cleanText(bundle.displayName ?? bundle.name, 80) || cleanText(bundle.name, 80),
+    version: cleanText(bundle.version, 64),
+    summary: cleanText(bundle.description.split('\n')[0] ?? '', 200),
+    author: cleanText(bundle.authorName, 100),
+    manifestVersion: bundle.manifestVersion,
+    suggestedId: importIdOf(bundle),
+    server: { type: bundle.server.type, entry },
+    tools: bundle.tools.map((t) => ({
+      name: cleanText(t.name, 128),
+      ...(t.description === undefined ? {} : { description: cleanText(t.description, 500) }),
+    })),
+    toolsGenerated: bundle.toolsGenerated,
+    inputs: plan.inputs,
+    folders: Object.entries(bundle.userConfig)
+      .filter(([, f]) => f.type === 'directory' || f.type === 'file')
+      .map(([key, f]) => ({ key, title: cleanText(f.title, 100), description: cleanText(f.description, 300) })),
+  };
+}
+
+/** An MCP Bundle imported as a package signed with the user's own key, and the install request that adds it. */
+export interface OwnImportedBundle extends ImportedBundle {
+  /** For `Arcotheon.plan()`/`install()`: the file, with the user's own key trusted for it and the origin recorded. */
+  request: { file: string; added: { origin: AddedOrigin; ownKey: TrustedKey } };
+  /** The user's own key file, and whether this import made it. */
+  keyFile: string;
+  keyCreated: boolean;
+}
+
+/**
+ * `adcap add file.mcpb` and the app's "Install from file…" (docs/spec/mcp-runtime.md "MCP Bundles"):
+ * imports the bundle signed with the user's own publisher key (docs/skills.md, the key `adcap add`
+ * signs with, made on first use in `configDir`), and returns the install request that records it
+ * as added by the user from `display` (the bundle as the user named it).
+ */
+export async function importMcpBundleAsOwn(
+  source: string,
+  options: Omit<ImportMcpBundleOptions, 'keys'> & { configDir: string; display?: string },
+): Promise<OwnImportedBundle> {
+  const own = await ownPublisherKey(options.configDir);
+  const { configDir: _configDir, display, ...rest } = options;
+  const imported = await importMcpBundle(source, { ...rest, keys: [own.key] });
+  const origin: AddedOrigin = { source: display ?? source, kind: 'mcpb', keyId: own.trusted.keyId };
+  return {
+    ...imported,
+    request: { file: imported.out, added: { origin, ownKey: own.trusted } },
+    keyFile: own.file,
+    keyCreated: own.created,
+  };
 }
 
 /**

@@ -14,8 +14,11 @@ import type { HomeLayout } from './home.js';
 export interface AddedOrigin {
   /** The source as the user named it: "obra/superpowers", a git URL, a folder. */
   source: string;
-  /** git: fetched with the git program at a commit; folder: a local folder read as it is. */
-  kind: 'git' | 'folder';
+  /**
+   * git: fetched with the git program at a commit; folder: a local folder read as it is; mcpb: an
+   * MCP Bundle file imported (docs/spec/mcp-runtime.md "MCP Bundles"), `source` naming the file.
+   */
+  kind: 'git' | 'folder' | 'mcpb';
   /** The git URL fetched (kind git). */
   url?: string;
   /** The branch, tag or commit asked for; absent: the repository's default branch. */

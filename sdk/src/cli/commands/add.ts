@@ -6,6 +6,7 @@ import { AdcapError } from '../../errors.js';
 import { readPackage } from '../../format/package-read.js';
 import { skillProgramsSentence } from '../../format/skill-repo.js';
 import type { Arcotheon } from '../../store/arcotheon.js';
+import type { InstallRequest } from '../../store/planning.js';
 import { agentDefinition, AGENT_IDS } from '../../store/agent-links/agents.js';
 import { agentNames, type PresentLinkResult } from '../../store/agent-links/link-present.js';
 import { detectAgents, linkFolders } from '../../store/agent-links/presence.js';
@@ -55,8 +56,8 @@ export function register(program: Command, ctx: CliContext): void {
       if (/\.mcpb$/i.test(source) && !/^[a-z]+:\/\//i.test(source)) {
         // An MCP Bundle is imported (docs/spec/mcp-runtime.md), signed with your own key, then added as its package.
         const configDir = userConfigDir(ctx.io.platform, ctx.io.env, userHome);
-        await addMcpBundle(ctx, ctx.resolvePath(source), opts, configDir, (file) =>
-          addPackageFile(ctx, arc, file, { ...opts, id: undefined, link: false, allowUnsigned: true }, presence, linkLine),
+        await addMcpBundle(ctx, ctx.resolvePath(source), opts, configDir, (request) =>
+          addPackageFile(ctx, arc, request.file, { ...opts, id: undefined, link: false }, presence, linkLine, request.added),
         );
         return;
       }
@@ -116,6 +117,8 @@ async function addPackageFile(
   opts: AddFlags,
   presence: { userHome: string; path: string; platform: NodeJS.Platform },
   linkLine: () => string,
+  /** Set for a package this command built and signed with the user's own key (an imported MCP Bundle). */
+  added?: InstallRequest['added'],
 ): Promise<void> {
   if (opts.skill.length > 0 || opts.id !== undefined || opts.ref !== undefined)
     throw new AdcapError(
@@ -124,7 +127,7 @@ async function addPackageFile(
     );
   const before = await arc.state(await packageId(file)).catch(() => null);
   const result = await arc.install(
-    { file },
+    { file, ...(added === undefined ? {} : { added }) },
     {
       approve: (plan) => ask(ctx, opts.yes === true, [...plan.report.lines, linkLine()], 'Add'),
       ...(opts.allowUnsigned === true ? { allowUnsigned: true } : {}),
@@ -141,8 +144,9 @@ async function addPackageFile(
       throw error;
     }
   }
-  ctx.output.result({ id, version: installed?.version ?? null, applied: result.applied, file, links: linked }, () => [
-    result.applied ? `added ${id}@${installed?.version ?? ''} from ${file}` : `${id} from ${file} is installed already`,
+  const from = added === undefined ? file : added.origin.source;
+  ctx.output.result({ id, version: installed?.version ?? null, applied: result.applied, file: from, links: linked }, () => [
+    result.applied ? `added ${id}@${installed?.version ?? ''} from ${from}` : `${id} from ${from} is installed already`,
     ...(linked === null ? [] : presentLines(linked)),
   ]);
 }
@@ -265,7 +269,9 @@ export async function addedIds(arc: Arcotheon, ids: readonly string[]): Promise<
   const out: string[] = [];
   for (const id of states) {
     const state = await arc.state(id).catch(() => null);
-    if (state !== null && addedOrigin(state) !== undefined) out.push(id);
+    // An imported MCP Bundle is updated by adding its new file (updateAdded says so when named).
+    const origin = state === null ? undefined : addedOrigin(state);
+    if (origin !== undefined && (ids.length > 0 || origin.kind !== 'mcpb')) out.push(id);
   }
   return out;
 }

@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ownPublisherKey } from '../../add/own-key.js';
 import { describePermission, riskLevel } from '../../permissions/describe.js';
-import { importMcpBundle } from '../../run/mcpb-import.js';
+import { importMcpBundle, importMcpBundleAsOwn, type OwnImportedBundle } from '../../run/mcpb-import.js';
 import { readKeyFile, type KeyFile } from '../../trust/keys.js';
 import type { CliContext } from '../context.js';
 
@@ -75,28 +74,28 @@ function collect(value: string, previous: string[]): string[] {
 /**
  * `adcap add file.mcpb` (docs/spec/mcp-runtime.md "MCP Bundles"): imports the bundle into a
  * temporary package signed with the user's own publisher key (the key `adcap add` signs with),
- * hands it to `add` (`addPackage`: the plan, the approval, the install), then says which values to
- * give. The key is the user's, not a registry's, so the install takes it as an unknown signer.
+ * hands its install request to `add` (the plan, the approval, the install: the own key is trusted
+ * for this file only and the version is recorded as added by you from the bundle), then says which
+ * values to give.
  */
 export async function addMcpBundle(
   ctx: CliContext,
   bundle: string,
   opts: { id?: string; allowNet?: string[]; net?: boolean },
   configDir: string,
-  addPackage: (file: string) => Promise<void>,
+  addPackage: (request: OwnImportedBundle['request']) => Promise<void>,
 ): Promise<void> {
-  const own = await ownPublisherKey(configDir);
   const work = await mkdtemp(path.join(os.tmpdir(), 'adcap-add-mcpb-'));
   try {
-    const imported = await importMcpBundle(bundle, {
+    const imported = await importMcpBundleAsOwn(bundle, {
+      configDir,
       out: path.join(work, 'bundle.adcap'),
-      keys: [own.key],
       allowNet: opts.allowNet ?? [],
       noNet: opts.net === false,
       ...(opts.id === undefined ? {} : { id: opts.id }),
     });
-    ctx.output.note(`imported the MCP Bundle ${bundle} as ${imported.manifest.id}, signed with your own key ${own.file}`);
-    await addPackage(imported.out);
+    ctx.output.note(`imported the MCP Bundle ${bundle} as ${imported.manifest.id}, signed with your own key ${imported.keyFile}`);
+    await addPackage(imported.request);
     for (const i of imported.inputs) {
       ctx.output.note(
         `give ${i.sensitive ? 'the secret' : 'the setting'} "${i.title}" with: adcap secret set ${imported.manifest.id} ${i.variable}`,

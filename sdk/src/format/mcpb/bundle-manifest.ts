@@ -243,6 +243,10 @@ export interface ImportInput {
   description: string;
   sensitive: boolean;
   required: boolean;
+  /** The field's type: what kind of value a form asks for. */
+  type: 'string' | 'number' | 'boolean';
+  /** The bundle's default, as text (never for a sensitive field). */
+  defaultValue?: string;
 }
 
 export interface CapabilityPlan {
@@ -286,10 +290,15 @@ export function capabilityOf(
   choices: ImportChoices,
   platform: string,
 ): CapabilityPlan {
-  const id = choices.id ?? `${slug(bundle.authorName) || 'mcpb'}/${slug(bundle.name) || 'server'}`;
+  const id = choices.id ?? importIdOf(bundle);
   if (!semver.valid(bundle.version)) throw bad('/version', `is ${JSON.stringify(bundle.version)}, which is not a semver version`);
   const { server, permissions, grants, inputs } = serverPlan(bundle, choices, platform);
   return assemble(bundle, listed, { id, server, permissions, grants, inputs }, platform);
+}
+
+/** The capability id an import gives a bundle unless another is chosen: `<author>/<name>`, slugged. */
+export function importIdOf(bundle: McpbManifest): string {
+  return `${slug(bundle.authorName) || 'mcpb'}/${slug(bundle.name) || 'server'}`;
 }
 
 /** The server of a bundle as an mcp runtime, and what it needs (docs/spec/mcp-runtime.md "MCP Bundles"). */
@@ -316,6 +325,10 @@ export function serverPlan(bundle: McpbManifest, choices: ImportChoices, platfor
       description: cleanText(field.description, 300),
       sensitive: field.sensitive === true,
       required: field.required === true,
+      type: field.type,
+      ...(field.sensitive !== true && ['string', 'number', 'boolean'].includes(typeof field.default)
+        ? { defaultValue: cleanText(String(field.default as string | number | boolean), 500) }
+        : {}),
     });
     // Given to the server through its own variable (never baked into the package).
     if (!(variable in env)) env[variable] = `\${env.${variable}}`;
