@@ -153,7 +153,24 @@ const catalogueQuery = object({
   limit: optional(number({ integer: true, min: 0, max: 100_000 })),
 });
 const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
-const agentId = literal('claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'opencode', 'goose', 'windsurf');
+// The agents table of the SDK (sdk/src/store/agent-links/agents.ts AGENT_IDS); the contract imports nothing from the SDK.
+const agentId = literal(
+  'claude-code',
+  'codex',
+  'copilot',
+  'cursor',
+  'gemini',
+  'opencode',
+  'goose',
+  'windsurf',
+  'amp',
+  'cline',
+  'roo-code',
+  'kiro',
+  'qwen-code',
+  'droid',
+  'augment',
+);
 const skillFolder = string({ min: 1, max: 64, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/, what: 'a skill folder name' });
 /** Only what a person chooses in the "Use with…" dialog; a project folder is a confirmed workspace handle, never a path. */
 const linkOptions = object({

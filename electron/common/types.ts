@@ -754,7 +754,23 @@ export type WorkflowRunResultData =
 
 // ------------------------------------------------------------------ agents (issue 13)
 
-export type AgentIdData = 'claude-code' | 'codex' | 'copilot' | 'cursor' | 'gemini' | 'opencode' | 'goose' | 'windsurf';
+/** The agents of the SDK's table (sdk/src/store/agent-links/agents.ts AGENT_IDS). */
+export type AgentIdData =
+  | 'claude-code'
+  | 'codex'
+  | 'copilot'
+  | 'cursor'
+  | 'gemini'
+  | 'opencode'
+  | 'goose'
+  | 'windsurf'
+  | 'amp'
+  | 'cline'
+  | 'roo-code'
+  | 'kiro'
+  | 'qwen-code'
+  | 'droid'
+  | 'augment';
 
 export interface LinkStatusData {
   id: string;

@@ -1,8 +1,12 @@
 /**
  * The install dialog (UI.md "Dialogs"): "Install <name>?", every item with its version and size,
  * each new permission grouped by capability with its reason, warnings with what they mean, the
- * total download, Cancel (default focus) and Install as an explicit choice. While installing: the
- * phase and a progress bar, and Cancel. A failure: the sentence, the code, one next step.
+ * total download beside the buttons, Cancel (default focus) and Install as an explicit choice.
+ *
+ * Once the user approves, the install goes on in the background (UI.md "Nothing blocks"): the
+ * dialog closes as soon as the host has started it, focus goes back to what opened the dialog,
+ * and the operations tray shows the phase, the progress and Cancel, then "Installed <name>" or the
+ * failure. A plan or a start that fails stays in the dialog: the sentence, the next step, details.
  *
  * Approval is the plan's digest: what the user saw is what the host installs (issue 4).
  */
@@ -16,8 +20,9 @@ import type {
   RiskLevel,
 } from '../../../electron/common/index.js';
 import { host } from '../host.js';
-import { formatBytes, phaseText } from '../lib/format.js';
-import { cancelOperation, runOperation, useOperations } from '../stores/operations.js';
+import { isCancel } from '../lib/errors.js';
+import { formatBytes, plural } from '../lib/format.js';
+import { runOperation } from '../stores/operations.js';
 import { Dialog } from './Dialog.js';
 import { ErrorBox } from './ErrorBox.js';
 import { RiskBadge } from './Permissions.js';
@@ -25,8 +30,8 @@ import { RiskBadge } from './Permissions.js';
 type Phase =
   | { kind: 'planning' }
   | { kind: 'review'; plan: PlanData }
-  | { kind: 'installing'; plan: PlanData; operation: string | null }
-  | { kind: 'done'; plan: PlanData }
+  /** Approved: waiting for the host to accept the install (then the dialog closes). */
+  | { kind: 'starting'; plan: PlanData }
   | { kind: 'failed'; error: HostError; plan: PlanData | null };
 
 interface Warning {
@@ -54,6 +59,14 @@ function warningsOf(items: PlanItemData[]): Warning[] {
           level: 'danger',
           title: `${label} is signed by an unknown key`,
           meaning: 'No registry you use knows the key that signed it, so its publisher cannot be confirmed.',
+        });
+      else if (item.source.addedByYou === true)
+        out.push({
+          level: 'info',
+          title: `${label} is added by you`,
+          meaning:
+            'Arcotheon imported it on this computer and signed it with your own key: no registry vouches for it, ' +
+            'and it runs only with the permissions below.',
         });
       else if (item.source.addedByYou === true)
         out.push({
@@ -151,27 +164,50 @@ export function InstallDialog({
 
   // Each phase has its own buttons: keep the focus inside the dialog, on the safe choice.
   useEffect(() => {
-    if (phase.kind !== 'installing') cancelRef.current?.focus();
+    cancelRef.current?.focus();
   }, [phase.kind]);
 
-  const operation = useOperations((s) =>
-    phase.kind === 'installing' && phase.operation !== null ? s.operations[phase.operation] : undefined,
-  );
+  /** The names the tray and the dialog use: the capability's name for the one asked for, else ids. */
+  const itemName = (item: PlanItemData, plan: PlanData): string =>
+    item.explicit && plan.items.filter((i) => i.explicit).length === 1 && name !== '' ? name : item.id;
 
   const install = async (plan: PlanData): Promise<void> => {
-    setPhase({ kind: 'installing', plan, operation: null });
+    setPhase({ kind: 'starting', plan });
     const needsTrust = plan.items.some((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
+    const explicit = plan.items.filter((i) => i.explicit);
+    const what =
+      explicit.length === 1 && explicit[0] !== undefined
+        ? itemName(explicit[0], plan)
+        : plural(explicit.length, 'capability', 'capabilities');
+    const verb = explicit.every((i) => i.action === 'upgrade') ? 'Update' : 'Install';
+    let started = false;
     const result = await runOperation(
-      `Install ${plan.items.map((i) => i.id).join(', ')}`,
+      `${verb} ${what}`,
       () => host().installs.install(target, { approvedDigest: plan.digest, ...(needsTrust ? { allowUnsigned: true } : {}) }),
-      (id) => setPhase({ kind: 'installing', plan, operation: id }),
+      () => {
+        // From here the tray follows the install; the user keeps browsing.
+        started = true;
+        onClose(true);
+      },
+      {
+        texts: {
+          done: `${verb === 'Update' ? 'Updated' : 'Installed'} ${explicit.map((i) => `${itemName(i, plan)} ${i.version}`).join(', ')}`,
+          failed: `${what} could not be ${verb === 'Update' ? 'updated' : 'installed'}`,
+          cancelled: `${verb} of ${what} cancelled: nothing was changed`,
+        },
+        ...(explicit.length === 1 && explicit[0] !== undefined ? { subject: explicit[0].id } : {}),
+      },
     );
-    setPhase(result.ok ? { kind: 'done', plan } : { kind: 'failed', error: result.error, plan });
+    if (!started && !result.ok) setPhase({ kind: 'failed', error: result.error, plan });
   };
 
   const title =
-    phase.kind === 'done' ? `${name} is installed` : phase.kind === 'failed' ? `${name} could not be installed` : `Install ${name}?`;
-  const busy = phase.kind === 'installing';
+    phase.kind === 'failed'
+      ? isCancel(phase.error)
+        ? `Install of ${name} cancelled`
+        : `${name} could not be installed`
+      : `Install ${name}?`;
+  const busy = phase.kind === 'starting';
 
   let body: React.ReactNode;
   let footer: React.ReactNode;
@@ -200,25 +236,13 @@ export function InstallDialog({
         </button>
       </>
     );
-  } else if (phase.kind === 'done') {
-    body = (
-      <div role="status">
-        <p>Installed {phase.plan.items.map((i) => `${i.id} ${i.version}`).join(', ')}.</p>
-        {phase.plan.newPermissions.length > 0 && <p className="muted">You can withdraw any permission later on the Installed screen.</p>}
-      </div>
-    );
-    footer = (
-      <button ref={cancelRef} type="button" className="primary" onClick={() => onClose(true)}>
-        Done
-      </button>
-    );
   } else {
     const plan = phase.plan;
     const warnings = warningsOf(plan.items);
     const needsTrust = plan.items.some((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
-    const progress = operation?.progress ?? null;
     body = (
       <>
+        {/* The overall verdict first: what installing all of it (dependencies, skills' programs) may do. */}
         {plan.items.length === 0 ? (
           <p>Nothing to do: everything asked for is installed and up to date.</p>
         ) : (
@@ -228,11 +252,12 @@ export function InstallDialog({
               {plan.items.map((item) => (
                 <li key={item.id} className="row" style={{ justifyContent: 'space-between', padding: '6px 0' }}>
                   <span>
-                    {ACTION_TEXT[item.action]} <strong>{item.id}</strong> {item.version}
+                    {ACTION_TEXT[item.action]} <strong>{itemName(item, plan)}</strong> {item.version}
+                    {itemName(item, plan) !== item.id && <span className="muted small mono"> {item.id}</span>}
                     {item.from !== undefined && <span className="muted"> (now {item.from})</span>}
                     {!item.explicit && <span className="muted"> — needed by what you asked for</span>}
                   </span>
-                  <span className="muted small">{item.downloadSize === 0 ? 'already downloaded' : formatBytes(item.downloadSize)}</span>
+                  <span className="muted small">{sizeText(item)}</span>
                 </li>
               ))}
             </ul>
@@ -299,64 +324,53 @@ export function InstallDialog({
             </section>
           ))
         )}
-        <p style={{ marginTop: 12 }}>
-          <strong>Total download:</strong> {formatBytes(plan.downloadSize)}
-        </p>
         {needsTrust && phase.kind === 'review' && (
           <label className="row" style={{ alignItems: 'flex-start', gap: 8, flexWrap: 'nowrap' }}>
             <input type="checkbox" checked={trustUnsigned} onChange={(e) => setTrustUnsigned(e.target.checked)} />
             <span>I trust this file even though no known publisher signed it.</span>
           </label>
         )}
-        {phase.kind === 'installing' && (
-          <div role="status" aria-live="polite" style={{ marginTop: 12 }}>
-            <div className="small">
-              {progress === null ? 'Starting…' : phaseText(progress.phase)}
-              {progress?.item !== undefined ? ` ${progress.item}` : ''}
-              {progress?.phase === 'download' && progress.total !== undefined
-                ? ` (${formatBytes(progress.done)} of ${formatBytes(progress.total)})`
-                : ''}
-            </div>
-            <progress
-              value={progress?.total !== undefined ? progress.done : undefined}
-              max={progress?.total ?? 1}
-              aria-label="Install progress"
-            />
-          </div>
+      </>
+    );
+    footer = (
+      <>
+        {plan.items.length > 0 && (
+          <span className="footer-note small" data-total-download="">
+            {downloadText(plan)}
+          </span>
+        )}
+        <button ref={cancelRef} type="button" onClick={() => onClose(false)} disabled={phase.kind === 'starting'}>
+          Cancel
+        </button>
+        {plan.items.length > 0 && (
+          <button
+            type="button"
+            className="primary"
+            disabled={phase.kind === 'starting' || plan.blockers.length > 0 || (needsTrust && !trustUnsigned)}
+            onClick={() => void install(plan)}
+          >
+            {phase.kind === 'starting' ? 'Starting…' : 'Install'}
+          </button>
         )}
       </>
     );
-    footer =
-      phase.kind === 'installing' ? (
-        <button
-          type="button"
-          onClick={() => phase.operation !== null && cancelOperation(phase.operation)}
-          disabled={phase.operation === null}
-        >
-          Cancel
-        </button>
-      ) : (
-        <>
-          <button ref={cancelRef} type="button" onClick={() => onClose(false)}>
-            Cancel
-          </button>
-          {plan.items.length > 0 && (
-            <button
-              type="button"
-              className="primary"
-              disabled={plan.blockers.length > 0 || (needsTrust && !trustUnsigned)}
-              onClick={() => void install(plan)}
-            >
-              Install
-            </button>
-          )}
-        </>
-      );
   }
 
   return (
-    <Dialog title={title} onCancel={() => onClose(phase.kind === 'done')} initialFocus={cancelRef} busy={busy} footer={footer} wide>
+    <Dialog title={title} onCancel={() => onClose(false)} initialFocus={cancelRef} busy={busy} footer={footer} wide>
       {body}
     </Dialog>
   );
+}
+
+/** An item's size: what is left to download, or where it comes from when nothing is. */
+function sizeText(item: PlanItemData): string {
+  if (item.downloadSize > 0) return formatBytes(item.downloadSize);
+  return item.source.kind === 'file' ? `${formatBytes(item.archive.size)} file` : `${formatBytes(item.archive.size)}, already downloaded`;
+}
+
+/** The footer's total: the download, or none needed (a file from this computer, or the cache). */
+function downloadText(plan: PlanData): string {
+  if (plan.downloadSize > 0) return `Total download: ${formatBytes(plan.downloadSize)}`;
+  return plan.items.every((i) => i.source.kind === 'file') ? 'Nothing to download: it installs from the file' : 'Nothing to download';
 }
