@@ -177,7 +177,7 @@ describe('adcap with a skills repository', () => {
         `{"mcpServers":{"arcotheon-acme-greeter":{"command":"adcap","args":["mcp","acme/greeter","--home","${home}"]}}}`,
     );
     // Agents whose documentation gives no MCP registration are named rather than silently missing.
-    expect(mcp.stdout).toContain('no line for Amp, Cline, Roo Code and Augment: ');
+    expect(mcp.stdout).toContain('no line for Cline and Roo Code: ');
     const noTools = await run(['agents', '--mcp', 'obra/superpowers']);
     expect(noTools.stderr).toMatch(/^error E_NOT_FOUND: obra\/superpowers has no tools/m);
   });

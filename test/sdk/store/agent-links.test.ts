@@ -304,6 +304,12 @@ describe('MCP registration per agent', () => {
       },
     });
     expect(rows.find((r) => r.agent === 'qwen-code')).toMatchObject({ kind: 'config', file: '/home/u/.qwen/settings.json' });
+    expect(rows.find((r) => r.agent === 'augment')).toMatchObject({ kind: 'config', file: '/home/u/.augment/settings.json' });
+    // Amp keeps its settings under literal dotted keys.
+    expect(rows.find((r) => r.agent === 'amp')).toMatchObject({
+      file: '/home/u/.config/amp/settings.json',
+      json: { 'amp.mcpServers': { 'arcotheon-acme-pdf-tools': { command: 'adcap' } } },
+    });
     // droid takes the server's command line as one argument (docs.factory.ai/cli/configuration/mcp).
     expect(rows.find((r) => r.agent === 'droid')).toMatchObject({
       kind: 'command',

@@ -206,7 +206,8 @@ export const AGENTS: readonly AgentDefinition[] = [
   {
     // https://ampcode.com/manual#agent-skills: user skills in ~/.config/agents/skills (shared with
     // goose), ~/.config/amp/skills and ~/.claude/skills; project skills in .agents/skills. Settings
-    // in ~/.config/amp/settings.json; the editor extension is sourcegraph.amp.
+    // in ~/.config/amp/settings.json, where MCP servers are "amp.mcpServers" (https://ampcode.com/manual#mcp);
+    // the editor extension is sourcegraph.amp.
     id: 'amp',
     name: 'Amp',
     personal: ['.config/agents/skills', '.config/amp/skills', '.claude/skills'],
@@ -215,6 +216,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     configFiles: ['.config/amp/settings.json'],
     extensions: ['sourcegraph.amp'],
     docs: 'https://ampcode.com/manual#agent-skills',
+    mcp: (s, home) =>
+      config('amp', join(home, '.config', 'amp', 'settings.json'), {
+        'amp.mcpServers': { [s.name]: { command: s.command, args: s.args } },
+      }),
   },
   {
     // https://docs.cline.bot/customization/skills: global skills ~/.cline/skills, project .cline/skills.
@@ -281,7 +286,8 @@ export const AGENTS: readonly AgentDefinition[] = [
   },
   {
     // https://docs.augmentcode.com/cli/skills: .augment/skills or .claude/skills in the workspace or the
-    // home folder. Auggie is the `auggie` CLI (settings ~/.augment/settings.json) or the editor extension augment.vscode-augment.
+    // home folder. Auggie is the `auggie` CLI or the editor extension augment.vscode-augment; its settings,
+    // MCP servers included ("mcpServers": { command, args }), are ~/.augment/settings.json (https://docs.augmentcode.com/cli/config).
     id: 'augment',
     name: 'Augment',
     personal: ['.augment/skills', '.claude/skills'],
@@ -290,6 +296,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     configFiles: ['.augment/settings.json'],
     extensions: ['augment.vscode-augment'],
     docs: 'https://docs.augmentcode.com/cli/skills',
+    mcp: (s, home) =>
+      config('augment', join(home, '.augment', 'settings.json'), { mcpServers: { [s.name]: { command: s.command, args: s.args } } }),
   },
 ];
 
