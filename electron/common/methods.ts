@@ -47,6 +47,8 @@ import type {
   CacheInfo,
   CapabilityDetail,
   CatalogueHit,
+  CatalogueIndexPage,
+  CatalogueKnownData,
   CatalogueQueryResult,
   DoctorReportData,
   GrantsData,
@@ -241,6 +243,26 @@ export const METHODS = {
     args([], [catalogueQuery]),
     returns<CatalogueQueryResult>(),
     'Search with filters, facets and paging, for the Discover screen.',
+  ),
+  'catalogue.index': call(
+    args(
+      [],
+      [
+        object({
+          revision: optional(string({ max: 4096 })),
+          offset: optional(number({ integer: true, min: 0 })),
+          limit: optional(number({ integer: true, min: 1, max: 20_000 })),
+        }),
+      ],
+    ),
+    returns<CatalogueIndexPage>(),
+    'A page of the search index of every remote (rows sorted by id) for the Discover screen, which searches it as the user types. ' +
+      'A page always comes from the current revision: when it differs from the one asked for, the page starts over.',
+  ),
+  'catalogue.known': call(
+    args([], [object({ read: optional(boolean()) })]),
+    returns<CatalogueKnownData>(),
+    'Installed versions and what the package documents read so far say (contents, last published); read: true reads more of them in the background.',
   ),
   'catalogue.show': call(
     args([capabilityId]),

@@ -119,6 +119,57 @@ export interface CatalogueQueryResult {
   contentsPending: number;
 }
 
+/**
+ * One capability in the search index of the Discover screen (`catalogue.index`), as a tuple to keep
+ * a 100,000-entry index small on the wire: id, name, summary, keywords, latest stable version,
+ * latest prerelease, flags (CATALOGUE_FLAGS), publisher (an index into the page's `publishers`,
+ * which `offset` 0 carries) and remote (an index into `remotes`).
+ */
+export type CatalogueIndexRow = [
+  id: string,
+  name: string,
+  summary: string,
+  keywords: string[],
+  latest: string | null,
+  latestPrerelease: string | null,
+  flags: number,
+  publisher: number,
+  remote: number,
+];
+
+/** The bits of CatalogueIndexRow's flags. */
+export const CATALOGUE_FLAGS = { pro: 1, entitled: 2, deprecated: 4 } as const;
+
+/**
+ * A page of `catalogue.index`: every capability of every remote (the first remote listing an id
+ * wins), sorted by id, for the page to search as the user types (UI.md "Fast"; the ranking is
+ * search-rank.ts). The page loads it once per `revision` and searches it in a worker.
+ */
+export interface CatalogueIndexPage {
+  /** Changes when any remote's catalogue does; a page of another revision is not mixed in. */
+  revision: string;
+  total: number;
+  offset: number;
+  /** Publishers the rows point to (only in the page at offset 0; empty in the others). */
+  publishers: Array<{ id: string; name: string; verified: boolean }>;
+  /** Remote names the rows point to (only in the page at offset 0). */
+  remotes: string[];
+  rows: CatalogueIndexRow[];
+}
+
+/**
+ * `catalogue.known`: what this computer knows beyond the catalogue, for the Discover screen's cards,
+ * filters and sorts: installed versions, and what the package documents read so far say (contents
+ * and when the newest version was published).
+ */
+export interface CatalogueKnownData {
+  revision: string;
+  installed: Array<{ id: string; version: string; updateAvailable: boolean }>;
+  learned: Array<{ id: string; tools: number; skills: number; workflows: number; updatedAt: string | null }>;
+  /** Capabilities whose package document has not been read (yet); reading stops at 2,000. */
+  unread: number;
+}
+
 export interface EntryContentsData {
   skills: string[];
   tools: string[];

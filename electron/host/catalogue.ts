@@ -32,7 +32,8 @@ import type {
 import type { Installed } from './installed.js';
 import { packageContents, permissionView } from './views.js';
 
-type Contents = { tools: number; skills: number; workflows: number };
+/** What a package document says of a capability's newest version: its contents and when it was published. */
+type Contents = { tools: number; skills: number; workflows: number; updatedAt: string | null };
 
 /** Package documents read in the background to learn what each capability contains. */
 const MAX_PREFETCH = 2000;
@@ -255,7 +256,18 @@ export class Catalogue {
         tools: entry.contents.tools.length,
         skills: entry.contents.skills.length,
         workflows: entry.contents.workflows.length,
+        updatedAt: entry.publishedAt,
       });
+  }
+
+  /** What the package documents read so far say, by id (catalogue-index.ts sends it to the page). */
+  knownContents(): ReadonlyMap<string, Contents> {
+    return this.contents;
+  }
+
+  /** Reads the package documents of `ids` in the background (at most 2,000; catalogue-changed when done). */
+  readDocuments(ids: string[]): void {
+    this.startPrefetch(ids);
   }
 
   async detail(id: string, options: { version?: string; download?: boolean }): Promise<CapabilityDetail> {

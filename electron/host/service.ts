@@ -35,6 +35,7 @@ import {
 import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, PolicyStatusData, Result } from '../common/types.js';
 import { BundleImports, type BundleValueStore } from './bundle-imports.js';
 import { Catalogue } from './catalogue.js';
+import { CatalogueIndex } from './catalogue-index.js';
 import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
 import { Installed } from './installed.js';
 import { Operations, type OperationContext } from './operations.js';
@@ -112,6 +113,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const bundles = new BundleImports(options.secretStore !== undefined ? options.secretStore : fileSecrets, options.configDir);
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
+  const catalogueIndex = new CatalogueIndex(store, installed, catalogue);
   const settings = new Settings(arc);
 
   const installedChanged = (): void => {
@@ -203,6 +205,8 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
     'catalogue.search': (query, filters = {}) => arc.search(query, filters),
     'catalogue.query': (request = {}) => catalogue.query(request),
+    'catalogue.index': (request = {}) => catalogueIndex.page(request),
+    'catalogue.known': (request = {}) => catalogueIndex.known(request),
     'catalogue.show': (id) => arc.packageDoc(id),
     'catalogue.detail': (id, opts = {}) => catalogue.detail(id, opts),
     'installs.list': () => arc.list(),

@@ -444,13 +444,18 @@ export class RankIndex {
     // Postings grouped by word (a counting sort keeps document order inside each word).
     const words = wordText.length;
     this.postingStart = new Int32Array(words + 1);
-    for (let p = 0; p < postings; p++) this.postingStart[(postWord[p] as number) + 1]++;
+    for (let p = 0; p < postings; p++) {
+      const next = (postWord[p] as number) + 1;
+      this.postingStart[next] = (this.postingStart[next] as number) + 1;
+    }
     for (let w = 0; w < words; w++) this.postingStart[w + 1] = (this.postingStart[w + 1] as number) + (this.postingStart[w] as number);
     const fill = this.postingStart.slice(0, words);
     this.postingDocs = new Int32Array(postings);
     this.postingMasks = new Uint8Array(postings);
     for (let p = 0; p < postings; p++) {
-      const at = fill[postWord[p] as number]++ as number;
+      const w = postWord[p] as number;
+      const at = fill[w] as number;
+      fill[w] = at + 1;
       this.postingDocs[at] = postDoc[p] as number;
       this.postingMasks[at] = postMask[p] as number;
     }
