@@ -118,9 +118,15 @@ const layerZones = [
   {
     target: 'renderer',
     from: ['sdk'],
+    // The one exception: the ranking rules of catalogue search, a module that imports nothing (the
+    // block for SEARCH_RANK below holds it to that), so the Discover screen's search worker ranks
+    // with the very code the SDK and the CLI use (UI.md "Fast"; docs/design.md "Search").
+    except: ['./src/registry/search-rank.ts'],
     message: 'The renderer talks to the host only through the host API contract in electron/common, never to the SDK (DESIGN §2).',
   },
 ];
+/** The pure ranking module of catalogue search: the one SDK file the renderer may import. */
+const SEARCH_RANK = 'sdk/src/registry/search-rank.ts';
 
 /**
  * The package's entry points where they will be once built. The TypeScript resolver follows
@@ -247,6 +253,23 @@ export default tseslint.config(
     },
   },
   {
+    // The renderer imports this one SDK module (the search worker), so it imports nothing at all:
+    // plain data in and out, no Node, no browser API, no other SDK code.
+    files: [SEARCH_RANK],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['ImportDeclaration', 'ImportExpression', 'ExportAllDeclaration', 'ExportNamedDeclaration[source]', 'TSImportType'].map(
+          (selector) => ({
+            selector,
+            message: `${SEARCH_RANK} is imported by the renderer's search worker: it imports nothing (DESIGN §2 layers).`,
+          }),
+        ),
+        ...dynamicImports.require,
+      ],
+    },
+  },
+  {
     // Issue 15, item 2: a switch over a union (permission ids, runtime kinds, message types) must
     // name every member, and a `default` does not count, so adding a permission id or a runtime
     // to its table makes the linter point at every switch that must handle it. Needs type
@@ -349,6 +372,9 @@ export default tseslint.config(
                 '@arcotheon/sdk',
                 '@arcotheon/sdk/**',
                 '**/sdk/**',
+                '!**/sdk/src',
+                '!**/sdk/src/registry',
+                '!**/sdk/src/registry/search-rank.js',
                 '**/electron/**',
                 '!**/electron/common',
                 '!**/electron/common/**',
