@@ -68,14 +68,6 @@ function warningsOf(items: PlanItemData[]): Warning[] {
             'Arcotheon imported it on this computer and signed it with your own key: no registry vouches for it, ' +
             'and it runs only with the permissions below.',
         });
-      else if (item.source.addedByYou === true)
-        out.push({
-          level: 'info',
-          title: `${label} is added by you`,
-          meaning:
-            'Arcotheon imported it on this computer and signed it with your own key: no registry vouches for it, ' +
-            'and it runs only with the permissions below.',
-        });
       else
         out.push({
           level: 'info',
