@@ -8,6 +8,7 @@
 // Every module keeps its own import.meta.url, rewritten to the module's path in sdk/dist/ or
 // out/electron/ relative to the bundle (build/esbuild-node-bundle.mjs), so what the code finds
 // beside its modules (schema/, package.json, the bundled registry, the renderer) is found as without it.
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -27,21 +28,43 @@ if (target === undefined) {
 }
 const outfile = join(root, target.outfile);
 
-await build(
-  nodeBundleOptions({
-    entryPoint: join(root, target.entry),
-    outfile,
-    // The SDK reached through node_modules/@arcotheon/sdk is bundled from its real path, sdk/dist/.
-    modules: /[\\/](sdk[\\/]dist|out[\\/]electron)[\\/].*\.js$/,
-    loader: 'js',
-    // esbuild applies the nearest tsconfig.json's "paths" to .js files too, and the repository's
-    // maps @arcotheon/sdk to sdk/src (for typechecking). The bundles are made from the builds, so they
-    // resolve the SDK as Node does (sdk/dist, through its package.json exports), where each module's
-    // import.meta.url is rewritten and finds schema/ and the bundled registry beside it.
-    tsconfig: join(root, 'tsconfig.electron.json'),
-    moduleUrl: (path) => {
-      const relativePath = relative(dirname(outfile), path).split(sep).join('/');
-      return `new URL(${JSON.stringify(relativePath.startsWith('.') ? relativePath : `./${relativePath}`)}, import.meta.url).href`;
-    },
-  }),
-);
+const options = nodeBundleOptions({
+  entryPoint: join(root, target.entry),
+  outfile,
+  // The SDK reached through node_modules/@arcotheon/sdk is bundled from its real path, sdk/dist/.
+  modules: /[\\/](sdk[\\/]dist|out[\\/]electron)[\\/].*\.js$/,
+  loader: 'js',
+  // esbuild applies the nearest tsconfig.json's "paths" to .js files too, and the repository's
+  // maps @arcotheon/sdk to sdk/src (for typechecking). The bundles are made from the builds, so they
+  // resolve the SDK as Node does (sdk/dist, through its package.json exports), where each module's
+  // import.meta.url is rewritten and finds schema/ and the bundled registry beside it.
+  tsconfig: join(root, 'tsconfig.electron.json'),
+  moduleUrl: (path) => {
+    const relativePath = relative(dirname(outfile), path).split(sep).join('/');
+    return `new URL(${JSON.stringify(relativePath.startsWith('.') ? relativePath : `./${relativePath}`)}, import.meta.url).href`;
+  },
+});
+if (name === 'adcap') {
+  // The adcap CLI starts as a new process for every command, so what it loads is paid every time
+  // (issue 29, measured with a warm compile cache):
+  // - split: what is imported only on demand (the MCP SDK and zod for `adcap mcp` and mcp tools,
+  //   ~0.6 MB) goes to chunks of its own beside the entry, loaded when first imported;
+  // - comments and indentation dropped, non-ASCII escaped: Node decodes the source as UTF-8 and a
+  //   few non-ASCII comment characters sent the whole 3 MB through the slow path (2-3x longer), and
+  //   V8 then kept it as a two-byte string. Identifiers keep their names, so stack traces stay readable.
+  const outdir = dirname(outfile);
+  // Chunks of an earlier build are named by their content hash: remove them so none goes stale.
+  for (const file of readdirSync(outdir)) if (/^adcap-.*\.mjs$/.test(file)) rmSync(join(outdir, file));
+  delete options.outfile;
+  Object.assign(options, {
+    entryPoints: { adcap: join(root, target.entry) },
+    outdir,
+    splitting: true,
+    chunkNames: 'adcap-[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    charset: 'ascii',
+  });
+}
+await build(options);

@@ -1,7 +1,8 @@
 /**
  * Archive bench (issue 2, issue 15 items 12-13): on a ~280 MiB package of 2,000 text files and 4
  * large binaries, build vs `tar -czf`, install from a file:// registry (download into the cache,
- * verify, extract, switch) vs `tar -xzf` of the same file, verify vs `gzip -dc | sha256sum`, and
+ * verify, extract, switch) vs `tar -xzf` of the same file, in process and as the `adcap install`
+ * command (a new process: start-up included), verify vs `gzip -dc | sha256sum`, and
  * peak RSS of verify at two package sizes. Build and install are measured in alternating rounds
  * (ours, then the baseline, BENCH_ROUNDS times, each after an untimed sync) and reported as
  * medians, so both see the same machine load. The fastest tools there are stand beside them, without
@@ -31,6 +32,8 @@ import { mulberry32 } from '../helpers/prng.js';
 const MiB = 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..', '..');
+/** The built `adcap` (npm run bench builds first). */
+const ADCAP_BIN = join(repoRoot, 'sdk', 'dist', 'cli', 'bin.js');
 
 const WORDS = (
   'the of capability package manifest tool skill workflow resource permission ' +
@@ -243,6 +246,54 @@ registerBench({
           baseline: { label: 'tar -xzf', value: install.baseline },
           target: 1.0,
         });
+
+        // The same install as a person types it: `adcap install` from the built bin (a new process
+        // with its compile cache warm), the remote added untimed to a fresh home each round.
+        const cliHome = join(work, 'cli-home');
+        const remote = registry.remote('bench');
+        const cliRound = {
+          prepare: async () => {
+            await removeTree(cliHome);
+            await mkdir(cliHome);
+            execFileSync(process.execPath, [
+              ADCAP_BIN,
+              '--home',
+              cliHome,
+              'remote',
+              'add',
+              'bench',
+              remote.url,
+              '--root-key',
+              ...remote.rootKeys,
+            ]);
+          },
+          run: () => execFileSync(process.execPath, [ADCAP_BIN, '--home', cliHome, 'install', 'bench/archive', '--yes'], { stdio: 'pipe' }),
+        };
+        const cli = await alternate(rounds, cliRound, {
+          prepare: untarPrepare,
+          run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
+        });
+        console.log(`  adcap install/tar -xzf per round: ${cli.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+        report({
+          label: `adcap install (the command, a new process) from a file:// registry (median of ${rounds} alternating rounds)`,
+          value: cli.ours,
+          unit: 's',
+          baseline: { label: 'tar -xzf', value: cli.baseline },
+          target: 1.0,
+        });
+        if (have('igzip')) {
+          const cliFastest = await alternate(rounds, cliRound, {
+            prepare: untarPrepare,
+            run: () => execFileSync('tar', ['-I', 'igzip', '-xf', blobPath, '-C', untarred]),
+          });
+          report({
+            label: `adcap install (the command) (median of ${rounds} alternating rounds), against the fastest decompressor here`,
+            value: cliFastest.ours,
+            unit: 's',
+            baseline: { label: 'tar -I igzip -x (ISA-L)', value: cliFastest.baseline },
+          });
+        }
+        await removeTree(cliHome);
         await removeTree(home);
         await rm(untarred, { recursive: true, force: true });
       } finally {

@@ -10,6 +10,11 @@
  *     capabilities (a remote added once)      filters the same catalogue file             <= 1.5x
  *   adcap run of a trivial node tool       vs the same tool under plain node, fed the
  *     (bubblewrap, nothing granted)           same call on stdin                          <= 2x
+ *     and, beside it without a target, the floor of any CLI that starts a sandboxed tool:
+ *     a node process that does nothing but start the tool in bwrap and wait for it
+ *   MCP tools/call round trip through a    vs the same tool under plain node, started
+ *     warm `adcap mcp` (the official MCP      from this process and fed the same call      <= 1.3x
+ *     client, one call warmed up first)       (per call both start the tool's process)
  *
  * BENCH_CLI_ROUNDS and BENCH_CLI_SEARCH_SIZES (default 20000,100000; empty for none) change the work.
  *
@@ -21,6 +26,9 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serveRegistry } from '../../sdk/src/registry/builder/serve.js';
 import { registerBench, type BenchResult } from './registry.js';
 
@@ -71,7 +79,7 @@ const load = (): string =>
     .join(' ');
 
 /** `ours` and `anchor` alternately, one untimed warm-up each (page cache, compile cache). */
-async function sideBySide(ours: Command, anchor: Command, target: number): Promise<BenchResult> {
+async function sideBySide(ours: Command, anchor: Command, target?: number): Promise<BenchResult> {
   await timed(ours);
   await timed(anchor);
   const a: number[] = [];
@@ -91,7 +99,7 @@ async function sideBySide(ours: Command, anchor: Command, target: number): Promi
     value: x.median,
     unit: 'ms',
     baseline: { label: anchor.label, value: y.median },
-    target,
+    ...(target === undefined ? {} : { target }),
   };
 }
 
@@ -125,6 +133,69 @@ async function buildCatalogue(count: number, dir: string): Promise<{ publicKey: 
   await mkdir(join(dir, 'v1'), { recursive: true });
   await copyFile(join(dir, 'catalog.json'), join(dir, 'v1', 'catalog.json'));
   return JSON.parse(await readFile(join(dir, 'root.json'), 'utf8')) as { publicKey: string };
+}
+
+/** The tool under plain node, started from this process and fed `call` on stdin, until it exits. */
+function plainToolCall(entry: string, call: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 && out.includes('"hi"') ? resolve() : reject(new Error(`the plain tool exited ${code}`))));
+    child.stdin.end(call);
+  });
+}
+
+/**
+ * One tools/call round trip through a warm `adcap mcp` (started once, its tools listed and one
+ * call made untimed), alternately with the plain tool call, ROUNDS * 2 times each.
+ */
+async function mcpWarmCall(home: string, entry: string, call: string): Promise<BenchResult> {
+  const client = new Client({ name: 'adcap-cli-bench', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, '--home', home, 'mcp', 'local/bench-echo'], stderr: 'pipe' }),
+  );
+  try {
+    const name = (await client.listTools()).tools.find((t) => t.name.endsWith('__echo'))?.name;
+    if (name === undefined) throw new Error('adcap mcp lists no echo tool');
+    const viaMcp = async (): Promise<void> => {
+      const result = await client.callTool({ name, arguments: { text: 'hi' } });
+      if (result.isError === true || !JSON.stringify(result.structuredContent).includes('"hi"')) {
+        throw new Error(`adcap mcp answered ${JSON.stringify(result).slice(0, 500)}`);
+      }
+    };
+    const time = async (fn: () => Promise<void>): Promise<number> => {
+      const started = process.hrtime.bigint();
+      await fn();
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    await viaMcp();
+    await plainToolCall(entry, call);
+    const a: number[] = [];
+    const b: number[] = [];
+    const before = load();
+    for (let i = 0; i < ROUNDS * 2; i++) {
+      a.push(await time(viaMcp));
+      b.push(await time(() => plainToolCall(entry, call)));
+    }
+    const x = stats(a);
+    const y = stats(b);
+    const f = (s: { min: number; median: number; max: number }): string =>
+      `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)}`;
+    console.log(
+      `  MCP tools/call via warm adcap mcp: min/median/max ${f(x)} ms; the tool under plain node: ${f(y)} ms; load ${before} -> ${load()}`,
+    );
+    return {
+      label: `MCP tools/call round trip through a warm adcap mcp (bubblewrap), median of ${ROUNDS * 2}`,
+      value: x.median,
+      unit: 'ms',
+      baseline: { label: 'the same tool under plain node, started per call', value: y.median },
+      target: 1.3,
+    };
+  } finally {
+    await client.close();
+  }
 }
 
 registerBench({
@@ -243,6 +314,23 @@ registerBench({
           2,
         ),
       );
+      // The floor of any CLI that runs a tool sandboxed: its own node start, then bwrap and the
+      // tool's node start, with no work of its own (no checks, no bundle, no audit line).
+      const floor = `const r = require('node:child_process').spawnSync('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/',
+        '--proc', '/proc', '--dev', '/dev', process.execPath, process.argv[1]], { input: process.argv[2], encoding: 'utf8' });
+        process.stdout.write(r.stdout); process.exitCode = r.status;`;
+      report(
+        await sideBySide(
+          {
+            label: 'floor: node that only starts the tool in bwrap',
+            args: [process.execPath, '-e', floor, join(src, 'tools', 'echo.mjs'), call],
+            expect: /hi/,
+          },
+          { label: 'the same tool under plain node', args: [process.execPath, join(src, 'tools', 'echo.mjs')], input: call, expect: /hi/ },
+        ),
+      );
+
+      report(await mcpWarmCall(runHome, join(src, 'tools', 'echo.mjs'), call));
     } finally {
       await rm(work, { recursive: true, force: true });
     }
