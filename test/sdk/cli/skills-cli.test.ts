@@ -119,8 +119,8 @@ describe('adcap with a skills repository', () => {
     const link = await there(['link', 'acme/linkme']);
     expect(link.code, link.stderr).toBe(0);
     expect(link.stdout.split('\n').filter((l) => l.startsWith('linked '))).toEqual([
-      `linked 3 skills into ${join(me, '.agents', 'skills')}, one link read by Codex and Gemini CLI`,
       `linked 3 skills into ${join(me, '.claude', 'skills')} (Claude Code)`,
+      `linked 3 skills into ${join(me, '.agents', 'skills')}, one link read by Codex and Gemini CLI`,
     ]);
     expect(await readFile(join(me, '.agents', 'skills', 'pdf', 'SKILL.md'), 'utf8')).toContain('name: pdf');
     expect(await lstat(join(me, '.gemini')).catch(() => null)).toBeNull();

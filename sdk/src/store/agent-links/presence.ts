@@ -1,8 +1,9 @@
 /**
  * Whether an agent is on this machine (docs/skills.md): its program is on PATH, its own configuration
- * file exists under the user's home, or (an editor extension) its VS Code extension is installed. A skills folder is never evidence (Arcotheon may have made it
- * with a link). And, for the agents present, which personal skills folders to link into so that each
- * reads every skill once: a folder several agents read (~/.agents/skills) serves them with one link.
+ * file exists under the user's home, or (an editor extension) its VS Code extension is installed. A
+ * skills folder is never evidence (Arcotheon may have made it with a link). And, for the agents
+ * present, which personal skills folders to link into so that each reads every skill once: a folder
+ * several agents read (~/.agents/skills) serves them with one link.
  */
 import { constants } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
@@ -112,29 +113,62 @@ export interface LinkFolder {
 }
 
 /**
- * The fewest folders that reach every agent in `agents` (a greedy set cover, in table order on ties):
- * each agent then reads each linked skill exactly once, never twice from two folders it reads.
+ * The folders to link into for the agents in `agents` (docs/skills.md "Agents"): each agent reads every
+ * linked skill exactly once, and as few folders as that allows. An exact cover is searched first (each
+ * agent reads exactly one chosen folder; Copilot with Claude Code and Codex: ~/.claude/skills for Claude
+ * Code and Copilot, ~/.codex/skills for Codex, not ~/.agents/skills, which Copilot reads too); ties go
+ * to table order and each agent's own folder order. When no exact cover exists, the fewest folders that
+ * reach everyone (a greedy set cover), where some agent then finds a skill in two folders.
  */
 export function linkFolders(agents: readonly AgentDefinition[]): LinkFolder[] {
+  return (exactCover(agents) ?? greedyCover(agents)).map(({ folder, serves }) => {
+    // The link record names an agent whose first folder this is when there is one (its own folder).
+    const owner = agents.find((a) => serves.includes(a.id) && a.personal[0] === folder) ?? agents.find((a) => serves.includes(a.id));
+    return { folder, agent: (owner as AgentDefinition).id, serves };
+  });
+}
+
+type Choice = { folder: string; serves: AgentId[] };
+
+const readers = (agents: readonly AgentDefinition[], folder: string): AgentId[] =>
+  agents.filter((a) => a.personal.includes(folder)).map((a) => a.id);
+
+/** The fewest folders such that every agent reads exactly one of them, or undefined (15 agents, 3 folders each at most: a small search). */
+function exactCover(agents: readonly AgentDefinition[]): Choice[] | undefined {
+  let best: Choice[] | undefined;
+  const search = (covered: ReadonlySet<AgentId>, chosen: Choice[]): void => {
+    if (best !== undefined && chosen.length >= best.length) return;
+    const next = agents.find((a) => !covered.has(a.id));
+    if (next === undefined) {
+      best = chosen;
+      return;
+    }
+    for (const folder of next.personal) {
+      const serves = readers(agents, folder);
+      if (serves.some((id) => covered.has(id))) continue;
+      search(new Set([...covered, ...serves]), [...chosen, { folder, serves }]);
+    }
+  };
+  search(new Set(), []);
+  return best;
+}
+
+/** The fewest folders that reach every agent (greedy, table order on ties), some agent possibly reading two. */
+function greedyCover(agents: readonly AgentDefinition[]): Choice[] {
   const left = new Set(agents.map((a) => a.id));
-  const out: LinkFolder[] = [];
+  const out: Choice[] = [];
   while (left.size > 0) {
-    let best: { folder: string; serves: AgentId[] } | undefined;
+    let best: Choice | undefined;
     for (const agent of agents) {
       if (!left.has(agent.id)) continue;
       for (const folder of agent.personal) {
-        const serves = agents.filter((a) => left.has(a.id) && a.personal.includes(folder)).map((a) => a.id);
+        const serves = readers(agents, folder).filter((id) => left.has(id));
         if (best === undefined || serves.length > best.serves.length) best = { folder, serves };
       }
     }
     if (best === undefined) break;
-    const chosen = best;
-    // The link record names an agent whose first folder this is when there is one (its own folder).
-    const owner =
-      agents.find((a) => chosen.serves.includes(a.id) && a.personal[0] === chosen.folder) ??
-      agents.find((a) => chosen.serves.includes(a.id));
-    out.push({ folder: chosen.folder, agent: (owner as AgentDefinition).id, serves: chosen.serves });
-    for (const id of chosen.serves) left.delete(id);
+    out.push({ folder: best.folder, serves: readers(agents, best.folder) });
+    for (const id of best.serves) left.delete(id);
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentDefinition } from '../../../../sdk/src/store/agent-links/agents.js';
+import { AGENTS, agentDefinition, type AgentId } from '../../../../sdk/src/store/agent-links/agents.js';
 import { detectAgents, linkFolders } from '../../../../sdk/src/store/agent-links/presence.js';
 
 let work: string;
@@ -119,6 +119,30 @@ describe('one link per folder several present agents read', () => {
   it('Claude Code, Amp, goose and Augment all read ~/.claude/skills: one link serves the four', () => {
     expect(folders(['claude-code', 'goose', 'amp', 'augment'])).toEqual([
       { folder: '.claude/skills', agent: 'claude-code', serves: ['claude-code', 'goose', 'amp', 'augment'] },
+    ]);
+  });
+  it('Claude Code, Codex and Copilot: Copilot reads ~/.claude/skills and ~/.agents/skills, so Codex gets ~/.codex/skills', () => {
+    // Each agent reads every linked skill exactly once: a link in ~/.agents/skills would reach Copilot a second time.
+    expect(folders(['claude-code', 'codex', 'copilot'])).toEqual([
+      { folder: '.claude/skills', agent: 'claude-code', serves: ['claude-code', 'copilot'] },
+      { folder: '.codex/skills', agent: 'codex', serves: ['codex'] },
+    ]);
+  });
+  it('every agent present: each reads exactly one of the folders linked into', () => {
+    const all = linkFolders(AGENTS);
+    for (const agent of AGENTS)
+      expect(
+        all.filter((f) => f.serves.includes(agent.id)),
+        agent.id,
+      ).toHaveLength(1);
+    for (const f of all) expect(f.serves).toEqual(AGENTS.filter((a) => a.personal.includes(f.folder)).map((a) => a.id));
+  });
+  it('when no choice reaches each agent once, the fewest folders that reach all, naming every agent that reads each', () => {
+    // Made-up folders: A reads only x, B only y, C both: C then reads a skill twice, whatever is chosen.
+    const as = (id: AgentId, personal: string[]) => ({ ...agentDefinition(id), personal });
+    expect(linkFolders([as('claude-code', ['x']), as('cursor', ['y']), as('copilot', ['x', 'y'])])).toEqual([
+      { folder: 'x', agent: 'claude-code', serves: ['claude-code', 'copilot'] },
+      { folder: 'y', agent: 'cursor', serves: ['cursor', 'copilot'] },
     ]);
   });
   it('Gemini CLI alone links into its own first folder', () => {
