@@ -72,9 +72,14 @@ export class TestRegistry {
     return { name, url, rootKeys: [this.rootKey.publicKey], ...extra };
   }
 
+  /**
+   * A client of this registry. It reads v1/ only unless `layout: 'auto'` is passed: the v1 attack
+   * tests tamper with v1/ files, and a v2-preferring client would never read them
+   * (test/sdk/registry/client/attacks-v2.test.ts plays the attacks against v2/).
+   */
   client(home: string, options: Partial<RegistryClientOptions> & { url?: string; name?: string } = {}): RegistryClient {
     const { url, name, ...rest } = options;
-    return new RegistryClient({ home, remote: this.remote(name, url), ...rest });
+    return new RegistryClient({ home, remote: this.remote(name, url), layout: 'v1', ...rest });
   }
 
   /** Registers a publisher with a fresh key (or the given one) and remembers the key. */

@@ -14,7 +14,8 @@ import { AdcapError, isAdcapError } from '../errors.js';
 import { canonicalBytes } from '../format/canonical-json.js';
 import type { SchemaProblem } from '../format/json-schema.js';
 import { parseStrictJson } from '../format/strict-json.js';
-import { CATALOG_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
+import { CATALOG_CONTEXT, CATALOG_V2_CONTEXT, verifyEnvelope } from '../trust/envelope.js';
+import { checkTopLevelPayload, type TopLevelPayload } from './layout-v2.js';
 import { keyIdOf, trustedKeyFromPublicKey, type TrustedKey } from '../trust/keys.js';
 import { sha256Hex } from '../util/hash.js';
 import { catalogueCapability } from './documents.js';
@@ -118,6 +119,39 @@ export function verifyCatalogue(
   return verified;
 }
 
+/** A v2 top level `verifyTopLevel()` accepted. */
+export interface VerifiedTopLevel {
+  payload: TopLevelPayload;
+  signedBy: string[];
+  /** SHA-256 of the top level's bytes. */
+  catalogueSha256: string;
+  /** SHA-256 of the canonical JSON of the payload. */
+  payloadSha256: string;
+}
+
+/**
+ * Verifies a v2 top level (docs/scaling.md "What stays guaranteed") in the order of
+ * verifyCatalogue: strict JSON; a signature by a pinned root key in context
+ * arcotheon-catalog-v2 (a v1 catalogue signature, or a package signature, never verifies here);
+ * the payload's shape; sequence (E_ROLLBACK) and freshness (E_STALE) as for version 1.
+ * `state.payloadSha256` is compared only when `sameLayout` (the floor was a v2 top level): a v1
+ * catalogue and the v2 top level of one build share a sequence but not their content.
+ */
+export function verifyTopLevel(bytes: Uint8Array, rootKeys: readonly RootKey[], state: CatalogueState & { sameLayout: boolean }): VerifiedTopLevel {
+  const catalogueSha256 = sha256Hex(bytes);
+  const { payload: signed, signedBy } = checkCatalogueSignature(parseCatalogueBytes(bytes), rootKeys, CATALOG_V2_CONTEXT);
+  const payload = checkTopLevelPayload(signed);
+  const payloadSha256 = sha256Hex(canonicalBytes(payload));
+  const floor: CatalogueState = { ...state };
+  if (!state.sameLayout) {
+    delete floor.payloadSha256;
+    delete floor.catalogueSha256;
+  }
+  checkCatalogueSequence(payload, { catalogueSha256, payloadSha256: () => payloadSha256 }, floor);
+  checkCatalogueFreshness(payload, state);
+  return { payload, signedBy, catalogueSha256, payloadSha256 };
+}
+
 /** The record of a verified catalogue, for CatalogueState.verifiedBefore on a later load; null without its bytes' digest. */
 export function catalogueVerificationRecord(verified: VerifiedCatalogue, rootKeys: readonly RootKey[]): CatalogueVerificationRecord | null {
   if (verified.catalogueSha256 === undefined) return null;
@@ -184,7 +218,11 @@ function normalizeRootKeys(rootKeys: readonly RootKey[]): TrustedKey[] {
  * A package signature replayed as a catalogue fails here, because the context is part of the
  * signed message (spec §5). Every failure is E_CATALOG: the registry cannot be trusted.
  */
-function checkCatalogueSignature(envelope: unknown, rootKeys: readonly RootKey[]): { payload: unknown; signedBy: string[] } {
+function checkCatalogueSignature(
+  envelope: unknown,
+  rootKeys: readonly RootKey[],
+  context: typeof CATALOG_CONTEXT | typeof CATALOG_V2_CONTEXT = CATALOG_CONTEXT,
+): { payload: unknown; signedBy: string[] } {
   if (rootKeys.length === 0) {
     throw new AdcapError(
       'E_CATALOG',
@@ -192,7 +230,7 @@ function checkCatalogueSignature(envelope: unknown, rootKeys: readonly RootKey[]
     );
   }
   try {
-    return verifyEnvelope<unknown>(envelope, CATALOG_CONTEXT, normalizeRootKeys(rootKeys));
+    return verifyEnvelope<unknown>(envelope, context, normalizeRootKeys(rootKeys));
   } catch (error) {
     if (!isAdcapError(error)) throw error;
     const why =
@@ -258,7 +296,7 @@ function keyMatches(key: PublisherKey): boolean {
  * before (or than the app's shipped minimum), and never a different catalogue under the same
  * sequence (a registry that re-signs must bump the sequence; `registry build` always does).
  */
-function checkCatalogueSequence(payload: CataloguePayloadFile, identity: CatalogueIdentity, state: CatalogueState): void {
+function checkCatalogueSequence(payload: Pick<CataloguePayloadFile, 'sequence'>, identity: CatalogueIdentity, state: CatalogueState): void {
   if (state.minSequence !== undefined && payload.sequence < state.minSequence) {
     throw new AdcapError(
       'E_ROLLBACK',

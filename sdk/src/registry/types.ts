@@ -162,8 +162,8 @@ export interface CatalogueCapability {
 export interface CataloguePayload {
   /** The registry's name. */
   registry: string;
-  /** The registry spec version, 1. */
-  spec: 1;
+  /** The registry layout: 1, or 2 for what a client read through v2/ (then `capabilities` is empty, see RegistryClient.record). */
+  spec: 1 | 2;
   /** Grows on every build; a client refuses a lower one (spec §13). */
   sequence: number;
   /** When it was built (UTC); a client refuses one older than its maximum age (DESIGN §10). */

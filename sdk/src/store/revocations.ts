@@ -49,14 +49,14 @@ export async function revocationReason(
   const refresh = options.refresh ?? 'auto';
   for (const client of clients) {
     try {
-      const { payload } = await client.catalogue({ refresh });
-      if (!Object.hasOwn(payload.capabilities, id)) continue;
+      const listed = await client.record(id, { refresh });
+      if (listed === null) continue;
+      const { payload } = await client.catalogue({ refresh: 'never' });
       let doc;
       if (refresh === 'never') {
-        const record = payload.capabilities[id];
-        const bytes =
-          record === undefined ? null : await new RemoteStore(remoteStateDir(ctx.home, client.remote.name)).readDocument(record.doc.sha256);
-        if (record === undefined || bytes === null) continue;
+        const record = listed;
+        const bytes = await new RemoteStore(remoteStateDir(ctx.home, client.remote.name)).readDocument(record.doc.sha256);
+        if (bytes === null) continue;
         doc = parsePackageDocument(bytes, id, catalogueFallbacks(record, payload.generatedAt));
       } else {
         // Fetched (and checked against the catalogue's pin) when the refreshed catalogue pins a new one.

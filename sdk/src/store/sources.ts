@@ -87,8 +87,8 @@ export class RegistrySources {
       clients = [...clients.filter((c) => c.remote.name === where.prefer), ...clients.filter((c) => c.remote.name !== where.prefer)];
     for (const client of clients) {
       try {
-        const { payload } = await client.catalogue({ rereadLocal: true });
-        if (!Object.hasOwn(payload.capabilities, id)) continue;
+        if ((await client.record(id, { rereadLocal: true })) === null) continue;
+        const { payload } = await client.catalogue({ refresh: 'never' });
         const doc = await client.packageDoc(id);
         const publisher = id.split('/')[0] ?? '';
         return { remote: client.remote.name, client, doc, publisherKeys: publisherTrustedKeys(payload, publisher) };

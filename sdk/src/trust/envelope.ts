@@ -13,7 +13,9 @@ import { decodePublicKey, isKeyId, secretSeedOf, type KeyFile, type TrustedKey }
  */
 export const PACKAGE_CONTEXT = 'arcotheon-package-v1';
 export const CATALOG_CONTEXT = 'arcotheon-catalog-v1';
-export type SignatureContext = typeof PACKAGE_CONTEXT | typeof CATALOG_CONTEXT;
+/** The top level of a registry's v2/ layout (docs/scaling.md "Version 2"): a role of its own, so a v1 catalogue signature never verifies as a v2 top level, nor the reverse. */
+export const CATALOG_V2_CONTEXT = 'arcotheon-catalog-v2';
+export type SignatureContext = typeof PACKAGE_CONTEXT | typeof CATALOG_CONTEXT | typeof CATALOG_V2_CONTEXT;
 
 /**
  * More signatures than any real publisher uses; the cap keeps a hostile envelope from making a
@@ -21,7 +23,7 @@ export type SignatureContext = typeof PACKAGE_CONTEXT | typeof CATALOG_CONTEXT;
  */
 export const MAX_SIGNATURES = 32;
 
-const CONTEXTS: readonly string[] = [PACKAGE_CONTEXT, CATALOG_CONTEXT];
+const CONTEXTS: readonly string[] = [PACKAGE_CONTEXT, CATALOG_CONTEXT, CATALOG_V2_CONTEXT];
 
 /** spec §5: the exact bytes a signature covers. */
 export function signedMessage(context: SignatureContext, payload: unknown): Uint8Array {

@@ -66,7 +66,7 @@ export function register(program: Command, ctx: CliContext): void {
         remoteSummary(normalized, loaded),
         () =>
           `added remote ${name} (${normalized.url}): catalogue "${loaded.payload.registry}" sequence ` +
-          `${loaded.payload.sequence}, ${Object.keys(loaded.payload.capabilities).length} capabilities`,
+          `${loaded.payload.sequence}, ${loaded.capabilityCount} capabilities (layout ${loaded.layout})`,
       );
     });
 
@@ -104,7 +104,8 @@ export function register(program: Command, ctx: CliContext): void {
         registry: stored?.payload.registry ?? null,
         sequence: stored?.payload.sequence ?? null,
         checkedAt: stored?.checkedAt ?? null,
-        capabilities: stored === null ? null : Object.keys(stored.payload.capabilities).length,
+        capabilities: stored === null ? null : stored.capabilityCount,
+        layout: stored === null ? null : stored.layout,
       };
       output.result(shown, () => [
         `${shown.name}${remoteMark(shown)}`,
@@ -115,6 +116,10 @@ export function register(program: Command, ctx: CliContext): void {
           ? '  catalogue: not fetched yet (adcap remote update)'
           : `  catalogue: "${cliListText(shown.registry ?? '')}" sequence ${shown.sequence}, ` +
             `${shown.capabilities ?? 0} capabilities, verified ${shown.checkedAt ?? '-'}`,
+        // docs/scaling.md: v1 is one signed catalogue; v2 hashed bins under a signed top level.
+        ...(shown.layout === null
+          ? []
+          : [`  layout: ${shown.layout === 'v2' ? 'v2 (hashed bins under one signed top level)' : 'v1 (one signed catalogue)'}`]),
         ...(shown.managed === null ? [] : [`  ${shown.managed.text} It cannot be removed.`]),
         ...(shown.used ? [] : ['  not used: your organisation allows only the registries its policy lists.']),
       ]);
@@ -260,6 +265,10 @@ interface RemoteSummary {
   sequence: number;
   generatedAt: string;
   capabilities: number;
+  /** Which layout the registry served (docs/scaling.md). */
+  layout: 'v1' | 'v2';
+  /** Bytes the update downloaded. */
+  downloadedBytes: number;
   changed: boolean;
 }
 
@@ -271,7 +280,9 @@ function remoteSummary(remote: RemoteConfig, loaded: LoadedCatalogue): RemoteSum
     registry: loaded.payload.registry,
     sequence: loaded.payload.sequence,
     generatedAt: loaded.payload.generatedAt,
-    capabilities: Object.keys(loaded.payload.capabilities).length,
+    capabilities: loaded.capabilityCount,
+    layout: loaded.layout,
+    downloadedBytes: loaded.downloadedBytes,
     changed: loaded.changed,
   };
 }

@@ -13,9 +13,11 @@ import { signEnvelope, CATALOG_CONTEXT } from '../../trust/envelope.js';
 import type { KeyFile } from '../../trust/keys.js';
 import { writeFileAtomic } from '../../util/fs-atomic.js';
 import { buildCataloguePayload } from '../catalogue.js';
-import { foldPackageDocument, packageDocumentBytes } from '../documents.js';
+import { catalogueCapability, foldPackageDocument, packageDocumentBytes } from '../documents.js';
+import { buildV2Snapshot } from '../layout-v2.js';
 import { CATALOGUE_FILE, docRelativePath, v1Path } from '../layout.js';
-import type { CataloguePayload, PackageDocument } from '../types.js';
+import type { CataloguePayload, PackageDocument, PublisherFile } from '../types.js';
+import { previousTopLevel, sameTopLevel, writeV2Snapshot, type V2BuildResult } from './build-v2.js';
 import { isoSeconds } from './maintain.js';
 import {
   listCapabilityIds,
@@ -32,12 +34,22 @@ export interface BuildResult {
   sequence: number;
   generatedAt: string;
   capabilities: number;
-  /** Package documents whose bytes changed in this build. */
+  /** Package documents whose bytes changed in this build (v1/packages/). */
   documentsWritten: number;
   catalogPath: string;
   /** True when `keepUnchanged` kept the catalogue on disk as it was. */
   unchanged: boolean;
+  /**
+   * Capabilities v1/catalog.json lists: all of them, or past `v1MaxBytes` the most recently
+   * published that fit (docs/scaling.md "Old clients").
+   */
+  v1Listed: number;
+  /** The v2/ layout written beside v1/ (docs/scaling.md "Version 2"). */
+  v2: V2BuildResult;
 }
+
+/** The cap of the oldest released client on a v1 catalogue (16 MiB); v1/ lists a subset past it. */
+export const DEFAULT_V1_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Options of `buildRegistry()`: the root keys that sign the catalogue, the clock, and whether an unchanged catalogue is kept. */
 export interface BuildRegistryOptions {
@@ -51,30 +63,52 @@ export interface BuildRegistryOptions {
    * clients refuse a catalogue older than their age limit (DESIGN §10).
    */
   keepUnchanged?: boolean;
+  /**
+   * The largest v1/catalog.json to write (default 16 MiB, the cap of the oldest released client).
+   * Past it, v1/ lists the most recently published capabilities that fit: a version 1 client sees
+   * a smaller registry, never an inconsistent one (docs/scaling.md "Old clients"); v2/ lists all.
+   */
+  v1MaxBytes?: number;
+  /** How long a v2/ file no snapshot references is kept before it is deleted (default 7 days). */
+  gcGraceMs?: number;
+}
+
+interface BuiltDocument {
+  doc: PackageDocument;
+  bytes: Buffer;
+  /** The newest publishedAt of its versions: the order of the v1 subset past the cap. */
+  publishedAt: string;
 }
 
 /**
- * Builds a registry's served files (spec §13): package documents with statuses folded in, then the
- * signed catalogue with the next sequence.
+ * Builds a registry's served files (spec §13, docs/scaling.md): package documents with statuses
+ * folded in; the v2/ snapshot (immutable files, then its signed top level); v1/'s documents and
+ * its signed catalogue with the same sequence and date. Files first, each layout's signed file
+ * last, each write atomic.
  */
 export async function buildRegistry(root: string, options: BuildRegistryOptions): Promise<BuildResult> {
   return withRegistryLock(root, 'registry build', async () => {
     const config = await readRegistryConfig(root);
     checkSigningKeys(options.rootKeys, config.rootKeys);
     const publishers = await readAllPublishers(root);
-    const documents: { doc: PackageDocument; bytes: Buffer }[] = [];
-    let documentsWritten = 0;
+    const documents: BuiltDocument[] = [];
     // 1. Package documents (spec §13: status folded in at build time).
     for (const id of await listCapabilityIds(root)) {
       const entries = await readEntries(root, id);
       if (entries.length === 0) continue;
       const doc = foldPackageDocument(id, entries, await readStatus(root, id));
-      const bytes = packageDocumentBytes(doc);
-      if (await writeIfChanged(v1Path(root, docRelativePath(id)), bytes)) documentsWritten++;
-      documents.push({ doc, bytes });
+      const publishedAt = entries.reduce((newest, entry) => (entry.publishedAt > newest ? entry.publishedAt : newest), '');
+      documents.push({ doc, bytes: packageDocumentBytes(doc), publishedAt });
     }
-    // 2. The catalogue, last. DESIGN §10: the sequence grows on every build, from the highest of
-    //    registry.json and the catalogue on disk, so deleting v1/ can never reset it.
+    const v1MaxBytes = options.v1MaxBytes ?? DEFAULT_V1_MAX_BYTES;
+    const v1Documents = v1Subset(documents, publishers, v1MaxBytes);
+    let documentsWritten = 0;
+    for (const { doc, bytes } of v1Documents) {
+      if (await writeIfChanged(v1Path(root, docRelativePath(doc.id)), bytes)) documentsWritten++;
+    }
+    const catalogPath = v1Path(root, CATALOGUE_FILE);
+    // 2. The signed files, last. DESIGN §10: the sequence grows on every build, from the highest of
+    //    registry.json and the catalogues on disk, so deleting v1/ or v2/ can never reset it.
     if (options.keepUnchanged === true) {
       const previous = await previousCatalogue(root);
       if (previous !== null && sameSigners(previous, options.rootKeys)) {
@@ -84,31 +118,97 @@ export async function buildRegistry(root: string, options: BuildRegistryOptions)
           sequence: prevSequence,
           generatedAt: prevGeneratedAt,
           publishers,
+          documents: v1Documents,
+        });
+        const snapshot = buildV2Snapshot({
+          registry: config.registry,
+          sequence: prevSequence,
+          generatedAt: prevGeneratedAt,
+          publishers,
           documents,
         });
-        if (canonicalJson(candidate) === canonicalJson(previous.payload) && prevSequence >= config.sequence) {
+        const previousTop = await previousTopLevel(root);
+        // A v2/ top level written by an older builder under this sequence with other content
+        // would be refused by v2 clients as a re-signed catalogue: then a new sequence is needed.
+        const v2Kept = previousTop === null || (sameTopLevel(snapshot, previousTop) && sameSigners(previousTop, options.rootKeys));
+        if (canonicalJson(candidate) === canonicalJson(previous.payload) && prevSequence >= config.sequence && v2Kept) {
+          const v2 = await writeV2Snapshot(root, snapshot, {
+            rootKeys: options.rootKeys,
+            now: options.now ?? new Date(),
+            writeTopLevel: previousTop === null,
+            ...(options.gcGraceMs === undefined ? {} : { gcGraceMs: options.gcGraceMs }),
+          });
           return {
             sequence: prevSequence,
             generatedAt: prevGeneratedAt,
             capabilities: documents.length,
             documentsWritten,
-            catalogPath: v1Path(root, CATALOGUE_FILE),
+            catalogPath,
             unchanged: true,
+            v1Listed: v1Documents.length,
+            v2,
           };
         }
       }
     }
-    const sequence = Math.max(config.sequence, await previousSequence(root)) + 1;
-    const generatedAt = isoSeconds(options.now ?? new Date());
-    const payload: CataloguePayload = buildCataloguePayload({ registry: config.registry, sequence, generatedAt, publishers, documents });
+    const previousV2 = await previousTopLevel(root);
+    const sequence = Math.max(config.sequence, await previousSequence(root), previousV2?.payload.sequence ?? 0) + 1;
+    const now = options.now ?? new Date();
+    const generatedAt = isoSeconds(now);
+    const snapshot = buildV2Snapshot({ registry: config.registry, sequence, generatedAt, publishers, documents });
+    const v2 = await writeV2Snapshot(root, snapshot, {
+      rootKeys: options.rootKeys,
+      now,
+      writeTopLevel: true,
+      ...(options.gcGraceMs === undefined ? {} : { gcGraceMs: options.gcGraceMs }),
+    });
+    const payload = buildCataloguePayload({ registry: config.registry, sequence, generatedAt, publishers, documents: v1Documents });
     const envelope = signEnvelope(payload, CATALOG_CONTEXT, options.rootKeys);
-    const catalogPath = v1Path(root, CATALOGUE_FILE);
     await writeFileAtomic(catalogPath, `${JSON.stringify(envelope)}\n`).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot write ${catalogPath}`);
     });
     await writeRegistryConfig(root, { ...config, sequence });
-    return { sequence, generatedAt, capabilities: documents.length, documentsWritten, catalogPath, unchanged: false };
+    return {
+      sequence,
+      generatedAt,
+      capabilities: documents.length,
+      documentsWritten,
+      catalogPath,
+      unchanged: false,
+      v1Listed: v1Documents.length,
+      v2,
+    };
   });
+}
+
+/**
+ * The capabilities v1/catalog.json lists (docs/scaling.md "Old clients"): all of them while the
+ * signed catalogue fits in `maxBytes`; past it the most recently published that fit, newest
+ * first (ties by id), so a version 1 client sees a smaller, consistent registry.
+ */
+export function v1Subset<D extends BuiltDocument>(documents: readonly D[], publishers: readonly PublisherFile[], maxBytes: number): D[] {
+  const size = (subset: readonly D[]): number =>
+    Buffer.byteLength(JSON.stringify(buildCataloguePayload({ registry: 'r', sequence: 0, generatedAt: '', publishers, documents: subset })));
+  // The envelope adds the registry name, sequence, date and signatures: well under 8 KiB.
+  const budget = maxBytes - 8 * 1024;
+  if (size(documents) <= budget) return [...documents];
+  const order = [...documents].sort((a, b) =>
+    a.publishedAt > b.publishedAt ? -1 : a.publishedAt < b.publishedAt ? 1 : a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0,
+  );
+  // Each record's share of the catalogue: its id and its record, as JSON.
+  const publishersBytes = size([]);
+  let used = publishersBytes;
+  let count = 0;
+  for (const item of order) {
+    const record = catalogueCapability(item.doc, item.bytes);
+    const bytes = Buffer.byteLength(JSON.stringify({ [item.doc.id]: record })) - 1;
+    if (used + bytes > budget) break;
+    used += bytes;
+    count++;
+  }
+  let subset = order.slice(0, count);
+  while (subset.length > 0 && size(subset) > budget) subset = subset.slice(0, Math.floor(subset.length * 0.98));
+  return subset;
 }
 
 /** Only keys listed in registry.json may sign: clients pin those, so any other key would lock them out. */
@@ -139,7 +239,7 @@ async function previousCatalogue(root: string): Promise<{ payload: CataloguePayl
   }
 }
 
-function sameSigners(previous: { keyIds: string[] }, keys: readonly KeyFile[]): boolean {
+function sameSigners(previous: { keyIds: readonly string[] }, keys: readonly KeyFile[]): boolean {
   const now = keys.map((k) => k.keyId).sort();
   const before = [...previous.keyIds].sort();
   return now.length === before.length && now.every((keyId, i) => keyId === before[i]);

@@ -3,12 +3,20 @@
  * verified catalogue kept under home/remotes/<name>/ for offline use.
  *
  * - update():     fetch catalog.json (size-capped), verifyCatalogue against the pinned keys and the
- *                 stored floor, store it. Serialized per remote by a lock.
+ *                 stored floor, store it. Serialized per remote by a lock. Every attempt, success
+ *                 or failure, is recorded (lastAttempt()), so a status reads the last one.
  * - catalogue():  the stored catalogue, refreshed first when it was last checked over an hour ago
  *                 (a network failure then falls back to the stored copy; an attack never does).
  * - packageDoc(): the package document, checked against the catalogue's pin (E_DOC_HASH).
  * - downloadArchive(): mirrors in order through the content cache (size and SHA-256 pinned), then
  *                 the publisher signature under the keys of the signed catalogue.
+ *
+ * Layouts (docs/scaling.md "Old clients"): given a `…/v1/` URL, update() first asks for the sibling
+ * `…/v2/catalog.json` and uses the v2 layout when it verifies under the same pinned root keys
+ * (snapshot-v2.ts follows changed pins only); a missing v2/ means a version 1 registry. Once a
+ * remote was read as v2 it stays v2: a v2/ that disappears or fails to verify is reported, never
+ * silently traded for v1/. Search, record lookups, package documents and downloads answer the
+ * same over both.
  */
 import { randomBytes } from 'node:crypto';
 import { rename, stat } from 'node:fs/promises';
@@ -31,19 +39,36 @@ import {
   publisherTrustedKeys,
   rootKeysDigest,
   verifyCatalogue,
+  verifyTopLevel,
   type VerifiedCatalogue,
 } from '../catalogue.js';
 import { compareVersions } from '../documents.js';
+import { capabilityOfSearchRecord, type SearchRecord } from '../layout-v2.js';
 import { parseCapabilityId } from '../layout.js';
 import { remoteStateDir, type RemoteConfig } from '../remotes.js';
 import { SearchIndex, type SearchFilters, type SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDocument } from '../types.js';
 import { catalogueFallbacks, checkDocumentPin, parsePackageDocument } from './package-document.js';
-import { RemoteStore, type RemoteState } from './remote-store.js';
+import { RemoteStore, type RemoteAttempt, type RemoteState } from './remote-store.js';
+import {
+  fetchContext,
+  loadSnapshot,
+  meansNoV2,
+  snapshotRecord,
+  snapshotRecords,
+  syncSnapshot,
+  V2Store,
+  type V2Snapshot,
+} from './snapshot-v2.js';
 
 const DEFAULT_MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_REFRESH_AFTER_MS = 60 * 60 * 1000;
+/** The most a v2 top level may be: two lists of F pins (F = 4096 would be about 1.3 MiB). */
+const MAX_TOP_LEVEL_BYTES = 4 * 1024 * 1024;
+
+/** Which layout a registry serves this client: one signed catalogue (v1/) or hashed bins under a signed top level (v2/). */
+export type RegistryLayout = 'v1' | 'v2';
 
 /** Options of `new RegistryClient(options)`. */
 export interface RegistryClientOptions {
@@ -58,6 +83,11 @@ export interface RegistryClientOptions {
   maxDocumentBytes?: number;
   /** Refresh the stored catalogue when it was checked longer ago than this (default 1 hour). */
   refreshAfterMs?: number;
+  /**
+   * 'auto' (default): a `…/v1/` URL probes the sibling v2/ and prefers it when it verifies;
+   * 'v1': read v1/ only, as a version 1.0 client does (docs/scaling.md "Old clients").
+   */
+  layout?: 'auto' | 'v1';
   now?: () => Date;
 }
 
@@ -67,6 +97,16 @@ export interface LoadedCatalogue extends VerifiedCatalogue {
   checkedAt: string;
   /** True when update() found new content (a higher sequence) rather than the same catalogue. */
   changed: boolean;
+  /**
+   * The layout read (docs/scaling.md). Over v2, `payload.publishers` is complete but
+   * `payload.capabilities` is empty (a v2 registry may list millions): use `record(id)`,
+   * `search()` and `capabilityCount`.
+   */
+  layout: RegistryLayout;
+  /** How many capabilities the registry lists. */
+  capabilityCount: number;
+  /** Bytes the update that produced this downloaded (0 when it was read from the home). */
+  downloadedBytes: number;
 }
 
 /** The minimal content-cache surface needed here; `ContentCache` (sdk/src/cache) provides it. */
@@ -136,11 +176,17 @@ export class RegistryClient {
   /** The local catalogue file as last hashed: its stat fingerprint and SHA-256. */
   private localSeen: { fingerprint: string; sha256: string } | null = null;
   private index: { payload: CataloguePayload; index: SearchIndex } | null = null;
+  private readonly v2Store: V2Store;
+  private readonly layoutChoice: 'auto' | 'v1';
+  /** The v2 snapshot and search records behind each v2 payload handed out. */
+  private readonly v2State = new WeakMap<CataloguePayload, { snapshot: V2Snapshot; records: SearchRecord[]; ids?: Set<string> }>();
 
   constructor(options: RegistryClientOptions) {
     this.remote = options.remote;
     this.home = options.home;
     this.store = new RemoteStore(remoteStateDir(options.home, options.remote.name));
+    this.v2Store = new V2Store(join(remoteStateDir(options.home, options.remote.name), 'v2'));
+    this.layoutChoice = options.layout ?? 'auto';
     this.fetchImpl = options.fetch;
     this.maxCatalogAgeMs = options.maxCatalogAgeMs;
     this.maxCatalogBytes = options.maxCatalogBytes ?? DEFAULT_MAX_CATALOG_BYTES;
@@ -158,13 +204,42 @@ export class RegistryClient {
     return this.remote.url;
   }
 
+  /** The URL of the sibling v2/ of a `…/v1/` remote URL, else null (docs/scaling.md "Old clients"). */
+  get v2Url(): string | null {
+    return this.layoutChoice === 'auto' && /\/v1\/$/.test(this.remote.url) ? resolveUrl(this.remote.url, '../v2/') : null;
+  }
+
   /** Fetches and verifies the catalogue now, and stores it as the new floor (`adcap remote update`). */
   async update(options: { signal?: AbortSignal } = {}): Promise<LoadedCatalogue> {
     try {
-      return await this.fetchAndStore(options);
+      const loaded = await this.fetchAndStore(options);
+      await this.store.saveAttempt({ at: loaded.checkedAt, ok: true });
+      return loaded;
     } catch (error) {
-      throw this.explainBelowShippedMinimum(error);
+      const explained = this.explainBelowShippedMinimum(error);
+      // A cancelled refresh says nothing about the registry; every other failure is its status.
+      if (!isAdcapError(explained, 'E_CANCELLED') && options.signal?.aborted !== true) {
+        const failure = isAdcapError(explained) ? explained : asAdcapError(explained, `Reading the registry "${this.name}" failed`);
+        // A registry that cannot be reached is worded per surface (surface-text.ts registry-unreachable).
+        const details = isAdcapError(failure, 'E_DOWNLOAD')
+          ? { details: { reason: 'registry-unreachable', remote: this.name, cause: failure.message } }
+          : plainDetails(failure.details);
+        await this.store.saveAttempt({
+          at: this.now().toISOString(),
+          ok: false,
+          error: { code: failure.code, message: failure.message, ...details },
+        });
+      }
+      throw explained;
     }
+  }
+
+  /**
+   * The last attempt to fetch and verify this remote's catalogue (by this or another process on
+   * the same home): when, and its error when it failed; null when it was never tried.
+   */
+  async lastAttempt(): Promise<RemoteAttempt | null> {
+    return this.store.readAttempt();
   }
 
   /**
@@ -213,6 +288,8 @@ export class RegistryClient {
   }
 
   private async fetchAndStore(options: { signal?: AbortSignal }): Promise<LoadedCatalogue> {
+    const v2 = await this.fetchV2(options);
+    if (v2 !== null) return v2;
     const bytes = await fetchCapped(resolveUrl(this.baseUrl, 'catalog.json'), {
       maxBytes: this.maxCatalogBytes,
       fetch: this.fetchImpl,
@@ -234,9 +311,139 @@ export class RegistryClient {
       await this.store.save(changed ? bytes : null, state);
       if (changed) await this.saveVerification(verified);
       if (changed) await this.store.pruneDocuments(new Set(Object.values(verified.payload.capabilities).map((c) => c.doc.sha256)));
-      this.loaded = loadedCatalogue(verified, { remote: this.name, checkedAt, changed });
+      this.loaded = loadedCatalogue(verified, { remote: this.name, checkedAt, changed, downloadedBytes: bytes.length });
       return this.loaded;
     });
+  }
+
+  /**
+   * The v2 refresh (docs/scaling.md "A refresh"): the top level, verified like a v1 catalogue but in
+   * its own signature context; then the nodes, bins and publishers whose pins changed (a cold start:
+   * every node and search pack). null when this registry has no v2/ (or, for a client that never
+   * read its v2/, one not signed by the pinned root): the caller reads v1/.
+   */
+  private async fetchV2(options: { signal?: AbortSignal }): Promise<LoadedCatalogue | null> {
+    const base = this.v2Url;
+    if (base === null) return null;
+    const before = await this.store.readState();
+    const context = fetchContext(base, this.fetchImpl, options.signal);
+    let bytes: Buffer;
+    try {
+      bytes = await fetchCapped(resolveUrl(base, 'catalog.json'), { maxBytes: MAX_TOP_LEVEL_BYTES, fetch: this.fetchImpl, signal: options.signal });
+    } catch (error) {
+      if (before?.layout !== 'v2' && meansNoV2(error)) return null;
+      throw error;
+    }
+    context.downloaded += bytes.length;
+    return withLock(join(this.home, 'locks', `remote-${this.name}.lock`), `remote update ${this.name}`, async () => {
+      const state = await this.store.readState();
+      const onV2 = state?.layout === 'v2';
+      let verified;
+      try {
+        verified = verifyTopLevel(bytes, this.remote.rootKeys, {
+          ...(state === null ? await this.floor() : floorOf(state)),
+          ...this.policy(),
+          sameLayout: onV2,
+        });
+      } catch (error) {
+        if (!onV2 && isAdcapError(error, 'E_CATALOG')) return null;
+        throw error;
+      }
+      const previous = onV2 ? await this.storedV2() : null;
+      const { snapshot, keep } = await syncSnapshot(this.v2Store, verified.payload, previous?.snapshot ?? null, context);
+      const changed = !onV2 || state?.payloadSha256 !== verified.payloadSha256;
+      const checkedAt = this.now().toISOString();
+      // The top level last: a failure before this line leaves the previous snapshot whole.
+      await this.v2Store.writeTopLevel(bytes).catch((error: unknown) => {
+        throw asAdcapError(error, `Cannot store the catalogue in ${this.v2Store.dir}`);
+      });
+      await this.store.save(null, {
+        sequence: verified.payload.sequence,
+        payloadSha256: verified.payloadSha256,
+        catalogueSha256: verified.catalogueSha256,
+        checkedAt,
+        layout: 'v2',
+      });
+      await this.v2Store.prune(keep);
+      const records = await snapshotRecords(this.v2Store, snapshot, context);
+      this.loaded = this.v2Loaded(verified, snapshot, records, { checkedAt, changed, downloadedBytes: context.downloaded });
+      return this.loaded;
+    });
+  }
+
+  /** The stored v2 top level, verified again under the pinned keys and the floor, with its nodes and publishers; null when any file is missing or damaged. */
+  private async storedV2(state?: RemoteState): Promise<{ verified: ReturnType<typeof verifyTopLevel>; snapshot: V2Snapshot } | null> {
+    const bytes = await this.v2Store.readTopLevel();
+    if (bytes === null) return null;
+    const floor = state === undefined ? {} : floorOf(state);
+    const verified = verifyTopLevel(bytes, this.remote.rootKeys, {
+      ...floor,
+      ...(this.remote.minSequence === undefined ? {} : { minSequence: this.remote.minSequence }),
+      maxAgeMs: Number.MAX_SAFE_INTEGER,
+      now: this.now(),
+      sameLayout: true,
+    });
+    const snapshot = await loadSnapshot(this.v2Store, verified.payload);
+    return snapshot === null ? null : { verified, snapshot };
+  }
+
+  private v2Loaded(
+    verified: ReturnType<typeof verifyTopLevel>,
+    snapshot: V2Snapshot,
+    records: SearchRecord[],
+    meta: { checkedAt: string; changed: boolean; downloadedBytes: number },
+  ): LoadedCatalogue {
+    const payload: CataloguePayload = {
+      registry: verified.payload.registry,
+      spec: 2,
+      sequence: verified.payload.sequence,
+      generatedAt: verified.payload.generatedAt,
+      publishers: snapshot.publishers,
+      capabilities: {},
+    };
+    this.v2State.set(payload, { snapshot, records });
+    return {
+      payload,
+      signedBy: verified.signedBy,
+      payloadSha256: verified.payloadSha256,
+      catalogueSha256: verified.catalogueSha256,
+      remote: this.name,
+      layout: 'v2',
+      capabilityCount: records.length,
+      ...meta,
+    };
+  }
+
+  /**
+   * The catalogue record of `id` (its search metadata and the pin of its package document), or
+   * null when this remote does not list it. Over v2 it comes from the capability's bin, read from
+   * the home or downloaded and checked against its pin; with `refresh: 'never'` nothing is
+   * downloaded (null when the bin is not at hand).
+   */
+  async record(
+    id: string,
+    options: { refresh?: 'auto' | 'always' | 'never'; rereadLocal?: boolean } = {},
+  ): Promise<CatalogueCapability | null> {
+    parseCapabilityId(id);
+    const catalogue = await this.catalogue(options);
+    const { payload } = catalogue;
+    if (catalogue.layout === 'v1') return Object.hasOwn(payload.capabilities, id) ? (payload.capabilities[id] as CatalogueCapability) : null;
+    const v2 = this.v2State.get(payload);
+    if (v2 === undefined) return null;
+    v2.ids ??= new Set(v2.records.map((record) => record[0]));
+    if (!v2.ids.has(id)) return null;
+    const offline = options.refresh === 'never';
+    try {
+      return await snapshotRecord(this.v2Store, v2.snapshot, id, offline ? null : fetchContext(this.v2Url as string, this.fetchImpl));
+    } catch (error) {
+      // A bin of an old snapshot may have been collected on the server after its grace period:
+      // read the current top level once and look again.
+      if (offline || !isAdcapError(error, 'E_DOWNLOAD')) throw error;
+      const fresh = await this.update();
+      const state = this.v2State.get(fresh.payload);
+      if (state === undefined) return this.record(id, { refresh: 'never' });
+      return snapshotRecord(this.v2Store, state.snapshot, id, fetchContext(this.v2Url as string, this.fetchImpl));
+    }
   }
 
   /**
@@ -294,7 +501,17 @@ export class RegistryClient {
    */
   searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
     if (this.index === null || this.index.payload !== catalogue.payload) {
-      this.index = { payload: catalogue.payload, index: new SearchIndex(catalogue.payload.capabilities) };
+      const v2 = this.v2State.get(catalogue.payload);
+      // Over v2 the records come from the search records, which carry no document pin: search
+      // reads none (the pin is looked up in the capability's bin when it is opened).
+      const capabilities =
+        v2 === undefined
+          ? catalogue.payload.capabilities
+          : (Object.fromEntries(v2.records.map((record) => [record[0], capabilityOfSearchRecord(record)])) as Record<
+              string,
+              CatalogueCapability
+            >);
+      this.index = { payload: catalogue.payload, index: new SearchIndex(capabilities) };
     }
     return this.index.index;
   }
@@ -304,13 +521,14 @@ export class RegistryClient {
     return (await this.catalogueRecord(id)).capability;
   }
 
-  private async catalogueRecord(id: string): Promise<{ capability: CatalogueCapability; generatedAt: string }> {
-    parseCapabilityId(id);
-    const { payload } = await this.catalogue();
-    const found = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
-    if (found === undefined)
+  private async catalogueRecord(id: string): Promise<{ capability: CatalogueCapability; generatedAt: string; base: string }> {
+    const found = await this.record(id);
+    const catalogue = await this.catalogue({ refresh: 'never' });
+    if (found === null)
       throw new AdcapError('E_NOT_FOUND', `Remote "${this.name}" has no capability ${id}; search for it with "adcap search".`);
-    return { capability: found, generatedAt: payload.generatedAt };
+    // Over v2 a document's path (docs/<sha256>.json) is relative to v2/; archive URLs stay relative to v1/.
+    const base = catalogue.layout === 'v2' ? (this.v2Url as string) : this.baseUrl;
+    return { capability: found, generatedAt: catalogue.payload.generatedAt, base };
   }
 
   /**
@@ -318,12 +536,12 @@ export class RegistryClient {
    * what its entries leave out that spec §13 does not name comes from the catalogue's record.
    */
   async packageDoc(id: string, options: { signal?: AbortSignal } = {}): Promise<PackageDocument> {
-    const { capability, generatedAt } = await this.catalogueRecord(id);
+    const { capability, generatedAt, base } = await this.catalogueRecord(id);
     const fallbacks = catalogueFallbacks(capability, generatedAt);
     const pin = capability.doc;
     const cached = await this.store.readDocument(pin.sha256);
     if (cached !== null) return parsePackageDocument(cached, id, fallbacks);
-    const bytes = await fetchCapped(resolveUrl(this.baseUrl, pin.path), {
+    const bytes = await fetchCapped(resolveUrl(base, pin.path), {
       maxBytes: this.maxDocumentBytes,
       fetch: this.fetchImpl,
       signal: options.signal,
@@ -514,6 +732,13 @@ export class RegistryClient {
   }
 
   private async loadStored(): Promise<LoadedCatalogue | null> {
+    const layoutState = await this.store.readState();
+    if (layoutState?.layout === 'v2' && this.v2Url !== null) {
+      const stored = await this.storedV2(layoutState);
+      if (stored === null) return null;
+      const records = await snapshotRecords(this.v2Store, stored.snapshot, this.v2Url === null ? null : fetchContext(this.v2Url, this.fetchImpl));
+      return this.v2Loaded(stored.verified, stored.snapshot, records, { checkedAt: layoutState.checkedAt, changed: false, downloadedBytes: 0 });
+    }
     const [bytes, state, record] = await Promise.all([this.store.readCatalogue(), this.store.readState(), this.store.readVerification()]);
     if (bytes === null) return null;
     // Signature, shape and floor here; freshness is checked by the caller after a refresh attempt.
@@ -533,7 +758,12 @@ export class RegistryClient {
     ) {
       await this.saveVerification(verified);
     }
-    return loadedCatalogue(verified, { remote: this.name, checkedAt: state?.checkedAt ?? new Date(0).toISOString(), changed: false });
+    return loadedCatalogue(verified, {
+      remote: this.name,
+      checkedAt: state?.checkedAt ?? new Date(0).toISOString(),
+      changed: false,
+      downloadedBytes: 0,
+    });
   }
 }
 
@@ -546,13 +776,28 @@ function floorOf(state: RemoteState): { sequence: number; payloadSha256: string;
 }
 
 /** Adds where-from fields without forcing the lazy payload digest (a spread would compute it). */
-function loadedCatalogue(verified: VerifiedCatalogue, meta: { remote: string; checkedAt: string; changed: boolean }): LoadedCatalogue {
+/** An error's details when they are plain JSON (a status record is written to disk). */
+function plainDetails(details: Readonly<Record<string, unknown>>): { details?: Record<string, unknown> } {
+  if (Object.keys(details).length === 0) return {};
+  try {
+    return { details: JSON.parse(JSON.stringify(details)) as Record<string, unknown> };
+  } catch {
+    return {};
+  }
+}
+
+function loadedCatalogue(
+  verified: VerifiedCatalogue,
+  meta: { remote: string; checkedAt: string; changed: boolean; downloadedBytes: number },
+): LoadedCatalogue {
   const loaded: LoadedCatalogue = {
     payload: verified.payload,
     signedBy: verified.signedBy,
     get payloadSha256() {
       return verified.payloadSha256;
     },
+    layout: 'v1',
+    capabilityCount: Object.keys(verified.payload.capabilities).length,
     ...meta,
   };
   if (verified.catalogueSha256 !== undefined) loaded.catalogueSha256 = verified.catalogueSha256;

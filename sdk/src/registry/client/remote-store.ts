@@ -9,6 +9,9 @@
  *                      digest of the root keys, signers, payload digest): a later load of the same
  *                      bytes under the same keys skips the signature check (verifyCatalogue's
  *                      verifiedBefore); a cache, so a missing or damaged one only costs a full check
+ *   attempt.json       the last attempt to fetch and verify the catalogue, by any process on this
+ *                      home: when, and its error when it failed (a status, never trust: a failed
+ *                      attempt leaves the stored catalogue and the floor as they were)
  * Written catalogue first, state second: a crash in between leaves a catalogue newer than the
  * floor, which the next load accepts.
  */
@@ -27,6 +30,16 @@ export interface RemoteState {
   catalogueSha256?: string;
   /** When the remote was last fetched and verified (ISO), successful or unchanged. */
   checkedAt: string;
+  /** 'v2' once the remote was read through its v2/ layout (snapshot-v2.ts); absent for v1. */
+  layout?: 'v2';
+}
+
+/** The last attempt to fetch and verify a remote's catalogue: when, and why it failed. */
+export interface RemoteAttempt {
+  at: string;
+  ok: boolean;
+  /** The failure: its code, the SDK's sentence and its plain details (for the other surfaces' wording). */
+  error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
 export class RemoteStore {
@@ -53,6 +66,7 @@ export class RemoteStore {
       if (typeof value.sequence === 'number' && typeof value.payloadSha256 === 'string' && typeof value.checkedAt === 'string') {
         const state: RemoteState = { sequence: value.sequence, payloadSha256: value.payloadSha256, checkedAt: value.checkedAt };
         if (typeof value.catalogueSha256 === 'string') state.catalogueSha256 = value.catalogueSha256;
+        if (value.layout === 'v2') state.layout = 'v2';
         return state;
       }
     } catch {
@@ -112,6 +126,34 @@ export class RemoteStore {
     } catch (error) {
       throw asAdcapError(error, `Cannot store the catalogue in ${this.dir}`);
     }
+  }
+
+  get attemptPath(): string {
+    return join(this.dir, 'attempt.json');
+  }
+
+  /** The last attempt recorded, or null when there is none (or its record is damaged). */
+  async readAttempt(): Promise<RemoteAttempt | null> {
+    const bytes = await readOptional(this.attemptPath).catch(() => null);
+    if (bytes === null) return null;
+    try {
+      const value = JSON.parse(bytes.toString('utf8')) as Partial<RemoteAttempt> | null;
+      if (value === null || typeof value.at !== 'string' || typeof value.ok !== 'boolean') return null;
+      const attempt: RemoteAttempt = { at: value.at, ok: value.ok };
+      const error = value.error;
+      if (!value.ok && typeof error === 'object' && error !== null && typeof error.code === 'string' && typeof error.message === 'string') {
+        attempt.error = { code: error.code, message: error.message };
+        if (typeof error.details === 'object' && error.details !== null) attempt.error.details = error.details;
+      }
+      return attempt;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A status record: a failure to write it must not fail the update it describes. */
+  async saveAttempt(attempt: RemoteAttempt): Promise<void> {
+    await writeJsonAtomic(this.attemptPath, attempt).catch(() => undefined);
   }
 
   /** A cached package document whose bytes still hash to the pin, or null. */
