@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importMcpBundle } from '../../../sdk/src/run/mcpb-import.js';
 import { rejection } from '../../helpers/errors.js';
@@ -165,7 +167,40 @@ describe('adcap add file.mcpb', () => {
     const echo = await cli(['run', 'me/fixture', 'echo', '--input', '{"text":"added"}', '--json']);
     expect(echo.code, echo.stderr).toBe(0);
     expect(JSON.parse(echo.stdout)).toMatchObject({ text: 'echo: added' });
+    // Installed with the user's own key trusted for this file only, and recorded as added by you from the bundle.
+    const listed = await cli(['list']);
+    const line = listed.stdout.split('\n').find((l) => l.startsWith('me/fixture@'));
+    expect(line).toContain(`[added by you from ${packed}]`);
+    expect(line).not.toContain('unsigned');
+    // adcap update leaves it alone (its new version comes as a new file) and says so when named.
+    const update = await cli(['update', 'me/fixture', '--yes']);
+    expect(update.code).not.toBe(0);
+    expect(update.stderr).toContain('adcap add <file.mcpb>');
   }, 180_000);
+
+  it('adcap mcp gives an MCP client the tools of the imported server, which it reaches confined', async () => {
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [adcap, 'mcp', 'me/fixture', '--home', h.home],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: h.root },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name).sort();
+      expect(names).toEqual(['me__fixture__config_digest', 'me__fixture__echo', 'me__fixture__fetch_url', 'me__fixture__read_file']);
+      const echo = await client.callTool({ name: 'me__fixture__echo', arguments: { text: 'through adcap mcp' } });
+      expect(echo.isError).not.toBe(true);
+      expect(echo.structuredContent).toMatchObject({ text: 'echo: through adcap mcp' });
+      // The sandbox still decides: a host the import did not allow gets the proxy's refusal.
+      const fetched = await client.callTool({ name: 'me__fixture__fetch_url', arguments: { url: 'http://not-granted.example/' } });
+      expect(JSON.stringify(fetched.structuredContent)).toMatch(/HTTP 403 /);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
 
 describe('hostile MCP Bundles', () => {
