@@ -51,6 +51,21 @@ export interface PermissionView {
   granted?: boolean;
 }
 
+/**
+ * One overall risk verdict (sdk capabilityRisk): the highest risk of a capability's permissions,
+ * those of the dependencies installing it pulls in, and its skills' programs (run outside the
+ * sandbox: high), with the sentence that says what sets it.
+ */
+export interface RiskVerdict {
+  level: RiskLevel | 'none';
+  /** "High: a dependency, Net helper (acme/net), may connect to any server on the internet." */
+  reason: string;
+  /** Everything counted, highest first. */
+  factors: Array<{ level: RiskLevel; id: string; dependency: boolean; kind: 'permission' | 'programs'; subject: string; text: string }>;
+  /** Dependencies whose permissions could not be read (the verdict may be too low by them). */
+  unknown: string[];
+}
+
 // ------------------------------------------------------------------ catalogue
 
 /** One search result (the SDK's SearchHit plus the remote it came from). */
@@ -176,6 +191,8 @@ export interface EntryContentsData {
   workflows: string[];
   knowledge: string[];
   resources: Array<{ id: string; size: number }>;
+  /** Skills that ship programs an agent may run outside the sandbox (absent in older entries). */
+  skillPrograms?: Array<{ skill: string; programs: string[] }>;
 }
 
 export interface CompatData {
@@ -304,9 +321,15 @@ export interface CapabilityDetail {
   signers: Array<{ keyId: string; status: 'active' | 'revoked' | 'unknown' }>;
   contents: EntryContentsData;
   /** Null when the archive is not available without a download the host did not make (entitled, too large). */
+  /**
+   * Read from installed files or an archive already in the cache; null until downloaded (the page
+   * is drawn from metadata: the catalogue and the package document, never a download).
+   */
   package: PackageContentsView | null;
   packageUnavailable: string | null;
   installed: { version: string; updateAvailable: string | null } | null;
+  /** The overall risk of installing it: its permissions, its dependencies' and its skills' programs. */
+  risk: RiskVerdict;
 }
 
 // ------------------------------------------------------------------ install plans
@@ -368,6 +391,8 @@ export interface PlanData {
   report: { lines: string[] };
   /** Send this back as `approvedDigest` to install exactly this plan. */
   digest: string;
+  /** The overall risk of what the plan installs (every item: permissions and skills' programs). */
+  risk: RiskVerdict;
 }
 
 /**
@@ -600,12 +625,21 @@ export interface RemoteStatus {
   rootKeyIds: string[];
   /** Shipped with the app (cannot be removed, only overridden). */
   builtIn: boolean;
+  /**
+   * From the last attempt to read it: `verified` (it verified, and the stored catalogue is in use),
+   * `failed` (the last attempt failed: `error` says why, and the catalogue in use is the one verified
+   * at `lastVerifiedAt`, if any), `refused` (the stored catalogue can no longer be used), `unread`
+   * (never tried yet: it is read on first use; not an error).
+   */
+  state: 'verified' | 'failed' | 'refused' | 'unread';
+  /** When it was last tried, successfully or not (ISO time), null when never. */
+  lastAttemptAt: string | null;
   /** When the catalogue was last fetched and verified (ISO time), null when never. */
   lastVerifiedAt: string | null;
   sequence: number | null;
   generatedAt: string | null;
   capabilities: number | null;
-  /** Why the stored catalogue cannot be used, when it cannot. */
+  /** Why the last attempt failed, or why the stored catalogue cannot be used (worded for the UI). */
   error: HostError | null;
 }
 

@@ -1,8 +1,11 @@
 /**
  * The Discover screen and the capability page: search with filters, facet counts and paging over
  * every remote's verified catalogue, and everything known about one capability (every version
- * with its marks, permissions in plain language, and, from the verified archive, its tools,
- * skills, workflows and readme). Metadata only: nothing is installed here.
+ * with its marks, permissions in plain language, its overall risk with its dependencies', and,
+ * from installed files or an archive already verified into the cache, its tools, skills,
+ * workflows and readme). Metadata only: nothing is installed here, and the capability page is
+ * drawn from the catalogue and the package document without downloading the archive (UI.md
+ * "Nothing blocks"); the archive is fetched when the user installs, or asks for its contents.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +22,7 @@ import {
   type RegistryClient,
   type SearchHit,
 } from '@arcotheon/sdk';
-import { hostStore, type HostStore } from '@arcotheon/sdk/internal';
+import { capabilityRisk, hostStore, skillProgramsOf, type HostStore, type RiskPart } from '@arcotheon/sdk/internal';
 import type {
   CapabilityDetail,
   CatalogueCard,
@@ -27,6 +30,7 @@ import type {
   CatalogueFilters,
   CatalogueQueryResult,
   PackageContentsView,
+  RiskVerdict,
   VersionView,
 } from '../common/types.js';
 import type { Installed } from './installed.js';
@@ -40,6 +44,8 @@ const MAX_PREFETCH = 2000;
 const PREFETCH_CONCURRENCY = 4;
 /** Archives larger than this are not downloaded just to show the capability page. */
 const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
+/** Dependencies followed for the overall risk (a capability with more says so). */
+const MAX_RISK_DEPENDENCIES = 100;
 const DEFAULT_PAGE = 50;
 const SMALL_CATALOGUE = 1000;
 const MAX_CACHED_SEARCHES = 32;
@@ -318,6 +324,7 @@ export class Catalogue {
         id,
         entry.version,
         entry.manifestSha256,
+        entry.archive.sha256,
         entry.access,
         entry.archive.size,
         state,
@@ -327,13 +334,26 @@ export class Catalogue {
       if (pkg === null)
         unavailable =
           entry.access === 'entitled'
-            ? 'This capability needs an entitlement to download, so its contents are shown after you install it.'
-            : 'The package has not been downloaded; open the page with download enabled to see its tools, skills and readme.';
+            ? 'This capability needs an entitlement to download, so its readme and tool inputs are shown after you install it.'
+            : entry.archive.size > MAX_DETAIL_DOWNLOAD
+              ? 'The package is too large to download just to look inside; its readme and tool inputs are shown after you install it.'
+              : 'The package has not been downloaded; its readme, tool inputs and skill descriptions are shown after you install it.';
     } catch (error) {
       if (!isAdcapError(error)) throw error;
       unavailable = error.message;
     }
     const newest = listed?.latest ?? null;
+    const self: RiskPart = {
+      id,
+      name: entry.name,
+      dependency: false,
+      permissions: entry.permissions,
+      skillPrograms:
+        pkg !== null
+          ? pkg.skills.filter((k) => k.programs.length > 0).map((k) => ({ skill: k.name, programs: k.programs }))
+          : (entry.contents.skillPrograms ?? []),
+    };
+    const risk = await this.riskOf(id, self, entry.dependencies);
     return {
       id,
       remote: located.remote,
@@ -359,13 +379,71 @@ export class Catalogue {
         state === null
           ? null
           : { version: state.active, updateAvailable: newest !== null && semver.gt(newest, state.active) ? newest : null },
+      risk,
     };
+  }
+
+  /**
+   * The overall risk of installing `self`: its own permissions and programs, and those of every
+   * dependency it pulls in, at the version an install would take (the installed one when it
+   * satisfies the range, else the newest allowed one that is neither yanked nor revoked, as the
+   * resolver prefers). Read from package documents and installed manifests: no download.
+   */
+  private async riskOf(id: string, self: RiskPart, dependencies: Record<string, string>): Promise<RiskVerdict> {
+    const parts: RiskPart[] = [self];
+    const unknown: string[] = [];
+    const seen = new Set([id]);
+    const queue = Object.entries(dependencies);
+    while (queue.length > 0) {
+      const [dep, range] = queue.shift() as [string, string];
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      if (seen.size > MAX_RISK_DEPENDENCIES) {
+        unknown.push(`${dep} and the dependencies after it`);
+        break;
+      }
+      const state = await this.store.state(dep).catch(() => null);
+      if (state !== null && semver.satisfies(state.active, range, { includePrerelease: true })) {
+        const manifest = await this.arc.readInstalledManifest(dep, state.active).catch(() => null);
+        if (manifest !== null) {
+          parts.push({
+            id: dep,
+            name: manifest.name,
+            dependency: true,
+            permissions: manifest.permissions ?? [],
+            skillPrograms: skillProgramsOf(manifest),
+          });
+          queue.push(...Object.entries(manifest.dependencies ?? {}));
+          continue;
+        }
+      }
+      const located = await this.store.locate(dep).catch(() => null);
+      const usable = Object.values(located?.doc.versions ?? {})
+        .filter((v) => v.status === undefined)
+        .map((v) => v.version);
+      const pick = semver.maxSatisfying(usable, range) ?? semver.maxSatisfying(usable, range, { includePrerelease: true });
+      const version = pick === null ? undefined : located?.doc.versions[pick];
+      if (version === undefined) {
+        unknown.push(dep);
+        continue;
+      }
+      parts.push({
+        id: dep,
+        name: version.name,
+        dependency: true,
+        permissions: version.permissions,
+        skillPrograms: version.contents.skillPrograms ?? [],
+      });
+      queue.push(...Object.entries(version.dependencies));
+    }
+    return capabilityRisk(parts, unknown);
   }
 
   private async packageOf(
     id: string,
     version: string,
     manifestSha256: string,
+    archiveSha256: string,
     access: 'public' | 'entitled',
     size: number,
     state: { active: string; history: string[] } | null,
@@ -378,7 +456,10 @@ export class Catalogue {
       const manifest = await this.arc.readInstalledManifest(id, version);
       return this.remember(manifestSha256, await packageContents(manifest, this.store.versionDir(id, version), true));
     }
-    if (!download || access === 'entitled' || size > MAX_DETAIL_DOWNLOAD) return null;
+    if (access === 'entitled' || size > MAX_DETAIL_DOWNLOAD) return null;
+    // Without download, only an archive already in the cache is read (no network: the page is
+    // drawn from metadata at once); the client still checks its pin and signature.
+    if (!download && !(await this.store.cache.has(archiveSha256, size))) return null;
     // spec §13: pinned size and SHA-256, then the publisher signature, checked by the client.
     const archive = await client.downloadArchive(id, version, { cache: this.store.cache });
     const scratch = await mkdtemp(join(tmpdir(), 'arcotheon-detail-'));

@@ -16,7 +16,7 @@ import {
   type Permission,
   type Plan,
 } from '@arcotheon/sdk';
-import { validateInstalledWorkflows } from '@arcotheon/sdk/internal';
+import { capabilityRisk, validateInstalledWorkflows } from '@arcotheon/sdk/internal';
 import type {
   PlanData,
   PackageContentsView,
@@ -41,9 +41,20 @@ export function permissionView(permission: Permission, granted?: readonly string
   return view;
 }
 
-/** The SDK's plan with each new permission's risk level from the permission table. */
+/**
+ * The SDK's plan with each new permission's risk level from the permission table, and the overall
+ * risk of everything it installs (the dialog's header: what was asked for and what it pulls in).
+ */
 export function planView(plan: Plan): PlanData {
-  return { ...plan, newPermissions: plan.newPermissions.map((p) => ({ ...p, risk: riskLevel(p.permission) })) };
+  const risk = capabilityRisk(
+    plan.items.map((item) => ({
+      id: item.id,
+      dependency: !item.explicit,
+      permissions: item.permissions,
+      ...(item.skillPrograms === undefined ? {} : { skillPrograms: item.skillPrograms }),
+    })),
+  );
+  return { ...plan, newPermissions: plan.newPermissions.map((p) => ({ ...p, risk: riskLevel(p.permission) })), risk };
 }
 
 /**

@@ -25,7 +25,7 @@ import { formatBytes, plural } from '../lib/format.js';
 import { runOperation } from '../stores/operations.js';
 import { Dialog } from './Dialog.js';
 import { ErrorBox } from './ErrorBox.js';
-import { RiskBadge } from './Permissions.js';
+import { RiskBadge, RiskSummary } from './Permissions.js';
 
 type Phase =
   | { kind: 'planning' }
@@ -235,6 +235,8 @@ export function InstallDialog({
     body = (
       <>
         {/* The overall verdict first: what installing all of it (dependencies, skills' programs) may do. */}
+        {/* The overall verdict first: what installing all of it (dependencies, skills' programs) may do. */}
+        {plan.items.length > 0 && <RiskSummary risk={plan.risk} label="Overall risk of this install" />}
         {plan.items.length === 0 ? (
           <p>Nothing to do: everything asked for is installed and up to date.</p>
         ) : (

@@ -3,7 +3,7 @@
  * and visibly theirs, the technical id last and small, with a risk marker that has text. The
  * sentence and the risk come from the permission table (host side), never from the publisher.
  */
-import type { PermissionView, RiskLevel } from '../../../electron/common/index.js';
+import type { PermissionView, RiskLevel, RiskVerdict } from '../../../electron/common/index.js';
 
 const RISK_TEXT: Record<RiskLevel | 'none', string> = { none: 'No risk', low: 'Low risk', medium: 'Medium risk', high: 'High risk' };
 
@@ -79,5 +79,18 @@ export function PermissionList({
         <PermissionItem key={p.grant} permission={p} />
       ))}
     </ul>
+  );
+}
+
+/**
+ * The overall verdict of a capability (host: sdk capabilityRisk): one marker with text, and the
+ * sentence that says what sets it, counting its dependencies and its skills' programs.
+ */
+export function RiskSummary({ risk, label = 'Overall' }: { risk: RiskVerdict; label?: string }) {
+  return (
+    <p className={`risk-summary risk-summary-${risk.level}`} data-overall-risk={risk.level}>
+      <span className="visually-hidden">{label}: </span>
+      <RiskBadge risk={risk.level} /> <span className="risk-reason">{risk.reason}</span>
+    </p>
   );
 }

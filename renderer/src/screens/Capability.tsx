@@ -1,8 +1,10 @@
 /**
  * The capability page (UI.md "Cards and pages"), top to bottom: name, publisher, summary, the
- * primary action; what it can do (permissions); what is inside (skills, tools with their inputs,
- * workflows, knowledge, resources with sizes); versions with their marks and changelog;
- * dependencies; compatibility; signature; description and readme (Markdown, inert).
+ * overall risk and the primary action; what it can do (permissions); what is inside (skills, tools
+ * with their inputs, workflows, knowledge, resources with sizes); versions with their marks and
+ * changelog; dependencies; compatibility; signature; description and readme (Markdown, inert).
+ * It is drawn at once from metadata (the catalogue and the package document); the archive is
+ * downloaded to install, or when the user asks to look inside (readme, tool inputs).
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { CapabilityDetail, HostError, InstallTargetData, InstalledDetail, ToolView } from '../../../electron/common/index.js';
@@ -14,7 +16,7 @@ import { RollbackButton, UninstallButton } from '../components/Lifecycle.js';
 import { UseWith } from '../components/UseWith.js';
 import { Markdown, SafeLink } from '../components/Markdown.js';
 import { Monogram } from '../components/Monogram.js';
-import { PermissionList } from '../components/Permissions.js';
+import { PermissionList, RiskBadge, RiskSummary } from '../components/Permissions.js';
 import { host } from '../host.js';
 import { formatBytes, formatDate, plural } from '../lib/format.js';
 import { hrefOf } from '../router.js';
@@ -37,10 +39,19 @@ export function Capability({ id }: { id: string }) {
       : `${s.policy.policy.organisation ?? 'your organisation'} (rule "blocked" in ${s.policy.policy.path})`,
   );
 
+  // Metadata only: the page must not wait for the archive (a slow registry took 29 s for 2.9 MiB).
   const load = useCallback(async () => {
     setState((s) => ({ ...s, error: null }));
-    const result = await host().catalogue.detail(id);
+    const result = await host().catalogue.detail(id, { download: false });
     setState(result.ok ? { detail: result.value, error: null } : { detail: null, error: result.error });
+  }, [id]);
+  // "Show what is inside": the user asked, so the archive is downloaded (into the cache an install reuses).
+  const [inside, setInside] = useState<{ loading: boolean; error: HostError | null }>({ loading: false, error: null });
+  const lookInside = useCallback(async () => {
+    setInside({ loading: true, error: null });
+    const result = await host().catalogue.detail(id, { download: true });
+    if (result.ok) setState({ detail: result.value, error: null });
+    setInside({ loading: false, error: result.ok ? null : result.error });
   }, [id]);
 
   useEffect(() => {
@@ -73,7 +84,11 @@ export function Capability({ id }: { id: string }) {
     );
   const d = state.detail;
   const pkg = d.package;
-  const programs = (pkg?.skills ?? []).filter((s) => s.programs.length > 0);
+  // Skills that ship programs: from the package when it was read, else from the registry's entry.
+  const programs =
+    pkg !== null
+      ? pkg.skills.filter((s) => s.programs.length > 0).map((s) => ({ skill: s.name, programs: s.programs }))
+      : (d.contents.skillPrograms ?? []);
   return (
     <div className="screen screen-narrow">
       {back}
@@ -86,6 +101,7 @@ export function Capability({ id }: { id: string }) {
             {d.version}
           </div>
           <p className="summary">{d.summary}</p>
+          <RiskSummary risk={d.risk} />
           <div className="row">
             <DistributionBadges tier={d.tier} access={d.access} deprecated={d.deprecated} />
             {d.installed !== null && <span className="badge ok">Installed {d.installed.version}</span>}
@@ -161,23 +177,27 @@ export function Capability({ id }: { id: string }) {
         <h2 id="perm-h">What it can do</h2>
         <PermissionList permissions={d.permissions} />
         {programs.map((s) => (
-          <div key={s.path} className="warning" style={{ marginTop: 10 }}>
+          <div key={s.skill} className="warning" style={{ marginTop: 10 }}>
             <span aria-hidden="true">⚠</span>
             <div>
               <strong>
-                {s.name} contains {plural(s.programs.length, 'program')} your agent may run with your permissions, outside Arcotheon’s
+                {s.skill} contains {plural(s.programs.length, 'program')} your agent may run with your permissions, outside Arcotheon’s
                 sandbox.
               </strong>
               <span className="mono small">{s.programs.join(', ')}</span>
             </div>
           </div>
         ))}
+        <DependencyRisk detail={d} />
       </section>
       {installed !== null && d.installed !== null && <UseWith detail={installed} />}
 
       <div className="two-col section">
         <div>
           <Inside detail={d} />
+          {pkg === null && d.packageUnavailable !== null && (
+            <LookInside detail={d} loading={inside.loading} error={inside.error} onLookInside={() => void lookInside()} />
+          )}
           <Versions detail={d} />
           {typeof pkg?.description === 'string' && (
             <section className="section" aria-labelledby="desc-h">
@@ -223,12 +243,17 @@ function Inside({ detail }: { detail: CapabilityDetail }) {
     <section aria-labelledby="inside-h">
       <h2 id="inside-h">What is inside</h2>
       <div className="panel stack">
-        {pkg === null ? (
-          <p className="muted">
-            {plural(c.tools.length, 'tool')}, {plural(c.skills.length, 'skill')}, {plural(c.workflows.length, 'workflow')},{' '}
-            {plural(c.knowledge.length, 'knowledge source')}.
-          </p>
-        ) : null}
+        {pkg === null && (
+          <>
+            <Names title="Tools" names={c.tools} />
+            <Names title="Skills" names={c.skills} />
+            <Names title="Workflows" names={c.workflows} />
+            <Names title="Knowledge" names={c.knowledge} />
+            {c.tools.length + c.skills.length + c.workflows.length + c.knowledge.length + c.resources.length === 0 && (
+              <p className="muted">Nothing but its description.</p>
+            )}
+          </>
+        )}
         {pkg !== null && pkg.tools.length > 0 && (
           <div>
             <h3>Tools</h3>
@@ -305,6 +330,85 @@ function Inside({ detail }: { detail: CapabilityDetail }) {
       </div>
     </section>
   );
+}
+
+/** Names from the registry's contents summary (the package itself is not read yet). */
+function Names({ title, names }: { title: string; names: string[] }) {
+  if (names.length === 0) return null;
+  return (
+    <div>
+      <h3>{title}</h3>
+      <ul className="list-plain names">
+        {names.map((n) => (
+          <li key={n}>
+            <span className="mono">{n}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Why the readme and tool inputs are not shown yet, and a button that downloads the package to show them. */
+function LookInside({
+  detail,
+  loading,
+  error,
+  onLookInside,
+}: {
+  detail: CapabilityDetail;
+  loading: boolean;
+  error: HostError | null;
+  onLookInside: () => void;
+}) {
+  const size = detail.versions.find((v) => v.version === detail.version)?.archiveSize ?? 0;
+  const canDownload = detail.access === 'public' && !detail.packageUnavailable?.includes('too large');
+  return (
+    <div className="section look-inside" data-package="not-downloaded">
+      <p className="muted">{detail.packageUnavailable}</p>
+      {canDownload && (
+        <button type="button" onClick={onLookInside} disabled={loading} aria-busy={loading}>
+          {loading ? 'Downloading…' : `Show readme and tool inputs (downloads ${formatBytes(size)})`}
+        </button>
+      )}
+      {error !== null && <ErrorBox error={error} onRetry={onLookInside} />}
+    </div>
+  );
+}
+
+/** The dependencies that raise the verdict above the capability's own permissions, each with what it may do. */
+function DependencyRisk({ detail }: { detail: CapabilityDetail }) {
+  const fromDependencies = detail.risk.factors.filter((f) => f.dependency);
+  if (fromDependencies.length === 0 && detail.risk.unknown.length === 0) return null;
+  const byId = new Map<string, typeof fromDependencies>();
+  for (const f of fromDependencies) byId.set(f.id, [...(byId.get(f.id) ?? []), f]);
+  return (
+    <div className="dependency-risk" data-dependency-risk>
+      <h3>What its dependencies can do</h3>
+      <ul className="list-plain">
+        {[...byId].map(([dep, factors]) => (
+          <li key={dep} data-dependency={dep}>
+            <a href={hrefOf({ screen: 'capability', id: dep })}>{dep}</a>
+            <ul className="permissions">
+              {factors.map((f) => (
+                <li key={`${f.kind}:${f.subject}`} className="permission">
+                  <RiskBadge risk={f.level} />
+                  <div className="sentence">{capitalise(f.text.replace(/^may /, ''))}</div>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ul>
+      {detail.risk.unknown.length > 0 && (
+        <p className="muted small">The permissions of {detail.risk.unknown.join(', ')} could not be read.</p>
+      )}
+    </div>
+  );
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** A tool with its inputs, read from its input schema. */
