@@ -137,6 +137,7 @@ export {
   type LoadedCatalogue,
   type RegistryClientOptions,
 } from './registry/client/registry-client.js';
+export type { RemoteAttempt } from './registry/client/remote-store.js';
 export { addPublisher, deprecateCapability, initRegistry, revokeKey, revokeVersion, yankVersion } from './registry/builder/maintain.js';
 export { publishPackage, type PublishResult } from './registry/builder/publish.js';
 export { buildRegistry, type BuildRegistryOptions, type BuildResult } from './registry/builder/build.js';

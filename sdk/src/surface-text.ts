@@ -21,6 +21,7 @@ export const ERROR_REASONS = {
   'unsigned-needs-confirmation': 'E_DENIED',
   'entitlement-without-authorizer': 'E_ENTITLEMENT',
   'remote-never-read': 'E_NOT_FOUND',
+  'registry-unreachable': 'E_DOWNLOAD',
   'workspace-not-absolute': 'E_USAGE',
   'tool-crashed': 'E_TOOL',
   'tool-reported-error': 'E_TOOL',
@@ -85,6 +86,16 @@ const REASON_TEXT: Record<ErrorReason, ReasonText> = {
     cli: (d) => `Remote "${text(d['remote'])}" has no verified catalogue yet; run "adcap remote update ${text(d['remote'])}" while online.`,
     ui: (d) => `The registry "${text(d['remote'])}" has not been read yet.`,
     uiNext: 'Connect to the internet, then press Refresh all in Settings.',
+  },
+  'registry-unreachable': {
+    sdk: (d) =>
+      `Remote "${text(d['remote'])}" could not be reached (${text(d['cause'])}); its last verified catalogue stays in use. ` +
+      'Call arc.refreshRemotes() again when it can be reached.',
+    cli: (d) =>
+      `Remote "${text(d['remote'])}" could not be reached (${text(d['cause'])}); its last verified catalogue stays in use. ` +
+      `Run "adcap remote update ${text(d['remote'])}" again when it can be reached.`,
+    ui: (d) => `The registry "${text(d['remote'])}" could not be reached, so its catalogue was not checked: ${text(d['cause'])}`,
+    uiNext: 'Check the internet connection, then press Refresh beside the registry in Settings.',
   },
   'workspace-not-absolute': {
     sdk: (d) => `The workspace "${text(d['path'])}" is not an absolute path; pass the full path of the folder.`,

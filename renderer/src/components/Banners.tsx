@@ -5,6 +5,7 @@
  */
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { timeAgo } from '../lib/format.js';
 import { hrefOf } from '../router.js';
 import { troubled, useInstalled } from '../stores/installed.js';
 import { useSettings } from '../stores/settings.js';
@@ -12,7 +13,8 @@ import { useSettings } from '../stores/settings.js';
 export function Banners() {
   const problems = useInstalled(useShallow(troubled));
   const waiting = useInstalled(useShallow((s) => (s.updates.value?.updates ?? []).filter((u) => u.needsApproval).map((u) => u.id)));
-  const unverified = useSettings(useShallow((s) => (s.remotes ?? []).filter((r) => r.error !== null).map((r) => r.name)));
+  // From each registry's last attempt: one that was never read yet is not a problem (a fresh home).
+  const troubledRemotes = useSettings(useShallow((s) => (s.remotes ?? []).filter((r) => r.state === 'failed' || r.state === 'refused')));
   const remotesLoaded = useSettings((s) => s.remotes !== null);
   const policy = useSettings(useShallow(policyProblem));
 
@@ -20,7 +22,7 @@ export function Banners() {
     if (!remotesLoaded) void useSettings.getState().loadRemotes();
   }, [remotesLoaded]);
 
-  if (problems.length === 0 && waiting.length === 0 && unverified.length === 0 && policy === null) return null;
+  if (problems.length === 0 && waiting.length === 0 && troubledRemotes.length === 0 && policy === null) return null;
   return (
     <div className="banners" role="region" aria-label="Needs your attention">
       {policy !== null && (
@@ -48,17 +50,24 @@ export function Banners() {
           </a>
         </div>
       ))}
-      {unverified.length > 0 && (
-        <div className="banner warn" data-banner="catalogue">
+      {troubledRemotes.map((r) => (
+        <div key={r.name} className="banner warn" data-banner="catalogue" data-remote={r.name}>
           <span aria-hidden="true">⚠</span>
           <span className="grow">
-            <strong>{unverified.join(', ')}</strong> could not be verified; its catalogue is not being used.
+            <strong>
+              {r.state === 'refused'
+                ? `The registry "${r.name}" could not be verified; its catalogue is not being used.`
+                : r.lastVerifiedAt === null
+                  ? `The registry "${r.name}" could not be read.`
+                  : `The registry "${r.name}" could not be checked; Discover shows its catalogue verified ${timeAgo(r.lastVerifiedAt)}.`}
+            </strong>{' '}
+            {r.error?.message ?? ''}
           </span>
           <a className="button small" href={hrefOf({ screen: 'settings' })}>
             Open Settings
           </a>
         </div>
-      )}
+      ))}
       {waiting.length > 0 && (
         <div className="banner info" data-banner="update-permission">
           <span aria-hidden="true">↻</span>

@@ -44,10 +44,40 @@ describe('remotes refresh', () => {
         }),
       ]);
       // The last verified catalogue is still what search uses.
-      expect(await host.api.catalogue.search('lib')).toMatchObject({ ok: true, value: [{ id: 'acme/lib' }] });
+      expect(await host.api.catalogue.query({ text: 'lib' })).toMatchObject({ ok: true, value: { hits: [{ id: 'acme/lib' }] } });
     } finally {
       await writeFile(file, genuine);
     }
+  });
+
+  it('says the status of the last attempt: unread on a fresh home, failed with its error in the UI words while offline, and the same for the next host', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'adcap-remotes-status-'));
+    const offline = { name: 'offline', url: 'https://127.0.0.1:9/v1/', rootKeys: [reg.registry.rootKey.publicKey] };
+    const options = reg.options(home);
+    const host = createHostService(new Arcotheon({ ...options, remotes: [...(options.remotes ?? []), offline] }));
+    const status = async () => {
+      const result = await host.api.remotes.status();
+      if (!result.ok) throw new Error(result.error.message);
+      return Object.fromEntries(result.value.map((r) => [r.name, r]));
+    };
+    // A fresh home: a registry on this computer is read at once; one on the network was never tried, which is no error.
+    const fresh = await status();
+    expect(fresh['test']).toMatchObject({ state: 'verified', error: null });
+    expect(fresh['offline']).toMatchObject({ state: 'unread', error: null, lastAttemptAt: null, lastVerifiedAt: null });
+
+    // Refreshing an unreachable registry: the status is that attempt's, with its error in the UI's words.
+    const refreshed = await host.api.perform('remotes.refresh', 'offline');
+    expect(refreshed.ok).toBe(true);
+    const failed = (await status())['offline'];
+    expect(failed).toMatchObject({ state: 'failed', lastVerifiedAt: null, error: { code: 'E_DOWNLOAD' } });
+    expect(Date.parse(failed?.lastAttemptAt ?? '')).not.toBeNaN();
+    expect(failed?.error?.message).toMatch(/^The registry "offline" could not be reached, so its catalogue was not checked: /);
+    expect(failed?.error?.next).toBe('Check the internet connection, then press Refresh beside the registry in Settings.');
+    expect(failed?.error?.message).not.toMatch(/adcap|arc\./);
+    // The attempt is recorded in the home: a second host (or the next start) says the same.
+    const again = createHostService(new Arcotheon({ ...options, remotes: [...(options.remotes ?? []), offline] }));
+    const seen = await again.api.remotes.status();
+    expect(seen.ok && seen.value.find((r) => r.name === 'offline')).toMatchObject({ state: 'failed', error: { code: 'E_DOWNLOAD' } });
   });
 
   it('answers a query again from the new catalogue after a refresh (no stale cached results)', async () => {
