@@ -349,7 +349,9 @@ export class RegistryClient {
         if (!onV2 && isAdcapError(error, 'E_CATALOG')) return null;
         throw error;
       }
-      const previous = onV2 ? await this.storedV2() : null;
+      // The stored snapshot is only the base the changed pins are compared with (every file is
+      // checked against its pin again): one below the shipped minimum still serves.
+      const previous = onV2 ? await this.storedV2(undefined, { belowMinimum: true }).catch(() => null) : null;
       const { snapshot, keep } = await syncSnapshot(this.v2Store, verified.payload, previous?.snapshot ?? null, context);
       const changed = !onV2 || state?.payloadSha256 !== verified.payloadSha256;
       const checkedAt = this.now().toISOString();
@@ -372,13 +374,16 @@ export class RegistryClient {
   }
 
   /** The stored v2 top level, verified again under the pinned keys and the floor, with its nodes and publishers; null when any file is missing or damaged. */
-  private async storedV2(state?: RemoteState): Promise<{ verified: ReturnType<typeof verifyTopLevel>; snapshot: V2Snapshot } | null> {
+  private async storedV2(
+    state?: RemoteState,
+    options: { belowMinimum?: boolean } = {},
+  ): Promise<{ verified: ReturnType<typeof verifyTopLevel>; snapshot: V2Snapshot } | null> {
     const bytes = await this.v2Store.readTopLevel();
     if (bytes === null) return null;
     const floor = state === undefined ? {} : floorOf(state);
     const verified = verifyTopLevel(bytes, this.remote.rootKeys, {
       ...floor,
-      ...(this.remote.minSequence === undefined ? {} : { minSequence: this.remote.minSequence }),
+      ...(this.remote.minSequence === undefined || options.belowMinimum === true ? {} : { minSequence: this.remote.minSequence }),
       maxAgeMs: Number.MAX_SAFE_INTEGER,
       now: this.now(),
       sameLayout: true,
@@ -511,7 +516,7 @@ export class RegistryClient {
               string,
               CatalogueCapability
             >);
-      this.index = { payload: catalogue.payload, index: new SearchIndex(capabilities) };
+      this.index = { payload: catalogue.payload, index: new SearchIndex(capabilities, catalogue.payload.publishers) };
     }
     return this.index.index;
   }
