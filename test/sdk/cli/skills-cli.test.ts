@@ -78,9 +78,7 @@ describe('adcap with a skills repository', () => {
     await writeFile(join(userHome, '.config', 'amp', 'settings.json'), '{}\n');
     const both = (await run(['agents'])).stdout;
     expect(both).toMatch(/^Amp \(amp\): present \(its configuration .*amp\/settings\.json\)/m);
-    expect(both).toContain(
-      `add and link put one link in ${join(userHome, '.claude', 'skills')} for Claude Code and Amp, which all read it`,
-    );
+    expect(both).toContain(`add and link put one link in ${join(userHome, '.claude', 'skills')}, read by Claude Code and Amp`);
     await rm(join(userHome, '.config'), { recursive: true });
 
     // A collision with the user's own folder in another agent: a coded error with the choices.

@@ -131,7 +131,7 @@ function sharedLines(agents: readonly AgentStatus[]): string[] {
   const folders = linkFolders(present.map((a) => agentDefinition(a.id))).filter((f) => f.serves.length > 1);
   return folders.map((f) => {
     const dir = present.find((a) => a.id === f.agent)?.skillDirs[agentDefinition(f.agent).personal.indexOf(f.folder)] ?? f.folder;
-    return `add and link put one link in ${dir} for ${agentNames(f.serves)}, which all read it`;
+    return `add and link put one link in ${dir}, read by ${agentNames(f.serves)}`;
   });
 }
 
