@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import semver from 'semver';
-import { isAdcapError, type CataloguePayload } from '@arcotheon/sdk';
+import { isAdcapError, type CatalogueCapability, type CataloguePayload } from '@arcotheon/sdk';
 import type { HostStore } from '@arcotheon/sdk/internal';
 import { CATALOGUE_FLAGS, type CatalogueIndexPage, type CatalogueIndexRow, type CatalogueKnownData } from '../common/types.js';
 import type { Catalogue } from './catalogue.js';
@@ -16,6 +16,14 @@ import type { Installed } from './installed.js';
 
 /** Rows per page when the page does not say (a 20,000-entry index is four pages of about 1 MiB). */
 const DEFAULT_PAGE_ROWS = 5000;
+/** Catalogues up to this size have their package documents read without being asked (as catalogue.query does). */
+const SMALL_CATALOGUE = 1000;
+
+interface Part {
+  remote: string;
+  payload: CataloguePayload;
+  capabilities: Array<[string, CatalogueCapability]>;
+}
 
 interface Built {
   revision: string;
@@ -42,11 +50,14 @@ export class CatalogueIndex {
   ) {}
 
   /** Every remote's verified catalogue, in configuration order (a remote that fails is left out, as in search). */
-  private async payloads(): Promise<Array<{ remote: string; payload: CataloguePayload }>> {
-    const out: Array<{ remote: string; payload: CataloguePayload }> = [];
+  private async payloads(): Promise<Part[]> {
+    const out: Part[] = [];
     for (const client of await this.store.clients()) {
       try {
-        out.push({ remote: client.remote.name, payload: (await client.catalogue()).payload });
+        const catalogue = await client.catalogue();
+        // The capabilities as search sees them: the catalogue's own over layout 1, the search
+        // records over layout 2 (whose top level lists none).
+        out.push({ remote: client.remote.name, payload: catalogue.payload, capabilities: client.searchIndex(catalogue).entries() });
       } catch (error) {
         if (!isAdcapError(error)) throw error;
       }
@@ -54,7 +65,7 @@ export class CatalogueIndex {
     return out;
   }
 
-  private revisionOf(parts: Array<{ remote: string; payload: CataloguePayload }>): string {
+  private revisionOf(parts: Part[]): string {
     return [
       this.nonce,
       ...parts.map(({ remote, payload }) => {
@@ -76,8 +87,8 @@ export class CatalogueIndex {
     const publisherIndex = new Map<string, number>();
     const rows: CatalogueIndexRow[] = [];
     const seen = new Set<string>();
-    parts.forEach(({ payload }, remote) => {
-      for (const [id, c] of Object.entries(payload.capabilities)) {
+    parts.forEach(({ payload, capabilities }, remote) => {
+      for (const [id, c] of capabilities) {
         // The first remote listing an id wins (as in install and search).
         if (seen.has(id)) continue;
         seen.add(id);
@@ -141,7 +152,7 @@ export class CatalogueIndex {
       if (known === undefined) unreadIds.push(id);
       else learned.push({ id, ...known });
     }
-    if (request.read === true) this.catalogue.readDocuments(unreadIds);
+    if (unreadIds.length > 0 && (request.read === true || built.rows.length <= SMALL_CATALOGUE)) this.catalogue.readDocuments(unreadIds);
     return { revision: built.revision, installed, learned, unread: unreadIds.length };
   }
 }

@@ -85,6 +85,14 @@ export class SearchIndex {
     return this.ids.length;
   }
 
+  /**
+   * Every capability of the catalogue by id (code-unit order), as search sees it.
+   * @internal For the Arcotheon app, which sends them to its Discover screen (catalogue.index).
+   */
+  entries(): Array<[string, CatalogueCapability]> {
+    return this.ids.map((id) => [id, this.capabilities[id] as CatalogueCapability]);
+  }
+
   /** The word index, built at the first search (a catalogue that is only listed never pays for it). */
   private rankIndex(): RankIndex {
     if (this.index === null)
