@@ -16,7 +16,7 @@ import { defaultSandbox } from '../sandbox/select.js';
 import type { RunContext } from './context.js';
 import { callHost } from '../util/host-call.js';
 
-export async function chooseSandbox(arc: Pick<RunContext, 'sandboxChoice'>, id: string): Promise<Sandbox> {
+export async function chooseSandbox(arc: Pick<RunContext, 'sandboxChoice' | 'home'>, id: string): Promise<Sandbox> {
   const choice = arc.sandboxChoice;
   const optOut = choice.optOut;
   const optedOut =
@@ -39,7 +39,9 @@ export async function chooseSandbox(arc: Pick<RunContext, 'sandboxChoice'>, id: 
     }
     return use;
   }
-  return defaultSandbox(process.platform);
+  // A probe that succeeded is remembered in the home with the machine facts it holds for
+  // (bubblewrap.ts probeFacts): the next process skips starting bwrap once just to see it works.
+  return defaultSandbox(process.platform, { probeRecord: arc.home.sandboxProbeFile });
 }
 
 /** Calls `sandbox.wrap(spec)` and checks the result (E_HOST_CALLBACK naming what is wrong). */

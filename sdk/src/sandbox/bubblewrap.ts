@@ -10,8 +10,11 @@
  * that runs inside (interpreter, script, its arguments) stays on bwrap's command line.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
+import { writeJsonAtomic } from '../util/fs-atomic.js';
 import { removeTree } from '../util/fs-tree.js';
 import path from 'node:path';
 import { AdcapError } from '../errors.js';
@@ -364,6 +367,70 @@ export interface BubblewrapOptions {
    * values replaced, or false for none. The private /tmp and HOME are capped at memoryBytes too.
    */
   limits?: Partial<ResourceLimits> | false;
+  /**
+   * A file where a probe that succeeded is remembered with what it depended on (see
+   * probeFacts): a later process on the same machine, kernel, bwrap and confinement skips the
+   * probe. Default: none, every process probes once.
+   */
+  probeRecord?: string;
+}
+
+/**
+ * What a successful probe depends on: the bwrap program (path, real path, inode, size, times,
+ * mode), the kernel and this boot, the user, the user-namespace switches of the kernel and of
+ * AppArmor, and this process's own confinement (its namespaces, seccomp mode, no_new_privs,
+ * capabilities, LSM label), so a container or another session never reuses a host's result.
+ * A digest of them, or null when bwrap cannot be read.
+ */
+export function probeFacts(bwrapPath: string): string | null {
+  const text = (file: string): string => {
+    try {
+      return fs.readFileSync(file, 'utf8').trim();
+    } catch {
+      return '-';
+    }
+  };
+  const link = (file: string): string => {
+    try {
+      return fs.readlinkSync(file);
+    } catch {
+      return '-';
+    }
+  };
+  let program: string;
+  try {
+    const st = fs.statSync(bwrapPath, { bigint: true });
+    program = [bwrapPath, fs.realpathSync(bwrapPath), st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, st.mode, st.uid].join(':');
+  } catch {
+    return null;
+  }
+  const status = text('/proc/self/status')
+    .split('\n')
+    .filter((line) => /^(Seccomp|NoNewPrivs|CapEff|CapBnd|CapPrm):/.test(line))
+    .join(';');
+  const facts = [
+    program,
+    os.release(),
+    text('/proc/sys/kernel/random/boot_id'),
+    `${process.getuid?.() ?? -1}:${process.getgid?.() ?? -1}`,
+    text('/proc/sys/kernel/unprivileged_userns_clone'),
+    text('/proc/sys/user/max_user_namespaces'),
+    text('/proc/sys/kernel/apparmor_restrict_unprivileged_userns'),
+    ...['user', 'mnt', 'pid', 'net', 'cgroup'].map((ns) => link(`/proc/self/ns/${ns}`)),
+    status,
+    text('/proc/self/attr/current'),
+  ];
+  return createHash('sha256').update(JSON.stringify(facts)).digest('hex');
+}
+
+/** Whether `record` remembers a successful probe under exactly these facts. */
+function probeRemembered(record: string, facts: string): boolean {
+  try {
+    const value = JSON.parse(fs.readFileSync(record, 'utf8')) as { ok?: unknown; facts?: unknown };
+    return value.ok === true && value.facts === facts;
+  } catch {
+    return false;
+  }
 }
 
 /** The Linux sandbox: tools run under bubblewrap with only what their grants allow (DESIGN §5). */
@@ -372,11 +439,13 @@ export class BubblewrapSandbox implements Sandbox {
   readonly bwrapPath: string;
   readonly #nodePath: string;
   readonly #limits: ResourceLimits | null;
+  readonly #probeRecord: string | undefined;
 
   constructor(options: BubblewrapOptions = {}) {
     this.bwrapPath = options.bwrapPath ?? findProgram('bwrap', process.env.PATH ?? SAFE_PATH) ?? '/usr/bin/bwrap';
     this.#nodePath = options.nodePath ?? process.execPath;
     this.#limits = options.limits === false ? null : { ...DEFAULT_RESOURCE_LIMITS, ...options.limits };
+    this.#probeRecord = options.probeRecord;
   }
 
   /** The limits every run gets, or null when the host turned them off. */
@@ -394,8 +463,20 @@ export class BubblewrapSandbox implements Sandbox {
     return cached;
   }
 
-  #probe(): Promise<boolean> {
-    if (process.platform !== 'linux' || !fs.existsSync(this.bwrapPath)) return Promise.resolve(false);
+  async #probe(): Promise<boolean> {
+    if (process.platform !== 'linux' || !fs.existsSync(this.bwrapPath)) return false;
+    // Only a success is remembered, under everything it depended on; a failure is probed again.
+    const record = this.#probeRecord;
+    const facts = record === undefined ? null : probeFacts(this.bwrapPath);
+    if (record !== undefined && facts !== null && probeRemembered(record, facts)) return true;
+    const ok = await this.#runProbe();
+    if (ok && record !== undefined && facts !== null) {
+      await writeJsonAtomic(record, { ok: true, facts, bwrap: this.bwrapPath, at: new Date().toISOString() }).catch(() => undefined);
+    }
+    return ok;
+  }
+
+  #runProbe(): Promise<boolean> {
     const truePath = findProgram('true', SAFE_PATH);
     if (truePath === null) return Promise.resolve(false);
     const args = [

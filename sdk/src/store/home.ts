@@ -15,6 +15,7 @@ import { parseCapabilityId } from '../registry/layout.js';
  *   locks/                           inter-process locks
  *   journal/<op>.json                intent records of operations in flight (for doctor)
  *   links.json                       skill links Arcotheon made in agents' folders (issue 13)
+ *   sandbox-probe.json               a bubblewrap probe that succeeded, and the machine facts it holds for
  *   fingerprints/<pub>/<name>/<version>.json  stat fingerprints of installed files (file-fingerprints.ts)
  *                                             and the SHA-256 of the capability.json that passed its full check
  */
@@ -44,6 +45,9 @@ export class HomeLayout {
   }
   get linksFile(): string {
     return join(this.root, 'links.json');
+  }
+  get sandboxProbeFile(): string {
+    return join(this.root, 'sandbox-probe.json');
   }
   remoteDir(name: string): string {
     return join(this.root, 'remotes', name);
