@@ -1,6 +1,6 @@
 /**
  * The typed client of the host API, built from the method table (methods.ts): one function per
- * method, namespaced (`client.catalogue.search('pdf')`, `client.installs.install(target, { approvedDigest })`),
+ * method, namespaced (`client.catalogue.query({ text: 'pdf' })`, `client.installs.install(target, { approvedDigest })`),
  * with arguments checked against the same schemas the host checks before anything is sent.
  *
  * The client needs only a `call(method, args)` function (the Electron preload's bridge, or the
@@ -13,14 +13,15 @@
  */
 import {
   checkArguments,
-  HOST_METHODS,
   type HostMethod,
   type MethodArgs,
   type OperationMethod,
   type MethodValue,
+  type Started,
   type WireResult,
+  type WireValue,
 } from './methods.js';
-import type { HostEvent, Operation, Result } from './types.js';
+import type { HostEvent, Operation, OperationEvent, ProgressEvent, Result } from './types.js';
 
 export type CallFn = (method: HostMethod, args: unknown[]) => Promise<Result<unknown>>;
 export type SubscribeFn = (listener: (event: HostEvent) => void) => () => void;
@@ -31,24 +32,28 @@ type MethodsOf<N extends string> = {
   [M in HostMethod as M extends `${N}.${infer K}` ? K : never]: (...args: MethodArgs<M>) => Promise<WireResult<M>>;
 };
 
-/** Every method of the table, namespaced, as the client exposes it. */
-export type HostApi = { [N in HostNamespace]: MethodsOf<N> };
-
 /** An operation's id, its `{ operation }` value, or the Result a long method resolved to. */
 export type OperationRef<T> = string | Operation<T> | Result<Operation<T>>;
+
+/**
+ * Every method of the table, namespaced, as the client exposes it. `operations.wait` takes what a
+ * long method resolved to and resolves with that operation's Result, typed by the method.
+ */
+export type HostApi = { [N in Exclude<HostNamespace, 'operations'>]: MethodsOf<N> } & {
+  operations: Omit<MethodsOf<'operations'>, 'wait'> & {
+    /** The final Result of an operation (typed by the method that started it). */
+    wait<T>(op: OperationRef<T>): Promise<Result<T>>;
+  };
+};
 
 export interface HostEvents {
   /** Every event; returns the function that stops listening. */
   subscribe(listener: (event: HostEvent) => void): () => void;
   /** Progress and the final `operation` event of one operation. */
-  onOperation(op: string | Operation<unknown>, listener: (event: Extract<HostEvent, { operation: string }>) => void): () => void;
+  onOperation(op: string | Operation<unknown>, listener: (event: ProgressEvent | OperationEvent) => void): () => void;
 }
 
-export type HostClient = Omit<HostApi, 'operations'> & {
-  operations: Omit<MethodsOf<'operations'>, 'wait'> & {
-    /** The final Result of an operation (typed by the method that started it). */
-    wait<T>(op: OperationRef<T>): Promise<Result<T>>;
-  };
+export type HostClient = HostApi & {
   events: HostEvents;
   /** Calls a method by name (what the namespaced functions do). */
   call<M extends HostMethod>(method: M, ...args: MethodArgs<M>): Promise<WireResult<M>>;
@@ -59,35 +64,83 @@ export type HostClient = Omit<HostApi, 'operations'> & {
 const usage = (message: string): Result<never> => ({ ok: false, error: { code: 'E_USAGE', message } });
 
 export function createHostClient(call: CallFn, subscribe?: SubscribeFn): HostClient {
-  const invoke = async (method: HostMethod, args: unknown[]): Promise<Result<unknown>> => {
+  /** Sends `method` once its arguments fit the table; resolves with what the host answered. */
+  async function send<V>(method: HostMethod, args: readonly unknown[]): Promise<Result<V>> {
     // Trailing undefined arguments are dropped: JSON would turn them into null.
-    const sent = [...args];
+    const sent: unknown[] = [...args];
     while (sent.length > 0 && sent[sent.length - 1] === undefined) sent.pop();
     const problem = checkArguments(method, sent);
     if (problem !== null) return usage(problem);
-    return call(method, sent);
-  };
+    // The host answers `method` with the value its table entry names (electron/host/service.ts is
+    // typed by the same table); the transport carries it as JSON, so the type is restored here.
+    return (await call(method, sent)) as Result<V>;
+  }
+  const invoke = <M extends HostMethod>(method: M, args: MethodArgs<M>): Promise<WireResult<M>> => send<WireValue<M>>(method, args);
+  const bind =
+    <M extends HostMethod>(method: M) =>
+    (...args: MethodArgs<M>): Promise<WireResult<M>> =>
+      invoke(method, args);
 
-  const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<Result<unknown>>>> = {};
-  for (const method of HOST_METHODS) {
-    const [namespace, name] = method.split('.') as [string, string];
-    namespaces[namespace] ??= {};
-    (namespaces[namespace] as Record<string, (...args: unknown[]) => Promise<Result<unknown>>>)[name] = (...args) => invoke(method, args);
+  async function wait<T>(op: OperationRef<T>): Promise<Result<T>> {
+    let id: string;
+    if (typeof op === 'string') id = op;
+    else if ('ok' in op) {
+      if (!op.ok) return op;
+      id = op.value.operation;
+    } else id = op.operation;
+    // operations.wait resolves with the operation's own Result: that of the method that started it.
+    return send<T>('operations.wait', [id]);
   }
 
-  const operationIdOf = (op: OperationRef<unknown>): string | Result<never> => {
-    if (typeof op === 'string') return op;
-    if ('ok' in op) return op.ok ? op.value.operation : op;
-    return op.operation;
-  };
-  const operations = namespaces['operations'] as Record<string, (...args: unknown[]) => Promise<Result<unknown>>>;
-  operations['wait'] = async (op: unknown) => {
-    const id = operationIdOf(op as OperationRef<unknown>);
-    if (typeof id !== 'string') return id;
-    const waited = await invoke('operations.wait', [id]);
-    // operations.wait resolves with the operation's own Result as its value.
-    return waited.ok ? (waited.value as Result<unknown>) : waited;
-  };
+  // One line per method of the table: `satisfies HostApi` stops tsc when a method is missing here.
+  const api = {
+    host: { info: bind('host.info') },
+    catalogue: {
+      query: bind('catalogue.query'),
+      index: bind('catalogue.index'),
+      known: bind('catalogue.known'),
+      show: bind('catalogue.show'),
+      detail: bind('catalogue.detail'),
+    },
+    installs: {
+      overview: bind('installs.overview'),
+      detail: bind('installs.detail'),
+      plan: bind('installs.plan'),
+      install: bind('installs.install'),
+      rollback: bind('installs.rollback'),
+      uninstall: bind('installs.uninstall'),
+      grants: bind('installs.grants'),
+      revokeGrant: bind('installs.revokeGrant'),
+      grant: bind('installs.grant'),
+      disable: bind('installs.disable'),
+      enable: bind('installs.enable'),
+    },
+    updates: { check: bind('updates.check'), apply: bind('updates.apply') },
+    remotes: {
+      list: bind('remotes.list'),
+      status: bind('remotes.status'),
+      add: bind('remotes.add'),
+      remove: bind('remotes.remove'),
+      refresh: bind('remotes.refresh'),
+    },
+    doctor: { run: bind('doctor.run') },
+    policy: { show: bind('policy.show'), apply: bind('policy.apply') },
+    audit: { list: bind('audit.list'), verify: bind('audit.verify') },
+    cache: { info: bind('cache.info'), gc: bind('cache.gc') },
+    sandbox: { status: bind('sandbox.status') },
+    workspaces: { confirm: bind('workspaces.confirm'), list: bind('workspaces.list'), forget: bind('workspaces.forget') },
+    sideload: {
+      begin: bind('sideload.begin'),
+      chunk: bind('sideload.chunk'),
+      commit: bind('sideload.commit'),
+      abort: bind('sideload.abort'),
+      inspectBundle: bind('sideload.inspectBundle'),
+      importBundle: bind('sideload.importBundle'),
+    },
+    run: { tool: bind('run.tool'), workflow: bind('run.workflow'), resumeWorkflow: bind('run.resumeWorkflow') },
+    agents: { list: bind('agents.list'), link: bind('agents.link'), unlink: bind('agents.unlink'), mcp: bind('agents.mcp') },
+    operations: { list: bind('operations.list'), wait, cancel: bind('operations.cancel') },
+  } satisfies HostApi;
 
   const listen: SubscribeFn =
     subscribe ??
@@ -99,20 +152,19 @@ export function createHostClient(call: CallFn, subscribe?: SubscribeFn): HostCli
     onOperation(op, listener) {
       const id = typeof op === 'string' ? op : op.operation;
       return listen((event) => {
-        if ('operation' in event && event.operation === id) listener(event);
+        if ((event.type === 'progress' || event.type === 'operation') && event.operation === id) listener(event);
       });
     },
   };
 
-  const client = {
-    ...namespaces,
+  return {
+    ...api,
     events,
-    call: (method: HostMethod, ...args: unknown[]) => invoke(method, args),
-    perform: async (method: HostMethod, ...args: unknown[]) => {
-      const started = await invoke(method, args);
+    call: (method, ...args) => invoke(method, args),
+    perform: async <M extends OperationMethod>(method: M, ...args: MethodArgs<M>) => {
+      const started = await send<Started<M>>(method, args);
       if (!started.ok) return started;
-      return (operations['wait'] as (op: unknown) => Promise<Result<unknown>>)(started.value);
+      return wait<MethodValue<M>>(started.value);
     },
   };
-  return client as unknown as HostClient;
 }

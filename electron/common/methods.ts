@@ -4,7 +4,7 @@
  *   - the method list (`HOST_METHODS`, the allow-list every transport checks),
  *   - the argument validators (`checkArguments`, run host side before anything else; a refusal is
  *     E_USAGE naming the argument),
- *   - the typed client `createHostClient(call)` (client.ts): `client.catalogue.search('pdf')`.
+ *   - the typed client `createHostClient(call)` (client.ts): `client.catalogue.query({ text: 'pdf' })`.
  *
  * Rules of the contract:
  *   - Methods are `namespace.name`, take positional JSON arguments and resolve to a `Result`
@@ -12,14 +12,16 @@
  *     across the boundary.
  *   - `kind: 'operation'` methods are long: they return `{ operation }` at once, then the host
  *     pushes `progress` events and one final `operation` event carrying the Result;
- *     `operations.wait(id)` resolves with that Result, `operations.cancel(id)` stops it.
+ *     `operations.wait(id)` resolves with that Result itself, `operations.cancel(id)` stops it.
  *   - Approval is the plan's digest: the UI asks for a plan, shows it, and sends its `digest` back;
  *     the host installs only a plan with that digest. Nothing is approved by a callback.
  *   - The page never names files on this computer: workspaces are handles from
  *     `workspaces.confirm(path)` (the user typed and confirmed the folder; the host checks it),
  *     sideloads are bytes sent through `sideload.begin/chunk/commit` (capped) and then a handle.
  *   - Everything here is types and plain data: no Node, no SDK runtime; the renderer imports it.
- *   - The contract only grows: new methods and new optional members; nothing is renamed.
+ *   - One method per job: a second spelling of what a method already does is not added.
+ *   - A method's arguments and value, and the events of an operation (types.ts `HostEvent`), are
+ *     typed from this table; the host, the transports and the renderer share these types.
  */
 import {
   args,
@@ -46,14 +48,12 @@ import type {
   CacheGcData,
   CacheInfo,
   CapabilityDetail,
-  CatalogueHit,
   CatalogueIndexPage,
   CatalogueKnownData,
   CatalogueQueryResult,
   DoctorReportData,
   GrantsData,
   HostInfoData,
-  InstalledCapabilityData,
   InstalledDetail,
   InstalledSummary,
   LinkResultData,
@@ -131,13 +131,6 @@ const installTarget = union(
   }),
 );
 const approval = object({ approvedDigest: digest, allowUnsigned: optional(boolean()) });
-const searchFilters = object({
-  tier: optional(tier),
-  access: optional(access),
-  installed: optional(boolean()),
-  includeDeprecated: optional(boolean()),
-  limit: optional(number({ integer: true, min: 1, max: 100_000 })),
-});
 const catalogueQuery = object({
   text: optional(string({ max: 512 })),
   filters: optional(
@@ -207,24 +200,18 @@ export interface MethodSpec<A extends unknown[] = unknown[], R = unknown> {
   kind: 'call' | 'operation';
   /** Operations only: whether `operations.cancel` can stop it part-way. */
   cancellable?: boolean;
-  /** Changes what is installed, remotes, ...: for docs and the Electron IPC router. */
-  mutates?: boolean;
+  /** One sentence for docs/host-api.md's method table. */
   doc: string;
 }
 
-function call<const A extends unknown[], R>(
-  a: ArgsSchema<A>,
-  r: Returns<R>,
-  doc: string,
-  mutates = false,
-): MethodSpec<A, R> & { kind: 'call' } {
-  return { args: a, returns: r, kind: 'call', mutates, doc };
+function call<const A extends unknown[], R>(a: ArgsSchema<A>, r: Returns<R>, doc: string): MethodSpec<A, R> & { kind: 'call' } {
+  return { args: a, returns: r, kind: 'call', doc };
 }
 function operation<const A extends unknown[], R>(
   a: ArgsSchema<A>,
   r: Returns<R>,
   doc: string,
-  options: { cancellable: boolean; mutates: boolean },
+  options: { cancellable: boolean },
 ): MethodSpec<A, R> & { kind: 'operation' } {
   return { args: a, returns: r, kind: 'operation', ...options, doc };
 }
@@ -234,11 +221,6 @@ export const METHODS = {
   'host.info': call(args([]), returns<HostInfoData>(), 'Versions, home folder, platform and the limits the host enforces.'),
 
   // ---- catalogue (metadata only: nothing is installed)
-  'catalogue.search': call(
-    args([string({ max: 512 })], [searchFilters]),
-    returns<CatalogueHit[]>(),
-    'Search every remote; ranked hits (the first remote listing an id wins).',
-  ),
   'catalogue.query': call(
     args([], [catalogueQuery]),
     returns<CatalogueQueryResult>(),
@@ -277,7 +259,6 @@ export const METHODS = {
   ),
 
   // ---- installs
-  'installs.list': call(args([]), returns<InstalledCapabilityData[]>(), 'Installed capabilities as the SDK lists them.'),
   'installs.overview': call(
     args([]),
     returns<InstalledSummary[]>(),
@@ -293,50 +274,35 @@ export const METHODS = {
     args([installTarget, approval]),
     returns<ApplyResultData>(),
     'Install exactly the plan whose digest the user approved.',
-    { cancellable: true, mutates: true },
-  ),
-  'installs.update': operation(
-    args([], [updateIds, approval]),
-    returns<UpdateResultData>(),
-    'Update (all when ids is null). Without approvedDigest, an update that needs a new permission is not applied (needsApproval).',
-    { cancellable: true, mutates: true },
+    { cancellable: true },
   ),
   'installs.rollback': call(
     args([capabilityId]),
     returns<{ id: string; from: string; to: string }>(),
     'Back to the previous kept version, with its grants minus what the user revoked since.',
-    true,
   ),
   'installs.uninstall': call(
     args([capabilityId]),
     returns<{ removed: string[] }>(),
     'Remove a capability (E_DEPENDENTS names what still needs it).',
-    true,
   ),
   'installs.grants': call(args([capabilityId]), returns<GrantsData>(), 'Granted and declared permissions.'),
-  'installs.revokeGrant': call(args([capabilityId, grant]), returns<string[]>(), 'Withdraw a grant; returns the grants left.', true),
+  'installs.revokeGrant': call(args([capabilityId, grant]), returns<string[]>(), 'Withdraw a grant; returns the grants left.'),
   'installs.grant': call(
     args([capabilityId, grant]),
     returns<string[]>(),
     'Grant a permission the capability declares; returns the grants.',
-    true,
   ),
   'installs.disable': call(
     args([capabilityId]),
     returns<EnablementResultData>(),
     'Switch a capability off: its files, versions and grants stay; its tools stop running.',
-    true,
   ),
   'installs.enable': call(
     args([capabilityId]),
     returns<EnablementResultData>(),
     'Switch a disabled capability back on (E_POLICY when the policy blocks it).',
-    true,
   ),
-  'installs.doctor': operation(args([], [doctorOptions]), returns<DoctorReportData>(), 'Same as doctor.run.', {
-    cancellable: false,
-    mutates: true,
-  }),
 
   // ---- updates
   'updates.check': call(
@@ -348,7 +314,7 @@ export const METHODS = {
     args([updateIds], [approval]),
     returns<UpdateResultData>(),
     'Apply one, some (ids) or all (null). One that adds permissions is applied only with the approvedDigest from updates.check.',
-    { cancellable: true, mutates: true },
+    { cancellable: true },
   ),
 
   // ---- remotes
@@ -358,21 +324,14 @@ export const METHODS = {
     args([remoteName, string({ min: 1, max: 2048, what: 'a registry URL' }), array(rootKey, { min: 1, max: 16 })]),
     returns<RemoteConfigData>(),
     'Add a remote (https URL and pinned root key).',
-    true,
   ),
-  'remotes.remove': call(args([remoteName]), returns<null>(), 'Remove a remote and its stored catalogue.', true),
+  'remotes.remove': call(args([remoteName]), returns<null>(), 'Remove a remote and its stored catalogue.'),
   'remotes.refresh': operation(
     args([], [nullable(remoteName)]),
     returns<RemoteStatus[]>(),
     'Fetch and verify catalogues now (one remote, or all); ' +
       'a remote that failed carries the error in its status and keeps its last verified catalogue.',
-    { cancellable: true, mutates: true },
-  ),
-  'remotes.update': call(
-    args([]),
-    returns<null>(),
-    'Fetch and verify every catalogue now (kept for compatibility; prefer remotes.refresh).',
-    true,
+    { cancellable: true },
   ),
 
   // ---- doctor
@@ -380,7 +339,7 @@ export const METHODS = {
     args([], [doctorOptions]),
     returns<DoctorReportData>(),
     'Check the home; with fix, repair; with fix and dryRun, say what a fix would do.',
-    { cancellable: false, mutates: true },
+    { cancellable: false },
   ),
 
   // ---- organisation policy (issue 17)
@@ -394,7 +353,7 @@ export const METHODS = {
     returns<PolicyApplyData>(),
     'Bring this home in line with the policy: blocked capabilities disabled, ' +
       'required ones installed, enabled and updated. The host runs it once at start-up.',
-    { cancellable: false, mutates: true },
+    { cancellable: false },
   ),
 
   // ---- audit
@@ -407,10 +366,7 @@ export const METHODS = {
 
   // ---- cache
   'cache.info': call(args([]), returns<CacheInfo>(), 'Size of the content cache.'),
-  'cache.gc': operation(args([]), returns<CacheGcData>(), 'Remove cached blobs nothing installed needs.', {
-    cancellable: false,
-    mutates: true,
-  }),
+  'cache.gc': operation(args([]), returns<CacheGcData>(), 'Remove cached blobs nothing installed needs.', { cancellable: false }),
 
   // ---- sandbox
   'sandbox.status': call(args([]), returns<SandboxStatus>(), "Which sandbox runs tools here, and each platform's mechanism."),
@@ -420,10 +376,9 @@ export const METHODS = {
     args([string({ min: 1, max: 4096, what: 'a folder path' })]),
     returns<WorkspaceHandle>(),
     'The user typed and confirmed a folder: absolute, existing, a directory, not inside the Arcotheon home.',
-    true,
   ),
   'workspaces.list': call(args([]), returns<WorkspaceHandle[]>(), 'Folders confirmed in this session.'),
-  'workspaces.forget': call(args([workspaceHandle]), returns<null>(), 'Forget a confirmed folder.', true),
+  'workspaces.forget': call(args([workspaceHandle]), returns<null>(), 'Forget a confirmed folder.'),
 
   // ---- sideload (browser transport: bytes over the socket, capped)
   'sideload.begin': call(
@@ -455,22 +410,19 @@ export const METHODS = {
     args([capabilityId, string({ min: 1, max: 128, what: 'a tool name' }), json()], [runOptions]),
     returns<ToolRunResultData>(),
     'Run a tool in its sandbox.',
-    {
-      cancellable: true,
-      mutates: false,
-    },
+    { cancellable: true },
   ),
   'run.workflow': operation(
     args([capabilityId, string({ min: 1, max: 128, what: 'a workflow id' }), json()], [runOptions]),
     returns<WorkflowRunResultData>(),
     'Run a workflow to its end or its first agent step.',
-    { cancellable: true, mutates: false },
+    { cancellable: true },
   ),
   'run.resumeWorkflow': operation(
     args([resumeToken, json()], [runOptions]),
     returns<WorkflowRunResultData>(),
     "Continue a workflow stopped at an agent step with the agent's answer (checked against the step's outputSchema).",
-    { cancellable: true, mutates: false },
+    { cancellable: true },
   ),
 
   // ---- agents (issue 13: the capability page's "Use with…" control and the MCP Copy button)
@@ -484,13 +436,11 @@ export const METHODS = {
     returns<LinkResultData>(),
     'Link the skills of an installed capability into an agent (its personal folder, or a confirmed project folder); ' +
       'E_CONFLICT names the choices (as, skip).',
-    true,
   ),
   'agents.unlink': call(
     args([capabilityId], [nullable(agentId)]),
     returns<UnlinkResultData>(),
     'Remove the links Arcotheon made for a capability (for one agent, or all).',
-    true,
   ),
   'agents.mcp': call(
     args([array(capabilityId, { min: 1, max: 64 })]),
@@ -500,7 +450,12 @@ export const METHODS = {
 
   // ---- operations
   'operations.list': call(args([]), returns<OperationInfo[]>(), 'Running and recently finished operations (the operations tray).'),
-  'operations.wait': call(args([operationId]), returns<unknown>(), "Resolves with the operation's final Result (typed by the client)."),
+  'operations.wait': call(
+    args([operationId]),
+    returns<unknown>(),
+    "Resolves with the operation's own final Result (the client types it by the method that started it); " +
+      'E_NOT_FOUND for an id the host does not know.',
+  ),
   'operations.cancel': call(
     args([operationId]),
     returns<{ cancelled: boolean }>(),
@@ -513,12 +468,23 @@ type Spec<M extends HostMethod> = (typeof METHODS)[M];
 export type MethodArgs<M extends HostMethod> = Spec<M>['args'] extends ArgsSchema<infer A> ? A : never;
 export type MethodValue<M extends HostMethod> = Spec<M>['returns'] extends Returns<infer R> ? R : never;
 export type OperationMethod = { [M in HostMethod]: Spec<M>['kind'] extends 'operation' ? M : never }[HostMethod];
+/**
+ * Every method's arguments and value, by name. Generic code indexes these maps (`ArgsMap[M]`), so
+ * that TypeScript relates a method's arguments to its value for a generic M (TypeScript#47109).
+ */
+export type ArgsMap = { [M in HostMethod]: MethodArgs<M> };
+export type ValueMap = { [M in HostMethod]: MethodValue<M> };
 
 /** Every callable method, `namespace.name`. */
 export const HOST_METHODS = Object.keys(METHODS) as HostMethod[];
 
 export function isHostMethod(value: unknown): value is HostMethod {
   return typeof value === 'string' && Object.hasOwn(METHODS, value);
+}
+
+/** Whether `method` is long: it answers `{ operation }` at once and its value comes through `operations.wait`. */
+export function isOperationMethod(method: HostMethod): method is OperationMethod {
+  return METHODS[method].kind === 'operation';
 }
 
 /**

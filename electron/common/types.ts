@@ -9,7 +9,61 @@
  * never as HTML.
  */
 
-export type ErrorCode = `E_${string}`;
+import type { OperationMethod, ValueMap } from './methods.js';
+
+/**
+ * The stable error codes of DESIGN §9, as the SDK's `ErrorCode` lists them (sdk/src/errors.ts). The
+ * contract imports nothing from the SDK (DESIGN §2), so the list is spelled here;
+ * electron/host/conformance.ts stops `tsc` when the two differ.
+ */
+export type ErrorCode =
+  | 'E_GZIP'
+  | 'E_TAR'
+  | 'E_ENTRY_TYPE'
+  | 'E_PATH'
+  | 'E_DUPLICATE'
+  | 'E_ORDER'
+  | 'E_LIMIT'
+  | 'E_JSON'
+  | 'E_VERSION_MAJOR'
+  | 'E_SCHEMA'
+  | 'E_SEMANTIC'
+  | 'E_HASH'
+  | 'E_UNLISTED'
+  | 'E_MISSING'
+  | 'E_SIGNATURE'
+  | 'E_UNTRUSTED'
+  | 'E_REVOKED'
+  | 'E_CATALOG'
+  | 'E_ROLLBACK'
+  | 'E_STALE'
+  | 'E_DOC_HASH'
+  | 'E_DOWNLOAD'
+  | 'E_IMMUTABLE'
+  | 'E_RESOLVE'
+  | 'E_INCOMPATIBLE'
+  | 'E_DENIED'
+  | 'E_ENTITLEMENT'
+  | 'E_LOCKED'
+  | 'E_DEPENDENTS'
+  | 'E_NOT_INSTALLED'
+  | 'E_NOT_FOUND'
+  | 'E_INPUT'
+  | 'E_OUTPUT'
+  | 'E_TIMEOUT'
+  | 'E_OUTPUT_LIMIT'
+  | 'E_RUNTIME_UNSUPPORTED'
+  | 'E_NOT_GRANTED'
+  | 'E_SANDBOX_UNAVAILABLE'
+  | 'E_TOOL'
+  | 'E_PROTOCOL'
+  | 'E_DISABLED'
+  | 'E_POLICY'
+  | 'E_USAGE'
+  | 'E_IO'
+  | 'E_CANCELLED'
+  | 'E_HOST_CALLBACK'
+  | 'E_CONFLICT';
 
 export interface HostError {
   code: ErrorCode;
@@ -918,36 +972,71 @@ export interface Operation<T = unknown> {
   readonly __value?: T;
 }
 
+/**
+ * The phases of a long operation: the SDK's (`ProgressPhase`: download, hash, read, verify, extract,
+ * write, switch, resource, run; conformance.ts keeps them equal) and the host service's own steps
+ * (`check` doctor, `policy` policy.apply, `gc` cache.gc, `refresh` remotes.refresh).
+ */
+export type ProgressPhase =
+  'download' | 'hash' | 'read' | 'verify' | 'extract' | 'write' | 'switch' | 'resource' | 'run' | 'check' | 'policy' | 'gc' | 'refresh';
+
 export interface ProgressData {
-  phase: string;
+  phase: ProgressPhase;
+  /** Bytes or items done within the phase. */
   done: number;
+  /** Bytes or items the phase will do, when known. */
   total?: number;
+  /** What the phase is working on (a remote's name while refreshing). */
   item?: string;
   /** Workflow runs: the step running. */
   step?: string;
+  /** Tool and workflow runs: the tool running. */
   tool?: string;
 }
 
+/**
+ * One operation in the operations tray (`operations.list`). A listing for the tray, so `method` and
+ * `result` are not narrowed by method here; `operations.wait` and the `operation` event carry the
+ * Result typed by the method that started it.
+ */
 export interface OperationInfo {
   operation: string;
+  /** The operation method that started it (`installs.install`, `run.tool`, ...). */
   method: string;
   /** A short label for the operations tray ("Install acme/pdf"). */
   label: string;
   state: OperationState;
   startedAt: string;
   finishedAt: string | null;
+  /** Whether `operations.cancel` can stop it part-way. */
   cancellable: boolean;
+  /** The last progress reported, null before the first. */
   progress: ProgressData | null;
-  /** Set when finished. */
+  /** Set when finished: what `operations.wait` resolves with. */
   result: Result<unknown> | null;
 }
 
+/** Progress of a running operation. */
+export type ProgressEvent<M extends OperationMethod = OperationMethod> = {
+  [K in M]: { type: 'progress'; operation: string; method: K } & ProgressData;
+}[M];
+
+/** An operation started (`running`) or ended; the final event carries its Result, typed by the method. */
+export type OperationEvent<M extends OperationMethod = OperationMethod> = {
+  [K in M]: { type: 'operation'; operation: string; method: K; state: OperationState; result?: Result<ValueMap[K]> };
+}[M];
+
+/** What the host pushes to every subscriber: operation progress and ends, and what changed. */
 export type HostEvent =
-  | ({ type: 'progress'; operation: string; method: string } & ProgressData)
-  | { type: 'operation'; operation: string; method: string; state: OperationState; result?: Result<unknown> }
+  | ProgressEvent
+  | OperationEvent
+  /** What is installed changed (here or in another process on the same home): reload installs.overview. */
   | { type: 'installed-changed' }
+  /** A remote was added, removed or refreshed: reload remotes.status. */
   | { type: 'remotes-changed' }
+  /** What the catalogue shows changed (a refresh, a search index): run catalogue.query again. */
   | { type: 'catalogue-changed' }
+  /** A workspace was confirmed or forgotten: reload workspaces.list. */
   | { type: 'workspaces-changed' }
-  /** Issue 17: the host applied the organisation policy (policy.show has the outcome). */
+  /** The host applied the organisation policy (policy.show has the outcome). */
   | { type: 'policy-changed' };

@@ -5,7 +5,8 @@
  * kept (the last 100) so a UI that reconnects can still read their results.
  */
 import { randomBytes } from 'node:crypto';
-import type { HostEvent, OperationInfo, OperationState, ProgressData, Result } from '../common/types.js';
+import type { OperationMethod, ValueMap } from '../common/methods.js';
+import type { HostEvent, OperationEvent, OperationInfo, OperationState, ProgressData, ProgressEvent, Result } from '../common/types.js';
 
 export interface OperationContext {
   signal: AbortSignal;
@@ -23,7 +24,15 @@ const KEEP_FINISHED = 100;
 export class Operations {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly emit: (event: HostEvent) => void) {}
+  constructor(private readonly send: (event: HostEvent) => void) {}
+
+  /**
+   * An event of one operation, typed by its method M. TypeScript does not see that an event for a
+   * generic M is one member of the HostEvent union (microsoft/TypeScript#30581), so it is said here, once.
+   */
+  private emit<M extends OperationMethod>(event: ProgressEvent<M> | OperationEvent<M>): void {
+    this.send(event as HostEvent);
+  }
 
   /**
    * Starts `work` now and returns its id. `work` resolves to a Result (it must not throw: the
@@ -31,7 +40,12 @@ export class Operations {
    * (DESIGN §9: the user or host cancelled; E_DENIED is only for a refused approval) unless the work
    * already finished.
    */
-  start(method: string, label: string, cancellable: boolean, work: (ctx: OperationContext) => Promise<Result<unknown>>): string {
+  start<M extends OperationMethod>(
+    method: M,
+    label: string,
+    cancellable: boolean,
+    work: (ctx: OperationContext) => Promise<Result<ValueMap[M]>>,
+  ): string {
     const operation = `op_${randomBytes(12).toString('base64url')}`;
     const controller = new AbortController();
     const info: OperationInfo = {
@@ -55,14 +69,14 @@ export class Operations {
         if (p.step !== undefined) progress.step = p.step;
         if (p.tool !== undefined) progress.tool = p.tool;
         info.progress = progress;
-        this.emit({ type: 'progress', operation, method, ...progress });
+        this.emit<M>({ type: 'progress', operation, method, ...progress });
       },
     };
-    this.emit({ type: 'operation', operation, method, state: 'running' });
-    const done = (async (): Promise<Result<unknown>> => {
+    this.emit<M>({ type: 'operation', operation, method, state: 'running' });
+    const done = (async (): Promise<Result<ValueMap[M]>> => {
       // Let the caller receive the id before the first progress event.
       await Promise.resolve();
-      let result: Result<unknown>;
+      let result: Result<ValueMap[M]>;
       try {
         result = await work(ctx);
       } catch (error) {
@@ -86,7 +100,7 @@ export class Operations {
       info.state = state;
       info.finishedAt = new Date().toISOString();
       info.result = result;
-      this.emit({ type: 'operation', operation, method, state, result });
+      this.emit<M>({ type: 'operation', operation, method, state, result });
       this.prune();
       return result;
     })();
@@ -98,8 +112,8 @@ export class Operations {
     return [...this.entries.values()].map((e) => structuredClone(e.info)).reverse();
   }
 
-  /** The final Result of an operation (waits while it runs). */
-  async wait(operation: string): Promise<Result<Result<unknown>>> {
+  /** The final Result of an operation (waits while it runs); E_NOT_FOUND for an id not kept. */
+  async wait(operation: string): Promise<Result<unknown>> {
     const entry = this.entries.get(operation);
     if (entry === undefined)
       return {
@@ -109,7 +123,7 @@ export class Operations {
           message: `There is no operation ${operation}; it may have finished long ago (the host keeps the last ${KEEP_FINISHED}).`,
         },
       };
-    return { ok: true, value: await entry.done };
+    return entry.done;
   }
 
   cancel(operation: string): Result<{ cancelled: boolean }> {

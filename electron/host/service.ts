@@ -25,12 +25,14 @@ import { createHostClient, type HostClient } from '../common/client.js';
 import {
   checkArguments,
   isHostMethod,
+  isOperationMethod,
   METHODS,
   SIDELOAD_CHUNK_BYTES,
+  type ArgsMap,
   type HostMethod,
-  type MethodArgs,
-  type MethodValue,
   type OperationMethod,
+  type ValueMap,
+  type WireResult,
 } from '../common/methods.js';
 import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, PolicyStatusData, Result } from '../common/types.js';
 import { BundleImports, type BundleValueStore } from './bundle-imports.js';
@@ -76,12 +78,17 @@ export interface HostService {
   close(): Promise<void>;
 }
 
-type CallMethod = Exclude<HostMethod, OperationMethod>;
-type CallImpl = { [M in CallMethod]: (...args: MethodArgs<M>) => Promise<MethodValue<M>> };
+/** Methods that answer with a Result of their own rather than a value to wrap. */
+type DirectMethod = 'operations.wait' | 'operations.cancel';
+const isDirect = (method: HostMethod): method is DirectMethod => method === 'operations.wait' || method === 'operations.cancel';
+type DirectImpl = { [M in DirectMethod]: (...args: ArgsMap[M]) => Promise<WireResult<M>> };
+type CallMethod = Exclude<HostMethod, OperationMethod | DirectMethod>;
+type Erased<R> = (...args: unknown[]) => Promise<R>;
+type CallImpl = { [M in CallMethod]: (...args: ArgsMap[M]) => Promise<ValueMap[M]> };
 type OperationImpl = {
   [M in OperationMethod]: {
-    label: (...args: MethodArgs<M>) => string;
-    run: (ctx: OperationContext, ...args: MethodArgs<M>) => Promise<MethodValue<M>>;
+    label: (...args: ArgsMap[M]) => string;
+    run: (ctx: OperationContext, ...args: ArgsMap[M]) => Promise<ValueMap[M]>;
   };
 };
 
@@ -203,13 +210,11 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const calls: CallImpl = {
     'host.info': async () =>
       settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
-    'catalogue.search': (query, filters = {}) => arc.search(query, filters),
     'catalogue.query': (request = {}) => catalogue.query(request),
     'catalogue.index': (request = {}) => catalogueIndex.page(request),
     'catalogue.known': (request = {}) => catalogueIndex.known(request),
     'catalogue.show': (id) => arc.packageDoc(id),
     'catalogue.detail': (id, opts = {}) => catalogue.detail(id, opts),
-    'installs.list': () => arc.list(),
     'installs.overview': () => installed.overview(),
     'installs.detail': (id) => installed.detail(id),
     'installs.plan': async (target): Promise<PlanData> => ownKeyMarked(target, planView(await arc.plan(toRequest(target)))),
@@ -254,11 +259,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     },
     'remotes.remove': async (name) => {
       await settings.removeRemote(name);
-      remotesChanged();
-      return null;
-    },
-    'remotes.update': async () => {
-      await arc.refreshRemotes();
       remotesChanged();
       return null;
     },
@@ -307,9 +307,12 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     },
     'agents.mcp': (ids) => arc.agentMcp(ids),
     'operations.list': async () => operations.list(),
-    // Handled in dispatch (they return Results of their own); listed so the table stays complete.
-    'operations.wait': async () => null,
-    'operations.cancel': async () => ({ cancelled: false }),
+  };
+
+  /** The operations' own methods answer with a Result of their own (the operation's, or E_NOT_FOUND). */
+  const direct: DirectImpl = {
+    'operations.wait': (id) => operations.wait(id),
+    'operations.cancel': async (id) => operations.cancel(id),
   };
 
   const ops: OperationImpl = {
@@ -331,10 +334,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
         }
         return { ...result, plan: ownKeyMarked(target, planView(result.plan)) };
       },
-    },
-    'installs.update': {
-      label: (ids) => (ids === null || ids === undefined ? 'Update everything' : `Update ${ids.join(', ')}`),
-      run: (ctx, ids, approval) => applyUpdate(ctx, ids ?? null, approval),
     },
     'updates.apply': {
       label: (ids) => (ids === null ? 'Update everything' : `Update ${ids.join(', ')}`),
@@ -364,7 +363,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
         }
       },
     },
-    'installs.doctor': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
     'doctor.run': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
     'remotes.refresh': {
       label: (name) => (name === null || name === undefined ? 'Refresh every registry' : `Refresh ${name}`),
@@ -432,25 +430,25 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     return { ...result, plan: planView(result.plan) };
   }
 
+  /** Starts operation `method` and answers its id at once (operations.ts). */
+  function start<M extends OperationMethod>(method: M, args: ArgsMap[M]): Result<{ operation: string }> {
+    const op = ops[method];
+    const cancellable = METHODS[method].cancellable === true;
+    const id = operations.start(method, op.label(...args), cancellable, (ctx) => settle(() => op.run(ctx, ...args)));
+    return { ok: true, value: { operation: id } };
+  }
+
   async function dispatch(method: unknown, args: unknown): Promise<Result<unknown>> {
     if (!isHostMethod(method))
       return failure({ code: 'E_USAGE', message: `"${String(method).slice(0, 100)}" is not a method of the Arcotheon host API.` });
     const problem = checkArguments(method, args);
     if (problem !== null) return failure({ code: 'E_USAGE', message: problem });
+    // `args` fit the method's schema now, so they are ArgsMap[method]; TypeScript cannot follow a
+    // method name known only at run time to its arguments, so the handler is called by its erased type.
     const list = args as unknown[];
-    if (method === 'operations.wait') return operations.wait(list[0] as string);
-    if (method === 'operations.cancel') return operations.cancel(list[0] as string);
-    const spec = METHODS[method];
-    if (spec.kind === 'operation') {
-      const op = ops[method as OperationMethod] as {
-        label: (...a: unknown[]) => string;
-        run: (ctx: OperationContext, ...a: unknown[]) => Promise<unknown>;
-      };
-      const id = operations.start(method, op.label(...list), spec.cancellable === true, (ctx) => settle(() => op.run(ctx, ...list)));
-      return { ok: true, value: { operation: id } };
-    }
-    const fn = calls[method as CallMethod] as (...a: unknown[]) => Promise<unknown>;
-    return settle(() => fn(...list));
+    if (isDirect(method)) return (direct[method] as Erased<Result<unknown>>)(...list);
+    if (isOperationMethod(method)) return start(method, list as ArgsMap[OperationMethod]);
+    return settle(() => (calls[method] as Erased<unknown>)(...list));
   }
 
   return {

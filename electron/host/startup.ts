@@ -22,8 +22,7 @@ export interface StartUpOutcome {
 async function runToEnd(service: Pick<HostService, 'dispatch'>, method: 'policy.apply' | 'doctor.run'): Promise<Result<unknown>> {
   const started = await service.dispatch(method, []);
   if (!started.ok) return started;
-  const waited = await service.dispatch('operations.wait', [(started.value as { operation: string }).operation]);
-  return waited.ok ? (waited.value as Result<unknown>) : waited;
+  return service.dispatch('operations.wait', [(started.value as { operation: string }).operation]);
 }
 
 /**

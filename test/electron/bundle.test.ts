@@ -70,8 +70,8 @@ describe('the desktop bundles', () => {
     if (!info.ok) throw new Error(info.error.message);
     expect(info.value as HostInfoData).toMatchObject({ appVersion: '9.9.9', home });
     // The bundled example registry is the default remote.
-    const hits = await channel.call('catalogue.search', ['csv']);
-    expect(hits.ok && (hits.value as Array<{ id: string }>).some((h) => h.id === 'acme/csv-summary')).toBe(true);
+    const hits = await channel.call('catalogue.query', [{ text: 'csv' }]);
+    expect(hits.ok && (hits.value as { hits: Array<{ id: string }> }).hits.some((h) => h.id === 'acme/csv-summary')).toBe(true);
     const refused = await channel.call('catalogue.show', [{ not: 'an id' }] as never);
     expect(refused).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     // The start-up doctor: an operation whose final event reaches main.

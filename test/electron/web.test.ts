@@ -108,14 +108,14 @@ describe('web host', () => {
       const message = JSON.parse(data.toString()) as { event?: HostEvent };
       if (message.event !== undefined) events.push(message.event);
     });
-    expect((await call(ws, 1, 'installs.list', [])).result).toEqual({ ok: true, value: [] });
+    expect((await call(ws, 1, 'installs.overview', [])).result).toEqual({ ok: true, value: [] });
     const planned = await call(ws, 2, 'installs.plan', ['acme/lib']);
     const digest = (planned.result.value as { digest: string }).digest;
     // A long method answers with its operation at once; operations.wait gives its Result.
     const started = await call(ws, 3, 'installs.install', ['acme/lib', { approvedDigest: digest }]);
     expect(started.result).toMatchObject({ ok: true, value: { operation: expect.stringMatching(/^op_/) } });
     const installed = await call(ws, 4, 'operations.wait', [(started.result.value as { operation: string }).operation]);
-    expect(installed.result).toMatchObject({ ok: true, value: { ok: true, value: { applied: true } } });
+    expect(installed.result).toMatchObject({ ok: true, value: { applied: true } });
     expect(events.some((e) => e.type === 'installed-changed')).toBe(true);
     expect(events.some((e) => e.type === 'progress' && e.phase === 'download')).toBe(true);
     ws.close();

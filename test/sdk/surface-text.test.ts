@@ -20,8 +20,7 @@ import { adcap } from './cli/run-cli.js';
 /** An operation's own Result: long methods answer { operation } at once, operations.wait the outcome. */
 async function outcome(host: HostService, started: Result<unknown>): Promise<Result<unknown>> {
   if (!started.ok) return started;
-  const waited = await host.dispatch('operations.wait', [(started.value as { operation: string }).operation]);
-  return waited.ok ? (waited.value as Result<unknown>) : waited;
+  return host.dispatch('operations.wait', [(started.value as { operation: string }).operation]);
 }
 
 /** What only a developer calling the SDK knows: API calls, option names, callbacks, the contract. */

@@ -109,7 +109,7 @@ describe('arcotheon ui applies the organisation policy at start-up', () => {
       expect(status.error).toMatchObject({ code: 'E_POLICY', message: expect.stringContaining(policyFile) });
       expect(status.lastApply).toMatchObject({ result: null, error: { code: 'E_POLICY' } });
       // Still serving: read-only work answers.
-      expect(await ui.service.api.installs.list()).toEqual({ ok: true, value: [] });
+      expect(await ui.service.api.installs.overview()).toEqual({ ok: true, value: [] });
     } finally {
       await ui.stop();
     }

@@ -40,12 +40,12 @@ describe('createHostClient', () => {
   it('sends the method name and the arguments, without trailing undefined ones', async () => {
     const { calls, call } = recorder();
     const client = createHostClient(call);
-    await client.catalogue.search('pdf', { tier: 'pro' });
-    await client.installs.update(undefined, undefined);
+    await client.catalogue.query({ text: 'pdf', filters: { tier: 'pro' } });
+    await client.updates.apply(null, undefined);
     await client.run.tool('acme/echo', 'main', { a: 1 });
     expect(calls).toEqual([
-      { method: 'catalogue.search', args: ['pdf', { tier: 'pro' }] },
-      { method: 'installs.update', args: [] },
+      { method: 'catalogue.query', args: [{ text: 'pdf', filters: { tier: 'pro' } }] },
+      { method: 'updates.apply', args: [null] },
       { method: 'run.tool', args: ['acme/echo', 'main', { a: 1 }] },
     ]);
   });
@@ -53,7 +53,7 @@ describe('createHostClient', () => {
   it('waits for an operation: its Result, or the failure that stopped it from starting', async () => {
     const final: Result<unknown> = { ok: true, value: { applied: true, installed: [], plan: {} } };
     const { calls, call } = recorder((method) =>
-      method === 'operations.wait' ? { ok: true, value: final } : { ok: true, value: { operation: 'op_AAAAAAAAAAAAAAAAAAAAAAAA' } },
+      method === 'operations.wait' ? final : { ok: true, value: { operation: 'op_AAAAAAAAAAAAAAAAAAAAAAAA' } },
     );
     const client = createHostClient(call);
     const started = await client.installs.install('acme/echo', { approvedDigest: 'a'.repeat(64) });

@@ -1,5 +1,5 @@
 // The host service tells the page when another process changes the home (adcap in a terminal, a
-// second app): the SDK's change events become installed-changed, and installs.list then shows the
+// second app): the SDK's change events become installed-changed, and installs.overview then shows the
 // change. A real second process installs from a real registry on the same home.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 describe('installed-changed for changes made by another process', () => {
-  it('fires when a second process installs and uninstalls, and installs.list follows', async () => {
+  it('fires when a second process installs and uninstalls, and installs.overview follows', async () => {
     const home = await reg.newHome();
     const host = createHostService(new Arcotheon(reg.options(home)));
     const events: HostEvent[] = [];
@@ -31,18 +31,18 @@ describe('installed-changed for changes made by another process', () => {
     const child = spawnBundle(bundle, [options]);
     const changes = (): number => events.filter((e) => e.type === 'installed-changed').length;
     try {
-      expect(await host.api.installs.list()).toEqual({ ok: true, value: [] });
+      expect(await host.api.installs.overview()).toEqual({ ok: true, value: [] });
       await waitForLine(child, (line) => line === 'ready', 60_000);
       child.stdin.write('install acme/elsewhere\n');
       await waitForLine(child, (line) => line === 'did install acme/elsewhere', 60_000);
       await expect.poll(changes, { timeout: 10_000 }).toBeGreaterThan(0);
-      const listed = await host.api.installs.list();
+      const listed = await host.api.installs.overview();
       expect(listed.ok && listed.value.map((c) => c.id)).toEqual(['acme/elsewhere']);
       const before = changes();
       child.stdin.write('uninstall acme/elsewhere\n');
       await waitForLine(child, (line) => line === 'did uninstall acme/elsewhere', 60_000);
       await expect.poll(changes, { timeout: 10_000 }).toBeGreaterThan(before);
-      expect(await host.api.installs.list()).toEqual({ ok: true, value: [] });
+      expect(await host.api.installs.overview()).toEqual({ ok: true, value: [] });
     } finally {
       child.kill('SIGKILL');
       await exited(child);

@@ -72,7 +72,7 @@ describe('host operations', () => {
       error: { code: 'E_CANCELLED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } },
     });
     expect(events.at(-1)).toMatchObject({ type: 'operation', operation: started.value.operation, state: 'cancelled' });
-    expect(await client.installs.list()).toEqual({ ok: true, value: [] });
+    expect(await client.installs.overview()).toEqual({ ok: true, value: [] });
     // Cancelling again, or an unknown operation.
     expect(await client.operations.cancel(started.value.operation)).toEqual({ ok: true, value: { cancelled: false } });
     expect(await client.operations.cancel('op_AAAAAAAAAAAAAAAAAAAAAAAA')).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });

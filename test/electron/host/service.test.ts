@@ -33,8 +33,8 @@ beforeAll(async () => {
 async function finished(host: HostService, started: Promise<{ ok: boolean; value?: unknown }>): Promise<unknown> {
   const value = await started;
   if (!value.ok) return value;
-  const waited = await host.dispatch('operations.wait', [(value.value as { operation: string }).operation]);
-  return waited.ok ? waited.value : waited;
+  // operations.wait answers with the operation's own Result.
+  return host.dispatch('operations.wait', [(value.value as { operation: string }).operation]);
 }
 
 async function service(): Promise<{ host: HostService; events: HostEvent[] }> {
@@ -53,8 +53,11 @@ describe('host service', () => {
 
   it('searches and shows the catalogue', async () => {
     const { host } = await service();
-    const found = await host.dispatch('catalogue.search', ['echo']);
-    expect(found).toMatchObject({ ok: true, value: [expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' })] });
+    const found = await host.dispatch('catalogue.query', [{ text: 'echo' }]);
+    expect(found).toMatchObject({
+      ok: true,
+      value: { hits: [expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' })] },
+    });
     const shown = await host.dispatch('catalogue.show', ['acme/echo']);
     expect(shown).toMatchObject({
       ok: true,
@@ -81,7 +84,7 @@ describe('host service', () => {
         (e) => e.type === 'progress' && e.method === 'installs.install' && e.phase === 'download' && e.item === 'acme/echo@1.0.0',
       ),
     ).toBe(true);
-    expect(await host.dispatch('installs.list', [])).toMatchObject({
+    expect(await host.dispatch('installs.overview', [])).toMatchObject({
       ok: true,
       value: [{ id: 'acme/echo', grants: ['fs:read:workspace'] }, { id: 'acme/lib' }],
     });
@@ -119,7 +122,7 @@ describe('host service', () => {
     const { host } = await service();
     expect(await host.dispatch('installs.__proto__', [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(await host.dispatch('constructor', [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(await host.dispatch('installs.list', 'not an array')).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await host.dispatch('installs.overview', 'not an array')).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     // An install without an approval digest never reaches the SDK.
     expect(await host.dispatch('installs.install', ['acme/echo'])).toMatchObject({
       ok: false,

@@ -64,7 +64,7 @@ describe('startUp', () => {
           lastApply: { error: null, result: { failed: [{ id: 'acme/absent' }] } },
         },
       });
-      expect(await service.api.installs.list()).toMatchObject({ ok: true, value: [{ id: 'acme/present', version: '1.0.0' }] });
+      expect(await service.api.installs.overview()).toMatchObject({ ok: true, value: [{ id: 'acme/present', version: '1.0.0' }] });
     } finally {
       await service.close();
     }

@@ -77,8 +77,8 @@ async function setup() {
 describe('IPC router: sender, method and arguments checked before anything runs', () => {
   it('routes a host call from the window to the host service in the utility and back', async () => {
     const { route, calls } = await setup();
-    expect(await route(trusted, 'installs.list', [])).toEqual({ ok: true, value: [] });
-    expect(calls).toEqual(['installs.list']);
+    expect(await route(trusted, 'installs.overview', [])).toEqual({ ok: true, value: [] });
+    expect(calls).toEqual(['installs.overview']);
   });
 
   it.each([
@@ -89,7 +89,7 @@ describe('IPC router: sender, method and arguments checked before anything runs'
   ])('refuses %s with E_DENIED, and nothing reaches the utility', async (_what, sender) => {
     const { route, calls, desktop, refused } = await setup();
     for (const [method, args] of [
-      ['installs.list', []],
+      ['installs.overview', []],
       ['desktop.pickWorkspace', []],
     ] as const) {
       const result = await route(sender, method, args);
@@ -118,8 +118,8 @@ describe('IPC router: sender, method and arguments checked before anything runs'
       ok: false,
       error: { code: 'E_USAGE' },
     });
-    expect(await route(trusted, 'installs.list', ['extra'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(await route(trusted, 'installs.list', { 0: 'x' })).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await route(trusted, 'installs.overview', ['extra'])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await route(trusted, 'installs.overview', { 0: 'x' })).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(calls).toEqual([]);
   });
 
@@ -167,13 +167,13 @@ describe('utility channel', () => {
 
   it('waits for ready, matches replies by id in any order, and drops malformed messages', async () => {
     const { channel, posted, send } = scripted();
-    const first = channel.call('installs.list', []);
+    const first = channel.call('installs.overview', []);
     const second = channel.call('remotes.list', []);
     await tick();
     expect(posted).toEqual([]);
     send({ kind: 'ready' });
     await tick();
-    expect(posted.map((m) => m.kind === 'call' && m.method)).toEqual(['installs.list', 'remotes.list']);
+    expect(posted.map((m) => m.kind === 'call' && m.method)).toEqual(['installs.overview', 'remotes.list']);
     const [a, b] = posted as Array<Extract<ToUtility, { kind: 'call' }>>;
     for (const junk of [
       null,
@@ -193,13 +193,13 @@ describe('utility channel', () => {
   it('fails pending calls with E_IO when the utility exits, and waits for the restarted one', async () => {
     const { channel, posted, send } = scripted();
     send({ kind: 'ready' });
-    const pending = channel.call('installs.list', []);
+    const pending = channel.call('installs.overview', []);
     await tick();
     channel.exited(7);
     const failed = (await pending) as Result<unknown>;
     expect(failed).toMatchObject({ ok: false, error: { code: 'E_IO' } });
     if (!failed.ok) expect(failed.error.message).toContain('exit code 7');
-    const later = channel.call('installs.list', []);
+    const later = channel.call('installs.overview', []);
     await tick();
     expect(posted).toHaveLength(1);
     send({ kind: 'ready' });

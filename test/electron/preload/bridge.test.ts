@@ -28,16 +28,16 @@ describe('the preload bridge', () => {
   it('sends every call over the one invoke channel, and refuses malformed calls before IPC', async () => {
     const { ipc, invoked } = fakeIpc();
     const bridge = createPreloadBridge(ipc);
-    expect(await bridge.call('installs.list', [])).toEqual({ ok: true, value: 'answer' });
+    expect(await bridge.call('installs.overview', [])).toEqual({ ok: true, value: 'answer' });
     await bridge.desktop.provideSecret('sr_abcdefghijklmnopqrstuv', null);
     await bridge.desktop.pickWorkspace();
     expect(invoked).toEqual([
-      [IPC.call, 'installs.list', []],
+      [IPC.call, 'installs.overview', []],
       [IPC.call, 'desktop.provideSecret', ['sr_abcdefghijklmnopqrstuv', null]],
       [IPC.call, 'desktop.pickWorkspace', []],
     ]);
     expect(await bridge.call(42 as never, [])).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
-    expect(await bridge.call('installs.list', 'x' as never)).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+    expect(await bridge.call('installs.overview', 'x' as never)).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     expect(invoked).toHaveLength(3);
   });
 

@@ -95,16 +95,16 @@ describe('update refuses a registry takeover', () => {
     expect((await arc.state('acme/app')).active).toBe('1.0.0');
   });
 
-  it('host service: installs.update leaves the package where it came from', async () => {
+  it('host service: updates.apply leaves the package where it came from', async () => {
     const { arc } = await installedThenAttackerAdded();
     const host = createHostService(arc);
-    // installs.update is a long operation: it answers with an operation id, and its result comes
+    // updates.apply is a long operation: it answers with an operation id, and its result comes
     // through operations.wait.
-    const started = await host.dispatch('installs.update', [null]);
+    const started = await host.dispatch('updates.apply', [null]);
     expect(started).toMatchObject({ ok: true, value: { operation: expect.any(String) } });
     const result = await host.dispatch('operations.wait', [(started as { value: { operation: string } }).value.operation]);
-    // dispatch wraps the operation's own Result.
-    expect(result).toMatchObject({ ok: true, value: { ok: true, value: { applied: false, installed: [] } } });
+    // operations.wait answers with the operation's own Result.
+    expect(result).toMatchObject({ ok: true, value: { applied: false, installed: [] } });
     await host.close();
     expect((await arc.state('acme/app')).versions['1.0.0']?.source).toMatchObject({ remote: 'test' });
   });
