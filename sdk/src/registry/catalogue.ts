@@ -137,7 +137,11 @@ export interface VerifiedTopLevel {
  * `state.payloadSha256` is compared only when `sameLayout` (the floor was a v2 top level): a v1
  * catalogue and the v2 top level of one build share a sequence but not their content.
  */
-export function verifyTopLevel(bytes: Uint8Array, rootKeys: readonly RootKey[], state: CatalogueState & { sameLayout: boolean }): VerifiedTopLevel {
+export function verifyTopLevel(
+  bytes: Uint8Array,
+  rootKeys: readonly RootKey[],
+  state: CatalogueState & { sameLayout: boolean },
+): VerifiedTopLevel {
   const catalogueSha256 = sha256Hex(bytes);
   const { payload: signed, signedBy } = checkCatalogueSignature(parseCatalogueBytes(bytes), rootKeys, CATALOG_V2_CONTEXT);
   const payload = checkTopLevelPayload(signed);

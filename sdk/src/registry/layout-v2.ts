@@ -80,7 +80,10 @@ export function binOf(id: string, bins: number): number {
 
 /** The search record of a catalogue record. */
 export function searchRecordOf(id: string, c: Omit<CatalogueCapability, 'doc'>): SearchRecord {
-  const flags = (c.tier === 'pro' ? SEARCH_FLAG_PRO : 0) | (c.access === 'entitled' ? SEARCH_FLAG_ENTITLED : 0) | (c.deprecated ? SEARCH_FLAG_DEPRECATED : 0);
+  const flags =
+    (c.tier === 'pro' ? SEARCH_FLAG_PRO : 0) |
+    (c.access === 'entitled' ? SEARCH_FLAG_ENTITLED : 0) |
+    (c.deprecated ? SEARCH_FLAG_DEPRECATED : 0);
   return [id, c.name, c.summary, c.keywords, c.latest ?? null, c.latestPrerelease ?? null, flags];
 }
 
@@ -236,10 +239,15 @@ export function checkTopLevelPayload(value: unknown): TopLevelPayload {
   if (typeof registry !== 'string' || registry.length === 0) throw malformed(what, '/registry must be a name');
   if (spec !== 2) throw malformed(what, '/spec must be 2');
   if (!Number.isSafeInteger(sequence) || (sequence as number) < 0) throw malformed(what, '/sequence must be a whole number');
-  if (typeof generatedAt !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(generatedAt) || Number.isNaN(Date.parse(generatedAt))) {
+  if (
+    typeof generatedAt !== 'string' ||
+    !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(generatedAt) ||
+    Number.isNaN(Date.parse(generatedAt))
+  ) {
     throw malformed(what, '/generatedAt must be a UTC date-time such as 2026-11-30T12:00:00Z');
   }
-  if (!Number.isSafeInteger(fanout) || (fanout as number) < 1 || (fanout as number) > MAX_FANOUT) throw malformed(what, '/fanout must be 1-4096');
+  if (!Number.isSafeInteger(fanout) || (fanout as number) < 1 || (fanout as number) > MAX_FANOUT)
+    throw malformed(what, '/fanout must be 1-4096');
   if (!Number.isSafeInteger(capabilities) || (capabilities as number) < 0) throw malformed(what, '/capabilities must be a count');
   const f = fanout as number;
   if (!Array.isArray(nodes) || nodes.length !== f || !nodes.every((pin) => isPin(pin, 'nodes'))) {
@@ -298,7 +306,8 @@ export function parseBin(bytes: Uint8Array, bin: number, bins: number, path: str
   if (!isPlainObject(value)) throw malformed(what, 'it is not an object of records');
   const out: Record<string, CatalogueCapability> = Object.create(null) as Record<string, CatalogueCapability>;
   for (const [id, record] of Object.entries(value)) {
-    if (splitCapabilityId(id) === null || binOf(id, bins) !== bin) throw malformed(what, `${JSON.stringify(id)} does not belong in bin ${bin}`);
+    if (splitCapabilityId(id) === null || binOf(id, bins) !== bin)
+      throw malformed(what, `${JSON.stringify(id)} does not belong in bin ${bin}`);
     if (!isPlainObject(record)) throw malformed(what, `/${id} is not a record`);
     const doc = record['doc'];
     if (
@@ -371,7 +380,8 @@ export function parseSearchPack(raw: Uint8Array, node: number, fanout: number, p
     ) {
       throw malformed(what, 'a record is not [id, name, summary, keywords, latest, latestPrerelease, flags]');
     }
-    if (Math.floor(binOf(record[0], bins) / fanout) !== node) throw malformed(what, `${JSON.stringify(record[0])} is not under node ${node}`);
+    if (Math.floor(binOf(record[0], bins) / fanout) !== node)
+      throw malformed(what, `${JSON.stringify(record[0])} is not under node ${node}`);
   }
   return value as SearchRecord[];
 }

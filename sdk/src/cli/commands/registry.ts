@@ -124,15 +124,31 @@ export function register(program: Command, ctx: CliContext): void {
 
   registry
     .command('build')
-    .description('write package documents, then the signed catalogue (sequence = previous + 1)')
+    .description('write package documents, v2/ and v1/, then the signed top level and catalogue (sequence = previous + 1)')
     .argument('<dir>', 'registry directory')
     .requiredOption('--root-key <keyfile>', 'root key file (repeatable, e.g. old and new during a rotation)', collect, [] as string[])
-    .action(async (dirArg: string, opts: { rootKey: string[] }) => {
-      const result = await buildRegistry(ctx.resolvePath(dirArg), { rootKeys: await readKeys(ctx, opts.rootKey) });
+    .option('--v1-max-mib <n>', 'largest v1/catalog.json; past it v1/ lists the most recent capabilities that fit (default 16)', (v) =>
+      parsePositive(v, '--v1-max-mib'),
+    )
+    .option('--gc-grace-days <n>', 'delete v2/ files no snapshot references after this many days (default 7)', (v) =>
+      parsePositive(v, '--gc-grace-days'),
+    )
+    .action(async (dirArg: string, opts: { rootKey: string[]; v1MaxMib?: number; gcGraceDays?: number }) => {
+      const result = await buildRegistry(ctx.resolvePath(dirArg), {
+        rootKeys: await readKeys(ctx, opts.rootKey),
+        ...(opts.v1MaxMib === undefined ? {} : { v1MaxBytes: Math.floor(opts.v1MaxMib * 1024 * 1024) }),
+        ...(opts.gcGraceDays === undefined ? {} : { gcGraceMs: opts.gcGraceDays * 86_400_000 }),
+      });
+      const written = result.v2.written;
       output.result(result, () => [
         `built catalogue sequence ${result.sequence} at ${result.generatedAt}: ` +
           `${result.capabilities} capabilities, ${result.documentsWritten} document(s) changed`,
-        `sync v1/ to your host with the catalogue last (${result.catalogPath})`,
+        `v2/: F=${result.v2.fanout}, wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ` +
+          `${written.docs} document(s), ${written.publishers} publisher bin(s); collected ${result.v2.collected} old file(s)`,
+        ...(result.v1Listed < result.capabilities
+          ? [`v1/ lists the ${result.v1Listed} most recently published capabilities that fit its size limit (v2/ lists all)`]
+          : []),
+        `upload v2/ and v1/ with the two catalog.json files last (docs/deploy.md "Upload order")`,
       ]);
     });
 
@@ -160,6 +176,12 @@ export function register(program: Command, ctx: CliContext): void {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+function parsePositive(value: string, flag: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0) throw new AdcapError('E_USAGE', `${flag} ${value} is not a positive number.`);
+  return n;
 }
 
 function parsePort(value: string): number {

@@ -188,7 +188,9 @@ export async function buildRegistry(root: string, options: BuildRegistryOptions)
  */
 export function v1Subset<D extends BuiltDocument>(documents: readonly D[], publishers: readonly PublisherFile[], maxBytes: number): D[] {
   const size = (subset: readonly D[]): number =>
-    Buffer.byteLength(JSON.stringify(buildCataloguePayload({ registry: 'r', sequence: 0, generatedAt: '', publishers, documents: subset })));
+    Buffer.byteLength(
+      JSON.stringify(buildCataloguePayload({ registry: 'r', sequence: 0, generatedAt: '', publishers, documents: subset })),
+    );
   // The envelope adds the registry name, sequence, date and signatures: well under 8 KiB.
   const budget = maxBytes - 8 * 1024;
   if (size(documents) <= budget) return [...documents];

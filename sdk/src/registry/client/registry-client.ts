@@ -18,13 +18,11 @@
  * silently traded for v1/. Search, record lookups, package documents and downloads answer the
  * same over both.
  */
-import { randomBytes } from 'node:crypto';
-import { rename, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import type { ArchiveLimits } from '../../format/archive/limits.js';
-import { removeTree } from '../../util/fs-tree.js';
 import type { Progress } from '../../util/progress.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
@@ -134,8 +132,13 @@ export interface BlobUser extends BlobFetcher {
 /** Options of `RegistryClient.downloadAndExtract()`: those of a download, and where to extract. */
 export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
   cache: BlobUser;
-  /** Where the verified files appear (it must not exist; readPackage's extractTo). */
+  /**
+   * The new directory the verified files are extracted into, left there for the caller to rename
+   * into place (readPackage's `extractInto`: a prepared version is the one staging directory).
+   */
   extractTo: string;
+  /** The caller's checks of the extracted files (workflow documents), before extractAndDownload returns; a throw removes them. */
+  accept?: (pkg: VerifiedPackage, dir: string) => Promise<void> | void;
   readOnly?: boolean;
   limits?: Partial<ArchiveLimits>;
 }
@@ -329,7 +332,11 @@ export class RegistryClient {
     const context = fetchContext(base, this.fetchImpl, options.signal);
     let bytes: Buffer;
     try {
-      bytes = await fetchCapped(resolveUrl(base, 'catalog.json'), { maxBytes: MAX_TOP_LEVEL_BYTES, fetch: this.fetchImpl, signal: options.signal });
+      bytes = await fetchCapped(resolveUrl(base, 'catalog.json'), {
+        maxBytes: MAX_TOP_LEVEL_BYTES,
+        fetch: this.fetchImpl,
+        signal: options.signal,
+      });
     } catch (error) {
       if (before?.layout !== 'v2' && meansNoV2(error)) return null;
       throw error;
@@ -432,7 +439,8 @@ export class RegistryClient {
     parseCapabilityId(id);
     const catalogue = await this.catalogue(options);
     const { payload } = catalogue;
-    if (catalogue.layout === 'v1') return Object.hasOwn(payload.capabilities, id) ? (payload.capabilities[id] as CatalogueCapability) : null;
+    if (catalogue.layout === 'v1')
+      return Object.hasOwn(payload.capabilities, id) ? (payload.capabilities[id] as CatalogueCapability) : null;
     const v2 = this.v2State.get(payload);
     if (v2 === undefined) return null;
     v2.ids ??= new Set(v2.records.map((record) => record[0]));
@@ -617,7 +625,7 @@ export class RegistryClient {
    * downloadArchive and extraction in one read of the archive (issue 15 item 12): the pin (SHA-256,
    * size), every spec §2-§4 rule, the spec §5 signature under the publisher's keys from the signed
    * catalogue and the registry entry's manifest are all checked in the pass that extracts, and
-   * `extractTo` appears only when all of them passed (verifyPackage's staging). A local mirror is
+   * `extractTo` is removed again unless all of them (and the caller's `accept`) passed. A local mirror is
    * cloned into the cache and read once (ContentCache.withBlob); the cache keeps it only if it was
    * the pinned archive.
    */
@@ -637,27 +645,23 @@ export class RegistryClient {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         what: `${id}@${version}`,
       },
-      async (blob) => {
-        const staging = `${options.extractTo}.verify-${randomBytes(6).toString('hex')}`;
-        const result = await verifyPackage(blob, {
+      (blob) =>
+        // One staging directory: extracted straight into the caller's new directory, every check
+        // (archive, signature, registry entry, the caller's) run before it is handed back.
+        verifyPackage(blob, {
           trusted: publisherTrustedKeys(payload, publisher),
           requireSignature: true,
-          extractTo: staging,
+          extractInto: options.extractTo,
           expectArchive: pin,
+          accept: async (result, dir) => {
+            checkArchiveMatchesEntry(result, entry);
+            await options.accept?.(result, dir);
+          },
           ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
           ...(options.limits === undefined ? {} : { limits: options.limits }),
           ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
-        });
-        try {
-          checkArchiveMatchesEntry(result, entry);
-          await rename(staging, options.extractTo);
-        } catch (error) {
-          await removeTree(staging);
-          throw asAdcapError(error, `Cannot move the verified package into ${options.extractTo}`);
-        }
-        return result;
-      },
+        }),
     );
     return {
       path: options.cache.pathFor(pin.sha256),
@@ -741,8 +745,16 @@ export class RegistryClient {
     if (layoutState?.layout === 'v2' && this.v2Url !== null) {
       const stored = await this.storedV2(layoutState);
       if (stored === null) return null;
-      const records = await snapshotRecords(this.v2Store, stored.snapshot, this.v2Url === null ? null : fetchContext(this.v2Url, this.fetchImpl));
-      return this.v2Loaded(stored.verified, stored.snapshot, records, { checkedAt: layoutState.checkedAt, changed: false, downloadedBytes: 0 });
+      const records = await snapshotRecords(
+        this.v2Store,
+        stored.snapshot,
+        this.v2Url === null ? null : fetchContext(this.v2Url, this.fetchImpl),
+      );
+      return this.v2Loaded(stored.verified, stored.snapshot, records, {
+        checkedAt: layoutState.checkedAt,
+        changed: false,
+        downloadedBytes: 0,
+      });
     }
     const [bytes, state, record] = await Promise.all([this.store.readCatalogue(), this.store.readState(), this.store.readVerification()]);
     if (bytes === null) return null;

@@ -268,9 +268,13 @@ export async function syncSnapshot(
       try {
         raw = gunzipSync(gz, { maxOutputLength: MAX_PACK_RAW_BYTES });
       } catch (error) {
-        throw new AdcapError('E_CATALOG', `The search pack v2/${packPin[0]} does not unpack (${(error as Error).message}); the registry must rebuild it.`, {
-          cause: error,
-        });
+        throw new AdcapError(
+          'E_CATALOG',
+          `The search pack v2/${packPin[0]} does not unpack (${(error as Error).message}); the registry must rebuild it.`,
+          {
+            cause: error,
+          },
+        );
       }
       records = parseSearchPack(raw, n, fanout, packPin[0]);
     }
@@ -329,7 +333,10 @@ export async function snapshotRecords(store: V2Store, snapshot: V2Snapshot, cont
     let records = await store.readRecords(sha, index);
     if (records === null) {
       if (context === null) {
-        throw new AdcapError('E_DOWNLOAD', 'The stored search index of this registry is missing or damaged and the registry cannot be read now.');
+        throw new AdcapError(
+          'E_DOWNLOAD',
+          'The stored search index of this registry is missing or damaged and the registry cannot be read now.',
+        );
       }
       const packPin = snapshot.top.search[n] as Pin;
       const raw = gunzipSync(await fetchPinned(packPin, context), { maxOutputLength: MAX_PACK_RAW_BYTES });

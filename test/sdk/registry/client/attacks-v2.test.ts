@@ -169,7 +169,8 @@ describe('registry client over v2/ (docs/scaling.md)', () => {
     await reg.build();
     const fresh = await newFiles('nodes');
     expect(fresh.length).toBeGreaterThan(0);
-    for (const node of fresh) await reg.write(`v2/nodes/${node}`, (await reg.read(`v2/nodes/${node}`)).toString('utf8').replace('bins/', 'bins/ '));
+    for (const node of fresh)
+      await reg.write(`v2/nodes/${node}`, (await reg.read(`v2/nodes/${node}`)).toString('utf8').replace('bins/', 'bins/ '));
     await expect(v2Client().update()).rejects.toMatchObject({ code: 'E_CATALOG' });
     const stored = await v2Client().catalogue({ refresh: 'never' });
     expect(stored.payload.sequence).toBe(1);
