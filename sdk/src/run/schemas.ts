@@ -13,6 +13,7 @@ import { AdcapError, type ErrorCode } from '../errors.js';
 import { describeSchemaErrors, metaSchemaProblem } from '../format/json-schema.js';
 
 let ajv: Ajv2020 | undefined;
+let formatsAdded = false;
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 256;
 
@@ -20,11 +21,14 @@ function validatorFor(schema: object, what: string): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate !== undefined) return validate;
-  ajv ??= (() => {
-    const instance = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, validateSchema: false });
-    addFormatsModule.default(instance);
-    return instance;
-  })();
+  ajv ??= new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, validateSchema: false });
+  // The formats (ajv-formats: ~40 definitions and their patterns) are added before the first schema
+  // that can use one: every "format" keyword shows in the schema's text as a "format" key, so no
+  // schema is ever compiled without them when it names one (a property called "format" only adds them early).
+  if (!formatsAdded && key.includes('"format":')) {
+    addFormatsModule.default(ajv);
+    formatsAdded = true;
+  }
   try {
     // A schema's $id would be registered globally; compile a copy without it so two tools that
     // reuse one $id never collide.
