@@ -603,8 +603,21 @@ export interface InstalledDetail extends InstalledSummary {
   permissions: PermissionView[];
   /** Active version first, then earlier kept versions, newest first. */
   versions: InstalledVersionView[];
-  /** What `installs.rollback` would do, or null when there is nothing to roll back to. */
-  rollback: { to: string; grants: string[]; grantsAdded: string[]; grantsRemoved: string[] } | null;
+  /**
+   * What `installs.rollback` would do, or null when there is nothing to roll back to. It swaps to the
+   * last kept version: `back` to an older one, or `forward` to the newer one rolled back from (an
+   * update again). `permissions` are those of `to` with `granted` as they will be; `removed` are the
+   * active version's grants that `to` does not keep, as sentences.
+   */
+  rollback: {
+    to: string;
+    direction: 'back' | 'forward';
+    grants: string[];
+    grantsAdded: string[];
+    grantsRemoved: string[];
+    permissions: PermissionView[];
+    removed: PermissionView[];
+  } | null;
   /** Installed capabilities that depend on this one (uninstall is refused while any remain). */
   dependents: string[];
   dependencies: Array<{ id: string; range: string; installed: string | null }>;
@@ -705,6 +718,8 @@ export interface ProblemData {
   version?: string;
   message: string;
   fixable: boolean;
+  /** What a repair does, said before it is done ("Reinstall tools/x.py from the signed package of …"). */
+  repair?: string;
   fixed?: string;
   /** Grouping for the Health screen (from the kind). */
   severity: ProblemSeverity;

@@ -6,6 +6,7 @@
 import semver from 'semver';
 import {
   AdcapError,
+  grantString,
   isAdcapError,
   type Arcotheon,
   type DoctorReport,
@@ -14,7 +15,7 @@ import {
   type PackageState,
   type Plan,
 } from '@arcotheon/sdk';
-import { hostStore, toolDataUsage, type HostStore } from '@arcotheon/sdk/internal';
+import { grantsAfterRollback, hostStore, toolDataUsage, type HostStore } from '@arcotheon/sdk/internal';
 import type {
   AvailableUpdate,
   GrantsData,
@@ -181,17 +182,30 @@ export class Installed {
           active: version === active.active,
         };
       });
+    // installs.rollback swaps to the last kept version: an older one, or, after a rollback, the newer
+    // one rolled back from (then it is an update again, and the UI says so). Its grants are the SDK's
+    // (the kept version's, minus what the user withdrew since), each shown as a sentence.
     const previous = active.history.at(-1);
     const target = previous === undefined ? undefined : active.versions[previous];
-    const rollback =
-      previous === undefined || target === undefined
-        ? null
-        : {
-            to: previous,
-            grants: target.grants,
-            grantsAdded: target.grants.filter((g) => !active.grants.includes(g)),
-            grantsRemoved: active.grants.filter((g) => !target.grants.includes(g)),
-          };
+    let rollback: InstalledDetail['rollback'] = null;
+    if (previous !== undefined && target !== undefined) {
+      const grants = grantsAfterRollback(target.grants, active.revoked);
+      const targetManifest = await this.arc.readInstalledManifest(id, previous).catch(() => null);
+      rollback = {
+        to: previous,
+        direction:
+          semver.valid(previous) !== null && semver.valid(active.active) !== null && semver.gt(previous, active.active)
+            ? 'forward'
+            : 'back',
+        grants,
+        grantsAdded: grants.filter((g) => !active.grants.includes(g)),
+        grantsRemoved: active.grants.filter((g) => !grants.includes(g)),
+        permissions: (targetManifest?.permissions ?? []).map((p) => permissionView(p, grants)),
+        removed: (manifest?.permissions ?? [])
+          .filter((p) => !grants.includes(grantString(p)) && active.grants.includes(grantString(p)))
+          .map((p) => permissionView(p)),
+      };
+    }
     const manifests = new Map<string, Manifest | null>();
     for (const other of list) manifests.set(other.id, await this.arc.readInstalledManifest(other.id, other.version).catch(() => null));
     const dependents = list

@@ -26,13 +26,8 @@ export {
   scopeProblem,
   type FsScope,
 } from './permissions/index.js';
-export {
-  capabilityRisk,
-  type CapabilityRisk,
-  type OverallRisk,
-  type RiskFactor,
-  type RiskPart,
-} from './permissions/capability-risk.js';
+export { capabilityRisk, type CapabilityRisk, type OverallRisk, type RiskFactor, type RiskPart } from './permissions/capability-risk.js';
+export { grantsAfterRollback } from './store/grant-revocations.js';
 export { keyFromSeed, parseKeyFile, publicKeyOf } from './trust/keys.js';
 export {
   CATALOG_CONTEXT,

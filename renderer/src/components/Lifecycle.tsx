@@ -1,54 +1,77 @@
 /**
  * Roll back and Uninstall, shared by the capability page and the Installed page. Both say what will
- * change first: the version that comes back and the grants it brings back; what else is removed,
- * or which installed capabilities still need this one (then uninstall is refused up front).
+ * change first (UI.md "Destructive actions"): the version that comes back and its permissions as
+ * sentences, which come back and which end; what else is removed, or which installed capabilities
+ * still need this one (then uninstall is refused up front). After a rollback the kept newer version
+ * is offered as an update ("Update to 1.1.0"), not as a rollback.
  */
 import { useState } from 'react';
 import type { InstalledDetail } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 import { navigate } from '../router.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { PermissionItem } from './Permissions.js';
 
 export function RollbackButton({ detail }: { detail: InstalledDetail }) {
   const [open, setOpen] = useState(false);
   const rollback = detail.rollback;
   if (rollback === null) return null;
+  const forward = rollback.direction === 'forward';
+  const action = forward ? `Update to ${rollback.to}` : `Roll back to ${rollback.to}`;
+  const granted = rollback.permissions.filter((p) => p.granted === true);
+  const notGranted = rollback.permissions.filter((p) => p.granted !== true);
   return (
     <>
-      <button type="button" onClick={() => setOpen(true)}>
-        Roll back to {rollback.to}
+      <button type="button" onClick={() => setOpen(true)} data-rollback={rollback.direction}>
+        {action}
       </button>
       {open && (
         <ConfirmDialog
-          title={`Roll back ${detail.name} to ${rollback.to}?`}
-          action={`Roll back to ${rollback.to}`}
+          title={forward ? `Update ${detail.name} to ${rollback.to} again?` : `Roll back ${detail.name} to ${rollback.to}?`}
+          action={action}
           onConfirm={() => host().installs.rollback(detail.id)}
           onClose={() => setOpen(false)}
         >
           <p>
-            {detail.name} goes back from {detail.version} to {rollback.to}, the version you had before. {detail.version} stays on this
-            computer until it is cleaned up, so you can update again.
+            {forward
+              ? `${detail.name} goes from ${detail.version} to ${rollback.to}, the version you rolled back from. It is still on this ` +
+                `computer, so nothing is downloaded, and ${detail.version} stays too, so you can roll back again.`
+              : `${detail.name} goes from ${detail.version} back to ${rollback.to}, the version you had before. ${detail.version} stays ` +
+                'on this computer until it is cleaned up, so you can update again.'}
           </p>
-          <h3>Permissions after rolling back</h3>
-          {rollback.grants.length === 0 ? (
-            <p className="muted">None: {rollback.to} had no permissions granted.</p>
+          <h3>{forward ? 'Permissions after updating' : 'Permissions after rolling back'}</h3>
+          {granted.length === 0 ? (
+            <p className="muted">None: {rollback.to} is granted no access beyond its own files.</p>
           ) : (
-            <ul>
-              {rollback.grants.map((g) => (
-                <li key={g}>
-                  <code>{g}</code>
-                  {rollback.grantsAdded.includes(g) && <span className="badge warn">comes back</span>}
-                </li>
+            <ul className="permissions">
+              {granted.map((p) => (
+                <PermissionItem
+                  key={p.grant}
+                  permission={p}
+                  action={rollback.grantsAdded.includes(p.grant) ? <span className="badge warn">Comes back</span> : undefined}
+                />
               ))}
             </ul>
           )}
-          {rollback.grantsRemoved.length > 0 && (
-            <p>
-              No longer granted:{' '}
-              {rollback.grantsRemoved.map((g) => (
-                <code key={g}>{g} </code>
-              ))}
-            </p>
+          {notGranted.length > 0 && (
+            <>
+              <h3>Asked for by {rollback.to} but not granted</h3>
+              <ul className="permissions">
+                {notGranted.map((p) => (
+                  <PermissionItem key={p.grant} permission={p} />
+                ))}
+              </ul>
+            </>
+          )}
+          {rollback.removed.length > 0 && (
+            <>
+              <h3>No longer granted</h3>
+              <ul className="permissions">
+                {rollback.removed.map((p) => (
+                  <PermissionItem key={p.grant} permission={p} marker="removed" />
+                ))}
+              </ul>
+            </>
           )}
         </ConfirmDialog>
       )}

@@ -138,12 +138,14 @@ export function Capability({ id }: { id: string }) {
             </button>
           ) : (
             <>
-              {d.installed.updateAvailable !== null && (
-                // Updates go through the Updates screen: the permission difference, then the dialog that names new permissions.
-                <a className="button primary" href={hrefOf({ screen: 'updates' })}>
-                  Update to {d.installed.updateAvailable}
-                </a>
-              )}
+              {d.installed.updateAvailable !== null &&
+                !(installed?.rollback?.direction === 'forward' && installed.rollback.to === d.installed.updateAvailable) && (
+                  // Updates go through the Updates screen: the permission difference, then the dialog that names new permissions.
+                  // After a rollback, the version rolled back from is offered by the rollback button as "Update to …" instead.
+                  <a className="button primary" href={hrefOf({ screen: 'updates' })}>
+                    Update to {d.installed.updateAvailable}
+                  </a>
+                )}
               <a
                 className={`button${d.installed.updateAvailable === null ? ' primary' : ''}`}
                 href={hrefOf({ screen: 'run', id: d.id, kind: null, name: null })}

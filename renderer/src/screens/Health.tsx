@@ -1,6 +1,8 @@
 /**
- * Health: the doctor's findings grouped by severity, a dry-run preview of what a repair would do,
- * and Repair after a confirmation that lists exactly those changes.
+ * Health: the doctor's findings grouped by severity, a dry-run preview of what a repair would do
+ * (each problem's action: "Reinstall tools/x.py from the signed package of …"), and Repair after a
+ * confirmation that lists exactly those actions (UI.md "Destructive actions … say exactly what will
+ * change"). The headings count what is still wrong; what a repair fixed is listed as repaired.
  */
 import { useEffect, useState } from 'react';
 import type { DoctorReportData, ProblemData, ProblemSeverity } from '../../../electron/common/index.js';
@@ -29,6 +31,8 @@ export function Health() {
 
   const report = doctor.value;
   const fixable = (report?.problems ?? []).filter((p) => p.fixable && p.fixed === undefined);
+  const open = (report?.problems ?? []).filter((p) => p.fixed === undefined);
+  const repaired = (report?.problems ?? []).filter((p) => p.fixed !== undefined);
 
   const previewRepair = async (): Promise<void> => {
     const result = await runOperation('Preview repairs', () => host().doctor.run({ fix: true, dryRun: true }));
@@ -65,16 +69,17 @@ export function Health() {
         <>
           <p className="muted" role="status">
             Checked {plural(report.checked.packages, 'capability', 'capabilities')}, {plural(report.checked.versions, 'version')} and{' '}
-            {plural(report.checked.cacheEntries, 'cache entry', 'cache entries')}.{report.fixed ? ' Repairs were made.' : ''}
+            {plural(report.checked.cacheEntries, 'cache entry', 'cache entries')}.
+            {repaired.length > 0 ? ` Repaired ${plural(repaired.length, 'problem')}.` : ''}
           </p>
-          {report.problems.length === 0 ? (
+          {open.length === 0 ? (
             <div className="empty panel">
               <strong>Everything is healthy</strong>
               Nothing to repair.
             </div>
           ) : (
             SEVERITY.map(({ key, title, badge }) => {
-              const problems = report.problems.filter((p) => p.severity === key);
+              const problems = open.filter((p) => p.severity === key);
               if (problems.length === 0) return null;
               return (
                 <section key={key} className="section" aria-labelledby={`sev-${key}`}>
@@ -89,6 +94,18 @@ export function Health() {
                 </section>
               );
             })
+          )}
+          {repaired.length > 0 && (
+            <section className="section" aria-labelledby="sev-repaired" data-repaired>
+              <h2 id="sev-repaired">
+                Repaired <span className="badge ok">{repaired.length}</span>
+              </h2>
+              <ul className="list-plain panel">
+                {repaired.map((p, i) => (
+                  <Finding key={i} problem={p} />
+                ))}
+              </ul>
+            </section>
           )}
         </>
       )}
@@ -123,14 +140,15 @@ export function Health() {
   );
 }
 
+/** What a repair will do, one action per problem (the SDK's `repair`), before anything is changed. */
 function RepairList({ report }: { report: DoctorReportData }) {
   const planned = report.problems.filter((p) => p.fixable);
   if (planned.length === 0) return <p className="muted">Nothing that a repair can change.</p>;
   return (
-    <ul>
+    <ul data-repair-actions>
       {planned.map((p, i) => (
-        <li key={i}>
-          {p.fixed ?? p.message}
+        <li key={i} data-repair={p.kind}>
+          {p.repair ?? p.message}
           {p.id !== undefined && (
             <span className="muted mono small">
               {' '}
@@ -167,7 +185,10 @@ function Finding({ problem }: { problem: ProblemData }) {
           </>
         )}
       </div>
-      {problem.fixed !== undefined && <div className="small">{problem.fixed}</div>}
+      {problem.fixed === undefined && problem.fixable && problem.repair !== undefined && (
+        <div className="small">A repair will: {problem.repair}</div>
+      )}
+      {problem.fixed !== undefined && <div className="small">Done: {problem.fixed}</div>}
     </li>
   );
 }

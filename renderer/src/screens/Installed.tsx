@@ -153,7 +153,8 @@ function InstalledPage({ id }: { id: string }) {
           <EnabledToggle item={d} />
         </div>
         <div className="actions">
-          {d.updateAvailable !== null && (
+          {/* After a rollback, the version rolled back from is offered by the rollback button ("Update to …") instead. */}
+          {d.updateAvailable !== null && !(d.rollback?.direction === 'forward' && d.rollback.to === d.updateAvailable) && (
             <a className="button primary" href={hrefOf({ screen: 'updates' })}>
               Update to {d.updateAvailable}
             </a>

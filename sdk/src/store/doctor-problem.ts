@@ -32,6 +32,11 @@ export interface Problem {
   message: string;
   /** Whether `doctor --fix` can repair it. */
   fixable: boolean;
+  /**
+   * What a repair does, said before it is done (a check and a dry run alike), for a fixable
+   * problem: "Reinstall tools/summarize_csv.py from the signed package of acme/csv-summary 1.0.0".
+   */
+  repair?: string;
   /** Set by a fix run: what was done. */
   fixed?: string;
 }

@@ -111,6 +111,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
           `An interrupted ${outcome.op} of ${outcome.packages.join(', ')} (started ${outcome.startedAt}) ` +
           `${fix ? 'was' : 'can be'} ${outcome.outcome === 'completed' ? 'completed' : 'undone'}.`,
         fixable: true,
+        repair: `${outcome.outcome === 'completed' ? 'Complete' : 'Undo'} the interrupted ${outcome.op} of ${outcome.packages.join(', ')}`,
         ...(fix ? { fixed: outcome.outcome } : {}),
       });
     }
@@ -126,6 +127,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
           kind: 'corrupt-cache-entry',
           message: `The cached blob ${sha.slice(0, 12)}… is corrupt${fix ? ' and was removed; it is fetched again when needed' : ''}.`,
           fixable: true,
+          repair: `Remove the corrupt cached file ${sha.slice(0, 12)}…; it is downloaded again when it is needed`,
           ...(fix ? { fixed: 'removed' } : {}),
         });
       }
@@ -143,6 +145,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         `The stored catalogue of the registry "${client.name}" has sequence ${behind.sequence}, older than the ` +
         `minimum ${behind.minSequence} this app shipped with; ${fix ? 'it was read again' : 'a repair reads it again'}.`,
       fixable: true,
+      repair: `Read the registry "${client.name}" again`,
     };
     if (fix) {
       try {
@@ -212,6 +215,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         version,
         message: `${id}@${version}: ${checkedInstall.damage}`,
         fixable: true,
+        repair: checkedInstall.repair,
       };
       if (fix) {
         problem.fixed = await reinstall(arc, id, version, state);
@@ -227,6 +231,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
         id,
         message: `${id} has leftover files from an interrupted operation: ${leftovers.join(', ')}.`,
         fixable: true,
+        repair: `Remove the leftover files ${leftovers.join(', ')} of ${id}`,
         ...(fix ? { fixed: 'removed' } : {}),
       });
       if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
@@ -410,8 +415,10 @@ async function checkInstall(
   id: string,
   version: string,
   state: PackageState,
-): Promise<{ manifest: Manifest } | { damage: string }> {
-  const damaged = (damage: string): { damage: string } => ({ damage });
+): Promise<{ manifest: Manifest } | { damage: string; repair: string }> {
+  // What is wrong, and what a repair does about it (said before it is done, Health's preview).
+  const whole = `Reinstall ${id} ${version} from the signed package`;
+  const damaged = (damage: string, repair = whole): { damage: string; repair: string } => ({ damage, repair });
   const dir = arc.home.versionDir(id, version);
   if (!(await exists(dir))) return damaged('its installed files are missing');
   let manifest: Manifest;
@@ -427,14 +434,18 @@ async function checkInstall(
   for (const file of manifest.files) {
     try {
       const actual = await hashFile(join(dir, file.path));
-      if (actual.sha256 !== file.sha256 || actual.size !== file.size) return damaged(`${file.path} was changed after installation`);
+      if (actual.sha256 !== file.sha256 || actual.size !== file.size)
+        return damaged(`${file.path} was changed after installation`, `Reinstall ${file.path} from the signed package of ${id} ${version}`);
     } catch {
-      return damaged(`${file.path} is missing`);
+      return damaged(`${file.path} is missing`, `Put back ${file.path} from the signed package of ${id} ${version}`);
     }
   }
   for (const path of await walk(dir, '')) {
     if (path !== 'capability.json' && path !== 'SIGNATURE.json' && !listed.has(path))
-      return damaged(`${path} was added after installation`);
+      return damaged(
+        `${path} was added after installation`,
+        `Remove ${path}, which was added after installation, by reinstalling ${id} ${version} from the signed package`,
+      );
   }
   return { manifest };
 }
@@ -507,7 +518,15 @@ async function leftoverEntries(arc: DoctorContext, id: string, state: PackageSta
 
 async function repairState(arc: DoctorContext, id: string, error: unknown, fix: boolean): Promise<Problem> {
   const message = error instanceof Error ? error.message : String(error);
-  const problem: Problem = { kind: 'damaged-state', id, message: `The state file of ${id} is damaged: ${message}`, fixable: true };
+  const problem: Problem = {
+    kind: 'damaged-state',
+    id,
+    message: `The state file of ${id} is damaged: ${message}`,
+    fixable: true,
+    repair:
+      `Rebuild the state of ${id} from its newest intact installed version, without its grants (grant them again), ` +
+      'or remove it when no version is intact',
+  };
   if (!fix) return problem;
   // Rebuild from what is on disk: the highest intact version becomes active (repairableVersion, as
   // list() reports it). Grants cannot be recovered from a damaged file, so none are kept: the user

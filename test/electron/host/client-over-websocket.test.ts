@@ -254,10 +254,27 @@ describe('the host API through the typed client over a real WebSocket', () => {
     ]);
     expect(detail.rollback).toEqual({
       to: '1.0.0',
+      direction: 'back',
       grants: ['fs:read:workspace'],
       grantsAdded: [],
       grantsRemoved: ['net:connect:api.example.com'],
+      // The rollback dialog shows sentences, not ids: what 1.0.0 keeps, and what ends.
+      permissions: [expect.objectContaining({ grant: 'fs:read:workspace', text: expect.stringMatching(/^Read files in /), granted: true })],
+      removed: [expect.objectContaining({ grant: 'net:connect:api.example.com', text: 'Connect to api.example.com' })],
     });
+    expect(value(await client.installs.rollback('acme/echo'))).toEqual({ id: 'acme/echo', from: '2.0.0', to: '1.0.0' });
+    // Rolled back, the kept 2.0.0 is what installs.rollback goes to next: forward, an update again.
+    const after = value(await client.installs.detail('acme/echo'));
+    expect(after.version).toBe('1.0.0');
+    expect(after.rollback).toMatchObject({
+      to: '2.0.0',
+      direction: 'forward',
+      grants: ['fs:read:workspace', 'net:connect:api.example.com'],
+      grantsAdded: ['net:connect:api.example.com'],
+      grantsRemoved: [],
+      removed: [],
+    });
+    expect(value(await client.installs.rollback('acme/echo'))).toEqual({ id: 'acme/echo', from: '1.0.0', to: '2.0.0' });
     expect(value(await client.installs.rollback('acme/echo'))).toEqual({ id: 'acme/echo', from: '2.0.0', to: '1.0.0' });
   });
 

@@ -37,6 +37,12 @@ export async function checkLinks(arc: LinkStore, fix: boolean): Promise<Problem[
       version: s.version,
       message,
       fixable: true,
+      repair:
+        s.state === 'stale'
+          ? `Point the skill link ${s.path} at the active version of ${s.id}`
+          : s.state === 'dangling'
+            ? `Remove the skill link ${s.path}`
+            : `Stop counting ${s.path} as a link of ${s.id} (nothing in ${agentDefinition(s.agent).name}'s folder is changed)`,
     });
   }
   if (fix && bad.length > 0) {
