@@ -21,7 +21,7 @@ import { EXIT_OK, EXIT_USAGE, Output, terminalSafeIO, toAdcapError, type CliIO }
 
 /**
  * The `adcap` command (DESIGN §8). Each area lives in `commands/<area>.ts` and exports
- * `register(program, ctx)`; to add one, import it and call its register in `createProgram`.
+ * `register(program, ctx)`; to add one, import it and list it in COMMAND_AREAS.
  * Commands throw AdcapError; this file turns that into the error line and the exit code.
  */
 
@@ -30,7 +30,47 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext; exitCode: () => number } {
+/**
+ * The command areas and the top-level commands each registers, in the order help lists them.
+ * A start registers only the area of the command it was given (commandWord): building all ~60
+ * commands and their options was a tenth of a short command's time. test/sdk/cli/main.test.ts
+ * checks this table against what each area registers; a command missing here still works (an
+ * unknown word registers every area), it is only not started the short way.
+ */
+export const COMMAND_AREAS: ReadonlyArray<{ commands: readonly string[]; register: (program: Command, ctx: CliContext) => void }> = [
+  { commands: ['keygen', 'init', 'build', 'sign', 'verify', 'inspect'], register: authoring.register },
+  { commands: ['registry'], register: registry.register },
+  { commands: ['remote', 'search', 'show'], register: client.register },
+  { commands: ['install', 'list', 'update', 'rollback', 'uninstall', 'grants', 'doctor', 'cache'], register: lifecycle.register },
+  { commands: ['disable', 'enable', 'policy'], register: policy.register },
+  { commands: ['run', 'workflow', 'mcp', 'audit'], register: run.register },
+  { commands: ['link', 'unlink', 'agents'], register: agents.register },
+  { commands: ['add'], register: add.register },
+  { commands: ['secret'], register: secrets.register },
+  { commands: ['import'], register: importing.register },
+];
+
+/**
+ * The command `argv` names (its first word that is neither an option nor --home's value), or
+ * undefined when there is none or help or the version is asked for before it (then help lists
+ * every command).
+ */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') return undefined;
+    if (['-h', '--help', '-V', '--version'].includes(arg)) return undefined;
+    if (arg === '--home') i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+/**
+ * The `adcap` program with every command, or (given `command`, see commandWord) with only the
+ * commands of the area that defines it when COMMAND_AREAS names it.
+ */
+export function createProgram(rawIo: CliIO, command?: string): { program: Command; ctx: CliContext; exitCode: () => number } {
   // Issue 11, item 2: text from packages, registries and tools never reaches the terminal raw.
   const io = terminalSafeIO(rawIo);
   const program = new Command('adcap');
@@ -65,16 +105,8 @@ export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext
       outputError: () => undefined,
     });
 
-  authoring.register(program, ctx);
-  registry.register(program, ctx);
-  client.register(program, ctx);
-  lifecycle.register(program, ctx);
-  policy.register(program, ctx);
-  run.register(program, ctx);
-  agents.register(program, ctx);
-  add.register(program, ctx);
-  secrets.register(program, ctx);
-  importing.register(program, ctx);
+  const only = command === undefined ? undefined : COMMAND_AREAS.find((area) => area.commands.includes(command));
+  for (const area of only === undefined ? COMMAND_AREAS : [only]) area.register(program, ctx);
 
   // Subcommands made with .command() inherit these settings; ones added with .addCommand() do
   // not, so apply them to the whole tree: every parse error then reaches runCli as one error line.
@@ -92,7 +124,7 @@ export function createProgram(rawIo: CliIO): { program: Command; ctx: CliContext
 
 /** Runs `adcap` with `argv` (without node and script) and resolves to the exit code. */
 export async function runCli(argv: readonly string[], rawIo: CliIO = processIO()): Promise<number> {
-  const { program, ctx, exitCode } = createProgram(rawIo);
+  const { program, ctx, exitCode } = createProgram(rawIo, commandWord(argv));
   const io = ctx.io;
   if (argv.length === 0) {
     program.outputHelp({ error: true });
