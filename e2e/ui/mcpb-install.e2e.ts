@@ -29,6 +29,8 @@ const ID = 'acme-tools/fixture-server';
 let ui: UiProcess;
 let work: string;
 let packed: string;
+/** The same server in a bundle that does not list its tools (tools_generated). */
+let generated: string;
 
 function run(command: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -46,8 +48,7 @@ beforeAll(async () => {
   const folder = join(work, 'bundle');
   await mkdir(join(folder, 'server'), { recursive: true });
   await copyFile(await bundleTs(SERVER_SOURCE), join(folder, 'server', 'index.mjs'));
-  await writeFile(
-    join(folder, 'manifest.json'),
+  const manifest = (extra: Record<string, unknown>): string =>
     JSON.stringify(
       {
         manifest_version: '0.3',
@@ -72,14 +73,22 @@ beforeAll(async () => {
           root: { type: 'directory', title: 'Folder', description: 'Where it reads files.' },
         },
         compatibility: { platforms: ['linux', 'darwin'], runtimes: { node: '>=18' } },
+        ...extra,
       },
       null,
       2,
-    ),
-  );
+    );
+  await writeFile(join(folder, 'manifest.json'), manifest({}));
   packed = join(work, 'fixture.mcpb');
   const packing = await run(process.execPath, [MCPB_CLI, 'pack', folder, packed]);
   expect(packing.code, packing.stderr).toBe(0);
+  await writeFile(
+    join(folder, 'manifest.json'),
+    manifest({ name: 'listing-server', display_name: 'Listing server', tools: [], tools_generated: true }),
+  );
+  generated = join(work, 'listing.mcpb');
+  const packingGenerated = await run(process.execPath, [MCPB_CLI, 'pack', folder, generated]);
+  expect(packingGenerated.code, packingGenerated.stderr).toBe(0);
   // Not a user's run: a HOME and configuration folder of the test's own, where the user's own
   // publisher key is made; no built-in registry.
   ui = await startUi(join(work, 'home'), {
@@ -194,4 +203,32 @@ describe('Install from file… with an MCP Bundle', () => {
       await app.close();
     }
   }, 240_000);
+
+  it('a bundle that does not list its tools: its server is asked, in the sandbox, and the tools it lists are shown before the install', async () => {
+    const app = await openApp(ui);
+    const page = app.page;
+    try {
+      await page.locator('#sideload-file').setInputFiles(generated);
+      const dialog = page.getByRole('dialog', { name: 'Import Listing server?' });
+      await dialog.getByText('The bundle does not list its tools', { exact: false }).waitFor({ timeout: 60_000 });
+      await dialog.getByLabel('No network: it needs none').check();
+      expect(await dialog.locator('[data-network="any"]').count()).toBe(0);
+      await dialog.getByLabel(/^API key/).fill(SECRET);
+      await dialog.getByRole('button', { name: 'Continue' }).click();
+      const tools = dialog.getByRole('list', { name: 'Tools its server lists' });
+      await tools.waitFor({ timeout: 60_000 });
+      expect((await tools.locator('code').allTextContents()).sort()).toEqual(['config_digest', 'echo', 'fetch_url', 'read_file']);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await dialog.getByRole('button', { name: 'Continue' }).click();
+      const install = page.getByRole('dialog', { name: 'Install Listing server?' });
+      await install.locator('[data-grant="env:read:API_KEY"]').waitFor({ timeout: 60_000 });
+      // No network chosen: no net:connect at all.
+      expect(await install.locator('[data-grant^="net:connect"]').count()).toBe(0);
+      await install.getByRole('button', { name: 'Cancel' }).click();
+      await install.waitFor({ state: 'detached' });
+      expect(app.errors).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  }, 180_000);
 });

@@ -22,6 +22,8 @@ type Phase =
   | { kind: 'reading' }
   | { kind: 'choose'; bundle: McpBundleData }
   | { kind: 'importing'; bundle: McpBundleData }
+  /** A bundle that did not list its tools: what its server listed, before the install dialog. */
+  | { kind: 'listed'; bundle: McpBundleData; imported: McpBundleImportData }
   | { kind: 'install'; bundle: McpBundleData; imported: McpBundleImportData }
   | { kind: 'failed'; error: HostError; bundle: McpBundleData | null };
 
@@ -83,7 +85,8 @@ export function BundleImportDialog({ file, name, onClose }: { file: string; name
       ...(network === 'hosts' ? { allowNet: hosts } : {}),
       ...(bundle.valuesKept && Object.keys(given).length > 0 ? { values: given } : {}),
     });
-    setPhase(result.ok ? { kind: 'install', bundle, imported: result.value } : { kind: 'failed', error: result.error, bundle });
+    if (!result.ok) return setPhase({ kind: 'failed', error: result.error, bundle });
+    setPhase({ kind: bundle.toolsGenerated ? 'listed' : 'install', bundle, imported: result.value });
   };
 
   let body: React.ReactNode;
@@ -110,6 +113,35 @@ export function BundleImportDialog({ file, name, onClose }: { file: string; name
         )}
         <button ref={cancelRef} type="button" className="primary" onClick={() => onClose(false)}>
           Close
+        </button>
+      </>
+    );
+  } else if (phase.kind === 'listed') {
+    const { bundle, imported } = phase;
+    body = (
+      <div className="bundle-import" data-bundle-listed="">
+        <p>
+          Its server, started in the sandbox with no network, lists {imported.tools.length} tool
+          {imported.tools.length === 1 ? '' : 's'}. Each becomes a tool of <code>{imported.id}</code>, run with the permissions the install
+          shows next.
+        </p>
+        <ul className="list-plain bundle-tools" aria-label="Tools its server lists">
+          {imported.tools.map((t) => (
+            <li key={t.name}>
+              <code>{t.name}</code>
+              {t.description !== '' && <span className="muted"> — {t.description}</span>}
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+    footer = (
+      <>
+        <button ref={cancelRef} type="button" onClick={() => onClose(false)}>
+          Cancel
+        </button>
+        <button type="button" className="primary" onClick={() => setPhase({ kind: 'install', bundle, imported })}>
+          Continue
         </button>
       </>
     );
