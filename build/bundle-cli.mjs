@@ -8,8 +8,8 @@
 // Every module keeps its own import.meta.url, rewritten to the module's path in sdk/dist/ or
 // out/electron/ relative to the bundle (build/esbuild-node-bundle.mjs), so what the code finds
 // beside its modules (schema/, package.json, the bundled registry, the renderer) is found as without it.
-import { readdirSync, rmSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { nodeBundleOptions } from './esbuild-node-bundle.mjs';
@@ -53,8 +53,6 @@ if (name === 'adcap') {
   //   few non-ASCII comment characters sent the whole 3 MB through the slow path (2-3x longer), and
   //   V8 then kept it as a two-byte string. Identifiers keep their names, so stack traces stay readable.
   const outdir = dirname(outfile);
-  // Chunks of an earlier build are named by their content hash: remove them so none goes stale.
-  for (const file of readdirSync(outdir)) if (/^adcap-.*\.mjs$/.test(file)) rmSync(join(outdir, file));
   delete options.outfile;
   Object.assign(options, {
     entryPoints: { adcap: join(root, target.entry) },
@@ -65,6 +63,18 @@ if (name === 'adcap') {
     minifyWhitespace: true,
     minifySyntax: true,
     charset: 'ascii',
+    metafile: true,
   });
 }
-await build(options);
+const result = await build(options);
+if (name === 'adcap') {
+  // Chunks are named by their content hash, so an earlier build's are left behind. They are removed
+  // only once unused for 10 minutes: an adcap started just before this build may still be loading
+  // them (the tree is shared by parallel builds and test runs; an immediate removal broke one).
+  const outdir = dirname(outfile);
+  const current = new Set(Object.keys(result.metafile.outputs).map((file) => basename(file)));
+  for (const file of readdirSync(outdir)) {
+    if (!/^adcap-.*\.mjs$/.test(file) || current.has(file)) continue;
+    if (Date.now() - statSync(join(outdir, file)).mtimeMs > 10 * 60_000) rmSync(join(outdir, file), { force: true });
+  }
+}

@@ -9,6 +9,8 @@
  * a target: ISA-L's igzip (`tar -I igzip -x`, `igzip -dc | sha256sum`) and pigz (`tar -I pigz -c`),
  * from the Debian packages isal and pigz (.ci/run installs them).
  *
+ * BENCH_ARCHIVE_PARTS (default build,install,verify) runs only the parts named; BENCH_ROUNDS the rounds.
+ *
  * The binaries are made of 64 KiB blocks that are alternately random and a repeated structure, so
  * they compress about 2:1 like real executables and model files, instead of the best case
  * (zeros) or the worst case (pure noise).
@@ -166,187 +168,198 @@ registerBench({
       const tgz = join(work, 'bench.tgz');
       const runs = Number(process.env.BENCH_RUNS ?? 2);
       const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-      const build = await alternate(
-        rounds,
-        { run: () => buildPackage(src, { out: pkg }) },
-        { run: () => execFileSync('tar', ['-czf', tgz, '-C', src, '.']) },
-      );
-      const size = (await stat(pkg)).size;
-      console.log(`  package: ${(size / MiB).toFixed(1)} MiB compressed (tar -czf: ${((await stat(tgz)).size / MiB).toFixed(1)} MiB)`);
-      console.log(`  build/tar -czf per round: ${build.ratios.map((r) => r.toFixed(2)).join(', ')}`);
-      report({
-        label: `build (median of ${rounds} alternating rounds)`,
-        value: build.ours,
-        unit: 's',
-        baseline: { label: 'tar -czf', value: build.baseline },
-        target: 1.0,
-      });
-      if (have('pigz')) {
-        const pigz = await alternate(
+      // BENCH_ARCHIVE_PARTS=install (or build, verify; comma-separated) runs only those parts.
+      const parts = new Set((process.env.BENCH_ARCHIVE_PARTS ?? 'build,install,verify').split(','));
+      if (parts.has('build')) {
+        const build = await alternate(
           rounds,
           { run: () => buildPackage(src, { out: pkg }) },
-          { run: () => execFileSync('tar', ['-I', 'pigz', '-cf', tgz, '-C', src, '.']) },
+          { run: () => execFileSync('tar', ['-czf', tgz, '-C', src, '.']) },
         );
+        console.log(
+          `  package: ${((await stat(pkg)).size / MiB).toFixed(1)} MiB compressed (tar -czf: ${((await stat(tgz)).size / MiB).toFixed(1)} MiB)`,
+        );
+        console.log(`  build/tar -czf per round: ${build.ratios.map((r) => r.toFixed(2)).join(', ')}`);
         report({
-          label: `build (median of ${rounds} alternating rounds), against the fastest compressor here`,
-          value: pigz.ours,
+          label: `build (median of ${rounds} alternating rounds)`,
+          value: build.ours,
           unit: 's',
-          baseline: { label: 'tar -I pigz -c (parallel gzip)', value: pigz.baseline },
+          baseline: { label: 'tar -czf', value: build.baseline },
+          target: 1.0,
         });
-      } else console.log('  pigz is not installed: no tar -I pigz anchor (apt-get install pigz)');
+        if (have('pigz')) {
+          const pigz = await alternate(
+            rounds,
+            { run: () => buildPackage(src, { out: pkg }) },
+            { run: () => execFileSync('tar', ['-I', 'pigz', '-cf', tgz, '-C', src, '.']) },
+          );
+          report({
+            label: `build (median of ${rounds} alternating rounds), against the fastest compressor here`,
+            value: pigz.ours,
+            unit: 's',
+            baseline: { label: 'tar -I pigz -c (parallel gzip)', value: pigz.baseline },
+          });
+        } else console.log('  pigz is not installed: no tar -I pigz anchor (apt-get install pigz)');
+      } else await buildPackage(src, { out: pkg });
+      const size = (await stat(pkg)).size;
 
       // Install from a registry: the signed package published in a file:// registry, a fresh home
       // (empty cache) each round; tar -xzf extracts the registry's copy of the same file.
-      const registry = await TestRegistry.create({ name: 'bench' });
-      try {
-        const key = await registry.addPublisher('bench');
-        const signed = join(work, 'signed.adcap');
-        await buildSignedPackage(src, { out: signed, keys: [key] });
-        const { blobPath } = await publishPackage(registry.dir, signed);
-        await registry.build();
-        const home = join(work, 'home');
-        const untarred = join(work, 'untarred');
-        const installRound = {
-          prepare: async () => {
-            await removeTree(home);
-            await mkdir(home);
-          },
-          run: () =>
-            new Arcotheon({
-              home,
-              host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } },
-              remotes: [registry.remote('bench')],
-            }).install('bench/archive', { approve: () => true }),
-        };
-        const untarPrepare = async (): Promise<void> => {
-          await rm(untarred, { recursive: true, force: true });
-          await mkdir(untarred);
-        };
-        const install = await alternate(rounds, installRound, {
-          prepare: untarPrepare,
-          run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
-        });
-        console.log(`  install/tar -xzf per round: ${install.ratios.map((r) => r.toFixed(2)).join(', ')}`);
-        if (have('igzip')) {
-          const fastest = await alternate(rounds, installRound, {
+      if (parts.has('install')) {
+        const registry = await TestRegistry.create({ name: 'bench' });
+        try {
+          const key = await registry.addPublisher('bench');
+          const signed = join(work, 'signed.adcap');
+          await buildSignedPackage(src, { out: signed, keys: [key] });
+          const { blobPath } = await publishPackage(registry.dir, signed);
+          await registry.build();
+          const home = join(work, 'home');
+          const untarred = join(work, 'untarred');
+          const installRound = {
+            prepare: async () => {
+              await removeTree(home);
+              await mkdir(home);
+            },
+            run: () =>
+              new Arcotheon({
+                home,
+                host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } },
+                remotes: [registry.remote('bench')],
+              }).install('bench/archive', { approve: () => true }),
+          };
+          const untarPrepare = async (): Promise<void> => {
+            await rm(untarred, { recursive: true, force: true });
+            await mkdir(untarred);
+          };
+          const install = await alternate(rounds, installRound, {
             prepare: untarPrepare,
-            run: () => execFileSync('tar', ['-I', 'igzip', '-xf', blobPath, '-C', untarred]),
+            run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
           });
+          console.log(`  install/tar -xzf per round: ${install.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+          if (have('igzip')) {
+            const fastest = await alternate(rounds, installRound, {
+              prepare: untarPrepare,
+              run: () => execFileSync('tar', ['-I', 'igzip', '-xf', blobPath, '-C', untarred]),
+            });
+            report({
+              label: `install (median of ${rounds} alternating rounds), against the fastest decompressor here`,
+              value: fastest.ours,
+              unit: 's',
+              baseline: { label: 'tar -I igzip -x (ISA-L)', value: fastest.baseline },
+            });
+          } else console.log('  igzip is not installed: no tar -I igzip anchor (apt-get install isal)');
           report({
-            label: `install (median of ${rounds} alternating rounds), against the fastest decompressor here`,
-            value: fastest.ours,
+            label: `install from a file:// registry (median of ${rounds} alternating rounds)`,
+            value: install.ours,
             unit: 's',
-            baseline: { label: 'tar -I igzip -x (ISA-L)', value: fastest.baseline },
+            baseline: { label: 'tar -xzf', value: install.baseline },
+            target: 1.0,
           });
-        } else console.log('  igzip is not installed: no tar -I igzip anchor (apt-get install isal)');
-        report({
-          label: `install from a file:// registry (median of ${rounds} alternating rounds)`,
-          value: install.ours,
-          unit: 's',
-          baseline: { label: 'tar -xzf', value: install.baseline },
-          target: 1.0,
-        });
 
-        // The same install as a person types it: `adcap install` from the built bin (a new process
-        // with its compile cache warm), the remote added untimed to a fresh home each round.
-        const cliHome = join(work, 'cli-home');
-        const remote = registry.remote('bench');
-        const cliRound = {
-          prepare: async () => {
-            await removeTree(cliHome);
-            await mkdir(cliHome);
-            execFileSync(process.execPath, [
-              ADCAP_BIN,
-              '--home',
-              cliHome,
-              'remote',
-              'add',
-              'bench',
-              remote.url,
-              '--root-key',
-              ...remote.rootKeys,
-            ]);
-          },
-          run: () => execFileSync(process.execPath, [ADCAP_BIN, '--home', cliHome, 'install', 'bench/archive', '--yes'], { stdio: 'pipe' }),
-        };
-        const cli = await alternate(rounds, cliRound, {
-          prepare: untarPrepare,
-          run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
-        });
-        console.log(`  adcap install/tar -xzf per round: ${cli.ratios.map((r) => r.toFixed(2)).join(', ')}`);
-        report({
-          label: `adcap install (the command, a new process) from a file:// registry (median of ${rounds} alternating rounds)`,
-          value: cli.ours,
-          unit: 's',
-          baseline: { label: 'tar -xzf', value: cli.baseline },
-          target: 1.0,
-        });
-        if (have('igzip')) {
-          const cliFastest = await alternate(rounds, cliRound, {
+          // The same install as a person types it: `adcap install` from the built bin (a new process
+          // with its compile cache warm), the remote added untimed to a fresh home each round.
+          const cliHome = join(work, 'cli-home');
+          const remote = registry.remote('bench');
+          const cliRound = {
+            prepare: async () => {
+              await removeTree(cliHome);
+              await mkdir(cliHome);
+              execFileSync(process.execPath, [
+                ADCAP_BIN,
+                '--home',
+                cliHome,
+                'remote',
+                'add',
+                'bench',
+                remote.url,
+                '--root-key',
+                ...remote.rootKeys,
+              ]);
+            },
+            run: () =>
+              execFileSync(process.execPath, [ADCAP_BIN, '--home', cliHome, 'install', 'bench/archive', '--yes'], { stdio: 'pipe' }),
+          };
+          const cli = await alternate(rounds, cliRound, {
             prepare: untarPrepare,
-            run: () => execFileSync('tar', ['-I', 'igzip', '-xf', blobPath, '-C', untarred]),
+            run: () => execFileSync('tar', ['-xzf', blobPath, '-C', untarred]),
           });
+          console.log(`  adcap install/tar -xzf per round: ${cli.ratios.map((r) => r.toFixed(2)).join(', ')}`);
           report({
-            label: `adcap install (the command) (median of ${rounds} alternating rounds), against the fastest decompressor here`,
-            value: cliFastest.ours,
+            label: `adcap install (the command, a new process) from a file:// registry (median of ${rounds} alternating rounds)`,
+            value: cli.ours,
             unit: 's',
-            baseline: { label: 'tar -I igzip -x (ISA-L)', value: cliFastest.baseline },
+            baseline: { label: 'tar -xzf', value: cli.baseline },
+            target: 1.0,
           });
+          if (have('igzip')) {
+            const cliFastest = await alternate(rounds, cliRound, {
+              prepare: untarPrepare,
+              run: () => execFileSync('tar', ['-I', 'igzip', '-xf', blobPath, '-C', untarred]),
+            });
+            report({
+              label: `adcap install (the command) (median of ${rounds} alternating rounds), against the fastest decompressor here`,
+              value: cliFastest.ours,
+              unit: 's',
+              baseline: { label: 'tar -I igzip -x (ISA-L)', value: cliFastest.baseline },
+            });
+          }
+          await removeTree(cliHome);
+          await removeTree(home);
+          await rm(untarred, { recursive: true, force: true });
+        } finally {
+          await registry.cleanup();
         }
-        await removeTree(cliHome);
-        await removeTree(home);
-        await rm(untarred, { recursive: true, force: true });
-      } finally {
-        await registry.cleanup();
       }
 
-      const gzipSeconds = await best(runs, () => execFileSync('sh', ['-c', `gzip -dc "${pkg}" | sha256sum > /dev/null`]));
-      const verifySeconds = await best(runs, () => readPackage(pkg));
-      report({
-        label: 'verify (readPackage, no extraction)',
-        value: verifySeconds,
-        unit: 's',
-        baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
-        target: 0.7,
-      });
-      if (have('igzip')) {
-        const igzipSeconds = await best(runs, () => execFileSync('sh', ['-c', `igzip -dc "${pkg}" | sha256sum > /dev/null`]));
+      if (parts.has('verify')) {
+        const gzipSeconds = await best(runs, () => execFileSync('sh', ['-c', `gzip -dc "${pkg}" | sha256sum > /dev/null`]));
+        const verifySeconds = await best(runs, () => readPackage(pkg));
         report({
-          label: 'verify (readPackage, no extraction), against the fastest decompressor here',
+          label: 'verify (readPackage, no extraction)',
           value: verifySeconds,
           unit: 's',
-          baseline: { label: 'igzip -dc | sha256sum (ISA-L)', value: igzipSeconds },
+          baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
+          target: 0.7,
         });
-      } else console.log('  igzip is not installed: no igzip -dc anchor (apt-get install isal)');
-      const extractSeconds = await best(runs, async () => {
-        const target = join(work, 'extracted');
-        await rm(target, { recursive: true, force: true });
-        await readPackage(pkg, { extractTo: target });
-      });
-      report({
-        label: 'verify with extraction',
-        value: extractSeconds,
-        unit: 's',
-        baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
-      });
+        if (have('igzip')) {
+          const igzipSeconds = await best(runs, () => execFileSync('sh', ['-c', `igzip -dc "${pkg}" | sha256sum > /dev/null`]));
+          report({
+            label: 'verify (readPackage, no extraction), against the fastest decompressor here',
+            value: verifySeconds,
+            unit: 's',
+            baseline: { label: 'igzip -dc | sha256sum (ISA-L)', value: igzipSeconds },
+          });
+        } else console.log('  igzip is not installed: no igzip -dc anchor (apt-get install isal)');
+        const extractSeconds = await best(runs, async () => {
+          const target = join(work, 'extracted');
+          await rm(target, { recursive: true, force: true });
+          await readPackage(pkg, { extractTo: target });
+        });
+        report({
+          label: 'verify with extraction',
+          value: extractSeconds,
+          unit: 's',
+          baseline: { label: 'gzip -dc | sha256sum', value: gzipSeconds },
+        });
 
-      const smallPkg = join(work, 'small.adcap');
-      await buildPackage(small, { out: smallPkg });
-      const smallSize = (await stat(smallPkg)).size;
-      const baselineRss = childRss(pkg, true);
-      const rssBig = childRss(pkg);
-      const rssSmall = childRss(smallPkg);
-      console.log(`  child baseline (node + tsx + SDK modules loaded, nothing read): ${(baselineRss / MiB).toFixed(1)} MiB`);
-      report({ label: `verify peak RSS, ${(smallSize / MiB).toFixed(0)} MiB package`, value: rssSmall / MiB, unit: 'MiB', target: 200 });
-      report({ label: `verify peak RSS, ${(size / MiB).toFixed(0)} MiB package`, value: rssBig / MiB, unit: 'MiB', target: 200 });
-      report({
-        label: `verify peak RSS growth from the ${(smallSize / MiB).toFixed(0)} MiB to the ${(size / MiB).toFixed(0)} MiB package`,
-        value: (rssBig - rssSmall) / MiB,
-        unit: 'MiB',
-        // Not a buffer growing with the data (that would be ~150 MiB here): V8 lets the heap grow
-        // a little further before collecting on a longer run; measured 8-17 MiB on a loaded machine.
-        target: 32,
-      });
+        const smallPkg = join(work, 'small.adcap');
+        await buildPackage(small, { out: smallPkg });
+        const smallSize = (await stat(smallPkg)).size;
+        const baselineRss = childRss(pkg, true);
+        const rssBig = childRss(pkg);
+        const rssSmall = childRss(smallPkg);
+        console.log(`  child baseline (node + tsx + SDK modules loaded, nothing read): ${(baselineRss / MiB).toFixed(1)} MiB`);
+        report({ label: `verify peak RSS, ${(smallSize / MiB).toFixed(0)} MiB package`, value: rssSmall / MiB, unit: 'MiB', target: 200 });
+        report({ label: `verify peak RSS, ${(size / MiB).toFixed(0)} MiB package`, value: rssBig / MiB, unit: 'MiB', target: 200 });
+        report({
+          label: `verify peak RSS growth from the ${(smallSize / MiB).toFixed(0)} MiB to the ${(size / MiB).toFixed(0)} MiB package`,
+          value: (rssBig - rssSmall) / MiB,
+          unit: 'MiB',
+          // Not a buffer growing with the data (that would be ~150 MiB here): V8 lets the heap grow
+          // a little further before collecting on a longer run; measured 8-17 MiB on a loaded machine.
+          target: 32,
+        });
+      }
     } finally {
       await rm(work, { recursive: true, force: true });
     }
