@@ -246,7 +246,7 @@ describe('the manager UI, end to end in a browser', () => {
     await row.locator('.permission.added', { hasText: 'Connect to api.notes.example' }).waitFor();
 
     await row.getByRole('button', { name: 'Review and update' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Update acme/notes to 1.1.0?' });
+    const dialog = page.getByRole('dialog', { name: 'Update Meeting notes to 1.1.0?' });
     await dialog.getByText('Connect to api.notes.example').waitFor();
     expect(await dialog.getByText(NOTES_NET.reason).count()).toBe(1);
     await dialog.getByRole('button', { name: 'Not now' }).click();
@@ -364,28 +364,28 @@ describe('the manager UI, end to end in a browser', () => {
   it('switches a capability off and on again from its page and from its row in the list (issue 17)', async () => {
     await go('#/installed/acme/notes');
     await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
-    const toggle = page.getByRole('checkbox', { name: 'Enabled' });
+    const toggle = page.getByRole('switch', { name: 'Enabled' });
     expect(await toggle.isChecked()).toBe(true);
     await toggle.click();
     await page.locator('[data-disabled="user"]', { hasText: 'Disabled' }).waitFor();
-    expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(false);
+    expect(await page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(false);
     expect((await installed('acme/notes'))?.disabled).toMatchObject({ by: 'user' });
 
-    await page.getByRole('checkbox', { name: 'Enabled' }).click();
+    await page.getByRole('switch', { name: 'Enabled' }).click();
     await page.locator('[data-disabled]').waitFor({ state: 'detached' });
-    expect(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked()).toBe(true);
+    expect(await page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(true);
     // adcap list --json prints null for an enabled capability.
     expect((await installed('acme/notes'))?.disabled ?? null).toBeNull();
 
     // The same switch on its row of the Installed list, named for the capability it turns off.
     await go('#/installed');
-    const row = page.getByRole('checkbox', { name: 'Enabled Meeting notes' });
+    const row = page.getByRole('switch', { name: 'Enabled Meeting notes' });
     expect(await row.isChecked()).toBe(true);
     await row.click();
     await page.locator('a.card[data-id="acme/notes"] [data-disabled="user"]', { hasText: 'Disabled' }).waitFor();
-    expect(await page.getByRole('checkbox', { name: 'Enabled Meeting notes' }).isChecked()).toBe(false);
+    expect(await page.getByRole('switch', { name: 'Enabled Meeting notes' }).isChecked()).toBe(false);
     expect((await installed('acme/notes'))?.disabled).toMatchObject({ by: 'user' });
-    await page.getByRole('checkbox', { name: 'Enabled Meeting notes' }).click();
+    await page.getByRole('switch', { name: 'Enabled Meeting notes' }).click();
     await page.locator('a.card[data-id="acme/notes"] [data-disabled]').waitFor({ state: 'detached' });
     expect((await installed('acme/notes'))?.disabled ?? null).toBeNull();
   });
@@ -412,6 +412,9 @@ describe('the manager UI, end to end in a browser', () => {
     await go('#/capability/acme/notes');
     const mcp = page.locator('[data-mcp="claude-code"]');
     await mcp.waitFor();
+    // Collapsed per agent: the line shows once the agent is opened.
+    expect(await mcp.getByRole('button', { name: 'Copy' }).isVisible()).toBe(false);
+    await mcp.locator('summary').click();
     await mcp.getByRole('button', { name: 'Copy' }).click();
     await mcp.getByRole('button', { name: 'Copied' }).waitFor();
   });

@@ -142,7 +142,7 @@ describe('the manager UI under an organisation policy', () => {
 
   it('locks the Enabled switch of each managed row, with the reason', async () => {
     await go('#/installed');
-    const required = page.getByRole('checkbox', { name: 'Enabled Compliance checker' });
+    const required = page.getByRole('switch', { name: 'Enabled Compliance checker' });
     await required.waitFor();
     expect(await required.isChecked()).toBe(true);
     expect(await required.isDisabled()).toBe(true);
@@ -151,7 +151,7 @@ describe('the manager UI under an organisation policy', () => {
     const describedBy = await required.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${describedBy ?? ''}"]`).textContent()).toContain('Required by your organisation');
 
-    const blocked = page.getByRole('checkbox', { name: 'Enabled Legacy sync' });
+    const blocked = page.getByRole('switch', { name: 'Enabled Legacy sync' });
     expect(await blocked.isChecked()).toBe(false);
     expect(await blocked.isDisabled()).toBe(true);
     await page.locator('[data-toggle-for="acme/legacy"] [data-policy-lock]', { hasText: 'Blocked by your organisation.' }).waitFor();
@@ -170,7 +170,7 @@ describe('the manager UI under an organisation policy', () => {
     expect(await note.textContent()).toContain(
       `Managed by Acme IT (rule "required" in ${policyPath}). Ask it@acme.example if you need it.`,
     );
-    const toggle = page.getByRole('checkbox', { name: 'Enabled' });
+    const toggle = page.getByRole('switch', { name: 'Enabled' });
     expect(await toggle.isDisabled()).toBe(true);
     await page.locator('[data-policy-lock]', { hasText: 'Required by your organisation: it cannot be switched off.' }).waitFor();
 

@@ -92,8 +92,6 @@ export function App() {
                   aria-current={current === item.screen ? 'page' : undefined}
                   aria-keyshortcuts={`${isMac ? 'Meta' : 'Control'}+${index + 1}`}
                   title={`${item.label} (${isMac ? '⌘' : 'Ctrl+'}${index + 1})`}
-                  // The label is hidden on a narrow window: the name stays "Updates, 1 available".
-                  aria-label={item.screen === 'updates' && updates > 0 ? `${item.label}, ${updates} available` : item.label}
                 >
                   <span className="icon" aria-hidden="true">
                     {item.icon}
@@ -101,6 +99,8 @@ export function App() {
                   <span className="label">{item.label}</span>
                   {item.screen === 'updates' && updates > 0 && (
                     <span className="count">
+                      {/* The name reads "Updates, 1 available" (the label stays in it on a narrow window: feedback.css). */}
+                      <span className="visually-hidden">, </span>
                       {updates}
                       <span className="visually-hidden"> available</span>
                     </span>

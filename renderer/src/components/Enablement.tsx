@@ -8,6 +8,7 @@ import type { HostError, InstalledSummary } from '../../../electron/common/index
 import { host } from '../host.js';
 import { useInstalled } from '../stores/installed.js';
 import { ErrorBox } from './ErrorBox.js';
+import './feedback.css';
 
 export function DisabledBadge({ item }: { item: Pick<InstalledSummary, 'disabled'> }) {
   if (item.disabled === undefined) return null;
@@ -40,8 +41,9 @@ function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who
 }
 
 /**
- * A real checkbox named "Enabled" (on a list row, "Enabled <name>", so each row's switch says which
- * capability it turns off); reloads the installed data after the change. When the policy decides,
+ * A switch (a checkbox with role="switch", WAI-ARIA APG "Switch": Space flips it, its state is
+ * on or off) named "Enabled" (on a list row, "Enabled <name>", so each row's switch says which
+ * capability it turns off), drawn as a track and thumb inside the row it belongs to; reloads the installed data after the change. When the policy decides,
  * the switch is disabled and the reason is shown beside it and read with it (aria-describedby).
  */
 export function EnabledToggle({
@@ -68,16 +70,22 @@ export function EnabledToggle({
   };
   return (
     <div className={row ? 'enablement row-toggle' : 'enablement'} data-toggle-for={item.id}>
-      <label className="toggle">
+      <label className="toggle switch">
         <input
           type="checkbox"
+          role="switch"
           checked={enabled}
           disabled={busy || locked !== null}
           aria-describedby={locked === null ? undefined : reasonId}
           onChange={() => void change()}
-        />{' '}
-        Enabled
-        {row && <span className="visually-hidden"> {item.name}</span>}
+        />
+        <span className="switch-track" aria-hidden="true">
+          <span className="switch-thumb" />
+        </span>
+        <span>
+          Enabled
+          {row && <span className="visually-hidden"> {item.name}</span>}
+        </span>
       </label>
       {locked !== null && (
         <span id={reasonId} className="small muted" data-policy-lock="">

@@ -31,13 +31,32 @@ const components: Components = {
   img({ alt }) {
     return alt !== undefined && alt.length > 0 ? <span className="muted">[image: {alt}]</span> : null;
   },
+  // A code block scrolls sideways rather than wrap its lines: it is a focusable, named region so
+  // the keyboard can scroll it too (WCAG 2.1.1; axe scrollable-region-focusable).
+  pre({ children }) {
+    return (
+      <pre tabIndex={0} role="region" aria-label="Code">
+        {children}
+      </pre>
+    );
+  },
 };
+
+/**
+ * A SKILL.md (or any Markdown file) may open with YAML front matter between `---` lines (Agent
+ * Skills: name, description, license); it is metadata the page shows elsewhere, not text to read,
+ * and Markdown would turn it into a rule and a bold heading. It is left out.
+ */
+export function stripFrontMatter(text: string): string {
+  const match = /^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
+  return match === null ? text : text.slice(match[0].length).replace(/^\s*\n/, '');
+}
 
 export function Markdown({ text, className = 'markdown' }: { text: string; className?: string }) {
   return (
     <div className={className}>
       <ReactMarkdown skipHtml urlTransform={(url) => (safeHref(url) === null && !url.startsWith('#') ? '' : url)} components={components}>
-        {text}
+        {stripFrontMatter(text)}
       </ReactMarkdown>
     </div>
   );

@@ -34,9 +34,23 @@ export function OperationsTray() {
 function Operation({ op }: { op: OperationView }) {
   const dismiss = useOperations((s) => s.dismiss);
   const ref = useRef<HTMLDivElement>(null);
+  const dismissRef = useRef<HTMLButtonElement>(null);
+  const hovered = useRef(false);
+  const focused = useRef(false);
   const [held, setHeld] = useState(false);
   const [leaving, setLeaving] = useState(false);
   const finished = op.state === 'done' || op.state === 'cancelled';
+  const hold = (): void => setHeld(hovered.current || focused.current);
+
+  // When it ends under the keyboard (Cancel pressed, then replaced by Dismiss), the focus stays in
+  // the entry, on Dismiss, instead of falling to <body>.
+  useEffect(() => {
+    if (op.state === 'running') return;
+    const active = document.activeElement;
+    if (focused.current && (active === null || active === document.body)) dismissRef.current?.focus();
+    else focused.current = ref.current?.contains(active) ?? false;
+    setHeld(hovered.current || focused.current);
+  }, [op.state]);
 
   // A finished entry leaves by itself, but not while it is hovered or holds the focus.
   useEffect(() => {
@@ -66,10 +80,22 @@ function Operation({ op }: { op: OperationView }) {
       ref={ref}
       className={`op${leaving ? ' leaving' : ''}`}
       data-operation-state={op.state}
-      onMouseEnter={() => setHeld(true)}
-      onMouseLeave={() => setHeld(ref.current?.contains(document.activeElement) ?? false)}
-      onFocus={() => setHeld(true)}
-      onBlur={(e) => setHeld(ref.current?.contains(e.relatedTarget as Node | null) ?? false)}
+      onMouseEnter={() => {
+        hovered.current = true;
+        hold();
+      }}
+      onMouseLeave={() => {
+        hovered.current = false;
+        hold();
+      }}
+      onFocus={() => {
+        focused.current = true;
+        hold();
+      }}
+      onBlur={(e) => {
+        focused.current = ref.current?.contains(e.relatedTarget as Node | null) ?? false;
+        hold();
+      }}
     >
       <div className="op-head">
         <strong className="op-title" role={op.state === 'running' ? undefined : 'status'}>
@@ -82,7 +108,7 @@ function Operation({ op }: { op: OperationView }) {
             Cancel
           </button>
         ) : (
-          <button type="button" className="small" onClick={() => dismiss(op.id)} aria-label={`Dismiss ${title}`}>
+          <button ref={dismissRef} type="button" className="small" onClick={() => dismiss(op.id)} aria-label={`Dismiss ${title}`}>
             ✕
           </button>
         )}

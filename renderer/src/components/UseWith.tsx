@@ -9,6 +9,13 @@ import type { AgentIdData, AgentStatusData, HostError, InstalledDetail, McpRegis
 import { host } from '../host.js';
 import { CopyButton } from './Copy.js';
 import { ErrorBox } from './ErrorBox.js';
+import './feedback.css';
+
+/** An agent id in words when the agent list has not loaded ("claude-code" → "Claude code"). */
+function agentName(id: string): string {
+  const words = id.replace(/[-_]/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 export function UseWith({ detail }: { detail: InstalledDetail }) {
   const hasSkills = (detail.package?.skills ?? []).length > 0;
@@ -30,8 +37,9 @@ export function UseWith({ detail }: { detail: InstalledDetail }) {
   }, []);
 
   useEffect(() => {
-    if (hasSkills) void load();
-  }, [hasSkills, load]);
+    // The agents' names, for the MCP lines too.
+    if (hasSkills || hasTools) void load();
+  }, [hasSkills, hasTools, load]);
 
   useEffect(() => {
     if (!hasTools) return;
@@ -112,18 +120,20 @@ export function UseWith({ detail }: { detail: InstalledDetail }) {
       {hasTools && mcp !== null && (
         <div className="stack">
           <h3>Its tools as an MCP server</h3>
-          <ul className="list-plain">
+          <p className="small muted">Open your agent to see the line that registers these tools with it.</p>
+          {/* One disclosure per agent, closed: the page shows the agents, not every agent's command line at once. */}
+          <div className="use-with-agents">
             {mcp.map((m) => (
-              <li key={m.agent} data-mcp={m.agent}>
-                <strong>{agents?.find((a) => a.id === m.agent)?.name ?? m.agent}</strong>
-                {m.kind === 'config' && <span className="small muted"> (add to {m.file})</span>}
-                <div className="row">
+              <details key={m.agent} data-mcp={m.agent} className="use-with-agent">
+                <summary>{agents?.find((a) => a.id === m.agent)?.name ?? agentName(m.agent)}</summary>
+                {m.kind === 'config' && <p className="small muted">Add this to {m.file}:</p>}
+                <div className="row use-with-line">
                   <code className="mono small">{m.line}</code>
                   <CopyButton text={m.line} />
                 </div>
-              </li>
+              </details>
             ))}
-          </ul>
+          </div>
         </div>
       )}
     </section>

@@ -11,7 +11,7 @@ import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { host } from '../host.js';
 import { plural } from '../lib/format.js';
 import { hrefOf } from '../router.js';
-import { useInstalled } from '../stores/installed.js';
+import { nameOf, useInstalled } from '../stores/installed.js';
 import { runOperation } from '../stores/operations.js';
 
 const SEVERITY: Array<{ key: ProblemSeverity; title: string; badge: string }> = [
@@ -162,6 +162,11 @@ function RepairList({ report }: { report: DoctorReportData }) {
   );
 }
 
+/** An installed capability's name where the finding names its id (its id when it is not in the list). */
+function InstalledName({ id }: { id: string }) {
+  return <>{useInstalled(nameOf(id))}</>;
+}
+
 function Finding({ problem }: { problem: ProblemData }) {
   return (
     <li data-problem={problem.kind}>
@@ -180,7 +185,9 @@ function Finding({ problem }: { problem: ProblemData }) {
         {problem.id !== undefined && (
           <>
             {' · '}
-            <a href={hrefOf({ screen: 'installed', id: problem.id })}>{problem.id}</a>
+            <a href={hrefOf({ screen: 'installed', id: problem.id })}>
+              <InstalledName id={problem.id} />
+            </a>
             {problem.version === undefined ? '' : ` ${problem.version}`}
           </>
         )}

@@ -4,6 +4,7 @@
  * dialog that names them; its approval is the digest of exactly that update (issue 4).
  */
 import { useEffect, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { AvailableUpdate, HostError, UpdatesCheck } from '../../../electron/common/index.js';
 import { Dialog } from '../components/Dialog.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
@@ -12,7 +13,7 @@ import { PermissionItem } from '../components/Permissions.js';
 import { host } from '../host.js';
 import { formatBytes, timeAgo } from '../lib/format.js';
 import { hrefOf } from '../router.js';
-import { useInstalled } from '../stores/installed.js';
+import { nameOf, useInstalled } from '../stores/installed.js';
 import { runOperation } from '../stores/operations.js';
 
 export function Updates() {
@@ -92,10 +93,13 @@ export function Updates() {
               <div className="row" style={{ justifyContent: 'space-between' }}>
                 <div>
                   <h2 style={{ margin: 0 }}>
-                    <a href={hrefOf({ screen: 'capability', id: u.id })}>{u.id}</a>
+                    <a href={hrefOf({ screen: 'capability', id: u.id })}>
+                      <InstalledName id={u.id} />
+                    </a>
                   </h2>
+                  <div className="mono small muted">{u.id}</div>
                   <div className="muted">
-                    {u.from} → <strong>{u.to}</strong> · {u.downloadSize === 0 ? 'already downloaded' : formatBytes(u.downloadSize)}
+                    {u.from} → <strong>{u.to}</strong> · {u.downloadSize === 0 ? 'nothing to download' : formatBytes(u.downloadSize)}
                   </div>
                 </div>
                 <button
@@ -142,11 +146,17 @@ export function Updates() {
   );
 }
 
+/** An installed capability's name (its id until the list has loaded). */
+function InstalledName({ id }: { id: string }) {
+  return <>{useInstalled(nameOf(id))}</>;
+}
+
 function Changes({ update }: { update: AvailableUpdate }) {
+  const name = useInstalled(nameOf(update.id));
   const { added, widened, removed } = update.changes;
   if (added.length + widened.length + removed.length === 0) return <p className="muted">No change to what it may do.</p>;
   return (
-    <ul className="permissions" style={{ marginTop: 10 }} aria-label={`Permission changes for ${update.id}`}>
+    <ul className="permissions" style={{ marginTop: 10 }} aria-label={`Permission changes for ${name}`}>
       {added.map((p) => (
         <PermissionItem key={`a-${p.grant}`} permission={p} marker="added" />
       ))}
@@ -164,7 +174,8 @@ function Changes({ update }: { update: AvailableUpdate }) {
 function UpdateDialog({ updates, onCancel, onAccept }: { updates: AvailableUpdate[]; onCancel: () => void; onAccept: () => void }) {
   const cancelRef = useRef<HTMLButtonElement>(null);
   const asking = updates.filter((u) => u.changes.added.length + u.changes.widened.length > 0);
-  const title = updates.length === 1 ? `Update ${updates[0]?.id ?? ''} to ${updates[0]?.to ?? ''}?` : `Apply ${updates.length} updates?`;
+  const names = useInstalled(useShallow((s) => updates.map((u) => nameOf(u.id)(s))));
+  const title = updates.length === 1 ? `Update ${names[0] ?? ''} to ${updates[0]?.to ?? ''}?` : `Apply ${updates.length} updates?`;
   return (
     <Dialog
       title={title}
@@ -188,8 +199,8 @@ function UpdateDialog({ updates, onCancel, onAccept }: { updates: AvailableUpdat
           : 'These updates ask for more than the installed versions had:'}
       </p>
       {asking.map((u) => (
-        <section key={u.id} aria-label={`New permissions for ${u.id}`} style={{ marginTop: 10 }}>
-          {updates.length > 1 && <h3>{u.id}</h3>}
+        <section key={u.id} aria-label={`New permissions for ${names[updates.indexOf(u)] ?? u.id}`} style={{ marginTop: 10 }}>
+          {updates.length > 1 && <h3>{names[updates.indexOf(u)] ?? u.id}</h3>}
           <ul className="permissions">
             {u.changes.added.map((p) => (
               <PermissionItem key={p.grant} permission={p} marker="added" />

@@ -91,3 +91,9 @@ export const updateCount = (s: InstalledState): number =>
   s.updates.value !== null
     ? s.updates.value.updates.filter((u) => !u.dependency).length
     : (s.overview.value ?? []).filter((i) => i.updateAvailable !== null).length;
+
+/** Selector factory: an installed capability's name, or its id when it is not in the list (UI.md: names where they exist). */
+export const nameOf =
+  (id: string) =>
+  (s: InstalledState): string =>
+    (s.overview.value ?? []).find((i) => i.id === id)?.name ?? id;
