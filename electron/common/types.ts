@@ -9,7 +9,61 @@
  * never as HTML.
  */
 
-export type ErrorCode = `E_${string}`;
+import type { OperationMethod, ValueMap } from './methods.js';
+
+/**
+ * The stable error codes of DESIGN §9, as the SDK's `ErrorCode` lists them (sdk/src/errors.ts). The
+ * contract imports nothing from the SDK (DESIGN §2), so the list is spelled here;
+ * electron/host/conformance.ts stops `tsc` when the two differ.
+ */
+export type ErrorCode =
+  | 'E_GZIP'
+  | 'E_TAR'
+  | 'E_ENTRY_TYPE'
+  | 'E_PATH'
+  | 'E_DUPLICATE'
+  | 'E_ORDER'
+  | 'E_LIMIT'
+  | 'E_JSON'
+  | 'E_VERSION_MAJOR'
+  | 'E_SCHEMA'
+  | 'E_SEMANTIC'
+  | 'E_HASH'
+  | 'E_UNLISTED'
+  | 'E_MISSING'
+  | 'E_SIGNATURE'
+  | 'E_UNTRUSTED'
+  | 'E_REVOKED'
+  | 'E_CATALOG'
+  | 'E_ROLLBACK'
+  | 'E_STALE'
+  | 'E_DOC_HASH'
+  | 'E_DOWNLOAD'
+  | 'E_IMMUTABLE'
+  | 'E_RESOLVE'
+  | 'E_INCOMPATIBLE'
+  | 'E_DENIED'
+  | 'E_ENTITLEMENT'
+  | 'E_LOCKED'
+  | 'E_DEPENDENTS'
+  | 'E_NOT_INSTALLED'
+  | 'E_NOT_FOUND'
+  | 'E_INPUT'
+  | 'E_OUTPUT'
+  | 'E_TIMEOUT'
+  | 'E_OUTPUT_LIMIT'
+  | 'E_RUNTIME_UNSUPPORTED'
+  | 'E_NOT_GRANTED'
+  | 'E_SANDBOX_UNAVAILABLE'
+  | 'E_TOOL'
+  | 'E_PROTOCOL'
+  | 'E_DISABLED'
+  | 'E_POLICY'
+  | 'E_USAGE'
+  | 'E_IO'
+  | 'E_CANCELLED'
+  | 'E_HOST_CALLBACK'
+  | 'E_CONFLICT';
 
 export interface HostError {
   code: ErrorCode;
@@ -49,6 +103,21 @@ export interface PermissionView {
   reason: string;
   /** Installed views: whether the capability holds this grant now. */
   granted?: boolean;
+}
+
+/**
+ * One overall risk verdict (sdk capabilityRisk): the highest risk of a capability's permissions,
+ * those of the dependencies installing it pulls in, and its skills' programs (run outside the
+ * sandbox: high), with the sentence that says what sets it.
+ */
+export interface RiskVerdict {
+  level: RiskLevel | 'none';
+  /** "High: a dependency, Net helper (acme/net), may connect to any server on the internet." */
+  reason: string;
+  /** Everything counted, highest first. */
+  factors: Array<{ level: RiskLevel; id: string; dependency: boolean; kind: 'permission' | 'programs'; subject: string; text: string }>;
+  /** Dependencies whose permissions could not be read (the verdict may be too low by them). */
+  unknown: string[];
 }
 
 // ------------------------------------------------------------------ catalogue
@@ -176,6 +245,8 @@ export interface EntryContentsData {
   workflows: string[];
   knowledge: string[];
   resources: Array<{ id: string; size: number }>;
+  /** Skills that ship programs an agent may run outside the sandbox (absent in older entries). */
+  skillPrograms?: Array<{ skill: string; programs: string[] }>;
 }
 
 export interface CompatData {
@@ -304,9 +375,15 @@ export interface CapabilityDetail {
   signers: Array<{ keyId: string; status: 'active' | 'revoked' | 'unknown' }>;
   contents: EntryContentsData;
   /** Null when the archive is not available without a download the host did not make (entitled, too large). */
+  /**
+   * Read from installed files or an archive already in the cache; null until downloaded (the page
+   * is drawn from metadata: the catalogue and the package document, never a download).
+   */
   package: PackageContentsView | null;
   packageUnavailable: string | null;
   installed: { version: string; updateAvailable: string | null } | null;
+  /** The overall risk of installing it: its permissions, its dependencies' and its skills' programs. */
+  risk: RiskVerdict;
 }
 
 // ------------------------------------------------------------------ install plans
@@ -368,6 +445,8 @@ export interface PlanData {
   report: { lines: string[] };
   /** Send this back as `approvedDigest` to install exactly this plan. */
   digest: string;
+  /** The overall risk of what the plan installs (every item: permissions and skills' programs). */
+  risk: RiskVerdict;
 }
 
 /**
@@ -524,8 +603,21 @@ export interface InstalledDetail extends InstalledSummary {
   permissions: PermissionView[];
   /** Active version first, then earlier kept versions, newest first. */
   versions: InstalledVersionView[];
-  /** What `installs.rollback` would do, or null when there is nothing to roll back to. */
-  rollback: { to: string; grants: string[]; grantsAdded: string[]; grantsRemoved: string[] } | null;
+  /**
+   * What `installs.rollback` would do, or null when there is nothing to roll back to. It swaps to the
+   * last kept version: `back` to an older one, or `forward` to the newer one rolled back from (an
+   * update again). `permissions` are those of `to` with `granted` as they will be; `removed` are the
+   * active version's grants that `to` does not keep, as sentences.
+   */
+  rollback: {
+    to: string;
+    direction: 'back' | 'forward';
+    grants: string[];
+    grantsAdded: string[];
+    grantsRemoved: string[];
+    permissions: PermissionView[];
+    removed: PermissionView[];
+  } | null;
   /** Installed capabilities that depend on this one (uninstall is refused while any remain). */
   dependents: string[];
   dependencies: Array<{ id: string; range: string; installed: string | null }>;
@@ -602,12 +694,21 @@ export interface RemoteStatus {
   rootKeys: string[];
   /** Shipped with the app (cannot be removed, only overridden). */
   builtIn: boolean;
+  /**
+   * From the last attempt to read it: `verified` (it verified, and the stored catalogue is in use),
+   * `failed` (the last attempt failed: `error` says why, and the catalogue in use is the one verified
+   * at `lastVerifiedAt`, if any), `refused` (the stored catalogue can no longer be used), `unread`
+   * (never tried yet: it is read on first use; not an error).
+   */
+  state: 'verified' | 'failed' | 'refused' | 'unread';
+  /** When it was last tried, successfully or not (ISO time), null when never. */
+  lastAttemptAt: string | null;
   /** When the catalogue was last fetched and verified (ISO time), null when never. */
   lastVerifiedAt: string | null;
   sequence: number | null;
   generatedAt: string | null;
   capabilities: number | null;
-  /** Why the stored catalogue cannot be used, when it cannot. */
+  /** Why the last attempt failed, or why the stored catalogue cannot be used (worded for the UI). */
   error: HostError | null;
 }
 
@@ -619,6 +720,8 @@ export interface ProblemData {
   version?: string;
   message: string;
   fixable: boolean;
+  /** What a repair does, said before it is done ("Reinstall tools/x.py from the signed package of …"). */
+  repair?: string;
   fixed?: string;
   /** Grouping for the Health screen (from the kind). */
   severity: ProblemSeverity;
@@ -886,36 +989,71 @@ export interface Operation<T = unknown> {
   readonly __value?: T;
 }
 
+/**
+ * The phases of a long operation: the SDK's (`ProgressPhase`: download, hash, read, verify, extract,
+ * write, switch, resource, run; conformance.ts keeps them equal) and the host service's own steps
+ * (`check` doctor, `policy` policy.apply, `gc` cache.gc, `refresh` remotes.refresh).
+ */
+export type ProgressPhase =
+  'download' | 'hash' | 'read' | 'verify' | 'extract' | 'write' | 'switch' | 'resource' | 'run' | 'check' | 'policy' | 'gc' | 'refresh';
+
 export interface ProgressData {
-  phase: string;
+  phase: ProgressPhase;
+  /** Bytes or items done within the phase. */
   done: number;
+  /** Bytes or items the phase will do, when known. */
   total?: number;
+  /** What the phase is working on (a remote's name while refreshing). */
   item?: string;
   /** Workflow runs: the step running. */
   step?: string;
+  /** Tool and workflow runs: the tool running. */
   tool?: string;
 }
 
+/**
+ * One operation in the operations tray (`operations.list`). A listing for the tray, so `method` and
+ * `result` are not narrowed by method here; `operations.wait` and the `operation` event carry the
+ * Result typed by the method that started it.
+ */
 export interface OperationInfo {
   operation: string;
+  /** The operation method that started it (`installs.install`, `run.tool`, ...). */
   method: string;
   /** A short label for the operations tray ("Install acme/pdf"). */
   label: string;
   state: OperationState;
   startedAt: string;
   finishedAt: string | null;
+  /** Whether `operations.cancel` can stop it part-way. */
   cancellable: boolean;
+  /** The last progress reported, null before the first. */
   progress: ProgressData | null;
-  /** Set when finished. */
+  /** Set when finished: what `operations.wait` resolves with. */
   result: Result<unknown> | null;
 }
 
+/** Progress of a running operation. */
+export type ProgressEvent<M extends OperationMethod = OperationMethod> = {
+  [K in M]: { type: 'progress'; operation: string; method: K } & ProgressData;
+}[M];
+
+/** An operation started (`running`) or ended; the final event carries its Result, typed by the method. */
+export type OperationEvent<M extends OperationMethod = OperationMethod> = {
+  [K in M]: { type: 'operation'; operation: string; method: K; state: OperationState; result?: Result<ValueMap[K]> };
+}[M];
+
+/** What the host pushes to every subscriber: operation progress and ends, and what changed. */
 export type HostEvent =
-  | ({ type: 'progress'; operation: string; method: string } & ProgressData)
-  | { type: 'operation'; operation: string; method: string; state: OperationState; result?: Result<unknown> }
+  | ProgressEvent
+  | OperationEvent
+  /** What is installed changed (here or in another process on the same home): reload installs.overview. */
   | { type: 'installed-changed' }
+  /** A remote was added, removed or refreshed: reload remotes.status. */
   | { type: 'remotes-changed' }
+  /** What the catalogue shows changed (a refresh, a search index): run catalogue.query again. */
   | { type: 'catalogue-changed' }
+  /** A workspace was confirmed or forgotten: reload workspaces.list. */
   | { type: 'workspaces-changed' }
-  /** Issue 17: the host applied the organisation policy (policy.show has the outcome). */
+  /** The host applied the organisation policy (policy.show has the outcome). */
   | { type: 'policy-changed' };

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  AdcapError,
   addRemote,
   AuditLog,
   BubblewrapSandbox,
@@ -16,12 +17,14 @@ import {
   removeRemote,
   SandboxExecSandbox,
   type Arcotheon,
+  type ErrorCode,
 } from '@arcotheon/sdk';
-import { hostStore, type HostStore } from '@arcotheon/sdk/internal';
+import { errorReason, hostStore, surfaceMessage, uiNextStep, type HostStore } from '@arcotheon/sdk/internal';
 import type {
   AuditEntry,
   AuditVerification,
   CacheInfo,
+  HostError,
   HostInfoData,
   RemoteConfigData,
   RemoteStatus,
@@ -44,6 +47,12 @@ export class Settings {
     return { appVersion, sdkVersion: sdk.version, home: this.store.homeDir, platform: hostPlatform(), limits };
   }
 
+  /**
+   * Each remote's status from its last attempt (DESIGN §10): verified when the last fetch verified
+   * and the stored catalogue is usable; failed when the last attempt failed (the catalogue shown is
+   * the older one, `lastVerifiedAt`); refused when the stored catalogue can no longer be used; and
+   * unread when nothing was tried yet (a fresh home: not an error, it is read on first use).
+   */
   async remoteStatus(): Promise<RemoteStatus[]> {
     const configured = new Set((await listRemotes(this.store.homeDir)).map((r) => r.name));
     const out: RemoteStatus[] = [];
@@ -61,12 +70,16 @@ export class Settings {
           }
         }),
         builtIn: !configured.has(remote.name),
+        state: 'verified',
+        lastAttemptAt: null,
         lastVerifiedAt: null,
         sequence: null,
         generatedAt: null,
         capabilities: null,
         error: null,
       };
+      let refused: HostError | null = null;
+      let unread = false;
       try {
         const catalogue = await client.catalogue({ refresh: 'never' });
         status.lastVerifiedAt = catalogue.checkedAt;
@@ -75,7 +88,22 @@ export class Settings {
         status.capabilities = Object.keys(catalogue.payload.capabilities).length;
       } catch (error) {
         if (!isAdcapError(error)) throw error;
-        status.error = { code: error.code, message: error.message };
+        if (errorReason(error) === 'remote-never-read') unread = true;
+        else refused = uiError(error);
+      }
+      // Read after the catalogue: reading a registry on this computer for the first time is an attempt too.
+      const attempt = await client.lastAttempt();
+      status.lastAttemptAt = attempt?.at ?? null;
+      if (attempt !== null && !attempt.ok && attempt.error !== undefined) {
+        status.state = 'failed';
+        status.error = uiError(
+          new AdcapError(attempt.error.code as ErrorCode, attempt.error.message, { details: attempt.error.details ?? {} }),
+        );
+      } else if (refused !== null) {
+        status.state = 'refused';
+        status.error = refused;
+      } else if (unread) {
+        status.state = 'unread';
       }
       out.push(status);
     }
@@ -120,14 +148,16 @@ export class Settings {
         await client.update({ signal: ctx.signal });
       } catch (error) {
         if (!isAdcapError(error)) throw error;
-        failures.set(client.remote.name, { code: error.code, message: error.message });
+        failures.set(client.remote.name, uiError(error));
       }
       done++;
     }
     ctx.progress({ phase: 'refresh', done, total: clients.length });
     return (await this.remoteStatus())
       .filter((s) => name === null || s.name === name)
-      .map((s) => (failures.has(s.name) ? { ...s, error: failures.get(s.name) ?? null } : s));
+      .map((s) =>
+        failures.has(s.name) ? { ...s, state: s.state === 'refused' ? s.state : 'failed', error: failures.get(s.name) ?? null } : s,
+      );
   }
 
   /** The audit log, newest first. Lines are the host's own writing; a line that does not parse is shown as such. */
@@ -244,4 +274,10 @@ export class Settings {
     ];
     return { platform: hostPlatform(), active, reason, platforms };
   }
+}
+
+/** An error as the Settings screen words it (surface-text.ts: buttons and screens, never a command). */
+function uiError(error: AdcapError): HostError {
+  const next = uiNextStep(error);
+  return { code: error.code, message: surfaceMessage(error, 'ui'), ...(next === undefined ? {} : { next }) };
 }

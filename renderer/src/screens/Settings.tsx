@@ -8,9 +8,55 @@ import type { HostError, RemoteStatus } from '../../../electron/common/index.js'
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { host } from '../host.js';
-import { formatBytes, formatDate, timeAgo } from '../lib/format.js';
+import { formatBytes, formatDate, plural, timeAgo } from '../lib/format.js';
 import { runOperation } from '../stores/operations.js';
 import { useSettings } from '../stores/settings.js';
+
+/** The status word of a registry, from its last attempt (host settings.ts remoteStatus). */
+function RemoteBadge({ remote }: { remote: RemoteStatus }) {
+  switch (remote.state) {
+    case 'verified':
+      return (
+        <span className="badge ok" data-remote-state="verified">
+          verified
+        </span>
+      );
+    case 'failed':
+      return (
+        <span className="badge danger" data-remote-state="failed">
+          last check failed
+        </span>
+      );
+    case 'refused':
+      return (
+        <span className="badge danger" data-remote-state="refused">
+          not verified
+        </span>
+      );
+    case 'unread':
+      return (
+        <span className="badge neutral" data-remote-state="unread">
+          not read yet
+        </span>
+      );
+  }
+}
+
+/** When it was last tried and last verified, in that order of what the user needs to know. */
+function remoteLine(r: RemoteStatus): string {
+  switch (r.state) {
+    case 'verified':
+      return `Verified ${timeAgo(r.lastVerifiedAt)}`;
+    case 'failed':
+      return `Last checked ${timeAgo(r.lastAttemptAt)}, without success · ${
+        r.lastVerifiedAt === null ? 'never verified' : `the catalogue in use was verified ${timeAgo(r.lastVerifiedAt)}`
+      }`;
+    case 'refused':
+      return `Last checked ${timeAgo(r.lastAttemptAt)} · its stored catalogue is not used`;
+    case 'unread':
+      return 'Not read yet: it is read when Discover first needs it, or press Refresh';
+  }
+}
 
 export function Settings() {
   const s = useSettings();
@@ -81,8 +127,7 @@ export function Settings() {
               <li key={r.name} data-remote={r.name}>
                 <div className="row" style={{ justifyContent: 'space-between' }}>
                   <div>
-                    <strong>{r.name}</strong> {r.builtIn && <span className="badge neutral">built in</span>}{' '}
-                    {r.error === null ? <span className="badge ok">verified</span> : <span className="badge danger">not verified</span>}
+                    <strong>{r.name}</strong> {r.builtIn && <span className="badge neutral">built in</span>} <RemoteBadge remote={r} />
                     <div className="mono small" style={{ overflowWrap: 'anywhere' }}>
                       {r.url}
                     </div>
@@ -104,17 +149,18 @@ export function Settings() {
                     )}
                   </div>
                 </div>
-                <div className="small muted">
-                  Last verified {timeAgo(r.lastVerifiedAt)}
-                  {r.capabilities === null ? '' : ` · ${r.capabilities.toLocaleString()} capabilities`}
+                <div className="small muted" data-remote-line>
+                  {remoteLine(r)}
+                  {r.capabilities === null ? '' : ` · ${plural(r.capabilities, 'capability', 'capabilities')}`}
                   {r.sequence === null ? '' : ` · catalogue #${r.sequence}`} · {r.rootKeys.length === 1 ? 'root key' : 'root keys'}{' '}
                   <span className="mono" style={{ overflowWrap: 'anywhere' }}>
                     {r.rootKeys.join(', ')}
                   </span>
                 </div>
                 {r.error !== null && (
-                  <div className="small" style={{ color: 'var(--danger)' }}>
+                  <div className="small remote-error" role="status" data-remote-error={r.error.code}>
                     {r.error.message}
+                    {r.error.next === undefined ? null : <div className="muted">{r.error.next}</div>}
                   </div>
                 )}
               </li>
