@@ -266,7 +266,9 @@ export class RegistryClient {
 
   /** The catalogue file of a registry on this computer (a file: URL), else null. */
   private localCatalogueFile(): string | null {
-    const url = resolveUrl(this.baseUrl, 'catalog.json');
+    // The signed file of the layout last read: v2/'s top level once the remote is read as v2.
+    const base = this.loaded?.layout === 'v2' && this.v2Url !== null ? this.v2Url : this.baseUrl;
+    const url = resolveUrl(base, 'catalog.json');
     return url.startsWith('file:') ? fileURLToPath(url) : null;
   }
 

@@ -1,0 +1,158 @@
+/**
+ * Child process of the registry-scale bench for the real v2 layout (docs/scaling.md "Version 2":
+ * sdk/src/registry/layout-v2.ts, builder/build-v2.ts, client/snapshot-v2.ts), one per size so each
+ * gets a fresh heap and its own peak memory:
+ *
+ *   build <count> <dir>         the synthetic registry (registry-synthetic.ts) through buildV2Snapshot,
+ *                               its files written to <dir>/v2/ with a signed top level; then one
+ *                               publish (a new version of one capability): which files change, and
+ *                               the new top level kept as <dir>/top-after.json.
+ *   client <dir> <root> <home>  a RegistryClient on <dir>/v1/'s URL: cold start (update() through
+ *                               v2/, then the first search, which builds the index), warm searches
+ *                               through the SDK, then the publish: refresh and the bytes it downloaded.
+ *   baseline                    loads the same modules and does nothing (the RSS floor).
+ *
+ * Each prints one JSON line.
+ */
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { RegistryClient } from '../../sdk/src/registry/client/registry-client.js';
+import { foldPackageDocument, packageDocumentBytes } from '../../sdk/src/registry/documents.js';
+import { buildV2Snapshot, type V2File } from '../../sdk/src/registry/layout-v2.js';
+import type { VersionEntry } from '../../sdk/src/registry/types.js';
+import { CATALOG_V2_CONTEXT, signEnvelope } from '../../sdk/src/trust/envelope.js';
+import { generateKey } from '../../sdk/src/trust/keys.js';
+import { entryFor, publishers } from './registry-synthetic.js';
+
+const QUERIES = ['pdf', 'index vector', 'tool 1234', 'summ', 'pub-42/sql-chart-42', 'nothing-matches-this'];
+
+function timed<T>(fn: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = fn();
+  return { value, ms: performance.now() - started };
+}
+
+async function timedAsync<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+async function writeFiles(dir: string, files: readonly V2File[], only?: ReadonlySet<string>): Promise<void> {
+  const made = new Set<string>();
+  for (const file of files) {
+    if (only !== undefined && !only.has(file.path)) continue;
+    const folder = join(dir, 'v2', file.path.slice(0, file.path.indexOf('/')));
+    if (!made.has(folder)) await mkdir(folder, { recursive: true });
+    made.add(folder);
+    await writeFile(join(dir, 'v2', file.path), file.bytes);
+  }
+}
+
+async function build(count: number, dir: string): Promise<void> {
+  const root = generateKey();
+  const pubs = publishers(count);
+  const entries = Array.from({ length: count }, (_, i) => entryFor(i, `1.${i % 10}.0`, count));
+  const documents = entries.map((entry) => {
+    const doc = foldPackageDocument(entry.id, [entry], {});
+    return { doc, bytes: packageDocumentBytes(doc) };
+  });
+  const input = { registry: 'scale', sequence: 1, generatedAt: new Date().toISOString().slice(0, 19) + 'Z', publishers: pubs, documents };
+  const before = timed(() => buildV2Snapshot(input));
+  const snapshot = before.value;
+  // Package documents are fetched only when a capability is opened: the bench writes the
+  // structure (nodes, bins, publishers, packs) and the one document it opens.
+  await writeFiles(dir, [...snapshot.nodes, ...snapshot.bins, ...snapshot.packs, ...snapshot.publisherBins, snapshot.publishersNode]);
+  await mkdir(join(dir, 'v1'), { recursive: true });
+  await writeFile(join(dir, 'v2', 'catalog.json'), `${JSON.stringify(signEnvelope(snapshot.payload, CATALOG_V2_CONTEXT, [root]))}\n`);
+  await writeFile(join(dir, 'root.json'), JSON.stringify({ publicKey: root.publicKey }));
+
+  // One publish: a new version of one capability.
+  const target = Math.floor(count / 2);
+  const old = entries[target] as VersionEntry;
+  const newer = { ...entryFor(target, '9.0.0', count), id: old.id };
+  const doc = foldPackageDocument(old.id, [old, newer], {});
+  const afterDocs = documents.map((d, i) => (i === target ? { doc, bytes: packageDocumentBytes(doc) } : d));
+  const after = timed(() => buildV2Snapshot({ ...input, sequence: 2, documents: afterDocs }));
+  const kinds = ['docs', 'bins', 'nodes', 'packs', 'publisherBins'] as const;
+  const touched: Record<string, number> = {};
+  const fresh = new Set<string>();
+  for (const kind of kinds) {
+    const had = new Set(snapshot[kind].map((file) => file.path));
+    const added = after.value[kind].filter((file) => !had.has(file.path));
+    touched[kind] = new Set(added.map((file) => file.path)).size;
+    for (const file of added) fresh.add(file.path);
+  }
+  if (after.value.publishersNode.path !== snapshot.publishersNode.path) touched['publishersNode'] = 1;
+  await writeFiles(dir, [...after.value.nodes, ...after.value.bins, ...after.value.packs, ...after.value.docs], fresh);
+  await writeFile(join(dir, 'top-after.json'), `${JSON.stringify(signEnvelope(after.value.payload, CATALOG_V2_CONTEXT, [root]))}\n`);
+  const sizes = (files: readonly V2File[]): number => files.reduce((sum, file) => sum + file.bytes.length, 0);
+  console.log(
+    JSON.stringify({
+      count,
+      fanout: snapshot.payload.fanout,
+      buildMs: before.ms,
+      rebuildMs: after.ms,
+      touched,
+      bytes: { nodes: sizes(snapshot.nodes), bins: sizes(snapshot.bins), packs: sizes(snapshot.packs) },
+      target: old.id,
+    }),
+  );
+}
+
+async function client(dir: string, rootKey: string, home: string): Promise<void> {
+  const make = (): RegistryClient =>
+    new RegistryClient({
+      home,
+      remote: { name: 'scale', url: `${pathToFileURL(join(dir, 'v1')).href}/`, rootKeys: [rootKey] },
+    });
+  const started = performance.now();
+  const arc = make();
+  const cold = await arc.update();
+  const coldUpdateMs = performance.now() - started;
+  const first = await timedAsync(() => arc.search('pdf', { limit: 20 }));
+  const coldMs = performance.now() - started;
+  const coldRss = process.resourceUsage().maxRSS * 1024;
+  const perQuery: number[] = [];
+  for (const query of QUERIES) {
+    const times: number[] = [];
+    for (let r = 0; r < 9; r++) times.push((await timedAsync(() => arc.search(query, { limit: 20 }))).ms);
+    perQuery.push(median(times));
+  }
+  // A new process on the same home: the stored snapshot, its records and the first search.
+  const warmStart = await timedAsync(async () => {
+    const again = make();
+    await again.search('pdf', { limit: 20 });
+  });
+  await copyFile(join(dir, 'top-after.json'), join(dir, 'v2', 'catalog.json'));
+  const refresh = await timedAsync(() => make().update());
+  console.log(
+    JSON.stringify({
+      layout: cold.layout,
+      capabilities: cold.capabilityCount,
+      coldBytes: cold.downloadedBytes,
+      coldUpdateMs,
+      firstSearchMs: first.ms,
+      coldMs,
+      coldRss,
+      searchMedianMs: median(perQuery),
+      searchWorstMs: Math.max(...perQuery),
+      newProcessSearchMs: warmStart.ms,
+      refreshBytes: refresh.value.downloadedBytes,
+      refreshMs: refresh.ms,
+      hits: first.value.length,
+    }),
+  );
+}
+
+const [mode, a, b, c] = process.argv.slice(2);
+if (mode === 'build' && a !== undefined && b !== undefined) await build(Number(a), b);
+else if (mode === 'client' && a !== undefined && b !== undefined && c !== undefined) await client(a, b, c);
+else if (mode === 'baseline') console.log(JSON.stringify({ maxRss: process.resourceUsage().maxRSS * 1024 }));
+else throw new Error('usage: registry-v2-child.ts build <count> <dir> | client <dir> <rootKey> <home> | baseline');
