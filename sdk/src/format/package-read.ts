@@ -36,6 +36,20 @@ export interface ReadPackageOptions {
    * so a caller can verify a download and extract it in one pass (issue 15 item 12).
    */
   expectArchive?: { sha256: string; size: number };
+  /**
+   * Extract into this directory, which must not exist yet, and leave it there: no rename. For a
+   * caller that moves the directory into place itself, later (a prepared version: the install's
+   * switch renames it after its journal is written), so the extraction has one staging directory,
+   * not one inside another. On any failure the directory is removed. Not with `extractTo`.
+   */
+  extractInto?: string;
+  /**
+   * The caller's own checks of the extracted files (the signature, the registry entry, workflow
+   * documents), run after every check of this read and before the directory is renamed into
+   * `extractTo` (or handed back at `extractInto`): a throw removes the staging directory, so
+   * nothing that failed any check ever appears at the target. Only with `extractTo` or `extractInto`.
+   */
+  accept?: (pkg: ReadPackage, dir: string) => Promise<void> | void;
 }
 
 /** A package `readPackage()` read and checked: its manifest, digests, entries and signature bytes. */
@@ -62,12 +76,21 @@ export interface ReadPackage {
  * spec §2 with its DESIGN §9 code, capability.json first and validated before any other entry is
  * accepted, each entry hashed as it streams and compared with `files`, unlisted and missing files
  * refused, and the manifest digest recomputed. With `extractTo`, files are written only into a
- * fresh staging sibling that is renamed into place after all of that passed (spec §4: nothing is
- * extracted before verification passes); on any failure the staging directory is removed.
+ * fresh staging sibling that is renamed into place after all of that and the caller's `accept`
+ * passed (spec §4: nothing is extracted before verification passes); with `extractInto`, into that
+ * directory, left for the caller to rename. On any failure the staging directory is removed.
  */
 export async function readPackage(source: string | Readable, options: ReadPackageOptions = {}): Promise<ReadPackage> {
   const limits = resolveLimits(options.limits);
-  const staging = options.extractTo === undefined ? undefined : await createStaging(options.extractTo);
+  if (options.extractTo !== undefined && options.extractInto !== undefined) {
+    throw new AdcapError('E_USAGE', 'readPackage takes extractTo or extractInto, not both.');
+  }
+  const staging =
+    options.extractInto !== undefined
+      ? await createTarget(options.extractInto)
+      : options.extractTo === undefined
+        ? undefined
+        : await createStaging(options.extractTo);
   const visitor = new PackageVisitor(limits, staging, options.readOnly === true);
   try {
     const summary = await readArchive(source, visitor, {
@@ -96,11 +119,18 @@ export async function readPackage(source: string | Readable, options: ReadPackag
       size: summary.size,
       entries: visitor.paths,
     };
-    if (staging !== undefined && options.extractTo !== undefined) {
+    if (staging !== undefined) {
       await visitor.flushWrites();
       await visitor.closeAll();
-      await publishStaging(staging, [...visitor.directories()], options.extractTo, options.readOnly === true);
-      result.dir = options.extractTo;
+      const dirs = [...visitor.directories()];
+      if (options.accept !== undefined) await options.accept(result, staging);
+      if (options.extractTo !== undefined) {
+        await publishStaging(staging, dirs, options.extractTo, options.readOnly === true);
+        result.dir = options.extractTo;
+      } else {
+        await finishModes(staging, dirs, options.readOnly === true);
+        result.dir = staging;
+      }
     }
     return result;
   } catch (error) {
@@ -436,6 +466,32 @@ async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
     const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
     offset += bytesWritten;
   }
+}
+
+/** `extractInto`: the directory itself, made fresh and private (it must not exist yet). */
+async function createTarget(dir: string): Promise<string> {
+  try {
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new AdcapError('E_IO', `The extraction target ${dir} already exists; remove it or choose another directory.`, {
+        details: { path: dir },
+      });
+    }
+    throw asAdcapError(error, `Cannot create the extraction directory ${dir}`);
+  }
+  return dir;
+}
+
+/** `extractInto` after every check: the final directory modes, made durable (no rename follows here). */
+async function finishModes(dir: string, dirs: string[], readOnly: boolean): Promise<void> {
+  try {
+    const mode = readOnly ? 0o555 : 0o755;
+    await Promise.all([...dirs, dir].map((d) => chmod(d, mode)));
+  } catch (error) {
+    throw asAdcapError(error, `Cannot finish the extracted package in ${dir}`);
+  }
+  await fsyncDir(dirname(dir));
 }
 
 /** A fresh, private staging directory beside `extractTo`, so the final rename stays on one file system. */

@@ -14,7 +14,6 @@ import { validateWorkflowFiles } from '../format/workflow-doc.js';
 import { grantCovers, grantString } from '../permissions/index.js';
 import type { TrustedKey } from '../trust/keys.js';
 import { verifyPackage } from '../trust/package-signature.js';
-import { removeTree } from '../util/fs-tree.js';
 import { callHost, cancelledError, explainCancel, GuardedListener } from '../util/host-call.js';
 import type { Progress } from '../util/progress.js';
 import { syncLinks } from './agent-links/sync-links.js';
@@ -216,11 +215,14 @@ async function applyWith(
             : await place.client.downloadAndExtract(item.id, item.version, {
                 ...download,
                 extractTo: preparedDir,
+                // spec §8: workflow documents are validated at install too, not only at build, in
+                // the one staging directory before the install may use it.
+                accept: async (pkg, dir) => {
+                  await validateWorkflowFiles(pkg.manifest, dir);
+                },
                 readOnly: true,
                 ...core.archiveLimits,
               });
-        // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
-        if (preparedDir !== undefined) await validateWorkflowFiles(downloaded.manifest, preparedDir);
         archivePath = downloaded.path;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
@@ -242,20 +244,17 @@ async function applyWith(
         extract: prepared.has(preparedTarget)
           ? (target) => prepared.moveIn(target)
           : async (target) => {
-              const verified = await verifyPackage(archivePath, {
+              await verifyPackage(archivePath, {
                 ...(unsignedOk ? {} : { trusted, requireSignature: true }),
                 extractTo: target,
+                // spec §8: workflow documents are validated at install too, before the rename into `target`.
+                accept: async (pkg, dir) => {
+                  await validateWorkflowFiles(pkg.manifest, dir);
+                },
                 readOnly: true,
                 onProgress: report,
                 ...core.archiveLimits,
               });
-              // spec §8 / issue 6: workflow documents are validated at install too, not only at build.
-              try {
-                await validateWorkflowFiles(verified.manifest, target);
-              } catch (error) {
-                await removeTree(target);
-                throw error;
-              }
             },
       });
       const previous = context.states.get(item.id) ?? null;

@@ -10,7 +10,7 @@ import type { Envelope, Manifest, PackagePayload } from '../format/manifest-type
 import { buildPackage, type BuiltPackage } from '../format/package-build.js';
 import { MANIFEST_ENTRY, readPackage, SIGNATURE_ENTRY, type ReadPackage } from '../format/package-read.js';
 import { parseStrictJson } from '../format/strict-json.js';
-import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
+import { fsyncDir } from '../util/fs-atomic.js';
 import { SHA256_HEX } from '../util/hash.js';
 import { removeTree } from '../util/fs-tree.js';
 import type { Progress } from '../util/progress.js';
@@ -137,6 +137,10 @@ function assertPayloadMatches(payload: unknown, manifest: Manifest, manifestSha2
 export interface VerifyPackageOptions extends PackageSignatureOptions {
   /** Extract the verified files here; it appears only after every check, signatures included. */
   extractTo?: string;
+  /** Extract into this new directory and leave it for the caller to rename (readPackage's `extractInto`). */
+  extractInto?: string;
+  /** The caller's checks of the extracted files, after the signature's and before the rename (readPackage's `accept`). */
+  accept?: (pkg: VerifiedPackage, dir: string) => Promise<void> | void;
   readOnly?: boolean;
   limits?: Partial<ArchiveLimits>;
   onProgress?: (progress: Progress) => void;
@@ -150,41 +154,30 @@ export type VerifiedPackage = ReadPackage & PackageSignatureResult;
 
 /**
  * readPackage (spec §2-§4: one streaming pass, every entry checked against `files`) plus the
- * spec §5 signature rules. With `extractTo`, readPackage extracts into a staging sibling that is
- * renamed into place only after the signatures are accepted too, so nothing unverified ever
- * appears at `extractTo`.
+ * spec §5 signature rules. With `extractTo` (or `extractInto`), the signature is checked inside
+ * readPackage's `accept`, on the one staging directory, before it is renamed into place, so
+ * nothing unverified ever appears at the target.
  */
 export async function verifyPackage(source: string | Readable, options: VerifyPackageOptions = {}): Promise<VerifiedPackage> {
-  const { trusted, requireSignature, extractTo, ...readOptions } = options;
+  const { trusted, requireSignature, accept, ...readOptions } = options;
   const signatureOptions: PackageSignatureOptions = {
     ...(trusted === undefined ? {} : { trusted }),
     ...(requireSignature === undefined ? {} : { requireSignature }),
   };
-  if (extractTo === undefined) {
+  if (readOptions.extractTo === undefined && readOptions.extractInto === undefined) {
     const pkg = await readPackage(source, readOptions);
     return { ...pkg, ...checkPackageSignature(pkg, signatureOptions) };
   }
-  const staging = `${tempPathFor(extractTo)}.staging`;
-  try {
-    const pkg = await readPackage(source, { ...readOptions, extractTo: staging });
-    const signature = checkPackageSignature(pkg, signatureOptions);
-    try {
-      await rename(staging, extractTo);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST' || code === 'ENOTEMPTY') {
-        throw new AdcapError('E_IO', `Cannot extract to ${extractTo} because it already exists; remove it or choose another directory.`, {
-          cause: error,
-        });
-      }
-      throw asAdcapError(error, `Cannot move the verified package into ${extractTo}`);
-    }
-    await fsyncDir(dirname(extractTo));
-    return { ...pkg, ...signature, dir: extractTo };
-  } catch (error) {
-    await removeTree(staging).catch(() => undefined);
-    throw error;
-  }
+  let signature: PackageSignatureResult | undefined;
+  const pkg = await readPackage(source, {
+    ...readOptions,
+    accept: async (read, dir) => {
+      signature = checkPackageSignature(read, signatureOptions);
+      await accept?.({ ...read, ...signature }, dir);
+    },
+  });
+  if (signature === undefined) throw new Error('readPackage returned without running accept');
+  return { ...pkg, ...signature };
 }
 
 /** A package `signPackage()` signed: the file, its manifest and the keys that signed it. */
