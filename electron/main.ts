@@ -75,11 +75,17 @@ const channel = new UtilityChannel({
   },
   onEvent: (event) => void sendToWindow(IPC.hostEvent, event),
   onSecret: (request) => secrets.resolve(request),
+  // An MCP Bundle's settings given at install (docs/spec/mcp-runtime.md): kept as any env:read value.
+  onSecretStore: async ({ capability, variable, value }) => {
+    await secretStore.set(capability, variable, value);
+    return secretStore.persistent;
+  },
 });
 const host = (method: HostMethod, args: unknown[]): Promise<Result<unknown>> => channel.call(method, args);
 
+const secretStore = new SafeSecretStore(path.join(app.getPath('userData'), 'secrets.json'), safeStorage);
 const secrets = new SecretBroker({
-  store: new SafeSecretStore(path.join(app.getPath('userData'), 'secrets.json'), safeStorage),
+  store: secretStore,
   // Only a page that handles desktop events (it took its open requests) is asked; otherwise the
   // run goes on without the value at once instead of waiting for a prompt nobody shows.
   ask: (request: SecretRequest) => opens.listening && sendToWindow(IPC.desktopEvent, { type: 'secret', request }),

@@ -29,7 +29,12 @@ const arc = new Arcotheon({
   ...(embedded === null ? {} : { remotes: [embedded] }),
 });
 const secrets = new SecretChannel((message) => port.postMessage(message));
-const service = createHostService(arc, { secrets: secrets.source, appVersion: process.env.ARCOTHEON_APP_VERSION ?? '0.0.0' });
+const service = createHostService(arc, {
+  secrets: secrets.source,
+  // An imported MCP Bundle's settings given at install go to main's keychain store.
+  secretStore: secrets.store,
+  appVersion: process.env.ARCOTHEON_APP_VERSION ?? '0.0.0',
+});
 serveOverPort(service, port, secrets);
 
 // Start-up (issues 14 and 17): the organisation policy is applied, then doctor checks the home;

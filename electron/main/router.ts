@@ -84,6 +84,11 @@ interface UtilityChannelOptions {
   onEvent(event: HostEvent): void;
   /** A tool needs a secret: resolve with its value, or null. */
   onSecret(request: { capability: string; tool: string; variable: string }): Promise<string | null>;
+  /**
+   * Keep a value the user gave at install (an MCP Bundle's setting) for `capability`'s `variable`;
+   * resolves with whether it is kept (false without a keychain: the app then asks at the first run).
+   */
+  onSecretStore?(request: { capability: string; variable: string; value: string }): Promise<boolean>;
 }
 
 /**
@@ -155,6 +160,19 @@ export class UtilityChannel {
               this.#options.post({ kind: 'secret-answer', id, value });
             } catch {
               // The utility process is gone; its run failed with it.
+            }
+          });
+        return;
+      }
+      case 'secret-store': {
+        const { id, capability, variable, value } = message;
+        void (this.#options.onSecretStore?.({ capability, variable, value }) ?? Promise.resolve(false))
+          .catch(() => false)
+          .then((kept) => {
+            try {
+              this.#options.post({ kind: 'secret-stored', id, kept });
+            } catch {
+              // The utility process is gone.
             }
           });
         return;

@@ -7,18 +7,24 @@
  *   utility -> main   { kind: 'event', event }                    a HostEvent for the window
  *   utility -> main   { kind: 'secret', id, capability, tool, variable }   a tool needs a secret
  *   main -> utility   { kind: 'secret-answer', id, value }        its value, or null
+ *   utility -> main   { kind: 'secret-store', id, capability, variable, value }   keep a value the
+ *                     user gave at install (an MCP Bundle's setting; docs/spec/mcp-runtime.md)
+ *   main -> utility   { kind: 'secret-stored', id, kept }         done; kept: false when the OS offers no keychain
  *   utility -> main   { kind: 'ready' } once the service is up
  */
 import type { HostEvent, Result } from '../common/types.js';
 
 export type ToUtility =
-  { kind: 'call'; id: number; method: string; args: unknown[] } | { kind: 'secret-answer'; id: number; value: string | null };
+  | { kind: 'call'; id: number; method: string; args: unknown[] }
+  | { kind: 'secret-answer'; id: number; value: string | null }
+  | { kind: 'secret-stored'; id: number; kept: boolean };
 
 export type FromUtility =
   | { kind: 'ready' }
   | { kind: 'result'; id: number; result: Result<unknown> }
   | { kind: 'event'; event: HostEvent }
-  | { kind: 'secret'; id: number; capability: string; tool: string; variable: string };
+  | { kind: 'secret'; id: number; capability: string; tool: string; variable: string }
+  | { kind: 'secret-store'; id: number; capability: string; variable: string; value: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
@@ -45,6 +51,11 @@ export function parseFromUtility(message: unknown): FromUtility | null {
       if (!isId(id) || !isText(capability, 129) || !isText(tool, 128) || !isText(variable, 128)) return null;
       return { kind: 'secret', id, capability, tool, variable };
     }
+    case 'secret-store': {
+      const { id, capability, variable, value } = message;
+      if (!isId(id) || !isText(capability, 129) || !isText(variable, 128) || !isText(value, 16_384)) return null;
+      return { kind: 'secret-store', id, capability, variable, value };
+    }
     default:
       return null;
   }
@@ -62,6 +73,11 @@ export function parseToUtility(message: unknown): ToUtility | null {
     const { id, value } = message;
     if (!isId(id) || !(value === null || typeof value === 'string')) return null;
     return { kind: 'secret-answer', id, value };
+  }
+  if (message['kind'] === 'secret-stored') {
+    const { id, kept } = message;
+    if (!isId(id) || typeof kept !== 'boolean') return null;
+    return { kind: 'secret-stored', id, kept };
   }
   return null;
 }

@@ -43,6 +43,28 @@ export class SecretChannel {
     this.#waiting.delete(id);
     resolve?.(value);
   }
+
+  readonly #storing = new Map<number, () => void>();
+
+  /**
+   * Where the host keeps the values a user gave at install (an MCP Bundle's settings;
+   * docs/spec/mcp-runtime.md): main's store, encrypted with the OS keychain, the one tool runs
+   * are answered from. Without a keychain main keeps nothing and asks at the first run instead.
+   */
+  readonly store = {
+    set: (capability: string, variable: string, value: string): Promise<void> =>
+      new Promise<void>((resolve) => {
+        const id = ++this.#next;
+        this.#storing.set(id, resolve);
+        this.#post({ kind: 'secret-store', id, capability, variable, value });
+      }),
+  };
+
+  stored(id: number): void {
+    const resolve = this.#storing.get(id);
+    this.#storing.delete(id);
+    resolve?.();
+  }
 }
 
 /**
@@ -57,6 +79,10 @@ export function serveOverPort(service: DispatchingService, port: ParentPortLike,
     if (message === null) return;
     if (message.kind === 'secret-answer') {
       secrets.answer(message.id, message.value);
+      return;
+    }
+    if (message.kind === 'secret-stored') {
+      secrets.stored(message.id);
       return;
     }
     const { id, method, args } = message;

@@ -225,6 +225,34 @@ describe('utility channel', () => {
     ]);
   });
 
+  it('keeps a value given at install (an MCP Bundle setting) through main, and drops malformed store requests', async () => {
+    const kept: string[] = [];
+    const toUtility: Array<(e: { data: unknown }) => void> = [];
+    const channel = new UtilityChannel({
+      post: (message: ToUtility) => queueMicrotask(() => toUtility.forEach((l) => l({ data: structuredClone(message) }))),
+      onEvent: () => undefined,
+      onSecret: async () => null,
+      onSecretStore: async (r) => (kept.push(`${r.capability} ${r.variable} ${r.value}`), true),
+    });
+    const secrets = new SecretChannel((message) => queueMicrotask(() => channel.receive(structuredClone(message))));
+    const { service } = await realService();
+    serveOverPort(
+      service,
+      { postMessage: (m) => queueMicrotask(() => channel.receive(structuredClone(m))), on: (_e, l) => toUtility.push(l) },
+      secrets,
+    );
+    await secrets.store.set('acme/fixture', 'API_KEY', 'sk-kept');
+    expect(kept).toEqual(['acme/fixture API_KEY sk-kept']);
+    for (const junk of [
+      { kind: 'secret-store', id: 9, capability: 'acme/fixture', variable: 'API_KEY' },
+      { kind: 'secret-store', id: 9, capability: 'acme/fixture', variable: 'API_KEY', value: 'x'.repeat(16_385) },
+      { kind: 'secret-store', id: 0, capability: 'acme/fixture', variable: 'API_KEY', value: 'x' },
+    ])
+      channel.receive(junk);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(kept).toHaveLength(1);
+  });
+
   it('carries a secret from main to the utility side SecretSource', async () => {
     const { service } = await realService();
     const asked: string[] = [];
