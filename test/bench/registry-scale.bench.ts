@@ -8,11 +8,15 @@
  *   - search latency (median and worst of several queries over the whole catalogue);
  *   - the bytes a client downloads to refresh after one new version is published;
  *   - the same for the v2 prototype of docs/scaling.md (hashed bins under a signed top level), and
- *     its cold start.
+ *     its cold start;
+ *   - the built v2 layout and the real client (registry-v2-child.ts) against issue 31's targets:
+ *     files a build writes after one publish, refresh and cold-start bytes, cold start time and
+ *     memory to a searchable index, and warm search through the SDK.
  * ARCOTHEON_SCALE_SIZES=20000,100000 picks other sizes. Results go to stdout and, as JSON, to
  * .tmp/registry-scale.json, from which docs/scaling.md's table was written.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +38,48 @@ function runChild(args: string[]): Record<string, unknown> {
   if (result.status !== 0) throw new Error(`registry-scale child ${args[0]} failed (${result.status}): ${result.stderr}`);
   const line = result.stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as Record<string, unknown>;
+}
+
+const v2Child = join(import.meta.dirname, 'registry-v2-child.ts');
+
+interface V2Real {
+  build: { touched: Record<string, number>; buildMs: number; fanout: number };
+  client: {
+    coldBytes: number;
+    coldUpdateMs: number;
+    coldMs: number;
+    coldRss: number;
+    searchMedianMs: number;
+    searchWorstMs: number;
+    newProcessSearchMs: number;
+    refreshBytes: number;
+  };
+  baselineRss: number;
+}
+
+/** The built v2 layout and the real client (registry-v2-child.ts), each step in a child of its own. */
+function runV2(count: number): V2Real {
+  const run = (args: string[]): Record<string, unknown> => {
+    const result = spawnSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', v2Child, ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+      maxBuffer: 16 * MiB,
+    });
+    if (result.status !== 0) throw new Error(`registry-v2 child ${args[0]} failed (${result.status}): ${result.stderr}`);
+    return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
+  };
+  const dir = mkdtempSync(join(tmpdir(), `adcap-v2-${count}-`));
+  const home = mkdtempSync(join(tmpdir(), `adcap-v2-home-${count}-`));
+  try {
+    const build = run(['build', String(count), dir]) as unknown as V2Real['build'];
+    const root = (JSON.parse(readFileSync(join(dir, 'root.json'), 'utf8')) as { publicKey: string }).publicKey;
+    const client = run(['client', dir, root, home]) as unknown as V2Real['client'];
+    const baselineRss = (run(['baseline']) as { maxRss: number }).maxRss;
+    return { build, client, baselineRss };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 function sizes(): number[] {
@@ -129,7 +175,44 @@ registerBench({
           unit: 's',
         });
         report({ label: `${n}: v2 cold-start peak memory over a bare child`, value: (v2.maxRss - baseline.maxRss) / MiB, unit: 'MiB' });
-        all.push({ built, load: { v1, v2 }, baselineRss: baseline.maxRss });
+        const real = runV2(count);
+        report({
+          label: `${n}: v2 (built) registry build after one publish: files written besides the top level (bins ${real.build.touched['bins']}, nodes ${real.build.touched['nodes']}, packs ${real.build.touched['packs']}, documents ${real.build.touched['docs']})`,
+          value: (real.build.touched['bins'] ?? 0) + (real.build.touched['nodes'] ?? 0) + (real.build.touched['packs'] ?? 0),
+          unit: 'files',
+          target: 3,
+        });
+        report({
+          label: `${n}: v2 (client) refresh after one publish, downloaded`,
+          value: real.client.refreshBytes / KiB,
+          unit: 'KiB',
+          target: 64,
+        });
+        report({ label: `${n}: v2 (client) cold start, downloaded`, value: real.client.coldBytes / MiB, unit: 'MiB', target: 50 });
+        report({
+          label: `${n}: v2 (client) cold start to a searchable index (update ${(real.client.coldUpdateMs / 1000).toFixed(1)} s + first search)`,
+          value: real.client.coldMs / 1000,
+          unit: 's',
+          target: 10,
+        });
+        report({
+          label: `${n}: v2 (client) cold start peak memory over a bare child`,
+          value: (real.client.coldRss - real.baselineRss) / MiB,
+          unit: 'MiB',
+          target: 300,
+        });
+        report({
+          label: `${n}: v2 (client) search as you type, SDK warm, median of 6 queries (worst ${real.client.searchWorstMs.toFixed(1)} ms)`,
+          value: real.client.searchMedianMs,
+          unit: 'ms',
+          target: 20,
+        });
+        report({
+          label: `${n}: v2 (client) a new process's first search on a warm home`,
+          value: real.client.newProcessSearchMs / 1000,
+          unit: 's',
+        });
+        all.push({ built, load: { v1, v2 }, baselineRss: baseline.maxRss, v2Real: real });
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

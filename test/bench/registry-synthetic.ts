@@ -150,4 +150,3 @@ export function publishers(count: number): PublisherFile[] {
   });
   return publisherFiles;
 }
-
