@@ -234,7 +234,7 @@ export class Installed {
     const out: ToolDataView[] = [];
     for (const tool of manifest?.tools ?? []) {
       if (!(tool.permissions ?? []).includes('storage:data')) continue;
-      out.push({ tool: tool.name, bytes: await toolDataUsage(this.arc.home.toolDataDir(id, tool.name)), quota: this.arc.toolDataQuota });
+      out.push({ tool: tool.name, bytes: await toolDataUsage(this.store.toolDataDir(id, tool.name)), quota: this.arc.toolDataQuota });
     }
     return out;
   }

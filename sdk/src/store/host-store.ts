@@ -22,6 +22,8 @@ export interface HostStore {
   readonly cacheDir: string;
   /** The folder of one installed version, `home/packages/<pub>/<name>/<version>/`. */
   versionDir(id: string, version: string): string;
+  /** The `storage:data` folder of one tool (spec §7 `context.dataDir`), kept across versions. */
+  toolDataDir(id: string, tool: string): string;
   /** The content cache a host downloads archives into (RegistryClient.downloadArchive). */
   readonly cache: ContentCache;
   /** The remotes in force: config.json, the host's defaults, or those the policy names. */
@@ -44,6 +46,7 @@ export function hostStore(arc: Arcotheon): HostStore {
     auditDir: home.auditDir,
     cacheDir: home.cacheDir,
     versionDir: (id, version) => home.versionDir(id, version),
+    toolDataDir: (id, tool) => home.toolDataDir(id, tool),
     cache,
     remotes: () => sources.remotes(),
     clients: () => sources.clients(),
