@@ -247,7 +247,11 @@ function buildMenu(): void {
               const chosen = await dialog.showOpenDialog(window, {
                 title: 'Open an Arcotheon package',
                 properties: ['openFile'],
-                filters: [{ name: 'Arcotheon package', extensions: ['adcap'] }],
+                filters: [
+                  { name: 'Arcotheon package or MCP Bundle', extensions: ['adcap', 'mcpb'] },
+                  { name: 'Arcotheon package', extensions: ['adcap'] },
+                  { name: 'MCP Bundle', extensions: ['mcpb'] },
+                ],
               });
               const file = chosen.filePaths[0];
               if (!chosen.canceled && file !== undefined) await opens.open([{ kind: 'file', path: file }]);

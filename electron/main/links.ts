@@ -10,6 +10,14 @@ import { isIdPart } from '@arcotheon/sdk';
 
 export const LINK_SCHEME = 'arcotheon';
 export const PACKAGE_EXTENSION = '.adcap';
+/** The files the app opens: packages, and MCP Bundles (imported first; docs/spec/mcp-runtime.md "MCP Bundles"). */
+export const OPENED_EXTENSIONS = [PACKAGE_EXTENSION, '.mcpb'] as const;
+
+/** Whether a path names a file the app opens (by its extension, any case). */
+export function isOpenedFile(file: string): boolean {
+  const lower = file.toLowerCase();
+  return OPENED_EXTENSIONS.some((ext) => lower.endsWith(ext));
+}
 
 /**
  * A semver range as npm writes them: versions, x-ranges, ^ ~ < > = operators, hyphen ranges and
@@ -74,14 +82,14 @@ export type OpenTarget = { kind: 'link'; url: string } | { kind: 'file'; path: s
  * The files and links in a command line (the first launch's `process.argv`, or the argv a second
  * instance hands over). Skips the executable, the app path in development (`electron .`), and
  * switches (`--foo`, which Chromium and Electron add); keeps `arcotheon:` links and paths ending
- * in `.adcap`, made absolute against the launching process's `cwd`. At most 16 targets.
+ * in `.adcap` or `.mcpb`, made absolute against the launching process's `cwd`. At most 16 targets.
  */
 export function openTargetsFromArgv(argv: readonly string[], cwd: string, options: { skip: number }): OpenTarget[] {
   const targets: OpenTarget[] = [];
   for (const arg of argv.slice(options.skip)) {
     if (typeof arg !== 'string' || arg === '' || arg.startsWith('-')) continue;
     if (arg.toLowerCase().startsWith(`${LINK_SCHEME}:`)) targets.push({ kind: 'link', url: arg });
-    else if (arg.toLowerCase().endsWith(PACKAGE_EXTENSION)) targets.push({ kind: 'file', path: path.resolve(cwd, arg) });
+    else if (isOpenedFile(arg)) targets.push({ kind: 'file', path: path.resolve(cwd, arg) });
     if (targets.length === 16) break;
   }
   return targets;

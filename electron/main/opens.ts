@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { OpenRequest } from '../common/desktop.js';
 import type { HostMethod } from '../common/methods.js';
 import type { Result, SideloadFile, SideloadUpload } from '../common/types.js';
-import { openTargetsFromArgv, PACKAGE_EXTENSION, parseInstallLink, type OpenTarget } from './links.js';
+import { isOpenedFile, openTargetsFromArgv, parseInstallLink, type OpenTarget } from './links.js';
 
 /** The host service as main reaches it (the utility process). */
 type HostCall = (method: HostMethod, args: unknown[]) => Promise<Result<unknown>>;
@@ -73,7 +73,7 @@ export async function openRequestFor(host: HostCall, target: OpenTarget): Promis
     const link = parseInstallLink(target.url);
     return link.ok ? { kind: 'install', spec: link.spec } : refused(link.message);
   }
-  if (!target.path.toLowerCase().endsWith(PACKAGE_EXTENSION)) return refused(`Arcotheon opens ${PACKAGE_EXTENSION} packages only.`);
+  if (!isOpenedFile(target.path)) return refused('Arcotheon opens .adcap packages and .mcpb MCP Bundles only.');
   const sent = await sideloadFile(host, target.path);
   return sent.ok ? { kind: 'sideload', file: sent.value } : refused(sent.error.message);
 }

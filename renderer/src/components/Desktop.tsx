@@ -2,6 +2,7 @@
  * What the Electron window adds on every screen (issue 14):
  *   - a `.adcap` file or an `arcotheon://install/...` link the operating system handed to the app
  *     opens the verified install dialog (signer, permissions, warnings); it never installs by itself;
+ *     a `.mcpb` MCP Bundle opens its import dialog first (BundleImport.tsx);
  *   - a tool that needs the value of a granted env:read variable asks for it once; the app keeps
  *     it with the OS keychain (safeStorage) and gives it only to that capability's tools.
  * Renders nothing in a browser (no desktop bridge).
@@ -9,6 +10,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { OpenRequest, SecretRequest } from '../../../electron/common/desktop.js';
 import { desktopBridge } from '../desktop.js';
+import { BundleImportDialog } from './BundleImport.js';
 import { Dialog } from './Dialog.js';
 import { InstallDialog } from './InstallDialog.js';
 
@@ -37,6 +39,8 @@ export function DesktopIntegration() {
         <SecretPrompt key={secret.request} request={secret} onDone={() => setSecrets((q) => q.slice(1))} />
       ) : open === undefined ? null : open.kind === 'install' ? (
         <InstallDialog key={`i-${open.spec}`} target={open.spec} name={open.spec} onClose={nextOpen} />
+      ) : open.kind === 'sideload' && /\.mcpb$/i.test(open.file.name) ? (
+        <BundleImportDialog key={`b-${open.file.file}`} file={open.file.file} name={open.file.name} onClose={nextOpen} />
       ) : open.kind === 'sideload' ? (
         <InstallDialog key={`s-${open.file.file}`} target={{ sideload: open.file.file }} name={open.file.name} onClose={nextOpen} />
       ) : (

@@ -67,6 +67,13 @@ describe('files and links on a command line', () => {
     ]);
   });
 
+  it('keeps .mcpb paths too (MCP Bundles, imported first), in any case', () => {
+    expect(openTargetsFromArgv(['exe', 'server.mcpb', '/b/Tool.MCPB', 'x.mcpb.txt'], '/w', { skip: 1 })).toEqual([
+      { kind: 'file', path: '/w/server.mcpb' },
+      { kind: 'file', path: '/b/Tool.MCPB' },
+    ]);
+  });
+
   it('takes at most 16 targets', () => {
     const argv = ['exe', ...Array.from({ length: 40 }, (_, i) => `f${i}.adcap`)];
     expect(openTargetsFromArgv(argv, '/', { skip: 1 })).toHaveLength(16);

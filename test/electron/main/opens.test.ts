@@ -67,6 +67,19 @@ describe('a .adcap file opened from the file manager', () => {
     }
   });
 
+  it('sends a .mcpb MCP Bundle as a sideload too (the page opens its import dialog); other files are refused naming both kinds', async () => {
+    const bundle = join(dir, 'server.mcpb');
+    await writeFile(bundle, 'PK\u0005\u0006'.padEnd(22, '\u0000'));
+    const request = await openRequestFor(host, { kind: 'file', path: bundle });
+    expect(request).toMatchObject({ kind: 'sideload', file: { name: 'server.mcpb', size: 22 } });
+    const notes = join(dir, 'notes.md');
+    await writeFile(notes, '# hi');
+    expect(await openRequestFor(host, { kind: 'file', path: notes })).toEqual({
+      kind: 'refused',
+      message: 'Arcotheon opens .adcap packages and .mcpb MCP Bundles only.',
+    });
+  });
+
   it('refuses a file over the host service limit before sending its bytes', async () => {
     const small = createHostService(arc, { maxSideloadBytes: 1024 * 1024 });
     const sent: string[] = [];
