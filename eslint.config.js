@@ -197,7 +197,7 @@ const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'e
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**', '**/*.generated.ts'],
+    ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**', '**/*.generated.ts', 'sdk/src/generated/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -15,7 +15,7 @@ const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs|css|html)$/;
 // The parts of .prettierignore that hold tracked source files (examples' capability sources are
 // published byte for byte; the probe fixtures are the test). Generated code (the schema validators
 // of build/schema-validators.mjs) is not wrapped by hand.
-const SKIPPED = [/^examples\/[^/]+\//, /^test\/fixtures\/probe\//, /^sandbox-profiles\//, /\.generated\.ts$/];
+const SKIPPED = [/^examples\/[^/]+\//, /^test\/fixtures\/probe\//, /^sandbox-profiles\//, /\.generated\.ts$/, /^sdk\/src\/generated\//];
 
 const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
   .split('\0')

@@ -2,8 +2,10 @@
 // meta-schema, compiled ahead of time with Ajv's standalone code: compiling capability-1.json at
 // run time was ~0.2 s of every CLI start that reads a manifest (registry-1.json another ~0.09 s,
 // the meta-schema ~0.06 s), a third of `adcap list`.
-// The generated modules are committed beside the code that uses them and checked against a fresh
-// generation by test/build/schema-validators.test.ts; after changing a schema (or updating ajv)
+// The generated modules are committed in sdk/src/generated/, a folder the layer rules, the lint, the
+// line-length check and Prettier leave out (DESIGN §2: it holds no code of ours), and are checked
+// against a fresh generation by test/build/schema-validators.test.ts. They stay committed because
+// the typecheck and the unit tests, which run from sdk/src beside the build, need them; after changing a schema (or updating ajv)
 // run `npm run schemas:generate`.
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +25,7 @@ const REGISTRY_ID = 'https://arcotheon.dev/schema/registry-1.json';
 /** Each generated module: the Ajv options and the validators it exports (name → schema file or ref). */
 export const TARGETS = [
   {
-    file: 'sdk/src/format/schema-validators.generated.ts',
+    file: 'sdk/src/generated/manifest-schema-validators.ts',
     // Every problem of a manifest is reported (up to three listed).
     options: { ...STRICT, allErrors: true },
     schemas: ['capability-1.json', 'workflow-1.json', 'policy-1.json'],
@@ -34,7 +36,7 @@ export const TARGETS = [
     },
   },
   {
-    file: 'sdk/src/registry/schema-validators.generated.ts',
+    file: 'sdk/src/generated/registry-schema-validators.ts',
     // The first problem refuses a registry file (a hostile catalogue must not make the client
     // collect an error for each of its entries).
     options: { ...STRICT, allErrors: false },
@@ -47,7 +49,7 @@ export const TARGETS = [
     ),
   },
   {
-    file: 'sdk/src/format/meta-schema-validator.generated.ts',
+    file: 'sdk/src/generated/meta-schema-validator.ts',
     // Ajv's own draft 2020-12 meta-schema, which a publisher's tool schema must match before it is
     // compiled (sdk/src/format/json-schema.ts schemaCompileProblem), with the options of the Ajv
     // instance that compiles those schemas: the same checks and the same errors, without compiling

@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { AdcapError } from '../errors.js';
 import { escapePointer } from './canonical-json.js';
-import { draft2020 } from './meta-schema-validator.generated.js';
-import { capability, policy, workflow } from './schema-validators.generated.js';
+import { draft2020 } from '../generated/meta-schema-validator.js';
+import { capability, policy, workflow } from '../generated/manifest-schema-validators.js';
 
 /**
  * Shared JSON Schema machinery for the format documents (capability.json, workflow documents, the
@@ -12,7 +12,7 @@ import { capability, policy, workflow } from './schema-validators.generated.js';
 
 /**
  * The validators of `sdk/schema/<file>`, compiled ahead of time with every problem reported
- * (schema-validators.generated.ts, from build/schema-validators.mjs: compiling capability-1.json at
+ * (generated/manifest-schema-validators.ts, from build/schema-validators.mjs: compiling capability-1.json at
  * run time was ~0.2 s of every CLI start that reads a manifest). The schemas are checked against the
  * draft 2020-12 meta-schema, and the generated code against a fresh generation, by the tests
  * (test/sdk/format/json-schema.test.ts, test/build/schema-validators.test.ts).
@@ -201,7 +201,7 @@ const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /**
  * What Ajv's compile checks first, in its words: the schema against the meta-schema it declares.
  * The draft 2020-12 meta-schema (the default) is checked by its validator compiled ahead of time
- * (meta-schema-validator.generated.ts, Ajv's own code with this instance's options); another
+ * (generated/meta-schema-validator.ts, Ajv's own code with this instance's options); another
  * `$schema` goes to Ajv, which throws as compile would (an unknown one is refused).
  */
 export function metaSchemaProblem(ajv: Ajv2020, schema: object): string | undefined {

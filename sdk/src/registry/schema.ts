@@ -6,7 +6,7 @@
  * callers, which also choose the error code: E_CATALOG for the catalogue, E_DOC_HASH for a package
  * document, E_SCHEMA for the registry's source files.
  *
- * The validators are compiled ahead of time (schema-validators.generated.ts, from
+ * The validators are compiled ahead of time (generated/registry-schema-validators.ts, from
  * build/schema-validators.mjs), stopping at the first problem: a hostile 16 MiB catalogue must not
  * make the client collect an error object for every one of its entries. The schema is ours and
  * shipped, so it is not checked against the meta-schema at run time; test/sdk/registry/schema.test.ts
@@ -14,7 +14,7 @@
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { describeSchemaErrors, type SchemaProblem } from '../format/json-schema.js';
-import * as generated from './schema-validators.generated.js';
+import * as generated from '../generated/registry-schema-validators.js';
 import type {
   CatalogueCapability,
   CataloguePayload,
