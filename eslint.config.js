@@ -41,6 +41,8 @@ const sdkLayers = [
   ['resolve', 'cache', 'sandbox'],
   ['registry'],
   ['store'],
+  // adcap add: a source staged, built, signed with the user's own key and installed through the store.
+  ['add'],
   ['run'],
   ['cli'],
 ];
@@ -197,7 +199,16 @@ const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'e
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'out/**', '.tmp/**', 'coverage/**', 'examples/**/build/**', '**/*.generated.ts', 'sdk/src/generated/**'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'out/**',
+      '.tmp/**',
+      'coverage/**',
+      'examples/**/build/**',
+      '**/*.generated.ts',
+      'sdk/src/generated/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
