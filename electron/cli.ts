@@ -20,10 +20,10 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Arcotheon, isAdcapError } from '@arcotheon/sdk';
-import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
-import { createHostService, type HostService } from './host/service.js';
-import { startUp, type StartUpOutcome } from './host/startup.js';
+import { isAdcapError } from '@arcotheon/sdk';
+import { startHost } from './host/root.js';
+import type { HostService } from './host/service.js';
+import type { StartUpOutcome } from './host/startup.js';
 import { defaultHome as desktopDefaultHome } from './shared/paths.js';
 import { startWebHost, type WebHost } from './web.js';
 import { writePrivateFileAtomic } from './web-sessions.js';
@@ -72,27 +72,29 @@ function appVersion(): string {
 
 /** Starts the service and the web host (no printing, no signals): for `arcotheon ui` and `npm start`. */
 export async function startUi(options: UiOptions, log: (message: string) => void = () => undefined): Promise<RunningUi> {
-  const env = options.env ?? process.env;
-  const embedded = await loadEmbeddedRemote(env);
-  const version = appVersion();
-  const arc = new Arcotheon({
+  // docs/admin.md: the organisation policy is applied once, now; a failure is logged and shown in
+  // the UI, never fatal.
+  const { service, startup } = await startHost({
     home: options.home,
-    host: { agent: { id: 'arcotheon', version } },
-    // As adcap does: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all (an empty list,
-    // not a missing one, which would make the SDK fall back to the registry it ships).
-    remotes: embedded === null ? [] : [embedded],
-    policy: { env },
-  });
-  const service = createHostService(arc, { appVersion: version });
-  const web = await startWebHost({
-    service,
-    port: options.port,
-    staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST),
-    sessionFile: uiSessionFile(options.home),
+    appVersion: appVersion(),
+    env: options.env ?? process.env,
+    doctorAtStart: false,
     log,
   });
-  // Issue 17: apply the organisation policy once, now; a failure is logged and shown in the UI, never fatal.
-  const startup = startUp(service, { doctor: false, log });
+  let web: WebHost;
+  try {
+    web = await startWebHost({
+      service,
+      port: options.port,
+      staticDir: options.staticDir ?? join(appRoot(), RENDERER_DIST),
+      sessionFile: uiSessionFile(options.home),
+      log,
+    });
+  } catch (error) {
+    // Nothing is served: start-up's operations are cancelled and the service closed before failing.
+    await service.close();
+    throw error;
+  }
   return {
     url: web.signInUrl(),
     web,

@@ -9,10 +9,7 @@
  * Environment set by main.ts: ARCOTHEON_HOME (optional; else the same per-user folder as the
  * CLI) and ARCOTHEON_EMBEDDED_REGISTRY (the bundled example registry).
  */
-import { Arcotheon } from '@arcotheon/sdk';
-import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
-import { createHostService } from './host/service.js';
-import { startUp } from './host/startup.js';
+import { startHost } from './host/root.js';
 import { defaultHome } from './shared/paths.js';
 import { SecretChannel, serveOverPort, type ParentPortLike } from './utility/serve.js';
 
@@ -22,21 +19,17 @@ if (port === undefined) {
   process.exit(2);
 }
 
-const embedded = await loadEmbeddedRemote(process.env);
-const arc = new Arcotheon({
-  home: defaultHome(process.env, process.platform),
-  host: { agent: { id: 'arcotheon', version: process.env.ARCOTHEON_APP_VERSION ?? '0.0.0' } },
-  ...(embedded === null ? {} : { remotes: [embedded] }),
-});
 const secrets = new SecretChannel((message) => port.postMessage(message));
-const service = createHostService(arc, {
-  secrets: secrets.source,
-  // An imported MCP Bundle's settings given at install go to main's keychain store.
-  secretStore: secrets.store,
+// Start-up (docs/admin.md): the organisation policy is applied, then doctor checks the home; the
+// outcomes reach the window as the operations' events and results (policy.show, the banner).
+const { service } = await startHost({
+  home: defaultHome(process.env, process.platform),
   appVersion: process.env.ARCOTHEON_APP_VERSION ?? '0.0.0',
+  env: process.env,
+  doctorAtStart: true,
+  log: (message) => console.error(`arcotheon: ${message}`),
+  // Granted env:read values come from main's keychain store, asking the user the first time; an
+  // imported MCP Bundle's settings given at install go to the same store.
+  service: { secrets: secrets.source, secretStore: secrets.store },
 });
 serveOverPort(service, port, secrets);
-
-// Start-up (issues 14 and 17): the organisation policy is applied, then doctor checks the home;
-// the outcomes reach the window as the operations' events and results (policy.show, the banner).
-void startUp(service, { doctor: true, log: (message) => console.error(`arcotheon: ${message}`) });

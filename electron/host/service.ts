@@ -44,7 +44,7 @@ import { Operations, type OperationContext } from './operations.js';
 import { Settings } from './settings.js';
 import { planView, problemSeverity } from './views.js';
 
-interface HostServiceOptions {
+export interface HostServiceOptions {
   /** Largest sideloaded file accepted from a transport (default 64 MiB). */
   maxSideloadBytes?: number;
   /**
