@@ -1,11 +1,11 @@
-// The API reports of @arcotheon/sdk (issue 15 item 5), written by API Extractor:
+// The API reports of @arcotheon/sdk, written by API Extractor:
 //   sdk/api/sdk.api.md           the public exports (sdk/src/index.ts), semver-stable
 //   sdk/api/sdk-internal.api.md  `@arcotheon/sdk/internal` (sdk/src/internal.ts), no such promise
 // `npm run api:check` (in `npm test`) fails when either differs from what the source exports, and
 // prints the difference; `npm run api:update` rewrites them. A change to the public API is then
 // a visible change of sdk/api/sdk.api.md in review.
 //
-// Issue 28 item 7: every public export is documented or lives in `@arcotheon/sdk/internal`, and
+// Every public export is documented or lives in `@arcotheon/sdk/internal`, and
 // no public signature names a type index.ts does not export. After writing the public report this
 // script counts its exports, "(undocumented)" marks and forgotten exports, prints them, and
 // `api:check` fails on an undocumented export or a forgotten one (a type only an `@internal` member

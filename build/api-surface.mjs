@@ -1,5 +1,5 @@
 // The public surface of @arcotheon/sdk as its API report (sdk/api/sdk.api.md, written by API
-// Extractor) shows it, counted for `npm run api:check` (build/api-report.mjs, issue 28 item 7).
+// Extractor) shows it, counted for `npm run api:check` (build/api-report.mjs).
 
 /**
  * The public surface as an API report shows it: exports, undocumented ones (top-level, by name, and

@@ -46,7 +46,7 @@ const options = nodeBundleOptions({
 });
 if (name === 'adcap') {
   // The adcap CLI starts as a new process for every command, so what it loads is paid every time
-  // (issue 29, measured with a warm compile cache):
+  // (measured with a warm compile cache):
   // - split: what is imported only on demand (the MCP SDK and zod for `adcap mcp` and mcp tools,
   //   ~0.6 MB) goes to chunks of its own beside the entry, loaded when first imported;
   // - comments and indentation dropped, non-ASCII escaped: Node decodes the source as UTF-8 and a

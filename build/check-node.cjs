@@ -1,5 +1,5 @@
-// `npm install` in this repository refuses a Node.js older than 22.12 with one clear line (issue 12
-// item 15). It runs as the root "preinstall" script under whatever Node npm found, so it is plain
+// `npm install` in this repository refuses a Node.js older than 22.12 with one clear line. It runs
+// as the root "preinstall" script under whatever Node npm found, so it is plain
 // CommonJS in syntax every Node version parses: no const, arrows or template strings.
 // sdk/src/cli/node-check.ts is the same check for the adcap bin.
 'use strict';

@@ -1,5 +1,5 @@
 /**
- * Installers for the desktop app (issue 14 "Packaging"): AppImage and deb on Linux, dmg on macOS,
+ * Installers for the desktop app: AppImage and deb on Linux, dmg on macOS,
  * nsis on Windows; every one registers `.adcap` files and `arcotheon://` links with the system.
  * `npm run dist` builds the installers of the platform it runs on (an Electron binary must be
  * downloadable or cached there). Loaded by electron-builder (TypeScript configs are supported) and

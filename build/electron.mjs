@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the Electron entry points into out/electron/ (issue 14):
+// Bundles the Electron entry points into out/electron/:
 //   main.mjs     the main process (ESM; node_modules stay external and load at run time)
 //   utility.mjs  the utility process that runs the SDK and the host service (ESM; the SDK stays
 //                external because it reads its JSON Schemas beside its own files)

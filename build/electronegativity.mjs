@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs @doyensec/electronegativity over electron/ (issue 14 "Checks"), as part of `npm test`.
+// Runs @doyensec/electronegativity over electron/, as part of `npm test`.
 // Every finding must be fixed, or justified in a comment beside the code with the inline
 // `eng-disable CHECK_ID` marker electronegativity reads. Exit 1 on any finding or parse error.
 //

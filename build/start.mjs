@@ -16,8 +16,8 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(repo, 'out', 'electron', 'arcotheon.mjs');
 
 /**
- * How `npm start` opens Arcotheon: the Electron window when a binary exists and there is a display
- * (issue 14), else `arcotheon ui` in the browser (or only its URL without a display); one line says
+ * How `npm start` opens Arcotheon: the Electron window when a binary exists and there is a display,
+ * else `arcotheon ui` in the browser (or only its URL without a display); one line says
  * which and why.
  */
 export async function launch({ home, env = process.env }) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test` (issue 15 item 10): everything CI checks, scheduled so the cores stay busy.
+// `npm test`: everything CI checks, scheduled so the cores stay busy.
 // - The static checks and the build do not depend on each other: they run as many at a time as
 //   the machine has cores (each is one mostly single-threaded process), the build first.
 // - The unit tests start as soon as the build is done (three of them run the built bin or pack the
