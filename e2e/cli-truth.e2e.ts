@@ -8,7 +8,7 @@ import { nodeVersionAtLeast } from '../sdk/src/cli/node-check.js';
 import { assertBuilt } from './helpers/adcap.js';
 
 /**
- * issue 12 items 12-15 and 17, "a CLI that tells the truth", through the BUILT package bin
+ * A CLI that tells the truth, through the BUILT package bin
  * (sdk/dist/cli/bin.js, what `npm install` links as `adcap`) as real child processes: `show` and
  * `list --json` for a sideloaded capability, the error messages a user acts on, long lists cut
  * with a count, hostile text escaped, old Node refused, secret keys never packaged.

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LifecycleRegistry } from '../test/helpers/lifecycle-registry.js';
 
 /**
- * The install lifecycle through the BUILT `adcap` bin, as real child processes (issue 4: "the whole
+ * The install lifecycle through the BUILT `adcap` bin, as real child processes ("the whole
  * cycle works from the CLI"): remote add, install (plan, refusal without --yes, approval),
  * list, grants, update, rollback, uninstall, doctor, cache gc.
  */

@@ -16,7 +16,7 @@ let work: string;
 let server: ChildProcessWithoutNullStreams | undefined;
 
 function env(): NodeJS.ProcessEnv {
-  // The embedded example registry (issue 7) is switched off so only the served registry answers.
+  // The embedded example registry is switched off so only the served registry answers.
   return { ...process.env, ARCOTHEON_HOME: join(work, 'home'), ARCOTHEON_EMBEDDED_REGISTRY: '' };
 }
 

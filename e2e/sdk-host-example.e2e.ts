@@ -1,4 +1,4 @@
-// sdk/README.md promises a runnable host example (issue 4), and issue 28 asks that it run as a host
+// sdk/README.md promises a runnable host example, run here as a host
 // would run it: from the packed SDK (`npm run pack:sdk`), installed with npm into a folder outside
 // the repository, with no ARCOTHEON_* variable. sdk/examples/host.mjs is copied there and run; each
 // step of the host contract is checked in its output, including resume, typed change events from a

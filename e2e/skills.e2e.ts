@@ -6,7 +6,7 @@ import { writeSkillsRepo } from '../test/helpers/skills-repo.js';
 import { adcap, assertBuilt, ok } from './helpers/adcap.js';
 
 /**
- * issue 13, README "Use your skills in every agent": from a cloned skills repository to its skills
+ * README "Use your skills in every agent": from a cloned skills repository to its skills
  * in Claude Code's folder with the four commands (init, build, install, link), run with the BUILT
  * `adcap` as real child processes, HOME pointing at a fake home folder.
  */

@@ -1,5 +1,5 @@
 /**
- * Accessibility and layout of every screen (issue 10): axe-core finds no serious or critical
+ * Accessibility and layout of every screen: axe-core finds no serious or critical
  * violation in the light or the dark theme (the page follows `prefers-color-scheme`, emulated
  * here), and at 800 px wide nothing needs a horizontal scroll bar. Runs against a real
  * `arcotheon ui` child with an installed capability and a waiting update, so the screens have

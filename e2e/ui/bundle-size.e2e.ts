@@ -1,5 +1,5 @@
 /**
- * The built renderer stays small (issue 10: "The built renderer's JavaScript under 350 KB
+ * The built renderer stays small ("The built renderer's JavaScript under 350 KB
  * gzipped"): every .js file Vite wrote to renderer/dist, gzipped at level 9 as a server would,
  * added up. `npm run e2e` builds the renderer first.
  */

@@ -1,5 +1,5 @@
 /**
- * The renderer's side of the desktop window (issue 14), in Chromium against the real `arcotheon ui`
+ * The renderer's side of the desktop window, in Chromium against the real `arcotheon ui`
  * host: a `window.arcotheon.desktop` bridge shaped like the Electron preload's (electron/common/
  * desktop.ts) is injected before the page loads, while host calls still go over the WebSocket.
  * An `arcotheon://` link handed over by the OS opens the verified install dialog and installs

@@ -1,5 +1,5 @@
 /**
- * The UI journeys in the desktop window (issue 14): e2e/ui/journeys.e2e.ts again, its page in the
+ * The UI journeys in the desktop window: e2e/ui/journeys.e2e.ts again, its page in the
  * Electron window through Playwright's `_electron`, when ARCOTHEON_ELECTRON_PATH names an Electron
  * binary. Without one (CI here: the binary cannot be downloaded) this says clearly that they were
  * not run.

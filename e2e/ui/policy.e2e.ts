@@ -1,5 +1,5 @@
 /**
- * The manager UI under an organisation policy (issue 17), as a person meets it: `arcotheon ui` as a
+ * The manager UI under an organisation policy, as a person meets it: `arcotheon ui` as a
  * real child process started with ARCOTHEON_POLICY naming a policy file in a temp folder, a signed
  * test registry over HTTPS, Chromium driving the page. The policy requires one capability, blocks
  * two (one of them installed before the policy came) and never grants `process:exec`. The host

@@ -1,5 +1,5 @@
 /**
- * The Electron driver for the UI journeys (issue 14 "Checks"): the same specs, with the page in
+ * The Electron driver for the UI journeys: the same specs, with the page in
  * the desktop window through Playwright's `_electron` instead of Chromium on `arcotheon ui`.
  * `openApp` (app.ts) uses it when ARCOTHEON_UI_TARGET=electron (e2e/ui/electron.e2e.ts sets it
  * when ARCOTHEON_ELECTRON_PATH names a binary). The journeys then check outcomes through `adcap`
