@@ -13,7 +13,7 @@
  * header (DNS rebinding: a hostile page whose name resolves to 127.0.0.1). The pages themselves
  * (the built renderer) hold no secret and need no session.
  *
- * Nothing a client does may stop the server (issue 11 item 9): every socket has an error handler
+ * Nothing a client does may stop the server: every socket has an error handler
  * (a reset during a refused upgrade, malformed HTTP, malformed frames), an oversized message
  * closes only that connection (1009), a client that stops reading is dropped once the replies it
  * has not read pass a cap, and connections and requests in flight are capped. Connections that are

@@ -1,5 +1,5 @@
 /**
- * What the Electron window adds to the host API (DESIGN §2, issue 14): native pickers, files and
+ * What the Electron window adds to the host API (DESIGN §2): native pickers, files and
  * links the operating system hands to the app, and the prompt for a secret a tool needs. These
  * methods are answered by the main process itself (they need its dialogs, its window and
  * `safeStorage`); every other call goes through to the host service in the utility process.

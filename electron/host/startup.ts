@@ -1,6 +1,6 @@
 /**
- * What a host does once when it starts (issue 14 "start-up check", issue 17 "organisation
- * policy"): it brings the home in line with the organisation policy (`arc.applyPolicy()`:
+ * What a host does once when it starts (docs/admin.md "Applying the policy"):
+ * it brings the home in line with the organisation policy (`arc.applyPolicy()`:
  * required capabilities installed, enabled and updated, blocked ones disabled), then, where asked,
  * runs doctor on the result. Both run as operations of the host service, so their progress and
  * results reach the UI like any other operation (the operation events, `operations.list`, and

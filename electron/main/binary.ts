@@ -1,6 +1,6 @@
 /**
  * Which Electron binary `npm start` and the Electron journeys use, found without ever
- * downloading one (issue 14): `ARCOTHEON_ELECTRON_PATH` names a binary; else the binary that
+ * downloading one: `ARCOTHEON_ELECTRON_PATH` names a binary; else the binary that
  * `npx install-electron` put under node_modules/electron/dist (its path.txt names it). Requiring
  * the `electron` package from Node is exactly what must not happen: it would try to download.
  */

@@ -1,5 +1,5 @@
 /**
- * The window's security decisions as plain functions (issue 14 "BrowserWindow"; Electron's
+ * The window's security decisions as plain functions (Electron's
  * security checklist): which frames may call the host, what the page may navigate to or open,
  * which links go to the system browser, and how `app://` URLs map to the built renderer. main.ts
  * only wires these to Electron's events, so they are unit-tested without the binary.
@@ -16,7 +16,7 @@ const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_ENTRY = `${APP_ORIGIN}/index.html`;
 
 /**
- * The strict CSP of the UI (issue 10), without the loopback WebSocket the browser transport needs:
+ * The strict CSP of the UI, without the loopback WebSocket the browser transport needs:
  * in the window every host call goes through the preload, so the page may connect nowhere.
  */
 export const APP_CSP = [

@@ -1,5 +1,5 @@
 /**
- * The main process's IPC router (issue 14; STYLE "GitHub Desktop ... one typed map"): every
+ * The main process's IPC router (STYLE "GitHub Desktop ... one typed map"): every
  * message from the window is checked in this order before anything runs:
  *   1. the sender: the app's own window, its main frame, the app:// origin (policy.ts);
  *   2. the method: one of the shared host API table (electron/common/methods.ts) or one of the

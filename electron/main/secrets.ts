@@ -1,5 +1,5 @@
 /**
- * The desktop app's secrets for env:read permissions (issue 14; DESIGN §5 "the app asks you for
+ * The desktop app's secrets for env:read permissions (DESIGN §5 "the app asks you for
  * its value"): values are encrypted with Electron's `safeStorage` (the OS keychain: Keychain on
  * macOS, DPAPI on Windows, libsecret/kwallet on Linux) and kept in one file of ciphertexts. The
  * first time a granted tool needs a value the window asks the user; the answer is stored and

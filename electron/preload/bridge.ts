@@ -1,5 +1,5 @@
 /**
- * What the preload exposes as `window.arcotheon` (DESIGN §2; issue 14 "Preload"), built from the
+ * What the preload exposes as `window.arcotheon` (DESIGN §2), built from the
  * two `ipcRenderer` functions it needs so it is unit-tested without Electron:
  *   - `call(method, args)`: one host API call (the renderer wraps it in createHostClient);
  *   - `subscribe(listener)`: host events;

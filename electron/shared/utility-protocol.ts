@@ -1,6 +1,6 @@
 /**
- * The messages between the main process and the utility process that runs the host service
- * (issue 14 "Processes"). Plain structured-clone data over `utilityProcess` / `process.parentPort`.
+ * The messages between the main process and the utility process that runs the host service.
+ * Plain structured-clone data over `utilityProcess` / `process.parentPort`.
  *
  *   main -> utility   { kind: 'call', id, method, args }          a host API call from the window
  *   utility -> main   { kind: 'result', id, result }              its Result
