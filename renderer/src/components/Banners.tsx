@@ -1,7 +1,7 @@
 /**
  * The banner above every screen when something needs the user (UI.md "Navigation"): a revoked or
  * broken install, a catalogue that could not be verified, an update waiting for permission, and an
- * organisation policy that is refused or could not be applied at start-up (issue 17).
+ * organisation policy that is refused or could not be applied at start-up.
  */
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';

@@ -1,5 +1,5 @@
 /**
- * Enable and disable (issue 17): a switch that turns an installed capability off (its files,
+ * Enable and disable: a switch that turns an installed capability off (its files,
  * versions and grants stay; its tools stop running) or back on, the "Disabled" badge, and the
  * organisation's note when its policy manages the capability. Package text is shown as text only.
  */
@@ -30,7 +30,7 @@ export function ManagedNote({ item }: { item: Pick<InstalledSummary, 'managed'> 
 
 /**
  * Why the policy keeps the switch where it is, or null when the user may flip it: a required
- * capability cannot be switched off, a blocked one cannot be switched on (issue 17).
+ * capability cannot be switched off, a blocked one cannot be switched on.
  */
 function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who: string; what: string } | null {
   if (item.managed?.required !== undefined && item.disabled?.by !== 'policy')

@@ -1,5 +1,5 @@
 /**
- * "Use with…" (issue 13): link the skills of an installed capability into an agent, see and remove
+ * "Use with…": link the skills of an installed capability into an agent, see and remove
  * the links Arcotheon made, and copy the line that registers its tools as an MCP server per agent.
  * E_CONFLICT (a skill folder of that name is already there) is shown with its message, which
  * names the choices. Everything shown is text.

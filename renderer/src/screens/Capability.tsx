@@ -31,7 +31,7 @@ export function Capability({ id }: { id: string }) {
   const installed = useInstalled((s) => s.details[id]?.value ?? null);
   const loadInstalled = useInstalled((s) => s.loadDetail);
   const overviewVersion = useInstalled((s) => s.overview.value?.find((i) => i.id === id)?.version ?? null);
-  // Issue 17: the policy's `blocked` entry for this id (every version, or a range of them).
+  // The policy's `blocked` entry for this id (every version, or a range of them).
   const blocked = useSettings((s) => s.policy?.policy?.blocked.find((entry) => entry.split('@')[0] === id) ?? null);
   const policyWho = useSettings((s) =>
     s.policy?.policy === null || s.policy?.policy === undefined

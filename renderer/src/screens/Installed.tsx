@@ -1,6 +1,6 @@
 /**
  * Installed: what is on this computer with its status (ok, update available, broken, revoked)
- * and an Enabled switch on each row (issue 17); one capability's page with its grants (revoke, re-grant), skill folders, versions kept for
+ * and an Enabled switch on each row; one capability's page with its grants (revoke, re-grant), skill folders, versions kept for
  * rollback, and uninstall (refused with the dependents named when it would break them).
  */
 import { useEffect, useState } from 'react';

@@ -1,7 +1,7 @@
 /**
  * Settings: registries with their pinned keys and last verification (add, remove, refresh), the
  * sandbox on each platform, the cache (size, clean up), the audit log with its chain verified,
- * appearance, and the organisation policy in force (issue 17), whose registries cannot be removed.
+ * appearance, and the organisation policy in force, whose registries cannot be removed.
  */
 import { useEffect, useState } from 'react';
 import type { HostError, RemoteStatus } from '../../../electron/common/index.js';

@@ -1,7 +1,7 @@
 /**
  * Updates: each available update with its permission difference (added first and highlighted,
  * widened, removed). One that adds permissions is applied only after the user says yes in a
- * dialog that names them; its approval is the digest of exactly that update (issue 4).
+ * dialog that names them; its approval is the digest of exactly that update.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';

@@ -23,7 +23,7 @@ interface SettingsState {
   audit: AuditEntry[] | null;
   auditCheck: AuditVerification | null;
   error: HostError | null;
-  /** Issue 17: the organisation policy in force and what applying it at start-up did. */
+  /** The organisation policy in force and what applying it at start-up did. */
   policy: PolicyStatusData | null;
   loadInfo(): Promise<void>;
   loadPolicy(): Promise<void>;
