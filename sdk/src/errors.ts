@@ -54,7 +54,7 @@ export const ERROR_CODES = [
   // A function the host supplied (approve, onProgress, checkTier, a Sandbox) threw or returned
   // something the SDK cannot use; details.callback names it.
   'E_HOST_CALLBACK',
-  // Something the user made (or another capability's link) is where a link would go; never overwritten (issue 13).
+  // Something the user made (or another capability's link) is where a link would go; never overwritten.
   'E_CONFLICT',
 ] as const;
 

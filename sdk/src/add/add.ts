@@ -50,7 +50,7 @@ export interface AddPlan {
   origin: AddedOrigin;
   skills: StagedSkill[];
   leftOut: LeftOut[];
-  /** Skill programs an agent may run (issue 13), per skill. */
+  /** Skill programs an agent may run, per skill. */
   programs: Array<{ skill: string; programs: string[] }>;
   /** The install plan (items, permissions) the SDK applies. */
   plan: Plan;

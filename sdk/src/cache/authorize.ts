@@ -26,7 +26,7 @@ export interface AuthorizeGrant {
 
 /**
  * Returns a grant, or null to deny (spec §12): a denial is `E_ENTITLEMENT`. The answer may be the
- * value itself or a promise of it (issue 12 item 5).
+ * value itself or a promise of it.
  */
 export type AuthorizeFn = (request: AuthorizeRequest, url: string) => AuthorizeGrant | null | Promise<AuthorizeGrant | null>;
 
@@ -35,7 +35,7 @@ export interface Authorization {
   fn: AuthorizeFn;
   request: AuthorizeRequest;
   /**
-   * The installing registry's v1/ URL (issue 11, item 13): the authoriser is asked only about
+   * The installing registry's v1/ URL: the authoriser is asked only about
    * sources on it (source-policy.ts `onRegistry`), other sources are fetched without its grant.
    * null or absent: no registry (a sideload, or a caller that named none), so it is asked about
    * nothing and no grant leaves for a host the publisher chose.

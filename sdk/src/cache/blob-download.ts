@@ -52,7 +52,7 @@ export interface BlobRequest {
   /** For entitled content (spec §9 access "entitled", spec §12). */
   authorize?: Authorization;
   /**
-   * Set when the sources were chosen by a publisher (resources, shards: issue 11, item 3): each
+   * Set when the sources were chosen by a publisher (resources, shards): each
    * source and every redirect must pass `publisherSourceProblem` before any request is made.
    */
   policy?: SourcePolicy;
@@ -206,7 +206,7 @@ export class BlobDownloader {
           if (problem !== null) throw new RefusedSource(problem);
           let url = source;
           let headers: Record<string, string> = {};
-          // spec §12 / issue 11 item 13: the authoriser sees only URLs on the installing registry.
+          // spec §12: the authoriser sees only URLs on the installing registry.
           const registry = request.authorize?.registry;
           if (request.authorize !== undefined && onRegistry(parsed, registry ?? null)) {
             // spec §12: entitled content goes through the host's authoriser; a denial ends the fetch.

@@ -70,7 +70,7 @@ export class BlobStore {
 
   /**
    * True when a file of the right size is at `final`, and with `hash`, whose bytes hash to its
-   * address. Reads are verified like cacache's (issue 15 item 3): a same-size entry damaged on disk
+   * address. Reads are verified like cacache's: a same-size entry damaged on disk
    * is removed and the caller fetches it again, instead of handing damaged bytes to a tool. Only a
    * caller that hashes what it reads anyway passes `hash` false (BlobRequest.readerHashes). An
    * entry hashed once is not hashed again by this instance while its inode, size and times stay.
@@ -151,7 +151,7 @@ export class BlobStore {
 
   /**
    * Re-hashes one entry (used by doctor). A corrupt entry is removed, so the next use fetches it
-   * again (issue 5: corrupt entries are dropped and refetched).
+   * again (corrupt entries are dropped and refetched).
    */
   async verifyEntry(sha256: string, options: { remove?: boolean } = {}): Promise<VerifyResult> {
     const path = this.pathFor(sha256);

@@ -119,7 +119,7 @@ export interface OpenSourceOptions {
   label?: string;
   /**
    * Called for every redirect target after the scheme check; throwing refuses the redirect
-   * (publisher-chosen sources, issue 11 item 3: a public mirror may not bounce the host to loopback).
+   * (publisher-chosen sources: a public mirror may not bounce the host to loopback).
    */
   checkRedirect?: (next: URL, from: URL) => void;
 }

@@ -21,7 +21,7 @@ export interface MaterializeOptions {
    */
   mirrors?: string[];
   /**
-   * The publisher-source rules (issue 11, items 3 and 13): with it, declared sources must be https
+   * The publisher-source rules: with it, declared sources must be https
    * and not private unless on the installing registry, and the authoriser is asked only about URLs
    * on that registry. The SDK's install and run paths always pass it. Without it the authoriser is
    * asked about no URL at all, so entitled content is fetched without its grant: an embedder that
@@ -65,7 +65,7 @@ export function resourceAuthorization(
  * fetched files are reused across versions and capabilities).
  */
 export async function materializeResource(cache: ContentCache, resource: Resource, options: MaterializeOptions = {}): Promise<string> {
-  // Hashed on read: the tool reads this file and does not check it (issue 15 item 3).
+  // Hashed on read: the tool reads this file and does not check it.
   const cached = await cache.cachedPath(resource.sha256, resource.size);
   if (cached !== null) return cached;
   return cache.fetchBlob({

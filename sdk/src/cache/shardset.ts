@@ -160,7 +160,7 @@ export async function fetchShard(
       details: { resource: resource.id, path: shardPath },
     });
   }
-  // Hashed on read: the tool reads this file and does not check it (issue 15 item 3).
+  // Hashed on read: the tool reads this file and does not check it.
   const cached = await cache.cachedPath(shard.sha256, shard.size);
   if (cached !== null) return cached;
   return cache.fetchBlob({
@@ -262,7 +262,7 @@ export class ShardRequestHandler {
 }
 
 /**
- * The error text a tool receives for a failed shard request (issue 11, item 3). Download failures
+ * The error text a tool receives for a failed shard request. Download failures
  * and host errors are told without URLs, host paths, sizes or hashes: a tool must not learn
  * anything about what the host could not read. Refusals about the tool's own request (unknown
  * resource, bad path, not in the map) and entitlement denials say what they are.

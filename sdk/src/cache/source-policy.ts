@@ -1,6 +1,5 @@
 /**
- * Which URLs a publisher may make this host fetch, and which the host's authoriser is asked about
- * (issue 11, items 3 and 13).
+ * Which URLs a publisher may make this host fetch, and which the host's authoriser is asked about.
  *
  * Resource sources (spec §9) and shard sources come from the publisher: the manifest, or a shard
  * map it pins. A tool decides when they are fetched (lazy resources, shard requests), so they are

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `adcap` bin (sdk/package.json "bin"). It checks the Node.js version before loading the CLI:
 // ES module imports are all loaded before a module's first line runs, so the check cannot live in
-// main.ts, whose imports (and their dependencies) may need a newer Node (issue 12 item 15).
+// main.ts, whose imports (and their dependencies) may need a newer Node.
 import { readFileSync } from 'node:fs';
 import { enableCliCompileCache } from './compile-cache.js';
 import { nodeVersionProblem } from './node-check.js';

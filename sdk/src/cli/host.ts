@@ -7,7 +7,7 @@ import type { CliContext } from './context.js';
  * The `Arcotheon` instance behind the host commands of `adcap` (install, run, …). The CLI is a
  * host like any other (host contract "Embedding"): its agent id is "arcotheon", the id capabilities
  * list in compat.agents for the reference app and CLI, and the embedded example registry is its
- * default remote when config.json has none of that name (issue 7).
+ * default remote when config.json has none of that name.
  */
 const CLI_AGENT_ID = 'arcotheon';
 
@@ -16,7 +16,7 @@ export async function openArcotheon(ctx: CliContext): Promise<Arcotheon> {
   return new Arcotheon({
     home: ctx.home(),
     host: { agent: { id: CLI_AGENT_ID, version: sdkVersion() } },
-    // issue 17: the organisation policy, from the CLI's environment (ARCOTHEON_POLICY) or the system location.
+    // The organisation policy, from the CLI's environment (ARCOTHEON_POLICY) or the system location.
     policy: { env: ctx.io.env, platform: ctx.io.platform },
     // An empty list, not a missing one: ARCOTHEON_EMBEDDED_REGISTRY="" means no default remote at all.
     remotes: embedded === null ? [] : [embedded],

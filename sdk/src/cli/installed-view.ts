@@ -7,7 +7,7 @@ import type { Arcotheon, InstalledCapability } from '../store/arcotheon.js';
  * What `adcap show` and `adcap list --json` say about an installed capability, whatever its source
  * (a registry or a sideloaded file): where its skills are (host contract "Skills": each skill path
  * joined to the installed directory is a standard Agent Skills directory) and which tools it has,
- * with the input fields each accepts (issue 12).
+ * with the input fields each accepts.
  */
 
 export interface SkillView {

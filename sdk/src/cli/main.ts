@@ -71,7 +71,7 @@ export function commandWord(argv: readonly string[]): string | undefined {
  * commands of the area that defines it when COMMAND_AREAS names it.
  */
 export function createProgram(rawIo: CliIO, command?: string): { program: Command; ctx: CliContext; exitCode: () => number } {
-  // Issue 11, item 2: text from packages, registries and tools never reaches the terminal raw.
+  // Text from packages, registries and tools never reaches the terminal raw.
   const io = terminalSafeIO(rawIo);
   const program = new Command('adcap');
   let exitCode = EXIT_OK;

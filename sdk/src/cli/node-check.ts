@@ -1,5 +1,5 @@
 /**
- * The Node.js version check of the `adcap` bin (issue 12 item 15). The SDK needs Node 22.12 or
+ * The Node.js version check of the `adcap` bin. The SDK needs Node 22.12 or
  * newer (package.json "engines"); an older Node gets one clear line instead of a stack trace from
  * deep inside a dependency. This module imports nothing and uses only syntax every Node that can
  * load an ES module parses, because it runs before anything that needs a newer Node is loaded.

@@ -22,7 +22,7 @@ export interface CliIO {
 }
 
 /**
- * The same IO with every write passed through `terminalSafe` (issue 11, item 2): the CLI wraps its
+ * The same IO with every write passed through `terminalSafe`: the CLI wraps its
  * IO once, so no command, error line, plan or commander message can reach the terminal raw.
  */
 export function terminalSafeIO(io: CliIO): CliIO {

@@ -1,5 +1,5 @@
 /**
- * Terminal-safe text (issue 11, item 2). Everything `adcap` prints may carry text from packages,
+ * Terminal-safe text. Everything `adcap` prints may carry text from packages,
  * registries or tools (names, reasons, catalogue summaries, a tool's stderr inside an E_TOOL
  * message), and a terminal obeys control sequences in it: `\r` and ANSI erase sequences can hide
  * lines of a permission prompt, OSC 52 writes the clipboard, bidi overrides reorder what is shown.

@@ -1,7 +1,7 @@
 /**
  * Text for a person's terminal from hostile sources (package manifests, registry catalogues): the
- * CLI never prints such text raw (DESIGN §8, SECURITY.md). This is the list helper of issue 12
- * (item 14: escape, and truncate long lists with a count); the security work of issue 11 has a
+ * CLI never prints such text raw (DESIGN §8, SECURITY.md). This is the list helper (escape,
+ * and truncate long lists with a count); terminal-safe.ts has a
  * general escaping helper for all CLI output, and the two are meant to become one.
  */
 
@@ -22,7 +22,7 @@ export const DEFAULT_LIST_ROWS = 20;
 
 /**
  * The first `limit` rows, then one line that says how many were left out and how to see them
- * (issue 12 item 14: "… and 1,234 more; use --limit N or --all"). `limit` null shows every row.
+ * ("… and 1,234 more; use --limit N or --all"). `limit` null shows every row.
  */
 export function truncatedRows(rows: readonly string[], limit: number | null, hint = 'use --limit <n> or --all to see more'): string[] {
   if (limit === null || rows.length <= limit) return [...rows];

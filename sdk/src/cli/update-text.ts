@@ -1,5 +1,5 @@
 /**
- * What `adcap update` says (issue 12 items 7 and 10): what was updated, what waits for the user's
+ * What `adcap update` says: what was updated, what waits for the user's
  * approval of new permissions, and what the range the user asked for keeps below a newer version,
  * with the command that moves it. "Up to date" only when nothing newer exists.
  */

@@ -46,7 +46,7 @@ export interface BuiltPackage {
   archiveSha256: string;
   /** The file's size in bytes. */
   size: number;
-  /** Printed, not refused (issue 13): Git LFS pointers and files that look like secrets. */
+  /** Printed, not refused: Git LFS pointers and files that look like secrets. */
   warnings: SourceWarning[];
 }
 
@@ -88,8 +88,8 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 }
 
 /**
- * Hashes one file and, from the same read, says whether it holds a secret key (issue 12, refused)
- * and collects the warnings of issue 13 (Git LFS pointers and other credentials, printed).
+ * Hashes one file and, from the same read, says whether it holds a secret key (refused)
+ * and collects the warnings (Git LFS pointers and other credentials, printed).
  */
 async function hashSourceFile(
   file: SourceFile,
@@ -131,7 +131,7 @@ export async function buildPackage(sourceDir: string, options: BuildPackageOptio
     if (secret !== null) secrets.set(file.path, secret);
     return file.executable ? { path: file.path, sha256, size, executable: true } : { path: file.path, sha256, size };
   });
-  // A package is public: a secret key in it is refused before anything is written (issue 12).
+  // A package is public: a secret key in it is refused before anything is written.
   assertNoSecretKey(
     sourceFiles.map((f) => f.path),
     secrets,
@@ -280,7 +280,7 @@ function checkBuildLimits(files: FileEntry[]): void {
 
 /**
  * spec §3.1 skills and spec §8 workflow documents, read from the source folder. Every problem of
- * every skill is collected first and refused together (issue 13), so one build run shows them all:
+ * every skill is collected first and refused together, so one build run shows them all:
  * E_SEMANTIC with `details.problems` (path, pointer, rule, message, fix); a single problem keeps
  * the validator's own message.
  */

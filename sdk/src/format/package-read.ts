@@ -33,7 +33,7 @@ export interface ReadPackageOptions {
   /**
    * The archive's pin (spec §2: registries pin the SHA-256 and size of the compressed file). When
    * given, a read whose archive hashes otherwise fails with E_HASH before anything is extracted,
-   * so a caller can verify a download and extract it in one pass (issue 15 item 12).
+   * so a caller can verify a download and extract it in one pass.
    */
   expectArchive?: { sha256: string; size: number };
   /**
@@ -154,7 +154,7 @@ type Current =
     };
 
 /**
- * How much of a SKILL.md is read to check it (issue 12 item 11): its front matter is a few lines at
+ * How much of a SKILL.md is read to check it: its front matter is a few lines at
  * the top, so a longer file is checked on its first 256 KiB (a front matter not closed by then is
  * refused as such).
  */
@@ -168,7 +168,7 @@ const SMALL_ENTRY_BYTES = 256 * 1024;
 /** Verified small files are written this many at a time while the stream goes on. */
 const PARALLEL_WRITES = 16;
 /**
- * A large file's chunks are written behind the stream (issue 15 item 12): the next chunk is
+ * A large file's chunks are written behind the stream: the next chunk is
  * inflated and hashed while earlier ones are still being written in the thread pool, up to this
  * many bytes not yet written. The chunks are the inflater's own buffers, never reused, so holding
  * them is safe.
@@ -326,7 +326,7 @@ class PackageVisitor implements ArchiveVisitor {
         },
       );
     }
-    // spec §3.1 / issue 12 item 11: skills are checked by every reader (verify, install), not only
+    // spec §3.1: skills are checked by every reader (verify, install), not only
     // by the builder, so a package made by another tool cannot carry a skill agents would refuse.
     if (current.skill !== undefined) {
       validateSkillDocument(
@@ -440,7 +440,7 @@ class PackageVisitor implements ArchiveVisitor {
       // O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting.
       // Modes 0644/0755 as in the archive (DESIGN §4), narrowed by the umask as tar(1) does;
       // `readOnly` files are created 0444/0555 at once (the descriptor stays writable), which
-      // saves a chmod per file at publishing (issue 15 item 12).
+      // saves a chmod per file at publishing.
       const mode = (executable ? 0o755 : 0o644) & (this.readOnly ? 0o555 : 0o777);
       const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
       this.open.add(handle);

@@ -1,7 +1,7 @@
 /**
  * The runtime table (spec §7, §11 `compat.runtimes`): for each `runtime.type` of version 1.0, what
  * kind of runtime it is and, for interpreters, how the host finds, asks and starts one. It is the
- * only place those facts live (issue 15, item 2): the manifest types and checks, compatibility,
+ * only place those facts live: the manifest types and checks, compatibility,
  * interpreter detection, doctor and the launcher all derive from it. Adding a runtime touches this
  * module and sdk/schema/capability-1.json (test/sdk/format/runtime-table.test.ts holds them equal);
  * a runtime of a new *kind* makes every `switch` over a runtime's kind (`classifyRuntime`: the

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { AdcapError } from '../errors.js';
 
 /**
- * `adcap build` never packages a secret key (issue 12 item 17): a package is public, and a signing
+ * `adcap build` never packages a secret key: a package is public, and a signing
  * key inside one lets anyone publish in its owner's name. Two kinds of file are recognised:
  *  - an Arcotheon key file as `adcap keygen` writes it (sdk/src/trust/keys.ts, spec §5): a JSON
  *    object with `alg` and a non-empty string `secretKey`;

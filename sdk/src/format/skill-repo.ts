@@ -1,5 +1,5 @@
 /**
- * Skills repositories as capabilities (issue 13): find the skills of a folder that already holds
+ * Skills repositories as capabilities: find the skills of a folder that already holds
  * Agent Skills (`skills/<name>/SKILL.md`, or `<name>/SKILL.md` at the top), write the
  * capability.json and .adcapignore that package them, say which files of a skill are programs an
  * agent may run, and warn about files that should not be published (Git LFS pointers, secrets).
@@ -451,7 +451,7 @@ export interface SkillPrograms {
 }
 
 /**
- * Per skill, the files an agent may run outside any sandbox (issue 13: "brainstorming contains 3
+ * Per skill, the files an agent may run outside any sandbox ("brainstorming contains 3
  * programs your agent may run on your computer with your permissions"). Skills without programs
  * are left out. Tools are not skills: their programs run in the sandbox and are not listed here.
  */
@@ -502,7 +502,7 @@ const SECRET_NAMES: Array<[RegExp, string]> = [
 ];
 /**
  * Contents that are credentials whatever the file is called. Private keys and signing key files
- * are not here: secret-scan.ts refuses those outright (issue 12).
+ * are not here: secret-scan.ts refuses those outright.
  */
 const SECRET_CONTENTS: Array<[RegExp, string]> = [
   [/\bAKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
@@ -514,7 +514,7 @@ const SECRET_CONTENTS: Array<[RegExp, string]> = [
 ];
 
 /**
- * Warnings (not refusals, issue 13) for one source file: a Git LFS pointer instead of the real
+ * Warnings (not refusals) for one source file: a Git LFS pointer instead of the real
  * content (the repository was cloned without `git lfs pull`), or a file that looks like a secret.
  * `bytes` is the content when the builder read it whole (small files); names are checked always.
  */

@@ -4,7 +4,7 @@ import { ID_PART_PATTERN, toIdPart } from '../util/capability-id.js';
 
 /**
  * The skill rules of spec §3.1 and the Agent Skills specification (agentskills.io), checked on each
- * skills[].path/SKILL.md by builders, `verify` and install (issue 12 item 11).
+ * skills[].path/SKILL.md by builders, `verify` and install.
  */
 export const SKILL_RULES = [
   'skill-front-matter',
@@ -146,7 +146,7 @@ function checkSkillDocument(dirName: string, skillMd: string, pointer: string): 
       ),
     );
   } else if (CONTROL_EXCEPT_NEWLINE_TAB.test(description)) {
-    // Issue 11, item 2: text shown to people carries no terminal control sequences (newline and tab only).
+    // Text shown to people carries no terminal control sequences (newline and tab only).
     problems.push(
       problem(
         'skill-description',
@@ -221,7 +221,7 @@ function yamlProblem(cause: unknown, pointer: string): AdcapError {
   );
 }
 
-/** One problem of one SKILL.md with the fix to print beside it (issue 13's build report). */
+/** One problem of one SKILL.md with the fix to print beside it (the build report). */
 export interface SkillProblemFix {
   /** The rule the problem breaks (SKILL_RULES, or "skill-md" for a missing file). */
   rule: string;
@@ -232,7 +232,7 @@ export interface SkillProblemFix {
 }
 
 /**
- * Every spec §3.1 problem of one SKILL.md (skillDocumentProblems) with a fix for each: issue 13,
+ * Every spec §3.1 problem of one SKILL.md (skillDocumentProblems) with a fix for each:
  * "every problem of every skill in one run, with path, rule and the fix ('rename the folder to
  * vercel-composition-patterns or the name to composition-patterns')". An empty list when valid.
  */

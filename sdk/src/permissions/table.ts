@@ -2,10 +2,10 @@
  * The permission table (DESIGN §5, spec §6): for each id of version 1.0, its scope grammar, when a
  * grant covers a requirement, the plain-language text, the UI's risk level and what each sandbox
  * enforces. It is the only place those rules live: the manifest validator, grants, the permission
- * dialog, the sandbox and the network proxy all read them from here (issue 11, item 12: the grammar
+ * dialog, the sandbox and the network proxy all read them from here (the grammar
  * used to be parsed in several places, and the enforcing copy was the lenient one).
  *
- * Issue 15, item 2: the ids themselves are this table's keys (`PermissionId`). Adding one touches
+ * The ids themselves are this table's keys (`PermissionId`). Adding one touches
  * this module and sdk/schema/capability-1.json (test/sdk/permissions/wildcard-grants-match.test.ts holds them
  * equal); every `switch` over `PermissionId` that misses it fails the lint rule
  * `@typescript-eslint/switch-exhaustiveness-check` (sandbox/sandbox.ts `interpretGrants`).
@@ -178,7 +178,7 @@ const TABLE = {
         ? undefined
         : `the program scope ${JSON.stringify(scope)} must be a program name such as "git" (letters, digits, ".", "_", "+", "-"; no path)`,
     covers: sameScope,
-    // Issue 11, item 5: say what the program can read (it runs in the tool's sandbox; only its executable is added).
+    // Say what the program can read (it runs in the tool's sandbox; only its executable is added).
     text: (scope) =>
       `Run the program ${scope ?? '(unnamed)'} on your computer; it runs in this tool's ` +
       'sandbox and can read only what the tool can, not the folder it is installed in',

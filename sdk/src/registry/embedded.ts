@@ -1,5 +1,5 @@
 /**
- * The embedded default remote (issue 7, DESIGN §10): the example registry built by
+ * The embedded default remote (DESIGN §10): the example registry built by
  * `npm run examples` ships with the SDK, so a fresh home with no remote configured starts on it
  * with no network. The build writes `embedded-remote.json` next to the registry's v1/ folder:
  *
@@ -8,7 +8,7 @@
  * `url` is relative to that file. Where the file is looked for, in order:
  *   1. `ARCOTHEON_EMBEDDED_REGISTRY`: the path of an embedded-remote.json, or of the registry folder
  *      holding one (a packaged app points it at its resources folder); set but empty disables it;
- *   2. the registry shipped with the SDK (shippedRegistryFile(), issue 12 item 1): the published
+ *   2. the registry shipped with the SDK (shippedRegistryFile()): the published
  *      package carries it as `<sdk>/registry/` (copied there by `prepack`); a repository checkout
  *      has it at `<sdk>/../examples/registry/`.
  * The pin (root keys, minSequence) comes from the build that produced the registry, so a tampered
@@ -44,7 +44,7 @@ function bundledEmbeddedRemoteFile(): string {
 let shipped: { remote: RemoteConfig | null } | undefined;
 
 /**
- * The registry the SDK ships (issue 12 item 1), read once and synchronously (the Arcotheon
+ * The registry the SDK ships, read once and synchronously (the Arcotheon
  * constructor and ARCOTHEON_ROOT_KEYS need it). Null when this copy of the SDK carries none (a
  * checkout where `npm run examples` has not run) or its pin cannot be read.
  */

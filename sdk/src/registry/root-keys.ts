@@ -1,5 +1,5 @@
 /**
- * ARCOTHEON_ROOT_KEYS (host contract "Embedding" 2; issue 12 item 1): the pinned root keys of the
+ * ARCOTHEON_ROOT_KEYS (host contract "Embedding" 2): the pinned root keys of the
  * registry this copy of the SDK ships (shippedRemote(): `<sdk>/registry/` in the published package).
  *
  * They are read from that registry's pin file when the module loads, not written into the code:

@@ -62,7 +62,7 @@ export interface EntryContents {
   /** Resource ids with their sizes. */
   resources: { id: string; size: number }[];
   /**
-   * Skills that ship programs an agent may run outside any sandbox (issue 13), with those files'
+   * Skills that ship programs an agent may run outside any sandbox, with those files'
    * paths inside the skill folder. Absent in entries published before it existed.
    */
   skillPrograms?: { skill: string; programs: string[] }[];

@@ -7,7 +7,7 @@ import { sha256Hex } from '../util/hash.js';
 import { withLock } from '../util/lock.js';
 
 /**
- * The audit log (issue 6).
+ * The audit log.
  * Every tool and workflow run appends one JSON line to home/audit/<yyyy-mm>.jsonl. Each line holds
  * a sequence number and the SHA-256 of the previous line's bytes, so editing, removing or
  * reordering any line breaks the chain; `head.json` records the last sequence and hash, so cutting

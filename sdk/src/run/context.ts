@@ -21,7 +21,7 @@ import type { InstalledView, PolicyView } from '../store/store-view.js';
 import type { ProgressListener } from '../util/progress.js';
 
 /**
- * What running a tool, a workflow or an MCP server reads and calls of a store (issue 15, item 1):
+ * What running a tool, a workflow or an MCP server reads and calls of a store:
  * the installed side (home, states, manifests, dependency directories), the policy in force, the
  * content cache and registry sources for resources and revocations, and the host's choices
  * (authoriser, sandbox, tier check). `Arcotheon` is one; run/ depends on nothing else of it.
@@ -36,7 +36,7 @@ export interface RunContext extends InstalledView, PolicyView {
   readonly toolDataQuota?: number;
   /** Directory of the active installed version of `id` (E_NOT_INSTALLED when it is not installed). */
   installedDir(id: string): Promise<string>;
-  /** The rules for publisher-chosen URLs of a version installed from `source` (issue 11, items 3 and 13). */
+  /** The rules for publisher-chosen URLs of a version installed from `source`. */
   sourcePolicy(source: InstallSource | undefined): Promise<SourcePolicy>;
 }
 
@@ -58,7 +58,7 @@ export async function blobMirrors(arc: RunContext, state: PackageState, version:
 }
 
 /**
- * spec §13: a revoked version is never run. Issue 12 item 9: the catalogue is refreshed first when
+ * spec §13: a revoked version is never run. The catalogue is refreshed first when
  * it is older than the refresh interval, so a revocation published since is seen before the run
  * (store/revocations.ts). Returns the reason, or null.
  */
@@ -130,7 +130,7 @@ export async function toolDataDirFor(arc: RunContext, id: string, tool: Tool, gr
 
 /**
  * Creates `dir` (below `root`) one folder at a time and returns its real path, refusing any
- * component that is a link or not a folder (issue 11, item 11: a symlink planted in tooldata/
+ * component that is a link or not a folder (a symlink planted in tooldata/
  * must not lead a tool's data folder, or the folders created for it, outside the home). The
  * home itself may be reached through a link; what lies below it may not.
  */

@@ -1,6 +1,5 @@
 /**
- * Which sandbox runs a tool, and what it returned (host contract "Sandbox expectations"; DESIGN §5;
- * issue 12 items 2-3):
+ * Which sandbox runs a tool, and what it returned (host contract "Sandbox expectations"; DESIGN §5):
  * - a capability the host opted out (`sandbox.optOut`, for capabilities it ships itself) always runs
  *   without a sandbox: NoSandbox, reported as `sandbox: 'none'`;
  * - else the host's own sandbox (`sandbox.use`) when it gave one, else the platform's

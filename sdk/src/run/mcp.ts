@@ -66,12 +66,12 @@ interface Exposed {
 /** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
 export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): Promise<Exposed[]> {
   const out: Exposed[] = [];
-  // issue 17: nor are tools the organisation policy forbids (an invalid policy lists them, and a
+  // Nor are tools the organisation policy forbids (an invalid policy lists them, and a
   // call answers E_POLICY saying why).
   const { loaded } = await policyForReading(arc);
   for (const id of ids) {
     const state = await arc.state(id);
-    // issue 17: a disabled capability's tools are not listed (a call to one is refused with E_DISABLED).
+    // A disabled capability's tools are not listed (a call to one is refused with E_DISABLED).
     if (state.disabled !== undefined) continue;
     const manifest = await arc.readInstalledManifest(id, state.active);
     // Host contract "Free and Pro": without the host's tier check, tier-gated tools do not exist here.
@@ -108,7 +108,7 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
   ]);
   if (ids.length === 0) throw new AdcapError('E_USAGE', 'Name at least one installed capability to serve over MCP.');
   for (const id of ids) await arc.state(id); // E_NOT_INSTALLED up front, not at the first request
-  // Issue 24 item 2: a workspace that is, holds or lies in the Arcotheon home is refused before the
+  // A workspace that is, holds or lies in the Arcotheon home is refused before the
   // server starts (each call checks it again through runTool).
   const workspace = await checkWorkspace(arc.home.root, options.workspace ?? null);
   const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, {
@@ -157,7 +157,7 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
     return closing;
   };
   // The client going away (stdin closed) ends the server, but only after every request it sent
-  // has been answered: a client may write `tools/list` and close its end at once (issue 13).
+  // has been answered: a client may write `tools/list` and close its end at once.
   const finish = (): void => {
     void inFlight.idle().then(close);
   };
@@ -209,7 +209,7 @@ function trackRequests(transport: StdioServerTransport): { idle(): Promise<void>
   };
 }
 
-/** E_DISABLED when `name` is a tool of one of `ids` that is disabled (issue 17); else null. */
+/** E_DISABLED when `name` is a tool of one of `ids` that is disabled; else null. */
 async function disabledOwner(arc: RunContext, ids: readonly string[], name: string): Promise<AdcapError | null> {
   for (const id of ids) {
     const state = await arc.state(id);

@@ -120,12 +120,12 @@ export async function runTool(
   let result: ToolRunResult | undefined;
   let failure: AdcapError | undefined;
   // A throw from the host's onProgress is reported as such (E_HOST_CALLBACK), and a run whose
-  // signal fired as E_CANCELLED, whatever else failed because of it (issue 12 item 4).
+  // signal fired as E_CANCELLED, whatever else failed because of it.
   const progress = new GuardedListener<RunProgress>('onProgress', options.onProgress);
   try {
     if (options.signal?.aborted === true)
       throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
-    // Issue 11, item 11: the installed manifest must still be the one verified at install time
+    // The installed manifest must still be the one verified at install time
     // (spec §4: the package's identity is its manifest digest); a tool that rewrote its own
     // manifest or tools does not run.
     const actual = manifestDigest(manifest);
@@ -150,7 +150,7 @@ export async function runTool(
       `Running ${id} ${toolName} failed`,
     );
   }
-  // Audit every attempt, refused ones included (issue 6 "Audit log").
+  // Audit every attempt, refused ones included.
   await new AuditLog(arc.home.auditDir).append({
     kind: 'tool',
     capability: id,
@@ -185,7 +185,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   const { id, version, state, manifest, tool, options } = a;
   const label = `${id} ${tool.name}`;
 
-  // issue 17: a disabled capability's tools do not run; nor do tools the organisation policy
+  // A disabled capability's tools do not run; nor do tools the organisation policy
   // forbids now (a blocked version, or a permission it denies since the grant was given).
   assertEnabled(state);
   assertToolAllowed(await arc.policyInForce(), id, version, tool.permissions ?? []);
@@ -204,7 +204,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   }
 
   // Host contract "Free and Pro": the SDK trusts the host's tier check, before each run.
-  // Issue 12 item 4: a refusal is E_ENTITLEMENT (never E_DENIED, which is "plan not approved"); a
+  // A refusal is E_ENTITLEMENT (never E_DENIED, which is "plan not approved"); a
   // check that throws or answers something other than true or false is E_HOST_CALLBACK.
   const tier = manifest.distribution?.tier ?? 'free';
   const checkTier = arc.checkTier;
@@ -264,12 +264,12 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   const dir = arc.home.versionDir(id, version);
   const launch = await resolveLaunch(tool, dir, options.interpreters === undefined ? {} : { interpreters: options.interpreters });
   const sandbox = await chooseSandbox(arc, id);
-  // Issue 24 item 2: never the Arcotheon home, a folder inside it, or one that contains it.
+  // Never the Arcotheon home, a folder inside it, or one that contains it.
   const workspace = await checkWorkspace(arc.home.root, options.workspace ?? null);
 
   const progress = options.onProgress;
   const mirrors = await blobMirrors(arc, state, version);
-  // Issue 11, items 3 and 13: sources the publisher chose stay on public https or the installing registry.
+  // Sources the publisher chose stay on public https or the installing registry.
   const policy = await arc.sourcePolicy(state.versions[version]?.source);
   const materialized = await materializeToolResources(arc, manifest, tool, {
     mirrors,
@@ -327,7 +327,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
       // DESIGN §5: fs:write never reaches installed directories; nor the rest of the home (grants,
       // audit log, cache), except the tool data folders.
       protectedDirs: protectedPaths(arc),
-      // Issue 24 item 2: the home is not visible at all inside the sandbox (an empty folder in its
+      // The home is not visible at all inside the sandbox (an empty folder in its
       // place), whatever the workspace and grants; the run's own paths in it are bound on top.
       hiddenDirs: [arc.home.root],
     });
@@ -378,7 +378,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
 
 function protectedPaths(arc: RunContext): string[] {
   const h = arc.home;
-  // Issue 11, item 11: the whole home, so files that do not exist yet (a fresh home has no
+  // The whole home, so files that do not exist yet (a fresh home has no
   // config.json) cannot be created by a writable grant either; the tool's own data folder is the
   // one writable place in it (storage:data). The sandbox compares real paths.
   return [h.root, h.packagesDir, h.cacheDir, h.auditDir, h.locksDir, h.journalDir, path.join(h.root, 'remotes'), h.config];

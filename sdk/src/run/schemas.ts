@@ -63,7 +63,7 @@ export function assertMatches(
 ): void {
   const validate = validatorFor(schema, `The ${schemaName} of ${what.replace(/^The (input|output|inputs) of /, '')}`);
   if (validate(value)) return;
-  // A publisher's schema, not a format document: no "vendor data belongs under x" advice (issue 12).
+  // A publisher's schema, not a format document: no "vendor data belongs under x" advice.
   const problems = describeSchemaErrors(validate.errors ?? [], '', { formatDocument: false });
   const first = problems[0];
   const listed = problems
@@ -83,7 +83,7 @@ export function assertMatches(
   });
 }
 
-/** A top-level field an object schema names: what a caller may pass (issue 12: E_INPUT names them). */
+/** A top-level field an object schema names: what a caller may pass (E_INPUT names them). */
 export interface AcceptedField {
   name: string;
   required: boolean;

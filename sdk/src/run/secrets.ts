@@ -1,5 +1,5 @@
 /**
- * Secrets for `env:read` permissions (DESIGN §5: "the app asks you for its value"; issue 14).
+ * Secrets for `env:read` permissions (DESIGN §5: "the app asks you for its value").
  * A host supplies values through a `SecretSource`; `runTool` asks it only for the variables the
  * running tool declares in an `env:read:<NAME>` permission that is granted, per capability and
  * tool, so a value reaches only the tool whose grant names it. Values are never logged, never

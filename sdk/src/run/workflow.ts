@@ -146,9 +146,9 @@ export async function runWorkflow(
 ): Promise<WorkflowRunResult> {
   const loaded = await loadWorkflow(arc, id, workflowId);
   return audited(arc, id, loaded, auditDigest(inputs), `Running workflow ${workflowId} of ${id} failed`, async (grantsUsed) => {
-    // issue 17: a disabled capability's workflows do not run (its steps would be refused anyway).
+    // A disabled capability's workflows do not run (its steps would be refused anyway).
     assertEnabled(loaded.state);
-    // Issue 24 item 2: the workspace is checked before any step (a workflow of agent steps only
+    // The workspace is checked before any step (a workflow of agent steps only
     // never reaches runTool's own check); every tool step checks it again.
     await checkWorkspace(arc.home.root, options.workspace ?? null);
     const start: StartAt = { index: 0, inputs: resolveInputs(loaded.doc, inputs), steps: [] };

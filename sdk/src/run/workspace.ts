@@ -1,5 +1,5 @@
 /**
- * The folder a run may be given as its workspace (issue 24 item 2; SECURITY.md "Workspaces"): an
+ * The folder a run may be given as its workspace (SECURITY.md "Workspaces"): an
  * existing folder that neither is, contains, nor lies inside the Arcotheon home. The home holds
  * secrets.json, every capability's grants and tool data, and the audit log; a tool holding only
  * fs:read:workspace would read them all through `--workspace ~`. runTool, runWorkflow and

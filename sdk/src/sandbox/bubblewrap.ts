@@ -138,7 +138,7 @@ function exposeProgram(found: string, home: string, out: Mount[]): void {
 }
 
 /**
- * Issue 24 item 2 (SandboxSpec.hiddenDirs): a hidden directory is not visible, whatever exposes
+ * SandboxSpec.hiddenDirs (SECURITY.md, the Arcotheon home): a hidden directory is not visible, whatever exposes
  * it. A mount of a path inside it is dropped (compared on real paths: bwrap follows links in a
  * mount's source); a mount that contains it gets an empty tmpfs at its place, applied after the
  * mount (parents first). `exempt` (the capability's own and dependency directories, its resource
@@ -223,7 +223,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
 
   // DESIGN §5 fs:write: "never the capability's own or any installed directory". A writable
   // mount that contains a protected directory gets that directory re-bound read-only on top; a
-  // writable mount inside one is downgraded to read-only. Issue 11, item 11: compared on REAL
+  // writable mount inside one is downgraded to read-only. Compared on REAL
   // paths (bwrap follows links in a mount's source, so a home reached through a symlink is the
   // same directory), and a protected path that does not exist yet is protected through its
   // nearest existing ancestor, so a writable grant cannot create it. The tool's own data folder
@@ -324,7 +324,7 @@ const O_CLOEXEC = 0o2000000;
 const MAX_INHERITED_DESCRIPTORS = 512;
 
 /**
- * Descriptors above stderr that this process holds without close-on-exec (issue 11, item 4).
+ * Descriptors above stderr that this process holds without close-on-exec.
  * Node opens everything close-on-exec, so these came from whoever started the host (a shell's
  * `100<>file`, a parent's pipe, a native module): every child would inherit them, bwrap passes
  * them on, and a tool could read and write the files behind them through /proc/self/fd.
@@ -363,7 +363,7 @@ export interface BubblewrapOptions {
   /** The node binary that runs the scoped-network forwarder; default process.execPath. */
   nodePath?: string;
   /**
-   * Resource limits of every run (issue 11; limits.ts): DEFAULT_RESOURCE_LIMITS with these
+   * Resource limits of every run (limits.ts): DEFAULT_RESOURCE_LIMITS with these
    * values replaced, or false for none. The private /tmp and HOME are capped at memoryBytes too.
    */
   limits?: Partial<ResourceLimits> | false;
@@ -535,9 +535,9 @@ export class BubblewrapSandbox implements Sandbox {
       const gid = process.getgid?.() ?? 65534;
       const name = uid === 0 ? 'root' : 'user';
       const home = path.resolve(spec.home);
-      // Issue 11, resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
+      // Resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
       // rlimits set by the entering shell or by prlimit inside the sandbox. Set up while the
-      // per-run files are written (issue 11 follow-up: the steps of a run overlap where they can).
+      // per-run files are written (the steps of a run overlap where they can).
       const [written, limiting] = await Promise.allSettled([
         Promise.all([
           fsp.writeFile(
@@ -563,7 +563,7 @@ export class BubblewrapSandbox implements Sandbox {
         proxy = await startNetProxy({ scopes: grants.netScopes, listen: { path: path.join(ctx.netDir, 'proxy.sock') } });
       }
       const plan = planBubblewrap(spec, ctx);
-      // Issue 11, item 4: every descriptor this process would pass on besides stdio is closed
+      // Every descriptor this process would pass on besides stdio is closed
       // before the tool starts. Each inherited one is overwritten in the child by a descriptor
       // bwrap consumes and closes: an allow-all seccomp filter loaded with --add-seccomp-fd.
       // (--add-seccomp-fd cannot be mixed with --seccomp, so the real filter goes the same way.)

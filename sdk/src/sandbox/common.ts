@@ -75,7 +75,7 @@ export function executableExposure(command: string, home: string): { command: st
 const LIBRARY_DIRS = ['lib', 'lib64', 'libexec'];
 
 /**
- * What to expose for a program granted with `process:exec` (issue 11, item 5): its executable
+ * What to expose for a program granted with `process:exec`: its executable
  * (the real file, and the path as called when that is a link) and nothing else of the folder it
  * sits in, which for `~/.cargo/bin` or `~/.local/bin` is next to credentials and keyrings. A
  * program installed outside the home and outside /usr (e.g. /opt/tool/bin/tool) also gets its
@@ -111,7 +111,7 @@ export function safeRealpath(p: string): string | null {
 
 /**
  * The real path of `p`, or of its nearest existing ancestor when `p` does not exist yet: what
- * must stay read-only so that `p` cannot be created or changed (issue 11, item 11).
+ * must stay read-only so that `p` cannot be created or changed.
  */
 export function existingRealPath(p: string): string {
   let current = path.resolve(p);

@@ -1,5 +1,5 @@
 /**
- * Resource limits for tools under bubblewrap (issue 11, "resource limits"; SECURITY.md): memory,
+ * Resource limits for tools under bubblewrap ("resource limits"; SECURITY.md): memory,
  * processes (threads included) and file size, so a tool that allocates or forks without end fails
  * its own run instead of the user's machine.
  *
@@ -13,7 +13,7 @@
  *    memory cgroup, RLIMIT_AS (address space, a cruder bound than resident memory).
  *    With a cgroup (1.), which holds processes and memory, only RLIMIT_FSIZE is left: the host-side
  *    shell that enters the cgroup sets it (`ulimit -f`) before it becomes bwrap, and no prlimit runs
- *    (issue 11 follow-up: one exec less per run; the limit is inherited by bwrap and the tool).
+ *    (one exec less per run; the limit is inherited by bwrap and the tool).
  * The manifest format declares no resource needs (spec §7 has only timeoutMs), so the limits
  * are the host's: DEFAULT_RESOURCE_LIMITS unless it passes others to the sandbox.
  */
@@ -298,7 +298,7 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
 const removals = new Map<Promise<void>, readonly string[]>();
 
 /**
- * A run's cgroups are removed after its result is returned (issue 11 follow-up): the removal waits
+ * A run's cgroups are removed after its result is returned: the removal waits
  * for the kernel to reap the run's last processes, which is no part of the tool call. At exit,
  * whatever is still pending is removed synchronously (best effort: an empty cgroup goes at once).
  */

@@ -25,8 +25,8 @@ interface NetScope {
 
 /**
  * A net:connect scope in the proxy's form, parsed by the permission table's parser (DESIGN §5;
- * issue 11, item 12: the proxy accepts exactly what the validator accepts, nothing more lenient;
- * issue 15: there is one parser, permissions/scopes.ts, and this only reshapes its result). Throws
+ * The proxy accepts exactly what the validator accepts, nothing more lenient;
+ * There is one parser, permissions/scopes.ts, and this only reshapes its result). Throws
  * when invalid.
  */
 export function parseNetScope(scope: string): NetScope {
@@ -151,7 +151,7 @@ const HEAD_TIMEOUT_MS = 30_000;
 /** A reg-name host (letters, digits, `-`, `_`, `.`) or a bracketed IPv6 literal, then `:port`. */
 const CONNECT_TARGET = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$/;
 
-/** A port as the request names it: digits only, 1-65535 (issue 11, item 8: `CONNECT host:99999` crashed the host). */
+/** A port as the request names it: digits only, 1-65535 (`CONNECT host:99999` crashed the host). */
 export function parseProxyPort(text: string): number | null {
   if (!/^[0-9]{1,5}$/.test(text)) return null;
   const port = Number(text);
@@ -161,7 +161,7 @@ export function parseProxyPort(text: string): number | null {
 /**
  * Starts the proxy. Every error a client can cause (malformed or oversized requests, bad ports,
  * resets, half-closed sockets, unreachable upstreams) ends that client's connection only: a tool
- * can fail its own run, never the host process (issue 11, item 8).
+ * can fail its own run, never the host process.
  */
 export async function startNetProxy(options: NetProxyOptions): Promise<NetProxy> {
   const scopes = options.scopes.map(parseNetScope);

@@ -63,7 +63,7 @@ export const TOOL_PROFILE_TEMPLATE = `;; Arcotheon tool profile for macOS sandbo
 @@PROTECT@@
 
 ;; Never visible: the Arcotheon home (secrets, grants, audit log), whatever the workspace and grants
-;; expose; then the run's own folders in it are readable again (issue 24 item 2).
+;; expose; then the run's own folders in it are readable again.
 @@HIDE@@
 @@UNHIDE@@
 
@@ -120,7 +120,7 @@ export function buildSandboxExecProfile(spec: SandboxSpec, ctx: SandboxExecConte
 
   const read: string[] = [];
   read.push(interpreter.prefix !== null ? subpath(interpreter.prefix) : literal(interpreter.real));
-  // Issue 11, item 5: a granted program's executable and chosen library folders, not its folder.
+  // A granted program's executable and chosen library folders, not its folder.
   for (const program of programs) read.push(literalAsCalled(program.command), literal(program.real), ...program.libraryDirs.map(subpath));
   for (const dir of [spec.capabilityDir, ...spec.dependencyDirs]) read.push(subpath(dir)); // spec §6: always readable
   for (const file of spec.readOnlyFiles) read.push(literal(file));

@@ -2,7 +2,7 @@
  * The Sandbox interface (host contract "Sandbox expectations": `wrap(spec) → command`; DESIGN §5;
  * spec §6-§7): a sandbox turns "run this interpreter with these arguments under these grants" into
  * the command the SDK spawns. Implementations: bubblewrap (Linux), sandbox-exec (macOS), none
- * (host opt-out only), and any a host writes itself (issue 12 item 2): all it needs is a name and
+ * (host opt-out only), and any a host writes itself: all it needs is a name and
  * `wrap(spec)` returning `{ command, args, env, cleanup? }`, with `env` the complete environment.
  */
 import path from 'node:path';
@@ -52,7 +52,7 @@ export interface SandboxSpec {
    */
   protectedDirs?: string[];
   /**
-   * Extension (issue 24 item 2): directories that must not be visible inside the sandbox at all,
+   * Extension: directories that must not be visible inside the sandbox at all,
    * whatever the workspace and grants expose (runTool passes the Arcotheon home, which holds
    * secrets.json, grants and the audit log). An empty folder takes their place; the capability's
    * own directory, its dependencies, its resources and its tool data folder are still exposed
@@ -174,7 +174,7 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
     switch (id) {
       case 'net:connect':
         // Only the bare grant means any server (DESIGN §5); every scope, "*" included, goes to the
-        // filtering proxy, which accepts exactly the permission table's grammar (issue 11, item 12).
+        // filtering proxy, which accepts exactly the permission table's grammar.
         if (scope === undefined) out.net = 'any';
         else {
           if (out.net !== 'any') out.net = 'scoped';
@@ -213,7 +213,7 @@ export function interpretGrants(grants: readonly string[], home: string): Sandbo
 
 /**
  * Whether `sandboxName` enforces the scope of `grant` (for the permission dialog: a scope that
- * is not enforced must be shown as such; issue 6). Unscoped grants are "enforced" when the
+ * is not enforced must be shown as such). Unscoped grants are "enforced" when the
  * sandbox applies them at all.
  */
 export function isScopeEnforced(grant: string, sandboxName: string): boolean {

@@ -141,7 +141,7 @@ export const BLOCKED_SYSCALLS: readonly string[] = [
 /**
  * Calls refused with ENOSYS so user space falls back: clone3's flags live in memory seccomp
  * cannot read (CVE-2021-41133), so libc must fall back to clone, whose flags we check; the new
- * mount API is refused like flatpak does. io_uring (issue 11, item 6): its submission queue
+ * mount API is refused like flatpak does. io_uring: its submission queue
  * performs operations (IORING_OP_SOCKET, IORING_OP_OPENAT, …) without the matching syscall, so
  * the socket-family and other argument rules above never see them; libraries (libuv, liburing,
  * tokio) fall back to ordinary syscalls on ENOSYS, as on a kernel built without io_uring.
@@ -291,7 +291,7 @@ export function encodeSeccompProgram(program: readonly SockFilter[]): Buffer {
  * A one-instruction filter that allows everything. Loading it changes nothing (stacked filters
  * take the strictest answer), but bwrap reads each `--add-seccomp-fd` descriptor to its end and
  * closes it before the tool starts: the sandbox uses that to close descriptors the host process
- * inherited without close-on-exec (issue 11, item 4).
+ * inherited without close-on-exec.
  */
 export function allowAllSeccompFilter(): Buffer {
   return encodeSeccompProgram([ret(SECCOMP_RET_ALLOW)]);

@@ -2,7 +2,7 @@
  * Applying an approved plan (host contract "Install", spec §6, DESIGN §6): approval checked against
  * the exact plan, archives downloaded (or a sideload kept) into the cache, eager resources fetched
  * (spec §9), every package verified and extracted, and all of it switched in under one journal
- * record (transaction.ts); skill links follow (issue 13).
+ * record (transaction.ts); skill links follow.
  */
 import { resolveUrl } from '../cache/fetch.js';
 import { isLazy, materializeResource } from '../cache/resource.js';
@@ -171,7 +171,7 @@ async function applyWith(
   }
   const creates: VersionToCreate[] = [];
   const now = core.nowIso();
-  const prepared = new PreparedVersions(); // issue 15 item 12: registry versions extracted in their download's read
+  const prepared = new PreparedVersions(); // registry versions extracted in their download's read
   try {
     for (const item of plan.items) {
       const label = `${item.id}@${item.version}`;
@@ -277,7 +277,7 @@ async function applyWith(
   await syncLinks(
     core,
     plan.items.map((i) => i.id),
-  ); // issue 13: links follow the active version
+  ); // links follow the active version
   return { plan, applied: true, installed: plan.items.map((i) => ({ id: i.id, version: i.version })) };
 }
 
@@ -320,7 +320,7 @@ function nextState(
   const kept = (previous?.grants ?? []).filter((g) => declared.some((d) => grantCovers(g, d) || g === d));
   const approved = item.newPermissions.map(grantString);
   const grants = [...new Set([...kept, ...approved])].sort();
-  // Approving a plan that lists a revoked permission grants it again (issue 11, item 10).
+  // Approving a plan that lists a revoked permission grants it again.
   const revoked = clearRevocations(previous?.revoked, approved);
   const record: VersionRecord = {
     manifestSha256: item.manifestSha256,
@@ -349,7 +349,7 @@ function nextState(
     explicit: item.explicit,
     ...(range !== undefined ? { range } : previous?.range !== undefined ? { range: previous.range } : {}),
     ...(revoked.length === 0 ? {} : { revoked }),
-    // issue 17: an update keeps a disabled capability disabled.
+    // An update keeps a disabled capability disabled.
     ...(previous?.disabled === undefined ? {} : { disabled: previous.disabled }),
     updatedAt: now,
   };

@@ -1,6 +1,6 @@
 /**
  * The SDK's host-facing object (host contract "Embedding", DESIGN §7): a thin facade over one home
- * directory. Each job lives in its own module (issue 15, item 1): options.ts (what a host passes),
+ * directory. Each job lives in its own module: options.ts (what a host passes),
  * store-core.ts (home, cache, sources, home lock), installed.ts (state, manifests, list),
  * discovery.ts (search, package documents), grants-ops.ts, planning.ts (plan and resolution),
  * applying.ts (approve, download, verify, switch), updating.ts, rollback.ts, removal.ts (uninstall,
@@ -89,7 +89,7 @@ export class Arcotheon {
   }
 
   /**
-   * The rules for publisher-chosen URLs of a version (resources, shards; issue 11, items 3 and 13):
+   * The rules for publisher-chosen URLs of a version (resources, shards):
    * the installing registry's URL (null for a sideload or a removed remote) and the host's allowed
    * private origins.
    */
@@ -117,7 +117,7 @@ export class Arcotheon {
     return this.core.enablementHook;
   }
 
-  // ---------------------------------------------------------------- organisation policy (issue 17)
+  // ---------------------------------------------------------------- organisation policy
 
   /** The policy in force, read now (never cached): null when none; E_POLICY when it is invalid. */
   policyInForce(): Promise<LoadedPolicy | null> {
@@ -133,7 +133,7 @@ export class Arcotheon {
     return applyPolicy(this, this.core.nowIso());
   }
 
-  // ---------------------------------------------------------------- enable and disable (issue 17)
+  // ---------------------------------------------------------------- enable and disable
 
   /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
   async disable(id: string): Promise<EnablementResult> {
@@ -242,9 +242,9 @@ export class Arcotheon {
   /**
    * Updates installed capabilities (all, or `ids`) to the newest versions their constraints allow.
    * spec §6: an update that needs permissions the user has not granted is not applied unless
-   * `approve` accepts the plan that lists them. Issue 12 item 7: without `approve`, such updates
+   * `approve` accepts the plan that lists them. Without `approve`, such updates
    * wait (`waiting`) while the plain updates of other capabilities are applied; `plan` is then what
-   * is left to approve (its digest is the next update's). Issue 12 item 10: capabilities that the
+   * is left to approve (its digest is the next update's). Capabilities that the
    * range the user asked for keeps below the newest version are listed in `pinned`.
    */
   update(ids?: string[], options: ApplyOptions & { includePrerelease?: boolean } = {}): Promise<UpdateResult> {
@@ -254,8 +254,8 @@ export class Arcotheon {
   // ---------------------------------------------------------------- rollback and uninstall
 
   /**
-   * Back to the previous version, with the grants it had (issue 4) minus what the user revoked
-   * since (issue 11, item 10); anything more is asked for when a tool needs it.
+   * Back to the previous version, with the grants it had minus what the user revoked
+   * since; anything more is asked for when a tool needs it.
    */
   rollback(id: string): Promise<{ id: string; from: string; to: string }> {
     return rollbackCapability(this.core, id);
@@ -266,7 +266,7 @@ export class Arcotheon {
     return uninstallCapability(this.core, id);
   }
 
-  // ---------------------------------------------------------------- skills in agents (issue 13)
+  // ---------------------------------------------------------------- skills in agents
 
   /** Links every skill of an installed capability into an agent's skills folder (agent-links/link-skills.ts). */
   async linkSkills(id: string, options: LinkOptions): Promise<LinkResult> {
@@ -331,7 +331,7 @@ export class Arcotheon {
   // ---------------------------------------------------------------- cache and repair
 
   /**
-   * `cache gc` (issue 5): removes blobs that no installed version references. Archives and
+   * `cache gc`: removes blobs that no installed version references. Archives and
    * resources of the active and the kept previous versions stay (rollback needs them), and so do
    * the shards listed by the cached shard maps of those resources.
    */
@@ -339,11 +339,11 @@ export class Arcotheon {
     return gcCache(this.core);
   }
 
-  /** Checks (and with `fix`, repairs) the home, like `flatpak repair` (issue 4). */
+  /** Checks (and with `fix`, repairs) the home, like `flatpak repair`. */
   async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
     const work = async (): Promise<DoctorReport> => {
       const report = await runDoctor(this, options);
-      // issue 17: policy findings (invalid policy, blocked installed, required missing, denied grants).
+      // Policy findings (invalid policy, blocked installed, required missing, denied grants).
       const findings = await policyFindings(this);
       return findings.length === 0 ? report : { ...report, problems: [...report.problems, ...findings], ok: false };
     };

@@ -1,5 +1,5 @@
 /**
- * Shape checks of what a host passes to `Arcotheon` (issue 12 item 4): hosts call the SDK from
+ * Shape checks of what a host passes to `Arcotheon`: hosts call the SDK from
  * JavaScript, across IPC, with values typed nowhere. A wrong shape is E_USAGE naming the argument,
  * never a TypeError from somewhere inside.
  */

@@ -51,7 +51,7 @@ export async function packageDocument(
 ): Promise<PackageDocument & { remote: string }> {
   checkId(id, 'packageDoc');
   parseCapabilityId(id);
-  // An installed capability is shown as its own registry has it (issue 11, item 1).
+  // An installed capability is shown as its own registry has it.
   const state = await readState(store.home, id).catch(() => null);
   const installedFrom = state?.versions[state.active]?.source;
   const where =

@@ -15,11 +15,11 @@ export type ProblemKind =
   | 'missing-interpreter'
   | 'missing-sandbox'
   | 'corrupt-cache-entry'
-  // issue 13: skill links in agents' folders (agent-links/check-links.ts)
+  // Skill links in agents' folders (agent-links/check-links.ts)
   | 'dangling-link'
   | 'stale-link'
   | 'missing-link'
-  /** issue 17: the organisation policy is invalid, or this home is out of line with it. */
+  /** The organisation policy is invalid, or this home is out of line with it. */
   | 'policy'
   /** A remote's stored catalogue is older than the minimum this app shipped with (DESIGN §10). */
   | 'stale-remote';

@@ -42,7 +42,7 @@ export interface DoctorOptions {
 }
 
 /**
- * What doctor reads and calls (issue 15, item 1): the home and its installed manifests, the content
+ * What doctor reads and calls: the home and its installed manifests, the content
  * cache, the registry sources and the host's authoriser (to reinstall), and the host's sandbox
  * choice (to report a missing sandbox). `Arcotheon` is one.
  */
@@ -80,7 +80,7 @@ export interface ChangedWhileChecking {
 }
 
 /**
- * `doctor()` (issue 4, like `flatpak repair`): re-hash installed files against their manifest, find
+ * `doctor()` (like `flatpak repair`): re-hash installed files against their manifest, find
  * revoked installed versions, missing dependencies, half-finished operations, missing interpreters
  * and a missing sandbox; `fix` repairs what can be repaired (reinstall from the cache or the
  * registry, finish or undo half-done work). A fix run holds the home lock (the caller takes it).
@@ -91,7 +91,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
   const changed: ChangedWhileChecking[] = [];
   const checked = { packages: 0, versions: 0, cacheEntries: 0 };
 
-  // 0. Issue 12 item 8: without fix, doctor changes nothing and never mistakes another process's
+  // 0. Without fix, doctor changes nothing and never mistakes another process's
   // running operation for an interrupted one. It takes the home lock only for the moment it reads
   // the journal and the package folders (waiting for no one); when a live process holds it, that
   // process's operation is left alone and the capabilities it touches are not checked.
@@ -117,7 +117,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
     }
   }
 
-  // 2. Cache entries (issue 5: corrupt entries are dropped and fetched again on next use).
+  // 2. Cache entries (corrupt entries are dropped and fetched again on next use).
   if (options.checkCache !== false) {
     for (const sha of await arc.cache.entries()) {
       checked.cacheEntries++;
@@ -165,7 +165,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
   for (const id of await packageIdsOnDisk(arc.home)) {
     if (skip.has(id)) continue;
     checked.packages++;
-    // Read-only beside another process (issue 12 item 8): what it changes while this runs is not a
+    // Read-only beside another process: what it changes while this runs is not a
     // problem of the home. The package's state is read before and after; when it changed (or a
     // folder went away under the check), the package is reported as changed while checking.
     const before = fix ? null : await stateText(arc, id);
@@ -237,8 +237,8 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
       if (fix) for (const name of leftovers) await removeTree(join(arc.home.packageDir(id), name));
     }
     if (options.checkRevocations !== false) {
-      // Issue 12 item 9: a catalogue older than the refresh interval is fetched again first; issue 11
-      // item 1: a registry install answers to its own registry (revocationReason filters by source).
+      // A catalogue older than the refresh interval is fetched again first; a
+      // registry install answers to its own registry (revocationReason filters by source).
       const revoked = await revocationReason({ sources: arc.sources, home: arc.home.root }, id, state, { refresh: 'auto' });
       if (revoked !== null) {
         found.push({
@@ -327,7 +327,7 @@ export async function runDoctor(arc: DoctorContext, options: DoctorOptions): Pro
       problems.push({ kind: 'missing-sandbox', message: error.message, fixable: false });
     }
   }
-  // 5. Skills linked into agents (issue 13): dangling or stale links, moved or removed by --fix.
+  // 5. Skills linked into agents: dangling or stale links, moved or removed by --fix.
   problems.push(...(await checkLinks(arc, fix)));
   return {
     problems,
@@ -487,7 +487,7 @@ async function reinstall(arc: DoctorContext, id: string, version: string, state:
   }
   const target = arc.home.versionDir(id, version);
   await removeTree(target);
-  // Issue 11, item 1: only the keys the installing registry trusts for the publisher.
+  // Only the keys the installing registry trusts for the publisher.
   const trusted = record.source.kind === 'registry' ? await registryPublisherKeys(arc, record.source.remote, id) : [];
   const verified = await verifyPackage(archive, {
     ...(record.source.kind === 'registry' ? { trusted, requireSignature: true } : {}),

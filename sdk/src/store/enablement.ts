@@ -1,5 +1,5 @@
 /**
- * Enable and disable (issue 17): a disabled capability keeps its files, its versions (rollback
+ * Enable and disable: a disabled capability keeps its files, its versions (rollback
  * still works), its grants and its tool data; only its tools stop running (`runTool`, workflows and
  * MCP refuse with E_DISABLED) and `mcpServe` stops listing them. The mark lives in its state.json
  * (`disabled: { at, by, rule? }`), so it survives updates and rollbacks, and a file written before
@@ -62,7 +62,7 @@ export async function setEnablement(
   const { disabled: _previous, ...rest } = state;
   const after: PackageState = mark === null ? rest : { ...rest, disabled: mark };
   await runOperation(arc.home, { op: mark === null ? 'enable' : 'disable', before: { [id]: state }, after: { [id]: after }, creates: [] });
-  // Issue 17: its skills leave the agents' folders while it is off and come back as they were.
+  // Its skills leave the agents' folders while it is off and come back as they were.
   // What cannot be done is left for doctor to report (the state change above has happened).
   await (mark === null ? resumeLinks(arc, id) : suspendLinks(arc, id));
   await hook?.({ id, enabled: mark === null, state: after });

@@ -1,5 +1,5 @@
 /**
- * The user's revocations (issue 11, item 10): a grant withdrawn with `grants --revoke` stays
+ * The user's revocations: a grant withdrawn with `grants --revoke` stays
  * withdrawn until the user grants it again, including across a rollback, whose result is the old
  * version's grants minus what the user revoked since (anything more is asked for, spec §6).
  */

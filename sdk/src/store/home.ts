@@ -14,7 +14,7 @@ import { parseCapabilityId } from '../registry/layout.js';
  *   audit/<yyyy-mm>.jsonl            hash-chained run log
  *   locks/                           inter-process locks
  *   journal/<op>.json                intent records of operations in flight (for doctor)
- *   links.json                       skill links Arcotheon made in agents' folders (issue 13)
+ *   links.json                       skill links Arcotheon made in agents' folders
  *   sandbox-probe.json               a bubblewrap probe that succeeded, and the machine facts it holds for
  *   fingerprints/<pub>/<name>/<version>.json  stat fingerprints of installed files (file-fingerprints.ts)
  *                                             and the SHA-256 of the capability.json that passed its full check

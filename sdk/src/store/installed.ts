@@ -40,11 +40,11 @@ export interface InstalledCapability {
   /** Where the active version came from: a registry remote or a file. */
   source: InstallSource;
   /**
-   * Set when the stored catalogue of its registry says this version was revoked (issue 12 item 6):
+   * Set when the stored catalogue of its registry says this version was revoked:
    * the reason. Its tools do not run; update or uninstall it.
    */
   revoked?: string;
-  /** Set while it is switched off (issue 17): by the user, or by the policy's `blocked` rule. */
+  /** Set while it is switched off: by the user, or by the policy's `blocked` rule. */
   disabled?: DisabledMark;
   /** Set when the organisation policy manages it: required, blocked, or holding a denied grant. */
   managed?: ManagedMark;
@@ -192,7 +192,7 @@ export async function listInstalled(store: PolicyView & { home: HomeLayout; sour
     try {
       state = await readState(store.home, id);
     } catch (error) {
-      // Issue 28 item 3: listed, marked damaged, with what doctor would do (never dropped).
+      // Listed, marked damaged, with what doctor would do (never dropped).
       out.push(await damagedEntry(store.home, id, error));
       continue;
     }
@@ -200,7 +200,7 @@ export async function listInstalled(store: PolicyView & { home: HomeLayout; sour
     const record = state.versions[state.active];
     const source = record?.source ?? { kind: 'registry', remote: '?', signedBy: [] };
     const status = source.kind === 'file' ? (source.unsigned ? 'unsigned' : source.unknownSigner ? 'unknown-signer' : 'sideloaded') : 'ok';
-    // Issue 12 item 6: a revoked install is shown as such (from the stored catalogue, offline).
+    // A revoked install is shown as such (from the stored catalogue, offline).
     const revoked = await revocationReason({ sources: store.sources, home: store.home.root }, id, state, { refresh: 'never' });
     const managed = managedMark(loaded, state);
     out.push({

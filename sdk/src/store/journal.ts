@@ -61,7 +61,7 @@ export async function beginOperation(home: HomeLayout, record: Omit<JournalRecor
   };
 }
 
-/** A journal file that cannot be read as a record (issue 12 item 8: reported with a code, never a TypeError). */
+/** A journal file that cannot be read as a record (reported with a code, never a TypeError). */
 export interface DamagedJournalRecord {
   file: string;
   error: AdcapError;

@@ -1,6 +1,6 @@
 /**
  * What a host passes to `new Arcotheon(options)` (host contract "Embedding", DESIGN §7), and the
- * default remotes those options imply (issue 12 item 1).
+ * default remotes those options imply.
  */
 import type { AuthorizeFn } from '../cache/authorize.js';
 import type { FetchLike } from '../cache/fetch.js';
@@ -30,19 +30,19 @@ export interface ArcotheonOptions {
    */
   rootKeys?: readonly string[];
   /**
-   * Remotes the host ships; config.json entries of the same name win (issue 7). Left out, the
-   * registry the SDK ships is the default remote (issue 12 item 1); `[]` means none.
+   * Remotes the host ships; config.json entries of the same name win. Left out, the
+   * registry the SDK ships is the default remote; `[]` means none.
    */
   remotes?: Array<{ name: string; url: string; rootKeys?: readonly string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
   host: HostInfo;
   /**
    * spec §12: obtains authorisation for entitled downloads; null denies. It is asked only about
-   * URLs on the installing registry, never about a URL a publisher chose (issue 11, item 13).
+   * URLs on the installing registry, never about a URL a publisher chose.
    */
   authorize?: AuthorizeFn;
   /**
    * Origins such as `https://mirror.intranet:8443` that resource and shard sources may use
-   * although they are on this computer or a private network (issue 11, item 3: otherwise only
+   * although they are on this computer or a private network (otherwise only
    * public https and the installing registry are fetched for a publisher).
    */
   sourceOrigins?: string[];
@@ -56,7 +56,7 @@ export interface ArcotheonOptions {
     lockWaitMs?: number;
     /**
      * A stored catalogue checked longer ago than this is fetched again before it is used, by
-     * search, install, doctor and each tool run (default 1 hour; issue 12 item 9).
+     * search, install, doctor and each tool run (default 1 hour).
      */
     refreshAfterMs?: number;
     archive?: Partial<ArchiveLimits>;
@@ -79,13 +79,13 @@ export interface ArcotheonOptions {
   checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
   now?: () => Date;
   /**
-   * Where the organisation policy is read from (issue 17, docs/admin.md). Default: ARCOTHEON_POLICY
+   * Where the organisation policy is read from (docs/admin.md). Default: ARCOTHEON_POLICY
    * in process.env, else the system location. A host that ships its own policy passes
    * `{ env: { ARCOTHEON_POLICY: path } }`.
    */
   policy?: LoadPolicyOptions;
   /**
-   * Called after a capability is disabled or enabled, inside the home lock (issue 17: skills are
+   * Called after a capability is disabled or enabled, inside the home lock (skills are
    * unlinked from agents while a capability is disabled, and linked again when it is enabled).
    */
   onEnablement?: EnablementHook;
@@ -125,7 +125,7 @@ export function defaultRemotesOf(options: ArcotheonOptions): RemoteConfig[] {
 }
 
 /**
- * Issue 12 item 1: an instance that names no remotes starts on the registry the SDK ships. Root
+ * An instance that names no remotes starts on the registry the SDK ships. Root
  * keys the host pins (`rootKeys`, normally ARCOTHEON_ROOT_KEYS) replace the shipped pin's, so a
  * host that pins other keys gets a refused catalogue rather than an unpinned one.
  */

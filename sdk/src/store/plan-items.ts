@@ -1,7 +1,7 @@
 /**
  * The pieces a plan (spec §6 approval, host contract "Install") is made of: plan items from a
  * registry entry or a sideload, the resolver's view of an installed or sideloaded version, and
- * where each installed capability may come from (issue 11, item 1).
+ * where each installed capability may come from.
  */
 import semver from 'semver';
 import type { Manifest } from '../format/manifest-types.js';
@@ -14,7 +14,7 @@ import type { LocatedPackage } from './sources.js';
 import type { PackageState } from './state.js';
 
 /**
- * Where each installed capability may come from (issue 11, item 1): the remote it was installed
+ * Where each installed capability may come from: the remote it was installed
  * from, or no registry for a sideload, unless the request names a remote for it (`requested`) or,
  * for a sideload, asks for it by id (explicitly choosing a registry). Unpinned ids (new ones) come
  * from the first remote that lists them.
@@ -124,7 +124,7 @@ export function registryItem(
   };
 }
 
-/** issue 13: the plan names the skills that ship programs (none: no field). */
+/** The plan names the skills that ship programs (none: no field). */
 function withPrograms(programs: SkillPrograms[]): { skillPrograms?: SkillPrograms[] } {
   return programs.length > 0 ? { skillPrograms: programs } : {};
 }

@@ -31,7 +31,7 @@ export interface PlanItem {
   source: PlanSource;
   /**
    * Set when the capability is installed from somewhere else today: the plan moves it to `source`
-   * (issue 11, item 1: only an explicit install from another remote does that, never an update).
+   * (only an explicit install from another remote does that, never an update).
    */
   previousSource?: PlanSource;
   archive: { sha256: string; size: number };
@@ -55,7 +55,7 @@ export interface PlanItem {
   prerelease: boolean;
   /**
    * Skills of this version that ship programs (scripts, executables) an agent may run on the
-   * user's computer outside any sandbox (issue 13); absent when none do, or when the registry's
+   * user's computer outside any sandbox; absent when none do, or when the registry's
    * entry predates this field.
    */
   skillPrograms?: SkillPrograms[];

@@ -24,7 +24,7 @@ import type { TrustedKey } from '../trust/keys.js';
 
 /**
  * `publisher/name[@range]`, or `remote:publisher/name[@range]` to install from that remote (moving
- * an installed capability there: issue 11, item 1); the object form has the same three parts.
+ * an installed capability there); the object form has the same three parts.
  */
 export type PackageSpec = string | { id: string; range?: string; remote?: string };
 
@@ -61,7 +61,7 @@ export interface PlanContext {
 
 /** The plan of `arc.plan` and `arc.install`: the request resolved with everything installed kept where it can stay. */
 export async function planInstall(core: StoreCore, request: InstallRequest): Promise<PlanContext> {
-  // issue 17: read the policy first, so an invalid one stops the change before anything else.
+  // Read the policy first, so an invalid one stops the change before anything else.
   const loaded = await policyForChange(core);
   if (request.file !== undefined) assertSideloadAllowed(loaded, request.file);
   const sideload = request.file === undefined ? null : await inspectSideload(core, request.file, request.added);
@@ -72,7 +72,7 @@ export async function planInstall(core: StoreCore, request: InstallRequest): Pro
   const roots: Array<{ id: string; range: string }> = specs.map(({ id, range }) => ({ id, range }));
   const explicitIds = new Set(roots.map((r) => r.id));
   const installed = await installedStates(core.home);
-  // Issue 11, item 1: an installed capability comes only from where it came from, unless this
+  // An installed capability comes only from where it came from, unless this
   // request names another remote for it (an explicit move, shown in the plan).
   const requested = new Map<string, string>();
   for (const spec of specs) {
@@ -134,8 +134,8 @@ export async function planUpdate(
     if (!targets.has(id) || sideloaded) preferred[id] = state.active;
   }
   // Dependencies of updated capabilities may move too; everything else stays where it is. Every
-  // installed capability updates only from the registry it came from (issue 11, item 1).
-  // issue 17: an update never moves to a version the policy blocks (it stays, or takes a newer allowed one).
+  // installed capability updates only from the registry it came from.
+  // An update never moves to a version the policy blocks (it stays, or takes a newer allowed one).
   const skip = (id: string, version: string): boolean =>
     loaded !== null && installed.get(id)?.active !== version && blockedBy(loaded.policy, id, version) !== undefined;
   const context = await resolvePlan(
@@ -154,7 +154,7 @@ export async function planUpdate(
   return context;
 }
 
-/** issue 17: blocked ids and versions, denied permissions, sideload, unsigned and registries. */
+/** Blocked ids and versions, denied permissions, sideload, unsigned and registries. */
 function enforcePolicy(loaded: LoadedPolicy | null, context: PlanContext): void {
   enforcePlan(loaded, context.plan, (name) => [...context.located.values()].find((l) => l.remote === name)?.client.remote);
 }
@@ -192,15 +192,15 @@ async function resolvePlan(
     const versions: CandidateVersion[] = Object.values(located.get(id)?.doc.versions ?? {}).map(candidateOf);
     const kept = installedCandidates.get(id);
     if (kept === undefined) return skip === undefined ? versions : versions.filter((v) => !skip(id, v.version));
-    // Issue 12 item 6: the installed version may stay where it is even when its registry has
+    // The installed version may stay where it is even when its registry has
     // since yanked or revoked it (it is reported by doctor and list, and offered for update),
     // so it never makes unrelated work unresolvable. It is never newly chosen: the resolver
     // prefers it only for the capability that has it installed.
     const all = [...versions.filter((v) => v.version !== kept.version), kept];
-    // issue 17: `skip` (versions the policy blocks) never drops the installed one.
+    // `skip` (versions the policy blocks) never drops the installed one.
     return skip === undefined ? all : all.filter((v) => !skip(id, v.version));
   };
-  // Issue 12 item 6: an installed capability nothing can resolve any more (its registry gone and
+  // An installed capability nothing can resolve any more (its registry gone and
   // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
   const resolvable = roots.filter((r) => explicitIds.has(r.id) || !installed.has(r.id) || available(r.id).length > 0);
   const resolution = resolve({ roots: resolvable, available, installed: preferred, host, includePrerelease });

@@ -1,5 +1,5 @@
 /**
- * Where the organisation policy (policy.ts, docs/admin.md) meets the install lifecycle (issue 17):
+ * Where the organisation policy (policy.ts, docs/admin.md) meets the install lifecycle:
  * the checks plan, install, update, grant, rollback, uninstall and run make with the policy in
  * force, `applyPolicy` (blocked ones disabled, required ones installed, enabled and updated,
  * automatic updates), the marks `list` shows, and what doctor reports.
@@ -31,7 +31,7 @@ import type { PackageState } from './state.js';
 import type { InstalledView, PolicyView } from './store-view.js';
 
 /**
- * What `applyPolicy` reads and calls (issue 15, item 1): the installed side, the home lock, and
+ * What `applyPolicy` reads and calls: the installed side, the home lock, and
  * the public install and update, so the policy goes through the same approval and lifecycle as a
  * user would. `Arcotheon` is one.
  */

@@ -1,5 +1,5 @@
 /**
- * Version directories extracted before an operation's journal is written (issue 15 item 12: an
+ * Version directories extracted before an operation's journal is written (an
  * install from a registry downloads, verifies and extracts in one read of the archive, and the
  * switch only renames the result into place).
  *

@@ -59,13 +59,13 @@ export async function uninstallCapability(core: StoreCore, id: string): Promise<
       after[r] = null;
     }
     await runOperation(core.home, { op: 'uninstall', before, after, creates: [] });
-    await syncLinks(core, [...removing]); // issue 13: uninstall removes its links
+    await syncLinks(core, [...removing]); // uninstall removes its links
     return { removed: [...removing] };
   });
 }
 
 /**
- * `cache gc` (issue 5): removes blobs that no installed version references. Archives and
+ * `cache gc`: removes blobs that no installed version references. Archives and
  * resources of the active and the kept previous versions stay (rollback needs them), and so do
  * the shards listed by the cached shard maps of those resources.
  */

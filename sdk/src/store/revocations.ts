@@ -2,7 +2,7 @@
  * Whether the active version of an installed capability was revoked (spec §13: a revoked version
  * is never run). One answer for `runTool`, `doctor()` and `list()`:
  *
- * - `refresh: 'auto'` (runTool, doctor; issue 12 item 9): a catalogue last checked longer ago than
+ * - `refresh: 'auto'` (runTool, doctor): a catalogue last checked longer ago than
  *   the refresh interval (`limits.refreshAfterMs`, default 1 hour) is fetched again first, and the
  *   package document it pins is fetched when it is not stored yet, so a revocation published since
  *   reaches the user before the next run. Offline, the stored catalogue answers.

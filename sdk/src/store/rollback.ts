@@ -1,6 +1,6 @@
 /**
- * Rollback (DESIGN §7, issue 4): back to the previous version still on disk, with the grants it had
- * minus what the user revoked since (issue 11, item 10), refused when it would break a dependency.
+ * Rollback (DESIGN §7): back to the previous version still on disk, with the grants it had
+ * minus what the user revoked since, refused when it would break a dependency.
  */
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
@@ -50,7 +50,7 @@ export async function rollbackCapability(core: StoreCore, id: string): Promise<{
       grants: grantsAfterRollback(record?.grants ?? [], state.revoked),
     };
     await runOperation(core.home, { op: 'rollback', before: { [id]: state }, after: { [id]: after }, creates: [] });
-    await syncLinks(core, [id]); // issue 13: links follow the active version
+    await syncLinks(core, [id]); // links follow the active version
     return { id, from: state.active, to: previous };
   });
 }

@@ -17,7 +17,7 @@ interface SourcesOptions {
   refreshAfterMs?: number;
   now?: () => Date;
   /**
-   * issue 17: the registries the organisation policy allows, or null when it names none. When set,
+   * The registries the organisation policy allows, or null when it names none. When set,
    * they are the only remotes in force (added for the user, the others not used).
    */
   policyRemotes?: () => Promise<RemoteConfig[] | null>;
@@ -33,7 +33,7 @@ export interface LocatedPackage {
 
 /**
  * The registries an Arcotheon instance installs from: the remotes in home/config.json, plus the
- * host's default remotes (issue 7: a fresh home starts on the embedded default registry).
+ * host's default remotes (a fresh home starts on the embedded default registry).
  */
 export class RegistrySources {
   private clientsByName = new Map<string, RegistryClient>();
@@ -76,7 +76,7 @@ export class RegistrySources {
   /**
    * The first remote that lists `id`, with its verified package document; null when none does.
    * `where.only` restricts the search to one remote (an installed capability updates only from the
-   * registry it came from, issue 11 item 1); `where.prefer` tries one remote first (a dependency
+   * registry it came from); `where.prefer` tries one remote first (a dependency
    * comes from its dependent's registry when that registry lists it).
    */
   async locate(id: string, where: { only?: string; prefer?: string } = {}): Promise<LocatedPackage | null> {
@@ -139,7 +139,7 @@ export class RegistrySources {
       try {
         located = pin === null ? null : await this.locate(id, pin !== undefined ? { only: pin } : prefer !== undefined ? { prefer } : {});
       } catch (error) {
-        // Issue 12 item 6: an installed capability whose registry cannot answer stays resolvable
+        // An installed capability whose registry cannot answer stays resolvable
         // from its own manifest; it is no reason to refuse unrelated work.
         if (!isAdcapError(error) || options.tolerate?.has(id) !== true) throw error;
         located = null;

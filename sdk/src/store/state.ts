@@ -45,7 +45,7 @@ export interface VersionRecord {
   archiveSize: number;
   installedAt: string;
   source: InstallSource;
-  /** The grants this version ran with, so a rollback restores them (issue 4). */
+  /** The grants this version ran with, so a rollback restores them. */
   grants: string[];
 }
 
@@ -70,12 +70,12 @@ export interface PackageState {
   /** The range the user asked for (explicit installs); updates stay within it, like npm. */
   range?: string;
   /**
-   * Grants the user revoked and has not granted again since (issue 11, item 10): a rollback
+   * Grants the user revoked and has not granted again since: a rollback
    * restores the old version's grants minus these, so a revocation survives going back.
    */
   revoked?: string[];
   /**
-   * Set while the capability is switched off (issue 17): its files, versions, grants and tool data
+   * Set while the capability is switched off: its files, versions, grants and tool data
    * stay; its tools do not run. `by: 'policy'` when the organisation's `blocked` rule did it.
    * Older state files have no such field and read as enabled.
    */

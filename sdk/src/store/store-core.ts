@@ -42,7 +42,7 @@ export class StoreCore implements InstalledView, PolicyView {
     this.sources = new RegistrySources({
       home: options.home,
       defaults,
-      // issue 17: when the policy lists registries, they are the ones in force; without that rule,
+      // When the policy lists registries, they are the ones in force; without that rule,
       // sideload: false or unsigned: false leave only the built-in ones (docs/admin.md).
       policyRemotes: async () => policyRemotes((await policyForReading(this)).loaded, defaults),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
@@ -88,7 +88,7 @@ export class StoreCore implements InstalledView, PolicyView {
     return this.options.limits?.toolDataBytes ?? DEFAULT_TOOL_DATA_QUOTA;
   }
 
-  /** Private origins the host allows for publisher-chosen URLs (issue 11, item 3). */
+  /** Private origins the host allows for publisher-chosen URLs. */
   get allowedOrigins(): string[] {
     return this.options.sourceOrigins ?? [];
   }
@@ -99,7 +99,7 @@ export class StoreCore implements InstalledView, PolicyView {
   }
 
   /**
-   * The rules for publisher-chosen URLs of a version (resources, shards; issue 11, items 3 and 13):
+   * The rules for publisher-chosen URLs of a version (resources, shards):
    * the installing registry's URL (null for a sideload or a removed remote) and the host's allowed
    * private origins.
    */

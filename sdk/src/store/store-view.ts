@@ -1,6 +1,6 @@
 /**
- * The narrow views of an Arcotheon home that the parts around the `Arcotheon` facade depend on
- * (issue 15, item 1): exactly what each reads and calls, so run/, doctor, agent links, enablement
+ * The narrow views of an Arcotheon home that the parts around the `Arcotheon` facade depend on:
+ * exactly what each reads and calls, so run/, doctor, agent links, enablement
  * and the policy never depend on the whole class or its internals. `Arcotheon` and the store's
  * internal core both satisfy them structurally.
  */
@@ -18,7 +18,7 @@ export interface InstalledView {
   readInstalledManifest(id: string, version: string): Promise<Manifest>;
 }
 
-/** The organisation policy in force (issue 17), read anew on every call. */
+/** The organisation policy in force, read anew on every call. */
 export interface PolicyView {
   policyInForce(): Promise<LoadedPolicy | null>;
 }

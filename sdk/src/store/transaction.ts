@@ -110,7 +110,7 @@ export async function recoverOperations(
       }
       await rm(file, { force: true });
     } catch (error) {
-      // Issue 12 item 8: every failure of the journal is coded (E_IO naming the operation).
+      // Every failure of the journal is coded (E_IO naming the operation).
       throw asAdcapError(
         error,
         `Cannot ${forward ? 'finish' : 'undo'} the interrupted ${record.op} of ${outcome.packages.join(', ')} (journal ${file})`,

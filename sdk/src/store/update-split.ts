@@ -1,5 +1,5 @@
 /**
- * Splitting an update into what applies now and what waits for approval (issue 12 item 7; spec
+ * Splitting an update into what applies now and what waits for approval (spec
  * §6: a new permission is never granted without the user). Pure functions over plans.
  */
 import { grantString } from '../permissions/index.js';

@@ -1,5 +1,5 @@
 /**
- * Updating (spec §6, §11; issue 12 items 7 and 10): installed capabilities move to the newest
+ * Updating (spec §6, §11): installed capabilities move to the newest
  * versions their ranges allow. An update that needs permissions nobody approved waits while the
  * plain updates of other capabilities go ahead, and capabilities the user's range keeps below the
  * newest version are reported as pinned.
@@ -18,7 +18,7 @@ import { dependentsWithin, waitingUpdates } from './update-split.js';
 export interface UpdateResult extends ApplyResult {
   /**
    * True when some update needs permissions nobody approved: those wait (listed in `waiting`),
-   * while the plain updates of other capabilities were applied (issue 12 item 7). `plan` is then
+   * while the plain updates of other capabilities were applied. `plan` is then
    * what is left to approve: show it, and pass its digest as `approvedDigest` to the next update().
    */
   needsApproval: boolean;
@@ -26,7 +26,7 @@ export interface UpdateResult extends ApplyResult {
   waiting: WaitingUpdate[];
   /**
    * Installed capabilities kept where they are by the range the user asked for, although newer
-   * versions exist (issue 12 item 10), with the request that moves to the newest.
+   * versions exist, with the request that moves to the newest.
    */
   pinned: PinnedUpdate[];
 }
@@ -55,9 +55,9 @@ export interface PinnedUpdate {
 /**
  * Updates installed capabilities (all, or `ids`) to the newest versions their constraints allow.
  * spec §6: an update that needs permissions the user has not granted is not applied unless
- * `approve` accepts the plan that lists them. Issue 12 item 7: without `approve`, such updates
+ * `approve` accepts the plan that lists them. Without `approve`, such updates
  * wait (`waiting`) while the plain updates of other capabilities are applied; `plan` is then what
- * is left to approve (its digest is the next update's). Issue 12 item 10: capabilities that the
+ * is left to approve (its digest is the next update's). Capabilities that the
  * range the user asked for keeps below the newest version are listed in `pinned`.
  */
 export async function updatePackages(
@@ -121,7 +121,7 @@ async function planPlainUpdate(
   }
 }
 
-/** Issue 12 item 10: installed explicit targets the user's range keeps below a newer version. */
+/** Installed explicit targets the user's range keeps below a newer version. */
 async function pinnedUpdates(
   core: StoreCore,
   context: PlanContext,

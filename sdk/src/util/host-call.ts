@@ -1,6 +1,6 @@
 /**
  * Calls into code the host supplied (host contract: `approve`, `onProgress`, `checkTier`, a
- * `Sandbox`), so that whatever it does, the host sees an AdcapError (issue 12 item 4): an
+ * `Sandbox`), so that whatever it does, the host sees an AdcapError: an
  * AdcapError it throws on purpose passes through unchanged; anything else it throws becomes
  * E_HOST_CALLBACK naming the callback, with the original as `cause`. Cancellation (an AbortSignal
  * that fired) is E_CANCELLED, whatever layer noticed it first.

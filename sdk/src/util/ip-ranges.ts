@@ -1,5 +1,5 @@
 /**
- * Address ranges that are this machine or the networks around it (issue 11, items 3 and 7): one
+ * Address ranges that are this machine or the networks around it: one
  * classifier for the sandbox's network proxy (what a granted name may resolve to) and the source
  * policy (where publisher-chosen shard and resource URLs may point).
  */
@@ -27,8 +27,8 @@ export function v4FromWords(hi: number, lo: number): string {
 }
 
 /**
- * Addresses a host *name* must not resolve to unless the scope names them literally (issue 11,
- * item 7): this machine and the networks around it, which a publisher's DNS record can point at
+ * Addresses a host *name* must not resolve to unless the scope names them literally:
+ * this machine and the networks around it, which a publisher's DNS record can point at
  * (DNS rebinding) to reach services that trust the local network.
  * IPv4: 0/8 (this host), 10/8, 172.16/12, 192.168/16 (private), 100.64/10 (carrier-grade NAT),
  * 127/8 (loopback), 169.254/16 (link-local, cloud metadata), 192.0.0/24 (IETF), 198.18/15

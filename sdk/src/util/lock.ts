@@ -11,7 +11,7 @@ import { AdcapError, isAdcapError } from '../errors.js';
  * this host is no longer alive or its heartbeat stopped: a process killed in the middle of an
  * install must not block the repair that follows it.
  *
- * This is the SDK's one lock (issue 15, item 3): the home, config.json, each remote's catalogue,
+ * This is the SDK's one lock: the home, config.json, each remote's catalogue,
  * the audit log, a registry being built and the content cache's partial downloads all use it.
  * DESIGN §12 suggests proper-lockfile; we keep our own because proper-lockfile judges a lock only
  * by its mtime, so a lock left by a process that was killed blocks everyone until the stale time

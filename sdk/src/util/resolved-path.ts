@@ -1,5 +1,5 @@
 /**
- * Paths compared as the file system sees them (issue 24, items 2 and 3): `~` expanded, `.` and
+ * Paths compared as the file system sees them: `~` expanded, `.` and
  * `..` removed, and symbolic links resolved, through the longest prefix that exists (a path that
  * does not exist yet is the real path of its nearest existing folder with the missing rest
  * appended). Two spellings of one folder (`~/.ssh`, `/home/alice/.ssh`, a link to it) resolve to

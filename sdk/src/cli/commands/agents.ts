@@ -10,7 +10,7 @@ import { openArcotheon } from '../host.js';
 import { presentLines } from './add.js';
 
 /**
- * Skills in every agent (issue 13): `link <id> --agent <agent>`, `unlink <id>`, and `agents`
+ * Skills in every agent: `link <id> --agent <agent>`, `unlink <id>`, and `agents`
  * (which agents are present, what is linked where; `--mcp <id>...` prints, per agent, how to
  * register the granted tools as an MCP server). The agents' folders are found under $HOME.
  */

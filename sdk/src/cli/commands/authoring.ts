@@ -54,7 +54,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action(async (dirArg: string, opts: { id?: string; name?: string; force?: boolean; host: string[] }) => {
       const dir = ctx.resolvePath(dirArg);
-      // issue 13: a folder that already holds skills (a cloned skills repository) is packaged as it is.
+      // A folder that already holds skills (a cloned skills repository) is packaged as it is.
       if ((await findSkills(dir)).length > 0) {
         const id = opts.id ?? `local/${slugify(basename(dir))}`;
         const init = await initSkillsRepository(dir, {
@@ -117,7 +117,7 @@ export function register(program: Command, ctx: CliContext): void {
             ? await buildSignedPackage(dir, { out, keys })
             : { ...(await buildPackage(dir, { out })), signedBy: [] as string[] };
       } catch (error) {
-        // issue 13: every problem of every skill, one per line, with its rule and fix.
+        // Every problem of every skill, one per line, with its rule and fix.
         // Only skill problems carry a rule and a fix; a schema error's `problems` are pointers.
         const listed: unknown = isAdcapError(error) ? error.details.problems : undefined;
         const problems = Array.isArray(listed) && listed.every(isSkillBuildProblem) ? listed : undefined;
@@ -260,7 +260,7 @@ export function register(program: Command, ctx: CliContext): void {
             'dependencies',
             Object.entries(m.dependencies ?? {}).map(([id, range]) => `${id} ${range}`),
           ),
-          // issue 12 item 14: a package may have thousands of entries; --json lists them all.
+          // A package may have thousands of entries; --json lists them all.
           ...section('entries', truncatedRows(pkg.entries, DEFAULT_LIST_ROWS, 'use --json to list them all')),
           signature === null ? 'signature: none' : `signature: ${signature.keyIds.join(', ')} (not checked; use adcap verify --trust)`,
         ],

@@ -58,7 +58,7 @@ export function register(program: Command, ctx: CliContext): void {
       // Validate and normalise before touching the network, then verify before saving: a remote
       // whose catalogue does not verify under the given key is never added.
       const normalized = checkRemoteConfig(config, `The remote "${name}"`);
-      // issue 17: with an organisation policy that lists registries, only those may be added.
+      // With an organisation policy that lists registries, only those may be added.
       assertRemoteAllowed(await policyOf(ctx), normalized);
       const loaded = await clientFor(normalized).update();
       await addRemote(home, normalized);
@@ -148,7 +148,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('[name]', 'remote name')
     .action(async (name: string | undefined) => {
       const home = ctx.home();
-      // issue 17: under a policy that lists registries, those are the ones updated (and only they are used).
+      // Under a policy that lists registries, those are the ones updated (and only they are used).
       const inForce = (await remoteRows(ctx)).filter((r) => r.used);
       const remotes = name === undefined ? inForce : [inForce.find((r) => r.name === name) ?? (await getRemote(home, name))];
       const rows: RemoteSummary[] = [];
@@ -194,10 +194,10 @@ export function register(program: Command, ctx: CliContext): void {
         if (opts.installed === true) filters.installed = true;
         if (opts.notInstalled === true) filters.installed = false;
         if (opts.remote !== undefined) filters.remote = opts.remote;
-        // The SDK's one search (issue 15 item 3): the same hits in the same order as every host gets.
+        // The SDK's one search: the same hits in the same order as every host gets.
         const hits = await (await openArcotheon(ctx)).search(query, filters);
         // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
-        // of the rest (issue 12 item 14), with catalogue text escaped.
+        // of the rest, with catalogue text escaped.
         const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
         const shownRows = opts.all === true ? null : (opts.limit ?? DEFAULT_LIST_ROWS);
         output.result(
@@ -235,7 +235,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { remote?: string }) => {
       parseCapabilityId(id);
       const arc = await openArcotheon(ctx);
-      // issue 12: an installed capability shows from any source (sideloaded too), even when no
+      // An installed capability shows from any source (sideloaded too), even when no
       // remote lists it or the remotes cannot be reached.
       const installed = await installedView(arc, id);
       let listed: Listed | null = null;
@@ -289,7 +289,7 @@ function remoteSummary(remote: RemoteConfig, loaded: LoadedCatalogue): RemoteSum
 
 async function remotesFor(ctx: CliContext, name: string | undefined): Promise<RemoteConfig[]> {
   const home = ctx.home();
-  // issue 17: a policy that lists registries replaces the configured ones (and the embedded default).
+  // A policy that lists registries replaces the configured ones (and the embedded default).
   const rows = await remoteRows(ctx);
   const managed = rows.filter((r) => r.managed !== null).map(({ managed: _m, used: _u, ...r }) => r);
   // A policy that lists registries is in force when it left a configured one unused, or listed any.
@@ -305,7 +305,7 @@ async function remotesFor(ctx: CliContext, name: string | undefined): Promise<Re
 }
 
 /**
- * issue 7: the embedded default remote (the bundled example registry, sdk/src/registry/embedded.ts)
+ * The embedded default remote (the bundled example registry, sdk/src/registry/embedded.ts)
  * comes after the configured remotes, unless config.json has a remote of the same name.
  */
 async function withEmbeddedDefault(configured: RemoteConfig[], env: CliContext['io']['env']): Promise<RemoteConfig[]> {
@@ -340,7 +340,7 @@ function unlisted(id: string, installed: InstalledView): Omit<Shown, 'installed'
 }
 
 /**
- * The capability as the SDK's one lookup finds it (issue 15 item 3): the package document from
+ * The capability as the SDK's one lookup finds it: the package document from
  * `Arcotheon.packageDoc` (the registry it was installed from first, else the first remote listing
  * it; only `remote` when given), and its catalogue entry from that same remote through
  * `Arcotheon.search`; null when no remote lists it.
@@ -376,7 +376,7 @@ async function showCapability(arc: Arcotheon, id: string, remote: string | undef
   };
 }
 
-/** `show` for a person; text from packages and catalogues is escaped (issue 12 item 14). */
+/** `show` for a person; text from packages and catalogues is escaped. */
 function showLines(shown: Shown): string[] {
   const t = cliListText;
   const where = shown.remote === null ? 'not listed by any remote' : `from ${shown.remote}`;
@@ -426,7 +426,7 @@ function showLines(shown: Shown): string[] {
         entry.status === undefined ? '' : `  [${entry.status}${entry.statusReason === undefined ? '' : `: ${t(entry.statusReason)}`}]`;
       versions.push(`  ${version}  ${entry.archive.size} bytes  published ${entry.publishedAt}${status}`);
     }
-    // Newest first; a long history is cut with a count (issue 12 item 14).
+    // Newest first; a long history is cut with a count.
     lines.push(...truncatedRows(versions, DEFAULT_LIST_ROWS, 'use --json to see every version'));
   }
   return lines;
@@ -474,7 +474,7 @@ function flags(hit: SearchHit): string {
   return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
 }
 
-/** A remote as `remote list` and `remote show` report it (issue 17: what the policy decides about it). */
+/** A remote as `remote list` and `remote show` report it (what the policy decides about it). */
 type RemoteRow = RemoteConfig & {
   /** Set when the organisation policy lists it: added for the user, it cannot be removed. */
   managed: { text: string } | null;

@@ -15,7 +15,7 @@ import type { AddResult } from '../../add/add.js';
 import { addedIds, originText, updateAddedCommand, updateAddedLines } from './add.js';
 
 /**
- * Host commands of the install lifecycle (DESIGN §8, issue 4): install, list, update, rollback,
+ * Host commands of the install lifecycle (DESIGN §8): install, list, update, rollback,
  * uninstall, grants, doctor, cache gc. Without --yes, install and update print the plan and ask on
  * the terminal; with no terminal and no --yes they refuse (E_DENIED).
  */
@@ -60,7 +60,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async () => {
       const arc = await openArcotheon(ctx);
       const list = await arc.list();
-      // issue 12: each skill's directory (host contract "Skills"), for hosts and scripts that register them.
+      // Each skill's directory (host contract "Skills"), for hosts and scripts that register them.
       const skills = new Map<string, SkillView[] | null>();
       if (output.json) {
         for (const c of list) {
@@ -88,7 +88,7 @@ export function register(program: Command, ctx: CliContext): void {
           disabled: c.disabled ?? null,
           managed: c.managed ?? null,
         })),
-        // A revoked install is marked (issue 12 item 6); the registry's reason is in --json and "adcap doctor".
+        // A revoked install is marked; the registry's reason is in --json and "adcap doctor".
         () =>
           list.length === 0
             ? 'nothing installed; find capabilities with "adcap search"'
@@ -308,7 +308,7 @@ function statusMark(c: InstalledCapability): string {
   return c.status === 'ok' ? '' : ` [${c.status}]`;
 }
 
-/** issue 17: " [disabled]", " [disabled by policy]", " [required by policy]" after a list row. */
+/** " [disabled]", " [disabled by policy]", " [required by policy]" after a list row. */
 function listMarks(c: InstalledCapability): string {
   const marks: string[] = [];
   if (c.disabled !== undefined) marks.push(c.disabled.by === 'policy' ? 'disabled by policy' : 'disabled');

@@ -7,7 +7,7 @@ import { openArcotheon } from '../host.js';
 import { cliListText as safeText } from '../terminal-text.js';
 
 /**
- * Issue 17 on the command line: `adcap disable <id>`, `adcap enable <id>`, `adcap policy` (the
+ * The organisation policy (docs/admin.md) on the command line: `adcap disable <id>`, `adcap enable <id>`, `adcap policy` (the
  * organisation policy in force and where it came from) and `adcap policy apply`.
  */
 export function register(program: Command, ctx: CliContext): void {

@@ -8,7 +8,7 @@ import { readPausedRun } from '../../run/workflow-runs.js';
 import type { CliContext } from '../context.js';
 import { cliSecretSource } from './secrets.js';
 // The shared CLI host: agent id "arcotheon" and the embedded default remote, whose blob mirror
-// serves the examples' resources and shards offline (issue 7).
+// serves the examples' resources and shards offline.
 import { openArcotheon, sdkVersion } from '../host.js';
 
 /**

@@ -5,7 +5,7 @@ import { FileSecretStore, type SecretSource } from '../../run/secrets.js';
 import type { CliContext } from '../context.js';
 
 /**
- * Secrets for env:read permissions on the command line (issue 14): values live in
+ * Secrets for env:read permissions on the command line: values live in
  * `<home>/secrets.json`, mode 0600, in plain text (the desktop app encrypts with the OS keychain
  * instead), and the CLI says so whenever it stores or uses one.
  *   adcap secret set <id> <VARIABLE>   (the value is read from stdin, never from the command line)

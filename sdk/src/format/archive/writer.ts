@@ -37,7 +37,7 @@ const DICTIONARY_BYTES = 32 * 1024;
 const PARALLEL_DEFLATES = 4;
 
 /**
- * How many pieces are deflated at once (issue 15 item 13): one per core that is free now, at most
+ * How many pieces are deflated at once: one per core that is free now, at most
  * PARALLEL_DEFLATES, at least one. On a busy machine more deflates at once only compete with each
  * other (and with this thread, which reads files, builds the tar stream and hashes); one at a time
  * then costs what one gzip costs. The pieces and so the archive bytes are the same whatever this

@@ -110,7 +110,7 @@ function checkPublisherSignature(pkg: ReadPackage, publisher: string, file: Publ
   try {
     return checkPackageSignature(pkg, { trusted, requireSignature: true }).signedBy;
   } catch (error) {
-    // issue 12: the trust layer's "trust the publisher's key" means, in a registry, registering it.
+    // The trust layer's "trust the publisher's key" means, in a registry, registering it.
     if (!isAdcapError(error, 'E_UNTRUSTED')) throw error;
     const keyIds = Array.isArray(error.details.keyIds) ? error.details.keyIds.map(String) : [];
     throw new AdcapError(

@@ -578,7 +578,7 @@ export class RegistryClient {
     const { payload } = await this.catalogue();
     const doc = await this.packageDoc(id, { signal: options.signal });
     const entry = selectVersion(doc, id, version);
-    // Issue 11, item 13: the authoriser is asked only about this registry's own URLs.
+    // The authoriser is asked only about this registry's own URLs.
     const authorize = entitlementFor(entry, options.authorize, this.baseUrl);
     const fetchArchive = (): Promise<string> =>
       options.cache.fetchBlob({
@@ -590,7 +590,7 @@ export class RegistryClient {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         what: `${id}@${version}`,
         // A cached archive is not hashed twice: verifyPackage hashes every byte it reads, and the
-        // archive's SHA-256 is compared with the pin below (issue 15 item 3).
+        // archive's SHA-256 is compared with the pin below.
         readerHashes: true,
       });
     const { publisher } = parseCapabilityId(id);
@@ -624,7 +624,7 @@ export class RegistryClient {
   }
 
   /**
-   * downloadArchive and extraction in one read of the archive (issue 15 item 12): the pin (SHA-256,
+   * downloadArchive and extraction in one read of the archive: the pin (SHA-256,
    * size), every spec §2-§4 rule, the spec §5 signature under the publisher's keys from the signed
    * catalogue and the registry entry's manifest are all checked in the pass that extracts, and
    * `extractTo` is removed again unless all of them (and the caller's `accept`) passed. A local mirror is

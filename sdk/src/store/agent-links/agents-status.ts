@@ -1,4 +1,4 @@
-/** What `arc.agents()` reports (issue 13): each agent of the table, whether it is present, and its links. */
+/** What `arc.agents()` reports: each agent of the table, whether it is present, and its links. */
 import { join } from 'node:path';
 import { agentSkillDir, userHomeOf, type AgentId } from './agents.js';
 import { detectAgents, type PresenceOptions } from './presence.js';

@@ -1,5 +1,5 @@
 /**
- * The agents Arcotheon links skills into (issue 13): where each reads personal and project skills,
+ * The agents Arcotheon links skills into: where each reads personal and project skills,
  * where `link` puts its links, and how each registers an MCP server for granted tools.
  */
 import { join, resolve } from 'node:path';

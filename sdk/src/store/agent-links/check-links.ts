@@ -1,4 +1,4 @@
-/** doctor's look at the skill links (issue 13), and its repair. */
+/** doctor's look at the skill links, and its repair. */
 import { isAdcapError } from '../../errors.js';
 import type { Problem } from '../doctor-problem.js';
 import { agentDefinition } from './agents.js';
@@ -7,7 +7,7 @@ import type { LinkStatus, LinkStore } from './records.js';
 import { syncLinks } from './sync-links.js';
 
 /**
- * doctor (issue 13): links that point nowhere (dangling), at a version that is no longer active
+ * doctor: links that point nowhere (dangling), at a version that is no longer active
  * (stale), or that someone removed or replaced (the record is dropped; their folder is left
  * alone). With `fix`, links are moved to the active version or removed (the fix run holds the lock).
  */

@@ -1,5 +1,5 @@
 /**
- * Skills linked into the agents a user has (issue 13). The table in agents.ts says where each agent reads
+ * Skills linked into the agents a user has. The table in agents.ts says where each agent reads
  * personal and project skills; `linkSkills` puts each skill of an installed capability there as a
  * symbolic link to the skill folder of the active installed version (a copy with a marker file
  * where symbolic links cannot be made), and home/links.json records what Arcotheon made, so that
@@ -64,7 +64,7 @@ export interface UnlinkResult {
 export async function linkSkillsLocked(arc: InstalledView, id: string, options: LinkOptions): Promise<LinkResult> {
   const agent = agentDefinition(options.agent);
   const state = await arc.state(id);
-  // Issue 17: a disabled capability's skills stay out of the agents until it is enabled again.
+  // A disabled capability's skills stay out of the agents until it is enabled again.
   if (state.disabled !== undefined) {
     throw reasonError('disabled-not-linked', { id });
   }

@@ -1,5 +1,5 @@
 /**
- * Making and removing the links in an agent's skills folder (issue 13): a symbolic link (a junction
+ * Making and removing the links in an agent's skills folder: a symbolic link (a junction
  * on Windows) put in place by an atomic rename, or a copy of the skill folder with a marker file
  * where links cannot be made. The callers decide what may be replaced; this module only writes.
  */

@@ -1,5 +1,5 @@
 /**
- * What is on disk for a recorded link (issue 13): whether the folder or link at its path is the one
+ * What is on disk for a recorded link: whether the folder or link at its path is the one
  * Arcotheon made, which installed version it points at, and so its state (ok, stale, dangling,
  * missing, replaced, suspended).
  */

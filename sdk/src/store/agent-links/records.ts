@@ -1,5 +1,5 @@
 /**
- * home/links.json: the record of every link Arcotheon made (issue 13), read and written whole.
+ * home/links.json: the record of every link Arcotheon made, read and written whole.
  * Only what is recorded here is ever moved or removed; anything else in an agent's folder is left alone.
  */
 import { readFile } from 'node:fs/promises';
@@ -31,7 +31,7 @@ export interface LinkRecord {
   version: string;
   linkedAt: string;
   /**
-   * Issue 17: the capability is disabled, so the link is taken off the agent's folder and kept
+   * The capability is disabled, so the link is taken off the agent's folder and kept
    * here to be put back, as it was, when the capability is enabled again.
    */
   suspended?: true;

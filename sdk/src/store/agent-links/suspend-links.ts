@@ -1,5 +1,5 @@
 /**
- * Disable and enable (issue 17): a disabled capability's links are taken off the agents' folders
+ * Disable and enable: a disabled capability's links are taken off the agents' folders
  * and kept in the record, marked suspended, to be put back when it is enabled again.
  */
 import { lstat } from 'node:fs/promises';

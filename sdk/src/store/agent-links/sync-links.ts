@@ -1,5 +1,5 @@
 /**
- * Keeping the links with the active version (issue 13): after an install, update, rollback or
+ * Keeping the links with the active version: after an install, update, rollback or
  * uninstall, and for doctor --fix.
  */
 import { lstat } from 'node:fs/promises';
@@ -29,7 +29,7 @@ export async function syncLinks(arc: LinkStore, ids: readonly string[]): Promise
   const next = links.filter((l) => !touched.has(l.id));
   const now = new Date().toISOString();
   for (const id of touched) {
-    // A disabled capability's links stay off the agents' folders (issue 17); they are put back by
+    // A disabled capability's links stay off the agents' folders; they are put back by
     // resumeLinks against whatever version is active then, and forgotten when it is uninstalled.
     const suspended = links.filter((l) => l.id === id && l.suspended === true);
     if (suspended.length > 0 && (await activeVersion(arc, id)) !== null) next.push(...suspended);
