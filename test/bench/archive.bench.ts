@@ -1,5 +1,5 @@
 /**
- * Archive bench (issue 2, issue 15 items 12-13): on a ~280 MiB package of 2,000 text files and 4
+ * Archive bench: on a ~280 MiB package of 2,000 text files and 4
  * large binaries, build vs `tar -czf`, install from a file:// registry (download into the cache,
  * verify, extract, switch) vs `tar -xzf` of the same file, in process and as the `adcap install`
  * command (a new process: start-up included), verify vs `gzip -dc | sha256sum`, and

@@ -1,5 +1,5 @@
 /**
- * mcp runtime bench (issue 26 "Latency"): a trivial tools/call (echo) through the mcp runtime
+ * mcp runtime bench: a trivial tools/call (echo) through the mcp runtime
  * (runTool: the checks, the server started in bubblewrap for the call, initialize, tools/list
  * with the schema check, tools/call, the audit line) vs the same server run bare (node started
  * directly, the official client's stdio transport: initialize, tools/call, close), interleaved so

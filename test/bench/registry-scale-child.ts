@@ -1,5 +1,5 @@
 /**
- * Child process of the registry-scale bench (issue 16), one per registry size so each gets a fresh
+ * Child process of the registry-scale bench, one per registry size so each gets a fresh
  * heap and its own peak-memory figure:
  *
  *   build <count> <outDir>   builds a synthetic registry of <count> capabilities in memory with the

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- registry-scale` (issue 16): synthetic registries of 20,000, 100,000 and
+ * `npm run bench -- registry-scale`: synthetic registries of 20,000, 100,000 and
  * 500,000 capabilities (metadata only: every version points at one small blob), each built in a
  * child process of its own (registry-scale-child.ts), reporting:
  *   - catalogue bytes (raw and gzip) and build time (fold documents, catalogue payload, sign);
@@ -9,7 +9,7 @@
  *   - the bytes a client downloads to refresh after one new version is published;
  *   - the same for the v2 prototype of docs/scaling.md (hashed bins under a signed top level), and
  *     its cold start;
- *   - the built v2 layout and the real client (registry-v2-child.ts) against issue 31's targets:
+ *   - the built v2 layout and the real client (registry-v2-child.ts) against its targets:
  *     files a build writes after one publish, refresh and cold-start bytes, cold start time and
  *     memory to a searchable index, and warm search through the SDK.
  * ARCOTHEON_SCALE_SIZES=20000,100000 picks other sizes. Results go to stdout and, as JSON, to

@@ -1,12 +1,12 @@
 /**
- * Registry bench (issue 3 "Performance"): a catalogue of 20,000 capabilities, signed by a root
+ * Registry bench: a catalogue of 20,000 capabilities, signed by a root
  * key, then
  *   - verify-and-load: verifyCatalogue over the bytes (strict parse, signature, shape, digest),
  *   - client load: RegistryClient.update() from a file:// remote (read capped, verify, store) and
  *     catalogue({ refresh: 'never' }) (the offline path every command takes),
  *   - search: building the index once, then queries over it (median of several runs).
  * Registered with test/bench/registry.ts, so `npm run bench -- registry` runs it; targets: search
- * under 50 ms (issue 3).
+ * under 50 ms.
  */
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -157,7 +157,7 @@ export async function runRegistryBench(count = 20_000): Promise<RegistryBenchRes
   return results;
 }
 
-/** issue 3: "search should answer well under 50 ms" on 20,000 capabilities. */
+/** "search should answer well under 50 ms" on 20,000 capabilities. */
 export const SEARCH_TARGET_MS = 50;
 
 registerBench({

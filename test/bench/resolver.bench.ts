@@ -1,5 +1,5 @@
 /**
- * Resolver bench (moved from the unit tests, issue 15 item 9): realistic graphs of 400
+ * Resolver bench (moved from the unit tests): realistic graphs of 400
  * capabilities with 25 versions each resolve, and a conflict buried under such a graph is
  * explained, in well under the time a person waits. The unit tests
  * (test/sdk/resolve/resolver.performance.test.ts) check the answers; this measures the time.

@@ -1,5 +1,5 @@
 /**
- * Sandbox bench (issue 6 "Performance"): a trivial node tool call (spawn a node script that
+ * Sandbox bench: a trivial node tool call (spawn a node script that
  * prints one line, wait for exit) through BubblewrapSandbox vs NoSandbox in the same run, 30
  * iterations each, interleaved so all see the same machine load (bubblewrap with the default
  * resource limits and without them). Each iteration includes

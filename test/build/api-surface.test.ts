@@ -1,4 +1,4 @@
-// Issue 28 item 7: `npm run api:check` counts the public surface from API Extractor's report and
+// `npm run api:check` counts the public surface from API Extractor's report and
 // fails on an undocumented export or a forgotten one (build/api-report.mjs). The report below is in
 // the exact shape API Extractor writes (sdk/api/sdk.api.md); the counter must see each case.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The installers' configuration (issue 14 "Packaging"): loaded as electron-builder loads it, checked
+// The installers' configuration: loaded as electron-builder loads it, checked
 // against electron-builder's own schema, and the parts the issue names checked one by one.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// Issue 15, item 2: eslint.config.js turns on @typescript-eslint/switch-exhaustiveness-check for
+// eslint.config.js turns on @typescript-eslint/switch-exhaustiveness-check for
 // sdk/src and electron/, so a permission id or a runtime added to its table makes the linter point
 // at every switch that must handle it, and a `default` does not hide the missing case. Linted with
 // the repository's own configuration through ESLint's Node API: fixtures with a copy of the union

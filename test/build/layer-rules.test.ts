@@ -1,4 +1,4 @@
-// The layer rules of eslint.config.js (DESIGN §2, issue 15 item 4): each fixture under
+// The layer rules of eslint.config.js (DESIGN §2): each fixture under
 // test/fixtures/layers/ is linted as the file its `// lint-as:` line names and must be reported by
 // exactly the rules its `// expect:` line lists, so every hole the review found (the SDK's barrels
 // imported from inside it, `import()`, `electron/*` subpaths, electron/ deep-importing sdk/src/)

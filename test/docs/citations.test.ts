@@ -1,4 +1,4 @@
-// issue 12 item 16: the documents the code cites ("spec §n", "DESIGN §n", the host contract's
+// The documents the code cites ("spec §n", "DESIGN §n", the host contract's
 // sections by name) are part of the repository, every cited section exists in them, and no
 // reference points outside the repository.
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Reading citations of the project's documents (issue 12 item 16): "spec §n" is
+ * Reading citations of the project's documents: "spec §n" is
  * docs/spec/adcap-spec-1.0.txt, "DESIGN §n" is docs/design.md, and `host contract "Name"` is a
  * section or numbered step of docs/spec/host-integration-contract.txt.
  */

@@ -1,4 +1,4 @@
-// The desktop bundles (build/electron.mjs, issue 14): the preload is one CommonJS file that
+// The desktop bundles (build/electron.mjs): the preload is one CommonJS file that
 // requires only `electron` (a sandboxed preload can load nothing else), and the bundled utility
 // process serves the real host service over its parent port. The utility runs here as a plain
 // Node child with a `process.parentPort` shim over fork IPC, driven by the main process's own

@@ -9,7 +9,7 @@ import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';
 import { closedWithin, maskedTextFrame, rawWebSocket, signIn, stillServes } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9: a client that sends requests but never reads the replies would make the server
+ * A client that sends requests but never reads the replies would make the server
  * hold every unread reply in memory. Past the cap of unread bytes the client is dropped; the server
  * keeps serving. The replies here are real: a tool's 512 KiB output, read back with operations.wait.
  */

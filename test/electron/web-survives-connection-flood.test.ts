@@ -10,7 +10,7 @@ import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';
 import { callOver, connectApi, signIn } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9 (resource side): a client opening connection after connection, or piling up
+ * Resource side: a client opening connection after connection, or piling up
  * requests without waiting for answers, is refused past the caps (503 for connections, E_LIMIT for
  * requests in flight) instead of growing the server without bound; everyone else keeps being served.
  */

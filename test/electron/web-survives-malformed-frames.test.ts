@@ -11,7 +11,7 @@ import {
 } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9: malformed WebSocket frames (an unmasked client frame, a reserved opcode, RSV
+ * Malformed WebSocket frames (an unmasked client frame, a reserved opcode, RSV
  * bits without an extension, invalid UTF-8 in a text frame, a frame length past the cap) are
  * protocol errors on that connection only: it is closed, and the server keeps serving.
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedWithin, rawSocket, startUiProcess, stillServes, stopUiProcess, type UiProcess } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9: a client that does not speak HTTP (binary noise, a broken request line, a
+ * A client that does not speak HTTP (binary noise, a broken request line, a
  * header flood, a handshake with a broken WebSocket key) loses its connection; the server keeps
  * serving.
  */

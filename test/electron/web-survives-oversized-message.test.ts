@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectApi, startUiProcess, stillServes, stopUiProcess, type UiProcess } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9: an over-size message crashed `arcotheon ui` (ws reports it as an 'error' on the
+ * An over-size message crashed `arcotheon ui` (ws reports it as an 'error' on the
  * socket, and nothing listened). Now only that client is closed (1009, message too big) and the
  * server keeps serving.
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawSocket, startUiProcess, stillServes, stopUiProcess, upgradeRequest, type UiProcess } from '../helpers/ui-process.js';
 
 /**
- * Issue 11 item 9: an upgrade request without a session followed by a TCP reset crashed
+ * An upgrade request without a session followed by a TCP reset crashed
  * `arcotheon ui` (the refusal was written to a socket that had no error handler). Against the
  * real process: many refused upgrades, each reset at once, and the server keeps serving.
  */

@@ -1,4 +1,4 @@
-// The example capabilities and the bundled registry (issue 7): built twice from source by the real
+// The example capabilities and the bundled registry: built twice from source by the real
 // build script (same keys, separate registries), checked for reproducibility, then installed from
 // the built registry through the embedded-default-remote loader and the real install lifecycle,
 // and every tool run through runTool under the platform sandbox with realistic inputs.

@@ -2,7 +2,7 @@
  * A few unit tests run the built package on purpose (the `arcotheon` bin runs out/electron/arcotheon.mjs,
  * a bundle of out/electron/ with the SDK's sdk/dist; the bundled utility process imports sdk/dist).
  * They call this first: it fails, naming the command to run, when a build output is older than a
- * source file it is built from, so no test passes or fails on a stale build (issue 15 item 8).
+ * source file it is built from, so no test passes or fails on a stale build.
  * `npm test` builds before the unit tests.
  */
 import { readdir, stat } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
  * A test registry of capabilities with dependencies, permissions and tools, for the install
- * lifecycle tests (issue 4). Real packages, built and signed by the SDK, published and catalogued
+ * lifecycle tests. Real packages, built and signed by the SDK, published and catalogued
  * by the real registry builder; installs go through a real `Arcotheon` over file:// remotes.
  */
 import { randomBytes } from 'node:crypto';

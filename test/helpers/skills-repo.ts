@@ -1,5 +1,5 @@
 /**
- * Real-shaped Agent Skills repositories for the issue 13 tests: the layout of public skills
+ * Real-shaped Agent Skills repositories for the skills tests: the layout of public skills
  * repositories (skills/<name>/SKILL.md with scripts/, references/ and assets/, a README, a LICENSE,
  * a .git folder), written to disk so init, build, install and link work on real files.
  */
@@ -69,13 +69,13 @@ export async function writeSkillsRepo(root: string, options: SkillsRepoOptions =
   }
   if (options.license !== null) files['LICENSE'] = options.license ?? MIT_LICENSE;
   if (options.broken === true) {
-    // The name differs from the folder (issue 13's example), and a description is missing.
+    // The name differs from the folder (a common mistake), and a description is missing.
     files[`${base}composition-patterns/SKILL.md`] = skillMd('vercel-composition-patterns', 'React composition patterns.');
     files[`${base}no-description/SKILL.md`] = '---\nname: no-description\n---\n\n# Nothing\n';
   }
   if (options.hazards === true) {
     files[`${base}pdf/assets/template.pdf`] = LFS_POINTER;
-    // A token is warned about (a private key would be refused outright, issue 12).
+    // A token is warned about (a private key would be refused outright).
     files[`${base}pdf/notes/deploy.txt`] = `GITHUB_TOKEN=ghp_${'x1Y2z3'.repeat(6)}\n`;
   }
   for (const [name, description] of Object.entries(options.extraSkills ?? {}))

@@ -1,5 +1,5 @@
 /**
- * An in-process test registry (issue 3; python-tuf's repository simulator in spirit): a real
+ * An in-process test registry (python-tuf's repository simulator in spirit): a real
  * registry built by the real builder in a temp directory, from real packages signed by real keys,
  * which a test may then tamper with file by file to play an attack against the client.
  *

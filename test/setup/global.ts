@@ -1,5 +1,5 @@
 /**
- * Global setup of the unit and e2e projects (issue 15 items 8 and 9):
+ * Global setup of the unit and e2e projects:
  * - one temporary root for the run (see temp-root.ts); the teardown fails the run if anything is
  *   left in it (a test file whose folder was not removed, or a process that wrote beside it);
  * - NODE_COMPILE_CACHE, so the Node processes the tests start share one compile cache (the

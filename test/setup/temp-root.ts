@@ -1,5 +1,5 @@
 /**
- * The temporary folders of a unit test run (issue 15 item 9): every run gets one root under the
+ * The temporary folders of a unit test run: every run gets one root under the
  * system temp folder, every test file its own folder inside it (TMPDIR, so `os.tmpdir()` in the
  * file and in every child process it spawns points there), removed after the file's tests. The
  * global teardown reports anything left in the root and removes the root.

@@ -1,5 +1,5 @@
 /**
- * Runs before every unit test file (issue 15 item 9): the file gets its own temporary folder
+ * Runs before every unit test file: the file gets its own temporary folder
  * (TMPDIR, inherited by the child processes it spawns), removed after the file's last hook, so
  * no test leaves anything in the system temp folder.
  */

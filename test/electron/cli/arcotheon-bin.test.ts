@@ -24,7 +24,7 @@ import {
 } from '../../helpers/ui-process.js';
 
 /**
- * `arcotheon ui` (issue 10) as the built bin npm links into node_modules/.bin: a one-time sign-in
+ * `arcotheon ui` as the built bin npm links into node_modules/.bin: a one-time sign-in
  * address is the first stdout line, the UI and the API are served on 127.0.0.1, and SIGTERM and
  * SIGINT stop it cleanly with exit code 0.
  */

@@ -1,4 +1,4 @@
-// Issue 17: `arcotheon ui` applies the organisation policy once at start-up (electron/host/startup.ts):
+// `arcotheon ui` applies the organisation policy once at start-up (electron/host/startup.ts):
 // a required capability is installed, a blocked one that was installed is disabled, and the outcome
 // is what policy.show answers over the WebSocket. A policy that cannot be applied is not fatal: the
 // UI keeps serving, policy.show carries the E_POLICY error (the renderer's banner), stderr says why.

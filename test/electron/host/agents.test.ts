@@ -1,5 +1,5 @@
 /**
- * issue 13 through the host service (what the UI's "Use with…" control and MCP Copy button call):
+ * Skills in agents through the host service (what the UI's "Use with…" control and MCP Copy button call):
  * agents.link / agents.unlink / agents.mcp checked against the method table, over a real SDK and
  * real packages. A project folder is a confirmed workspace handle; links go into a temporary
  * project folder, never into the real home.

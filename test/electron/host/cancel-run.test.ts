@@ -9,7 +9,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * Cancelling a run by hand (issue 10): a tool that never answers is stopped through the SDK's
+ * Cancelling a run by hand: a tool that never answers is stopped through the SDK's
  * AbortSignal when the user cancels; the operation ends cancelled, long before the tool's timeout,
  * with the one cancel code of DESIGN §9 (E_CANCELLED) from the SDK through the host service and the
  * WebSocket to the typed client the renderer uses.

@@ -356,7 +356,7 @@ describe('the host API through the typed client over a real WebSocket', () => {
 
   it(
     'agents: the agents table over the wire, and coded refusals for a capability ' +
-      'that is no longer installed (issue 13; links and MCP lines: agents.test.ts)',
+      'that is no longer installed (links and MCP lines: agents.test.ts)',
     async () => {
       const agents = value(await client.agents.list());
       // The SDK's agents table as it is (electron/common restates it: test/electron/common/agent-id-parity.test.ts).
@@ -369,7 +369,7 @@ describe('the host API through the typed client over a real WebSocket', () => {
 
   it(
     'policy: none in force here; applying it changes nothing, and policy.show then has ' +
-      'the outcome (issue 17; with a policy: test/electron/cli/startup-policy.test.ts)',
+      'the outcome (with a policy: test/electron/cli/startup-policy.test.ts)',
     async () => {
       expect(value(await client.policy.show())).toEqual({ policy: null, error: null, lastApply: null });
       const applied = value(await client.operations.wait(value(await client.policy.apply())));

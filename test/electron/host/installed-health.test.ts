@@ -7,7 +7,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * The Installed screen's status (issue 10: ok, update available, broken, revoked) and the
+ * The Installed screen's status (ok, update available, broken, revoked) and the
  * capability page's version marks (yanked, deprecated, prerelease), from a real registry whose
  * maintainer yanks, deprecates and revokes, and a home whose files get damaged.
  */

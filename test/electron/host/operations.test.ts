@@ -8,7 +8,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * Long operations (issue 10): the id comes back at once, progress events carry it, the final
+ * Long operations: the id comes back at once, progress events carry it, the final
  * `operation` event carries the Result, and cancelling stops the SDK through its AbortSignal with
  * nothing installed.
  */

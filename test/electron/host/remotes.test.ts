@@ -8,7 +8,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * Settings > Registries (issue 10): refreshing shows when each catalogue was last verified; a
+ * Settings > Registries: refreshing shows when each catalogue was last verified; a
  * registry that starts serving a catalogue its pinned key did not sign is reported, and the last
  * verified catalogue stays in use (DESIGN §10: an attack is never believed, nor hidden).
  */

@@ -8,7 +8,7 @@ import type { HostEvent } from '../../../electron/common/types.js';
 import { createHostService } from '../../../electron/host/service.js';
 
 /**
- * Run by hand (issue 10), on the bundled example registry as `npm start` serves it: the
+ * Run by hand, on the bundled example registry as `npm start` serves it: the
  * capability page shows the workflow with its input schema, and running it streams the step in
  * progress events and stops at the agent step with the instruction and the data gathered so far;
  * run.resumeWorkflow hands the agent's answer back and the workflow ends with its output.

@@ -98,7 +98,7 @@ describe('host service', () => {
       host,
       host.dispatch('installs.install', ['acme/echo', { approvedDigest: (planned.value as { digest: string }).digest }]),
     );
-    // Runs take a workspace handle the user confirmed, never a path (issue 10).
+    // Runs take a workspace handle the user confirmed, never a path.
     const confirmed = await host.dispatch('workspaces.confirm', [await mkdtemp(join(tmpdir(), 'adcap-host-ws-'))]);
     if (!confirmed.ok) throw new Error(confirmed.error.message);
     const workspace = (confirmed.value as { handle: string }).handle;

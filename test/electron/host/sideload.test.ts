@@ -7,7 +7,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * Sideloading from a file the user picked, in the browser transport (issue 10): the bytes arrive
+ * Sideloading from a file the user picked, in the browser transport: the bytes arrive
  * in ordered chunks under a size cap; more than announced, more than the cap, an oversized chunk,
  * a gap, or too many open uploads are refused, and a refused upload is dropped.
  */

@@ -1,4 +1,4 @@
-// Issue 17 (and issue 14's start-up check): startUp applies the organisation policy, then runs doctor
+// docs/admin.md "Applying the policy": startUp applies the organisation policy, then runs doctor
 // on the home the policy left. A required capability that cannot be installed is not fatal: it is
 // in policy.show's lastApply.failed (the renderer's banner), in the log line, and doctor reports it.
 // Real parts: a signed registry over file://, a policy file in a temporary folder, the host service.

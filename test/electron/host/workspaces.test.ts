@@ -7,7 +7,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * Workspace folders for runs (issue 10): never a path invented by page script. The user types a
+ * Workspace folders for runs: never a path invented by page script. The user types a
  * folder and confirms it; the host checks it (absolute, exists, a directory after resolving
  * links, not inside or around the Arcotheon home) and hands back a handle; runs take only handles.
  */

@@ -1,4 +1,4 @@
-// The desktop app's secrets (issue 14): sealed with safeStorage on disk, asked once in the window,
+// The desktop app's secrets: sealed with safeStorage on disk, asked once in the window,
 // handed back to the run that asked. safeStorage itself needs the Electron binary and the OS
 // keychain; it is replaced by AES-256-GCM under a random key with the same three methods.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';

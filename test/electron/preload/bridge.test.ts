@@ -1,4 +1,4 @@
-// What the preload exposes (issue 14): calls go over the one invoke channel; listeners get the
+// What the preload exposes: calls go over the one invoke channel; listeners get the
 // message data, never the IPC event (it holds `sender`); unsubscribing removes exactly that one.
 import { describe, expect, it } from 'vitest';
 import { IPC } from '../../../electron/common/desktop.js';

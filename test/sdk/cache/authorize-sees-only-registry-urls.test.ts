@@ -1,4 +1,4 @@
-// Issue 11, item 13: entitlement headers could be sent to any host a publisher names, because the
+// Entitlement headers could be sent to any host a publisher names, because the
 // host's authorize callback was asked about every source URL. It is now asked only about URLs on
 // the installing registry (the party the entitlement is with); a publisher-chosen source is
 // fetched without the authoriser's headers or signed URL, and a sideload has no registry at all.

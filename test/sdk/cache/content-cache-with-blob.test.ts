@@ -1,4 +1,4 @@
-// Issue 15 item 12: ContentCache.withBlob lets install verify a download and extract it in one read.
+// ContentCache.withBlob lets install verify a download and extract it in one read.
 // A file:// mirror is cloned into the cache in the kernel; the clone becomes the cache entry only
 // after the caller's read accepted the pin; a mirror with wrong bytes passes on to the next one; a
 // package refused although its bytes are the pinned ones is kept in the cache and its error stands.

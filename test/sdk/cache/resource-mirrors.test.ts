@@ -1,4 +1,4 @@
-// Content-addressed mirrors (issue 6): a registry may serve any pinned blob at
+// Content-addressed mirrors: a registry may serve any pinned blob at
 // `<v1>/blobs/sha256/<hex>`; resources and shards are tried from their declared sources first,
 // then from those mirrors, and the pin still decides what is accepted.
 import { randomBytes } from 'node:crypto';

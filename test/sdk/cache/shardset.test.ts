@@ -204,7 +204,7 @@ describe('shard sets over HTTPS (test CA)', () => {
     const handler = new ShardRequestHandler(cache, { resources: [resource] });
     const answer = await handler.handle({ type: 'shard', reqId: 4, resource: 'media', path: 's.bin' });
     expect(answer).toMatchObject({ type: 'shard.result', reqId: 4 });
-    // Issue 11, item 3: the tool learns that the download failed, not the URLs, sizes or hashes involved.
+    // The tool learns that the download failed, not the URLs, sizes or hashes involved.
     expect(result(answer).error).toMatch(/^E_DOWNLOAD: The host could not download shard "s.bin" of resource "media"/);
     expect(result(answer).error).not.toMatch(/[0-9a-f]{64}|127\.0\.0\.1|500/);
   });

@@ -1,4 +1,4 @@
-// Issue 11, item 2 (consent spoofing, terminal side): every `adcap` output escapes control
+// Consent spoofing, terminal side: every `adcap` output escapes control
 // characters from untrusted sources. An OSC 52 clipboard write in a tool's stderr reached the
 // terminal inside an E_TOOL message; catalogue text is the registry's, not ours. Both now print as
 // visible \uXXXX escapes, and --json output still parses to the same strings.

@@ -1,4 +1,4 @@
-// issue 12 item 14: long lists are cut for a person, with a count, and complete in --json.
+// Long lists are cut for a person, with a count, and complete in --json.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// issue 12 item 13, in-process: the messages a user acts on name the next step that works.
+// In-process: the messages a user acts on name the next step that works.
 // (e2e/cli-truth.e2e.ts runs the same through the built bin, with the entitlement and publish cases.)
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

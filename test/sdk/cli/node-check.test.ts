@@ -1,4 +1,4 @@
-// issue 12 item 15: Node older than 22.12 is refused by the adcap bin (sdk/src/cli/node-check.ts)
+// Node older than 22.12 is refused by the adcap bin (sdk/src/cli/node-check.ts)
 // and by `npm install` in the repository (build/check-node.cjs); both agree on every version.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

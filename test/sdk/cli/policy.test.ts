@@ -1,4 +1,4 @@
-// issue 17 on the command line, in-process: `adcap disable/enable`, `adcap policy [apply]`, the
+// The organisation policy on the command line, in-process: `adcap disable/enable`, `adcap policy [apply]`, the
 // list marks, and each policy rule refusing with E_POLICY and the rule named, with a real policy
 // file in a temporary folder (ARCOTHEON_POLICY) that lists the test registry as its only remote.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// issue 17 on the command line: `adcap remote list` and `adcap remote show` say which registries the
+// The organisation policy on the command line: `adcap remote list` and `adcap remote show` say which registries the
 // organisation policy manages (added for the user, cannot be removed) and which configured ones it
 // leaves unused; `remote update` and `search` use the policy's registries. Real signed registries
 // over file://, a real policy file in a temporary folder (ARCOTHEON_POLICY), the CLI in-process.

@@ -1,4 +1,4 @@
-// issue 12 item 12: `adcap show` and `adcap list --json` for installed capabilities from any source,
+// `adcap show` and `adcap list --json` for installed capabilities from any source,
 // in-process: a sideloaded capability shows with no remote at all, or with remotes that fail.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

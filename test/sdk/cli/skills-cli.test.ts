@@ -1,5 +1,5 @@
 /**
- * issue 13 through the `adcap` command (in-process): init on a cloned skills repository, build with
+ * Skills through the `adcap` command (in-process): init on a cloned skills repository, build with
  * every problem and warning printed, the install plan naming the skills that ship programs, link,
  * agents (with --mcp), unlink, under a fake HOME.
  */

@@ -1,4 +1,4 @@
-// issue 12 item 14: hostile text is escaped and long lists are cut with a count.
+// Hostile text is escaped and long lists are cut with a count.
 import { describe, expect, it } from 'vitest';
 import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../../../sdk/src/cli/terminal-text.js';
 

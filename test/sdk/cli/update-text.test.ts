@@ -1,4 +1,4 @@
-// Issue 12 item 10 on the command line: `adcap update` never says "up to date" while the
+// On the command line: `adcap update` never says "up to date" while the
 // range an install was pinned to holds it below a newer version; it names that version and the
 // command that moves to it. Real registry and CLI.
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 11, item 2 (consent spoofing): a permission reason holding "\r" and ANSI erase sequences
+// Consent spoofing: a permission reason holding "\r" and ANSI erase sequences
 // erased two permission lines from the terminal prompt. Display strings of the format (name,
 // summary, description, reasons, tool, knowledge and workflow descriptions, skill descriptions)
 // now refuse C0/C1 control characters (newline and tab only where the text may be Markdown), with

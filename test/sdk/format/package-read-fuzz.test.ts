@@ -1,5 +1,5 @@
 /**
- * Fuzz (issue 2): mutated archives fed to readPackage must only ever give a verified package or
+ * Fuzz: mutated archives fed to readPackage must only ever give a verified package or
  * an AdcapError with a known code: no crash, no hang, no write outside the staging directory.
  * Mutations are applied both to the tar (then gzipped, so the tar parser sees them) and to the
  * compressed bytes (so the gzip framing sees them).

@@ -1,5 +1,5 @@
 /**
- * The hostile-archive suite (issue 2): one test per rule of spec §2-§5 that a reader MUST enforce,
+ * The hostile-archive suite: one test per rule of spec §2-§5 that a reader MUST enforce,
  * each named after the rule and built from test/helpers/tar-writer.ts so the fixture shows what it
  * breaks. Every case also extracts into a temp folder and checks that nothing was written.
  */

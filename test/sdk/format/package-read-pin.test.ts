@@ -1,4 +1,4 @@
-// Issue 15 item 12: readPackage checks the archive's pin (spec §2: registries pin the SHA-256 and
+// readPackage checks the archive's pin (spec §2: registries pin the SHA-256 and
 // size of the compressed file) in the read that verifies and extracts it: a read of other bytes is
 // E_HASH and nothing appears at the target; the pinned bytes extract with their final read-only
 // modes (files created that way, directories set at publishing), nested directories included.

@@ -1,4 +1,4 @@
-// Issue 12 item 11 (spec §3.1, Agent Skills specification): skills are checked by every reader of a
+// spec §3.1 (and the Agent Skills specification): skills are checked by every reader of a
 // package, not only by the builder. The packages here are made "by another tool": raw tar archives
 // written by the test writer, never passed through adcap build.
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-/** spec §7, §11; issue 15, item 2: the runtime table is the one list of runtimes, and the schema agrees with it. */
+/** spec §7, §11: the runtime table is the one list of runtimes, and the schema agrees with it. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {

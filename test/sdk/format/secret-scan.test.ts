@@ -1,4 +1,4 @@
-// issue 12 item 17: `adcap build` refuses to package a file that holds a secret key.
+// `adcap build` refuses to package a file that holds a secret key.
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * issue 13: a skills repository becomes a capability (init), builds with every problem reported,
+ * A skills repository becomes a capability (init), builds with every problem reported,
  * warns about LFS pointers and secrets, and says which skills ship programs.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -64,7 +64,7 @@ describe('validateSkillDocument', () => {
       expectRule('a', doc('description: d'), 'skill-name');
       expectRule('a', doc('name: [a]\ndescription: d'), 'skill-name');
     });
-    // Issue 12 item 11 (this assertion changed: 123 used to be refused as "not a string"): every
+    // (This assertion changed: 123 used to be refused as "not a string"): every
     // Agent Skills reader takes the name as written, so `name: 123` is the string "123".
     it('reads a YAML name like 123 as the string it is', () => {
       expect(validateSkillDocument('123', doc('name: 123\ndescription: d'), '/skills/0/path').name).toBe('123');

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 2: policy patterns (docs/admin.md `deniedPermissions`) and revocation overlap are
+ * Policy patterns (docs/admin.md `deniedPermissions`) and revocation overlap are
  * matched by the permission table's `covers`, not by rules of their own.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Issue 11, item 12: `net:connect:*.example.com` did not cover the identical requirement, so such
+// `net:connect:*.example.com` did not cover the identical requirement, so such
 // tools could never run and every update asked again; and the grammar was parsed in several places,
 // the enforcing copy being the lenient one. Now one permission table (permissions/table.ts) decides
 // grammar, covering, text, risk and enforcement; these properties keep the validator, the grants

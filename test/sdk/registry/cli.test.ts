@@ -15,7 +15,7 @@ const root = generateKey();
 const publisher = generateKey();
 
 async function run(args: string[]) {
-  // The embedded example registry (issue 7) is switched off so only this test's remote answers.
+  // The embedded example registry is switched off so only this test's remote answers.
   return adcap(args, { cwd: work, env: { ARCOTHEON_HOME: join(work, 'home'), ARCOTHEON_EMBEDDED_REGISTRY: '' } });
 }
 
@@ -88,7 +88,7 @@ describe('adcap registry + remote/search/show (in-process)', () => {
     expect(await json<{ name: string; sequence: number }[]>(['remote', 'list'])).toMatchObject([{ name: 'local', sequence: 2 }]);
   });
 
-  it("search and show are the SDK's: the same hits in the same order as Arcotheon.search (issue 15 item 3)", async () => {
+  it("search and show are the SDK's: the same hits in the same order as Arcotheon.search", async () => {
     for (const name of ['alpha', 'beta', 'gamma']) {
       await json([
         'registry',

@@ -1,4 +1,4 @@
-// Issue 12 item 1 (host contract "Embedding" 2): `new Arcotheon({ home, rootKeys:
+// host contract "Embedding" 2: `new Arcotheon({ home, rootKeys:
 // ARCOTHEON_ROOT_KEYS, host })` gives a working catalogue, in a checkout and, above all, from the
 // published package: the SDK is packed by build/pack-sdk.mjs (`npm run pack:sdk`, from a staged copy
 // of the package folder with the dist/ this checkout built), the tarball unpacked into a fresh

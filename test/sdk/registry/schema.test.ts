@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 6: the registry's files (spec §13, DESIGN §11) are checked against
+ * The registry's files (spec §13, DESIGN §11) are checked against
  * sdk/schema/registry-1.json. Every definition accepts what the builder writes (the example
  * registry of `npm run examples` and a test registry with every kind of status), and each refuses a
  * set of malformed documents through the real entry points, with the code of its place (E_CATALOG,

@@ -118,7 +118,7 @@ export function syntheticCapabilities(count: number): Record<string, CatalogueCa
   return out;
 }
 
-// The time a query takes over 20,000 capabilities (under 50 ms, issue 3) is measured by
+// The time a query takes over 20,000 capabilities (under 50 ms) is measured by
 // `npm run bench -- registry` (test/bench/registry.bench.ts); here, only the answers.
 describe('search over a large catalogue', () => {
   it('indexes 20,000 capabilities and answers queries over them', () => {

@@ -23,7 +23,7 @@ function unmet(registry: Registry, roots: Record<string, string>, versions: Reco
 }
 
 // How long these take is measured by `npm run bench -- resolver` (test/bench/resolver.bench.ts,
-// target 8 s each); here, only the answers (issue 15 item 9: no timing assertions in unit tests).
+// target 8 s each); here, only the answers (no timing assertions in unit tests).
 describe('resolve: realistic graphs', () => {
   it('resolves 400 capabilities with 25 versions each, meeting every requirement', () => {
     for (const seed of [1, 2, 3]) {

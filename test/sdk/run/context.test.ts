@@ -1,4 +1,4 @@
-// Issue 15 item 1: run/ depends on RunContext, and doctor on DoctorContext, not on the Arcotheon
+// run/ depends on RunContext, and doctor on DoctorContext, not on the Arcotheon
 // class. Each is driven here through a view that has only the interface's members and throws on any
 // other property, so a later change that reaches past the interface fails this test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 12 items 2-4 for tool runs (host contract "Sandbox expectations", "Free and Pro"): a host
+// Tool runs (host contract "Sandbox expectations", "Free and Pro"): a host
 // sandbox written from the documentation alone (a name and wrap(spec) → { command, args, env,
 // cleanup? }) runs tools with exactly the environment it returns; what it returns is checked;
 // optOut runs the host's own capabilities unsandboxed; host callbacks that fail, and cancelled

@@ -1,4 +1,4 @@
-// Issue 24 item 6 ("Pro tools reach Free users through adcap mcp"): agentMcp() registers
+// Kept closed ("Pro tools reach Free users through adcap mcp"): agentMcp() registers
 // `adcap mcp <ids> --home …`, which never called the host's checkTier. An MCP server without a
 // tier check now neither lists nor runs Pro or entitled tools (E_ENTITLEMENT); a host registers a
 // server of its own (agentMcp({ server })) that runs mcpServe with its checkTier, so a Free user is

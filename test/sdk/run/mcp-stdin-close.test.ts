@@ -1,4 +1,4 @@
-// issue 13: `adcap mcp` answers the requests a client wrote even when the client closes its end of
+// `adcap mcp` answers the requests a client wrote even when the client closes its end of
 // stdin right after asking (before, the server closed on 'end' and never answered). A real child
 // process (node --import tsx sdk/src/cli/main.ts) gets the whole conversation in one write, then EOF.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// MCP Bundle import end to end (issue 26 "Evidence"): the fixture server written with the official
+// MCP Bundle import end to end: the fixture server written with the official
 // MCP SDK, packed with the official `mcpb` CLI, imported with `adcap import`, installed with
 // `adcap install`, run with `adcap run` under real bubblewrap; and bundles that must be refused.
 import { spawn } from 'node:child_process';

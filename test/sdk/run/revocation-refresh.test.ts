@@ -1,4 +1,4 @@
-// Issue 12 item 9: revocations reach users promptly. runTool and doctor refresh a catalogue last
+// Revocations reach users promptly. runTool and doctor refresh a catalogue last
 // checked longer ago than the refresh interval (`limits.refreshAfterMs`, default one hour), fetch the
 // package document it now pins, and a version revoked there is refused before it runs. Real
 // registry, install, sandboxed tool run; time moves through the `now` option.

@@ -40,7 +40,7 @@ beforeAll(async () => {
   server.serveBytes('/set/shards/b.jsonl', shardB);
   h = await RunHome.create();
   // The test server is on 127.0.0.1, a private address: the host allows its origin explicitly
-  // (issue 11, item 3: publisher-chosen sources are public https or the installing registry).
+  // (publisher-chosen sources are public https or the installing registry).
   arc = h.arc({ fetch: trustingFetch(), sourceOrigins: [server.origin] });
   await h.install({ id: 'acme/lib', tools: [nodeTool('libecho', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
   await h.install(

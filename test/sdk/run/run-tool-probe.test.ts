@@ -1,4 +1,4 @@
-// The hostile probe through runTool (issue 6 "Tests"), under real bubblewrap: it tries to read a
+// The hostile probe through runTool, under real bubblewrap: it tries to read a
 // secret in $HOME, write outside the workspace, write its own directory, reach a listener on
 // 127.0.0.1, read an environment variable it was not granted, and escape with unshare/mount.
 // Every attempt fails; each grant lifts exactly its own restriction and nothing else. A control

@@ -1,4 +1,4 @@
-// Issue 11, item 11 ("a home reached through a symlink made packages/ writable, and a tool
+// Kept closed ("a home reached through a symlink made packages/ writable, and a tool
 // rewrote its own manifest and grants"): the sandbox compared the home's paths as written, so a
 // writable grant on the real folder behind a linked home did not cover packages/. It now protects
 // the real paths.
@@ -52,8 +52,8 @@ describe('a home reached through a symlink', () => {
     });
     const r = result.output['results'] as Record<string, string>;
     expect(r['granted']).toBe('ok'); // the grant itself works
-    // EROFS, or ENOENT where mkdir -p of a missing folder met the read-only mount. Issue 24 item 2:
-    // the home's real path is an empty read-only folder inside the sandbox, so its files are not
+    // EROFS, or ENOENT where mkdir -p of a missing folder met the read-only mount. The
+    // home's real path is an empty read-only folder inside the sandbox, so its files are not
     // even there to write (the capability is bound at the path the run names it by).
     for (const name of ['ownManifest', 'ownGrants', 'newPackage', 'audit']) expect(['EROFS', 'ENOENT'], name).toContain(r[name]);
     expect(readFileSync(manifest, 'utf8')).toBe(manifestBefore);

@@ -1,4 +1,4 @@
-// Issue 11, item 11 ("Missing files (a fresh home has no config.json) were created by a tool"):
+// Kept closed ("missing files (a fresh home has no config.json) were created by a tool"):
 // only existing parts of the home were bound read-only, so a writable grant on the home's parent
 // could create config.json, remotes/ or journal/ entries. The whole home is protected now, so
 // nothing can be created in it; the tool's own data folder stays writable with storage:data.

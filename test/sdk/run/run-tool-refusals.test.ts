@@ -88,7 +88,7 @@ describe('runTool refuses before starting', () => {
 
   it(
     'tier hook: called before each run with the tier; false refuses a pro ' +
-      'capability and a free one with E_ENTITLEMENT, never E_DENIED (issue 12 item 4)',
+      'capability and a free one with E_ENTITLEMENT, never E_DENIED',
     async () => {
       const calls: Array<{ id: string; version: string; tier: string }> = [];
       let allow = true;

@@ -1,4 +1,4 @@
-// Issue 11, item 11 ("a tool rewrote its own manifest and grants"): the installed manifest is
+// Kept closed ("a tool rewrote its own manifest and grants"): the installed manifest is
 // now checked against the digest recorded at install time before every run (spec §4: a package
 // is identified by its manifest digest); a changed manifest is refused with E_HASH and audited.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';

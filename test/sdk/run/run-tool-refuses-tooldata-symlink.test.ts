@@ -1,4 +1,4 @@
-// Issue 11, item 11 ("a symlink planted in tooldata/ led outside"): the tool data folder was
+// Kept closed ("a symlink planted in tooldata/ led outside"): the tool data folder was
 // created with mkdir -p and bound as it was, following any link on the way. A link anywhere
 // below tooldata/ now refuses the run (E_IO) before anything is created or bound, and a tool
 // with a writable grant around the home cannot plant one.

@@ -1,4 +1,4 @@
-// issue 12 items 12-13: E_INPUT names the fields a tool accepts, and advice meant for the format's
+// E_INPUT names the fields a tool accepts, and advice meant for the format's
 // own documents ("vendor data belongs under x") never appears for a publisher's schema.
 import { describe, expect, it } from 'vitest';
 import { acceptedFields, acceptedFieldsSentence, assertMatches } from '../../../sdk/src/run/schemas.js';

@@ -1,4 +1,4 @@
-// Secrets for env:read permissions (issue 14): values reach only the tool whose granted
+// Secrets for env:read permissions: values reach only the tool whose granted
 // permission names them, per capability; never the audit log; the CLI's store is a 0600 file
 // and the CLI says when it uses it. Real packages, real bubblewrap runs.
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Issue 11, item 3: a tool with no permissions made the host fetch `file://` paths and loopback URLs
+// A tool with no permissions made the host fetch `file://` paths and loopback URLs
 // chosen by the publisher's shard map, and learned sizes, hashes and error texts from the answers.
 // Shard and resource sources now follow the manifest rule (public https, plus the installing
 // registry, wherever it is); anything else is refused before any request, redirects included, and

@@ -1,4 +1,4 @@
-// Issue 24 item 2 ("a workspace that contains the Arcotheon home exposes its secrets"): with
+// Kept closed ("a workspace that contains the Arcotheon home exposes its secrets"): with
 // `--workspace ~` a tool holding only fs:read:workspace read secrets.json, other capabilities'
 // tool data and the audit log. The web UI refused such folders; the CLI, the SDK and `adcap mcp`
 // did not. runTool, runWorkflow and mcpServe now refuse a workspace that is the home, contains it

@@ -1,4 +1,4 @@
-// Real bubblewrap runs of a hostile probe (issue 6 "Tests"): every attempt fails under the
+// Real bubblewrap runs of a hostile probe: every attempt fails under the
 // sandbox and succeeds only where a grant allows it. Each grant is checked to lift exactly its
 // own restriction. A control run without the sandbox shows every attempt works on the host, so
 // the failures come from the sandbox and not from the test setup.
@@ -155,11 +155,11 @@ describe('bubblewrap sandbox, real runs', () => {
     const wrapped = await sandbox.wrap(fx.spec(['env:read:GRANTED_TOKEN'], ['-e', '0']));
     try {
       expect(wrapped.args.join(' ')).not.toContain('granted-value');
-      // bwrap's own arguments start with --args 3 (a resource-limit wrapper may come first: issue 11)
+      // bwrap's own arguments start with --args 3 (a resource-limit wrapper may come first)
       const at = wrapped.args.indexOf('--args');
       expect(wrapped.args.slice(at, at + 3)).toEqual(['--args', '3', '--']);
       expect(at === 0 ? wrapped.command : wrapped.args[at - 1]).toBe(sandbox.bwrapPath);
-      // args and seccomp filter; any further entries close descriptors this process inherited (issue 11 item 4)
+      // args and seccomp filter; any further entries close descriptors this process inherited
       expect(wrapped.stdioExtra?.slice(0, 2).every((fd) => typeof fd === 'number')).toBe(true);
       expect(Object.keys(wrapped.env)).toEqual([]);
     } finally {

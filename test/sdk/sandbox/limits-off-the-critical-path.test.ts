@@ -1,4 +1,4 @@
-// Issue 11 follow-up (sandbox overhead): with a run cgroup, which holds processes and memory, the
+// Sandbox overhead: with a run cgroup, which holds processes and memory, the
 // file size limit is set by the host-side shell that enters the cgroup (`ulimit -f`), so no prlimit
 // runs inside the sandbox; the run's cgroups are removed after the result is returned, in the
 // background, and settleRunCgroups() waits for that. (The limits themselves are proven by

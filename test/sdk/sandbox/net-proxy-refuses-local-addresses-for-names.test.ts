@@ -1,4 +1,4 @@
-// Issue 11, item 7 ("A granted host name reaches the user's own machine"): a name resolving to
+// Kept closed ("a granted host name reaches the user's own machine"): a name resolving to
 // the machine's LAN address reached a local service, and private ranges were not filtered. The
 // proxy now refuses, for a granted *name*, every address of this machine (its interfaces,
 // loopback) and of the networks around it (private, CGNAT, link-local, unique-local, multicast),

@@ -1,4 +1,4 @@
-// Issue 11, item 8 ("A tool can crash the host"): `CONNECT host:99999` through the network proxy
+// Kept closed ("a tool can crash the host"): `CONNECT host:99999` through the network proxy
 // threw an unhandled error and killed the host process (and with it the web host). Each malformed
 // or hostile input below goes to a real proxy in a separate host process; after each one the
 // process must still be alive and the proxy must still tunnel a valid request.

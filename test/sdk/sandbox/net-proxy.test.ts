@@ -14,7 +14,7 @@ import { startListener } from './sandbox-fixture.js';
 describe('net:connect scopes', () => {
   it('parses host, *.host, host:port and [v6]:port', () => {
     expect(parseNetScope('api.example.com')).toEqual({ host: 'api.example.com', wildcard: false, port: null });
-    // Issue 11, item 12: the proxy accepts exactly the validator's grammar (lower-case names only).
+    // The proxy accepts exactly the validator's grammar (lower-case names only).
     expect(() => parseNetScope('API.Example.com')).toThrow();
     expect(parseNetScope('*.example.com')).toEqual({ host: 'example.com', wildcard: true, port: null });
     expect(parseNetScope('example.com:8443')).toEqual({ host: 'example.com', wildcard: false, port: 8443 });
@@ -46,7 +46,7 @@ describe('net:connect scopes', () => {
     });
     expect(await resolveDestination(scopes, 'localhost', 8080, lookup(['127.0.0.1']))).toEqual({ ok: true, address: '127.0.0.1' });
     expect(await resolveDestination(scopes, 'other.test', 443, lookup(['93.184.215.14']))).toMatchObject({ ok: false });
-    expect(isInternalAddress('10.0.0.1')).toBe(true); // issue 11 item 7: private ranges are internal now
+    expect(isInternalAddress('10.0.0.1')).toBe(true); // private ranges are internal now
     expect(isInternalAddress('fe80::1')).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-// Issue 11, item 6 ("io_uring bypasses the socket seccomp rules"): IORING_OP_SOCKET created an
+// Kept closed ("io_uring bypasses the socket seccomp rules"): IORING_OP_SOCKET created an
 // AF_VSOCK socket that socket() refuses, because io_uring's operations never pass through the
 // syscall filter. The filter now refuses io_uring_setup, io_uring_enter and io_uring_register
 // (ENOSYS, so libraries fall back to plain syscalls) on both architectures we have tables for.

@@ -1,4 +1,4 @@
-// Issue 11, item 4 ("Descriptors inherited by the host leak into the sandbox"): a descriptor open
+// Kept closed ("descriptors inherited by the host leak into the sandbox"): a descriptor open
 // in the calling process (fd 100) let a tool with no grants read and write host files through
 // /proc/self/fd. Node opens its own files close-on-exec, but a descriptor the host inherited
 // (from a shell, a parent process, a native module) is passed on to every child, and bwrap passes

@@ -53,7 +53,7 @@ describe('sandbox-exec profile', () => {
     expect(writeBlock).toContain(`(subpath ${sbplString(fx.toolData)})`);
   });
 
-  it('keeps the tool data folder writable after a protected Arcotheon home is denied (issue 11 item 11)', () => {
+  it('keeps the tool data folder writable after a protected Arcotheon home is denied', () => {
     const arcotheonHome = path.join(fx.home, '.arcotheon');
     const p = buildSandboxExecProfile(fx.spec(['storage:data'], [], { protectedDirs: [arcotheonHome] }), ctx());
     const deny = p.indexOf('(deny file-write*');

@@ -1,4 +1,4 @@
-// Issue 11, item 5 ("process:exec exposes the program's folder"): granting process:exec:rgx
+// Kept closed ("process:exec exposes the program's folder"): granting process:exec:rgx
 // mounted the whole folder above ~/.cargo/bin, exposing credentials and keyrings. Now only the
 // executable is exposed (plus lib folders of a prefix outside the home), and the permission text
 // says what the program can read.

@@ -1,4 +1,4 @@
-// Issue 24 item 2 ("a workspace that contains the Arcotheon home exposes its secrets"): whatever
+// Kept closed ("a workspace that contains the Arcotheon home exposes its secrets"): whatever
 // the workspace and grants expose, the home (SandboxSpec.hiddenDirs) is an empty folder inside the
 // sandbox; only the run's own folders in it (the capability, its dependencies, resources and data
 // folder) are bound on top. Real bubblewrap runs: a host that passes such a workspace anyway, and

@@ -1,5 +1,5 @@
 /**
- * issue 13: skills of installed capabilities linked into agents' folders under a fake HOME, with
+ * Skills of installed capabilities linked into agents' folders under a fake HOME, with
  * real packages from a real test registry: links follow update and rollback, uninstall removes
  * them, collisions are reported with a choice and never overwritten, unlink removes only what
  * Arcotheon made, and doctor finds and repairs dangling and stale links.
@@ -339,7 +339,7 @@ describe('MCP registration per agent', () => {
   });
 });
 
-describe('disable and enable (issue 17)', () => {
+describe('disable and enable', () => {
   it('takes the skills out of the agents while disabled and puts the same links back on enable, at the version active then', async () => {
     await publishSkills('obra/switchable', '1.0.0');
     await arc.install('obra/switchable', approve);

@@ -1,5 +1,5 @@
-// Read-only doctor() beside another process's installs (DESIGN §6; issue 12 item 8's read-only
-// doctor): while a second process installs, updates, rolls back and uninstalls on the same home,
+// Read-only doctor() beside another process's installs (DESIGN §6): while a second process
+// installs, updates, rolls back and uninstalls on the same home,
 // every doctor() call either reports or fails with an AdcapError (never a raw ENOENT); a folder
 // that goes away while it is checked is "changed while checking", not a problem; a busy home names
 // what is busy. Real installs from a real registry, in two real processes.

@@ -1,4 +1,4 @@
-// Issue 12 item 8: doctor() without fix is read-only and safe beside other processes. Another
+// doctor() without fix is read-only and safe beside other processes. Another
 // process's operation in progress (a live process holding the home lock, its journal record, its
 // staging folder, a journal write not yet renamed) is neither reported as interrupted nor touched;
 // once that process is dead, the same files are reported as an interrupted operation, still left

@@ -1,4 +1,4 @@
-// issue 17, "Enable and disable": a disabled capability keeps its files, versions, grants and tool
+// Enable and disable: a disabled capability keeps its files, versions, grants and tool
 // data; its tools, workflows and MCP tools are refused with E_DISABLED naming how to enable it;
 // mcpServe does not list them; list marks it; updates still show and keep it disabled.
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -175,7 +175,7 @@ describe('workflows and MCP of a disabled capability', () => {
     await arc.enable('acme/flow');
     expect((await grantedMcpTools(arc, ['acme/flow'])).length).toBe(1);
 
-    // issue 17 policy: a capability the policy blocks is not listed either, even before applyPolicy.
+    // Policy: a capability the policy blocks is not listed either, even before applyPolicy.
     const path = join(h.root, 'policy.json');
     await writeFile(path, JSON.stringify({ policy: 1, blocked: ['acme/flow'] }));
     const managedArc = h.arc({ sandbox: { optOut: ['acme/flow'] }, policy: { env: { ARCOTHEON_POLICY: path } } });

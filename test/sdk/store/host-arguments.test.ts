@@ -1,4 +1,4 @@
-// Issue 12 items 4-5: what a host sees when it calls the SDK wrongly or its callbacks fail is an
+// What a host sees when it calls the SDK wrongly or its callbacks fail is an
 // AdcapError with a code of its own: E_USAGE for wrong argument types, E_HOST_CALLBACK for an
 // approve or onProgress that throws, E_CANCELLED for a cancelled operation (never E_DOWNLOAD),
 // E_DENIED only for a plan the user did not approve. AuthorizeFn may answer with a value or a
@@ -118,7 +118,7 @@ describe('a cancelled operation is E_CANCELLED', () => {
   });
 });
 
-describe('AuthorizeFn may return a value or a promise (item 5)', () => {
+describe('AuthorizeFn may return a value or a promise', () => {
   it('a synchronous grant installs an entitled package; a synchronous null is E_ENTITLEMENT', async () => {
     const seen: string[] = [];
     const denied = reg.arcotheon(await reg.newHome(), { authorize: () => null });

@@ -1,4 +1,4 @@
-// Issue 15 item 12: an install from a registry downloads, verifies and extracts each archive in one
+// An install from a registry downloads, verifies and extracts each archive in one
 // read, before the journal, beside the version's final place; the switch renames it in. What a
 // failed install prepared is removed: a later item whose mirror holds other bytes leaves no package
 // directory, no prepared directory and no cache entry for the bad archive behind.

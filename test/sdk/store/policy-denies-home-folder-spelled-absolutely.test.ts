@@ -1,4 +1,4 @@
-// Issue 24 item 3 ("deniedPermissions: ["fs:read:~/"] misses the same folder spelled absolutely"):
+// Kept closed ("deniedPermissions: ["fs:read:~/"] misses the same folder spelled absolutely"):
 // `fs:read:/home/alice/.ssh` installed under that policy and its tool read the key. Policy
 // patterns, grants and doctor now compare the folders the scopes name, resolved on both sides
 // (home expanded, links followed). Real policy file, real sideloaded packages, real runs.

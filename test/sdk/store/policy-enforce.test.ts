@@ -1,4 +1,4 @@
-// issue 17, "Organisation policy": every rule enforced through the SDK with a real policy file in a
+// docs/admin.md "The rules": every rule enforced through the SDK with a real policy file in a
 // temporary folder (named through ARCOTHEON_POLICY), a real signed registry and real installs.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 24 item 4 ("any user replaces the administrator's policy with ARCOTHEON_POLICY"): the
+// Kept closed ("any user replaces the administrator's policy with ARCOTHEON_POLICY"): the
 // variable named a file that replaced the system policy, and that file needed no owner. Now a
 // system policy stays in force: the named file only adds restrictions (the stricter of both
 // rules), it must pass the same ownership rule, and every host reads the same answer through

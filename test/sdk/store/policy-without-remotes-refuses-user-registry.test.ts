@@ -1,4 +1,4 @@
-// Issue 24 item 5 ("sideload: false and unsigned: false are void without a remotes rule"): the user
+// Kept closed ("sideload: false and unsigned: false are void without a remotes rule"): the user
 // added a registry of their own, signed with their own key, and installed anything from it. Without
 // a `remotes` rule these rules now mean "only registries the policy or the built-in configuration
 // trust" (docs/admin.md): a registry from config.json is not used, for installs nor for the keys a

@@ -1,4 +1,4 @@
-// Issue 11, item 10: after `grants --revoke` and `rollback`, the revoked grant came back. Rollback
+// After `grants --revoke` and `rollback`, the revoked grant came back. Rollback
 // now restores the old version's grants minus what the user revoked since; anything more is asked
 // for (spec §6), and granting again ends the revocation.
 import { readFile } from 'node:fs/promises';

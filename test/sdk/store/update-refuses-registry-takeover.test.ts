@@ -1,4 +1,4 @@
-// Issue 11, item 1: a package installed from one registry was replaced on `adcap update` by a
+// A package installed from one registry was replaced on `adcap update` by a
 // same-id package from a newly added registry (another key for the same publisher name), with no
 // prompt. An installed capability now updates only from the registry it came from, with that
 // registry's keys; moving it is an explicit install from the other remote, shown as a change of

@@ -1,4 +1,4 @@
-// Issue 12 items 6, 7 and 10: one bad package cannot stall the lifecycle. A revoked installed
+// One bad package cannot stall the lifecycle. A revoked installed
 // version blocks no unrelated plan, install or update and is reported; an update that needs new
 // permissions waits without holding back plain updates of other capabilities; an install pinned to
 // a version is told when newer ones exist and how to move. Real registry, packages and installs.
@@ -12,7 +12,7 @@ const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the 
 const netApi = { id: 'net:connect' as const, scope: 'api.example.com', reason: 'Looks things up online.' };
 const approveAll = (): boolean => true;
 
-describe('a revoked installed version (item 6)', () => {
+describe('a revoked installed version', () => {
   it('blocks no unrelated plan, install or update, and is reported by list, plan and doctor', async () => {
     const reg = await LifecycleRegistry.create();
     await reg.publishAll([
@@ -53,7 +53,7 @@ describe('a revoked installed version (item 6)', () => {
   });
 });
 
-describe('an installed capability nothing can resolve any more (item 6)', () => {
+describe('an installed capability nothing can resolve any more', () => {
   it('is no root of unrelated installs and updates; doctor reports it', async () => {
     const first = await LifecycleRegistry.create();
     await first.publishAll([{ id: 'acme/gone', version: '1.0.0' }]);
@@ -74,7 +74,7 @@ describe('an installed capability nothing can resolve any more (item 6)', () => 
   });
 });
 
-describe('update applies what it can (item 7)', () => {
+describe('update applies what it can', () => {
   it('an update needing new permissions waits; plain updates of other capabilities are applied', async () => {
     const reg = await LifecycleRegistry.create();
     await reg.publishAll([
@@ -129,7 +129,7 @@ describe('update applies what it can (item 7)', () => {
   });
 });
 
-describe('an install pinned to an exact version (item 10)', () => {
+describe('an install pinned to an exact version', () => {
   it('is not "up to date" when newer versions exist: the result names the newest and the request that moves to it', async () => {
     const reg = await LifecycleRegistry.create();
     await reg.publishAll([{ id: 'acme/lib', version: '1.0.0' }]);

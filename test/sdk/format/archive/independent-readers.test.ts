@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 7: every package we write lists identically under three independent readers: ours
+ * Every package we write lists identically under three independent readers: ours
  * (sdk/src/format/archive, which refuses what spec §2 forbids), tar-stream (the design card's tar
  * library) and GNU tar (`tar -tvzf` and a real extraction). Names and their order, sizes, modes,
  * types and the SHA-256 of every entry's contents must agree, for the package builder's output over

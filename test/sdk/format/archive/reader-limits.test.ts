@@ -1,6 +1,6 @@
 /**
  * spec §2: readers MUST enforce limits on entry count and total expanded size before and while
- * decompressing (reference limits 20,000 entries and 512 MiB). These are the big cases of issue 2.
+ * decompressing (reference limits 20,000 entries and 512 MiB). These are the big cases.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

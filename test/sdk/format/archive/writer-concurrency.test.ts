@@ -1,4 +1,4 @@
-// Issue 15 item 13: the build deflates one piece per free core (at most 4, at least 1), so on a busy
+// The build deflates one piece per free core (at most 4, at least 1), so on a busy
 // machine it costs what one gzip costs instead of competing with itself; the number of pieces run
 // at once never changes the archive's bytes (spec §2: builds are byte-identical).
 import { describe, expect, it } from 'vitest';

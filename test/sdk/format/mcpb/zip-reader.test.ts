@@ -1,4 +1,4 @@
-// Hostile MCP Bundles (issue 26): the zip reader applies the tar reader's rules (spec §2,
+// Hostile MCP Bundles: the zip reader applies the tar reader's rules (spec §2,
 // DESIGN §4) to archives made by a low-level writer, one attack each.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * One test per attack on the registry client (issue 3; python-tuf's repository simulator style):
+ * One test per attack on the registry client (python-tuf's repository simulator style):
  * a real registry built by the real builder, tampered with file by file, and the exact code the
  * client must refuse it with.
  */
