@@ -13,6 +13,7 @@ import { Arcotheon } from '@arcotheon/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostClient } from '../../../electron/common/index.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
+import { writeZip } from '../../helpers/zip-writer.js';
 import { mcpServerBundle } from '../../sdk/run/mcp-fixture.js';
 
 const MCPB_CLI = fileURLToPath(new URL('../../../node_modules/@anthropic-ai/mcpb/dist/cli/cli.js', import.meta.url));
@@ -135,6 +136,39 @@ describe('MCP Bundles through the host API', () => {
     });
   });
 
+  it('a hostile bundle (zip slip, a symbolic link, an unknown manifest_version) is refused when read, with a sentence', async () => {
+    const { api } = await service();
+    const manifest = JSON.stringify({ manifest_version: '0.3', name: 'x', version: '1.0.0', description: 'x', server: {} });
+    const cases: Array<[string, Buffer, string]> = [
+      [
+        'slip.mcpb',
+        writeZip([
+          { name: 'manifest.json', data: manifest },
+          { name: 'server/../../../evil', data: 'x' },
+        ]),
+        'E_PATH',
+      ],
+      [
+        'link.mcpb',
+        writeZip([
+          { name: 'manifest.json', data: manifest },
+          { name: 'server/index.js', data: '/etc/shadow', mode: 0o120777 },
+        ]),
+        'E_ENTRY_TYPE',
+      ],
+      ['future.mcpb', writeZip([{ name: 'manifest.json', data: manifest.replace('"0.3"', '"9.0"') }]), 'E_SCHEMA'],
+    ];
+    for (const [name, bytes, code] of cases) {
+      const path = join(work, name);
+      await writeFile(path, bytes);
+      const file = await upload(api, path, name);
+      const inspected = await api.sideload.inspectBundle(file);
+      expect(inspected, name).toMatchObject({ ok: false, error: { code } });
+      if (!inspected.ok) expect(inspected.error.message.length, name).toBeGreaterThan(20);
+      expect(await api.sideload.importBundle(file, { noNet: true }), name).toMatchObject({ ok: false, error: { code } });
+    }
+  });
+
   it('refuses a missing required value and a setting the bundle does not have', async () => {
     const { api } = await service();
     const file = await upload(api, packed, 'fixture.mcpb');
@@ -189,7 +223,7 @@ describe('MCP Bundles through the host API', () => {
     expect(JSON.stringify(ran.value)).not.toContain(SECRET);
   }, 120_000);
 
-  it('a host that keeps no values (the desktop app asks at the first run) does not ask for them or store them', async () => {
+  it('a host without a value store (secretStore: null; the app then asks at the first run) neither asks for values nor stores them', async () => {
     const { api, home } = await service({ secretStore: null });
     const file = await upload(api, packed, 'fixture.mcpb');
     const inspected = await api.sideload.inspectBundle(file);
