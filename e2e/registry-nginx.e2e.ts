@@ -6,15 +6,20 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentCache } from '../sdk/src/cache/content-cache.js';
+import { RegistryClient } from '../sdk/src/registry/client/registry-client.js';
+import type { TopLevelPayload } from '../sdk/src/registry/layout-v2.js';
 import { LifecycleRegistry } from '../test/helpers/lifecycle-registry.js';
-import { testTls } from '../test/helpers/tls.js';
+import { testTls, trustingFetch } from '../test/helpers/tls.js';
 import { assertBuilt, BIN } from './helpers/adcap.js';
 
 /**
  * A built registry served by a real nginx over TLS (issue 16, "Real hosting"), with the server
  * block of docs/deploy/nginx-registry.conf: the recipe in docs/deploy.md is the one tested here.
  * The built `adcap` (real child processes, trusting the test CA through NODE_EXTRA_CA_CERTS)
- * adds the remote, installs, updates, and resumes a broken download with an HTTP Range request.
+ * adds the remote (its v1/ URL; the client reads the v2/ layout beside it), searches, installs,
+ * refreshes after a publish (the bytes fetched asserted from nginx's log), updates, and resumes a
+ * broken download with an HTTP Range request; a v1-only client reads the same tree.
  */
 
 const NGINX = process.env['ARCOTHEON_NGINX'] ?? '/usr/sbin/nginx';
@@ -67,14 +72,14 @@ function head(
   });
 }
 
-async function accessLog(): Promise<Array<{ request: string; status: number; range: string }>> {
+async function accessLog(): Promise<Array<{ request: string; status: number; range: string; bytes: number }>> {
   const text = await readFile(join(work, 'access.log'), 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter((line) => line.length > 0)
     .map((line) => {
-      const [request = '', status = '0', range = '-'] = line.split('\t');
-      return { request, status: Number(status), range };
+      const [request = '', status = '0', range = '-', bytes = '0'] = line.split('\t');
+      return { request, status: Number(status), range, bytes: Number(bytes) };
     });
 }
 
@@ -101,7 +106,7 @@ async function startNginx(): Promise<void> {
     'http {',
     `  client_body_temp_path ${temp}/body; proxy_temp_path ${temp}/proxy; fastcgi_temp_path ${temp}/fastcgi;`,
     `  uwsgi_temp_path ${temp}/uwsgi; scgi_temp_path ${temp}/scgi;`,
-    "  log_format ranges '$request\\t$status\\t$http_range';",
+    "  log_format ranges '$request\\t$status\\t$http_range\\t$body_bytes_sent';",
     `  access_log ${join(work, 'access.log')} ranges;`,
     server,
     '}',
@@ -150,7 +155,7 @@ afterAll(async () => {
 });
 
 describe('a registry served by nginx (docs/deploy.md recipe)', () => {
-  it('serves v1/ only, with the caching headers the recipe promises', async () => {
+  it('serves v1/, with the caching headers the recipe promises', async () => {
     const catalogue = await head('/v1/catalog.json');
     expect(catalogue.headers['cache-control']).toBe('no-cache');
     // JSON is compressed for clients that accept it (the SDK's fetch does); archives never are.
@@ -175,6 +180,23 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     expect((await head('/v1/.adcap-registry.lock')).status).toBe(404);
   });
 
+  it('serves v2/ beside v1/ (docs/scaling.md): the top level revalidated, content-addressed files immutable', async () => {
+    const top = JSON.parse(await readFile(reg.registry.path('v2/catalog.json'), 'utf8')) as { payload: TopLevelPayload };
+    expect((await head('/v2/catalog.json')).headers['cache-control']).toBe('no-cache');
+    const node = await head(`/v2/${top.payload.nodes[0]?.[0] ?? ''}`);
+    expect(node.status).toBe(200);
+    expect(node.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const pack = await head(`/v2/${top.payload.search[0]?.[0] ?? ''}`, { 'accept-encoding': 'gzip' });
+    expect(pack.status).toBe(200);
+    expect(pack.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(pack.headers['content-encoding']).toBeUndefined();
+    expect((await head('/v2/.retired.json')).status).toBe(404);
+    expect((await head('/v2/nodes/not-a-hash.json')).status).toBe(404);
+    // The client added the v1/ URL and reads v2/ (remote show says which).
+    const shown = adcap('remote', 'show', 'web');
+    expect(shown.stdout).toContain('layout: v2');
+  });
+
   it('searches, installs and runs from it', async () => {
     expect(json<Array<{ id: string }>>('search', 'acme').map((h) => h.id)).toEqual(['acme/app']);
     const installed = json<{ installed: Array<{ id: string; version: string }> }>('install', 'acme/app', '--yes');
@@ -197,14 +219,49 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     await mkdir(join(home, 'cache', 'tmp'), { recursive: true });
     await writeFile(join(home, 'cache', 'tmp', `${sha}.partial`), bytes.subarray(0, half));
 
-    expect(json<Array<{ changed: boolean }>>('remote', 'update', 'web')).toMatchObject([{ changed: true }]);
+    const before = (await accessLog()).length;
+    const refreshed = json<Array<{ changed: boolean; layout: string; downloadedBytes: number }>>('remote', 'update', 'web');
+    expect(refreshed).toMatchObject([{ changed: true, layout: 'v2' }]);
+    // A refresh after one publish follows changed pins only: the top level, one node, one bin.
+    const refresh = (await accessLog()).slice(before);
+    expect(refresh.map((line) => line.request.replace(/[0-9a-f]{64}/, '<sha>'))).toEqual([
+      'GET /v2/catalog.json HTTP/1.1',
+      'GET /v2/nodes/<sha>.json HTTP/1.1',
+      'GET /v2/bins/<sha>.json HTTP/1.1',
+    ]);
+    expect(refresh.every((line) => line.status === 200)).toBe(true);
+    expect(refresh.reduce((sum, line) => sum + line.bytes, 0)).toBeLessThan(64 * 1024);
+    expect(refreshed[0]?.downloadedBytes).toBeLessThan(64 * 1024);
     const updated = json<{ applied: boolean }>('update', '--yes');
     expect(updated.applied).toBe(true);
     expect(json<Array<{ id: string; version: string }>>('list').map((c) => [c.id, c.version])).toEqual([['acme/app', '1.1.0']]);
 
     const blobRequests = (await accessLog()).filter((line) => line.request.includes(`/v1/blobs/sha256/${sha}.adcap`));
-    expect(blobRequests).toEqual([{ request: `GET /v1/blobs/sha256/${sha}.adcap HTTP/1.1`, status: 206, range: `bytes=${half}-` }]);
+    expect(blobRequests.map(({ request, status, range }) => ({ request, status, range }))).toEqual([
+      { request: `GET /v1/blobs/sha256/${sha}.adcap HTTP/1.1`, status: 206, range: `bytes=${half}-` },
+    ]);
     const doctor = adcap('doctor');
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+  });
+
+  it('a v1-only client (as a 1.0 client reads) still searches and downloads from the same tree, asking only for v1/', async () => {
+    const oldHome = join(work, 'v1-home');
+    const before = (await accessLog()).length;
+    const client = new RegistryClient({
+      home: oldHome,
+      remote: { name: 'web', url: `https://127.0.0.1:${port}/v1/`, rootKeys: [reg.registry.rootKey.publicKey] },
+      fetch: trustingFetch(),
+      layout: 'v1',
+    });
+    const loaded = await client.update();
+    expect(loaded.layout).toBe('v1');
+    expect((await client.search('acme')).map((hit) => [hit.id, hit.latest])).toEqual([['acme/app', '1.1.0']]);
+    const archive = await client.downloadArchive('acme/app', '1.1.0', {
+      cache: new ContentCache(join(oldHome, 'cache'), { fetch: trustingFetch() }),
+    });
+    expect(archive.manifest.version).toBe('1.1.0');
+    const requests = (await accessLog()).slice(before).map((line) => line.request);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((request) => request.includes(' /v1/'))).toBe(true);
   });
 });
