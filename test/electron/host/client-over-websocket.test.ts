@@ -307,6 +307,12 @@ describe('the host API through the typed client over a real WebSocket', () => {
     ).toMatchObject({ applied: true });
     expect(value(await client.installs.overview())).toEqual([expect.objectContaining({ id: 'local/thing', origin: 'unsigned' })]);
 
+    // An MCP Bundle is read through the same handle (test/electron/host/bundle-imports.test.ts has
+    // the whole import): a .adcap is not a zip, so both bundle methods refuse it with a sentence.
+    expect(await client.sideload.inspectBundle(sideloaded.file)).toMatchObject({ ok: false, error: { code: 'E_TAR' } });
+    expect(await client.sideload.importBundle(sideloaded.file, { noNet: true })).toMatchObject({ ok: false, error: { code: 'E_TAR' } });
+    expect(await client.installs.plan({ bundle: 'mb_0123456789abcdefghij' })).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
+
     const dropped = value(await client.sideload.begin({ name: 'other.adcap', size: 10 }));
     value(await client.sideload.abort(dropped.upload));
     expect(await client.sideload.commit(dropped.upload)).toMatchObject({ ok: false, error: { code: 'E_NOT_FOUND' } });
