@@ -4,7 +4,7 @@
  * with its marks, permissions in plain language, its overall risk with its dependencies', and,
  * from installed files or an archive already verified into the cache, its tools, skills,
  * workflows and readme). Metadata only: nothing is installed here, and the capability page is
- * drawn from the catalogue and the package document without downloading the archive (UI.md
+ * drawn from the catalogue and the package document without downloading the archive (docs/ui.md
  * "Nothing blocks"); the archive is fetched when the user installs, or asks for its contents.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

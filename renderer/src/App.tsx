@@ -1,5 +1,5 @@
 /**
- * The window: the left rail (UI.md "Navigation", Ctrl/Cmd+1…6), the banners above every screen,
+ * The window: the left rail (docs/ui.md "Navigation", Ctrl/Cmd+1…6), the banners above every screen,
  * the screen of the current route, and the operations tray.
  */
 import { useEffect } from 'react';

@@ -38,7 +38,7 @@ interface ReasonText {
   sdk(details: Details): string;
   cli(details: Details): string;
   ui(details: Details): string;
-  /** The next step the UI shows beneath the sentence (UI.md "Failure"). */
+  /** The next step the UI shows beneath the sentence (docs/ui.md "Failure"). */
   uiNext: string;
 }
 

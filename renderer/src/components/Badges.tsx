@@ -1,6 +1,6 @@
 import type { Access, Tier } from '../../../electron/common/index.js';
 
-/** The verified mark: signed by a key the registry trusts, else "unverified" (UI.md "Cards"). */
+/** The verified mark: signed by a key the registry trusts, else "unverified" (docs/ui.md "Cards"). */
 export function Publisher({ name, verified }: { name: string; verified: boolean }) {
   return (
     <span>

@@ -1,5 +1,5 @@
 /**
- * The banner above every screen when something needs the user (UI.md "Navigation"): a revoked or
+ * The banner above every screen when something needs the user (docs/ui.md "Navigation"): a revoked or
  * broken install, a catalogue that could not be verified, an update waiting for permission, and an
  * organisation policy that is refused or could not be applied at start-up.
  */

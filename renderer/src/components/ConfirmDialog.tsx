@@ -1,5 +1,5 @@
 /**
- * A destructive action's confirmation (UI.md: "say exactly what will change before it does"):
+ * A destructive action's confirmation (docs/ui.md: "say exactly what will change before it does"):
  * the consequences listed, Cancel focused, the action named on its button; errors stay in the
  * dialog with their next step.
  */

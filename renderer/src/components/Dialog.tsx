@@ -22,7 +22,7 @@ interface DialogProps {
   onCancel: () => void;
   children: ReactNode;
   footer: ReactNode;
-  /** The element to focus first (UI.md: "Cancel (default focus)"). */
+  /** The element to focus first (docs/ui.md "Dialogs": Cancel has the default focus). */
   initialFocus?: RefObject<HTMLElement | null>;
   /** While true, Escape and a click on the scrim do nothing (e.g. while a change is being made). */
   busy?: boolean;

@@ -3,7 +3,7 @@ import { detailEntries, isCancel, nextStep } from '../lib/errors.js';
 import './feedback.css';
 
 /**
- * A failure (UI.md "Failure: the sentence from the error, the code small beneath it, and one next
+ * A failure (docs/ui.md "Failure: the sentence from the error, the code small beneath it, and one next
  * step"): the host's sentence, the next step, then a "Details" disclosure with the code and the
  * error's plain details (addresses, hashes, a tool's last output), so the box says what happened
  * in one sentence and the long tokens wrap instead of running out of it. The user's own cancel is

@@ -1,6 +1,6 @@
 /**
  * Roll back and Uninstall, shared by the capability page and the Installed page. Both say what will
- * change first (UI.md "Destructive actions"): the version that comes back and its permissions as
+ * change first (docs/ui.md "Destructive actions"): the version that comes back and its permissions as
  * sentences, which come back and which end; what else is removed, or which installed capabilities
  * still need this one (then uninstall is refused up front). After a rollback the kept newer version
  * is offered as an update ("Update to 1.1.0"), not as a rollback.

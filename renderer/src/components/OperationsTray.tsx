@@ -1,5 +1,5 @@
 /**
- * The operations tray (UI.md "Nothing blocks: long operations run in the background with their
+ * The operations tray (docs/ui.md "Nothing blocks: long operations run in the background with their
  * progress in an operations tray"): each running operation with its phase, a progress bar and
  * Cancel. A success or a cancel says so and leaves after a few seconds (faded, unless the user
  * asked for reduced motion; never while the pointer or the focus is on it, WCAG 2.2.1); a failure

@@ -1,5 +1,5 @@
 /**
- * A tool's output, readable (UI.md "Run by hand"): an array of objects as a table, other values as
+ * A tool's output, readable (docs/ui.md "Run by hand"): an array of objects as a table, other values as
  * formatted JSON, with Copy. Output is hostile text: shown as text nodes only.
  */
 import { CopyButton } from './Copy.js';

@@ -1,5 +1,5 @@
 /**
- * Permissions as UI.md's heart of it: the plain sentence first, the publisher's reason quoted
+ * Permissions (docs/ui.md "Permissions, the heart of it"): the plain sentence first, the publisher's reason quoted
  * and visibly theirs, the technical id last and small, with a risk marker that has text. The
  * sentence and the risk come from the permission table (host side), never from the publisher.
  */

@@ -1,5 +1,5 @@
 /**
- * One next step per error code (UI.md "Failure: the sentence from the error, the code small
+ * One next step per error code (docs/ui.md "Failure: the sentence from the error, the code small
  * beneath it, and one next step"). The sentence itself comes from the host.
  */
 import type { HostError } from '../../../electron/common/index.js';

@@ -1,5 +1,5 @@
 /**
- * Focus never falls to <body> on the page (UI.md "every action reachable by keyboard"): when the
+ * Focus never falls to <body> on the page (docs/ui.md "every action reachable by keyboard"): when the
  * focused element is removed because of what it did (Install becomes "Open in Run" once the
  * install ends, a row leaves a list), the browser drops the focus to <body> and the next Tab starts
  * again at the top of the window. Here the focus goes to the nearest place still on screen: the

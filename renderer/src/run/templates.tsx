@@ -1,6 +1,6 @@
 /**
- * The Run form's templates for @rjsf/core (UI.md "Run by hand: a form generated from the input
- * schema"). @rjsf/core's own templates are Bootstrap 3 markup: icon-only buttons drawn with the
+ * The Run form's templates for @rjsf/core (docs/ui.md "Run by hand", "a form generated from the
+ * input schema"). @rjsf/core's own templates are Bootstrap 3 markup: icon-only buttons drawn with the
  * Glyphicons font (which Arcotheon does not load, so they showed as empty pills) and grid classes.
  * These replace the ones a nested input needs:
  *   - an array is a fieldset with its items in a list and an "Add" button that says to what;

@@ -1,5 +1,5 @@
 /**
- * The capability page (UI.md "Cards and pages"), top to bottom: name, publisher, summary, the
+ * The capability page (docs/ui.md "Cards and pages"), top to bottom: name, publisher, summary, the
  * overall risk and the primary action; what it can do (permissions); what is inside (skills, tools
  * with their inputs, workflows, knowledge, resources with sizes); versions with their marks and
  * changelog; dependencies; compatibility; signature; description and readme (Markdown, inert).

@@ -1,7 +1,7 @@
 /**
  * Health: the doctor's findings grouped by severity, a dry-run preview of what a repair would do
  * (each problem's action: "Reinstall tools/x.py from the signed package of …"), and Repair after a
- * confirmation that lists exactly those actions (UI.md "Destructive actions … say exactly what will
+ * confirmation that lists exactly those actions (docs/ui.md "Destructive actions … say exactly what will
  * change"). The headings count what is still wrong; what a repair fixed is listed as repaired.
  */
 import { useEffect, useState } from 'react';

@@ -1,5 +1,5 @@
 /**
- * Run by hand (UI.md "Run by hand"): pick an installed tool or workflow, fill a form generated from
+ * Run by hand (docs/ui.md "Run by hand"): pick an installed tool or workflow, fill a form generated from
  * its input schema (@rjsf/core), choose a workspace folder (the host confirms it and hands back a
  * handle; the page never passes a path to a run), Run, follow the progress, read the output (a
  * table for arrays of objects, JSON otherwise, with Copy); at an agent step, the instruction with

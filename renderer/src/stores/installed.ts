@@ -92,7 +92,7 @@ export const updateCount = (s: InstalledState): number =>
     ? s.updates.value.updates.filter((u) => !u.dependency).length
     : (s.overview.value ?? []).filter((i) => i.updateAvailable !== null).length;
 
-/** Selector factory: an installed capability's name, or its id when it is not in the list (UI.md: names where they exist). */
+/** Selector factory: an installed capability's name, or its id when it is not in the list (docs/ui.md: names where they exist). */
 export const nameOf =
   (id: string) =>
   (s: InstalledState): string =>

@@ -1,7 +1,7 @@
 /**
  * Long operations (install, update, doctor, runs) as the operations tray shows them: started
  * here, followed through the host's progress events, finished by their final Result. Nothing
- * blocks: a screen starts an operation and the user may keep browsing (UI.md "States and feel").
+ * blocks: a screen starts an operation and the user may keep browsing (docs/ui.md "States and feel").
  *
  * The tray does not pile up: an operation started again under the same label replaces the
  * finished entry it repeats (one "Check health", not one per click), a success or a cancel leaves

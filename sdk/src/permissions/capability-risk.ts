@@ -1,5 +1,5 @@
 /**
- * One overall risk verdict per capability (UI.md "Permissions, the heart of it"): the highest risk
+ * One overall risk verdict per capability (docs/ui.md "Permissions, the heart of it"): the highest risk
  * of everything installing it puts on the computer, its own permissions, those of the dependencies
  * it pulls in, and the programs its skills ship (which an agent may run outside the sandbox, so
  * they count as "running programs": high). Each level comes from the permission table (DESIGN §5),

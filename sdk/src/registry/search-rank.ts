@@ -1,6 +1,6 @@
 /**
  * The ranking rules of catalogue search, in one place for the CLI, the SDK and the desktop app
- * (DESIGN §7 `search`; UI.md "Fast: search results update within a frame or two of typing").
+ * (DESIGN §7 `search`; docs/ui.md "Fast: search results update within a frame or two of typing").
  *
  * This module imports nothing and touches no Node or browser API: it is plain data in, plain data
  * out, so the SDK's SearchIndex (sdk/src/registry/search.ts) and the app's search worker

@@ -7,7 +7,7 @@ import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
 /**
- * The capability page (UI.md "Cards and pages"): drawn from metadata without downloading the
+ * The capability page (docs/ui.md "Cards and pages"): drawn from metadata without downloading the
  * archive, with one overall risk that counts what installing it pulls in (a dependency that may
  * connect to any server makes it high), and the archive read only when asked for.
  */

@@ -1,4 +1,4 @@
-// Health's preview says what a repair will do before it is done (UI.md "Destructive actions ... say
+// Health's preview says what a repair will do before it is done (docs/ui.md "Destructive actions ... say
 // exactly what will change"): each fixable problem carries its action, in a check, a dry run and a
 // fix alike; the fix then says what was done.
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
