@@ -46,7 +46,7 @@ export const ERROR_CODES = [
   'E_PROTOCOL',
   'E_DISABLED',
   'E_POLICY',
-  // Not in DESIGN §9's table: usage mistakes and local I/O failures still need a stable code.
+  // DESIGN §9: a caller's arguments of the wrong shape, and a file-system failure with no better code.
   'E_USAGE',
   'E_IO',
   // DESIGN §9: the user or host cancelled a running operation (its AbortSignal fired).
