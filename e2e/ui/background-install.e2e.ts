@@ -59,7 +59,7 @@ const TABLES: CapabilitySource = {
     // fail.csv: the tool fails (a crash with its last error output), for the "old result cleared" check.
     'tools/main.mjs': nodeTool(
       "input.path === 'fail.csv' ? (() => { throw new Error('no such file: fail.csv') })() : " +
-        "(input.columns ?? []).map((c, i) => ({ position: i + 1, column: c.name, type: c.type ?? 'text' }))",
+        "({ columns: (input.columns ?? []).map((c, i) => ({ position: i + 1, column: c.name, type: c.type ?? 'text' })) })",
     ),
   },
 };
@@ -363,7 +363,7 @@ describe('a Run form with nested input', () => {
       ['2', 'city', 'text'],
     ]);
     expect(app.errors).toEqual([]);
-  });
+  }, 180_000);
 
   for (const colorScheme of ['light', 'dark'] as const)
     for (const width of [1280, 800])
