@@ -214,10 +214,12 @@ describe('the manager UI, end to end in a browser', () => {
 
     await page.getByRole('button', { name: 'Install', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Meeting notes?' });
-    await dialog.getByText('Read files in the folder you choose for each run').waitFor();
+    // The permission itself (the header's overall risk says it too, as its reason).
+    await dialog.locator('.permission', { hasText: 'Read files in the folder you choose for each run' }).waitFor();
+    expect(await dialog.locator('[data-overall-risk="low"]').textContent()).toContain('Low: it may read files in the folder you choose');
     expect(await dialog.getByText(NOTES_READ.reason).count()).toBe(1);
     expect(await dialog.getByText('fs:read:workspace').count()).toBe(1);
-    expect(await dialog.getByText('Low risk').count()).toBe(1);
+    expect(await dialog.locator('.permission').getByText('Low risk').count()).toBe(1);
     // Cancel is the default; Escape cancels and nothing is installed.
     expect(await isFocused(dialog.getByRole('button', { name: 'Cancel' }))).toBe(true);
     await page.keyboard.press('Escape');
@@ -266,10 +268,26 @@ describe('the manager UI, end to end in a browser', () => {
     await page.getByRole('button', { name: 'Roll back to 1.0.0' }).click();
     const dialog = page.getByRole('dialog', { name: 'Roll back Meeting notes to 1.0.0?' });
     await dialog.getByText('fs:read:workspace').waitFor();
+    // The permissions as sentences: what 1.0.0 keeps, and what ends.
+    await dialog.getByText('goes from 1.1.0 back to 1.0.0').waitFor();
+    await dialog.locator('.permission', { hasText: 'Read files in the folder you choose for each run' }).waitFor();
+    await dialog.locator('.permission', { hasText: 'Connect to api.notes.example' }).getByText('Removed').waitFor();
     await dialog.getByRole('button', { name: 'Roll back to 1.0.0' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0', grants: ['fs:read:workspace'] });
     await page.locator('.muted', { hasText: 'version 1.0.0' }).first().waitFor();
+    // Rolled back, the kept 1.1.0 is an update again, worded as one (not "Roll back to 1.1.0"), offered once.
+    const again = page.getByRole('button', { name: 'Update to 1.1.0' });
+    await again.waitFor();
+    expect(await page.getByRole('button', { name: 'Roll back to 1.1.0' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Update to 1.1.0' }).count()).toBe(0);
+    await again.click();
+    const forward = page.getByRole('dialog', { name: 'Update Meeting notes to 1.1.0 again?' });
+    await forward.getByText('goes from 1.0.0 to 1.1.0, the version you rolled back from').waitFor();
+    await forward.locator('.permission', { hasText: 'Connect to api.notes.example' }).getByText('Comes back').waitFor();
+    await page.keyboard.press('Escape');
+    await forward.waitFor({ state: 'detached' });
+    expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
   });
 
   it('finds a damaged installed file from the Health screen, previews the repair and repairs it', async () => {
@@ -288,8 +306,15 @@ describe('the manager UI, end to end in a browser', () => {
     // The broken install is also a banner above every screen.
     await page.locator('[data-banner="broken"]').waitFor();
 
+    await expect.poll(() => page.locator('#sev-error').textContent()).toBe('Needs repair 1');
     await page.getByRole('button', { name: 'Preview repairs' }).click();
     await page.getByRole('heading', { name: 'A repair would' }).waitFor();
+    // The action, not the finding.
+    await page
+      .locator('[data-repair-actions] [data-repair="damaged-install"]', {
+        hasText: 'Reinstall tools/main.mjs from the signed package of acme/notes 1.0.0',
+      })
+      .waitFor();
     expect((await reg.adcapReport<{ ok: boolean }>(home, ['doctor'])).ok).toBe(false);
 
     await page.getByRole('button', { name: 'Repair…' }).click();
@@ -299,6 +324,9 @@ describe('the manager UI, end to end in a browser', () => {
     await dialog.waitFor({ state: 'detached' });
     await until(async () => (await reg.adcapReport<{ ok: boolean }>(home, ['doctor'])).ok, 'a clean doctor report');
     await page.locator('[data-banner="broken"]').waitFor({ state: 'detached' });
+    // The counts follow: nothing needs repair now, and what was repaired says so.
+    await page.locator('#sev-error').waitFor({ state: 'detached' });
+    expect(await page.locator('#sev-repaired').textContent()).toBe('Repaired 1');
   });
 
   it('runs a workflow by hand to its agent step, in a workspace the user confirmed, and continues it with the answer', async () => {
@@ -442,6 +470,8 @@ describe('the manager UI, end to end in a browser', () => {
     await search.fill('inert');
     await page.locator('a.card[data-id="evil/inert"]').click();
     await page.getByRole('heading', { name: 'Inert <img src=x onerror=alert(1)>', level: 1 }).waitFor();
+    // The page is drawn from metadata; the readme comes with the package, downloaded when asked for.
+    await page.getByRole('button', { name: /^Show readme and tool inputs/ }).click();
     await page.getByRole('heading', { name: 'Readme', exact: true, level: 2 }).waitFor();
     await page.getByRole('button', { name: 'Install', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Inert <img src=x onerror=alert(1)>?' });
