@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LifecycleRegistry } from '../test/helpers/lifecycle-registry.js';
 
 /**
- * The install lifecycle through the BUILT `adcap` bin, as real child processes ("the whole
- * cycle works from the CLI"): remote add, install (plan, refusal without --yes, approval),
+ * The install lifecycle through the BUILT `adcap` bin, as real child processes (the whole
+ * cycle works from the CLI): remote add, install (plan, refusal without --yes, approval),
  * list, grants, update, rollback, uninstall, doctor, cache gc.
  */
 const bin = join(import.meta.dirname, '..', 'sdk', 'dist', 'cli', 'bin.js');

@@ -1,6 +1,6 @@
 /**
- * The built renderer stays small ("The built renderer's JavaScript under 350 KB
- * gzipped"): every .js file Vite wrote to renderer/dist, gzipped at level 9 as a server would,
+ * The built renderer stays small (its JavaScript under 350 KB
+ * gzipped): every .js file Vite wrote to renderer/dist, gzipped at level 9 as a server would,
  * added up. `npm run e2e` builds the renderer first.
  */
 import { readdir, readFile } from 'node:fs/promises';

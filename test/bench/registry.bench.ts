@@ -157,7 +157,7 @@ export async function runRegistryBench(count = 20_000): Promise<RegistryBenchRes
   return results;
 }
 
-/** "search should answer well under 50 ms" on 20,000 capabilities. */
+/** Search should answer well under 50 ms on 20,000 capabilities. */
 export const SEARCH_TARGET_MS = 50;
 
 registerBench({

@@ -1,5 +1,5 @@
 /**
- * Package text as Markdown, inert ("Markdown without raw HTML"): raw HTML in the source
+ * Package text as Markdown, inert (docs/ui.md "Markdown for descriptions and readmes, without raw HTML"): raw HTML in the source
  * is dropped (skipHtml; no rehype-raw), so `<script>`, `<iframe>` and `onerror=` never become
  * elements or attributes; links keep only https:// (others render as plain text, so `javascript:`
  * and `data:` never reach an href) and open outside with rel="noopener noreferrer"; images are

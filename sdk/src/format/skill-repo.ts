@@ -451,8 +451,8 @@ export interface SkillPrograms {
 }
 
 /**
- * Per skill, the files an agent may run outside any sandbox ("brainstorming contains 3
- * programs your agent may run on your computer with your permissions"). Skills without programs
+ * Per skill, the files an agent may run outside any sandbox, for the plan to say so (docs/ui.md "Skills
+ * that ship programs say so here too"). Skills without programs
  * are left out. Tools are not skills: their programs run in the sandbox and are not listed here.
  */
 export function skillProgramsOf(
