@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run lines` (issue 15 item 11): no source line over 140 characters. Prettier (printWidth
+// `npm run lines`: no source line over 140 characters. Prettier (printWidth
 // 140) wraps code but not long strings, comments or regular expressions; those lines are wrapped
 // by hand (a string as a concatenation of parts, a comment on more lines). The check fails on
 // any line over the limit and names the first ones of each file; `--list` prints every one.

@@ -14,7 +14,7 @@ import { testTls, trustingFetch } from '../test/helpers/tls.js';
 import { assertBuilt, BIN } from './helpers/adcap.js';
 
 /**
- * A built registry served by a real nginx over TLS (issue 16, "Real hosting"), with the server
+ * A built registry served by a real nginx over TLS (docs/deploy.md), with the server
  * block of docs/deploy/nginx-registry.conf: the recipe in docs/deploy.md is the one tested here.
  * The built `adcap` (real child processes, trusting the test CA through NODE_EXTRA_CA_CERTS)
  * adds the remote (its v1/ URL; the client reads the v2/ layout beside it), searches, installs,

@@ -1,6 +1,6 @@
 /**
  * The keyboard through an install, the operations tray, failures and a nested Run form, in
- * Chromium against a real `arcotheon ui` and a signed test registry (issue 27, defects 3, 6, 7, 9):
+ * Chromium against a real `arcotheon ui` and a signed test registry:
  *   - the install dialog keeps the focus (Tab, Shift+Tab, Escape), hands the approved install to the
  *     tray and closes, and the focus goes back to the page, never to <body>;
  *   - the tray: a success leaves by itself (not while hovered), the user's cancel is not a failure,

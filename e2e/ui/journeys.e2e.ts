@@ -1,5 +1,5 @@
 /**
- * The manager UI's journeys (issue 10), as a person does them: `arcotheon ui` as a real child
+ * The manager UI's journeys, as a person does them: `arcotheon ui` as a real child
  * process on a temp home, a signed test registry over HTTPS (test CA), Chromium driving the page.
  * Every outcome is checked through `adcap` on the same home (what is installed, which grants),
  * not only on the screen. The journeys run in order on one home: install, update (decline, then
@@ -126,7 +126,7 @@ const HOSTILE: CapabilitySource = {
   },
 };
 
-/** Agent Skills only (issue 13): linked into an agent from the capability page. */
+/** Agent Skills only: linked into an agent from the capability page. */
 const PROOFREAD: CapabilitySource = {
   manifest: manifest('acme/proofread', '1.0.0', {
     name: 'Proofreading skills',
@@ -389,7 +389,7 @@ describe('the manager UI, end to end in a browser', () => {
     expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
   });
 
-  it('switches a capability off and on again from its page and from its row in the list (issue 17)', async () => {
+  it('switches a capability off and on again from its page and from its row in the list', async () => {
     await go('#/installed/acme/notes');
     await page.getByRole('heading', { name: 'Meeting notes', level: 1 }).waitFor();
     const toggle = page.getByRole('switch', { name: 'Enabled' });
@@ -418,7 +418,7 @@ describe('the manager UI, end to end in a browser', () => {
     expect((await installed('acme/notes'))?.disabled ?? null).toBeNull();
   });
 
-  it('links the skills of a capability into Claude Code with "Use with…", and unlinks them (issue 13)', async () => {
+  it('links the skills of a capability into Claude Code with "Use with…", and unlinks them', async () => {
     await go('#/capability/acme/proofread');
     await page.getByRole('heading', { name: 'Proofreading skills', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Install', exact: true }).click();
