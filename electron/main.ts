@@ -1,5 +1,5 @@
 /**
- * The Electron main process (DESIGN §2; issue 14): one window, the single-instance lock, the app
+ * The Electron main process (DESIGN §2): one window, the single-instance lock, the app
  * menu, `arcotheon://` links and `.adcap` file opens, native dialogs, safeStorage secrets, and the
  * IPC router between the window and the utility process that runs the SDK. Nothing slow runs
  * here. The decisions live in plain modules under electron/main/ (unit-tested without Electron);

@@ -1,8 +1,8 @@
 /**
- * The utility process (DESIGN §2; issue 14 "Processes"): the SDK and the host service run here,
+ * The utility process (DESIGN §2): the SDK and the host service run here,
  * off the main process, so hashing, downloads and tool runs never block the window. Forked by
  * main.ts with `utilityProcess.fork`; talks to main only over `process.parentPort`
- * (utility/serve.ts). On start-up it applies the organisation policy (issue 17) and then runs
+ * (utility/serve.ts). On start-up it applies the organisation policy and then runs
  * doctor once (host/startup.ts), so a policy that could not be applied and revoked or broken
  * installs show as the UI's banners (the renderer reads policy.show and `installs.overview`).
  *

@@ -1,5 +1,5 @@
 /**
- * What the operating system hands the app (issue 14 "OS integration"): `arcotheon://` links and
+ * What the operating system hands the app: `arcotheon://` links and
  * `.adcap` files, on the command line (Linux, Windows, a second instance) or through macOS's
  * `open-url` / `open-file` events. Both are hostile input: a web page can make the browser open
  * any `arcotheon://` link, and a downloaded file can be named anything. Parsing is strict and

@@ -1,7 +1,7 @@
 /**
  * Files and links handed to the app, from the first launch, a second launch (single-instance
  * hand-over) or macOS's open-file/open-url events, turned into `OpenRequest`s for the page's
- * install dialog (issue 14). A link becomes a spec after strict parsing; a `.adcap` file is sent
+ * install dialog. A link becomes a spec after strict parsing; a `.adcap` file is sent
  * to the host service as a sideload (the same path as a file the user picked), so the page only
  * ever sees a handle and the host verifies it before anything is shown. Nothing here installs.
  *

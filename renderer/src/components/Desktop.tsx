@@ -1,5 +1,5 @@
 /**
- * What the Electron window adds on every screen (issue 14):
+ * What the Electron window adds on every screen:
  *   - a `.adcap` file or an `arcotheon://install/...` link the operating system handed to the app
  *     opens the verified install dialog (signer, permissions, warnings); it never installs by itself;
  *     a `.mcpb` MCP Bundle opens its import dialog first (BundleImport.tsx);
