@@ -281,7 +281,7 @@ export default tseslint.config(
     },
   },
   {
-    // Issue 15, item 2: a switch over a union (permission ids, runtime kinds, message types) must
+    // A switch over a union (permission ids, runtime kinds, message types) must
     // name every member, and a `default` does not count, so adding a permission id or a runtime
     // to its table makes the linter point at every switch that must handle it. Needs type
     // information, so only for the code that has such switches, from a program of just that code
@@ -395,13 +395,13 @@ export default tseslint.config(
           ],
         },
       ],
-      // Package and registry text is hostile (issue 10): it is rendered as text nodes or inert
+      // Package and registry text is hostile: it is rendered as text nodes or inert
       // Markdown, never parsed as HTML, and never turned into code.
       'no-restricted-syntax': [
         'error',
         ...htmlSinks.map((selector) => ({
           selector,
-          message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx (issue 10).',
+          message: 'No HTML sinks in the renderer: render package text as text or with components/Markdown.tsx.',
         })),
         dynamicImports.literalOnly,
         dynamicImports.typeImport,

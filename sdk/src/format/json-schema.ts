@@ -60,7 +60,7 @@ interface DescribeOptions {
   /**
    * Whether an unknown top-level field is explained with the format's rule (spec §3.3: vendor data
    * goes under "x"). True for the format's own documents; false for data checked against a
-   * publisher's schema (tool input and output), where that advice is wrong (issue 12).
+   * publisher's schema (tool input and output), where that advice is wrong.
    */
   formatDocument?: boolean;
 }

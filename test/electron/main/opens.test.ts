@@ -1,4 +1,4 @@
-// Files and links from the operating system (issue 14): a .adcap file becomes a verified sideload
+// Files and links from the operating system: a .adcap file becomes a verified sideload
 // through the real host service, a link a strict spec; nothing installs; requests that arrive
 // before the page listens wait for it; a second launch focuses the window and hands its argv over.
 import { mkdtemp, writeFile } from 'node:fs/promises';
