@@ -1,5 +1,5 @@
 /**
- * Resource limits for tools under bubblewrap ("resource limits"; SECURITY.md): memory,
+ * Resource limits for tools under bubblewrap (SECURITY.md "The tool sandbox"): memory,
  * processes (threads included) and file size, so a tool that allocates or forks without end fails
  * its own run instead of the user's machine.
  *

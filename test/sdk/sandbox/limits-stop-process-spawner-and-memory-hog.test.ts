@@ -1,4 +1,4 @@
-// Kept closed ("a tool can exhaust memory and processes today"): a tool that forks
+// Kept closed ("a tool could exhaust memory and processes"): a tool that forks
 // without end or allocates without end must end only its own run. The sandbox enters a cgroup
 // (or a systemd scope) with pids.max and a memory limit before bwrap starts, and prlimit sets
 // RLIMIT_FSIZE (and RLIMIT_NPROC, RLIMIT_AS where no cgroup holds) inside the sandbox.
