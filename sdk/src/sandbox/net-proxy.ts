@@ -25,8 +25,8 @@ interface NetScope {
 
 /**
  * A net:connect scope in the proxy's form, parsed by the permission table's parser (DESIGN §5;
- * The proxy accepts exactly what the validator accepts, nothing more lenient;
- * There is one parser, permissions/scopes.ts, and this only reshapes its result). Throws
+ * the proxy accepts exactly what the validator accepts, nothing more lenient;
+ * there is one parser, permissions/scopes.ts, and this only reshapes its result). Throws
  * when invalid.
  */
 export function parseNetScope(scope: string): NetScope {
