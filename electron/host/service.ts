@@ -3,44 +3,29 @@
  * `Arcotheon` instance. Transport-agnostic (no Electron import): the utility process serves it
  * over IPC, `arcotheon ui` over a WebSocket (web.ts), and tests call it directly.
  *
- * `dispatch(method, args)` is what transports call with what they received: unknown methods and
- * arguments that do not fit the method's schema are refused with E_USAGE before anything runs.
- * Every method resolves to a Result; a failure carries the SDK's stable code and its sentence,
- * never a stack trace. Long methods start an operation (operations.ts) and return its id at once.
+ * This file wires the parts and holds one line (or a few) per method of the table; the parts are
+ * the router (dispatch.ts: refuses unknown methods and arguments with E_USAGE, starts operations),
+ * Results (results.ts), events (events.ts), long operations (operations.ts), install targets
+ * (install-targets.ts), the policy (policy-status.ts), and the screens' data: catalogue.ts,
+ * catalogue-index.ts, installed.ts, settings.ts, files.ts (workspaces, sideloads) and bundle-imports.ts.
+ * Started by root.ts.
  */
 import { join } from 'node:path';
-import {
-  describePolicy,
-  FileSecretStore,
-  isAdcapError,
-  resumeWorkflow,
-  runTool,
-  runWorkflow,
-  watchChanges,
-  type Arcotheon,
-  type SecretSource,
-} from '@arcotheon/sdk';
-import { hostStore, surfaceMessage, uiNextStep } from '@arcotheon/sdk/internal';
+import { FileSecretStore, resumeWorkflow, runTool, runWorkflow, watchChanges, type Arcotheon, type SecretSource } from '@arcotheon/sdk';
+import { hostStore } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
-import {
-  checkArguments,
-  isHostMethod,
-  isOperationMethod,
-  METHODS,
-  SIDELOAD_CHUNK_BYTES,
-  type ArgsMap,
-  type HostMethod,
-  type OperationMethod,
-  type ValueMap,
-  type WireResult,
-} from '../common/methods.js';
-import type { AuditEntry, HostError, HostEvent, InstallTargetData, PlanData, PolicyStatusData, Result } from '../common/types.js';
+import { SIDELOAD_CHUNK_BYTES } from '../common/methods.js';
+import type { AuditEntry, HostEvent, PlanData, Result } from '../common/types.js';
 import { BundleImports, type BundleValueStore } from './bundle-imports.js';
 import { Catalogue } from './catalogue.js';
 import { CatalogueIndex } from './catalogue-index.js';
+import { createDispatch, type CallImpl, type DirectImpl, type OperationImpl } from './dispatch.js';
+import { EventHub } from './events.js';
 import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
+import { InstallTargets } from './install-targets.js';
 import { Installed } from './installed.js';
 import { Operations, type OperationContext } from './operations.js';
+import { HostPolicy } from './policy-status.js';
 import { Settings } from './settings.js';
 import { planView, problemSeverity } from './views.js';
 
@@ -78,31 +63,9 @@ export interface HostService {
   close(): Promise<void>;
 }
 
-/** Methods that answer with a Result of their own rather than a value to wrap. */
-type DirectMethod = 'operations.wait' | 'operations.cancel';
-const isDirect = (method: HostMethod): method is DirectMethod => method === 'operations.wait' || method === 'operations.cancel';
-type DirectImpl = { [M in DirectMethod]: (...args: ArgsMap[M]) => Promise<WireResult<M>> };
-type CallMethod = Exclude<HostMethod, OperationMethod | DirectMethod>;
-type Erased<R> = (...args: unknown[]) => Promise<R>;
-type CallImpl = { [M in CallMethod]: (...args: ArgsMap[M]) => Promise<ValueMap[M]> };
-type OperationImpl = {
-  [M in OperationMethod]: {
-    label: (...args: ArgsMap[M]) => string;
-    run: (ctx: OperationContext, ...args: ArgsMap[M]) => Promise<ValueMap[M]>;
-  };
-};
-
 export function createHostService(arc: Arcotheon, options: HostServiceOptions = {}): HostService {
-  const listeners = new Set<(event: HostEvent) => void>();
-  const emit = (event: HostEvent): void => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // A failing listener (a closed transport) must not stop the others or the operation.
-      }
-    }
-  };
+  const events = new EventHub();
+  const emit = (event: HostEvent): void => events.emit(event);
   const operations = new Operations(emit);
   const store = hostStore(arc);
   const workspaces = new Workspaces(store.homeDir, options.userHome);
@@ -118,6 +81,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       return fileSecrets?.get(capability, variable);
     });
   const bundles = new BundleImports(options.secretStore !== undefined ? options.secretStore : fileSecrets, options.configDir);
+  const targets = new InstallTargets(sideloads, bundles);
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
   const catalogueIndex = new CatalogueIndex(store, installed, catalogue);
@@ -127,36 +91,27 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     installed.invalidate();
     emit({ type: 'installed-changed' });
   };
+  /** A call that changes what is installed: once it is done, the page hears installed-changed. */
+  const changing =
+    <A extends unknown[], R>(work: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const result = await work(...args);
+      installedChanged();
+      return result;
+    };
   // A change another process makes to the home (adcap in a terminal, a second app) reaches the page
   // too: the SDK's change events (sdk/README.md "watchChanges") become installed-changed.
   const homeWatch = watchChanges(arc, installedChanged, { debounceMs: 200 });
+  const policy = new HostPolicy(arc, () => {
+    installedChanged();
+    emit({ type: 'policy-changed' });
+  });
   const remotesChanged = (): void => {
     catalogue.invalidate();
     installed.invalidate();
     emit({ type: 'remotes-changed' });
     emit({ type: 'catalogue-changed' });
   };
-
-  /** The SDK's install request for a contract target: a sideload handle becomes the file it names. */
-  const toRequest = (target: InstallTargetData): Parameters<Arcotheon['plan']>[0] => {
-    if (typeof target === 'string' || Array.isArray(target) || 'id' in target) return target;
-    return {
-      ...(target.packages === undefined ? {} : { packages: target.packages }),
-      ...(target.sideload === undefined ? {} : { file: sideloads.path(target.sideload) }),
-      ...(target.bundle === undefined ? {} : bundles.request(target.bundle)),
-      ...(target.includePrerelease === undefined ? {} : { includePrerelease: target.includePrerelease }),
-    };
-  };
-  const targetLabel = (target: InstallTargetData): string =>
-    typeof target === 'string'
-      ? target
-      : Array.isArray(target)
-        ? target.map((t) => (typeof t === 'string' ? t : t.id)).join(', ')
-        : 'id' in target
-          ? target.id
-          : target.sideload !== undefined || target.bundle !== undefined
-            ? 'a sideloaded file'
-            : (target.packages ?? []).map((t) => (typeof t === 'string' ? t : t.id)).join(', ');
 
   const doctor = async (ctx: OperationContext | null, opts: { fix?: boolean; dryRun?: boolean } = {}) => {
     ctx?.progress({ phase: 'check', done: 0 });
@@ -175,38 +130,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     };
   };
 
-  /** Issue 17: the outcome of the last `policy.apply` (the host runs it at start-up; see startUp). */
-  let lastApply: PolicyStatusData['lastApply'] = null;
-  const policyStatus = async (): Promise<PolicyStatusData> => {
-    let loaded: Awaited<ReturnType<Arcotheon['policyInForce']>> = null;
-    let error: HostError | null = null;
-    try {
-      loaded = await arc.policyInForce();
-    } catch (e) {
-      if (!isAdcapError(e, 'E_POLICY')) throw e;
-      error = { code: e.code, message: e.message };
-    }
-    const p = loaded?.policy;
-    return {
-      policy:
-        loaded === null || p === undefined
-          ? null
-          : {
-              path: loaded.path,
-              source: loaded.source,
-              organisation: p.organisation ?? null,
-              contact: p.contact ?? null,
-              lines: describePolicy(loaded),
-              remotes: p.remotes === undefined ? null : p.remotes.map((r) => r.name),
-              required: p.required ?? [],
-              blocked: p.blocked ?? [],
-              deniedPermissions: p.deniedPermissions ?? [],
-            },
-      error,
-      lastApply,
-    };
-  };
-
   const calls: CallImpl = {
     'host.info': async () =>
       settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
@@ -217,38 +140,14 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     'catalogue.detail': (id, opts = {}) => catalogue.detail(id, opts),
     'installs.overview': () => installed.overview(),
     'installs.detail': (id) => installed.detail(id),
-    'installs.plan': async (target): Promise<PlanData> => ownKeyMarked(target, planView(await arc.plan(toRequest(target)))),
-    'installs.rollback': async (id) => {
-      const result = await arc.rollback(id);
-      installedChanged();
-      return result;
-    },
-    'installs.uninstall': async (id) => {
-      const result = await arc.uninstall(id);
-      installedChanged();
-      return result;
-    },
+    'installs.plan': async (target): Promise<PlanData> => targets.marked(target, planView(await arc.plan(targets.request(target)))),
+    'installs.rollback': changing((id) => arc.rollback(id)),
+    'installs.uninstall': changing((id) => arc.uninstall(id)),
     'installs.grants': (id) => installed.grants(id),
-    'installs.revokeGrant': async (id, grant) => {
-      const result = await arc.revokeGrant(id, grant);
-      installedChanged();
-      return result;
-    },
-    'installs.grant': async (id, grant) => {
-      const result = await arc.grant(id, grant);
-      installedChanged();
-      return result;
-    },
-    'installs.disable': async (id) => {
-      const result = await arc.disable(id);
-      installedChanged();
-      return result;
-    },
-    'installs.enable': async (id) => {
-      const result = await arc.enable(id);
-      installedChanged();
-      return result;
-    },
+    'installs.revokeGrant': changing((id, grant) => arc.revokeGrant(id, grant)),
+    'installs.grant': changing((id, grant) => arc.grant(id, grant)),
+    'installs.disable': changing((id) => arc.disable(id)),
+    'installs.enable': changing((id) => arc.enable(id)),
     'updates.check': () => installed.checkUpdates(),
     'remotes.list': () => store.remotes(),
     'remotes.status': () => settings.remoteStatus(),
@@ -262,7 +161,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       remotesChanged();
       return null;
     },
-    'policy.show': () => policyStatus(),
+    'policy.show': () => policy.status(),
     'audit.list': async (opts = {}): Promise<AuditEntry[]> => settings.auditList(opts),
     'audit.verify': () => settings.auditVerify(),
     'cache.info': () => settings.cacheInfo(),
@@ -317,9 +216,9 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
 
   const ops: OperationImpl = {
     'installs.install': {
-      label: (target) => `Install ${targetLabel(target)}`,
+      label: (target) => `Install ${targets.label(target)}`,
       run: async (ctx, target, approval) => {
-        const result = await arc.install(toRequest(target), {
+        const result = await arc.install(targets.request(target), {
           approvedDigest: approval.approvedDigest,
           ...(approval.allowUnsigned === true ? { allowUnsigned: true } : {}),
           onProgress: ctx.progress,
@@ -327,42 +226,19 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
         });
         try {
           // An imported MCP Bundle's setting values are stored only once it is installed.
-          if (typeof target === 'object' && !Array.isArray(target) && 'bundle' in target && target.bundle !== undefined && result.applied)
-            await bundles.installed(target.bundle);
+          const bundle = targets.bundleOf(target);
+          if (bundle !== undefined && result.applied) await bundles.installed(bundle);
         } finally {
           installedChanged();
         }
-        return { ...result, plan: ownKeyMarked(target, planView(result.plan)) };
+        return { ...result, plan: targets.marked(target, planView(result.plan)) };
       },
     },
     'updates.apply': {
       label: (ids) => (ids === null ? 'Update everything' : `Update ${ids.join(', ')}`),
       run: (ctx, ids, approval) => applyUpdate(ctx, ids, approval),
     },
-    'policy.apply': {
-      label: () => "Apply your organisation's policy",
-      run: async (ctx) => {
-        ctx.progress({ phase: 'policy', done: 0 });
-        const at = new Date().toISOString();
-        try {
-          const result = await arc.applyPolicy();
-          lastApply = { at, result, error: null };
-          return result;
-        } catch (error) {
-          lastApply = {
-            at,
-            result: null,
-            error: isAdcapError(error)
-              ? { code: error.code, message: error.message }
-              : { code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` },
-          };
-          throw error;
-        } finally {
-          installedChanged();
-          emit({ type: 'policy-changed' });
-        }
-      },
-    },
+    'policy.apply': { label: () => "Apply your organisation's policy", run: (ctx) => policy.apply(ctx) },
     'doctor.run': { label: (o) => doctorLabel(o), run: (ctx, o) => doctor(ctx, o) },
     'remotes.refresh': {
       label: (name) => (name === null || name === undefined ? 'Refresh every registry' : `Refresh ${name}`),
@@ -430,37 +306,11 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     return { ...result, plan: planView(result.plan) };
   }
 
-  /** Starts operation `method` and answers its id at once (operations.ts). */
-  function start<M extends OperationMethod>(method: M, args: ArgsMap[M]): Result<{ operation: string }> {
-    const op = ops[method];
-    const cancellable = METHODS[method].cancellable === true;
-    const id = operations.start(method, op.label(...args), cancellable, (ctx) => settle(() => op.run(ctx, ...args)));
-    return { ok: true, value: { operation: id } };
-  }
-
-  async function dispatch(method: unknown, args: unknown): Promise<Result<unknown>> {
-    if (!isHostMethod(method))
-      return failure({ code: 'E_USAGE', message: `"${String(method).slice(0, 100)}" is not a method of the Arcotheon host API.` });
-    const problem = checkArguments(method, args);
-    if (problem !== null) return failure({ code: 'E_USAGE', message: problem });
-    // `args` fit the method's schema now, so they are ArgsMap[method]; TypeScript cannot follow a
-    // method name known only at run time to its arguments, so the handler is called by its erased type.
-    const list = args as unknown[];
-    if (isDirect(method)) return (direct[method] as Erased<Result<unknown>>)(...list);
-    if (isOperationMethod(method)) return start(method, list as ArgsMap[OperationMethod]);
-    return settle(() => (calls[method] as Erased<unknown>)(...list));
-  }
-
+  const dispatch = createDispatch({ calls, direct, ops, operations });
   return {
-    api: createHostClient(dispatch, (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    }),
+    api: createHostClient(dispatch, (listener) => events.subscribe(listener)),
     dispatch,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => events.subscribe(listener),
     async close() {
       homeWatch.close();
       await operations.close();
@@ -471,49 +321,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   };
 }
 
-/** The plan of an imported MCP Bundle: its file item is marked as built and signed with the user's own key. */
-function ownKeyMarked(target: InstallTargetData, plan: PlanData): PlanData {
-  if (typeof target !== 'object' || Array.isArray(target) || !('bundle' in target) || target.bundle === undefined) return plan;
-  return {
-    ...plan,
-    items: plan.items.map((item) => (item.source.kind === 'file' ? { ...item, source: { ...item.source, addedByYou: true } } : item)),
-  };
-}
-
 function doctorLabel(options: { fix?: boolean; dryRun?: boolean } | undefined): string {
   return options?.fix === true ? (options.dryRun === true ? 'Preview repairs' : 'Repair') : 'Check health';
-}
-
-/** Runs `work` and turns its outcome into a Result; unexpected errors keep only their message. */
-async function settle<T>(work: () => Promise<T>): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await work() };
-  } catch (error) {
-    if (isAdcapError(error)) {
-      // The sentence for the UI: buttons and screens, never an API call or a terminal command.
-      const details = plainDetails(error.details);
-      const next = uiNextStep(error);
-      return failure({
-        code: error.code,
-        message: surfaceMessage(error, 'ui'),
-        ...(next === undefined ? {} : { next }),
-        ...(details === undefined ? {} : { details }),
-      });
-    }
-    return failure({ code: 'E_IO', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}` });
-  }
-}
-
-/** Error details that are plain JSON (a stderr tail, dependents), never objects with methods. */
-function plainDetails(details: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
-  if (Object.keys(details).length === 0) return undefined;
-  try {
-    return JSON.parse(JSON.stringify(details)) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}
-
-function failure(error: HostError): { ok: false; error: HostError } {
-  return { ok: false, error };
 }
