@@ -62,7 +62,7 @@ export default defineConfig({
           maxWorkers: Math.max(2, availableParallelism()),
           include: ['e2e/**/*.e2e.ts'],
           // The same temporary folders as the unit tests: one per file, removed after it, and the
-          // run fails if anything is left (issue 15 item 9).
+          // run fails if anything is left.
           globalSetup: ['test/setup/global.ts'],
           setupFiles: ['test/setup/worker.ts'],
           // End-to-end specs drive real child processes and a real browser, each file with its own

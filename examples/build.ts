@@ -1,6 +1,6 @@
 /**
  * `npm run examples`: builds every example capability from source into the bundled registry
- * (issue 7) with the SDK, the way a publisher and a registry operator would:
+ * with the SDK, the way a publisher and a registry operator would:
  *
  *   1. keys      examples/.keys/{root,arcotheon,acme}.key.json, generated on first use and reused
  *                after that (Ed25519 signatures are deterministic, so unchanged sources give
