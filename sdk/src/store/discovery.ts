@@ -30,17 +30,33 @@ export async function searchRemotes(
   const installedIds = new Set((await installed()).map((c) => c.id));
   const seen = new Set<string>();
   const hits: Array<SearchHit & { remote: string }> = [];
-  const { remote, ...catalogueFilters } = filters;
+  const { remote, limit, ...catalogueFilters } = filters;
+  const earlier: Array<{ lists(id: string): Promise<boolean> }> = [];
   for (const client of await store.sources.clients()) {
     if (remote !== undefined && client.remote.name !== remote) continue;
-    for (const hit of await client.search(query, { ...catalogueFilters, installedIds, limit: undefined })) {
-      if (seen.has(hit.id)) continue;
-      seen.add(hit.id);
-      hits.push({ ...hit, remote: client.remote.name });
+    // The top `limit` of each remote (its index keeps the top k instead of sorting every hit),
+    // without the ids an earlier remote lists (the first remote listing an id wins); when those
+    // leave fewer than `limit`, the remote is asked for more.
+    for (let want = limit; ; want = (want as number) * 2) {
+      const found = await client.search(query, { ...catalogueFilters, installedIds, ...(want === undefined ? {} : { limit: want }) });
+      let kept = 0;
+      for (const hit of found) {
+        if (seen.has(hit.id) || (await listedEarlier(earlier, hit.id))) continue;
+        seen.add(hit.id);
+        hits.push({ ...hit, remote: client.remote.name });
+        kept++;
+      }
+      if (want === undefined || limit === undefined || kept >= limit || found.length < want) break;
     }
+    earlier.push(client);
   }
   hits.sort(compareSearchHits);
-  return filters.limit === undefined ? hits : hits.slice(0, filters.limit);
+  return limit === undefined ? hits : hits.slice(0, limit);
+}
+
+async function listedEarlier(clients: ReadonlyArray<{ lists(id: string): Promise<boolean> }>, id: string): Promise<boolean> {
+  for (const client of clients) if (await client.lists(id)) return true;
+  return false;
 }
 
 /** `arc.packageDoc`: the verified package document of a capability (every version and its status). */

@@ -428,6 +428,17 @@ export class RegistryClient {
     };
   }
 
+  /** Whether this remote's stored catalogue lists `id` (offline; over v2 from the search records). */
+  async lists(id: string): Promise<boolean> {
+    const catalogue = await this.catalogue({ refresh: 'never' }).catch(() => null);
+    if (catalogue === null) return false;
+    if (catalogue.layout === 'v1') return Object.hasOwn(catalogue.payload.capabilities, id);
+    const v2 = this.v2State.get(catalogue.payload);
+    if (v2 === undefined) return false;
+    v2.ids ??= new Set(v2.records.map((record) => record[0]));
+    return v2.ids.has(id);
+  }
+
   /**
    * The catalogue record of `id` (its search metadata and the pin of its package document), or
    * null when this remote does not list it. Over v2 it comes from the capability's bin, read from
