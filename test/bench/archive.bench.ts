@@ -177,7 +177,8 @@ registerBench({
           { run: () => execFileSync('tar', ['-czf', tgz, '-C', src, '.']) },
         );
         console.log(
-          `  package: ${((await stat(pkg)).size / MiB).toFixed(1)} MiB compressed (tar -czf: ${((await stat(tgz)).size / MiB).toFixed(1)} MiB)`,
+          `  package: ${((await stat(pkg)).size / MiB).toFixed(1)} MiB compressed ` +
+            `(tar -czf: ${((await stat(tgz)).size / MiB).toFixed(1)} MiB)`,
         );
         console.log(`  build/tar -czf per round: ${build.ratios.map((r) => r.toFixed(2)).join(', ')}`);
         report({

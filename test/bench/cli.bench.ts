@@ -316,7 +316,8 @@ registerBench({
       );
       // The floor of any CLI that runs a tool sandboxed: its own node start, then bwrap and the
       // tool's node start, with no work of its own (no checks, no bundle, no audit line).
-      const floor = `const r = require('node:child_process').spawnSync('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/',
+      const floor = `const r = require('node:child_process').spawnSync('bwrap', ['--unshare-all', '--die-with-parent',
+        '--ro-bind', '/', '/',
         '--proc', '/proc', '--dev', '/dev', process.execPath, process.argv[1]], { input: process.argv[2], encoding: 'utf8' });
         process.stdout.write(r.stdout); process.exitCode = r.status;`;
       report(

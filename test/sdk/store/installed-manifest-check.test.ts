@@ -77,7 +77,7 @@ describe('the installed manifest is checked in full once per content', () => {
     }
   });
 
-  it('a record whose hash differs by one character, or that is damaged or missing, means the full check; a pass records it again', async () => {
+  it('a record with a hash one character off, damaged or missing means the full check; a pass records it again', async () => {
     const { id, manifestFile, recordFile } = await installed();
     const good = sha256(await readFile(manifestFile));
     const record = await readRecord(recordFile);
