@@ -238,7 +238,7 @@ export const METHODS = {
       ],
     ),
     returns<CatalogueIndexPage>(),
-    'A page of the search index of every remote (rows sorted by id) for the Discover screen, which searches it as the user types. ' +
+    'A page of the search index of every remote (rows in browsing order: deprecated last, then by name) for the Discover screen, which searches it as the user types. ' +
       'A page always comes from the current revision: when it differs from the one asked for, the page starts over.',
   ),
   'catalogue.known': call(

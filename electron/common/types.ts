@@ -211,7 +211,7 @@ export const CATALOGUE_FLAGS = { pro: 1, entitled: 2, deprecated: 4 } as const;
 
 /**
  * A page of `catalogue.index`: every capability of every remote (the first remote listing an id
- * wins), sorted by id, for the page to search as the user types (UI.md "Fast"; the ranking is
+ * wins), in browsing order (deprecated last, then by name, then id), for the page to search as the user types (UI.md "Fast"; the ranking is
  * search-rank.ts). The page loads it once per `revision` and searches it in a worker.
  */
 export interface CatalogueIndexPage {

@@ -42,6 +42,7 @@ export class CatalogueIndex {
   private readonly serials = new WeakMap<CataloguePayload, number>();
   private nextSerial = 1;
   private built: Built | null = null;
+  private looking: Promise<Built> | null = null;
 
   constructor(
     private readonly store: HostStore,
@@ -79,7 +80,15 @@ export class CatalogueIndex {
     ].join(' ');
   }
 
-  private async current(): Promise<Built> {
+  /** One look at the catalogues at a time: callers during it (the page's first pages, a warm-up) share it. */
+  private current(): Promise<Built> {
+    this.looking ??= this.look().finally(() => {
+      this.looking = null;
+    });
+    return this.looking;
+  }
+
+  private async look(): Promise<Built> {
     const parts = await this.payloads();
     const revision = this.revisionOf(parts);
     if (this.built?.revision === revision) return this.built;
@@ -111,7 +120,14 @@ export class CatalogueIndex {
         rows.push([id, c.name, c.summary, c.keywords, c.latest ?? null, c.latestPrerelease ?? null, flags, publisher, remote]);
       }
     });
-    rows.sort((a, b) => compareCodeUnits(a[0], b[0]));
+    // Browsing order, which the page shows as the rows arrive: deprecated last, then by name, then id.
+    const names = new Map(rows.map((row) => [row, row[1].toLowerCase()]));
+    rows.sort(
+      (a, b) =>
+        (a[6] & CATALOGUE_FLAGS.deprecated) - (b[6] & CATALOGUE_FLAGS.deprecated) ||
+        compareCodeUnits(names.get(a) as string, names.get(b) as string) ||
+        compareCodeUnits(a[0], b[0]),
+    );
     this.built = { revision, rows, publishers, remotes: parts.map((p) => p.remote) };
     return this.built;
   }

@@ -1,31 +1,52 @@
 /**
- * UI bench (issue 10): a 20,000-capability catalogue served by a real `arcotheon ui` child, the
- * built renderer in Chromium, and the time from a keystroke in the Discover search field to the
- * updated list on screen: measured in the page, from the keydown event to the first animation
- * frame after the list shows the answer for the text typed (the list's data-results-for). 50
- * keystrokes, each waited for before the next; median and p95. Target: median under 50 ms.
+ * UI bench (UI.md "Fast: search results update within a frame or two of typing"): a synthetic
+ * catalogue of 20,000 and of 100,000 capabilities served by a real `arcotheon ui` child, the built
+ * renderer in Chromium, measured in the page:
+ *   - first cards: from the navigation to the first animation frame after the first card is in
+ *     the DOM, on a server just started (nothing read yet: the catalogue is verified and its index
+ *     built for that page);
+ *   - keystroke -> updated list: from the keydown event to the first animation frame after the list
+ *     shows the answer for the text typed (the list's data-results-for). The search runs in the
+ *     page's worker over the index the host sent once (renderer/src/search). 50 keystrokes, each
+ *     waited for before the next; median and p95.
+ * Targets: at 20,000 first cards <= 1 s, keystroke median <= 16 ms and p95 <= 50 ms; at 100,000
+ * keystroke median <= 50 ms.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { adcap, ok } from '../../e2e/helpers/adcap.js';
-import { closeBrowser, openInBrowser, startUi } from '../../e2e/ui/helpers/app.js';
+import { closeBrowser, sharedBrowser, startUi } from '../../e2e/ui/helpers/app.js';
 import { CATALOG_CONTEXT, signEnvelope } from '../../sdk/src/trust/envelope.js';
 import { generateKey } from '../../sdk/src/trust/keys.js';
 import { syntheticCatalogue } from './registry.bench.js';
 import { registerBench } from './registry.js';
 
-const COUNT = 20_000;
 const KEYSTROKES = 50;
-const WARM_UP_MS = 5000;
 const QUERIES = ['pdf tool 1', 'index vector', 'summarise csv', 'chart 42', 'translate audio'];
-export const UI_KEYSTROKE_TARGET_MS = 50;
+export const UI_TARGETS = {
+  20_000: { firstCardsMs: 1000, keystrokeMedianMs: 16, keystrokeP95Ms: 50 },
+  100_000: { keystrokeMedianMs: 50 },
+} as const;
+
+/** In the page from its first script: when the first card appeared (ms after navigation start). */
+const FIRST_CARD_SOURCE = `
+window.__firstCard = new Promise((resolve) => {
+  const seen = () => document.querySelector('a.card') !== null;
+  const done = () => requestAnimationFrame(() => resolve(performance.now()));
+  const watch = () => {
+    if (seen()) return done();
+    const observer = new MutationObserver(() => { if (seen()) { observer.disconnect(); done(); } });
+    observer.observe(document.documentElement, { childList: true, subtree: true });
+  };
+  if (document.documentElement) watch(); else document.addEventListener('DOMContentLoaded', watch);
+});
+`;
 
 /**
- * In the page: the keydown time of the last keystroke, and `__measure(text)`, which resolves with
- * the milliseconds from that keydown to the first animation frame after the list shows `text`'s
- * answer.
+ * The keydown time of the last keystroke, and `__measure(text)`, which resolves with the
+ * milliseconds from that keydown to the first animation frame after the list shows `text`'s answer.
  */
 const MEASURE_SOURCE = `
 document.addEventListener('keydown', () => { window.__t0 = performance.now(); }, true);
@@ -44,16 +65,30 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
-export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; samples: number[]; burstMedianMs: number }> {
+export interface UiBenchResult {
+  count: number;
+  firstCardsMs: number;
+  searchReadyMs: number;
+  medianMs: number;
+  p95Ms: number;
+  /** Of those, the search alone in the worker. */
+  searchMedianMs: number;
+  searchP95Ms: number;
+  samples: number[];
+  burstMedianMs: number;
+  where: string;
+}
+
+export async function runUiBench(count: number): Promise<UiBenchResult> {
   const temp = await mkdtemp(join(tmpdir(), 'arcotheon-ui-bench-'));
   const root = generateKey();
   await mkdir(join(temp, 'v1'), { recursive: true });
   await writeFile(
     join(temp, 'v1', 'catalog.json'),
-    `${JSON.stringify(signEnvelope(syntheticCatalogue(COUNT), CATALOG_CONTEXT, [root]))}\n`,
+    `${JSON.stringify(signEnvelope(syntheticCatalogue(count), CATALOG_CONTEXT, [root]))}\n`,
   );
   const home = join(temp, 'home');
-  // Not a user's run: no built-in registry, so the test's own (or none) is the only one.
+  // Not a user's run: no built-in registry, so the test's own is the only one.
   const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
   ok(
     await adcap(['remote', 'add', 'bench', `${pathToFileURL(join(temp, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], {
@@ -61,17 +96,20 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
     }),
   );
   const ui = await startUi(home);
+  const context = await (await sharedBrowser()).newContext({ viewport: { width: 1280, height: 800 } });
   try {
-    const app = await openInBrowser(ui.url);
-    const page = app.page;
-    await page.locator('a.card').first().waitFor();
-    // Steady state: the host has built its search index and finished reading package documents in
-    // the background (it starts when the catalogue is first listed) before the keystrokes count.
-    await page.waitForTimeout(WARM_UP_MS);
+    await context.addInitScript(FIRST_CARD_SOURCE);
+    const page = await context.newPage();
+    await page.goto(ui.url);
+    const firstCardsMs = (await page.evaluate('window.__firstCard')) as number;
+    await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
+    const searchReadyMs = (await page.evaluate('performance.now()')) as number;
     // Plain source text: tsx rewrites functions (esbuild's __name helper), which the page does not have.
     await page.evaluate(MEASURE_SOURCE);
     const search = page.getByRole('searchbox', { name: 'Search capabilities' });
     const samples: number[] = [];
+    const searchMs: number[] = [];
+    const list = page.locator('.card-list');
     for (const query of QUERIES) {
       await search.fill('');
       await page.locator('[data-results-for=""]').waitFor();
@@ -80,10 +118,11 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
         const measured = page.evaluate(`__measure(${JSON.stringify(expected)})`) as Promise<number>;
         await page.keyboard.press(query[i - 1] === ' ' ? 'Space' : (query[i - 1] as string));
         samples.push(await measured);
+        searchMs.push(Number(await list.getAttribute('data-search-ms')));
       }
     }
     // Typing at a person's pace (one key every 80 ms, without waiting): from the last keystroke to
-    // the list for the whole text (keystrokes typed while the host answers are coalesced).
+    // the list for the whole text.
     const bursts: number[] = [];
     for (const query of QUERIES) {
       await search.fill('');
@@ -92,30 +131,55 @@ export async function runUiBench(): Promise<{ medianMs: number; p95Ms: number; s
       await search.pressSequentially(query, { delay: 80 });
       bursts.push(await measured);
     }
-    await app.close();
-    return { medianMs: percentile(samples, 50), p95Ms: percentile(samples, 95), samples, burstMedianMs: percentile(bursts, 50) };
+    const where = (await page.evaluate(`document.querySelector('.card-list').getAttribute('data-search-in')`)) as string;
+    return {
+      count,
+      firstCardsMs,
+      searchReadyMs,
+      medianMs: percentile(samples, 50),
+      searchMedianMs: percentile(searchMs, 50),
+      searchP95Ms: percentile(searchMs, 95),
+      p95Ms: percentile(samples, 95),
+      samples,
+      burstMedianMs: percentile(bursts, 50),
+      where,
+    };
   } finally {
+    await context.close();
     await closeBrowser();
     await ui.stop();
     await rm(temp, { recursive: true, force: true });
   }
 }
 
-registerBench({
-  name: 'ui: keystroke to updated list, 20,000-capability catalogue (Chromium, arcotheon ui)',
-  async run(report) {
-    const { medianMs, p95Ms, samples, burstMedianMs } = await runUiBench();
-    report({
-      label: `keystroke -> updated list, median of ${samples.length}`,
-      value: medianMs,
-      unit: 'ms',
-      target: UI_KEYSTROKE_TARGET_MS,
-    });
-    report({ label: `keystroke -> updated list, p95 of ${samples.length}`, value: p95Ms, unit: 'ms' });
-    report({
-      label: `typing a query at 80 ms per key: last keystroke -> its list, median of ${QUERIES.length}`,
-      value: burstMedianMs,
-      unit: 'ms',
-    });
-  },
-});
+function report(result: UiBenchResult, emit: Parameters<Parameters<typeof registerBench>[0]['run']>[0]): void {
+  const targets: { firstCardsMs?: number; keystrokeMedianMs?: number; keystrokeP95Ms?: number } =
+    UI_TARGETS[result.count as keyof typeof UI_TARGETS] ?? {};
+  const n = result.samples.length;
+  emit({ label: 'load average (1 min) at the end, on this machine', value: loadavg()[0] ?? 0, unit: '' });
+  emit({
+    label: 'first cards after the page opens (server just started)',
+    value: result.firstCardsMs,
+    unit: 'ms',
+    target: targets.firstCardsMs,
+  });
+  emit({ label: `search ready in the page (${result.where}) after it opens`, value: result.searchReadyMs, unit: 'ms' });
+  emit({ label: `keystroke -> updated list, median of ${n}`, value: result.medianMs, unit: 'ms', target: targets.keystrokeMedianMs });
+  emit({ label: `keystroke -> updated list, p95 of ${n}`, value: result.p95Ms, unit: 'ms', target: targets.keystrokeP95Ms });
+  emit({ label: `  of which the search in the ${result.where}, median`, value: result.searchMedianMs, unit: 'ms' });
+  emit({ label: `  of which the search in the ${result.where}, p95`, value: result.searchP95Ms, unit: 'ms' });
+  emit({
+    label: `typing a query at 80 ms per key: last keystroke -> its list, median of ${QUERIES.length}`,
+    value: result.burstMedianMs,
+    unit: 'ms',
+  });
+}
+
+for (const count of [20_000, 100_000]) {
+  registerBench({
+    name: `ui: Discover over a ${count.toLocaleString('en')}-capability catalogue (Chromium, arcotheon ui)`,
+    async run(emit) {
+      report(await runUiBench(count), emit);
+    },
+  });
+}

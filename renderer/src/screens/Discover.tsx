@@ -1,49 +1,64 @@
 /**
- * Discover: the catalogue, searched as you type, filtered, as a virtualised list of cards (smooth
- * with 20,000 entries: only the visible cards exist in the DOM; pages load as they scroll in).
+ * Discover: the catalogue, searched as you type where the list is drawn (stores/catalogue.ts: the
+ * host sends the index once, a worker ranks each keystroke with the SDK's rules), sorted and
+ * filtered, as a virtualised list of cards (only the visible cards exist in the DOM, so 100,000
+ * entries scroll smoothly). With an empty search the first screen is not just a list: what the
+ * organisation requires, what was updated lately, and categories from the catalogue's keywords,
+ * then every capability (UI.md "Navigation", "Cards and pages").
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
-import type { CatalogueCard, CatalogueFilters } from '../../../electron/common/index.js';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { CatalogueFilters } from '../../../electron/common/index.js';
 import { DistributionBadges, Publisher } from '../components/Badges.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Monogram } from '../components/Monogram.js';
 import { SideloadButton } from '../components/Sideload.js';
 import { plural } from '../lib/format.js';
 import { hrefOf } from '../router.js';
-import { cardAt, useCatalogue } from '../stores/catalogue.js';
+import type { SearchSort } from '../search/protocol.js';
+import { cardOf, useCatalogue, type DiscoverCard } from '../stores/catalogue.js';
+import { useSettings } from '../stores/settings.js';
 
 const ROW = 106;
 
-export function Discover() {
-  const {
-    text,
-    filters,
-    total,
-    pages,
-    facets,
-    loading,
-    loaded,
-    shownText,
-    error,
-    contentsPending,
-    setText,
-    setFilters,
-    ensureRange,
-    refresh,
-  } = useCatalogue();
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 6 });
-  const items = virtualizer.getVirtualItems();
-  const first = items[0]?.index ?? 0;
-  const last = items[items.length - 1]?.index ?? 0;
+const SORTS: Array<[SearchSort, string]> = [
+  ['relevance', 'Best match'],
+  ['name', 'Name'],
+  ['updated', 'Recently updated'],
+];
 
-  useEffect(() => {
-    if (!loaded && !loading) refresh();
-  }, [loaded, loading, refresh]);
-  useEffect(() => {
-    if (total > 0) ensureRange(first, last);
-  }, [first, last, total, pages, ensureRange]);
+export function Discover() {
+  const state = useCatalogue();
+  const { text, filters, sort, category, phase, error, rowCount, totalRows, order, shownText, facets, contentsPending } = state;
+  const { setText, setFilters, setSort, setCategory, open, refresh } = state;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const sectionsRef = useRef<HTMLDivElement>(null);
+  const [listTop, setListTop] = useState(0);
+  const count = order === null ? rowCount : order.length;
+  const home = text.trim() === '' && category === null && sort === 'relevance' && Object.keys(filters).length === 0;
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW,
+    overscan: 6,
+    scrollMargin: listTop,
+  });
+  const items = virtualizer.getVirtualItems();
+
+  useEffect(() => open(), [open]);
+  // The rows start below the first screen's sections (inside the same scrolling box), whose height
+  // changes as they load: the virtualizer's scroll margin follows it.
+  useLayoutEffect(() => {
+    const list = listRef.current;
+    const sections = sectionsRef.current;
+    if (list === null || sections === null) return;
+    const measure = (): void => setListTop(list.offsetTop);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(sections);
+    return () => observer.disconnect();
+  }, []);
 
   const setFilter = <K extends keyof CatalogueFilters>(key: K, value: CatalogueFilters[K] | undefined): void => {
     const next = { ...filters };
@@ -58,10 +73,22 @@ export function Discover() {
     if (current === null) return;
     event.preventDefault();
     const index = Number(current.dataset['index']) + (event.key === 'ArrowDown' ? 1 : -1);
-    if (index < 0 || index >= total) return;
+    if (index < 0 || index >= count) return;
     virtualizer.scrollToIndex(index);
     requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"] a`)?.focus());
   };
+
+  const loadingIndex = phase === 'loading' || (phase === 'ready' && !state.searchReady);
+  const waiting = text !== shownText && !loadingIndex;
+  const contentsFilter = filters.hasTools === true || filters.hasSkills === true || filters.hasWorkflows === true;
+  let status: string;
+  if (phase === 'idle' || (phase === 'loading' && rowCount === 0)) status = 'Loading the catalogue…';
+  else if (loadingIndex && text.trim() !== '') status = `Preparing search over ${plural(totalRows, 'capability', 'capabilities')}…`;
+  else if (loadingIndex) status = `${plural(rowCount, 'capability', 'capabilities')} of ${totalRows.toLocaleString()} loaded…`;
+  else status = plural(count, 'capability', 'capabilities');
+  if (contentsPending > 0 && contentsFilter) status += ` (still reading the contents of ${contentsPending.toLocaleString()})`;
+  if (sort === 'updated' && state.unread > 0 && phase === 'ready')
+    status += ` · dates known for ${state.dated.toLocaleString()}; the rest follow, by name`;
 
   return (
     <div className="screen catalogue">
@@ -92,6 +119,16 @@ export function Discover() {
             }
           }}
         />
+        <label className="sort">
+          Sort
+          <select value={sort} onChange={(e) => setSort(e.target.value as SearchSort)}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
       <div className="filters" aria-label="Filters" role="group">
         <label>
@@ -101,8 +138,8 @@ export function Discover() {
             onChange={(e) => setFilter('tier', e.target.value === '' ? undefined : (e.target.value as 'free' | 'pro'))}
           >
             <option value="">Any</option>
-            <option value="free">Free{facets === null ? '' : ` (${facets.tier.free})`}</option>
-            <option value="pro">Pro{facets === null ? '' : ` (${facets.tier.pro})`}</option>
+            <option value="free">Free{facets === null ? '' : ` (${facets.tier.free.toLocaleString()})`}</option>
+            <option value="pro">Pro{facets === null ? '' : ` (${facets.tier.pro.toLocaleString()})`}</option>
           </select>
         </label>
         <label>
@@ -112,8 +149,8 @@ export function Discover() {
             onChange={(e) => setFilter('access', e.target.value === '' ? undefined : (e.target.value as 'public' | 'entitled'))}
           >
             <option value="">Any</option>
-            <option value="public">Public{facets === null ? '' : ` (${facets.access.public})`}</option>
-            <option value="entitled">Entitled{facets === null ? '' : ` (${facets.access.entitled})`}</option>
+            <option value="public">Public{facets === null ? '' : ` (${facets.access.public.toLocaleString()})`}</option>
+            <option value="entitled">Entitled{facets === null ? '' : ` (${facets.access.entitled.toLocaleString()})`}</option>
           </select>
         </label>
         <label>
@@ -123,8 +160,8 @@ export function Discover() {
             onChange={(e) => setFilter('installed', e.target.value === '' ? undefined : e.target.value === 'true')}
           >
             <option value="">Any</option>
-            <option value="true">Installed{facets === null ? '' : ` (${facets.installed.yes})`}</option>
-            <option value="false">Not installed{facets === null ? '' : ` (${facets.installed.no})`}</option>
+            <option value="true">Installed{facets === null ? '' : ` (${facets.installed.yes.toLocaleString()})`}</option>
+            <option value="false">Not installed{facets === null ? '' : ` (${facets.installed.no.toLocaleString()})`}</option>
           </select>
         </label>
         {(
@@ -133,41 +170,70 @@ export function Discover() {
             ['hasSkills', 'Has skills', facets?.hasSkills],
             ['hasWorkflows', 'Has workflows', facets?.hasWorkflows],
           ] as const
-        ).map(([key, label, count]) => (
+        ).map(([key, label, facet]) => (
           <label key={key}>
             <input type="checkbox" checked={filters[key] === true} onChange={(e) => setFilter(key, e.target.checked ? true : undefined)} />
             {label}
-            {count === undefined || contentsPending > 0 ? '' : ` (${count})`}
+            {facet === undefined || contentsPending > 0 ? '' : ` (${facet.toLocaleString()})`}
           </label>
         ))}
+        {category !== null && (
+          <button type="button" className="chip active" onClick={() => setCategory(null)} aria-label={`Category ${category}: remove`}>
+            Category: {category} <span aria-hidden="true">×</span>
+          </button>
+        )}
       </div>
       <div className="result-count" role="status" aria-live="polite">
-        {loaded ? plural(total, 'capability', 'capabilities') : 'Searching…'}
-        {contentsPending > 0 && (filters.hasTools === true || filters.hasSkills === true || filters.hasWorkflows === true)
-          ? ` (still reading the contents of ${contentsPending})`
-          : ''}
+        {status}
       </div>
-      {error !== null && <ErrorBox error={error} onRetry={refresh} />}
-      {loaded && total === 0 && error === null && (
+      {error !== null && <ErrorBox error={error} onRetry={phase === 'error' ? open : refresh} />}
+      {phase === 'ready' && state.searchReady && count === 0 && !waiting && error === null && (
         <div className="empty">
-          <strong>{text.trim() === '' ? 'No capabilities here yet' : `Nothing matches “${text}”`}</strong>
-          {text.trim() === ''
+          <strong>
+            {totalRows === 0
+              ? 'No capabilities here yet'
+              : text.trim() === ''
+                ? 'Nothing matches these filters'
+                : `Nothing matches “${text}”`}
+          </strong>
+          {totalRows === 0
             ? 'Add a registry in Settings, or install a .adcap file you trust.'
-            : 'Try fewer words, or clear the filters.'}
+            : 'Try fewer words, check the spelling, or clear the filters.'}
         </div>
       )}
-      <div ref={scrollRef} className="card-list" aria-busy={loading} data-results-for={shownText} onKeyDown={onListKey}>
-        <div role="list" aria-label="Capabilities" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+      <div
+        ref={scrollRef}
+        className="card-list"
+        aria-busy={loadingIndex || waiting}
+        data-results-for={shownText}
+        data-search-ready={state.searchReady ? 'true' : 'false'}
+        data-search-in={state.searchIn ?? ''}
+        data-search-ms={state.searchMs.toFixed(1)}
+        onKeyDown={onListKey}
+      >
+        <div ref={sectionsRef}>
+          {home && phase === 'ready' && <FirstScreen onCategory={setCategory} />}
+          {home && phase === 'ready' && count > 0 && <h2 className="list-heading">All capabilities</h2>}
+        </div>
+        <div ref={listRef} role="list" aria-label="Capabilities" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => {
-            const card = cardAt(pages, item.index);
+            const row = order === null ? item.index : order[item.index];
+            const card = row === undefined ? null : cardOf(state, row);
             return (
               <div
                 key={item.key}
                 role="listitem"
                 data-index={item.index}
-                aria-setsize={total}
+                aria-setsize={count}
                 aria-posinset={item.index + 1}
-                style={{ position: 'absolute', top: 0, left: 0, width: '100%', height: ROW - 10, transform: `translateY(${item.start}px)` }}
+                style={{
+                  position: 'absolute',
+                  top: 0,
+                  left: 0,
+                  width: '100%',
+                  height: ROW - 10,
+                  transform: `translateY(${item.start - listTop}px)`,
+                }}
               >
                 {card === null ? <div className="card" aria-hidden="true" /> : <Card card={card} />}
               </div>
@@ -179,15 +245,71 @@ export function Discover() {
   );
 }
 
-function Card({ card }: { card: CatalogueCard }) {
-  const version = card.latest ?? card.latestPrerelease;
+/**
+ * The first screen's sections: what the organisation's policy requires, what was published lately
+ * (from the package documents read so far), and categories from the catalogue's keywords.
+ */
+function FirstScreen({ onCategory }: { onCategory: (category: string) => void }) {
+  const state = useCatalogue();
+  const { rows, rowCount, recent, categories } = state;
+  const policy = useSettings((s) => s.policy);
+  const rowOf = useMemo(() => {
+    const map = new Map<string, number>();
+    rows.slice(0, rowCount).forEach((row, i) => map.set(row[0], i));
+    return map;
+  }, [rows, rowCount]);
+  const required = (policy?.policy?.required ?? [])
+    .map((spec) => rowOf.get(spec.replace(/@.*$/, '')))
+    .filter((row): row is number => row !== undefined);
+  const cards = (list: ArrayLike<number>): DiscoverCard[] =>
+    Array.from(list, (row) => cardOf(state, row)).filter((card): card is DiscoverCard => card !== null);
+  return (
+    <div className="first-screen">
+      {required.length > 0 && (
+        <section aria-labelledby="discover-required">
+          <h2 id="discover-required">Required by {policy?.policy?.organisation ?? 'your organisation'}</h2>
+          <p className="section-note">Your organisation's policy installs these on this computer and keeps them.</p>
+          <div className="card-grid">
+            {cards(required).map((card) => (
+              <Card key={card.id} card={card} />
+            ))}
+          </div>
+        </section>
+      )}
+      {recent.length > 0 && (
+        <section aria-labelledby="discover-recent">
+          <h2 id="discover-recent">Recently updated</h2>
+          <div className="card-grid">
+            {cards(recent).map((card) => (
+              <Card key={card.id} card={card} />
+            ))}
+          </div>
+        </section>
+      )}
+      {categories.length > 0 && (
+        <section aria-labelledby="discover-categories">
+          <h2 id="discover-categories">Categories</h2>
+          <div className="chips">
+            {categories.map((category) => (
+              <button key={category} type="button" className="chip" onClick={() => onCategory(category)}>
+                {category}
+              </button>
+            ))}
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function Card({ card }: { card: DiscoverCard }) {
   return (
     <a className="card" href={hrefOf({ screen: 'capability', id: card.id })} data-id={card.id}>
       <Monogram id={card.id} name={card.name} />
       <div className="card-body">
         <div className="card-title">
           <span className="name">{card.name}</span>
-          {version !== null && <span className="version">{version}</span>}
+          {card.version !== null && <span className="version">{card.version}</span>}
         </div>
         <div className="card-meta">
           <span className="mono">{card.id}</span> · <Publisher name={card.publisherName} verified={card.verified} />

@@ -29,7 +29,7 @@ function value<T>(result: { ok: true; value: T } | { ok: false; error: { message
 }
 
 describe('catalogue.index', () => {
-  it('sends every capability once, sorted by id, in pages of one revision', async () => {
+  it('sends every capability once, in browsing order, in pages of one revision', async () => {
     const host = createHostService(new Arcotheon(reg.options(await mkdtemp(join(tmpdir(), 'adcap-index-')))));
     const first = value(await host.api.catalogue.index({ limit: 2 }));
     expect(first).toMatchObject({ total: 3, offset: 0, remotes: ['test'] });

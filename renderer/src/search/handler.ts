@@ -1,0 +1,36 @@
+/**
+ * What the search worker does with each message (protocol.ts), apart from the worker itself so the
+ * page can run the same code on its own thread where a worker cannot start (client.ts).
+ */
+import { SearchEngine } from './engine.js';
+import type { FromWorker, ToWorker } from './protocol.js';
+
+export type Post = (message: FromWorker, transfer: Transferable[]) => void;
+
+export function createHandler(post: Post): (message: ToWorker) => void {
+  let engine: SearchEngine | null = null;
+  let known: Extract<ToWorker, { type: 'known' }> | null = null;
+  return (message) => {
+    try {
+      if (message.type === 'load') {
+        const started = performance.now();
+        engine = new SearchEngine(message.revision, message.rows, message.publishers);
+        if (known !== null) engine.setKnown(known);
+        post({ type: 'ready', revision: engine.revision, categories: engine.categories, buildMs: performance.now() - started }, []);
+      } else if (message.type === 'known') {
+        known = message;
+        engine?.setKnown(message);
+      } else if (engine === null) {
+        // The page sends queries only once the index is ready.
+      } else if (message.type === 'query') {
+        const result = engine.search(message);
+        post(result, [result.order.buffer]);
+      } else {
+        const order = engine.recentlyUpdated(message.limit);
+        post({ type: 'recent', seq: message.seq, revision: engine.revision, order }, [order.buffer]);
+      }
+    } catch (error) {
+      post({ type: 'failed', message: error instanceof Error ? error.message : String(error) }, []);
+    }
+  };
+}

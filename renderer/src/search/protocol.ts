@@ -1,0 +1,57 @@
+/**
+ * Messages between the Discover screen and its search worker (worker.ts): the index once per
+ * revision, what this computer knows when it changes, and a query per keystroke; the worker answers
+ * each query with the rows in order (a transferred Int32Array of row numbers) and the facet counts.
+ */
+import type {
+  CatalogueFacets,
+  CatalogueFilters,
+  CatalogueIndexPage,
+  CatalogueIndexRow,
+  CatalogueKnownData,
+} from '../../../electron/common/index.js';
+
+/** How the list is ordered: best match (deprecated last), name, or last published first. */
+export type SearchSort = 'relevance' | 'name' | 'updated';
+
+export interface SearchQuery {
+  type: 'query';
+  /** Answers carry it back; the page shows only the answer to its latest query. */
+  seq: number;
+  text: string;
+  filters: CatalogueFilters;
+  sort: SearchSort;
+  /** A keyword every row shown must have (a category), lowercase. */
+  category: string | null;
+}
+
+export interface SearchKnown {
+  installed: string[];
+  learned: CatalogueKnownData['learned'];
+}
+
+export type ToWorker =
+  | { type: 'load'; revision: string; rows: CatalogueIndexRow[]; publishers: CatalogueIndexPage['publishers'] }
+  | ({ type: 'known' } & SearchKnown)
+  | SearchQuery
+  | { type: 'recent'; seq: number; limit: number };
+
+export interface SearchResult {
+  type: 'result';
+  seq: number;
+  revision: string;
+  text: string;
+  /** Row numbers (into the index's rows) in the order shown. */
+  order: Int32Array;
+  facets: CatalogueFacets;
+  /** Rows whose contents are not known (their package documents are not read yet). */
+  contentsPending: number;
+  /** Milliseconds the search took in the worker (the bench reports it beside the time to the screen). */
+  searchMs: number;
+}
+
+export type FromWorker =
+  | { type: 'ready'; revision: string; categories: string[]; buildMs: number }
+  | SearchResult
+  | { type: 'recent'; seq: number; revision: string; order: Int32Array }
+  | { type: 'failed'; message: string };
