@@ -69,7 +69,9 @@ describe('the layer rules on a clone not yet built', () => {
   // Without sdk/dist the TypeScript resolver cannot follow @arcotheon/sdk's `exports`; the fallback
   // resolver must name the very files Node resolves once built, so the zones judge both states alike.
   it('resolve the package entry points to the files Node loads after the build', async () => {
-    const { sdkPackageBeforeBuild } = (await import('../../eslint.config.js')) as unknown as {
+    // By URL: eslint.config.js is plain JavaScript without declarations, so the typecheck does not follow it.
+    const configUrl = new URL('../../eslint.config.js', import.meta.url).href;
+    const { sdkPackageBeforeBuild } = (await import(configUrl)) as {
       sdkPackageBeforeBuild: { resolve(source: string): { found: boolean; path?: string } };
     };
     for (const entry of ['@arcotheon/sdk', '@arcotheon/sdk/internal']) {

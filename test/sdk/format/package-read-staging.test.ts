@@ -65,11 +65,11 @@ describe('readPackage staging', () => {
       readPackage(archive, {
         extractTo: join(dir, 'v1'),
         accept: () => {
-          throw new AdcapError('E_MANIFEST', 'the workflow document is invalid');
+          throw new AdcapError('E_SEMANTIC', 'the workflow document is invalid');
         },
       }),
     );
-    expect(error).toMatchObject({ code: 'E_MANIFEST', message: 'the workflow document is invalid' });
+    expect(error).toMatchObject({ code: 'E_SEMANTIC', message: 'the workflow document is invalid' });
     expect(await readdir(dir)).toEqual([]);
   });
 
