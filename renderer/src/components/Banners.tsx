@@ -7,12 +7,15 @@ import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { timeAgo } from '../lib/format.js';
 import { hrefOf } from '../router.js';
-import { troubled, useInstalled } from '../stores/installed.js';
+import { nameOf, troubled, useInstalled } from '../stores/installed.js';
 import { useSettings } from '../stores/settings.js';
 
 export function Banners() {
   const problems = useInstalled(useShallow(troubled));
-  const waiting = useInstalled(useShallow((s) => (s.updates.value?.updates ?? []).filter((u) => u.needsApproval).map((u) => u.id)));
+  // Named as the Installed list names them (their id until it has loaded).
+  const waiting = useInstalled(
+    useShallow((s) => (s.updates.value?.updates ?? []).filter((u) => u.needsApproval).map((u) => nameOf(u.id)(s))),
+  );
   // From each registry's last attempt: one that was never read yet is not a problem (a fresh home).
   const troubledRemotes = useSettings(useShallow((s) => (s.remotes ?? []).filter((r) => r.state === 'failed' || r.state === 'refused')));
   const remotesLoaded = useSettings((s) => s.remotes !== null);
