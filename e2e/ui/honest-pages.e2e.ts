@@ -123,7 +123,7 @@ describe('pages that say what is true, at once', () => {
     await page.locator('.permission', { hasText: 'Read files in the folder you choose for each run' }).waitFor({ timeout: 10_000 });
     const shownMs = Date.now() - started;
     // The archive takes ~30 s at this rate; the page needs none of it (a loaded 2-core machine: a few seconds at most).
-    expect(shownMs).toBeLessThan(8_000);
+    expect(shownMs).toBeLessThan(10_000);
     await page.getByRole('heading', { name: 'Versions' }).waitFor();
     expect(await page.locator('[data-version="1.0.0"]').textContent()).toMatch(/[23]\.\d MiB/);
     // What is inside comes from the registry's summary; the readme waits for a download the user asks for.
@@ -138,7 +138,7 @@ describe('pages that say what is true, at once', () => {
     const overall = page.locator('[data-overall-risk]').first();
     await overall.waitFor();
     expect(await overall.getAttribute('data-overall-risk')).toBe('high');
-    expect(await overall.textContent()).toContain('High: a dependency, Fetcher (acme/fetcher), may connect to any server on the internet.');
+    expect(await overall.textContent()).toContain('A dependency, Fetcher (acme/fetcher), may connect to any server on the internet.');
     const dependency = page.locator('[data-dependency="acme/fetcher"]');
     await dependency.getByText('Connect to any server on the internet').waitFor();
     expect(await dependency.locator('[data-risk="high"], .risk.high').count()).toBeGreaterThan(0);
@@ -148,7 +148,7 @@ describe('pages that say what is true, at once', () => {
     const header = dialog.locator('[data-overall-risk]');
     await header.waitFor();
     expect(await header.getAttribute('data-overall-risk')).toBe('high');
-    expect(await header.textContent()).toContain('a dependency, acme/fetcher, may connect to any server on the internet');
+    expect(await header.textContent()).toContain('A dependency, acme/fetcher, may connect to any server on the internet.');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
@@ -160,7 +160,7 @@ describe('pages that say what is true, at once', () => {
     await overall.waitFor();
     expect(await overall.getAttribute('data-overall-risk')).toBe('high');
     expect(await overall.textContent()).toContain(
-      'High: it ships 1 program in its skill proofread that your agent may run outside Arcotheon’s sandbox.',
+      'It ships 1 program in its skill proofread that your agent may run outside Arcotheon’s sandbox.',
     );
     await page.getByText('proofread contains 1 program your agent may run with your permissions').waitFor();
   });

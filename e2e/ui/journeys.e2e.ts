@@ -216,7 +216,7 @@ describe('the manager UI, end to end in a browser', () => {
     const dialog = page.getByRole('dialog', { name: 'Install Meeting notes?' });
     // The permission itself (the header's overall risk says it too, as its reason).
     await dialog.locator('.permission', { hasText: 'Read files in the folder you choose for each run' }).waitFor();
-    expect(await dialog.locator('[data-overall-risk="low"]').textContent()).toContain('Low: it may read files in the folder you choose');
+    expect(await dialog.locator('[data-overall-risk="low"]').textContent()).toContain('It may read files in the folder you choose');
     expect(await dialog.getByText(NOTES_READ.reason).count()).toBe(1);
     expect(await dialog.getByText('fs:read:workspace').count()).toBe(1);
     expect(await dialog.locator('.permission').getByText('Low risk').count()).toBe(1);

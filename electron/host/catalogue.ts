@@ -83,6 +83,10 @@ export class Catalogue {
     private readonly changed: () => void,
   ) {
     this.store = hostStore(arc);
+    // The capability page's compatibility check needs the interpreters' versions, a probe of
+    // `node --version` and `python3 --version` (seconds on a loaded machine, once per process):
+    // started with the host, so the first page opened does not wait for it.
+    void arc.hostEnvironment().catch(() => undefined);
   }
 
   invalidate(): void {

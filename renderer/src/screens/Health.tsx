@@ -149,7 +149,7 @@ function RepairList({ report }: { report: DoctorReportData }) {
       {planned.map((p, i) => (
         <li key={i} data-repair={p.kind}>
           {p.repair ?? p.message}
-          {p.id !== undefined && (
+          {p.repair === undefined && p.id !== undefined && (
             <span className="muted mono small">
               {' '}
               ({p.id}
