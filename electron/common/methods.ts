@@ -120,12 +120,14 @@ const packageSpec = union(
   string({ min: 1, max: 512, what: 'a capability spec "publisher/name[@range]"' }),
   object({ id: capabilityId, range: optional(range) }),
 );
+/** What to install (types.ts `InstallTargetData` is this schema's type): specs, or a request with handles. */
 const installTarget = union(
   packageSpec,
   array(packageSpec, { min: 1, max: 200 }),
   object({
     packages: optional(array(packageSpec, { max: 200 })),
     sideload: optional(sideloadHandle),
+    /** An MCP Bundle imported with `sideload.importBundle`: installed as added by you. */
     bundle: optional(bundleHandle),
     includePrerelease: optional(boolean()),
   }),

@@ -9,7 +9,7 @@
  * never as HTML.
  */
 
-import type { OperationMethod, ValueMap } from './methods.js';
+import type { MethodArgs, OperationMethod, ValueMap } from './methods.js';
 
 /**
  * The stable error codes of DESIGN §9, as the SDK's `ErrorCode` lists them (sdk/src/errors.ts). The
@@ -449,21 +449,14 @@ export interface PlanData {
   risk: RiskVerdict;
 }
 
+/** A capability spec: `publisher/name[@range]`, or the id and range apart. */
+export type PackageSpecData = Extract<InstallTargetData, string | { id: string }>;
 /**
- * What to install: capability specs (`publisher/name[@range]`), or a request. `sideload` is a
- * handle from `sideload.commit` (never a path: the page cannot name files on this computer).
+ * What to install: capability specs, or a request. `sideload` is a handle from `sideload.commit`,
+ * `bundle` one from `sideload.importBundle` (never a path: the page cannot name files on this
+ * computer). Declared once, by its schema in methods.ts (`installs.plan`'s argument).
  */
-export type PackageSpecData = string | { id: string; range?: string };
-export type InstallTargetData =
-  | PackageSpecData
-  | PackageSpecData[]
-  | {
-      packages?: PackageSpecData[];
-      sideload?: string;
-      /** An MCP Bundle imported with `sideload.importBundle` (its `bundle` handle): installed as added by you. */
-      bundle?: string;
-      includePrerelease?: boolean;
-    };
+export type InstallTargetData = MethodArgs<'installs.plan'>[0];
 
 export interface ApplyResultData {
   plan: PlanData;

@@ -7,11 +7,13 @@
  * ERROR_CODES (sdk/src/errors.ts) or PROGRESS_PHASES (sdk/src/util/progress.ts) gains an entry the
  * contract does not name, or the other way round: the compiler points at every place a new id must reach.
  */
-import type { Compat, ErrorCode, PermissionId, ProgressPhase } from '@arcotheon/sdk';
+import type { Compat, ErrorCode, PermissionId, Plan, PlanItem, ProgressPhase } from '@arcotheon/sdk';
 import type {
   CompatData,
   ErrorCode as ContractErrorCode,
   PermissionId as ContractPermissionId,
+  PlanData,
+  PlanItemData,
   ProgressPhase as ContractProgressPhase,
 } from '../common/types.js';
 
@@ -25,3 +27,10 @@ export const permissionIdsMatch: Same<PermissionId, ContractPermissionId> = true
 export const interpreterRuntimesMatch: Same<keyof NonNullable<Compat['runtimes']>, keyof NonNullable<CompatData['runtimes']>> = true;
 export const errorCodesMatch: Same<ErrorCode, ContractErrorCode> = true;
 export const progressPhasesMatch: Same<ProgressPhase | HostPhase, ContractProgressPhase> = true;
+
+// The plan the install dialog shows (types.ts PlanData, PlanItemData) is the SDK's Plan as
+// views.ts planView passes it on: every field the SDK gives a plan or an item reaches the contract
+// (a new one stops tsc here until the contract names it), and planView's return type checks each
+// field's type.
+export const planFieldsReachTheContract: Same<Exclude<keyof Plan, keyof PlanData>, never> = true;
+export const planItemFieldsReachTheContract: Same<Exclude<keyof PlanItem, keyof PlanItemData>, never> = true;

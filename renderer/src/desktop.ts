@@ -6,6 +6,5 @@
 import type { DesktopBridge } from '../../electron/common/desktop.js';
 
 export function desktopBridge(): DesktopBridge | null {
-  const bridge = (window as { arcotheon?: { desktop?: DesktopBridge } }).arcotheon;
-  return bridge?.desktop ?? null;
+  return window.arcotheon?.desktop ?? null;
 }

@@ -16,20 +16,15 @@ import {
   connectReconnecting,
   createHostClient,
   sessionStatus,
-  type CallFn,
   type ConnectionState,
   type HostClient,
-  type SubscribeFn,
 } from '../../electron/common/index.js';
+import type { PreloadBridge } from '../../electron/common/desktop.js';
 
 export type { ConnectionState };
 
-/** What the Electron preload exposes (contextBridge): the two primitives the typed client needs. */
-interface PreloadBridge {
-  call: CallFn;
-  subscribe: SubscribeFn;
-}
-
+// The one declaration of `window.arcotheon`: what the Electron preload exposes (contextBridge,
+// electron/preload/bridge.ts builds it); absent in a browser opened by `arcotheon ui`.
 declare global {
   interface Window {
     arcotheon?: PreloadBridge;
