@@ -81,6 +81,7 @@ describe('Discover', () => {
       expect(await page.locator('a.card[data-id="acme/weather"]').getByText('Deprecated')).toBeTruthy();
       expect(await search(page, 'pdf redaer')).toEqual(['zeta/pdf']);
       expect(calls.filter((c) => c.includes('catalogue.'))).toEqual([]);
+      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('worker');
       await search(page, 'no such thing here');
       await expect.poll(() => page.getByText('Nothing matches “no such thing here”').count()).toBe(1);
       expect(app.errors).toEqual([]);
@@ -109,6 +110,22 @@ describe('Discover', () => {
       await page.getByRole('button', { name: 'Category documents: remove' }).click();
       await expect.poll(async () => (await listed(page)).length).toBe(5);
       expect(app.errors).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('searches on the page itself when its worker cannot start (the same rules, the same answers)', async () => {
+    const app = await openApp(ui);
+    try {
+      const page = app.page;
+      // The worker's script does not load (as where a worker is refused): the page takes over.
+      await page.route('**/assets/worker-*.js', (route) => route.abort());
+      await page.reload();
+      await page.locator('.card-list[data-search-ready="true"]').waitFor();
+      await expect.poll(() => page.locator('.card-list').getAttribute('data-search-in')).toBe('page');
+      expect(await search(page, 'Acme Tools')).toEqual(['acme/forecast', 'acme/weather']);
+      expect(await search(page, 'weathr')).toEqual(['acme/forecast', 'acme/weather']);
     } finally {
       await app.close();
     }
