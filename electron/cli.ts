@@ -1,5 +1,5 @@
 /**
- * The `arcotheon` command (DESIGN §2, issue 10):
+ * The `arcotheon` command (DESIGN §2):
  *
  *   arcotheon ui [--home DIR] [--port N] [--no-open]
  *
@@ -55,7 +55,7 @@ export interface RunningUi {
   web: WebHost;
   service: HostService;
   /**
-   * Issue 17: the organisation policy applied once at start-up, in the background (the UI is
+   * The organisation policy applied once at start-up, in the background (the UI is
    * served meanwhile and follows it through the operation's events and policy.show).
    */
   startup: Promise<StartUpOutcome>;
@@ -95,7 +95,7 @@ export async function startUi(options: UiOptions, log: (message: string) => void
     await service.close();
     throw error;
   }
-  // UI.md "Fast": the catalogues are read and checked, and Discover's search index built, while the
+  // docs/ui.md "Fast": the catalogues are read and checked, and Discover's search index built, while the
   // browser opens the page rather than after it asks (a 20,000-entry catalogue takes a second or more).
   void service.api.catalogue.index({ limit: 1 }).catch(() => undefined);
   return {

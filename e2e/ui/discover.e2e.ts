@@ -1,5 +1,5 @@
 /**
- * Discover as a person uses it (UI.md "Navigation", "Fast"), in Chromium against a real
+ * Discover as a person uses it (docs/ui.md "Navigation", "Fast"), in Chromium against a real
  * `arcotheon ui` child on a signed HTTPS test registry: the search runs in the page's worker over
  * the index the host sent once (sdk/src/registry/search-rank.ts rules), so the publisher's display
  * name finds its capabilities, one typo is forgiven, and a deprecated capability comes after its

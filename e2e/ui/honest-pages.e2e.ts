@@ -1,5 +1,5 @@
 /**
- * What the capability page and Settings say is true, and they say it at once (UI.md "Cards and
+ * What the capability page and Settings say is true, and they say it at once (docs/ui.md "Cards and
  * pages", "Permissions", "States and feel"), in Chromium against `arcotheon ui` and a signed test
  * registry over HTTPS (test CA):
  *  - a capability page on a slow registry shows its name and permissions within moments, while its

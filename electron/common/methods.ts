@@ -344,7 +344,7 @@ export const METHODS = {
     { cancellable: false },
   ),
 
-  // ---- organisation policy (issue 17)
+  // ---- organisation policy
   'policy.show': call(
     args([]),
     returns<PolicyStatusData>(),
@@ -427,7 +427,7 @@ export const METHODS = {
     { cancellable: true },
   ),
 
-  // ---- agents (issue 13: the capability page's "Use with…" control and the MCP Copy button)
+  // ---- agents (the capability page's "Use with…" control and the MCP Copy button)
   'agents.list': call(
     args([]),
     returns<AgentStatusData[]>(),

@@ -211,8 +211,8 @@ export const CATALOGUE_FLAGS = { pro: 1, entitled: 2, deprecated: 4 } as const;
 
 /**
  * A page of `catalogue.index`: every capability of every remote (the first remote listing an id
- * wins), in browsing order (deprecated last, then by name, then id), for the page to search as the user types (UI.md "Fast"; the ranking is
- * search-rank.ts). The page loads it once per `revision` and searches it in a worker.
+ * wins), in browsing order (deprecated last, then by name, then id), for the page to search as the user types (docs/ui.md "Fast";
+ * the ranking is search-rank.ts). The page loads it once per `revision` and searches it in a worker.
  */
 export interface CatalogueIndexPage {
   /** Changes when any remote's catalogue does; a page of another revision is not mixed in. */
@@ -408,7 +408,7 @@ export interface PlanItemData {
       };
   /** Set when the plan moves an installed capability to another registry or file (a change of source). */
   previousSource?: { kind: 'registry'; remote: string } | { kind: 'file'; file: string; unsigned: boolean; unknownSigner: boolean };
-  /** Skills that carry programs an agent may run outside any sandbox (issue 13). */
+  /** Skills that carry programs an agent may run outside any sandbox. */
   skillPrograms?: Array<{ skill: string; programs: string[] }>;
   archive: { sha256: string; size: number };
   downloadSize: number;
@@ -519,7 +519,7 @@ export interface InstalledSummary {
   source: InstallSourceData;
   /** Set for a capability brought in with `adcap add`: "added by you from <source> at <commit>" (docs/skills.md). */
   addedFrom?: string;
-  /** Issue 17: set while the capability is switched off (by the user or by the policy). */
+  /** Set while the capability is switched off (by the user or by the policy). */
   disabled?: DisabledMarkData;
   /** Set when the organisation's policy manages this capability. */
   managed?: ManagedMarkData;
@@ -546,7 +546,7 @@ export interface EnablementResultData {
   disabled?: DisabledMarkData;
 }
 
-// ------------------------------------------------------------------ organisation policy (issue 17)
+// ------------------------------------------------------------------ organisation policy
 
 /** What `policy.apply` did (the SDK's PolicyApplyResult), and what it could not do. */
 export interface PolicyApplyData {
@@ -901,7 +901,7 @@ export type WorkflowRunResultData =
       resumeToken: string;
     };
 
-// ------------------------------------------------------------------ agents (issue 13)
+// ------------------------------------------------------------------ agents
 
 /** The agents of the SDK's table (sdk/src/store/agent-links/agents.ts AGENT_IDS). */
 export type AgentIdData =

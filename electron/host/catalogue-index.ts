@@ -1,5 +1,5 @@
 /**
- * The Discover screen's search index (UI.md "Fast: search results update within a frame or two of
+ * The Discover screen's search index (docs/ui.md "Fast: search results update within a frame or two of
  * typing"): every remote's verified catalogue as compact rows, sent to the page once per catalogue
  * content, in pages, so the page searches where it draws the list (a worker running
  * sdk/src/registry/search-rank.ts) instead of asking the host on every keystroke. Beside it,

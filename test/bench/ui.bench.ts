@@ -1,5 +1,5 @@
 /**
- * UI bench (UI.md "Fast: search results update within a frame or two of typing"): a synthetic
+ * UI bench (docs/ui.md "Fast: search results update within a frame or two of typing"): a synthetic
  * catalogue of 20,000 and of 100,000 capabilities served by a real `arcotheon ui` child, the built
  * renderer in Chromium, measured in the page:
  *   - first cards: from the navigation to the first animation frame after the first card is in

@@ -1,5 +1,5 @@
 /**
- * The Discover screen's search, run where the list is drawn (UI.md "Fast: search results update
+ * The Discover screen's search, run where the list is drawn (docs/ui.md "Fast: search results update
  * within a frame or two of typing"): the host sends the index once (`catalogue.index`), and each
  * keystroke is answered here from an in-memory index with the SDK's own ranking rules
  * (sdk/src/registry/search-rank.ts, the one SDK module the renderer may import), then filtered,
