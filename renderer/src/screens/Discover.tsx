@@ -7,6 +7,7 @@
  * then every capability (UI.md "Navigation", "Cards and pages").
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { useShallow } from 'zustand/react/shallow';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CatalogueFilters } from '../../../electron/common/index.js';
 import { DistributionBadges, Publisher } from '../components/Badges.js';
@@ -28,15 +29,18 @@ const SORTS: Array<[SearchSort, string]> = [
 ];
 
 export function Discover() {
-  const state = useCatalogue();
-  const { text, filters, sort, category, phase, error, rowCount, totalRows, order, shownText, facets, contentsPending } = state;
-  const { setText, setFilters, setSort, setCategory, open, refresh } = state;
+  // Everything but the text being typed: a keystroke re-renders the field alone, and the list once,
+  // when its answer comes (UI.md "Fast").
+  const state = useCatalogue(useShallow(({ text: _text, ...rest }) => rest));
+  const typing = useCatalogue((s) => s.text.trim() !== '');
+  const { filters, sort, category, phase, error, rowCount, totalRows, order, shownText, facets, contentsPending } = state;
+  const { setFilters, setSort, setCategory, open, refresh } = state;
   const scrollRef = useRef<HTMLDivElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const sectionsRef = useRef<HTMLDivElement>(null);
   const [listTop, setListTop] = useState(0);
   const count = order === null ? rowCount : order.length;
-  const home = text.trim() === '' && category === null && sort === 'relevance' && Object.keys(filters).length === 0;
+  const home = !typing && category === null && sort === 'relevance' && Object.keys(filters).length === 0;
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollRef.current,
@@ -79,11 +83,10 @@ export function Discover() {
   };
 
   const loadingIndex = phase === 'loading' || (phase === 'ready' && !state.searchReady);
-  const waiting = text !== shownText && !loadingIndex;
   const contentsFilter = filters.hasTools === true || filters.hasSkills === true || filters.hasWorkflows === true;
   let status: string;
   if (phase === 'idle' || (phase === 'loading' && rowCount === 0)) status = 'Loading the catalogue…';
-  else if (loadingIndex && text.trim() !== '') status = `Preparing search over ${plural(totalRows, 'capability', 'capabilities')}…`;
+  else if (loadingIndex && typing) status = `Preparing search over ${plural(totalRows, 'capability', 'capabilities')}…`;
   else if (loadingIndex) status = `${plural(rowCount, 'capability', 'capabilities')} of ${totalRows.toLocaleString()} loaded…`;
   else status = plural(count, 'capability', 'capabilities');
   if (contentsPending > 0 && contentsFilter) status += ` (still reading the contents of ${contentsPending.toLocaleString()})`;
@@ -103,22 +106,7 @@ export function Discover() {
         <label htmlFor="catalogue-search" className="visually-hidden">
           Search capabilities
         </label>
-        <input
-          id="catalogue-search"
-          type="search"
-          placeholder="Search by name, publisher or what it does  ( / )"
-          value={text}
-          autoFocus
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'ArrowDown') {
-              e.preventDefault();
-              scrollRef.current?.querySelector<HTMLElement>('[data-index] a')?.focus();
-            }
-          }}
-        />
+        <SearchField onArrowDown={() => scrollRef.current?.querySelector<HTMLElement>('[data-index] a')?.focus()} />
         <label className="sort">
           Sort
           <select value={sort} onChange={(e) => setSort(e.target.value as SearchSort)}>
@@ -187,14 +175,14 @@ export function Discover() {
         {status}
       </div>
       {error !== null && <ErrorBox error={error} onRetry={phase === 'error' ? open : refresh} />}
-      {phase === 'ready' && state.searchReady && count === 0 && !waiting && error === null && (
+      {phase === 'ready' && state.searchReady && count === 0 && error === null && (
         <div className="empty">
           <strong>
             {totalRows === 0
               ? 'No capabilities here yet'
-              : text.trim() === ''
+              : shownText.trim() === ''
                 ? 'Nothing matches these filters'
-                : `Nothing matches “${text}”`}
+                : `Nothing matches “${shownText}”`}
           </strong>
           {totalRows === 0
             ? 'Add a registry in Settings, or install a .adcap file you trust.'
@@ -204,7 +192,7 @@ export function Discover() {
       <div
         ref={scrollRef}
         className="card-list"
-        aria-busy={loadingIndex || waiting}
+        aria-busy={loadingIndex}
         data-results-for={shownText}
         data-search-ready={state.searchReady ? 'true' : 'false'}
         data-search-in={state.searchIn ?? ''}
@@ -242,6 +230,30 @@ export function Discover() {
         </div>
       </div>
     </div>
+  );
+}
+
+/** The search field: the one part of the screen a keystroke re-renders before the answer comes. */
+function SearchField({ onArrowDown }: { onArrowDown: () => void }) {
+  const text = useCatalogue((s) => s.text);
+  const setText = useCatalogue((s) => s.setText);
+  return (
+    <input
+      id="catalogue-search"
+      type="search"
+      placeholder="Search by name, publisher or what it does  ( / )"
+      value={text}
+      autoFocus
+      autoComplete="off"
+      spellCheck={false}
+      onChange={(e) => setText(e.target.value)}
+      onKeyDown={(e) => {
+        if (e.key === 'ArrowDown') {
+          e.preventDefault();
+          onArrowDown();
+        }
+      }}
+    />
   );
 }
 

@@ -21,7 +21,7 @@ import type { FromWorker, SearchSort } from '../search/protocol.js';
 
 /** The first page is small so the first cards come quickly; the rest come in larger pages. */
 const FIRST_PAGE = 1000;
-const NEXT_PAGES = 10_000;
+const NEXT_PAGES = 20_000;
 /** Cards in the first screen's "Recently updated". */
 const RECENT = 4;
 
