@@ -136,11 +136,13 @@ export {
   type ExtractOptions,
   type LoadedCatalogue,
   type RegistryClientOptions,
+  type RegistryLayout,
 } from './registry/client/registry-client.js';
 export type { RemoteAttempt } from './registry/client/remote-store.js';
 export { addPublisher, deprecateCapability, initRegistry, revokeKey, revokeVersion, yankVersion } from './registry/builder/maintain.js';
 export { publishPackage, type PublishResult } from './registry/builder/publish.js';
 export { buildRegistry, type BuildRegistryOptions, type BuildResult } from './registry/builder/build.js';
+export type { V2BuildResult } from './registry/builder/build-v2.js';
 export { serveRegistry, type ServedRegistry } from './registry/builder/serve.js';
 export { mirrorBlob, resourceBlobRelativePath, type MirroredBlob } from './registry/builder/mirror.js';
 export { shippedRemote } from './registry/embedded.js';

@@ -25,14 +25,17 @@ export const DEFAULT_GC_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** What the v2 half of a build wrote. */
 export interface V2BuildResult {
+  /** F: nodes, search packs and bins per node. */
   fanout: number;
+  /** F², the number of bins. */
   bins: number;
   /** Content-addressed files written in this build, by folder (files already on disk are not touched). */
-  written: Record<(typeof V2_CONTENT_DIRS)[number], number>;
+  written: Record<'docs' | 'bins' | 'nodes' | 'publishers' | 'search', number>;
   /** Whether the top level was written (false when keepUnchanged kept it). */
   topLevelWritten: boolean;
   /** Files removed because no snapshot had referenced them for longer than the grace period. */
   collected: number;
+  /** Where the top level is (v2/catalog.json). */
   topLevelPath: string;
 }
 
