@@ -4,7 +4,7 @@
  * filtered, as a virtualised list of cards (only the visible cards exist in the DOM, so 100,000
  * entries scroll smoothly). With an empty search the first screen is not just a list: what the
  * organisation requires, what was updated lately, and categories from the catalogue's keywords,
- * then every capability (UI.md "Navigation", "Cards and pages").
+ * then every capability (docs/ui.md "Navigation", "Cards and pages").
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useShallow } from 'zustand/react/shallow';
@@ -30,7 +30,7 @@ const SORTS: Array<[SearchSort, string]> = [
 
 export function Discover() {
   // Everything but the text being typed: a keystroke re-renders the field alone, and the list once,
-  // when its answer comes (UI.md "Fast").
+  // when its answer comes (docs/ui.md "Fast").
   const state = useCatalogue(useShallow(({ text: _text, ...rest }) => rest));
   const typing = useCatalogue((s) => s.text.trim() !== '');
   const { filters, sort, category, phase, error, rowCount, totalRows, order, shownText, facets, contentsPending } = state;

@@ -2,7 +2,7 @@
  * The Discover screen's state. The host sends the catalogue's search index once per revision
  * (`catalogue.index`, in pages: the first cards show as soon as the first page is in), and the
  * search runs where the list is drawn: a worker (search/) answers each keystroke with the SDK's
- * ranking, so typing never waits for a round trip (UI.md "Fast"). What this computer knows beyond
+ * ranking, so typing never waits for a round trip (docs/ui.md "Fast"). What this computer knows beyond
  * the catalogue (installed versions, contents and dates read from package documents) comes from
  * `catalogue.known` and is asked for again when the host says it changed.
  */
