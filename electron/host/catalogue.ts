@@ -289,7 +289,9 @@ export class Catalogue {
       );
     this.learn(located.doc);
     const { payload } = await located.client.catalogue();
-    const listed = Object.hasOwn(payload.capabilities, id) ? payload.capabilities[id] : undefined;
+    // The catalogue's record (latest, latestPrerelease) by id: over a v2 registry the payload lists no
+    // capabilities, so the client's record lookup answers (the same over v1).
+    const listed = await located.client.capability(id).catch(() => undefined);
     const publisherId = id.split('/')[0] as string;
     const publisher = Object.hasOwn(payload.publishers, publisherId) ? payload.publishers[publisherId] : undefined;
     const doc = located.doc;

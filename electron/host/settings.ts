@@ -85,7 +85,7 @@ export class Settings {
         status.lastVerifiedAt = catalogue.checkedAt;
         status.sequence = catalogue.payload.sequence;
         status.generatedAt = catalogue.payload.generatedAt;
-        status.capabilities = Object.keys(catalogue.payload.capabilities).length;
+        status.capabilities = catalogue.capabilityCount;
       } catch (error) {
         if (!isAdcapError(error)) throw error;
         if (errorReason(error) === 'remote-never-read') unread = true;
