@@ -258,8 +258,8 @@ function SearchField({ onArrowDown }: { onArrowDown: () => void }) {
 }
 
 /**
- * The first screen's sections: what the organisation's policy requires, what was published lately
- * (from the package documents read so far), and categories from the catalogue's keywords.
+ * The first screen's sections: what the organisation's policy requires, categories from the
+ * catalogue's keywords, and what was published lately (from the package documents read so far).
  */
 function FirstScreen({ onCategory }: { onCategory: (category: string) => void }) {
   const state = useCatalogue();
@@ -288,16 +288,6 @@ function FirstScreen({ onCategory }: { onCategory: (category: string) => void })
           </div>
         </section>
       )}
-      {recent.length > 0 && (
-        <section aria-labelledby="discover-recent">
-          <h2 id="discover-recent">Recently updated</h2>
-          <div className="card-grid">
-            {cards(recent).map((card) => (
-              <Card key={card.id} card={card} />
-            ))}
-          </div>
-        </section>
-      )}
       {categories.length > 0 && (
         <section aria-labelledby="discover-categories">
           <h2 id="discover-categories">Categories</h2>
@@ -306,6 +296,16 @@ function FirstScreen({ onCategory }: { onCategory: (category: string) => void })
               <button key={category} type="button" className="chip" onClick={() => onCategory(category)}>
                 {category}
               </button>
+            ))}
+          </div>
+        </section>
+      )}
+      {recent.length > 0 && (
+        <section aria-labelledby="discover-recent">
+          <h2 id="discover-recent">Recently updated</h2>
+          <div className="card-grid recent">
+            {cards(recent).map((card) => (
+              <Card key={card.id} card={card} />
             ))}
           </div>
         </section>
