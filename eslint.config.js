@@ -243,7 +243,8 @@ export default tseslint.config(
     },
   },
   {
-    files: [`sdk/**/*.${CODE}`],
+    // sdk/src and its TypeScript around it; sdk/examples/*.mjs are host programs, which load what they like.
+    files: [`sdk/src/**/*.${CODE}`, 'sdk/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
