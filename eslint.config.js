@@ -192,7 +192,10 @@ const htmlSinks = [
   'CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|parseFromString)$/]',
 ];
 
-/** Files that may not import electron: all of electron/ but main.ts, utility.ts and preload.ts (the contract and the launchers have blocks of their own). */
+/**
+ * Files that may not import electron: all of electron/ but main.ts, utility.ts and preload.ts (the
+ * contract and the launchers have blocks of their own).
+ */
 const electronHostFiles = [`electron/**/*.${CODE}`];
 const electronHostIgnores = ['electron/main.ts', 'electron/utility.ts', 'electron/preload.ts', 'electron/common/**', 'electron/bin/**'];
 const toolingFiles = ['electron/bin/**/*.mjs', 'test/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.{ts,js,mjs}'];

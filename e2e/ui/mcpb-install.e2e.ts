@@ -204,7 +204,7 @@ describe('Install from file… with an MCP Bundle', () => {
     }
   }, 240_000);
 
-  it('a bundle that does not list its tools: its server is asked, in the sandbox, and the tools it lists are shown before the install', async () => {
+  it('a bundle that does not list its tools: its server is asked in the sandbox, its tools shown before the install', async () => {
     const app = await openApp(ui);
     const page = app.page;
     try {

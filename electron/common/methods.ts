@@ -240,13 +240,15 @@ export const METHODS = {
       ],
     ),
     returns<CatalogueIndexPage>(),
-    'A page of the search index of every remote (rows in browsing order: deprecated last, then by name) for the Discover screen, which searches it as the user types. ' +
+    'A page of the search index of every remote (rows in browsing order: deprecated last, then by name) ' +
+      'for the Discover screen, which searches it as the user types. ' +
       'A page always comes from the current revision: when it differs from the one asked for, the page starts over.',
   ),
   'catalogue.known': call(
     args([], [object({ read: optional(boolean()) })]),
     returns<CatalogueKnownData>(),
-    'Installed versions and what the package documents read so far say (contents, last published); read: true reads more of them in the background.',
+    'Installed versions and what the package documents read so far say (contents, last published); ' +
+      'read: true reads more of them in the background.',
   ),
   'catalogue.show': call(
     args([capabilityId]),

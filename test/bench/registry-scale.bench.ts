@@ -177,7 +177,10 @@ registerBench({
         report({ label: `${n}: v2 cold-start peak memory over a bare child`, value: (v2.maxRss - baseline.maxRss) / MiB, unit: 'MiB' });
         const real = runV2(count);
         report({
-          label: `${n}: v2 (built) registry build after one publish: files written besides the top level (bins ${real.build.touched['bins']}, nodes ${real.build.touched['nodes']}, packs ${real.build.touched['packs']}, documents ${real.build.touched['docs']})`,
+          label:
+            `${n}: v2 (built) registry build after one publish: files written besides the top level ` +
+            `(bins ${real.build.touched['bins']}, nodes ${real.build.touched['nodes']}, ` +
+            `packs ${real.build.touched['packs']}, documents ${real.build.touched['docs']})`,
           value: (real.build.touched['bins'] ?? 0) + (real.build.touched['nodes'] ?? 0) + (real.build.touched['packs'] ?? 0),
           unit: 'files',
           target: 3,
@@ -190,7 +193,9 @@ registerBench({
         });
         report({ label: `${n}: v2 (client) cold start, downloaded`, value: real.client.coldBytes / MiB, unit: 'MiB', target: 50 });
         report({
-          label: `${n}: v2 (client) cold start to a searchable index (update ${(real.client.coldUpdateMs / 1000).toFixed(1)} s + first search)`,
+          label:
+            `${n}: v2 (client) cold start to a searchable index ` +
+            `(update ${(real.client.coldUpdateMs / 1000).toFixed(1)} s + first search)`,
           value: real.client.coldMs / 1000,
           unit: 's',
           target: 10,

@@ -43,7 +43,8 @@ function policyLock(item: Pick<InstalledSummary, 'disabled' | 'managed'>): { who
 /**
  * A switch (a checkbox with role="switch", WAI-ARIA APG "Switch": Space flips it, its state is
  * on or off) named "Enabled" (on a list row, "Enabled <name>", so each row's switch says which
- * capability it turns off), drawn as a track and thumb inside the row it belongs to; reloads the installed data after the change. When the policy decides,
+ * capability it turns off), drawn as a track and thumb inside the row it belongs to; reloads the
+ * installed data after the change. When the policy decides,
  * the switch is disabled and the reason is shown beside it and read with it (aria-describedby).
  */
 export function EnabledToggle({

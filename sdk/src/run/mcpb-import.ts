@@ -126,7 +126,10 @@ async function readBundle(
   return { entries, bundle, entry };
 }
 
-/** What an MCP Bundle says about itself, read without starting its server: for an import dialog (docs/spec/mcp-runtime.md "MCP Bundles"). */
+/**
+ * What an MCP Bundle says about itself, read without starting its server: for an import dialog
+ * (docs/spec/mcp-runtime.md "MCP Bundles").
+ */
 export interface McpBundleSummary {
   /** The bundle's `name`. */
   name: string;

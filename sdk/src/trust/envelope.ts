@@ -13,7 +13,10 @@ import { decodePublicKey, isKeyId, secretSeedOf, type KeyFile, type TrustedKey }
  */
 export const PACKAGE_CONTEXT = 'arcotheon-package-v1';
 export const CATALOG_CONTEXT = 'arcotheon-catalog-v1';
-/** The top level of a registry's v2/ layout (docs/scaling.md "Version 2"): a role of its own, so a v1 catalogue signature never verifies as a v2 top level, nor the reverse. */
+/**
+ * The top level of a registry's v2/ layout (docs/scaling.md "Version 2"): a role of its own, so a v1
+ * catalogue signature never verifies as a v2 top level, nor the reverse.
+ */
 export const CATALOG_V2_CONTEXT = 'arcotheon-catalog-v2';
 export type SignatureContext = typeof PACKAGE_CONTEXT | typeof CATALOG_CONTEXT | typeof CATALOG_V2_CONTEXT;
 

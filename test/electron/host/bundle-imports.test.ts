@@ -186,7 +186,7 @@ describe('MCP Bundles through the host API', () => {
     });
   });
 
-  it('imports with a listed host, plans as added by you, stores the secret only once installed, and the secret reaches the server', async () => {
+  it('imports with a listed host, plans as added by you, stores the secret once installed; it reaches the server', async () => {
     const { api, home } = await service();
     const file = await upload(api, packed, 'fixture.mcpb');
     const imported = await api.sideload.importBundle(file, { allowNet: ['allowed.example'], values: { API_KEY: SECRET } });
@@ -223,7 +223,7 @@ describe('MCP Bundles through the host API', () => {
     expect(JSON.stringify(ran.value)).not.toContain(SECRET);
   }, 120_000);
 
-  it('a host without a value store (secretStore: null; the app then asks at the first run) neither asks for values nor stores them', async () => {
+  it('a host without a value store (secretStore: null; the app asks at the first run) neither asks for nor stores values', async () => {
     const { api, home } = await service({ secretStore: null });
     const file = await upload(api, packed, 'fixture.mcpb');
     const inspected = await api.sideload.inspectBundle(file);

@@ -50,7 +50,7 @@ describe('remotes refresh', () => {
     }
   });
 
-  it('says the status of the last attempt: unread on a fresh home, failed with its error in the UI words while offline, and the same for the next host', async () => {
+  it('says the status of the last attempt: unread when fresh, failed with its UI words offline, the same for the next host', async () => {
     const home = await mkdtemp(join(tmpdir(), 'adcap-remotes-status-'));
     const offline = { name: 'offline', url: 'https://127.0.0.1:9/v1/', rootKeys: [reg.registry.rootKey.publicKey] };
     const options = reg.options(home);

@@ -67,7 +67,7 @@ describe('a .adcap file opened from the file manager', () => {
     }
   });
 
-  it('sends a .mcpb MCP Bundle as a sideload too (the page opens its import dialog); other files are refused naming both kinds', async () => {
+  it('sends a .mcpb MCP Bundle as a sideload too (the page opens its import dialog); other files are refused naming both', async () => {
     const bundle = join(dir, 'server.mcpb');
     await writeFile(bundle, 'PK\u0005\u0006'.padEnd(22, '\u0000'));
     const request = await openRequestFor(host, { kind: 'file', path: bundle });

@@ -382,7 +382,10 @@ export class RegistryClient {
     });
   }
 
-  /** The stored v2 top level, verified again under the pinned keys and the floor, with its nodes and publishers; null when any file is missing or damaged. */
+  /**
+   * The stored v2 top level, verified again under the pinned keys and the floor, with its nodes and
+   * publishers; null when any file is missing or damaged.
+   */
   private async storedV2(
     state?: RemoteState,
     options: { belowMinimum?: boolean } = {},
