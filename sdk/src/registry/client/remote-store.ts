@@ -36,7 +36,9 @@ export interface RemoteState {
 
 /** The last attempt to fetch and verify a remote's catalogue: when, and why it failed. */
 export interface RemoteAttempt {
+  /** When the attempt ended (ISO 8601, UTC). */
   at: string;
+  /** True when the catalogue was fetched and verified; false when the attempt failed (see `error`). */
   ok: boolean;
   /** The failure: its code, the SDK's sentence and its plain details (for the other surfaces' wording). */
   error?: { code: string; message: string; details?: Record<string, unknown> };
