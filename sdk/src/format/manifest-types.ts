@@ -4,7 +4,7 @@
  * that has passed `validateManifest`.
  */
 import type { PermissionId } from '../permissions/table.js';
-import type { BinaryRuntime, InterpreterRuntime, McpRuntime, ReservedRuntime } from './runtime-table.js';
+import type { InterpreterRuntime, Platform, ToolRuntime } from './runtime-table.js';
 
 /** `publisher/name`; each part lowercase letters, digits, single hyphens, 1–64 chars. */
 export type CapabilityId = string;
@@ -19,24 +19,15 @@ export interface Permission {
   reason: string;
 }
 
-/** A platform as spec §11 names it: `any`, or `<os>-<arch>` such as `linux-x64`. */
-export type Platform = string; // "any" | "linux-x64" | "darwin-arm64" | "win32-x64" | ...
-
-/** A tool's runtime, by kind of `type` (the runtime table, format/runtime-table.ts). */
-export type InterpreterToolRuntime = { type: InterpreterRuntime; entry: string; version?: string };
-/** A tool runtime that runs a native binary, one entry per platform. */
-export type BinaryToolRuntime = { type: BinaryRuntime; entries: Record<Platform, string> };
-/**
- * The MCP server a `mcp` tool runs (docs/spec/mcp-runtime.md): started like a node, python or binary
- * tool, with `args` and `env` whose `${dir}`, `${workspace}` and `${env.NAME}` are filled in at run time.
- */
-export type McpServerLaunch = (Omit<InterpreterToolRuntime, 'type'> & { type: InterpreterRuntime }) | BinaryToolRuntime;
-/** The MCP server an `mcp` tool runtime starts: how it is launched, with its arguments and environment. */
-export type McpServerSpec = McpServerLaunch & { args?: string[]; env?: Record<string, string> };
-/** A tool runtime that calls one tool of an MCP server the capability ships. */
-export type McpToolRuntime = { type: McpRuntime; server: McpServerSpec; tool: string };
-/** How a tool runs (spec §7): an interpreter, a binary, an MCP server's tool, or a reserved type. */
-export type ToolRuntime = InterpreterToolRuntime | BinaryToolRuntime | McpToolRuntime | { type: ReservedRuntime; [key: string]: unknown };
+export type {
+  BinaryToolRuntime,
+  InterpreterToolRuntime,
+  McpServerLaunch,
+  McpServerSpec,
+  McpToolRuntime,
+  Platform,
+  ToolRuntime,
+} from './runtime-table.js';
 
 /** A JSON Schema (draft 2020-12) as a plain object: a tool's input or output schema. */
 export interface JsonSchemaObject {

@@ -10,7 +10,6 @@
  *
  * Plain data: no Node modules, so every layer may read it.
  */
-import type { BinaryToolRuntime, InterpreterToolRuntime, McpToolRuntime, ToolRuntime } from './manifest-types.js';
 
 /** spec §7: node and python run `entry` with the host's interpreter, honouring `runtime.version`. */
 interface InterpreterRuntimeKind {
@@ -98,6 +97,27 @@ const TABLE: { readonly [T in RuntimeType]: RuntimeKind } = RUNTIME_TABLE;
 export const RUNTIME_TYPES = Object.keys(RUNTIME_TABLE) as RuntimeType[];
 export const INTERPRETER_RUNTIMES = RUNTIME_TYPES.filter((t): t is InterpreterRuntime => TABLE[t].kind === 'interpreter');
 export const RUNNABLE_RUNTIMES = RUNTIME_TYPES.filter((t): t is RunnableRuntime => TABLE[t].kind !== 'reserved');
+
+// The shapes of a manifest's `runtime` by kind, derived from the table (manifest-types.ts re-exports
+// them with the rest of the manifest's types; they live here so the table needs nothing from there).
+/** A platform as spec §11 names it: `any`, or `<os>-<arch>` such as `linux-x64`. */
+export type Platform = string; // "any" | "linux-x64" | "darwin-arm64" | "win32-x64" | ...
+
+/** A tool's runtime, by kind of `type` (the table above). */
+export type InterpreterToolRuntime = { type: InterpreterRuntime; entry: string; version?: string };
+/** A tool runtime that runs a native binary, one entry per platform. */
+export type BinaryToolRuntime = { type: BinaryRuntime; entries: Record<Platform, string> };
+/**
+ * The MCP server a `mcp` tool runs (docs/spec/mcp-runtime.md): started like a node, python or binary
+ * tool, with `args` and `env` whose `${dir}`, `${workspace}` and `${env.NAME}` are filled in at run time.
+ */
+export type McpServerLaunch = (Omit<InterpreterToolRuntime, 'type'> & { type: InterpreterRuntime }) | BinaryToolRuntime;
+/** The MCP server an `mcp` tool runtime starts: how it is launched, with its arguments and environment. */
+export type McpServerSpec = McpServerLaunch & { args?: string[]; env?: Record<string, string> };
+/** A tool runtime that calls one tool of an MCP server the capability ships. */
+export type McpToolRuntime = { type: McpRuntime; server: McpServerSpec; tool: string };
+/** How a tool runs (spec §7): an interpreter, a binary, an MCP server's tool, or a reserved type. */
+export type ToolRuntime = InterpreterToolRuntime | BinaryToolRuntime | McpToolRuntime | { type: ReservedRuntime; [key: string]: unknown };
 
 export function isRuntimeType(value: unknown): value is RuntimeType {
   return typeof value === 'string' && Object.hasOwn(RUNTIME_TABLE, value);

@@ -14,7 +14,7 @@ import { sha256Hex } from '../util/hash.js';
 import { checkId } from './arguments.js';
 import { manifestCheckRecorded, recordManifestCheck } from './file-fingerprints.js';
 import type { HomeLayout } from './home.js';
-import { managedMark, policyForReading, type ManagedMark } from './policy-enforce.js';
+import { managedMark, policyForReading, type ManagedMark } from './policy-marks.js';
 import { revocationReason } from './revocations.js';
 import type { RegistrySources } from './sources.js';
 import { packageIdsOnDisk, readState, type DisabledMark, type InstallSource, type PackageState } from './state.js';

@@ -11,6 +11,8 @@
 import { AdcapError, isAdcapError } from '../errors.js';
 import { normalizeRemoteUrl, type RemoteConfig } from '../registry/remotes.js';
 import type { Problem } from './doctor-problem.js';
+
+export { managedMark, policyForReading, type ManagedMark } from './policy-marks.js';
 import { setEnablement, type EnablementHook } from './enablement.js';
 import type { Plan } from './plan.js';
 import { grantString } from '../permissions/index.js';
@@ -23,10 +25,10 @@ import {
   blockedBy,
   deniedBy,
   managedBy,
-  requiredEntry,
   splitSpec,
   type LoadedPolicy,
 } from './policy.js';
+import { policyForReading } from './policy-marks.js';
 import type { PackageState } from './state.js';
 import type { InstalledView, PolicyView } from './store-view.js';
 
@@ -52,16 +54,6 @@ export interface PolicyHost extends InstalledView, PolicyView {
 /** The policy for an operation that changes something: E_POLICY when the file is invalid. */
 export function policyForChange(arc: PolicyView): Promise<LoadedPolicy | null> {
   return arc.policyInForce();
-}
-
-/** The policy for read-only work: an invalid one is returned as its error, not thrown. */
-export async function policyForReading(arc: PolicyView): Promise<{ loaded: LoadedPolicy | null; error?: AdcapError }> {
-  try {
-    return { loaded: await arc.policyInForce() };
-  } catch (error) {
-    if (isAdcapError(error, 'E_POLICY')) return { loaded: null, error };
-    throw error;
-  }
 }
 
 /**
@@ -121,33 +113,6 @@ export function assertToolAllowed(loaded: LoadedPolicy | null, id: string, versi
 export function toolAllowed(loaded: LoadedPolicy | null, id: string, version: string, permissions: readonly string[]): boolean {
   if (loaded === null) return true;
   return blockedBy(loaded.policy, id, version) === undefined && permissions.every((p) => deniedBy(loaded.policy, p) === undefined);
-}
-
-/** How the policy manages an installed capability, for `list` and the UI. */
-export interface ManagedMark {
-  /** "Managed by <organisation> (rule ... in <path>)." */
-  text: string;
-  /** The required entry: installed for every user, its permissions granted by the policy. */
-  required?: string;
-  /** The blocked entry that matches the installed version. */
-  blocked?: string;
-  /** Grants the capability holds that the policy now denies. */
-  deniedGrants?: string[];
-}
-
-export function managedMark(loaded: LoadedPolicy | null, state: PackageState): ManagedMark | undefined {
-  if (loaded === null) return undefined;
-  const required = requiredEntry(loaded.policy, state.id);
-  const blocked = blockedBy(loaded.policy, state.id, state.active);
-  const deniedGrants = state.grants.filter((g) => deniedBy(loaded.policy, g) !== undefined);
-  if (required === undefined && blocked === undefined && deniedGrants.length === 0) return undefined;
-  const rule = blocked !== undefined ? 'blocked' : required !== undefined ? 'required' : 'deniedPermissions';
-  return {
-    text: managedBy(loaded, rule),
-    ...(required === undefined ? {} : { required }),
-    ...(blocked === undefined ? {} : { blocked }),
-    ...(deniedGrants.length === 0 ? {} : { deniedGrants }),
-  };
 }
 
 /** What `applyPolicy` did, and what it could not do (each with its error code and sentence). */
