@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { AppDriver } from './driver.js';
 import { ELECTRON_TARGET, openInElectron } from './electron.js';
 
 const repo = join(import.meta.dirname, '..', '..', '..');
@@ -98,14 +99,7 @@ export function startUi(home: string, env: NodeJS.ProcessEnv = {}, options: { op
   });
 }
 
-export interface AppDriver {
-  page: Page;
-  /** Script dialogs (alert/confirm/prompt) the page opened: the hostile-text journey expects none. */
-  dialogs: string[];
-  /** Uncaught page errors. */
-  errors: string[];
-  close(): Promise<void>;
-}
+export type { AppDriver } from './driver.js';
 
 let browser: Browser | null = null;
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { _electron, type ElectronApplication } from 'playwright-core';
 import type { ElectronBinary } from '../../../electron/main/binary.js';
-import type { AppDriver } from './app.js';
+import type { AppDriver } from './driver.js';
 
 const repo = join(import.meta.dirname, '..', '..', '..');
 
