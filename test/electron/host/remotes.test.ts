@@ -27,12 +27,21 @@ describe('remotes refresh', () => {
     expect(first.value).toEqual([expect.objectContaining({ name: 'test', error: null, capabilities: 1, sequence: expect.any(Number) })]);
     const verifiedAt = first.value[0]?.lastVerifiedAt ?? '';
 
-    // The registry (or whoever controls its server now) serves a catalogue signed by another key.
-    const file = join(reg.registry.dir, 'v1', 'catalog.json');
-    const genuine = await readFile(file);
-    const { payload } = JSON.parse(genuine.toString()) as { payload: { sequence: number } };
-    const forged = signEnvelope({ ...payload, sequence: payload.sequence + 1 }, CATALOG_CONTEXT, [generateKey()]);
-    await writeFile(file, JSON.stringify(forged));
+    // The registry (or whoever controls its server now) serves a catalogue signed by another key:
+    // the top level of each layout it serves (v1/catalog.json, and v2/catalog.json, which the client prefers).
+    const forgedFiles = new Map<string, Buffer>();
+    for (const [layout, context] of [
+      ['v1', CATALOG_CONTEXT],
+      ['v2', 'arcotheon-catalog-v2'],
+    ] as const) {
+      const file = join(reg.registry.dir, layout, 'catalog.json');
+      const genuine = await readFile(file).catch(() => null);
+      if (genuine === null) continue;
+      const { payload } = JSON.parse(genuine.toString()) as { payload: { sequence: number } };
+      forgedFiles.set(file, genuine);
+      await writeFile(file, JSON.stringify(signEnvelope({ ...payload, sequence: payload.sequence + 1 }, context, [generateKey()])));
+    }
+    expect(forgedFiles.size).toBeGreaterThan(0);
     try {
       const second = await host.api.perform('remotes.refresh', null);
       if (!second.ok) throw new Error(second.error.message);
@@ -46,7 +55,7 @@ describe('remotes refresh', () => {
       // The last verified catalogue is still what search uses.
       expect(await host.api.catalogue.query({ text: 'lib' })).toMatchObject({ ok: true, value: { hits: [{ id: 'acme/lib' }] } });
     } finally {
-      await writeFile(file, genuine);
+      for (const [file, genuine] of forgedFiles) await writeFile(file, genuine);
     }
   });
 

@@ -32,6 +32,7 @@ describe('startHost', () => {
     const { service, startup } = await startHost({
       home: join(work, 'home-a'),
       appVersion: '9.9.9',
+      // The app's environment as a packaged app or an organisation sets it: the pinned registry and the policy file.
       env: { ARCOTHEON_EMBEDDED_REGISTRY: pin, ARCOTHEON_POLICY: policy },
       doctorAtStart: true,
       log: (m) => logged.push(m),
@@ -54,6 +55,7 @@ describe('startHost', () => {
     const { service, startup } = await startHost({
       home: join(work, 'home-b'),
       appVersion: '1.0.0',
+      // No default remote, and a policy path with no file: what a user who turned both off runs.
       env: { ARCOTHEON_EMBEDDED_REGISTRY: '', ARCOTHEON_POLICY: join(work, 'no-policy-here.json') },
       doctorAtStart: false,
     });

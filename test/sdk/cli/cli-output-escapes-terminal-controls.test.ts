@@ -2,6 +2,8 @@
 // characters from untrusted sources. An OSC 52 clipboard write in a tool's stderr reached the
 // terminal inside an E_TOOL message; catalogue text is the registry's, not ours. Both now print as
 // visible \uXXXX escapes, and --json output still parses to the same strings.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalSafe } from '../../../sdk/src/cli/terminal-safe.js';
 import { TestRegistry } from '../../helpers/test-registry.js';
@@ -46,6 +48,9 @@ describe('adcap escapes what tools and registries say', () => {
         capabilities: { ...payload.capabilities, 'acme/pdf': { ...entry, name: 'PDF\u009b1A', summary: `Reads PDFs\r\u001b[2K${OSC52}` } },
       };
     });
+    // A registry served in layout 1 only (as older builders write it): the hostile text is in its
+    // re-signed v1/catalog.json, and a client would prefer the v2/ tree beside it, which holds none.
+    await rm(join(reg.dir, 'v2'), { recursive: true, force: true });
   });
   afterAll(async () => {
     await h.remove();
