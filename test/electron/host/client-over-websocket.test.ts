@@ -124,6 +124,21 @@ describe('the host API through the typed client over a real WebSocket', () => {
     const withTools = value(await client.catalogue.query({ filters: { hasTools: true } }));
     expect(withTools.hits.map((h) => h.id)).toEqual(['acme/echo']);
     expect(withTools.facets.hasTools).toBe(1);
+    // The search index Discover loads once and searches as the user types, in pages of one revision.
+    const index = value(await client.catalogue.index({}));
+    expect(index.total).toBe(index.rows.length);
+    const echo = index.rows.find((row) => row[0] === 'acme/echo');
+    expect(echo?.[4]).toBe('1.0.0');
+    expect(index.remotes[echo?.[8] ?? -1]).toBe('test');
+    expect(index.publishers[echo?.[7] ?? -1]?.id).toBe('acme');
+    const second = value(await client.catalogue.index({ revision: index.revision, offset: 1, limit: 1 }));
+    expect(second).toMatchObject({ revision: index.revision, offset: 1, total: index.total, publishers: [] });
+    expect(second.rows).toEqual(index.rows.slice(1, 2));
+    // What this computer knows beyond the catalogue: nothing installed yet; the echo's contents were read above.
+    const known = value(await client.catalogue.known({}));
+    expect(known.revision).toBe(index.revision);
+    expect(known.installed).toEqual([]);
+    expect(known.learned).toContainEqual(expect.objectContaining({ id: 'acme/echo', tools: 1 }));
   });
 
   it('plan, install as an operation with progress, and the installed views', async () => {
