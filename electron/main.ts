@@ -28,7 +28,8 @@ import {
 import path from 'node:path';
 import { IPC, type DesktopEvent, type OpenRequest, type SecretRequest } from './common/desktop.js';
 import type { HostMethod } from './common/methods.js';
-import type { HostEvent, Result, WorkspaceHandle } from './common/types.js';
+import type { Result, WorkspaceHandle } from './common/types.js';
+import type { HostEvent } from './common/events.js';
 import { argvSkip, LINK_SCHEME, openTargetsFromArgv } from './main/links.js';
 import { OpenDispatcher, sideloadFile } from './main/opens.js';
 import { appLayout } from './shared/paths.js';

@@ -21,7 +21,8 @@ import {
   type WireResult,
   type WireValue,
 } from './methods.js';
-import type { HostEvent, Operation, OperationEvent, ProgressEvent, Result } from './types.js';
+import type { HostEvent, OperationEvent, ProgressEvent } from './events.js';
+import type { Operation, Result } from './types.js';
 
 export type CallFn = (method: HostMethod, args: unknown[]) => Promise<Result<unknown>>;
 export type SubscribeFn = (listener: (event: HostEvent) => void) => () => void;

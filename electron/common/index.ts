@@ -5,8 +5,20 @@
  * Types and plain data only: no Node, no SDK runtime (DESIGN §2). See docs/host-api.md.
  */
 export * from './types.js';
+export * from './events.js';
 export { METHODS, HOST_METHODS, isHostMethod, checkArguments, SIDELOAD_CHUNK_BYTES } from './methods.js';
-export type { HostMethod, MethodArgs, MethodValue, MethodSpec, OperationMethod, Started, WireResult, WireValue } from './methods.js';
+export type {
+  HostMethod,
+  InstallTargetData,
+  PackageSpecData,
+  MethodArgs,
+  MethodValue,
+  MethodSpec,
+  OperationMethod,
+  Started,
+  WireResult,
+  WireValue,
+} from './methods.js';
 export {
   createHostClient,
   type CallFn,

@@ -507,3 +507,12 @@ export type Started<M extends HostMethod> = { operation: string; readonly __valu
 /** What calling `method` resolves to over the wire. */
 export type WireValue<M extends HostMethod> = M extends OperationMethod ? Started<M> : MethodValue<M>;
 export type WireResult<M extends HostMethod> = Result<WireValue<M>>;
+
+/** A capability spec: `publisher/name[@range]`, or the id and range apart. */
+export type PackageSpecData = Extract<InstallTargetData, string | { id: string }>;
+/**
+ * What to install: capability specs, or a request. `sideload` is a handle from `sideload.commit`,
+ * `bundle` one from `sideload.importBundle` (never a path: the page cannot name files on this
+ * computer). Declared once, by its schema in methods.ts (`installs.plan`'s argument).
+ */
+export type InstallTargetData = MethodArgs<'installs.plan'>[0];

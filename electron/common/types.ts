@@ -9,8 +9,6 @@
  * never as HTML.
  */
 
-import type { MethodArgs, OperationMethod, ValueMap } from './methods.js';
-
 /**
  * The stable error codes of DESIGN §9, as the SDK's `ErrorCode` lists them (sdk/src/errors.ts). The
  * contract imports nothing from the SDK (DESIGN §2), so the list is spelled here;
@@ -448,15 +446,6 @@ export interface PlanData {
   /** The overall risk of what the plan installs (every item: permissions and skills' programs). */
   risk: RiskVerdict;
 }
-
-/** A capability spec: `publisher/name[@range]`, or the id and range apart. */
-export type PackageSpecData = Extract<InstallTargetData, string | { id: string }>;
-/**
- * What to install: capability specs, or a request. `sideload` is a handle from `sideload.commit`,
- * `bundle` one from `sideload.importBundle` (never a path: the page cannot name files on this
- * computer). Declared once, by its schema in methods.ts (`installs.plan`'s argument).
- */
-export type InstallTargetData = MethodArgs<'installs.plan'>[0];
 
 export interface ApplyResultData {
   plan: PlanData;
@@ -1025,28 +1014,3 @@ export interface OperationInfo {
   /** Set when finished: what `operations.wait` resolves with. */
   result: Result<unknown> | null;
 }
-
-/** Progress of a running operation. */
-export type ProgressEvent<M extends OperationMethod = OperationMethod> = {
-  [K in M]: { type: 'progress'; operation: string; method: K } & ProgressData;
-}[M];
-
-/** An operation started (`running`) or ended; the final event carries its Result, typed by the method. */
-export type OperationEvent<M extends OperationMethod = OperationMethod> = {
-  [K in M]: { type: 'operation'; operation: string; method: K; state: OperationState; result?: Result<ValueMap[K]> };
-}[M];
-
-/** What the host pushes to every subscriber: operation progress and ends, and what changed. */
-export type HostEvent =
-  | ProgressEvent
-  | OperationEvent
-  /** What is installed changed (here or in another process on the same home): reload installs.overview. */
-  | { type: 'installed-changed' }
-  /** A remote was added, removed or refreshed: reload remotes.status. */
-  | { type: 'remotes-changed' }
-  /** What the catalogue shows changed (a refresh, a search index): run catalogue.query again. */
-  | { type: 'catalogue-changed' }
-  /** A workspace was confirmed or forgotten: reload workspaces.list. */
-  | { type: 'workspaces-changed' }
-  /** The host applied the organisation policy (policy.show has the outcome). */
-  | { type: 'policy-changed' };

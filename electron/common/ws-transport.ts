@@ -15,7 +15,8 @@
  * the server says this browser is not signed in, so the page can say what to do.
  */
 import type { CallFn, SubscribeFn } from './client.js';
-import type { HostEvent, Result } from './types.js';
+import type { HostEvent } from './events.js';
+import type { Result } from './types.js';
 
 export interface WebSocketLike {
   readonly readyState: number;

@@ -2,7 +2,7 @@
  * The host's events (electron/common/types.ts `HostEvent`): operation progress and ends, and what
  * changed, sent to every transport that subscribed (the Electron window, each WebSocket).
  */
-import type { HostEvent } from '../common/types.js';
+import type { HostEvent } from '../common/events.js';
 
 export class EventHub {
   private readonly listeners = new Set<(event: HostEvent) => void>();

@@ -4,7 +4,8 @@
  * names files") as the SDK's install request, with the label the operations tray shows.
  */
 import type { Arcotheon } from '@arcotheon/sdk';
-import type { InstallTargetData, PlanData } from '../common/types.js';
+import type { PlanData } from '../common/types.js';
+import type { InstallTargetData } from '../common/methods.js';
 import type { BundleImports } from './bundle-imports.js';
 import type { Sideloads } from './files.js';
 

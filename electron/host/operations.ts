@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OperationMethod, ValueMap } from '../common/methods.js';
-import type { HostEvent, OperationEvent, OperationInfo, OperationState, ProgressData, ProgressEvent, Result } from '../common/types.js';
+import type { OperationInfo, OperationState, ProgressData, Result } from '../common/types.js';
+import type { HostEvent, OperationEvent, ProgressEvent } from '../common/events.js';
 
 export interface OperationContext {
   signal: AbortSignal;

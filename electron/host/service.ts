@@ -15,7 +15,8 @@ import { FileSecretStore, resumeWorkflow, runTool, runWorkflow, watchChanges, ty
 import { hostStore } from '@arcotheon/sdk/internal';
 import { createHostClient, type HostClient } from '../common/client.js';
 import { SIDELOAD_CHUNK_BYTES } from '../common/methods.js';
-import type { AuditEntry, HostEvent, PlanData, Result } from '../common/types.js';
+import type { AuditEntry, PlanData, Result } from '../common/types.js';
+import type { HostEvent } from '../common/events.js';
 import { BundleImports, type BundleValueStore } from './bundle-imports.js';
 import { Catalogue } from './catalogue.js';
 import { CatalogueIndex } from './catalogue-index.js';

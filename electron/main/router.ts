@@ -13,7 +13,8 @@
  */
 import { DESKTOP_METHODS, isDesktopMethod, type DesktopMethod, type OpenRequest } from '../common/desktop.js';
 import { checkArguments, isHostMethod, type HostMethod } from '../common/methods.js';
-import type { ErrorCode, HostEvent, Result, SideloadFile, WorkspaceHandle } from '../common/types.js';
+import type { ErrorCode, Result, SideloadFile, WorkspaceHandle } from '../common/types.js';
+import type { HostEvent } from '../common/events.js';
 import { isTrustedSender, type SenderInfo } from './policy.js';
 import { parseFromUtility, type ToUtility } from '../shared/utility-protocol.js';
 

@@ -9,7 +9,8 @@
  * process checks every call again (sender, method, arguments); this only narrows.
  */
 import { IPC, type DesktopBridge, type DesktopEvent, type PreloadBridge } from '../common/desktop.js';
-import type { HostEvent, Result } from '../common/types.js';
+import type { Result } from '../common/types.js';
+import type { HostEvent } from '../common/events.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcLike {

@@ -12,7 +12,8 @@
  *   main -> utility   { kind: 'secret-stored', id, kept }         done; kept: false when the OS offers no keychain
  *   utility -> main   { kind: 'ready' } once the service is up
  */
-import type { HostEvent, Result } from '../common/types.js';
+import type { Result } from '../common/types.js';
+import type { HostEvent } from '../common/events.js';
 
 export type ToUtility =
   | { kind: 'call'; id: number; method: string; args: unknown[] }

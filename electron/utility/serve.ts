@@ -5,7 +5,8 @@
  * holds safeStorage and the window). No Electron import: utility.ts passes `process.parentPort`.
  */
 import type { SecretSource } from '@arcotheon/sdk';
-import type { HostEvent, Result } from '../common/types.js';
+import type { Result } from '../common/types.js';
+import type { HostEvent } from '../common/events.js';
 import { parseToUtility, type FromUtility } from '../shared/utility-protocol.js';
 
 /** What the utility needs of the host service (electron/host/service.ts). */

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostInfoData, HostEvent } from '../../electron/common/types.js';
+import type { HostInfoData } from '../../electron/common/types.js';
+import type { HostEvent } from '../../electron/common/events.js';
 import { UtilityChannel } from '../../electron/main/router.js';
 import { assertBuilt } from '../helpers/built.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { HostEvent } from '../../electron/common/types.js';
+import type { HostEvent } from '../../electron/common/events.js';
 import { createHostService } from '../../electron/host/service.js';
 import { startWebHost, type WebHost } from '../../electron/web.js';
 import { LifecycleRegistry } from '../helpers/lifecycle-registry.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createHostClient, type CallFn } from '../../../electron/common/client.js';
 import { HOST_METHODS, METHODS, type HostMethod } from '../../../electron/common/methods.js';
-import type { HostEvent, Result } from '../../../electron/common/types.js';
+import type { Result } from '../../../electron/common/types.js';
+import type { HostEvent } from '../../../electron/common/events.js';
 
 /** The typed client is built from the method table: one function per method, arguments checked first. */
 function recorder(reply: (method: HostMethod, args: unknown[]) => Result<unknown> = () => ({ ok: true, value: null })) {

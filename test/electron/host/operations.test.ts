@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { HostEvent } from '../../../electron/common/types.js';
+import type { HostEvent } from '../../../electron/common/events.js';
 import { createHostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
 import { loadEmbeddedRemote } from '@arcotheon/sdk/internal';
 import { describe, expect, it } from 'vitest';
-import type { HostEvent } from '../../../electron/common/types.js';
+import type { HostEvent } from '../../../electron/common/events.js';
 import { createHostService } from '../../../electron/host/service.js';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Arcotheon } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HOST_METHODS } from '../../../electron/common/methods.js';
-import type { HostEvent } from '../../../electron/common/types.js';
+import type { HostEvent } from '../../../electron/common/events.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
