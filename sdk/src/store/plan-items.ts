@@ -53,7 +53,12 @@ export function movedFrom(
 /** The constraint an installed explicit capability keeps: the range asked for; a sideload its own version. */
 export function rootRange(state: PackageState): string {
   if (state.versions[state.active]?.source.kind === 'file') return `=${state.active}`;
-  return state.range ?? '*';
+  const range = state.range ?? '*';
+  // A version the user rolled back to may lie outside the range they once asked for: another
+  // capability's install keeps it (DESIGN §8: an install changes only what it names and needs);
+  // only an update or an install of this capability moves it forward again.
+  if (!semver.satisfies(state.active, range, { includePrerelease: true })) return `${range} || =${state.active}`;
+  return range;
 }
 
 /** A version as the resolver sees it, from its own manifest (a sideload, or an installed version). */

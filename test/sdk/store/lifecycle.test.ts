@@ -441,6 +441,19 @@ describe('rollback and history', () => {
     expect((await arc.rollback('acme/app')).to).toBe('2.0.0');
   });
 
+  it('keeps a rolled-back version when another capability is installed (a seed of the crash test found it moved forward)', async () => {
+    const arc = reg.arcotheon(await reg.newHome());
+    await arc.install('acme/app@1.1.0', { approve: approveAll });
+    await arc.install('acme/app@2.0.0', { approve: approveAll });
+    expect((await arc.rollback('acme/app')).to).toBe('1.1.0');
+    const result = await arc.install('acme/beta@1.0.0', { approve: approveAll });
+    expect(result.plan.items.map((item) => `${item.id}@${item.version}`)).toEqual(['acme/beta@1.0.0']);
+    expect(await arc.state('acme/app')).toMatchObject({ active: '1.1.0', history: ['2.0.0'] });
+    // An update of it moves it forward again, as the page's "Update to 2.0.0" says.
+    await arc.update(['acme/app'], { approve: approveAll });
+    expect((await arc.state('acme/app')).active).toBe('2.0.0');
+  });
+
   it('keeps two previous versions by default and removes older ones from disk', async () => {
     const home = await reg.newHome();
     const arc = reg.arcotheon(home);
