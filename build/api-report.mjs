@@ -50,7 +50,7 @@ const FORGOTTEN_ALLOWED = new Map([
 ]);
 
 /** Undocumented members of public exports allowed (a ceiling: lower it as members get documented). */
-const UNDOCUMENTED_MEMBERS = 348;
+const UNDOCUMENTED_MEMBERS = 347;
 
 const tsc = spawnSync(
   process.execPath,

@@ -46,6 +46,7 @@ export class HomeLayout {
   get linksFile(): string {
     return join(this.root, 'links.json');
   }
+  /** `home/sandbox-probe.json`: the bubblewrap probe that succeeded, with what it depended on (DESIGN §6). */
   get sandboxProbeFile(): string {
     return join(this.root, 'sandbox-probe.json');
   }
