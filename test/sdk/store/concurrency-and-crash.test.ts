@@ -219,4 +219,30 @@ describe('crash safety', () => {
     expect(repaired).toBeGreaterThan(0);
     expect(completed).toBeGreaterThan(0);
   }, 600_000);
+
+  /**
+   * The same at each point an install announces, without chance: killed as soon as it says it
+   * starts, downloads (into the cache), extracts (into its one staging directory) or switches (the
+   * journal written). Each time doctor --fix leaves a consistent home with nothing staged left, and
+   * the capability where it was or where the install was taking it.
+   */
+  it.each(['start', 'phase download', 'phase extract', 'phase switch'])('an install killed at "%s" is repaired', async (point) => {
+    const home = await reg.newHome();
+    const options = await optionsFile(home);
+    await reg.arcotheon(home).install(['acme/app@1.0.0'], { approve: () => true });
+    const run = runOp(options, 'install', 'acme/app@1.1.0', true);
+    run.go();
+    if (await run.reached(point)) run.kill();
+    await run.done;
+    await new Arcotheon(reg.options(home)).doctor({ fix: true, checkRevocations: false });
+    const after = await assertConsistent(home);
+    expect(['1.0.0', '1.1.0']).toContain(after.get('acme/app'));
+    for (const id of ['acme/app', 'acme/lib']) {
+      const names = await readdir(join(home, 'packages', id)).catch(() => [] as string[]);
+      expect(
+        names.filter((n) => n.includes('.prepared-') || n.includes('.staging-')),
+        `${id} after "${point}"`,
+      ).toEqual([]);
+    }
+  });
 });
