@@ -1,14 +1,14 @@
 /**
- * The install dialog (UI.md "Dialogs"): "Install <name>?", every item with its version and size,
+ * The install dialog (docs/ui.md "Dialogs"): "Install <name>?", every item with its version and size,
  * each new permission grouped by capability with its reason, warnings with what they mean, the
  * total download beside the buttons, Cancel (default focus) and Install as an explicit choice.
  *
- * Once the user approves, the install goes on in the background (UI.md "Nothing blocks"): the
+ * Once the user approves, the install goes on in the background (docs/ui.md "Nothing blocks"): the
  * dialog closes as soon as the host has started it, focus goes back to what opened the dialog,
  * and the operations tray shows the phase, the progress and Cancel, then "Installed <name>" or the
  * failure. A plan or a start that fails stays in the dialog: the sentence, the next step, details.
  *
- * Approval is the plan's digest: what the user saw is what the host installs (issue 4).
+ * Approval is the plan's digest: what the user saw is what the host installs.
  */
 import { useEffect, useRef, useState } from 'react';
 import type {
@@ -40,7 +40,7 @@ interface Warning {
   meaning: string;
 }
 
-/** The plan's warnings as UI.md lists them, each with what it means for the user. */
+/** The plan's warnings as docs/ui.md lists them, each with what it means for the user. */
 function warningsOf(items: PlanItemData[]): Warning[] {
   const out: Warning[] = [];
   for (const item of items) {
