@@ -235,7 +235,6 @@ export function InstallDialog({
     body = (
       <>
         {/* The overall verdict first: what installing all of it (dependencies, skills' programs) may do. */}
-        {/* The overall verdict first: what installing all of it (dependencies, skills' programs) may do. */}
         {plan.items.length > 0 && <RiskSummary risk={plan.risk} label="Overall risk of this install" />}
         {plan.items.length === 0 ? (
           <p>Nothing to do: everything asked for is installed and up to date.</p>

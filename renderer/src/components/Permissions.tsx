@@ -90,7 +90,13 @@ export function RiskSummary({ risk, label = 'Overall' }: { risk: RiskVerdict; la
   return (
     <p className={`risk-summary risk-summary-${risk.level}`} data-overall-risk={risk.level}>
       <span className="visually-hidden">{label}: </span>
-      <RiskBadge risk={risk.level} /> <span className="risk-reason">{risk.reason}</span>
+      <RiskBadge risk={risk.level} /> <span className="risk-reason">{withoutLevel(risk.reason)}</span>
     </p>
   );
+}
+
+/** The reason after its level ("High: a dependency…" → "A dependency…"): the badge beside it says the level. */
+function withoutLevel(reason: string): string {
+  const rest = reason.replace(/^(No risk|Low|Medium|High): /, '');
+  return rest.charAt(0).toUpperCase() + rest.slice(1);
 }
