@@ -75,7 +75,8 @@ describe('the first hour, as the README says', () => {
       const page = await context.newPage();
       await page.goto(url);
       await page.getByText('8 capabilities', { exact: true }).waitFor({ timeout: 30_000 });
-      const cards = page.locator('a.card');
+      // The list of every capability (the first screen's sections above it repeat some cards).
+      const cards = page.getByRole('list', { name: 'Capabilities' }).locator('a.card');
       await cards.nth(7).waitFor({ timeout: 30_000 });
       const ids = await cards.evaluateAll((links) => links.map((a) => a.getAttribute('data-id')));
       expect(ids.sort()).toEqual([
