@@ -19,6 +19,7 @@
 // helpers), and none imports another's files.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SDK_LAYERS } from './build/sdk-layers.mjs';
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
@@ -33,19 +34,8 @@ const electronSubpaths = { group: ['electron/*'], message: electronOnlyMessage }
 const CODE = '{ts,mts,cts,tsx,js,mjs,cjs,jsx}';
 const nodeModules = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'os', 'crypto', 'ws'];
 
-/** SDK layers, lowest first: a module may import only from its own layer or a lower one. */
-const sdkLayers = [
-  ['util', 'errors'],
-  ['format', 'permissions'],
-  ['trust'],
-  ['resolve', 'cache', 'sandbox'],
-  ['registry'],
-  ['store'],
-  // adcap add: a source staged, built, signed with the user's own key and installed through the store.
-  ['add'],
-  ['run'],
-  ['cli'],
-];
+/** SDK layers, lowest first (build/sdk-layers.mjs). */
+const sdkLayers = SDK_LAYERS;
 const sdkPath = (dir) => (dir === 'errors' ? 'sdk/src/errors.ts' : `sdk/src/${dir}`);
 /** The package's entry points: what hosts import. Inside the SDK a module imports the module that defines a name. */
 const sdkBarrels = ['sdk/src/index.ts', 'sdk/src/internal.ts'];

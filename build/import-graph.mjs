@@ -9,22 +9,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SDK_LAYERS } from './sdk-layers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TOP = ['sdk/src', 'electron', 'renderer/src', 'test', 'e2e'];
 const CODE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const SKIP = /(^|\/)(node_modules|dist|fixtures|generated)(\/|$)/;
-const SDK_LAYERS = [
-  ['util', 'errors.ts'],
-  ['format', 'permissions'],
-  ['trust'],
-  ['resolve', 'cache', 'sandbox'],
-  ['registry'],
-  ['store'],
-  ['add'],
-  ['run'],
-  ['cli'],
-];
 
 function walk(dir, out) {
   for (const name of readdirSync(join(root, dir))) {
@@ -73,7 +63,8 @@ function area(file) {
 function sdkLayer(file) {
   const m = /^sdk\/src\/([^/]+)/.exec(file);
   if (!m) return -1;
-  return SDK_LAYERS.findIndex((names) => names.includes(m[1]));
+  const name = m[1] === 'errors.ts' ? 'errors' : m[1];
+  return SDK_LAYERS.findIndex((names) => names.includes(name));
 }
 
 const between = new Map();
