@@ -72,7 +72,8 @@ describe('signing in to the manager UI, in Chromium', () => {
   });
 
   it('a Ctrl+click on a card opens a new tab that is signed in too', async () => {
-    const card = page.locator('a.card[data-id="acme/ledger"]');
+    // The card in the list of every capability (the first screen's Recently updated may show it too).
+    const card = page.getByRole('list', { name: 'Capabilities' }).locator('a.card[data-id="acme/ledger"]');
     await card.waitFor();
     const [tab] = await Promise.all([context.waitForEvent('page'), card.click({ modifiers: ['Control'] })]);
     await tab.getByRole('heading', { name: 'Ledger' }).waitFor();
