@@ -1,7 +1,7 @@
 /**
  * The manager UI under an organisation policy, as a person meets it: `arcotheon ui` as a
  * real child process started with ARCOTHEON_POLICY naming a policy file in a temp folder, a signed
- * test registry over HTTPS, Chromium driving the page. The policy requires one capability, blocks
+ * test registry over HTTPS, Chromium driving the page. The policy requires one capability, recommends another, blocks
  * two (one of them installed before the policy came) and never grants `process:exec`. The host
  * applies the policy at start-up; every outcome is checked through `adcap list --json` on the same
  * home (what is installed, disabled, managed), not only on the screen.
@@ -28,6 +28,10 @@ const COMPLIANCE: CapabilitySource = {
     summary: 'Checks documents against the company rules.',
     permissions: [{ id: 'fs:read', scope: 'workspace', reason: 'Reads the documents it checks.' }],
   }),
+};
+/** Recommended by the policy: suggested on Discover's first screen, never installed for the user. */
+const HANDBOOK: CapabilitySource = {
+  manifest: manifest('acme/handbook', '1.0.0', { name: 'Staff handbook', summary: 'Answers questions from the staff handbook.' }),
 };
 const LEGACY: CapabilitySource = {
   manifest: manifest('acme/legacy', '1.0.0', { name: 'Legacy sync', summary: 'Syncs files the old way.' }),
@@ -79,7 +83,7 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30
 beforeAll(async () => {
   await assertBuilt();
   reg = await UiRegistry.create();
-  await reg.publish(COMPLIANCE, LEGACY, BANNED, SHELL);
+  await reg.publish(COMPLIANCE, HANDBOOK, LEGACY, BANNED, SHELL);
   home = await reg.newHome();
   // Installed before the organisation's policy arrived; the policy blocks it.
   await reg.adcapJson(home, ['install', 'acme/legacy', '--yes']);
@@ -94,6 +98,8 @@ beforeAll(async () => {
       contact: 'it@acme.example',
       remotes: [{ name: 'test', url: reg.url, rootKeys: [reg.registry.rootKey.publicKey] }],
       required: ['acme/compliance'],
+      // Already required, so shown once, under "Required by"; the handbook under "Recommended by".
+      recommended: ['acme/handbook@^1.0.0', 'acme/compliance'],
       blocked: ['acme/legacy', 'acme/banned'],
       deniedPermissions: ['process:exec'],
     }),
@@ -138,6 +144,27 @@ describe('the manager UI under an organisation policy', () => {
     await go('#/installed');
     await page.getByRole('heading', { name: 'Installed', level: 1 }).waitFor();
     expect(await page.locator('[data-banner="policy"]').count()).toBe(0);
+  });
+
+  it('shows what the policy requires and what it recommends first on Discover, and installs nothing recommended', async () => {
+    await go('#/discover');
+    const required = page.getByRole('region', { name: 'Required by Acme IT' });
+    const recommended = page.getByRole('region', { name: 'Recommended by Acme IT' });
+    await recommended.waitFor();
+    expect(await required.locator('a.card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-id')))).toEqual([
+      'acme/compliance',
+    ]);
+    expect(await recommended.locator('a.card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-id')))).toEqual([
+      'acme/handbook',
+    ]);
+    expect(await recommended.textContent()).toContain('Nothing is installed until you choose Install.');
+    // Required comes first, then Recommended, then the rest of the first screen.
+    const headings = await page.locator('.first-screen h2').allTextContents();
+    expect(headings.indexOf('Required by Acme IT')).toBe(0);
+    expect(headings.indexOf('Recommended by Acme IT')).toBe(1);
+    await required.locator('a.card[data-id="acme/compliance"]').getByText('Installed').waitFor();
+    expect(await installed('acme/handbook')).toBeUndefined();
+    expect(await seriousA11yViolations(page)).toEqual([]);
   });
 
   it('locks the Enabled switch of each managed row, with the reason', async () => {
@@ -228,6 +255,7 @@ describe('the manager UI under an organisation policy', () => {
     await page.getByRole('heading', { name: 'Managed by your organisation', level: 2 }).waitFor();
     await page.getByText(`Managed by Acme IT: policy ${policyPath} (ARCOTHEON_POLICY)`).waitFor();
     await page.getByText('permissions never granted: process:exec').waitFor();
+    await page.getByText('recommended: acme/handbook@^1.0.0, acme/compliance').waitFor();
     await page.locator('[data-remote="test"]', { hasText: 'managed by your organisation' }).waitFor();
     expect(await page.locator('[data-remote="test"]').getByRole('button', { name: 'Remove' }).count()).toBe(0);
     expect(app.errors).toEqual([]);

@@ -561,6 +561,8 @@ export interface PolicyStatusData {
     /** The registries it allows (null: it says nothing about registries). */
     remotes: string[] | null;
     required: string[];
+    /** Suggested on Discover's first screen ("Recommended by <organisation>"); nothing is installed. */
+    recommended: string[];
     blocked: string[];
     deniedPermissions: string[];
   } | null;

@@ -41,6 +41,7 @@ export class HostPolicy {
               lines: describePolicy(loaded),
               remotes: p.remotes === undefined ? null : p.remotes.map((r) => r.name),
               required: p.required ?? [],
+              recommended: p.recommended ?? [],
               blocked: p.blocked ?? [],
               deniedPermissions: p.deniedPermissions ?? [],
             },

@@ -258,7 +258,7 @@ function SearchField({ onArrowDown }: { onArrowDown: () => void }) {
 }
 
 /**
- * The first screen's sections: what the organisation's policy requires, categories from the
+ * The first screen's sections: what the organisation's policy requires and recommends, categories from the
  * catalogue's keywords, and what was published lately (from the package documents read so far).
  */
 function FirstScreen({ onCategory }: { onCategory: (category: string) => void }) {
@@ -270,19 +270,33 @@ function FirstScreen({ onCategory }: { onCategory: (category: string) => void })
     rows.slice(0, rowCount).forEach((row, i) => map.set(row[0], i));
     return map;
   }, [rows, rowCount]);
-  const required = (policy?.policy?.required ?? [])
-    .map((spec) => rowOf.get(spec.replace(/@.*$/, '')))
-    .filter((row): row is number => row !== undefined);
+  const rowsOf = (specs: readonly string[]): number[] =>
+    specs.map((spec) => rowOf.get(spec.replace(/@.*$/, ''))).filter((row): row is number => row !== undefined);
+  const required = rowsOf(policy?.policy?.required ?? []);
+  // What the policy recommends (docs/admin.md `recommended`), less what it already requires.
+  const recommended = rowsOf(policy?.policy?.recommended ?? []).filter((row) => !required.includes(row));
+  const organisation = policy?.policy?.organisation ?? 'your organisation';
   const cards = (list: ArrayLike<number>): DiscoverCard[] =>
     Array.from(list, (row) => cardOf(state, row)).filter((card): card is DiscoverCard => card !== null);
   return (
     <div className="first-screen">
       {required.length > 0 && (
         <section aria-labelledby="discover-required">
-          <h2 id="discover-required">Required by {policy?.policy?.organisation ?? 'your organisation'}</h2>
+          <h2 id="discover-required">Required by {organisation}</h2>
           <p className="section-note">Your organisation's policy installs these on this computer and keeps them.</p>
           <div className="card-grid">
             {cards(required).map((card) => (
+              <Card key={card.id} card={card} />
+            ))}
+          </div>
+        </section>
+      )}
+      {recommended.length > 0 && (
+        <section aria-labelledby="discover-recommended">
+          <h2 id="discover-recommended">Recommended by {organisation}</h2>
+          <p className="section-note">Suggested by your organisation. Nothing is installed until you choose Install.</p>
+          <div className="card-grid">
+            {cards(recommended).map((card) => (
               <Card key={card.id} card={card} />
             ))}
           </div>

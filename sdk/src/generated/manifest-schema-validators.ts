@@ -12612,6 +12612,14 @@ const schema91 = {
         'Capabilities installed for every user and kept installed, enabled and updated; the permissions they declare are granted by the policy.',
       items: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' },
     },
+    recommended: {
+      type: 'array',
+      maxItems: 256,
+      uniqueItems: true,
+      description:
+        "Capabilities the organisation suggests: shown first on the manager's Discover screen as 'Recommended by <organisation>'. Nothing is installed or granted because of it; an id, or id@range.",
+      items: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' },
+    },
     updates: {
       type: 'object',
       additionalProperties: false,
@@ -13561,12 +13569,125 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.recommended !== undefined) {
+      let data17 = data.recommended;
+      if (Array.isArray(data17)) {
+        if (data17.length > 256) {
+          const err45 = {
+            instancePath: instancePath + '/recommended',
+            schemaPath: '#/properties/recommended/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 256 },
+            message: 'must NOT have more than 256 items',
+            schema: 256,
+            parentSchema: schema91.properties.recommended,
+            data: data17,
+          };
+          if (vErrors === null) {
+            vErrors = [err45];
+          } else {
+            vErrors.push(err45);
+          }
+          errors++;
+        }
+        const len5 = data17.length;
+        for (let i8 = 0; i8 < len5; i8++) {
+          let data18 = data17[i8];
+          if (typeof data18 === 'string') {
+            if (!pattern74.test(data18)) {
+              const err46 = {
+                instancePath: instancePath + '/recommended/' + i8,
+                schemaPath: '#/properties/recommended/items/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' },
+                message: 'must match pattern "' + '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$' + '"',
+                schema: '^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*(@.+)?$',
+                parentSchema: schema91.properties.recommended.items,
+                data: data18,
+              };
+              if (vErrors === null) {
+                vErrors = [err46];
+              } else {
+                vErrors.push(err46);
+              }
+              errors++;
+            }
+          } else {
+            const err47 = {
+              instancePath: instancePath + '/recommended/' + i8,
+              schemaPath: '#/properties/recommended/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema91.properties.recommended.items.type,
+              parentSchema: schema91.properties.recommended.items,
+              data: data18,
+            };
+            if (vErrors === null) {
+              vErrors = [err47];
+            } else {
+              vErrors.push(err47);
+            }
+            errors++;
+          }
+        }
+        let i9 = data17.length;
+        let j3;
+        if (i9 > 1) {
+          const indices3 = {};
+          for (; i9--;) {
+            let item3 = data17[i9];
+            if (typeof item3 !== 'string') {
+              continue;
+            }
+            if (typeof indices3[item3] == 'number') {
+              j3 = indices3[item3];
+              const err48 = {
+                instancePath: instancePath + '/recommended',
+                schemaPath: '#/properties/recommended/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i9, j: j3 },
+                message: 'must NOT have duplicate items (items ## ' + j3 + ' and ' + i9 + ' are identical)',
+                schema: true,
+                parentSchema: schema91.properties.recommended,
+                data: data17,
+              };
+              if (vErrors === null) {
+                vErrors = [err48];
+              } else {
+                vErrors.push(err48);
+              }
+              errors++;
+              break;
+            }
+            indices3[item3] = i9;
+          }
+        }
+      } else {
+        const err49 = {
+          instancePath: instancePath + '/recommended',
+          schemaPath: '#/properties/recommended/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema91.properties.recommended.type,
+          parentSchema: schema91.properties.recommended,
+          data: data17,
+        };
+        if (vErrors === null) {
+          vErrors = [err49];
+        } else {
+          vErrors.push(err49);
+        }
+        errors++;
+      }
+    }
     if (data.updates !== undefined) {
-      let data17 = data.updates;
-      if (data17 && typeof data17 == 'object' && !Array.isArray(data17)) {
-        for (const key2 in data17) {
+      let data19 = data.updates;
+      if (data19 && typeof data19 == 'object' && !Array.isArray(data19)) {
+        for (const key2 in data19) {
           if (!(key2 === 'automatic')) {
-            const err45 = {
+            const err50 = {
               instancePath: instancePath + '/updates',
               schemaPath: '#/properties/updates/additionalProperties',
               keyword: 'additionalProperties',
@@ -13574,20 +13695,20 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must NOT have additional properties',
               schema: false,
               parentSchema: schema91.properties.updates,
-              data: data17,
+              data: data19,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err50];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err50);
             }
             errors++;
           }
         }
-        if (data17.automatic !== undefined) {
-          let data18 = data17.automatic;
-          if (typeof data18 !== 'boolean') {
-            const err46 = {
+        if (data19.automatic !== undefined) {
+          let data20 = data19.automatic;
+          if (typeof data20 !== 'boolean') {
+            const err51 = {
               instancePath: instancePath + '/updates/automatic',
               schemaPath: '#/properties/updates/properties/automatic/type',
               keyword: 'type',
@@ -13595,18 +13716,18 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be boolean',
               schema: schema91.properties.updates.properties.automatic.type,
               parentSchema: schema91.properties.updates.properties.automatic,
-              data: data18,
+              data: data20,
             };
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err51];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err51);
             }
             errors++;
           }
         }
       } else {
-        const err47 = {
+        const err52 = {
           instancePath: instancePath + '/updates',
           schemaPath: '#/properties/updates/type',
           keyword: 'type',
@@ -13614,18 +13735,18 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema91.properties.updates.type,
           parentSchema: schema91.properties.updates,
-          data: data17,
+          data: data19,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err52];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err52);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err53 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13636,9 +13757,9 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err53];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err53);
     }
     errors++;
   }

@@ -38,11 +38,13 @@ export interface Policy {
   deniedPermissions?: string[];
   blocked?: string[];
   required?: string[];
+  /** Suggested on the manager's Discover screen ("Recommended by <organisation>"); nothing is installed or granted. */
+  recommended?: string[];
   updates?: { automatic?: boolean };
 }
 
 /** The rules of an organisation policy, as error details and messages name them. */
-export type PolicyRule = 'remotes' | 'sideload' | 'unsigned' | 'deniedPermissions' | 'blocked' | 'required' | 'updates';
+export type PolicyRule = 'remotes' | 'sideload' | 'unsigned' | 'deniedPermissions' | 'blocked' | 'required' | 'recommended' | 'updates';
 
 /** A policy in force and where it came from. */
 export interface LoadedPolicy {
@@ -56,7 +58,7 @@ export interface LoadedPolicy {
   /**
    * docs/admin.md "ARCOTHEON_POLICY": the file ARCOTHEON_POLICY named while a system policy
    * exists. Its rules were merged in as the stricter of both; `ignored` lists the rules of it that
-   * only the system policy may set (registries it would add, required, updates; its organisation and
+   * only the system policy may set (registries it would add, required, recommended, updates; its organisation and
    * contact are not shown).
    */
   added?: { path: string; ignored: PolicyRule[] };
@@ -107,7 +109,7 @@ export async function loadPolicy(options: LoadPolicyOptions = {}): Promise<Loade
  * The administrator's policy with the restrictions of the file ARCOTHEON_POLICY names (docs/admin.md
  * "ARCOTHEON_POLICY"): sideload and unsigned false when either says so; deniedPermissions and blocked
  * together; remotes only those of the system policy the other also lists (when the system policy
- * lists none, the other's list stands: fewer registries). required, updates, organisation and
+ * lists none, the other's list stands: fewer registries). required, recommended, updates, organisation and
  * contact are the system policy's alone; the other's are ignored and named in `added.ignored`.
  */
 export function mergePolicies(system: LoadedPolicy, named: LoadedPolicy): LoadedPolicy {
@@ -135,6 +137,7 @@ export function mergePolicies(system: LoadedPolicy, named: LoadedPolicy): Loaded
     }
   }
   if (b.required !== undefined) ignored.push('required');
+  if (b.recommended !== undefined) ignored.push('recommended');
   if (b.updates !== undefined) ignored.push('updates');
   checkPolicy(merged, `${system.path} (with ${named.path})`);
   return { policy: merged, path: system.path, source: 'system', added: { path: named.path, ignored } };
@@ -191,7 +194,7 @@ export function checkPolicy(value: unknown, path: string): Policy {
     throw policyError(path, `does not match the policy schema: ${problems.map((p) => p.text).join('; ')}`, { problems });
   }
   const policy = value as Policy;
-  for (const rule of ['blocked', 'required'] as const) {
+  for (const rule of ['blocked', 'required', 'recommended'] as const) {
     for (const entry of policy[rule] ?? []) {
       const { range } = splitSpec(entry);
       if (range !== undefined && validRange(range) === null)
@@ -202,10 +205,15 @@ export function checkPolicy(value: unknown, path: string): Policy {
     if (patternProblem(pattern) !== undefined)
       throw policyError(path, `has deniedPermissions entry ${JSON.stringify(pattern)}: ${patternProblem(pattern) as string}`);
   }
-  for (const required of policy.required ?? []) {
-    const { id } = splitSpec(required);
-    if ((policy.blocked ?? []).some((b) => splitSpec(b).id === id && splitSpec(b).range === undefined)) {
-      throw policyError(path, `both requires and blocks ${id}`);
+  for (const [rule, verb] of [
+    ['required', 'requires'],
+    ['recommended', 'recommends'],
+  ] as const) {
+    for (const entry of policy[rule] ?? []) {
+      const { id } = splitSpec(entry);
+      if ((policy.blocked ?? []).some((b) => splitSpec(b).id === id && splitSpec(b).range === undefined)) {
+        throw policyError(path, `both ${verb} and blocks ${id}`);
+      }
     }
   }
   return policy;
@@ -386,6 +394,7 @@ export function describePolicy(loaded: LoadedPolicy | null): string[] {
   lines.push(`  permissions never granted: ${(p.deniedPermissions ?? []).join(', ') || 'none'}`);
   lines.push(`  blocked: ${(p.blocked ?? []).join(', ') || 'none'}`);
   lines.push(`  required: ${(p.required ?? []).join(', ') || 'none'}`);
+  lines.push(`  recommended: ${(p.recommended ?? []).join(', ') || 'none'}`);
   lines.push(`  automatic updates: ${p.updates?.automatic === true ? 'on (updates that need no new permission)' : 'off'}`);
   return lines;
 }

@@ -66,7 +66,7 @@ describe('ARCOTHEON_POLICY beside a system policy', () => {
     }
   });
 
-  it('adds restrictions: the stricter of both rules; registries, required and updates stay the system policy’s', async () => {
+  it('adds restrictions: the stricter of both rules; registries, required, recommended and updates stay the system policy’s', async () => {
     const path = await named({
       policy: 1,
       unsigned: false,
@@ -74,6 +74,7 @@ describe('ARCOTHEON_POLICY beside a system policy', () => {
       blocked: ['acme/legacy'],
       remotes: [acme, mine],
       required: ['acme/extra'],
+      recommended: ['acme/extra'],
       updates: { automatic: true },
     });
     const loaded = await load(path);
@@ -86,9 +87,9 @@ describe('ARCOTHEON_POLICY beside a system policy', () => {
       blocked: ['acme/legacy'],
       remotes: [acme],
     });
-    expect(loaded?.added?.ignored).toEqual(['remotes', 'required', 'updates']);
+    expect(loaded?.added?.ignored).toEqual(['remotes', 'required', 'recommended', 'updates']);
     expect(describePolicy(loaded).join('\n')).toContain(
-      `ignored in ${path}, which only the system policy may set: remotes, required, updates`,
+      `ignored in ${path}, which only the system policy may set: remotes, required, recommended, updates`,
     );
     // A list of fewer registries is stricter: it narrows the system's.
     expect((await load(await named({ policy: 1, remotes: [] })))?.policy.remotes).toEqual([]);

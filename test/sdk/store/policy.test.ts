@@ -48,6 +48,24 @@ describe('loading the organisation policy', () => {
     expect(await loadPolicy({ env: {}, systemPath: join(dir, 'absent.json') })).toBeNull();
   });
 
+  it('reads the optional recommended list, and a policy without it stays valid (policy-1.json)', async () => {
+    const path = await policyFile('recommended.json', {
+      policy: 1,
+      organisation: 'Acme IT',
+      required: ['acme/baseline'],
+      recommended: ['acme/notes', 'acme/fetcher@^1.0.0'],
+    });
+    // Not a user's run: the policy under test (a user's comes from the system file, docs/admin.md).
+    const got = await loadPolicy({ env: { ARCOTHEON_POLICY: path } });
+    expect(got?.policy.recommended).toEqual(['acme/notes', 'acme/fetcher@^1.0.0']);
+    expect(describePolicy(got)).toContain('  recommended: acme/notes, acme/fetcher@^1.0.0');
+    const old = await policyFile('old.json', { policy: 1, required: ['acme/baseline'] });
+    // Not a user's run: the policy under test.
+    const before = await loadPolicy({ env: { ARCOTHEON_POLICY: old } });
+    expect(before?.policy).toEqual({ policy: 1, required: ['acme/baseline'] });
+    expect(describePolicy(before)).toContain('  recommended: none');
+  });
+
   it('names the system location of each platform', () => {
     expect(systemPolicyPath('linux')).toBe('/etc/arcotheon/policy.json');
     expect(systemPolicyPath('darwin')).toBe('/Library/Application Support/Arcotheon/policy.json');
@@ -65,6 +83,9 @@ describe('loading the organisation policy', () => {
         ['range.json', { policy: 1, blocked: ['acme/x@not a range!'] }, /not valid semver/],
         ['pattern.json', { policy: 1, deniedPermissions: ['net:connect:bad host'] }, /deniedPermissions entry/],
         ['both.json', { policy: 1, blocked: ['acme/x'], required: ['acme/x'] }, /both requires and blocks acme\/x/],
+        ['recommends.json', { policy: 1, blocked: ['acme/x'], recommended: ['acme/x'] }, /both recommends and blocks acme\/x/],
+        ['recommended-range.json', { policy: 1, recommended: ['acme/x@not a range!'] }, /recommended entry .* not valid semver/],
+        ['recommended-id.json', { policy: 1, recommended: ['Acme X'] }, /does not match the policy schema/],
       ];
       for (const [name, value, message] of cases) {
         const path = await policyFile(name, value);
