@@ -249,13 +249,24 @@ export interface RankMatches {
   ordered: boolean;
 }
 
+/** Sorted strings read one at a time: an array in memory, or slices of a stored index's text. */
+export interface SortedStrings {
+  readonly length: number;
+  get(i: number): string;
+}
+
+/** An array as SortedStrings. */
+export function sortedStrings(values: readonly string[]): SortedStrings {
+  return { length: values.length, get: (i) => values[i] as string };
+}
+
 /** The first index of `keys` not below `prefix`. */
-function lowerBound(keys: readonly string[], prefix: string): number {
+function lowerBound(keys: SortedStrings, prefix: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) < prefix) lo = mid + 1;
+    if (keys.get(mid) < prefix) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -271,89 +282,268 @@ function successor(prefix: string): string | null {
 }
 
 /** The range [from, to) of sorted `keys` that start with `prefix`. */
-function prefixRange(keys: readonly string[], prefix: string): [number, number] {
+function prefixRange(keys: SortedStrings, prefix: string): [number, number] {
   const next = successor(prefix);
   return [lowerBound(keys, prefix), next === null ? keys.length : lowerBound(keys, next)];
 }
 
 /**
- * Keys (lowercase ids, names, publisher names) and the documents that have them, sorted by key
- * (then in the order added), so that the documents of one key, or of every key with a prefix, are
- * one contiguous range found by two binary searches.
+ * Keys (lowercase ids, names, short names, publisher names and ids) and the documents that have
+ * them, sorted by key (then in document order), so that the documents of one key, or of every key
+ * with a prefix, are one contiguous range found by two binary searches.
  */
-class KeyTable {
-  private keysIn: string[] = [];
-  private docsIn: number[] = [];
-  sorted: string[] = [];
-  docs = new Int32Array(0);
+export interface RankKeys {
+  keys: SortedStrings;
+  docs: Int32Array;
+}
 
-  add(key: string, doc: number): void {
-    this.keysIn.push(key);
-    this.docsIn.push(doc);
+/**
+ * The distinct words of a catalogue in code-unit order, each followed by "\n" in one text (a word
+ * is letters and digits only, so "\n" never occurs inside one): word w is
+ * text.slice(starts[w], starts[w + 1] - 1). One native indexOf over the text finds every word
+ * holding a query word.
+ */
+export interface RankWords {
+  count: number;
+  text: string;
+  starts: Int32Array;
+}
+
+/**
+ * Everything a RankIndex searches, as plain strings and typed arrays, so that it can be built
+ * from documents in memory (rankIndexData) or read back from a stored index
+ * (sdk/src/registry/search-index/segment.ts) without building anything again.
+ */
+export interface RankIndexData {
+  size: number;
+  words: RankWords;
+  /** Postings of word w: documents postingDocs[postingStart[w] .. postingStart[w + 1]) (ascending) with their field masks. */
+  postingStart: Int32Array;
+  postingDocs: Int32Array;
+  postingMasks: Uint8Array;
+  ids: RankKeys;
+  names: RankKeys;
+  shortNames: RankKeys;
+  publishers: RankKeys;
+  /** 1 for a deprecated document. */
+  deprecated: Uint8Array;
+  /** Documents in id order (code units). */
+  byId: Int32Array;
+  /** Documents in name order (case-insensitive, then id), for "sort by name". */
+  byName: Int32Array;
+}
+
+/** Pairs of key and document sorted by key (then document), as RankKeys. */
+function sealKeys(keys: string[], docs: number[]): RankKeys {
+  let inOrder = true;
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = (keys[i - 1] as string) <= (keys[i] as string);
+  const order = Int32Array.from(keys, (_, i) => i);
+  if (!inOrder)
+    order.sort((a, b) => {
+      const x = keys[a] as string;
+      const y = keys[b] as string;
+      return x < y ? -1 : x > y ? 1 : a - b;
+    });
+  const sorted = Array.from(order, (i) => keys[i] as string);
+  return { keys: sortedStrings(sorted), docs: Int32Array.from(order, (i) => docs[i] as number) };
+}
+
+/** The data of a RankIndex over `docs` (document d is docs[d]). */
+export function rankIndexData(docs: readonly RankDocument[]): RankIndexData {
+  const n = docs.length;
+  const wordNumbers = new Map<string, number>();
+  const wordText: string[] = [];
+  // Postings in document order: (word, document, fields) triples, merged per word and document.
+  let capacity = Math.max(1024, n * 16);
+  let postWord = new Int32Array(capacity);
+  let postDoc = new Int32Array(capacity);
+  let postMask = new Uint8Array(capacity);
+  let postings = 0;
+  const lastDoc: number[] = [];
+  const lastAt: number[] = [];
+  let doc = 0;
+  const addText = (text: string, bit: number): void => {
+    for (const token of tokenize(text)) {
+      let w = wordNumbers.get(token);
+      if (w === undefined) {
+        w = wordText.length;
+        wordNumbers.set(token, w);
+        wordText.push(token);
+        lastDoc.push(-1);
+        lastAt.push(0);
+      }
+      if (lastDoc[w] === doc) {
+        const at = lastAt[w] as number;
+        postMask[at] = (postMask[at] as number) | bit;
+        continue;
+      }
+      if (postings === capacity) {
+        capacity *= 2;
+        const grow = <T extends Int32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
+        postWord = grow(postWord, new Int32Array(capacity));
+        postDoc = grow(postDoc, new Int32Array(capacity));
+        postMask = grow(postMask, new Uint8Array(capacity));
+      }
+      lastDoc[w] = doc;
+      lastAt[w] = postings;
+      postWord[postings] = w;
+      postDoc[postings] = doc;
+      postMask[postings] = bit;
+      postings++;
+    }
+  };
+  const table = (): { keys: string[]; docs: number[] } => ({ keys: [], docs: [] });
+  const ids = table();
+  const names = table();
+  const shortNames = table();
+  const publishers = table();
+  const original = table();
+  const deprecated = new Uint8Array(n);
+  for (doc = 0; doc < n; doc++) {
+    const d = docs[doc] as RankDocument;
+    const id = d.id.toLowerCase();
+    const add = (to: { keys: string[]; docs: number[] }, key: string): void => {
+      to.keys.push(key);
+      to.docs.push(doc);
+    };
+    add(original, d.id);
+    add(ids, id);
+    add(names, d.name.toLowerCase());
+    add(shortNames, shortNameOf(id));
+    const publisherName = d.publisherName.toLowerCase();
+    const publisher = d.publisher.toLowerCase();
+    add(publishers, publisherName);
+    if (publisher !== publisherName) add(publishers, publisher);
+    deprecated[doc] = d.deprecated ? 1 : 0;
+    for (const keyword of d.keywords) addText(keyword, KEYWORD);
+    addText(d.name, NAME);
+    addText(d.id, ID);
+    addText(d.publisherName, PUBLISHER);
+    addText(d.summary, SUMMARY);
   }
 
-  seal(): void {
-    const keys = this.keysIn;
-    let inOrder = true;
-    for (let i = 1; i < keys.length && inOrder; i++) inOrder = (keys[i - 1] as string) <= (keys[i] as string);
-    const order = Int32Array.from(keys, (_, i) => i);
-    if (!inOrder)
-      order.sort((a, b) => {
-        const x = keys[a] as string;
-        const y = keys[b] as string;
-        return x < y ? -1 : x > y ? 1 : a - b;
-      });
-    this.sorted = Array.from(order, (i) => keys[i] as string);
-    this.docs = Int32Array.from(order, (i) => this.docsIn[i] as number);
-    this.keysIn = [];
-    this.docsIn = [];
+  // Words in code-unit order, numbered by their place; postings grouped by word (a counting sort
+  // keeps document order inside each word).
+  const sortedWords = [...wordText].sort();
+  const place = new Int32Array(wordText.length);
+  sortedWords.forEach((word, i) => (place[wordNumbers.get(word) as number] = i));
+  const count = sortedWords.length;
+  const postingStart = new Int32Array(count + 1);
+  for (let p = 0; p < postings; p++) {
+    const next = (place[postWord[p] as number] as number) + 1;
+    postingStart[next] = (postingStart[next] as number) + 1;
   }
+  for (let w = 0; w < count; w++) postingStart[w + 1] = (postingStart[w + 1] as number) + (postingStart[w] as number);
+  const fill = postingStart.slice(0, count);
+  const postingDocs = new Int32Array(postings);
+  const postingMasks = new Uint8Array(postings);
+  for (let p = 0; p < postings; p++) {
+    const w = place[postWord[p] as number] as number;
+    const at = fill[w] as number;
+    fill[w] = at + 1;
+    postingDocs[at] = postDoc[p] as number;
+    postingMasks[at] = postMask[p] as number;
+  }
+  const starts = new Int32Array(count + 1);
+  let offset = 0;
+  sortedWords.forEach((word, i) => {
+    starts[i] = offset;
+    offset += word.length + 1;
+  });
+  starts[count] = offset;
 
-  /** The range of `docs` holding the documents whose key is `key`. */
-  exact(key: string): [number, number] {
-    return [lowerBound(this.sorted, key), lowerBound(this.sorted, `${key}\u0000`)];
+  const byOriginalId = sealKeys(original.keys, original.docs);
+  const byId = byOriginalId.docs;
+  const idRank = new Int32Array(n);
+  byId.forEach((d, rank) => (idRank[d] = rank));
+  const nameKeys = sealKeys(names.keys, names.docs);
+  // Name order: the names table, with equal names put in id order.
+  const byName = nameKeys.docs.slice();
+  for (let i = 0; i < n;) {
+    let j = i + 1;
+    while (j < n && nameKeys.keys.get(j) === nameKeys.keys.get(i)) j++;
+    if (j - i > 1) byName.subarray(i, j).sort((a, b) => (idRank[a] as number) - (idRank[b] as number));
+    i = j;
   }
+  return {
+    size: n,
+    words: { count, text: sortedWords.map((word) => `${word}\n`).join(''), starts },
+    postingStart,
+    postingDocs,
+    postingMasks,
+    ids: sealKeys(ids.keys, ids.docs),
+    names: nameKeys,
+    shortNames: sealKeys(shortNames.keys, shortNames.docs),
+    publishers: sealKeys(publishers.keys, publishers.docs),
+    deprecated,
+    byId,
+    byName,
+  };
+}
 
-  /** The range of `docs` holding the documents whose key starts with `prefix`. */
-  withPrefix(prefix: string): [number, number] {
-    return prefixRange(this.sorted, prefix);
-  }
+/** The range of `table.docs` holding the documents whose key is `key`. */
+function exactKeys(table: RankKeys, key: string): [number, number] {
+  return [lowerBound(table.keys, key), lowerBound(table.keys, `${key}\u0000`)];
 }
 
 /** Keys of up to 2^21 ranks (two million capabilities) pack into a float64 sort key. */
 const RANK_SPAN = 2 ** 21;
 const SCORE_SPAN = 2 ** 24;
 
+/** Index of the first value of ascending `values` above `x`. */
+function upperBound(values: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Moves the k smallest values of `keys` to its front, in any order (quickselect). */
+function selectSmallest(keys: Float64Array, k: number): void {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo < hi) {
+    const pivot = keys[(lo + hi) >>> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((keys[i] as number) < pivot) i++;
+      while ((keys[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = keys[i] as number;
+        keys[i] = keys[j] as number;
+        keys[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k - 1 <= j) hi = j;
+    else if (k - 1 >= i) lo = i;
+    else return;
+  }
+}
+
 /**
  * An inverted index over a catalogue's words, built once: a query looks up its words (exact, by
  * prefix range, by typo among words of nearby length) and walks their postings instead of reading
  * every capability, so a keystroke over 100,000 capabilities costs a few milliseconds. It gives
  * the answers of scoreDocument and compareRanked (test/sdk/registry/search-rank.test.ts).
+ *
+ * Built from documents (`new RankIndex(docs)`), or from RankIndexData read back from a stored
+ * index (`RankIndex.fromData`), where a document is read only when asked for.
  */
 export class RankIndex {
   readonly size: number;
-  private readonly docs: readonly RankDocument[];
-  /** Each distinct word, by word number. */
-  private readonly wordText: string[] = [];
-  /** Each distinct word sorted by code unit, and its word number. */
-  private readonly sortedWords: string[];
-  private readonly sortedWordNumbers: Int32Array;
-  /** Numbers of the words holding a letter, by length (typo candidates), and all of them (inner matches). */
-  private readonly letterWordsByLength = new Map<number, number[]>();
-  private readonly letterWords: Int32Array;
-  /** Postings of word w: documents postingDocs[postingStart[w] .. postingStart[w + 1]) with their field masks. */
-  private readonly postingStart: Int32Array;
-  private readonly postingDocs: Int32Array;
-  private readonly postingMasks: Uint8Array;
-  private readonly ids = new KeyTable();
-  private readonly names = new KeyTable();
-  private readonly shortNames = new KeyTable();
-  private readonly publishers = new KeyTable();
-  private readonly deprecated: Uint8Array;
+  private readonly data: RankIndexData;
+  private readonly documentAt: (d: number) => RankDocument;
+  /** Numbers of the words holding a letter, by length (typo candidates), made at the first typo lookup. */
+  private letterWordsByLength: Map<number, number[]> | null = null;
   /** Each document's place in id order (code units): the last tie-break. */
   readonly idRank: Int32Array;
-  /** Documents in id order. */
-  private readonly byId: Int32Array;
   /** Each document's place in name order (case-insensitive, then id), for "sort by name". */
   readonly nameRank: Int32Array;
   /** The empty query's answer: every document, deprecated last, then by id. */
@@ -374,120 +564,26 @@ export class RankIndex {
   private wordHitCount = 0;
   private word = 0;
 
-  constructor(docs: readonly RankDocument[]) {
-    this.docs = docs;
-    const n = docs.length;
+  constructor(docs: readonly RankDocument[]);
+  constructor(data: RankIndexData, documentAt: (d: number) => RankDocument);
+  constructor(source: readonly RankDocument[] | RankIndexData, documentAt?: (d: number) => RankDocument) {
+    if (Array.isArray(source)) {
+      const docs = source as readonly RankDocument[];
+      this.data = rankIndexData(docs);
+      this.documentAt = (d) => docs[d] as RankDocument;
+    } else {
+      this.data = source as RankIndexData;
+      this.documentAt = documentAt as (d: number) => RankDocument;
+    }
+    const { size: n, byId, byName, deprecated } = this.data;
     this.size = n;
-    const wordNumbers = new Map<string, number>();
-    const { wordText } = this;
-    // Postings in document order: (word, document, fields) triples, merged per word and document.
-    let capacity = Math.max(1024, n * 16);
-    let postWord = new Int32Array(capacity);
-    let postDoc = new Int32Array(capacity);
-    let postMask = new Uint8Array(capacity);
-    let postings = 0;
-    const lastDoc: number[] = [];
-    const lastAt: number[] = [];
-    let doc = 0;
-    const addText = (text: string, bit: number): void => {
-      for (const token of tokenize(text)) {
-        let w = wordNumbers.get(token);
-        if (w === undefined) {
-          w = wordText.length;
-          wordNumbers.set(token, w);
-          wordText.push(token);
-          lastDoc.push(-1);
-          lastAt.push(0);
-        }
-        if (lastDoc[w] === doc) {
-          const at = lastAt[w] as number;
-          postMask[at] = (postMask[at] as number) | bit;
-          continue;
-        }
-        if (postings === capacity) {
-          capacity *= 2;
-          const grow = <T extends Int32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
-          postWord = grow(postWord, new Int32Array(capacity));
-          postDoc = grow(postDoc, new Int32Array(capacity));
-          postMask = grow(postMask, new Uint8Array(capacity));
-        }
-        lastDoc[w] = doc;
-        lastAt[w] = postings;
-        postWord[postings] = w;
-        postDoc[postings] = doc;
-        postMask[postings] = bit;
-        postings++;
-      }
-    };
-    const byOriginalId = new KeyTable();
-    this.deprecated = new Uint8Array(n);
-    for (doc = 0; doc < n; doc++) {
-      const d = docs[doc] as RankDocument;
-      const id = d.id.toLowerCase();
-      byOriginalId.add(d.id, doc);
-      this.ids.add(id, doc);
-      this.names.add(d.name.toLowerCase(), doc);
-      this.shortNames.add(shortNameOf(id), doc);
-      const publisherName = d.publisherName.toLowerCase();
-      const publisher = d.publisher.toLowerCase();
-      this.publishers.add(publisherName, doc);
-      if (publisher !== publisherName) this.publishers.add(publisher, doc);
-      this.deprecated[doc] = d.deprecated ? 1 : 0;
-      for (const keyword of d.keywords) addText(keyword, KEYWORD);
-      addText(d.name, NAME);
-      addText(d.id, ID);
-      addText(d.publisherName, PUBLISHER);
-      addText(d.summary, SUMMARY);
-    }
-    for (const table of [this.ids, this.names, this.shortNames, this.publishers, byOriginalId]) table.seal();
-
-    // Postings grouped by word (a counting sort keeps document order inside each word).
-    const words = wordText.length;
-    this.postingStart = new Int32Array(words + 1);
-    for (let p = 0; p < postings; p++) {
-      const next = (postWord[p] as number) + 1;
-      this.postingStart[next] = (this.postingStart[next] as number) + 1;
-    }
-    for (let w = 0; w < words; w++) this.postingStart[w + 1] = (this.postingStart[w + 1] as number) + (this.postingStart[w] as number);
-    const fill = this.postingStart.slice(0, words);
-    this.postingDocs = new Int32Array(postings);
-    this.postingMasks = new Uint8Array(postings);
-    for (let p = 0; p < postings; p++) {
-      const w = postWord[p] as number;
-      const at = fill[w] as number;
-      fill[w] = at + 1;
-      this.postingDocs[at] = postDoc[p] as number;
-      this.postingMasks[at] = postMask[p] as number;
-    }
-    this.sortedWords = [...wordText].sort();
-    this.sortedWordNumbers = Int32Array.from(this.sortedWords, (word) => wordNumbers.get(word) as number);
-    const letterWords: number[] = [];
-    wordText.forEach((word, w) => {
-      if (!hasLetter(word)) return;
-      letterWords.push(w);
-      const list = this.letterWordsByLength.get(word.length);
-      if (list === undefined) this.letterWordsByLength.set(word.length, [w]);
-      else list.push(w);
-    });
-    this.letterWords = Int32Array.from(letterWords);
-
-    this.byId = byOriginalId.docs;
     this.idRank = new Int32Array(n);
-    this.byId.forEach((d, rank) => (this.idRank[d] = rank));
-    // Name order: the names table, with equal names put in id order.
-    const byName = this.names.docs.slice();
-    const names = this.names.sorted;
-    for (let i = 0; i < n;) {
-      let j = i + 1;
-      while (j < n && names[j] === names[i]) j++;
-      if (j - i > 1) byName.subarray(i, j).sort((a, b) => (this.idRank[a] as number) - (this.idRank[b] as number));
-      i = j;
-    }
+    byId.forEach((d, rank) => (this.idRank[d] = rank));
     this.nameRank = new Int32Array(n);
     byName.forEach((d, rank) => (this.nameRank[d] = rank));
     this.defaultOrder = new Int32Array(n);
     let rank = 0;
-    for (const wanted of [0, 1]) for (const d of this.byId) if (this.deprecated[d] === wanted) this.defaultOrder[rank++] = d;
+    for (const wanted of [0, 1]) for (const d of byId) if (deprecated[d] === wanted) this.defaultOrder[rank++] = d;
 
     this.stamp = new Int32Array(n);
     this.band = new Int32Array(n);
@@ -499,9 +595,42 @@ export class RankIndex {
     this.wordHits = new Int32Array(n);
   }
 
+  /** The index over the data of a stored index; `documentAt` reads document d when it is asked for. */
+  static fromData(data: RankIndexData, documentAt: (d: number) => RankDocument): RankIndex {
+    return new RankIndex(data, documentAt);
+  }
+
   /** The document at index `d`. */
   document(d: number): RankDocument {
-    return this.docs[d] as RankDocument;
+    return this.documentAt(d);
+  }
+
+  /** Every document in id order (code units). */
+  idOrder(): Int32Array {
+    return this.data.byId;
+  }
+
+  /** Whether document d is deprecated. */
+  isDeprecated(d: number): boolean {
+    return this.data.deprecated[d] === 1;
+  }
+
+  /** The documents whose id is `id` exactly (code units): a range of the id order. */
+  withId(id: string): number[] {
+    const { ids } = this.data;
+    const [from, to] = exactKeys(ids, id.toLowerCase());
+    const out: number[] = [];
+    for (let i = from; i < to; i++) {
+      const d = ids.docs[i] as number;
+      if (this.documentAt(d).id === id) out.push(d);
+    }
+    return out;
+  }
+
+  /** The word at word number w (words are numbered in code-unit order). */
+  private wordOf(w: number): string {
+    const { text, starts } = this.data.words;
+    return text.slice(starts[w] as number, (starts[w + 1] as number) - 1);
   }
 
   /**
@@ -522,13 +651,14 @@ export class RankIndex {
     this.query++;
     this.touchedCount = 0;
     const S = RANK_SCORES;
-    this.raise(this.ids, this.ids.exact(phrase), S.exactId);
-    this.raise(this.names, this.names.exact(phrase), S.exactName);
-    this.raise(this.shortNames, this.shortNames.exact(phrase), S.exactShortName);
-    this.raise(this.names, this.names.withPrefix(phrase), S.namePrefix);
-    this.raise(this.ids, this.ids.withPrefix(phrase), S.idPrefix);
-    this.raise(this.shortNames, this.shortNames.withPrefix(phrase), S.idPrefix);
-    this.raise(this.publishers, this.publishers.exact(phrase), S.publisher);
+    const { ids, names, shortNames, publishers } = this.data;
+    this.raise(ids, exactKeys(ids, phrase), S.exactId);
+    this.raise(names, exactKeys(names, phrase), S.exactName);
+    this.raise(shortNames, exactKeys(shortNames, phrase), S.exactShortName);
+    this.raise(names, prefixRange(names.keys, phrase), S.namePrefix);
+    this.raise(ids, prefixRange(ids.keys, phrase), S.idPrefix);
+    this.raise(shortNames, prefixRange(shortNames.keys, phrase), S.idPrefix);
+    this.raise(publishers, exactKeys(publishers, phrase), S.publisher);
 
     for (const token of tokens) this.scoreWord(token);
 
@@ -558,7 +688,7 @@ export class RankIndex {
   }
 
   /** Raises the band of the documents table.docs[from .. to) to at least `band`. */
-  private raise(table: KeyTable, [from, to]: [number, number], band: number): void {
+  private raise(table: RankKeys, [from, to]: [number, number], band: number): void {
     const { docs } = table;
     for (let i = from; i < to; i++) {
       const d = docs[i] as number;
@@ -569,10 +699,11 @@ export class RankIndex {
 
   /** Each document's best score for word w in this query word, by the score table of the match kind. */
   private walk(w: number, table: Uint8Array): void {
-    const { postingDocs, postingMasks, wordStamp, wordBest, wordHits } = this;
+    const { postingDocs, postingMasks, postingStart } = this.data;
+    const { wordStamp, wordBest, wordHits } = this;
     const round = this.word;
-    const end = this.postingStart[w + 1] as number;
-    for (let p = this.postingStart[w] as number; p < end; p++) {
+    const end = postingStart[w + 1] as number;
+    for (let p = postingStart[w] as number; p < end; p++) {
       const s = table[postingMasks[p] as number] as number;
       if (s === 0) continue;
       const d = postingDocs[p] as number;
@@ -584,35 +715,64 @@ export class RankIndex {
     }
   }
 
+  private typoCandidates(length: number): readonly number[] {
+    if (this.letterWordsByLength === null) {
+      const byLength = new Map<number, number[]>();
+      const { count, text, starts } = this.data.words;
+      for (let w = 0; w < count; w++) {
+        const from = starts[w] as number;
+        const to = (starts[w + 1] as number) - 1;
+        let letter = false;
+        for (let i = from; i < to && !letter; i++) {
+          const c = text.charCodeAt(i);
+          letter = c < 48 || c > 57;
+        }
+        if (!letter) continue;
+        const list = byLength.get(to - from);
+        if (list === undefined) byLength.set(to - from, [w]);
+        else list.push(w);
+      }
+      this.letterWordsByLength = byLength;
+    }
+    return this.letterWordsByLength.get(length) ?? [];
+  }
+
   /** Adds each document's best score for one query word to its total. */
   private scoreWord(token: string): void {
     this.word++;
     this.wordHitCount = 0;
     const visited = new Set<number>();
-    const { sortedWords, wordText } = this;
-    const [from, to] = prefixRange(sortedWords, token);
-    for (let i = from; i < to; i++) {
-      const word = sortedWords[i] as string;
-      const w = this.sortedWordNumbers[i] as number;
+    const { words } = this.data;
+    const wordList: SortedStrings = { length: words.count, get: (i) => this.wordOf(i) };
+    const [from, to] = prefixRange(wordList, token);
+    for (let w = from; w < to; w++) {
       visited.add(w);
-      this.walk(w, word === token ? SCORE_TABLES.exact : SCORE_TABLES.prefix);
+      this.walk(
+        w,
+        (words.starts[w + 1] as number) - (words.starts[w] as number) - 1 === token.length ? SCORE_TABLES.exact : SCORE_TABLES.prefix,
+      );
     }
     if (token.length >= MIN_TYPO - 1 && hasLetter(token)) {
       const lengths = token.length >= MIN_TYPO ? [token.length - 1, token.length, token.length + 1] : [token.length];
       for (const length of lengths)
-        for (const w of this.letterWordsByLength.get(length) ?? []) {
-          if (visited.has(w) || !typoMatches(token, wordText[w] as string)) continue;
+        for (const w of this.typoCandidates(length)) {
+          if (visited.has(w) || !typoMatches(token, this.wordOf(w))) continue;
           visited.add(w);
           this.walk(w, SCORE_TABLES.typo);
         }
     }
     if (token.length >= MIN_INSIDE) {
-      // A word with a letter is inside only words with a letter.
-      if (hasLetter(token)) {
-        for (const w of this.letterWords) if (!visited.has(w) && (wordText[w] as string).includes(token)) this.walk(w, INSIDE_TABLE);
-      } else {
-        for (let w = 0; w < wordText.length; w++)
-          if (!visited.has(w) && (wordText[w] as string).includes(token)) this.walk(w, INSIDE_TABLE);
+      // Every word holding the query word, by one scan of the words' text. A word holding a query
+      // word with a letter holds a letter itself, as the rule wants.
+      const { text, starts } = words;
+      let at = text.indexOf(token);
+      while (at >= 0) {
+        const w = upperBound(starts, at) - 1;
+        if (!visited.has(w)) {
+          visited.add(w);
+          this.walk(w, INSIDE_TABLE);
+        }
+        at = text.indexOf(token, starts[w + 1] as number);
       }
     }
     for (let i = 0; i < this.wordHitCount; i++) {
@@ -625,27 +785,50 @@ export class RankIndex {
 
   /** The matched documents in relevance order (compareRanked): deprecated last, score, id. */
   byRelevance(matches: RankMatches): Int32Array {
-    if (matches.ordered) return matches.docs.slice(0, matches.count);
+    return this.rankedTop(matches, matches.count).docs;
+  }
+
+  /**
+   * The first `k` of the matched documents in relevance order (compareRanked), without sorting
+   * the others: a search as you type shows a page, not every match.
+   */
+  topByRelevance(matches: RankMatches, k: number): Int32Array {
+    return this.rankedTop(matches, k).docs;
+  }
+
+  /** topByRelevance with each kept document's score, in the same places. */
+  rankedTop(matches: RankMatches, k: number): { docs: Int32Array; scores: Int32Array } {
+    const want = Math.max(0, Math.min(k, matches.count));
+    if (matches.ordered) return { docs: matches.docs.slice(0, want), scores: matches.scores.slice(0, want) };
     const { docs, scores } = matches;
+    const { deprecated } = this.data;
     if (this.size >= RANK_SPAN) {
       const order = Array.from({ length: matches.count }, (_, i) => i);
       order.sort(
         (a, b) =>
-          (this.deprecated[docs[a] as number] as number) - (this.deprecated[docs[b] as number] as number) ||
+          (deprecated[docs[a] as number] as number) - (deprecated[docs[b] as number] as number) ||
           (scores[b] as number) - (scores[a] as number) ||
           (this.idRank[docs[a] as number] as number) - (this.idRank[docs[b] as number] as number),
       );
-      return Int32Array.from(order, (i) => docs[i] as number);
+      const kept = order.slice(0, want);
+      return { docs: Int32Array.from(kept, (i) => docs[i] as number), scores: Int32Array.from(kept, (i) => scores[i] as number) };
     }
     // One float64 key per match (deprecated, then score highest first, then id rank), sorted
-    // natively: no comparator calls.
+    // natively: no comparator calls. Scores are far below SCORE_SPAN, so the key holds them whole.
     const keys = new Float64Array(matches.count);
     for (let i = 0; i < matches.count; i++) {
       const d = docs[i] as number;
       const score = Math.min(scores[i] as number, SCORE_SPAN - 1);
-      keys[i] = ((this.deprecated[d] as number) * SCORE_SPAN + (SCORE_SPAN - 1 - score)) * RANK_SPAN + (this.idRank[d] as number);
+      keys[i] = ((deprecated[d] as number) * SCORE_SPAN + (SCORE_SPAN - 1 - score)) * RANK_SPAN + (this.idRank[d] as number);
     }
-    return this.fromKeys(keys.sort());
+    let sorted = keys;
+    if (want < keys.length) {
+      selectSmallest(keys, want);
+      sorted = keys.subarray(0, want);
+    }
+    sorted.sort();
+    const keptScores = Int32Array.from(sorted, (key) => SCORE_SPAN - 1 - (Math.floor(key / RANK_SPAN) % SCORE_SPAN));
+    return { docs: this.fromKeys(sorted), scores: keptScores };
   }
 
   /** The matched documents ordered by a rank per document (`nameRank`, or a caller's), then by id. */
@@ -665,7 +848,7 @@ export class RankIndex {
 
   private fromKeys(keys: Float64Array): Int32Array {
     const out = new Int32Array(keys.length);
-    for (let i = 0; i < keys.length; i++) out[i] = this.byId[(keys[i] as number) % RANK_SPAN] as number;
+    for (let i = 0; i < keys.length; i++) out[i] = this.data.byId[(keys[i] as number) % RANK_SPAN] as number;
     return out;
   }
 

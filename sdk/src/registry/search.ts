@@ -64,18 +64,64 @@ export function compareSearchHits(
   return compareRanked(a, b);
 }
 
+/**
+ * What a SearchIndex searches: a catalogue in memory, or a remote's stored index
+ * (search-index/disk-index.ts), which answers the same with the same rules.
+ */
+export interface SearchSource {
+  readonly size: number;
+  search(query: string, filters: SearchFilters): SearchHit[];
+  entries(): Array<[string, CatalogueCapability]>;
+}
+
 /** A catalogue's search: the rules and the index of search-rank.ts over its capabilities. */
 export class SearchIndex {
-  private readonly ids: string[];
-  private readonly capabilities: Readonly<Record<string, CatalogueCapability>>;
-  private readonly publishers: Readonly<Record<string, CataloguePublisher>>;
-  private index: RankIndex | null = null;
+  private source: SearchSource;
 
   /**
    * @param publishers - the catalogue's publishers: their display names are searched too
    *   ("Acme Tools" finds Acme's capabilities).
    */
   constructor(capabilities: Readonly<Record<string, CatalogueCapability>>, publishers: Readonly<Record<string, CataloguePublisher>> = {}) {
+    this.source = new CatalogueSearch(capabilities, publishers);
+  }
+
+  /**
+   * A SearchIndex over another source of the same answers (a remote's stored index).
+   * @internal
+   */
+  static over(source: SearchSource): SearchIndex {
+    const index = new SearchIndex({});
+    index.source = source;
+    return index;
+  }
+
+  get size(): number {
+    return this.source.size;
+  }
+
+  /**
+   * Every capability of the catalogue by id (code-unit order), as search sees it.
+   * @internal For the Arcotheon app, which sends them to its Discover screen (catalogue.index).
+   */
+  entries(): Array<[string, CatalogueCapability]> {
+    return this.source.entries();
+  }
+
+  /** The hits of `query` in relevance order; with `filters.limit`, only the first that many are ranked and made. */
+  search(query: string, filters: SearchFilters = {}): SearchHit[] {
+    return this.source.search(query, filters);
+  }
+}
+
+/** Search over a catalogue's capabilities in memory. */
+class CatalogueSearch implements SearchSource {
+  private readonly ids: string[];
+  private readonly capabilities: Readonly<Record<string, CatalogueCapability>>;
+  private readonly publishers: Readonly<Record<string, CataloguePublisher>>;
+  private index: RankIndex | null = null;
+
+  constructor(capabilities: Readonly<Record<string, CatalogueCapability>>, publishers: Readonly<Record<string, CataloguePublisher>>) {
     this.capabilities = capabilities;
     this.publishers = publishers;
     this.ids = Object.keys(capabilities).sort(compareCodeUnits);
@@ -85,10 +131,6 @@ export class SearchIndex {
     return this.ids.length;
   }
 
-  /**
-   * Every capability of the catalogue by id (code-unit order), as search sees it.
-   * @internal For the Arcotheon app, which sends them to its Discover screen (catalogue.index).
-   */
   entries(): Array<[string, CatalogueCapability]> {
     return this.ids.map((id) => [id, this.capabilities[id] as CatalogueCapability]);
   }
@@ -114,7 +156,7 @@ export class SearchIndex {
     return this.index;
   }
 
-  search(query: string, filters: SearchFilters = {}): SearchHit[] {
+  search(query: string, filters: SearchFilters): SearchHit[] {
     const installedIds = filters.installedIds ?? new Set<string>();
     const index = this.rankIndex();
     const accept = (d: number): boolean => {
@@ -126,12 +168,9 @@ export class SearchIndex {
       return filters.installed === undefined || installedIds.has(id) === filters.installed;
     };
     const matches = index.search(query, accept);
-    const scores = new Map<number, number>();
-    for (let i = 0; i < matches.count; i++) scores.set(matches.docs[i] as number, matches.scores[i] as number);
-    const order = index.byRelevance(matches);
-    // Hits are made only for what the limit keeps.
-    const kept = filters.limit === undefined ? order : order.subarray(0, Math.max(0, filters.limit));
-    return Array.from(kept, (d) => {
+    // Hits are made (and ranked) only for what the limit keeps.
+    const { docs, scores } = index.rankedTop(matches, filters.limit === undefined ? matches.count : Math.max(0, filters.limit));
+    return Array.from(docs, (d, i) => {
       const id = this.ids[d] as string;
       const c = this.capabilities[id] as CatalogueCapability;
       return {
@@ -146,7 +185,7 @@ export class SearchIndex {
         deprecated: c.deprecated,
         publisher: c.publisher,
         keywords: c.keywords,
-        score: scores.get(d) ?? 0,
+        score: scores[i] as number,
       };
     });
   }

@@ -41,23 +41,15 @@ import {
   type VerifiedCatalogue,
 } from '../catalogue.js';
 import { compareVersions } from '../documents.js';
-import { capabilityOfSearchRecord, type SearchRecord } from '../layout-v2.js';
+import { binOf } from '../layout-v2.js';
 import { parseCapabilityId } from '../layout.js';
 import { remoteStateDir, type RemoteConfig } from '../remotes.js';
 import { SearchIndex, type SearchFilters, type SearchHit } from '../search.js';
+import { openStoredIndex, SearchIndexStore, writeV1Index, type DiskSearchIndex } from '../search-index/disk-index.js';
 import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDocument } from '../types.js';
 import { catalogueFallbacks, checkDocumentPin, parsePackageDocument } from './package-document.js';
 import { RemoteStore, type RemoteAttempt, type RemoteState } from './remote-store.js';
-import {
-  fetchContext,
-  loadSnapshot,
-  meansNoV2,
-  snapshotRecord,
-  snapshotRecords,
-  syncSnapshot,
-  V2Store,
-  type V2Snapshot,
-} from './snapshot-v2.js';
+import { fetchContext, loadSnapshot, meansNoV2, snapshotRecord, syncIndex, syncSnapshot, V2Store, type V2Snapshot } from './snapshot-v2.js';
 
 const DEFAULT_MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
@@ -181,14 +173,19 @@ export class RegistryClient {
   private index: { payload: CataloguePayload; index: SearchIndex } | null = null;
   private readonly v2Store: V2Store;
   private readonly layoutChoice: 'auto' | 'v1';
-  /** The v2 snapshot and search records behind each v2 payload handed out. */
-  private readonly v2State = new WeakMap<CataloguePayload, { snapshot: V2Snapshot; records: SearchRecord[]; ids?: Set<string> }>();
+  /** The v2 snapshot and search index behind each v2 payload handed out. */
+  private readonly v2State = new WeakMap<CataloguePayload, { snapshot: V2Snapshot; index: DiskSearchIndex }>();
+  /** The stored search index (search-index/disk-index.ts) of this remote. */
+  private readonly indexStore: SearchIndexStore;
+  /** The stored index of a layout-1 catalogue, by the SHA-256 of the catalogue file it was built from. */
+  private v1Index: { catalogueSha256: string; index: DiskSearchIndex } | null = null;
 
   constructor(options: RegistryClientOptions) {
     this.remote = options.remote;
     this.home = options.home;
     this.store = new RemoteStore(remoteStateDir(options.home, options.remote.name));
     this.v2Store = new V2Store(join(remoteStateDir(options.home, options.remote.name), 'v2'));
+    this.indexStore = new SearchIndexStore(join(remoteStateDir(options.home, options.remote.name), 'search-index'));
     this.layoutChoice = options.layout ?? 'auto';
     this.fetchImpl = options.fetch;
     this.maxCatalogAgeMs = options.maxCatalogAgeMs;
@@ -315,6 +312,9 @@ export class RegistryClient {
       };
       await this.store.save(changed ? bytes : null, state);
       if (changed) await this.saveVerification(verified);
+      // The search index of the accepted catalogue, built once (docs/scaling.md "Cold start and
+      // offline search"); a home that cannot hold it searches in memory instead.
+      if (changed) await this.storeV1Index(verified).catch(() => undefined);
       if (changed) await this.store.pruneDocuments(new Set(Object.values(verified.payload.capabilities).map((c) => c.doc.sha256)));
       this.loaded = loadedCatalogue(verified, { remote: this.name, checkedAt, changed, downloadedBytes: bytes.length });
       return this.loaded;
@@ -361,7 +361,13 @@ export class RegistryClient {
       // The stored snapshot is only the base the changed pins are compared with (every file is
       // checked against its pin again): one below the shipped minimum still serves.
       const previous = onV2 ? await this.storedV2(undefined, { belowMinimum: true }).catch(() => null) : null;
-      const { snapshot, keep } = await syncSnapshot(this.v2Store, verified.payload, previous?.snapshot ?? null, context);
+      const { snapshot, keep, index } = await syncSnapshot(
+        this.v2Store,
+        this.indexStore,
+        verified.payload,
+        previous?.snapshot ?? null,
+        context,
+      );
       const changed = !onV2 || state?.payloadSha256 !== verified.payloadSha256;
       const checkedAt = this.now().toISOString();
       // The top level last: a failure before this line leaves the previous snapshot whole.
@@ -376,8 +382,7 @@ export class RegistryClient {
         layout: 'v2',
       });
       await this.v2Store.prune(keep);
-      const records = await snapshotRecords(this.v2Store, snapshot, context);
-      this.loaded = this.v2Loaded(verified, snapshot, records, { checkedAt, changed, downloadedBytes: context.downloaded });
+      this.loaded = this.v2Loaded(verified, snapshot, index, { checkedAt, changed, downloadedBytes: context.downloaded });
       return this.loaded;
     });
   }
@@ -407,7 +412,7 @@ export class RegistryClient {
   private v2Loaded(
     verified: ReturnType<typeof verifyTopLevel>,
     snapshot: V2Snapshot,
-    records: SearchRecord[],
+    index: DiskSearchIndex,
     meta: { checkedAt: string; changed: boolean; downloadedBytes: number },
   ): LoadedCatalogue {
     const payload: CataloguePayload = {
@@ -418,7 +423,7 @@ export class RegistryClient {
       publishers: snapshot.publishers,
       capabilities: {},
     };
-    this.v2State.set(payload, { snapshot, records });
+    this.v2State.set(payload, { snapshot, index });
     return {
       payload,
       signedBy: verified.signedBy,
@@ -426,7 +431,7 @@ export class RegistryClient {
       catalogueSha256: verified.catalogueSha256,
       remote: this.name,
       layout: 'v2',
-      capabilityCount: records.length,
+      capabilityCount: index.size,
       ...meta,
     };
   }
@@ -437,9 +442,7 @@ export class RegistryClient {
     if (catalogue === null) return false;
     if (catalogue.layout === 'v1') return Object.hasOwn(catalogue.payload.capabilities, id);
     const v2 = this.v2State.get(catalogue.payload);
-    if (v2 === undefined) return false;
-    v2.ids ??= new Set(v2.records.map((record) => record[0]));
-    return v2.ids.has(id);
+    return v2 !== undefined && this.v2Lists(v2, id);
   }
 
   /**
@@ -458,9 +461,7 @@ export class RegistryClient {
     if (catalogue.layout === 'v1')
       return Object.hasOwn(payload.capabilities, id) ? (payload.capabilities[id] as CatalogueCapability) : null;
     const v2 = this.v2State.get(payload);
-    if (v2 === undefined) return null;
-    v2.ids ??= new Set(v2.records.map((record) => record[0]));
-    if (!v2.ids.has(id)) return null;
+    if (v2 === undefined || !this.v2Lists(v2, id)) return null;
     const offline = options.refresh === 'never';
     try {
       return await snapshotRecord(this.v2Store, v2.snapshot, id, offline ? null : fetchContext(this.v2Url as string, this.fetchImpl));
@@ -518,10 +519,70 @@ export class RegistryClient {
     return stored;
   }
 
-  /** Search this remote's catalogue (SearchIndex is built once per catalogue content). */
+  /**
+   * Search this remote's catalogue through its stored search index (docs/scaling.md "Cold start
+   * and offline search"): a new process reads the index instead of parsing every record.
+   */
   async search(query: string, filters: SearchFilters = {}): Promise<SearchHit[]> {
+    const stored = this.loaded === null ? await this.storedV1Index() : null;
+    if (stored !== null) return stored.search(query, filters);
     const catalogue = await this.catalogue({ rereadLocal: true });
+    if (
+      catalogue.layout === 'v1' &&
+      catalogue.catalogueSha256 !== undefined &&
+      this.v1Index?.catalogueSha256 !== catalogue.catalogueSha256
+    ) {
+      const sha = catalogue.catalogueSha256;
+      const opened = await openStoredIndex(this.indexStore, (m) => m.source.layout === 'v1' && m.source.catalogueSha256 === sha);
+      if (opened !== null) this.v1Index = { catalogueSha256: sha, index: opened };
+      else await this.storeV1Index(catalogue).catch(() => undefined);
+    }
     return this.searchIndex(catalogue).search(query, filters);
+  }
+
+  /**
+   * The search index of a layout-1 catalogue this client verified, built and stored once per
+   * catalogue file (keyed by its SHA-256).
+   */
+  private async storeV1Index(verified: VerifiedCatalogue): Promise<void> {
+    const sha = verified.catalogueSha256;
+    if (sha === undefined) return;
+    const index = await writeV1Index(this.indexStore, verified.payload, sha);
+    this.v1Index = { catalogueSha256: sha, index };
+  }
+
+  /**
+   * The stored index of the stored layout-1 catalogue, used without loading the catalogue when
+   * everything it was built from still holds: the catalogue is not due for a refresh and not
+   * below the shipped minimum, the catalogue file still hashes to the bytes a full verification
+   * accepted under today's root keys (verified.json), and the index was built from those bytes.
+   * Anything else (null) takes the full path: load and verify, refresh, rebuild the index.
+   */
+  private async storedV1Index(): Promise<DiskSearchIndex | null> {
+    if (this.localCatalogueFile() !== null) return null; // a registry on this computer: the full path notices a rebuild
+    const [state, record] = await Promise.all([this.store.readState(), this.store.readVerification()]);
+    const sha = state?.catalogueSha256;
+    if (state === null || state.layout === 'v2' || sha === undefined) return null;
+    if (this.now().getTime() - Date.parse(state.checkedAt) > this.refreshAfterMs) return null;
+    if (this.remote.minSequence !== undefined && state.sequence < this.remote.minSequence) return null;
+    if (record === null || record.catalogueSha256 !== sha || record.rootKeys !== rootKeysDigest(this.remote.rootKeys)) return null;
+    const file = await hashFile(this.store.cataloguePath).catch(() => null);
+    if (file === null || file.sha256 !== sha) return null;
+    let index = this.v1Index?.catalogueSha256 === sha ? this.v1Index.index : null;
+    if (index === null) {
+      index = await openStoredIndex(this.indexStore, (m) => m.source.layout === 'v1' && m.source.catalogueSha256 === sha);
+      if (index === null) return null;
+      this.v1Index = { catalogueSha256: sha, index };
+    }
+    const source = index.manifest.source;
+    if (source.layout === 'v1') checkCatalogueFreshness({ generatedAt: source.generatedAt }, this.policy());
+    return index;
+  }
+
+  /** Whether a v2 snapshot's index lists `id` (it can only be in the segment of its bin's node). */
+  private v2Lists(v2: { snapshot: V2Snapshot; index: DiskSearchIndex }, id: string): boolean {
+    const fanout = v2.snapshot.top.fanout;
+    return v2.index.has(id, Math.floor(binOf(id, fanout * fanout) / fanout));
   }
 
   /**
@@ -531,16 +592,16 @@ export class RegistryClient {
   searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
     if (this.index === null || this.index.payload !== catalogue.payload) {
       const v2 = this.v2State.get(catalogue.payload);
-      // Over v2 the records come from the search records, which carry no document pin: search
-      // reads none (the pin is looked up in the capability's bin when it is opened).
-      const capabilities =
-        v2 === undefined
-          ? catalogue.payload.capabilities
-          : (Object.fromEntries(v2.records.map((record) => [record[0], capabilityOfSearchRecord(record)])) as Record<
-              string,
-              CatalogueCapability
-            >);
-      this.index = { payload: catalogue.payload, index: new SearchIndex(capabilities, catalogue.payload.publishers) };
+      // Over v2 the stored index answers (its records carry no document pin: search reads none,
+      // the pin is looked up in the capability's bin when it is opened); over v1 the stored index
+      // of this very catalogue file when there is one, else an index built in memory.
+      const stored =
+        v2?.index ?? (this.v1Index !== null && this.v1Index.catalogueSha256 === catalogue.catalogueSha256 ? this.v1Index.index : undefined);
+      this.index = {
+        payload: catalogue.payload,
+        index:
+          stored !== undefined ? SearchIndex.over(stored) : new SearchIndex(catalogue.payload.capabilities, catalogue.payload.publishers),
+      };
     }
     return this.index.index;
   }
@@ -761,12 +822,10 @@ export class RegistryClient {
     if (layoutState?.layout === 'v2' && this.v2Url !== null) {
       const stored = await this.storedV2(layoutState);
       if (stored === null) return null;
-      const records = await snapshotRecords(
-        this.v2Store,
-        stored.snapshot,
-        this.v2Url === null ? null : fetchContext(this.v2Url, this.fetchImpl),
-      );
-      return this.v2Loaded(stored.verified, stored.snapshot, records, {
+      // The stored index when it was built from this snapshot's nodes; a segment that is missing,
+      // damaged or of other nodes is rebuilt from its search pack (downloaded and checked).
+      const index = await syncIndex(this.v2Store, this.indexStore, stored.snapshot, null, fetchContext(this.v2Url, this.fetchImpl));
+      return this.v2Loaded(stored.verified, stored.snapshot, index, {
         checkedAt: layoutState.checkedAt,
         changed: false,
         downloadedBytes: 0,

@@ -6,25 +6,29 @@
  *   files/nodes/<sha256>.json  the nodes of that snapshot, and the publishers' node
  *   files/bins/<sha256>.json   the bins fetched so far (on a refresh, or to open a capability)
  *   files/publishers/…         the publisher bins
- *   records/<node>.json        the search records of the bins under one node (derived), named by
- *                              the node's SHA-256; index.json keeps each file's SHA-256
+ *
+ * and beside it, in home/remotes/<name>/search-index/, the stored search index
+ * (search-index/disk-index.ts): one segment per node, holding the search records of the node's
+ * bins and their inverted index, named by its node's SHA-256 in the manifest.
  *
  * Every file under files/ is re-hashed against its name when read, so a damaged or edited copy is
- * never used (it is fetched again). A records file is checked against index.json; when anything
- * differs it is rebuilt from files that verify (the node's search pack, fetched again).
+ * never used (it is fetched again). A segment is checked against its name and its node's pin;
+ * when anything differs it is rebuilt from files that verify (the node's search pack, fetched
+ * again).
  *
  * A refresh follows changed pins only: the top level; for each node pin that changed, the node;
- * for each bin pin in it that changed, the bin; the records of changed bins replace those of the
- * old ones. A cold start reads every node and every search pack instead of every bin. The new top
- * level is stored last, so a failure halfway leaves the previous snapshot whole.
+ * for each bin pin in it that changed, the bin; the node's segment is rebuilt from the old one's
+ * records with those of the changed bins replaced (records in, records out). A cold start reads
+ * every node and every search pack instead of every bin, one pack at a time, each written as its
+ * segment before the next is read. The new top level is stored last, so a failure halfway leaves
+ * the previous snapshot whole.
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import { fetchCapped, resolveUrl, type FetchLike } from '../../cache/fetch.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
-import { sha256Hex } from '../../util/hash.js';
+import { writeFileAtomic } from '../../util/fs-atomic.js';
 import {
   binOf,
   checkPin,
@@ -36,6 +40,8 @@ import {
   type SearchRecord,
   type TopLevelPayload,
 } from '../layout-v2.js';
+import { DiskSearchIndex, indexManifest, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
+import { decodeSegment, encodeSegment, type Segment } from '../search-index/segment.js';
 import type { CatalogueCapability, CataloguePublisher } from '../types.js';
 
 /** The most a search pack may unpack to (a gzip bomb stops here): 1 GiB over all packs is far past 500,000 records. */
@@ -68,14 +74,6 @@ export class V2Store {
     return join(this.dir, 'files', ...path.split('/'));
   }
 
-  private recordsPath(nodeSha: string): string {
-    return join(this.dir, 'records', `${nodeSha}.json`);
-  }
-
-  private get indexPath(): string {
-    return join(this.dir, 'index.json');
-  }
-
   async readTopLevel(): Promise<Buffer | null> {
     return readOptional(this.topLevelPath);
   }
@@ -101,47 +99,12 @@ export class V2Store {
     return bytes;
   }
 
-  /** index.json: node SHA-256 → SHA-256 of its records file. */
-  async readIndex(): Promise<Record<string, string>> {
-    const bytes = await readOptional(this.indexPath).catch(() => null);
-    if (bytes === null) return {};
-    try {
-      const value = JSON.parse(bytes.toString('utf8')) as unknown;
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, string>) : {};
-    } catch {
-      return {};
-    }
-  }
-
-  /** The stored search records of a node, when the file matches what index.json recorded; else null. */
-  async readRecords(nodeSha: string, index: Record<string, string>): Promise<SearchRecord[] | null> {
-    const expected = Object.hasOwn(index, nodeSha) ? index[nodeSha] : undefined;
-    if (expected === undefined) return null;
-    const bytes = await readOptional(this.recordsPath(nodeSha)).catch(() => null);
-    if (bytes === null || sha256Hex(bytes) !== expected) return null;
-    try {
-      return JSON.parse(bytes.toString('utf8')) as SearchRecord[];
-    } catch {
-      return null;
-    }
-  }
-
-  async writeRecords(nodeSha: string, records: readonly SearchRecord[]): Promise<string> {
-    const bytes = Buffer.from(JSON.stringify(records), 'utf8');
-    await writeFileAtomic(this.recordsPath(nodeSha), bytes);
-    return sha256Hex(bytes);
-  }
-
-  async writeIndex(index: Record<string, string>): Promise<void> {
-    await writeJsonAtomic(this.indexPath, index);
-  }
-
   async writeTopLevel(bytes: Uint8Array): Promise<void> {
     await writeFileAtomic(this.topLevelPath, bytes);
   }
 
-  /** Drops stored files and records the snapshot `keep` no longer references. */
-  async prune(keep: { files: ReadonlySet<string>; records: ReadonlySet<string> }): Promise<void> {
+  /** Drops stored files the snapshot `keep` no longer references. */
+  async prune(keep: { files: ReadonlySet<string> }): Promise<void> {
     for (const dir of ['nodes', 'bins', 'publishers']) {
       let names: string[];
       try {
@@ -153,15 +116,9 @@ export class V2Store {
         if (!keep.files.has(`${dir}/${name}`)) await rm(join(this.dir, 'files', dir, name), { force: true }).catch(() => undefined);
       }
     }
-    let names: string[] = [];
-    try {
-      names = await readdir(join(this.dir, 'records'));
-    } catch {
-      // none
-    }
-    for (const name of names) {
-      if (!keep.records.has(name.replace(/\.json$/, ''))) await rm(join(this.dir, 'records', name), { force: true }).catch(() => undefined);
-    }
+    // The search records of earlier clients (records/<node>.json, index.json): the index replaced them.
+    await rm(join(this.dir, 'records'), { recursive: true, force: true }).catch(() => undefined);
+    await rm(join(this.dir, 'index.json'), { force: true }).catch(() => undefined);
   }
 
   async remove(): Promise<void> {
@@ -211,78 +168,28 @@ function recordsOfBin(records: Record<string, CatalogueCapability>): SearchRecor
 }
 
 /**
- * Brings the store to the snapshot of `top` (already verified): nodes, publishers and search
- * records, following changed pins only. `previous` is the snapshot stored before, if any. Returns
- * the snapshot and the bytes downloaded. Nothing of the previous snapshot is removed here: the
- * caller stores the top level, then prunes.
+ * Brings the store to the snapshot of `top` (already verified): nodes, publishers and the search
+ * index, following changed pins only. `previous` is the snapshot stored before, if any. Returns
+ * the snapshot, the files it references and its search index. Nothing of the previous snapshot is
+ * removed here: the caller stores the top level, then prunes.
  */
 export async function syncSnapshot(
   store: V2Store,
+  indexStore: SearchIndexStore,
   top: TopLevelPayload,
   previous: V2Snapshot | null,
   context: FetchContext,
-): Promise<{ snapshot: V2Snapshot; keep: { files: Set<string>; records: Set<string> } }> {
+): Promise<{ snapshot: V2Snapshot; keep: { files: Set<string> }; index: DiskSearchIndex }> {
   const fanout = top.fanout;
-  const bins = fanout * fanout;
-  const samePlan = previous !== null && previous.top.fanout === fanout;
   const keepFiles = new Set<string>();
-  const keepRecords = new Set<string>();
-  const index = await store.readIndex();
-  const nextIndex: Record<string, string> = {};
   const nodes: Pin[][] = [];
   for (let n = 0; n < fanout; n++) {
     const pin = top.nodes[n] as Pin;
     keepFiles.add(pin[0]);
-    const node = parseNode(await store.pinned(pin, context), fanout, 'bins', pin[0]);
-    nodes.push(node);
-    const sha = nodeSha(pin);
-    keepRecords.add(sha);
-    const stored = await store.readRecords(sha, index);
-    if (stored !== null) {
-      nextIndex[sha] = index[sha] as string;
-      continue;
-    }
-    const oldPin = samePlan ? (previous.top.nodes[n] as Pin) : undefined;
-    const oldRecords = oldPin === undefined ? null : await store.readRecords(nodeSha(oldPin), index);
-    let records: SearchRecord[];
-    if (oldRecords !== null && previous !== null) {
-      // A refresh: the records of the bins whose pin changed are replaced by their new bins' records.
-      const oldNode = previous.nodes[n] as Pin[];
-      const changed = new Map<number, SearchRecord[]>();
-      for (let b = 0; b < fanout; b++) {
-        const binPin = node[b] as Pin;
-        if (oldNode[b] !== undefined && (oldNode[b] as Pin)[0] === binPin[0]) continue;
-        const binNumber = n * fanout + b;
-        changed.set(binNumber, recordsOfBin(parseBin(await store.pinned(binPin, context), binNumber, bins, binPin[0])));
-      }
-      records = [];
-      for (const record of oldRecords) {
-        if (!changed.has(binOf(record[0], bins))) records.push(record);
-      }
-      for (const fresh of changed.values()) records.push(...fresh);
-    } else {
-      // A cold start (or a records file that failed its check): the node's search pack.
-      const packPin = top.search[n] as Pin;
-      const gz = await fetchPinned(packPin, context);
-      let raw: Buffer;
-      try {
-        raw = gunzipSync(gz, { maxOutputLength: MAX_PACK_RAW_BYTES });
-      } catch (error) {
-        throw new AdcapError(
-          'E_CATALOG',
-          `The search pack v2/${packPin[0]} does not unpack (${(error as Error).message}); the registry must rebuild it.`,
-          {
-            cause: error,
-          },
-        );
-      }
-      records = parseSearchPack(raw, n, fanout, packPin[0]);
-    }
-    nextIndex[sha] = await store.writeRecords(sha, records).catch((error: unknown) => {
-      throw asAdcapError(error, `Cannot store the search records in ${store.dir}`);
-    });
+    nodes.push(parseNode(await store.pinned(pin, context), fanout, 'bins', pin[0]));
   }
-  // Publishers: the publishers' node, then each publisher bin (stored copies that verify are reused).
+  // Publishers: the publishers' node, then each publisher bin (stored copies that verify are
+  // reused); read before the index, whose segments hold their display names.
   keepFiles.add(top.publishers[0]);
   const publisherNode = parseNode(await store.pinned(top.publishers, context), fanout, 'publishers', top.publishers[0]);
   const publishers: Record<string, CataloguePublisher> = {};
@@ -293,10 +200,126 @@ export async function syncSnapshot(
   }
   // Bins of this snapshot held already (fetched to open a capability) stay.
   for (const node of nodes) for (const pin of node) keepFiles.add(pin[0]);
-  await store.writeIndex(nextIndex).catch((error: unknown) => {
-    throw asAdcapError(error, `Cannot store the search index in ${store.dir}`);
-  });
-  return { snapshot: { top, nodes, publishers }, keep: { files: keepFiles, records: keepRecords } };
+  const snapshot: V2Snapshot = { top, nodes, publishers };
+  const index = await syncIndex(store, indexStore, snapshot, previous, context);
+  return { snapshot, keep: { files: keepFiles }, index };
+}
+
+/** The display name search matches for a publisher: its record's name, else its id. */
+function publisherNameIn(publishers: Readonly<Record<string, CataloguePublisher>>): (publisher: string) => string {
+  return (publisher) => (Object.hasOwn(publishers, publisher) ? publishers[publisher]?.name : undefined) ?? publisher;
+}
+
+/** Whether a segment was built with the display names `publishers` gives now. */
+function sameNames(segment: Segment, publishers: Readonly<Record<string, CataloguePublisher>>): boolean {
+  const nameOf = publisherNameIn(publishers);
+  return segment.publishers().every((p) => nameOf(p.id) === p.name);
+}
+
+/** A node's search records from its search pack (downloaded, checked against its pin, unpacked within a cap). */
+async function packRecords(top: TopLevelPayload, n: number, context: FetchContext | null): Promise<SearchRecord[]> {
+  if (context === null) {
+    throw new AdcapError(
+      'E_DOWNLOAD',
+      'The stored search index of this registry is missing or damaged and the registry cannot be read now.',
+    );
+  }
+  const packPin = top.search[n] as Pin;
+  const gz = await fetchPinned(packPin, context);
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(gz, { maxOutputLength: MAX_PACK_RAW_BYTES });
+  } catch (error) {
+    throw new AdcapError(
+      'E_CATALOG',
+      `The search pack v2/${packPin[0]} does not unpack (${(error as Error).message}); the registry must rebuild it.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return parseSearchPack(raw, n, top.fanout, packPin[0]);
+}
+
+/**
+ * The search index of `snapshot` (docs/scaling.md "A refresh", step 3): for each node, the stored
+ * segment when it was built from this node (and with today's publisher names); else the previous
+ * node's segment with the records of its changed bins replaced; else the node's search pack. Each
+ * new segment is written before the next node is read, and the manifest last. `context` null:
+ * nothing may be downloaded (a segment that needs a pack is then an E_DOWNLOAD).
+ */
+export async function syncIndex(
+  store: V2Store,
+  indexStore: SearchIndexStore,
+  snapshot: V2Snapshot,
+  previous: V2Snapshot | null,
+  context: FetchContext | null,
+): Promise<DiskSearchIndex> {
+  const { top, publishers } = snapshot;
+  const fanout = top.fanout;
+  const bins = fanout * fanout;
+  const samePlan = previous !== null && previous.top.fanout === fanout;
+  const manifest = await indexStore.readManifest();
+  const byNode = new Map<string, IndexSegmentEntry>();
+  if (manifest?.source.layout === 'v2') for (const entry of manifest.segments) if (entry.node !== undefined) byNode.set(entry.node, entry);
+  const namesMayDiffer = manifest?.source.layout !== 'v2' || manifest.source.publishers !== top.publishers[0];
+  const nameOf = publisherNameIn(publishers);
+  const entries: IndexSegmentEntry[] = [];
+  const segments: Segment[] = [];
+  let wrote = false;
+  for (let n = 0; n < fanout; n++) {
+    const sha = nodeSha(top.nodes[n] as Pin);
+    const entry = byNode.get(sha);
+    const stored = entry === undefined ? null : await indexStore.readSegment(entry);
+    if (stored !== null && entry !== undefined && (!namesMayDiffer || sameNames(stored, publishers))) {
+      entries.push(entry);
+      segments.push(stored);
+      continue;
+    }
+    let records: SearchRecord[] | null = null;
+    if (stored !== null) {
+      // Built from this node, but a publisher's display name changed since.
+      records = Array.from(stored.idOrder(), (d) => stored.record(d));
+    } else if (samePlan && context !== null) {
+      const oldEntry = byNode.get(nodeSha(previous.top.nodes[n] as Pin));
+      const old = oldEntry === undefined ? null : await indexStore.readSegment(oldEntry);
+      if (old !== null) {
+        // A refresh: the records of the bins whose pin changed are replaced by their new bins' records.
+        const oldNode = previous.nodes[n] as Pin[];
+        const node = snapshot.nodes[n] as Pin[];
+        const changed = new Map<number, SearchRecord[]>();
+        for (let b = 0; b < fanout; b++) {
+          const binPin = node[b] as Pin;
+          if (oldNode[b] !== undefined && (oldNode[b] as Pin)[0] === binPin[0]) continue;
+          const binNumber = n * fanout + b;
+          changed.set(binNumber, recordsOfBin(parseBin(await store.pinned(binPin, context), binNumber, bins, binPin[0])));
+        }
+        records = [];
+        for (const d of old.idOrder()) {
+          const id = old.id(d);
+          if (!changed.has(binOf(id, bins))) records.push(old.record(d));
+        }
+        for (const fresh of changed.values()) records.push(...fresh);
+      }
+    }
+    // A cold start (or a segment that failed its check): the node's search pack.
+    records ??= await packRecords(top, n, context);
+    const bytes = encodeSegment(records, nameOf);
+    const written = await indexStore.writeSegment(bytes, records.length, sha).catch((error: unknown) => {
+      throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
+    });
+    entries.push(written);
+    segments.push(decodeSegment(bytes));
+    wrote = true;
+  }
+  const next = indexManifest({ layout: 'v2', publishers: top.publishers[0] }, entries);
+  if (wrote || manifest === null || namesMayDiffer || manifest.segments.length !== entries.length) {
+    await indexStore.writeManifest(next).catch((error: unknown) => {
+      throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
+    });
+    await indexStore.prune(next);
+  }
+  return new DiskSearchIndex(next, segments);
 }
 
 /**
@@ -321,33 +344,6 @@ export async function loadSnapshot(store: V2Store, top: TopLevelPayload): Promis
     Object.assign(publishers, parsePublisherBin(bytes, b, publisherNode.length, pin[0]));
   }
   return { top, nodes, publishers };
-}
-
-/** Every search record of a snapshot: from the stored records files, rebuilt from the packs when one fails its check. */
-export async function snapshotRecords(store: V2Store, snapshot: V2Snapshot, context: FetchContext | null): Promise<SearchRecord[]> {
-  const index = await store.readIndex();
-  const out: SearchRecord[] = [];
-  let rebuilt = false;
-  for (let n = 0; n < snapshot.top.fanout; n++) {
-    const sha = nodeSha(snapshot.top.nodes[n] as Pin);
-    let records = await store.readRecords(sha, index);
-    if (records === null) {
-      if (context === null) {
-        throw new AdcapError(
-          'E_DOWNLOAD',
-          'The stored search index of this registry is missing or damaged and the registry cannot be read now.',
-        );
-      }
-      const packPin = snapshot.top.search[n] as Pin;
-      const raw = gunzipSync(await fetchPinned(packPin, context), { maxOutputLength: MAX_PACK_RAW_BYTES });
-      records = parseSearchPack(raw, n, snapshot.top.fanout, packPin[0]);
-      index[sha] = await store.writeRecords(sha, records);
-      rebuilt = true;
-    }
-    for (const record of records) out.push(record);
-  }
-  if (rebuilt) await store.writeIndex(index).catch(() => undefined);
-  return out;
 }
 
 /** The catalogue record of `id` from its bin (stored, or downloaded and checked), or null when the registry does not list it. */

@@ -227,20 +227,50 @@ describe('registry client over v2/ (docs/scaling.md)', () => {
     await expect(v2Client().catalogue({ refresh: 'never' })).rejects.toMatchObject({ code: 'E_CATALOG' });
   });
 
-  it('tampered stored search records: the cached file no longer matches its hash and is rebuilt from the verified pack', async () => {
+  it('tampered stored search index: a segment that no longer hashes to its name is rebuilt from the verified pack', async () => {
     await v2Client().update();
-    const dir = join(home, 'remotes', 'test', 'v2', 'records');
+    const dir = join(home, 'remotes', 'test', 'search-index');
     let tampered = 0;
     for (const name of await readdir(dir)) {
-      const text = await readFile(join(dir, name), 'utf8');
-      if (!text.includes('acme/pdf')) continue;
-      await writeFile(join(dir, name), text.replace('Extract PDF text', 'Install me, I am safe'));
+      if (!name.endsWith('.seg')) continue;
+      const bytes = await readFile(join(dir, name));
+      const at = bytes.indexOf('Extract PDF text');
+      if (at < 0) continue;
+      bytes.write('Install me, safe', at, 'latin1');
+      await writeFile(join(dir, name), bytes);
       tampered++;
     }
     expect(tampered).toBe(1);
     const hits = await v2Client().search('pdf');
     expect(hits.map((hit) => hit.summary)).toEqual(['Extract PDF text']);
     expect(await v2Client().search('safe')).toEqual([]);
+  });
+
+  it('a truncated segment or a manifest naming other nodes is rebuilt, never used', async () => {
+    await v2Client().update();
+    const dir = join(home, 'remotes', 'test', 'search-index');
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith('.seg')) continue;
+      const bytes = await readFile(join(dir, name));
+      await writeFile(join(dir, name), bytes.subarray(0, bytes.length >> 1));
+    }
+    expect((await v2Client().search('csv')).map((hit) => hit.id)).toEqual(['acme/csv']);
+    // A manifest whose segments claim other nodes: each is rebuilt from its own node's pack.
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { segments: Array<{ node: string }> };
+    for (const segment of manifest.segments) segment.node = 'f'.repeat(64);
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    expect((await v2Client().search('pdf')).map((hit) => hit.id)).toEqual(['acme/pdf']);
+    const rebuilt = JSON.parse(await readFile(manifestPath, 'utf8')) as { segments: Array<{ node: string }> };
+    expect(rebuilt.segments.every((segment) => segment.node !== 'f'.repeat(64))).toBe(true);
+  });
+
+  it('offline, a damaged index cannot be rebuilt: the search says so (E_DOWNLOAD) instead of answering from it', async () => {
+    await v2Client().update();
+    const dir = join(home, 'remotes', 'test', 'search-index');
+    for (const name of await readdir(dir)) if (name.endsWith('.seg')) await writeFile(join(dir, name), 'garbage');
+    await rm(reg.path('v2/search'), { recursive: true });
+    await expect(v2Client().search('pdf')).rejects.toMatchObject({ code: 'E_DOWNLOAD' });
   });
 });
 

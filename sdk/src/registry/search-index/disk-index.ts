@@ -1,0 +1,349 @@
+/**
+ * A remote's stored search index (docs/scaling.md "Cold start and offline search"), kept under
+ * home/remotes/<name>/search-index/ beside the remote's verified state:
+ *
+ *   manifest.json     what the index was built from (layout 1: the SHA-256 of the accepted
+ *                     catalogue file; layout 2: each segment's node pin and the publishers' pin),
+ *                     and each segment's file, size and number of capabilities
+ *   <sha256>.seg      segments (segment.ts), named by the SHA-256 of their bytes
+ *
+ * The index is derived data. A process checks the manifest against the state it verified (the
+ * catalogue's hash, the top level's node pins) and each segment against its name before using it;
+ * anything missing, different or damaged is rebuilt from verified data, never used. A search only
+ * lists capabilities: opening or installing one still reads its bin or package document and
+ * checks it against the signed catalogue.
+ *
+ * Segments are written first and the manifest last (each atomically), so a crash leaves the
+ * previous manifest with the segments it names; segments no manifest names are removed afterwards.
+ */
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
+import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
+import { capabilityOfSearchRecord, searchRecordOf, SEARCH_FLAG_DEPRECATED, SEARCH_FLAG_ENTITLED, SEARCH_FLAG_PRO } from '../layout-v2.js';
+import type { SearchRecord } from '../layout-v2.js';
+import { compareRanked } from '../search-rank.js';
+import type { SearchFilters, SearchHit } from '../search.js';
+import type { CatalogueCapability, CataloguePayload } from '../types.js';
+import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment } from './segment.js';
+
+/** The manifest's format; a different one (an older or newer SDK) means a rebuild. */
+const MANIFEST_FORMAT = 1;
+/** Capabilities per segment of a layout-1 catalogue (layout 2 has one segment per node). */
+const V1_SEGMENT_DOCS = 4096;
+
+/** What an index was built from. */
+export type IndexSource =
+  | {
+      layout: 'v1';
+      catalogueSha256: string;
+      /** The catalogue's generatedAt, for the freshness check of a search that does not load it. */
+      generatedAt: string;
+    }
+  | {
+      layout: 'v2';
+      /** The path of the publishers' node pin whose display names the segments hold. */
+      publishers: string;
+    };
+
+/** One segment as the manifest names it. */
+export interface IndexSegmentEntry {
+  /** SHA-256 of the segment's bytes (its file is <file>.seg). */
+  file: string;
+  size: number;
+  count: number;
+  /** Layout 2: the SHA-256 of the node whose records it holds. */
+  node?: string;
+}
+
+export interface IndexManifest {
+  format: number;
+  segmentFormat: number;
+  source: IndexSource;
+  count: number;
+  segments: IndexSegmentEntry[];
+}
+
+/** The files of a remote's stored search index. */
+export class SearchIndexStore {
+  constructor(readonly dir: string) {}
+
+  private get manifestPath(): string {
+    return join(this.dir, 'manifest.json');
+  }
+
+  private segmentPath(file: string): string {
+    return join(this.dir, `${file}.seg`);
+  }
+
+  /** The manifest when it is whole and of this SDK's formats, else null (the caller rebuilds). */
+  async readManifest(): Promise<IndexManifest | null> {
+    let value: unknown;
+    try {
+      value = JSON.parse(await readFile(this.manifestPath, 'utf8'));
+    } catch {
+      return null;
+    }
+    return manifestShape(value);
+  }
+
+  async writeManifest(manifest: IndexManifest): Promise<void> {
+    await writeJsonAtomic(this.manifestPath, manifest);
+  }
+
+  /** Writes a segment's bytes under their SHA-256 (an existing file of that name is the same content). */
+  async writeSegment(bytes: Buffer, count: number, node?: string): Promise<IndexSegmentEntry> {
+    const file = sha256Hex(bytes);
+    await writeFileAtomic(this.segmentPath(file), bytes);
+    return { file, size: bytes.length, count, ...(node === undefined ? {} : { node }) };
+  }
+
+  /** A segment whose bytes hash to its name and decode within bounds, else null. */
+  async readSegment(entry: IndexSegmentEntry): Promise<Segment | null> {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.segmentPath(entry.file));
+    } catch {
+      return null;
+    }
+    if (bytes.length !== entry.size || sha256Hex(bytes) !== entry.file) return null;
+    try {
+      const segment = decodeSegment(bytes);
+      return segment.size === entry.count ? segment : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Removes segment files the manifest does not name (and stray temp files). */
+  async prune(manifest: IndexManifest): Promise<void> {
+    const keep = new Set(manifest.segments.map((s) => `${s.file}.seg`));
+    keep.add('manifest.json');
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) if (!keep.has(name)) await rm(join(this.dir, name), { force: true }).catch(() => undefined);
+  }
+
+  async remove(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+function manifestShape(value: unknown): IndexManifest | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const m = value as Partial<IndexManifest>;
+  if (m.format !== MANIFEST_FORMAT || m.segmentFormat !== SEGMENT_FORMAT || !Number.isSafeInteger(m.count)) return null;
+  const source = m.source as Partial<{ layout: string; catalogueSha256: unknown; generatedAt: unknown; publishers: unknown }> | undefined;
+  if (source === undefined || source === null) return null;
+  const fits =
+    source.layout === 'v1'
+      ? typeof source.catalogueSha256 === 'string' && typeof source.generatedAt === 'string'
+      : source.layout === 'v2' && typeof source.publishers === 'string';
+  if (!fits) return null;
+  if (!Array.isArray(m.segments)) return null;
+  for (const s of m.segments as unknown[]) {
+    const e = s as Partial<IndexSegmentEntry> | null;
+    if (
+      e === null ||
+      typeof e !== 'object' ||
+      typeof e.file !== 'string' ||
+      !SHA256_HEX.test(e.file) ||
+      !Number.isSafeInteger(e.size) ||
+      !Number.isSafeInteger(e.count) ||
+      (e.node !== undefined && typeof e.node !== 'string')
+    )
+      return null;
+  }
+  return value as IndexManifest;
+}
+
+/** A new manifest of this SDK's formats. */
+export function indexManifest(source: IndexSource, segments: IndexSegmentEntry[]): IndexManifest {
+  return {
+    format: MANIFEST_FORMAT,
+    segmentFormat: SEGMENT_FORMAT,
+    source,
+    count: segments.reduce((sum, s) => sum + s.count, 0),
+    segments,
+  };
+}
+
+/** A search record's filter fields. */
+function accepted(flags: number, filters: SearchFilters): boolean {
+  if (filters.tier !== undefined && ((flags & SEARCH_FLAG_PRO) !== 0 ? 'pro' : 'free') !== filters.tier) return false;
+  if (filters.access !== undefined && ((flags & SEARCH_FLAG_ENTITLED) !== 0 ? 'entitled' : 'public') !== filters.access) return false;
+  return !(filters.includeDeprecated === false && (flags & SEARCH_FLAG_DEPRECATED) !== 0);
+}
+
+/** A cursor over one segment's matches, in relevance order. */
+interface Cursor {
+  segment: Segment;
+  order: Int32Array;
+  scores: Int32Array;
+  at: number;
+  id: string;
+  deprecated: boolean;
+  score: number;
+}
+
+function advance(cursor: Cursor): boolean {
+  if (cursor.at >= cursor.order.length) return false;
+  const d = cursor.order[cursor.at] as number;
+  cursor.id = cursor.segment.id(d);
+  cursor.deprecated = (cursor.segment.flags(d) & SEARCH_FLAG_DEPRECATED) !== 0;
+  cursor.score = cursor.scores[cursor.at] as number;
+  return true;
+}
+
+/**
+ * The stored index of one remote, its segments read and checked: search (the ranking of
+ * search-rank.ts, each segment searched on its own and the per-segment orders merged), lookups
+ * by id, and every record for a caller that lists them all.
+ */
+export class DiskSearchIndex {
+  readonly size: number;
+
+  constructor(
+    readonly manifest: IndexManifest,
+    readonly segments: readonly Segment[],
+  ) {
+    this.size = segments.reduce((sum, s) => sum + s.size, 0);
+  }
+
+  /**
+   * The hits of `query` in relevance order (compareRanked: deprecated last, score, id), the first
+   * `filters.limit` of them when a limit is given (each segment then keeps its own top k only).
+   */
+  search(query: string, filters: SearchFilters = {}): SearchHit[] {
+    const installedIds = filters.installedIds ?? new Set<string>();
+    const limit = filters.limit === undefined ? Infinity : Math.max(0, filters.limit);
+    const heap: Cursor[] = [];
+    for (const segment of this.segments) {
+      const accept = (d: number): boolean =>
+        accepted(segment.flags(d), filters) && (filters.installed === undefined || installedIds.has(segment.id(d)) === filters.installed);
+      const matches = segment.rank.search(query, accept);
+      if (matches.count === 0) continue;
+      const { docs: order, scores } = segment.rank.rankedTop(matches, Math.min(limit, matches.count));
+      const cursor: Cursor = { segment, order, scores, at: 0, id: '', deprecated: false, score: 0 };
+      if (advance(cursor)) heap.push(cursor);
+    }
+    // A k-way merge of the segments' orders: a binary heap on each segment's next hit.
+    const less = (a: Cursor, b: Cursor): boolean => compareRanked(a, b) < 0;
+    const down = (i: number): void => {
+      for (;;) {
+        const l = i * 2 + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && less(heap[l] as Cursor, heap[m] as Cursor)) m = l;
+        if (r < heap.length && less(heap[r] as Cursor, heap[m] as Cursor)) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m] as Cursor, heap[i] as Cursor];
+        i = m;
+      }
+    };
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+    const hits: SearchHit[] = [];
+    while (heap.length > 0 && hits.length < limit) {
+      const top = heap[0] as Cursor;
+      hits.push(this.hit(top.segment, top.order[top.at] as number, top.score, installedIds));
+      top.at++;
+      if (!advance(top)) {
+        const last = heap.pop() as Cursor;
+        if (heap.length === 0) break;
+        heap[0] = last;
+      }
+      down(0);
+    }
+    return hits;
+  }
+
+  private hit(segment: Segment, d: number, score: number, installedIds: ReadonlySet<string>): SearchHit {
+    const [id, name, summary, keywords, latest, latestPrerelease, flags] = segment.record(d);
+    return {
+      id,
+      name,
+      summary,
+      latest,
+      latestPrerelease,
+      tier: (flags & SEARCH_FLAG_PRO) !== 0 ? 'pro' : 'free',
+      access: (flags & SEARCH_FLAG_ENTITLED) !== 0 ? 'entitled' : 'public',
+      installed: installedIds.has(id),
+      deprecated: (flags & SEARCH_FLAG_DEPRECATED) !== 0,
+      publisher: segment.publisherOf(d).id,
+      keywords,
+      score,
+    };
+  }
+
+  /** Whether the index lists `id` (`segment`: where it must be, when the caller knows). */
+  has(id: string, segment?: number): boolean {
+    if (segment !== undefined) return (this.segments[segment]?.find(id) ?? -1) >= 0;
+    return this.segments.some((s) => s.find(id) >= 0);
+  }
+
+  /** The search records of one segment, in id order. */
+  records(segment: number): SearchRecord[] {
+    const s = this.segments[segment];
+    if (s === undefined) return [];
+    return Array.from(s.idOrder(), (d) => s.record(d));
+  }
+
+  /**
+   * Every capability as search sees it, by id (code-unit order); over layout 2 without the
+   * document pin, which is read from the capability's bin when it is opened.
+   */
+  entries(): Array<[string, CatalogueCapability]> {
+    const out: Array<[string, CatalogueCapability]> = [];
+    for (const s of this.segments)
+      for (const d of s.idOrder()) out.push([s.id(d), capabilityOfSearchRecord(s.record(d)) as CatalogueCapability]);
+    return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
+}
+
+/**
+ * Reads the stored index whose manifest `fits` (the caller's check against its verified state);
+ * null when there is none, it does not fit, or a segment is missing or damaged.
+ */
+export async function openStoredIndex(
+  store: SearchIndexStore,
+  fits: (manifest: IndexManifest) => boolean,
+): Promise<DiskSearchIndex | null> {
+  const manifest = await store.readManifest();
+  if (manifest === null || !fits(manifest)) return null;
+  const segments: Segment[] = [];
+  for (const entry of manifest.segments) {
+    const segment = await store.readSegment(entry);
+    if (segment === null) return null;
+    segments.push(segment);
+  }
+  return new DiskSearchIndex(manifest, segments);
+}
+
+/**
+ * Builds and stores the index of a verified layout-1 catalogue (once per accepted catalogue, keyed
+ * by the SHA-256 of its file), in segments of a few thousand capabilities in id order.
+ */
+export async function writeV1Index(store: SearchIndexStore, payload: CataloguePayload, catalogueSha256: string): Promise<DiskSearchIndex> {
+  const ids = Object.keys(payload.capabilities).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const publisherName = (publisher: string): string =>
+    (Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher]?.name : undefined) ?? publisher;
+  const entries: IndexSegmentEntry[] = [];
+  const segments: Segment[] = [];
+  for (let from = 0; from < ids.length || (from === 0 && entries.length === 0); from += V1_SEGMENT_DOCS) {
+    const records = ids
+      .slice(from, from + V1_SEGMENT_DOCS)
+      .map((id) => searchRecordOf(id, payload.capabilities[id] as CatalogueCapability));
+    const bytes = encodeSegment(records, publisherName);
+    entries.push(await store.writeSegment(bytes, records.length));
+    segments.push(decodeSegment(bytes));
+    if (ids.length === 0) break;
+  }
+  const manifest = indexManifest({ layout: 'v1', catalogueSha256, generatedAt: payload.generatedAt }, entries);
+  await store.writeManifest(manifest);
+  await store.prune(manifest);
+  return new DiskSearchIndex(manifest, segments);
+}

@@ -1,0 +1,423 @@
+/**
+ * One segment of a remote's stored search index (docs/scaling.md "Cold start and offline search"):
+ * the search records of one v2 node (or one slice of a v1 catalogue) and the inverted index of
+ * search-rank.ts over them, in one binary file a new process reads back without parsing or
+ * indexing any record.
+ *
+ * Layout (little-endian; every section starts on a 4-byte boundary; sizes follow from the header):
+ *
+ *   header     magic "ADCSRCH1", then u32: format, encoding (0 UTF-8, 1 UTF-16LE), docs, words,
+ *              postings, keyword refs, publishers, publisher keys, text bytes, words text length
+ *   text       every string of the segment, once each: the words first ("word\n" each, in code-unit
+ *              order), then ids, names, summaries, versions, keywords, lowercase keys, publishers
+ *   records    u32 × 14 per document: id, name, summary, latest, latestPrerelease (start, end in
+ *              the text; a missing version is 0xffffffff, 0xffffffff), keywords (from, to in the
+ *              keyword refs), publisher, flags (search record flags: 1 pro, 2 entitled, 4 deprecated)
+ *   keywords   u32 pairs: each keyword's start and end in the text
+ *   publishers u32 × 4 each: id start, end; display name start, end (the id when it has no name)
+ *   words      i32 × (words + 1): each word's start in the words text
+ *   postings   i32 × (words + 1) starts, i32 × postings documents, u8 × postings field masks
+ *   keys       for ids, names, short names (docs each) and publishers (publisher keys): u32 pairs
+ *              (the sorted lowercase keys' start and end), then i32 documents
+ *   orders     i32 × docs documents in id order, i32 × docs in name order
+ *
+ * A segment is derived data: the manifest (disk-index.ts) names it by the SHA-256 of its bytes and
+ * checks that before use, and decodeSegment checks every reference against the bounds as well, so
+ * a damaged file is refused (and rebuilt from verified data), never trusted.
+ */
+import { AdcapError } from '../../errors.js';
+import type { SearchRecord } from '../layout-v2.js';
+import { SEARCH_FLAG_DEPRECATED } from '../layout-v2.js';
+import { RankIndex, rankIndexData, type RankDocument, type RankIndexData, type RankKeys, type SortedStrings } from '../search-rank.js';
+
+const MAGIC = 'ADCSRCH1';
+export const SEGMENT_FORMAT = 1;
+const HEADER_WORDS = 10;
+const HEADER_BYTES = 8 + HEADER_WORDS * 4;
+const RECORD_WORDS = 14;
+const NONE = 0xffffffff;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A publisher as a segment records it: its id and the display name search matches. */
+export interface SegmentPublisher {
+  id: string;
+  name: string;
+}
+
+/** The strings of a segment, each written once; positions in UTF-16 code units. */
+class TextBuilder {
+  private readonly parts: string[] = [];
+  private readonly seen = new Map<string, number>();
+  length = 0;
+
+  /** Appends `text` as is (not shared), returning its start. */
+  append(text: string): number {
+    const start = this.length;
+    this.parts.push(text);
+    this.length += text.length;
+    return start;
+  }
+
+  /** The start of `text`, written once. */
+  add(text: string): number {
+    const known = this.seen.get(text);
+    if (known !== undefined) return known;
+    const start = this.append(text);
+    this.seen.set(text, start);
+    return start;
+  }
+
+  text(): string {
+    return this.parts.join('');
+  }
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3;
+}
+
+/** The bytes of a segment over `records`; `publisherName` gives each publisher's display name (or its id). */
+export function encodeSegment(records: readonly SearchRecord[], publisherName: (publisher: string) => string): Buffer {
+  const n = records.length;
+  const publishers: SegmentPublisher[] = [];
+  const publisherNumber = new Map<string, number>();
+  const docs: RankDocument[] = records.map((record) => {
+    const id = record[0];
+    const publisher = id.slice(0, id.indexOf('/'));
+    if (!publisherNumber.has(publisher)) {
+      publisherNumber.set(publisher, publishers.length);
+      publishers.push({ id: publisher, name: publisherName(publisher) });
+    }
+    return {
+      id,
+      name: record[1],
+      summary: record[2],
+      keywords: record[3],
+      publisher,
+      publisherName: publishers[publisherNumber.get(publisher) as number]?.name as string,
+      deprecated: (record[6] & SEARCH_FLAG_DEPRECATED) !== 0,
+    };
+  });
+  const data = rankIndexData(docs);
+  const text = new TextBuilder();
+  text.append(data.words.text);
+  const wordsLength = text.length;
+
+  const recordWords = new Uint32Array(n * RECORD_WORDS);
+  const keywordRefs: number[] = [];
+  const ref = (value: string | null, at: number): void => {
+    if (value === null) {
+      recordWords[at] = NONE;
+      recordWords[at + 1] = NONE;
+      return;
+    }
+    const start = text.add(value);
+    recordWords[at] = start;
+    recordWords[at + 1] = start + value.length;
+  };
+  records.forEach((record, d) => {
+    const at = d * RECORD_WORDS;
+    ref(record[0], at);
+    ref(record[1], at + 2);
+    ref(record[2], at + 4);
+    ref(record[4], at + 6);
+    ref(record[5], at + 8);
+    recordWords[at + 10] = keywordRefs.length / 2;
+    for (const keyword of record[3]) {
+      const start = text.add(keyword);
+      keywordRefs.push(start, start + keyword.length);
+    }
+    recordWords[at + 11] = keywordRefs.length / 2;
+    recordWords[at + 12] = publisherNumber.get(docs[d]?.publisher as string) as number;
+    recordWords[at + 13] = record[6] >>> 0;
+  });
+  const publisherRefs = new Uint32Array(publishers.length * 4);
+  publishers.forEach((p, i) => {
+    const id = text.add(p.id);
+    const name = text.add(p.name);
+    publisherRefs.set([id, id + p.id.length, name, name + p.name.length], i * 4);
+  });
+  const keyRefs = (table: RankKeys): Uint32Array => {
+    const out = new Uint32Array(table.keys.length * 2);
+    for (let i = 0; i < table.keys.length; i++) {
+      const key = table.keys.get(i);
+      const start = text.add(key);
+      out[i * 2] = start;
+      out[i * 2 + 1] = start + key.length;
+    }
+    return out;
+  };
+  const tables = [data.ids, data.names, data.shortNames, data.publishers].map((table) => ({ refs: keyRefs(table), docs: table.docs }));
+
+  const all = text.text();
+  const encoding = LONE_SURROGATE.test(all) ? 1 : 0;
+  const textBytes = Buffer.from(all, encoding === 0 ? 'utf8' : 'utf16le');
+  const sections: Uint8Array[] = [
+    textBytes,
+    new Uint8Array(recordWords.buffer),
+    new Uint8Array(Uint32Array.from(keywordRefs).buffer),
+    new Uint8Array(publisherRefs.buffer),
+    bytesOf(data.words.starts),
+    bytesOf(data.postingStart),
+    bytesOf(data.postingDocs),
+    data.postingMasks,
+    ...tables.flatMap((table) => [new Uint8Array(table.refs.buffer), bytesOf(table.docs)]),
+    bytesOf(data.byId),
+    bytesOf(data.byName),
+  ];
+  let size = HEADER_BYTES;
+  for (const section of sections) size = align4(size) + section.byteLength;
+  const out = Buffer.alloc(align4(size));
+  out.write(MAGIC, 0, 'latin1');
+  const header = [
+    SEGMENT_FORMAT,
+    encoding,
+    n,
+    data.words.count,
+    data.postingDocs.length,
+    keywordRefs.length / 2,
+    publishers.length,
+    data.publishers.docs.length,
+    textBytes.length,
+    wordsLength,
+  ];
+  header.forEach((value, i) => out.writeUInt32LE(value, 8 + i * 4));
+  let at = HEADER_BYTES;
+  for (const section of sections) {
+    at = align4(at);
+    out.set(section, at);
+    at += section.byteLength;
+  }
+  return out;
+}
+
+function bytesOf(array: Int32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+function damaged(why: string): AdcapError {
+  return new AdcapError('E_CATALOG', `A stored search index segment is damaged (${why}); it is rebuilt from the verified catalogue.`, {
+    details: { reason: 'search-index-damaged' },
+  });
+}
+
+/** A segment read back: the rank index over its documents and their search records. */
+export class Segment {
+  readonly size: number;
+  readonly rank: RankIndex;
+  private readonly text: string;
+  private readonly records: Uint32Array;
+  private readonly keywordRefs: Uint32Array;
+  private readonly publisherRefs: Uint32Array;
+
+  constructor(fields: {
+    size: number;
+    text: string;
+    records: Uint32Array;
+    keywordRefs: Uint32Array;
+    publisherRefs: Uint32Array;
+    data: RankIndexData;
+  }) {
+    this.size = fields.size;
+    this.text = fields.text;
+    this.records = fields.records;
+    this.keywordRefs = fields.keywordRefs;
+    this.publisherRefs = fields.publisherRefs;
+    this.rank = RankIndex.fromData(fields.data, (d) => this.document(d));
+  }
+
+  private slice(at: number, words: Uint32Array = this.records): string {
+    return this.text.slice(words[at] as number, words[at + 1] as number);
+  }
+
+  private optional(at: number): string | null {
+    return this.records[at] === NONE ? null : this.slice(at);
+  }
+
+  id(d: number): string {
+    return this.slice(d * RECORD_WORDS);
+  }
+
+  flags(d: number): number {
+    return this.records[d * RECORD_WORDS + 13] as number;
+  }
+
+  /** The publisher of document d: its id and display name. */
+  publisherOf(d: number): SegmentPublisher {
+    return this.publisher(this.records[d * RECORD_WORDS + 12] as number);
+  }
+
+  /** Every publisher the segment's documents name, with the display name it was built with. */
+  publishers(): SegmentPublisher[] {
+    return Array.from({ length: this.publisherRefs.length / 4 }, (_, p) => this.publisher(p));
+  }
+
+  private publisher(p: number): SegmentPublisher {
+    return { id: this.slice(p * 4, this.publisherRefs), name: this.slice(p * 4 + 2, this.publisherRefs) };
+  }
+
+  keywords(d: number): string[] {
+    const from = this.records[d * RECORD_WORDS + 10] as number;
+    const to = this.records[d * RECORD_WORDS + 11] as number;
+    const out: string[] = [];
+    for (let k = from; k < to; k++) out.push(this.slice(k * 2, this.keywordRefs));
+    return out;
+  }
+
+  /** The search record of document d. */
+  record(d: number): SearchRecord {
+    const at = d * RECORD_WORDS;
+    return [
+      this.slice(at),
+      this.slice(at + 2),
+      this.slice(at + 4),
+      this.keywords(d),
+      this.optional(at + 6),
+      this.optional(at + 8),
+      this.flags(d),
+    ];
+  }
+
+  document(d: number): RankDocument {
+    const at = d * RECORD_WORDS;
+    const publisher = this.publisherOf(d);
+    return {
+      id: this.slice(at),
+      name: this.slice(at + 2),
+      summary: this.slice(at + 4),
+      keywords: this.keywords(d),
+      publisher: publisher.id,
+      publisherName: publisher.name,
+      deprecated: (this.flags(d) & SEARCH_FLAG_DEPRECATED) !== 0,
+    };
+  }
+
+  /** Document numbers of the segment in id order. */
+  idOrder(): Int32Array {
+    return this.rank.idOrder();
+  }
+
+  /** The document with this id, or -1. */
+  find(id: string): number {
+    return this.rank.withId(id)[0] ?? -1;
+  }
+}
+
+/**
+ * Reads a segment back, checking the header, the sizes and every reference against its bounds
+ * (E_CATALOG, reason search-index-damaged, when anything is off).
+ */
+export function decodeSegment(bytes: Buffer): Segment {
+  if (bytes.length < HEADER_BYTES || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('not a segment');
+  const header = Array.from({ length: HEADER_WORDS }, (_, i) => bytes.readUInt32LE(8 + i * 4));
+  const [format, encoding, n, words, postings, keywords, publishers, publisherKeys, textBytes, wordsLength] = header as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (format !== SEGMENT_FORMAT || (encoding !== 0 && encoding !== 1)) throw damaged('unknown format');
+  // Views need 4-byte alignment in their buffer: a copy when the read did not give it.
+  const buffer = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes);
+  let at = HEADER_BYTES;
+  const take = (byteLength: number): number => {
+    at = align4(at);
+    const start = at;
+    at += byteLength;
+    if (at > buffer.length) throw damaged('truncated');
+    return start;
+  };
+  // Copies, not views: the file's bytes (text included) are not kept once the segment is read.
+  const u32 = (count: number): Uint32Array => new Uint32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count).slice();
+  const i32 = (count: number): Int32Array => new Int32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count).slice();
+  const textAt = take(textBytes);
+  const text = buffer.toString(encoding === 0 ? 'utf8' : 'utf16le', textAt, textAt + textBytes);
+  const records = u32(n * RECORD_WORDS);
+  const keywordRefs = u32(keywords * 2);
+  const publisherRefs = u32(publishers * 4);
+  const wordStarts = i32(words + 1);
+  const postingStart = i32(words + 1);
+  const postingDocs = i32(postings);
+  const masksAt = take(postings);
+  const postingMasks = new Uint8Array(buffer.buffer, buffer.byteOffset + masksAt, postings).slice();
+  const tables = [n, n, n, publisherKeys].map((count) => ({ refs: u32(count * 2), docs: i32(count) }));
+  const byId = i32(n);
+  const byName = i32(n);
+  if (align4(at) !== buffer.length) throw damaged('wrong size');
+
+  // Bounds: every string inside the text, every document, keyword and publisher number in range,
+  // word starts and posting starts ascending, so no lookup reads past what is there.
+  const length = text.length;
+  const inText = (refs: Uint32Array, from: number, step: number, optional: boolean): void => {
+    for (let i = from; i < refs.length; i += step) {
+      const s = refs[i] as number;
+      const e = refs[i + 1] as number;
+      if (optional && s === NONE && e === NONE) continue;
+      if (s > e || e > length) throw damaged('a string out of bounds');
+    }
+  };
+  for (const field of [0, 2, 4]) inText(records, field, RECORD_WORDS, false);
+  for (const field of [6, 8]) inText(records, field, RECORD_WORDS, true);
+  for (let d = 0; d < n; d++) {
+    const r = d * RECORD_WORDS;
+    if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
+    if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
+  }
+  inText(keywordRefs, 0, 2, false);
+  inText(publisherRefs, 0, 2, false);
+  const ascending = (values: Int32Array, last: number): void => {
+    if (values[0] !== 0 || values[values.length - 1] !== last) throw damaged('starts');
+    for (let i = 1; i < values.length; i++) if ((values[i] as number) < (values[i - 1] as number)) throw damaged('starts');
+  };
+  if (wordsLength > length) throw damaged('words');
+  ascending(wordStarts, wordsLength);
+  ascending(postingStart, postings);
+  const docsInRange = (docs: Int32Array): void => {
+    for (const d of docs) if (d < 0 || d >= n) throw damaged('a document out of range');
+  };
+  docsInRange(postingDocs);
+  for (const table of tables) {
+    inText(table.refs, 0, 2, false);
+    docsInRange(table.docs);
+  }
+  docsInRange(byId);
+  docsInRange(byName);
+
+  const keysOf = (table: { refs: Uint32Array; docs: Int32Array }): RankKeys => {
+    const keys: SortedStrings = {
+      length: table.docs.length,
+      get: (i) => text.slice(table.refs[i * 2] as number, table.refs[i * 2 + 1] as number),
+    };
+    return { keys, docs: table.docs };
+  };
+  const deprecated = new Uint8Array(n);
+  for (let d = 0; d < n; d++) deprecated[d] = ((records[d * RECORD_WORDS + 13] as number) & SEARCH_FLAG_DEPRECATED) !== 0 ? 1 : 0;
+  const [ids, names, shortNames, publisherTable] = tables.map(keysOf) as [RankKeys, RankKeys, RankKeys, RankKeys];
+  return new Segment({
+    size: n,
+    text,
+    records,
+    keywordRefs,
+    publisherRefs,
+    data: {
+      size: n,
+      words: { count: words, text: text.slice(0, wordsLength), starts: wordStarts },
+      postingStart,
+      postingDocs,
+      postingMasks,
+      ids,
+      names,
+      shortNames,
+      publishers: publisherTable,
+      deprecated,
+      byId,
+      byName,
+    },
+  });
+}
