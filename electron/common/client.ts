@@ -100,6 +100,7 @@ export function createHostClient(call: CallFn, subscribe?: SubscribeFn): HostCli
       query: bind('catalogue.query'),
       index: bind('catalogue.index'),
       known: bind('catalogue.known'),
+      risks: bind('catalogue.risks'),
       show: bind('catalogue.show'),
       detail: bind('catalogue.detail'),
     },

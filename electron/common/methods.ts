@@ -50,6 +50,7 @@ import type {
   CapabilityDetail,
   CatalogueIndexPage,
   CatalogueKnownData,
+  CardRiskData,
   CatalogueQueryResult,
   DoctorReportData,
   GrantsData,
@@ -249,6 +250,14 @@ export const METHODS = {
     returns<CatalogueKnownData>(),
     'Installed versions and what the package documents read so far say (contents, last published); ' +
       'read: true reads more of them in the background.',
+  ),
+  'catalogue.risks': call(
+    args([object({ ids: array(capabilityId, { max: 500 }), installed: optional(boolean()) })]),
+    returns<CardRiskData>(),
+    'The overall risk of each capability as its card shows it (the verdict of its page: own permissions, ' +
+      "dependencies at the version an install takes, skills' programs), computed once per catalogue content " +
+      "and installed versions; installed: true gives the installed versions' verdicts. " +
+      'Ids with nothing to read are left out.',
   ),
   'catalogue.show': call(
     args([capabilityId]),

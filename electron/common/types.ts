@@ -237,6 +237,25 @@ export interface CatalogueKnownData {
   unread: number;
 }
 
+/** One card's overall risk (`catalogue.risks`): the verdict of its page, without the factors. */
+export interface CardRiskView {
+  id: string;
+  level: RiskLevel | 'none';
+  /** "High: a dependency, Fetcher (acme/fetcher), may connect to any server on the internet." */
+  reason: string;
+  /** Some dependency could not be read: the level may be too low (the reason says so). */
+  incomplete: boolean;
+}
+
+/**
+ * `catalogue.risks`: verdicts for the cards the page shows, computed on the host once per catalogue
+ * content and installed versions; a new `revision` means earlier verdicts are stale.
+ */
+export interface CardRiskData {
+  revision: string;
+  verdicts: CardRiskView[];
+}
+
 export interface EntryContentsData {
   skills: string[];
   tools: string[];
@@ -390,6 +409,10 @@ export type PlanAction = 'install' | 'upgrade' | 'downgrade' | 'reinstall';
 
 export interface PlanItemData {
   id: string;
+  /** The display name of this version (registry entry or the file's manifest): hostile text, shown as text. */
+  name: string;
+  /** The publisher's display name from the registry's catalogue (the publisher id for a file). */
+  publisherName: string;
   version: string;
   action: PlanAction;
   from?: string;

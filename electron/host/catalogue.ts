@@ -22,7 +22,7 @@ import {
   type RegistryClient,
   type SearchHit,
 } from '@arcotheon/sdk';
-import { capabilityRisk, hostStore, skillProgramsOf, type HostStore, type RiskPart } from '@arcotheon/sdk/internal';
+import { hostStore, type HostStore, type RiskPart } from '@arcotheon/sdk/internal';
 import type {
   CapabilityDetail,
   CatalogueCard,
@@ -33,6 +33,7 @@ import type {
   RiskVerdict,
   VersionView,
 } from '../common/types.js';
+import { installRisk, liveSources } from './card-risk.js';
 import type { Installed } from './installed.js';
 import { packageContents, permissionView } from './views.js';
 
@@ -44,8 +45,6 @@ const MAX_PREFETCH = 2000;
 const PREFETCH_CONCURRENCY = 4;
 /** Archives larger than this are not downloaded just to show the capability page. */
 const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
-/** Dependencies followed for the overall risk (a capability with more says so). */
-const MAX_RISK_DEPENDENCIES = 100;
 const DEFAULT_PAGE = 50;
 const SMALL_CATALOGUE = 1000;
 const MAX_CACHED_SEARCHES = 32;
@@ -390,59 +389,11 @@ export class Catalogue {
   }
 
   /**
-   * The overall risk of installing `self`: its own permissions and programs, and those of every
-   * dependency it pulls in, at the version an install would take (the installed one when it
-   * satisfies the range, else the newest allowed one that is neither yanked nor revoked, as the
-   * resolver prefers). Read from package documents and installed manifests: no download.
+   * The overall risk of installing `self` (card-risk.ts `installRisk`, the walk the cards' verdicts
+   * use too): its dependencies at the version an install would take, read without download.
    */
-  private async riskOf(id: string, self: RiskPart, dependencies: Record<string, string>): Promise<RiskVerdict> {
-    const parts: RiskPart[] = [self];
-    const unknown: string[] = [];
-    const seen = new Set([id]);
-    const queue = Object.entries(dependencies);
-    while (queue.length > 0) {
-      const [dep, range] = queue.shift() as [string, string];
-      if (seen.has(dep)) continue;
-      seen.add(dep);
-      if (seen.size > MAX_RISK_DEPENDENCIES) {
-        unknown.push(`${dep} and the dependencies after it`);
-        break;
-      }
-      const state = await this.store.state(dep).catch(() => null);
-      if (state !== null && semver.satisfies(state.active, range, { includePrerelease: true })) {
-        const manifest = await this.arc.readInstalledManifest(dep, state.active).catch(() => null);
-        if (manifest !== null) {
-          parts.push({
-            id: dep,
-            name: manifest.name,
-            dependency: true,
-            permissions: manifest.permissions ?? [],
-            skillPrograms: skillProgramsOf(manifest),
-          });
-          queue.push(...Object.entries(manifest.dependencies ?? {}));
-          continue;
-        }
-      }
-      const located = await this.store.locate(dep).catch(() => null);
-      const usable = Object.values(located?.doc.versions ?? {})
-        .filter((v) => v.status === undefined)
-        .map((v) => v.version);
-      const pick = semver.maxSatisfying(usable, range) ?? semver.maxSatisfying(usable, range, { includePrerelease: true });
-      const version = pick === null ? undefined : located?.doc.versions[pick];
-      if (version === undefined) {
-        unknown.push(dep);
-        continue;
-      }
-      parts.push({
-        id: dep,
-        name: version.name,
-        dependency: true,
-        permissions: version.permissions,
-        skillPrograms: version.contents.skillPrograms ?? [],
-      });
-      queue.push(...Object.entries(version.dependencies));
-    }
-    return capabilityRisk(parts, unknown);
+  private async riskOf(_id: string, self: RiskPart, dependencies: Record<string, string>): Promise<RiskVerdict> {
+    return installRisk(liveSources(this.arc, this.store), self, dependencies);
   }
 
   private async packageOf(

@@ -20,6 +20,7 @@ import type { HostEvent } from '../common/events.js';
 import { BundleImports, type BundleValueStore } from './bundle-imports.js';
 import { Catalogue } from './catalogue.js';
 import { CatalogueIndex } from './catalogue-index.js';
+import { CardRisks } from './card-risk.js';
 import { createDispatch, type CallImpl, type DirectImpl, type OperationImpl } from './dispatch.js';
 import { EventHub } from './events.js';
 import { DEFAULT_MAX_SIDELOAD_BYTES, Sideloads, Workspaces } from './files.js';
@@ -86,6 +87,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
   const catalogueIndex = new CatalogueIndex(store, installed, catalogue);
+  const cardRisks = new CardRisks(arc, store, installed);
   const settings = new Settings(arc);
 
   const installedChanged = (): void => {
@@ -137,6 +139,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
     'catalogue.query': (request = {}) => catalogue.query(request),
     'catalogue.index': (request = {}) => catalogueIndex.page(request),
     'catalogue.known': (request = {}) => catalogueIndex.known(request),
+    'catalogue.risks': (request) => cardRisks.verdicts(request),
     'catalogue.show': (id) => arc.packageDoc(id),
     'catalogue.detail': (id, opts = {}) => catalogue.detail(id, opts),
     'installs.overview': () => installed.overview(),

@@ -49,6 +49,7 @@ export function planView(plan: Plan): PlanData {
   const risk = capabilityRisk(
     plan.items.map((item) => ({
       id: item.id,
+      name: item.name,
       dependency: !item.explicit,
       permissions: item.permissions,
       ...(item.skillPrograms === undefined ? {} : { skillPrograms: item.skillPrograms }),

@@ -40,11 +40,14 @@ interface Warning {
   meaning: string;
 }
 
+/** A plan item's display name (the registry entry's or the file's manifest), its id when it has none. */
+const nameOf = (item: PlanItemData): string => (item.name.trim() === '' ? item.id : item.name);
+
 /** The plan's warnings as docs/ui.md lists them, each with what it means for the user. */
 function warningsOf(items: PlanItemData[]): Warning[] {
   const out: Warning[] = [];
   for (const item of items) {
-    const label = `${item.id} ${item.version}`;
+    const label = `${nameOf(item)} ${item.version}`;
     if (item.source.kind === 'file') {
       if (item.source.unsigned)
         out.push({
@@ -84,7 +87,7 @@ function warningsOf(items: PlanItemData[]): Warning[] {
     if (item.deprecated !== undefined)
       out.push({
         level: 'warn',
-        title: `${item.id} is deprecated`,
+        title: `${nameOf(item)} is deprecated`,
         meaning: `Its publisher no longer recommends it: “${item.deprecated}”`,
       });
     if (item.prerelease)
@@ -96,19 +99,19 @@ function warningsOf(items: PlanItemData[]): Warning[] {
     if (item.tier === 'pro')
       out.push({
         level: 'info',
-        title: `${item.id} is a Pro capability`,
+        title: `${nameOf(item)} is a Pro capability`,
         meaning: 'Its publisher may charge for it or for some of what it does.',
       });
     if (item.access === 'entitled')
       out.push({
         level: 'info',
-        title: `${item.id} needs an entitlement`,
+        title: `${nameOf(item)} needs an entitlement`,
         meaning: `It downloads only with a licence from its publisher${item.entitlement === undefined ? '' : ` (${item.entitlement})`}.`,
       });
     if (item.action === 'downgrade')
       out.push({
         level: 'warn',
-        title: `${item.id} goes back to ${item.version}`,
+        title: `${nameOf(item)} goes back to ${item.version}`,
         meaning: `The installed ${item.from ?? 'version'} is replaced by an older one.`,
       });
   }
@@ -159,18 +162,12 @@ export function InstallDialog({
     cancelRef.current?.focus();
   }, [phase.kind]);
 
-  /** The names the tray and the dialog use: the capability's name for the one asked for, else ids. */
-  const itemName = (item: PlanItemData, plan: PlanData): string =>
-    item.explicit && plan.items.filter((i) => i.explicit).length === 1 && name !== '' ? name : item.id;
-
   const install = async (plan: PlanData): Promise<void> => {
     setPhase({ kind: 'starting', plan });
     const needsTrust = plan.items.some((i) => i.source.kind === 'file' && (i.source.unsigned || i.source.unknownSigner));
     const explicit = plan.items.filter((i) => i.explicit);
     const what =
-      explicit.length === 1 && explicit[0] !== undefined
-        ? itemName(explicit[0], plan)
-        : plural(explicit.length, 'capability', 'capabilities');
+      explicit.length === 1 && explicit[0] !== undefined ? nameOf(explicit[0]) : plural(explicit.length, 'capability', 'capabilities');
     const verb = explicit.every((i) => i.action === 'upgrade') ? 'Update' : 'Install';
     let started = false;
     const result = await runOperation(
@@ -183,7 +180,7 @@ export function InstallDialog({
       },
       {
         texts: {
-          done: `${verb === 'Update' ? 'Updated' : 'Installed'} ${explicit.map((i) => `${itemName(i, plan)} ${i.version}`).join(', ')}`,
+          done: `${verb === 'Update' ? 'Updated' : 'Installed'} ${explicit.map((i) => `${nameOf(i)} ${i.version}`).join(', ')}`,
           failed: `${what} could not be ${verb === 'Update' ? 'updated' : 'installed'}`,
           cancelled: `${verb} of ${what} cancelled: nothing was changed`,
         },
@@ -243,12 +240,20 @@ export function InstallDialog({
             <h3>What will be installed</h3>
             <ul className="list-plain" aria-label="Items">
               {plan.items.map((item) => (
-                <li key={item.id} className="row" style={{ justifyContent: 'space-between', padding: '6px 0' }}>
+                <li
+                  key={item.id}
+                  className="row plan-item"
+                  style={{ justifyContent: 'space-between', padding: '6px 0' }}
+                  data-plan-item={item.id}
+                >
                   <span>
-                    {ACTION_TEXT[item.action]} <strong>{itemName(item, plan)}</strong> {item.version}
-                    {itemName(item, plan) !== item.id && <span className="muted small mono"> {item.id}</span>}
+                    {ACTION_TEXT[item.action]} <strong>{nameOf(item)}</strong> {item.version}
                     {item.from !== undefined && <span className="muted"> (now {item.from})</span>}
                     {!item.explicit && <span className="muted"> — needed by what you asked for</span>}
+                    {/* The name first; the id and the publisher as secondary text (docs/ui.md "Cards and pages"). */}
+                    <span className="plan-item-meta muted small" style={{ display: 'block' }}>
+                      <span className="mono">{item.id}</span> · by {item.publisherName}
+                    </span>
                   </span>
                   <span className="muted small">{sizeText(item)}</span>
                 </li>
@@ -287,35 +292,40 @@ export function InstallDialog({
         {plan.newPermissions.length === 0 ? (
           <p className="muted">Nothing new: no permission beyond what is already granted.</p>
         ) : (
-          groupByCapability(plan.newPermissions).map(([id, permissions]) => (
-            <section key={id} aria-label={`New permissions for ${id}`} style={{ marginBottom: 10 }}>
-              {plan.items.length > 1 && (
-                <div className="small muted" style={{ marginBottom: 4 }}>
-                  {id}
-                </div>
-              )}
-              <ul className="permissions">
-                {permissions.map((p) => (
-                  <li key={p.grant} className="permission added" data-grant={p.grant}>
-                    {riskOf(p) === undefined ? (
-                      <span className="badge neutral risk">Risk unknown</span>
-                    ) : (
-                      <RiskBadge risk={riskOf(p) as RiskLevel} />
-                    )}
-                    <div>
-                      <div className="sentence">{p.text}</div>
-                      {p.reason.trim().length > 0 && (
-                        <blockquote>
-                          <span className="visually-hidden">The publisher says: </span>“{p.reason}”
-                        </blockquote>
+          groupByCapability(plan.newPermissions).map(([id, permissions]) => {
+            const owner = plan.items.find((i) => i.id === id);
+            const label = owner === undefined ? id : nameOf(owner);
+            return (
+              <section key={id} aria-label={`New permissions for ${label}`} style={{ marginBottom: 10 }} data-permissions-for={id}>
+                {plan.items.length > 1 && (
+                  <div className="small muted" style={{ marginBottom: 4 }}>
+                    {label}
+                    {label !== id && <span className="mono"> {id}</span>}
+                  </div>
+                )}
+                <ul className="permissions">
+                  {permissions.map((p) => (
+                    <li key={p.grant} className="permission added" data-grant={p.grant}>
+                      {riskOf(p) === undefined ? (
+                        <span className="badge neutral risk">Risk unknown</span>
+                      ) : (
+                        <RiskBadge risk={riskOf(p) as RiskLevel} />
                       )}
-                      <code className="tech">{p.grant}</code>
-                    </div>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ))
+                      <div>
+                        <div className="sentence">{p.text}</div>
+                        {p.reason.trim().length > 0 && (
+                          <blockquote>
+                            <span className="visually-hidden">The publisher says: </span>“{p.reason}”
+                          </blockquote>
+                        )}
+                        <code className="tech">{p.grant}</code>
+                      </div>
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            );
+          })
         )}
         {needsTrust && phase.kind === 'review' && (
           <label className="row" style={{ alignItems: 'flex-start', gap: 8, flexWrap: 'nowrap' }}>

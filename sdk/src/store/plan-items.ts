@@ -81,6 +81,8 @@ export function sideloadItem(
   const permissions = s.manifest.permissions ?? [];
   return {
     id: s.manifest.id,
+    name: s.manifest.name,
+    publisherName: s.manifest.id.split('/')[0] ?? s.manifest.id,
     version: s.manifest.version,
     action,
     ...(state === null ? {} : { from: state.active }),
@@ -109,6 +111,8 @@ export function registryItem(
 ): PlanItem {
   return {
     id: entry.id,
+    name: entry.name,
+    publisherName: place.publisherName,
     version: entry.version,
     action,
     ...(state === null ? {} : { from: state.active }),

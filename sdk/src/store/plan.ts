@@ -19,6 +19,10 @@ export function describeSource(source: { kind: 'registry'; remote: string } | { 
 export interface PlanItem {
   /** The capability id. */
   id: string;
+  /** The display name of this version (its registry entry, or the manifest of a file), for dialogs that name it. */
+  name: string;
+  /** The publisher's display name (the registry's catalogue; the publisher id for a file or when it gives none). */
+  publisherName: string;
   /** The version the plan installs. */
   version: string;
   /** What happens to the capability. */

@@ -29,6 +29,8 @@ export interface LocatedPackage {
   client: RegistryClient;
   doc: PackageDocument;
   publisherKeys: TrustedKey[];
+  /** The publisher's display name from the verified catalogue (its id when the catalogue gives none). */
+  publisherName: string;
 }
 
 /**
@@ -91,7 +93,14 @@ export class RegistrySources {
         const { payload } = await client.catalogue({ refresh: 'never' });
         const doc = await client.packageDoc(id);
         const publisher = id.split('/')[0] ?? '';
-        return { remote: client.remote.name, client, doc, publisherKeys: publisherTrustedKeys(payload, publisher) };
+        const publisherName = Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher]?.name : undefined;
+        return {
+          remote: client.remote.name,
+          client,
+          doc,
+          publisherKeys: publisherTrustedKeys(payload, publisher),
+          publisherName: publisherName ?? publisher,
+        };
       } catch (error) {
         // A remote that cannot be reached should not hide the others; attacks are still reported
         // when no remote has the capability.

@@ -89,9 +89,14 @@ describe('the capability page from metadata', () => {
     await reg.publishAll([{ id: 'acme/wide', version: '1.0.0', dependencies: { 'acme/net': '^1.0.0' } }]);
     const plan = await host.api.installs.plan('acme/wide');
     if (!plan.ok) throw new Error(plan.error.message);
+    // The plan's items carry the names from the catalogue records: the dialog names each item, and so does the verdict.
     expect(plan.value.risk).toMatchObject({
       level: 'high',
-      reason: 'High: a dependency, acme/net, may connect to any server on the internet.',
+      reason: 'High: a dependency, Test acme/net (acme/net), may connect to any server on the internet.',
     });
+    expect(plan.value.items.map((i) => [i.id, i.name, i.publisherName, i.explicit])).toEqual([
+      ['acme/net', 'Test acme/net', 'acme Inc.', false],
+      ['acme/wide', 'Test acme/wide', 'acme Inc.', true],
+    ]);
   });
 });

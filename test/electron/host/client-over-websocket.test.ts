@@ -140,6 +140,12 @@ describe('the host API through the typed client over a real WebSocket', () => {
     expect(known.revision).toBe(index.revision);
     expect(known.installed).toEqual([]);
     expect(known.learned).toContainEqual(expect.objectContaining({ id: 'acme/echo', tools: 1 }));
+    // The cards' verdicts: the one of each page; an id nothing lists is left out.
+    const risks = value(await client.catalogue.risks({ ids: ['acme/echo', 'acme/nothing'] }));
+    expect(risks.verdicts).toEqual([
+      { id: 'acme/echo', level: 'low', reason: expect.stringMatching(/^Low: it may read files in /), incomplete: false },
+    ]);
+    expect(risks.verdicts[0]?.reason).toBe(detail.risk.reason);
   });
 
   it('plan, install as an operation with progress, and the installed views', async () => {
