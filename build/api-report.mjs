@@ -50,7 +50,7 @@ const FORGOTTEN_ALLOWED = new Map([
 ]);
 
 /** Undocumented members of public exports allowed (a ceiling: lower it as members get documented). */
-const UNDOCUMENTED_MEMBERS = 347;
+const UNDOCUMENTED_MEMBERS = 331;
 
 const tsc = spawnSync(
   process.execPath,
@@ -112,6 +112,8 @@ for (const { entry, report, forgottenExports, surface } of ENTRIES) {
           'ae-undocumented': { logLevel: 'none' },
           // We do not tag exports @public/@beta: the entry point they come from says what they are.
           'ae-missing-release-tag': { logLevel: 'none' },
+          // Nor prefix `@internal` names with an underscore: the internal entry point says what they are.
+          'ae-internal-missing-underscore': { logLevel: 'none' },
         },
         // Our doc comments are prose for people, not TSDoc.
         tsdocMessageReporting: { default: { logLevel: 'none' } },

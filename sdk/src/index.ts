@@ -219,8 +219,3 @@ export type { Surface } from './surface-text.js';
 export { checkWorkspace } from './run/workspace.js';
 export type { CallMessage, ToolContext, ToolMessage } from './run/protocol.js';
 export type { Interpreters } from './run/runtimes.js';
-export type { RunContext } from './run/context.js';
-export type { InstalledView, PolicyView } from './store/store-view.js';
-export type { DoctorContext } from './store/doctor.js';
-export type { LinkStore } from './store/agent-links/records.js';
-export type { PolicyHost } from './store/policy-enforce.js';

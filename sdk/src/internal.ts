@@ -60,11 +60,20 @@ export { agentDefinition } from './store/agent-links/agents.js';
 export { LINK_MARKER } from './store/agent-links/link-writer.js';
 export { HomeLayout } from './store/home.js';
 export { hostStore, type HostStore } from './store/host-store.js';
+export { storeOf } from './store/store-of.js';
+export type { StoreCore } from './store/store-core.js';
+export type { RunContext } from './run/context.js';
+export type { InstalledView, PolicyView } from './store/store-view.js';
+export type { DoctorContext } from './store/doctor.js';
+export type { LinkStore } from './store/agent-links/records.js';
+export type { PolicyHost } from './store/policy-enforce.js';
+export { runToolIn } from './run/run-tool.js';
+export { resumeWorkflowIn, runWorkflowIn } from './run/workflow.js';
 export type { LocatedPackage } from './store/sources.js';
 export { auditDigest } from './run/audit.js';
 export { VARIABLE_NAME, envReadVariables, secretEnv } from './run/secrets.js';
 export { validateInstalledWorkflows } from './run/workflow.js';
-export { mcpToolName } from './run/mcp.js';
+export { mcpServeIn, mcpToolName } from './run/mcp.js';
 export {
   importMcpBundleAsOwn,
   inspectMcpBundle,

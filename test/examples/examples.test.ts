@@ -17,6 +17,7 @@ import { runWorkflow } from '../../sdk/src/run/workflow.js';
 import { Arcotheon, type ArcotheonOptions } from '../../sdk/src/store/arcotheon.js';
 import { readKeyFile } from '../../sdk/src/trust/keys.js';
 import { verifyPackage } from '../../sdk/src/trust/package-signature.js';
+import { storeOf } from '../../sdk/src/store/store-of.js';
 
 const HOST = { agent: { id: 'arcotheon', version: '0.1.0' } } as const;
 // The real interpreter, not a version-manager shim (pyenv's shim is a shell script that needs its
@@ -239,7 +240,8 @@ describe('every example installs and runs', () => {
   it('http-reference fetches only the shards a query needs (one of eight for "404")', async () => {
     const shardShas = first.mirrored.filter((m) => / shard (?!map)/.test(m.what)).map((m) => m.sha256);
     expect(shardShas.length).toBe(8);
-    const cached = async (): Promise<number> => (await Promise.all(shardShas.map((sha) => arc.cache.has(sha)))).filter(Boolean).length;
+    const cached = async (): Promise<number> =>
+      (await Promise.all(shardShas.map((sha) => storeOf(arc).cache.has(sha)))).filter(Boolean).length;
     expect(await cached()).toBe(0);
     const notFound = await runTool(arc, 'arcotheon/http-reference', 'lookup_http', { query: 'what does 404 mean' });
     expect(notFound.output['shardsUsed']).toEqual(['shards/status-4xx.jsonl']);
@@ -307,16 +309,16 @@ describe('several versions of workspace-stats', () => {
     await h.install(`${id}@1.0.0`, { approve });
     // Widening the range keeps what is installed; update then moves within it, past the yank.
     await h.install(`${id}@^1.0.0`, { approve });
-    expect((await h.state(id)).active).toBe('1.0.0');
+    expect((await storeOf(h).state(id)).active).toBe('1.0.0');
     expect((await h.update([id], { approve })).plan.items.map((i) => i.version)).toEqual(['1.2.0']);
     expect(await h.rollback(id)).toEqual({ id, from: '1.2.0', to: '1.0.0' });
     await h.update([id], { approve });
-    expect((await h.state(id)).active).toBe('1.2.0');
+    expect((await storeOf(h).state(id)).active).toBe('1.2.0');
     await h.install(`${id}@*`, { approve });
     await h.update([id], { approve });
-    expect((await h.state(id)).active).toBe('1.2.0');
+    expect((await storeOf(h).state(id)).active).toBe('1.2.0');
     await h.update([id], { approve, includePrerelease: true });
-    expect((await h.state(id)).active).toBe('2.0.0-beta.1');
+    expect((await storeOf(h).state(id)).active).toBe('2.0.0-beta.1');
   });
 });
 

@@ -15,6 +15,7 @@ import { buildPackage, type BuiltPackage } from '../format/package-build.js';
 import { initSkillsRepository, skillProgramsOf } from '../format/skill-repo.js';
 import { grantString } from '../permissions/index.js';
 import type { Arcotheon } from '../store/arcotheon.js';
+import { storeOf } from '../store/store-of.js';
 import type { ApplyResult, LifecycleProgress } from '../store/applying.js';
 import type { Plan } from '../store/plan.js';
 import type { AddedOrigin, PackageState } from '../store/state.js';
@@ -107,7 +108,9 @@ export async function addCapability(arc: Arcotheon, source: string, options: Add
   const id = options.id ?? suggestedId(withRef, onlySkill);
   if (splitCapabilityId(id) === null)
     throw new AdcapError('E_USAGE', `--id ${JSON.stringify(id)} is not publisher/name (lowercase letters, digits and single hyphens).`);
-  const state = await arc.state(id).catch(() => null);
+  const state = await storeOf(arc)
+    .state(id)
+    .catch(() => null);
   if (state !== null && state.versions[state.active]?.source.kind !== 'file')
     throw new AdcapError(
       'E_CONFLICT',
@@ -131,7 +134,7 @@ export async function updateAdded(
   id: string,
   options: Omit<AddOptions, 'id' | 'skills' | 'ref' | 'cwd'> & { cwd?: string },
 ): Promise<AddResult> {
-  const state = await arc.state(id);
+  const state = await storeOf(arc).state(id);
   const origin = addedOrigin(state);
   if (origin === undefined)
     throw new AdcapError('E_USAGE', `${id} was not brought in with "adcap add"; update it with "adcap update ${id}".`);

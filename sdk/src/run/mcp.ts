@@ -17,10 +17,12 @@ import { AdcapError, asAdcapError, isAdcapError } from '../errors.js';
 import type { Manifest, Tool } from '../format/manifest-types.js';
 import { grantCovers } from '../permissions/index.js';
 import { parseCapabilityId } from '../registry/layout.js';
+import type { Arcotheon } from '../store/arcotheon.js';
 import { disabledError } from '../store/enablement.js';
 import { policyForReading, toolAllowed } from '../store/policy-enforce.js';
+import { storeOf } from '../store/store-of.js';
 import { sha256Hex } from '../util/hash.js';
-import { runTool, type RunToolOptions } from './run-tool.js';
+import { runToolIn, type RunToolOptions } from './run-tool.js';
 import type { RunContext } from './context.js';
 import { runtimeProblem } from './runtimes.js';
 import { checkWorkspace } from './workspace.js';
@@ -95,10 +97,20 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
 }
 
 /**
- * Serves the granted tools of `ids` over MCP on stdin/stdout (default: this process's). The list
- * is computed again for every request, so a revoked grant takes effect without a restart.
+ * Serves the granted tools of `ids`, installed in the home of `arc`, over MCP on stdin/stdout
+ * (default: this process's; host contract "Tools"). The list is computed again for every request,
+ * so a revoked grant takes effect without a restart. E_USAGE when `ids` is empty or `arc` is not an
+ * `Arcotheon`; E_NOT_INSTALLED when one of `ids` is not installed.
  */
-export async function mcpServe(arc: RunContext, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
+export async function mcpServe(arc: Arcotheon, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
+  return mcpServeIn(storeOf(arc, 'mcpServe()'), ids, options);
+}
+
+/**
+ * `mcpServe` over a narrow view of a store (the `Arcotheon`'s own, `storeOf`).
+ * @internal Exported from `@arcotheon/sdk/internal` only.
+ */
+export async function mcpServeIn(arc: RunContext, ids: readonly string[], options: McpServeOptions = {}): Promise<McpServerHandle> {
   // The MCP SDK is loaded here, not at the top: its modules build hundreds of zod schemas when
   // evaluated, which every other adcap command would pay for at start-up.
   const [{ McpServer }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
@@ -127,7 +139,7 @@ export async function mcpServe(arc: RunContext, ids: readonly string[], options:
       );
     }
     try {
-      const result = await runTool(arc, exposed.id, exposed.tool.name, request.params.arguments ?? {}, {
+      const result = await runToolIn(arc, exposed.id, exposed.tool.name, request.params.arguments ?? {}, {
         signal: extra.signal,
         workspace,
         ...(options.env === undefined ? {} : { env: options.env }),

@@ -30,6 +30,8 @@ import type { Progress } from '../util/progress.js';
 import { removeTree } from '../util/fs-tree.js';
 import { AuditLog, auditDigest } from './audit.js';
 import { checkRunFiles } from '../store/file-fingerprints.js';
+import type { Arcotheon } from '../store/arcotheon.js';
+import { storeOf } from '../store/store-of.js';
 import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason, toolDataDirFor, type RunContext } from './context.js';
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
 import { serverLaunchParts } from './mcp-server-launch.js';
@@ -93,13 +95,29 @@ export interface ToolRunResult {
 }
 
 /**
- * Runs `toolName` of the installed capability `id` with `input`. Resolves with the validated
+ * Runs `toolName` of the installed capability `id` with `input`, through the home of `arc` (host
+ * contract "Tools"). Resolves with the validated
  * output; rejects with an AdcapError (E_NOT_FOUND, E_REVOKED, E_ENTITLEMENT/E_DENIED,
  * E_RUNTIME_UNSUPPORTED, E_INCOMPATIBLE, E_NOT_GRANTED, E_INPUT, E_SANDBOX_UNAVAILABLE, E_TIMEOUT,
- * E_OUTPUT_LIMIT, E_PROTOCOL, E_TOOL, E_OUTPUT, ...). Errors raised after the tool started carry
- * `details.stderr` (the captured tail).
+ * E_OUTPUT_LIMIT, E_PROTOCOL, E_TOOL, E_OUTPUT, ...; E_USAGE when `arc` is not an `Arcotheon`).
+ * Errors raised after the tool started carry `details.stderr` (the captured tail).
  */
 export async function runTool(
+  arc: Arcotheon,
+  id: string,
+  toolName: string,
+  input: unknown,
+  options: RunToolOptions = {},
+): Promise<ToolRunResult> {
+  return runToolIn(storeOf(arc, 'runTool()'), id, toolName, input, options);
+}
+
+/**
+ * `runTool` over a narrow view of a store (the `Arcotheon`'s own, `storeOf`): what workflows and
+ * the MCP server call, and tests that give a run only what it reads.
+ * @internal Exported from `@arcotheon/sdk/internal` only.
+ */
+export async function runToolIn(
   arc: RunContext,
   id: string,
   toolName: string,

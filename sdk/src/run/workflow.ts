@@ -11,9 +11,11 @@ import { manifestDigest } from '../format/canonical-json.js';
 import type { Manifest } from '../format/manifest-types.js';
 import { isToolStep, validateWorkflowFiles, type WorkflowAgentStep, type WorkflowDocument } from '../format/workflow-doc.js';
 import { assertEnabled } from '../store/enablement.js';
+import type { Arcotheon } from '../store/arcotheon.js';
 import type { PackageState } from '../store/state.js';
+import { storeOf } from '../store/store-of.js';
 import { AuditLog, auditDigest } from './audit.js';
-import { runTool, type RunProgress, type RunToolOptions } from './run-tool.js';
+import { runToolIn, type RunProgress, type RunToolOptions } from './run-tool.js';
 import { assertMatches } from './schemas.js';
 import type { RunContext } from './context.js';
 import { checkWorkspace } from './workspace.js';
@@ -131,13 +133,28 @@ interface StartAt {
 }
 
 /**
- * Runs workflow `workflowId` of the installed capability `id`. Returns `{ status: 'agent', stepId,
+ * Runs workflow `workflowId` of the installed capability `id` through the home of `arc` (host
+ * contract "Workflows"). Returns `{ status: 'agent', stepId,
  * instruction, steps, resumeToken }` at the first agent step (the run is kept in the home until
  * resumeWorkflow takes it), else `{ status: 'done', output, steps }`. A failing tool step rejects
- * with its error (details.step names the step). One audit line is written for the workflow besides
- * the lines of its tool steps.
+ * with its error (details.step names the step); E_USAGE when `arc` is not an `Arcotheon`. One audit
+ * line is written for the workflow besides the lines of its tool steps.
  */
 export async function runWorkflow(
+  arc: Arcotheon,
+  id: string,
+  workflowId: string,
+  inputs: unknown,
+  options: RunWorkflowOptions = {},
+): Promise<WorkflowRunResult> {
+  return runWorkflowIn(storeOf(arc, 'runWorkflow()'), id, workflowId, inputs, options);
+}
+
+/**
+ * `runWorkflow` over a narrow view of a store (the `Arcotheon`'s own, `storeOf`).
+ * @internal Exported from `@arcotheon/sdk/internal` only.
+ */
+export async function runWorkflowIn(
   arc: RunContext,
   id: string,
   workflowId: string,
@@ -164,9 +181,23 @@ export async function runWorkflow(
  * and read the answer as `{{steps.<id>.output}}`; the result is the workflow's output or the next
  * agent step with a new token. A token is used once: E_NOT_FOUND for one already resumed; when a
  * later step fails, the token stays valid for another try. The capability must still be at the
- * version that paused (E_NOT_FOUND after an update or rollback: run the workflow again).
+ * version that paused (E_NOT_FOUND after an update or rollback: run the workflow again). E_USAGE
+ * when `arc` is not an `Arcotheon`.
  */
 export async function resumeWorkflow(
+  arc: Arcotheon,
+  token: string,
+  agentOutput: unknown,
+  options: RunWorkflowOptions = {},
+): Promise<WorkflowRunResult> {
+  return resumeWorkflowIn(storeOf(arc, 'resumeWorkflow()'), token, agentOutput, options);
+}
+
+/**
+ * `resumeWorkflow` over a narrow view of a store (the `Arcotheon`'s own, `storeOf`).
+ * @internal Exported from `@arcotheon/sdk/internal` only.
+ */
+export async function resumeWorkflowIn(
   arc: RunContext,
   token: string,
   agentOutput: unknown,
@@ -339,7 +370,7 @@ async function execute(
     const input = step.input === undefined ? {} : interpolate(step.input, scope);
     let ran;
     try {
-      ran = await runTool(arc, capability, step.tool, input, {
+      ran = await runToolIn(arc, capability, step.tool, input, {
         ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.env === undefined ? {} : { env: options.env }),

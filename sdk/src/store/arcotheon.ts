@@ -9,7 +9,7 @@
  * run/context.ts), not on it.
  */
 import type { AuthorizeFn } from '../cache/authorize.js';
-import type { ContentCache, GcResult } from '../cache/content-cache.js';
+import type { GcResult } from '../cache/content-cache.js';
 import type { SourcePolicy } from '../cache/source-policy.js';
 import { AdcapError } from '../errors.js';
 import type { Manifest, Permission } from '../format/manifest-types.js';
@@ -27,18 +27,17 @@ import { packageDocument, refreshRemotes, searchRemotes } from './discovery.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
 import { grantPermission, grantsOf, revokeGrant } from './grants-ops.js';
-import type { HomeLayout } from './home.js';
 import { installedIds, listInstalled, type InstalledCapability } from './installed.js';
 import type { ArcotheonOptions, SandboxChoice } from './options.js';
 import type { Plan } from './plan.js';
 import { normalizeRequest, planInstall, type InstallRequest, type PackageSpec } from './planning.js';
-import { applyPolicy, policyFindings, policyForChange, type PolicyApplyResult } from './policy-enforce.js';
+import { applyPolicy, policyFindings, policyForChange, type PolicyApplyResult, type PolicyHost } from './policy-enforce.js';
 import type { LoadedPolicy } from './policy.js';
 import { gcCache, uninstallCapability } from './removal.js';
 import { rollbackCapability } from './rollback.js';
-import type { RegistrySources } from './sources.js';
-import type { InstallSource, PackageState } from './state.js';
+import type { InstallSource } from './state.js';
 import { StoreCore } from './store-core.js';
+import { attachStore } from './store-of.js';
 import { updatePackages, type UpdateResult } from './updating.js';
 
 export type { ArcotheonOptions, HostInfo, SandboxChoice } from './options.js';
@@ -52,30 +51,12 @@ export type { PinnedUpdate, UpdateResult, WaitingUpdate } from './updating.js';
  * approval, install, grants, update, rollback, uninstall and doctor over one home directory.
  */
 export class Arcotheon {
-  /**
-   * The home's layout (DESIGN §6).
-   * @internal Not part of the public API: the SDK's own modules read it through their narrow views
-   * (store-view.ts, run/context.ts); the Arcotheon app through `hostStore()` of `@arcotheon/sdk/internal`.
-   */
-  readonly home: HomeLayout;
-  /**
-   * The content cache of this home.
-   * @internal Not part of the public API (see `home`).
-   */
-  readonly cache: ContentCache;
-  /**
-   * The registries this home installs from.
-   * @internal Not part of the public API (see `home`); hosts use search(), packageDoc() and refreshRemotes().
-   */
-  readonly sources: RegistrySources;
   private readonly core: StoreCore;
 
   constructor(options: ArcotheonOptions) {
     checkArcotheonOptions(options);
     this.core = new StoreCore(options);
-    this.home = this.core.home;
-    this.cache = this.core.cache;
-    this.sources = this.core.sources;
+    attachStore(this, this.core);
   }
 
   /** The environment capabilities are checked against (spec §11). */
@@ -130,21 +111,33 @@ export class Arcotheon {
    * `updates.automatic` the updates that need no new permission applied. Hosts call it at start-up.
    */
   applyPolicy(): Promise<PolicyApplyResult> {
-    return applyPolicy(this, this.core.nowIso());
+    const core = this.core;
+    const host: PolicyHost = {
+      home: core.home,
+      enablementHook: core.enablementHook,
+      state: (id) => core.state(id),
+      readInstalledManifest: (id, version) => core.readInstalledManifest(id, version),
+      policyInForce: () => core.policyInForce(),
+      installedIds: () => this.installedIds(),
+      withHome: (purpose, fn) => core.withHome(purpose, fn),
+      install: (request, options) => this.install(request, options),
+      update: (ids, options) => this.update(ids, options),
+    };
+    return applyPolicy(host, core.nowIso());
   }
 
   // ---------------------------------------------------------------- enable and disable
 
   /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
   async disable(id: string): Promise<EnablementResult> {
-    return this.withHome(`disable ${id}`, async () =>
+    return this.core.withHome(`disable ${id}`, async () =>
       disableCapability(this.core, id, await policyForChange(this.core), this.core.nowIso(), this.enablementHook),
     );
   }
 
   /** Switches a disabled capability back on; refuses one whose installed version the policy blocks. */
   async enable(id: string): Promise<EnablementResult> {
-    return this.withHome(`enable ${id}`, async () =>
+    return this.core.withHome(`enable ${id}`, async () =>
       enableCapability(this.core, id, await policyForChange(this.core), this.enablementHook),
     );
   }
@@ -169,7 +162,7 @@ export class Arcotheon {
    * be reached keeps its last verified catalogue; a refused one (an attack) stops the update.
    */
   refreshRemotes(): Promise<void> {
-    return refreshRemotes(this.sources);
+    return refreshRemotes(this.core.sources);
   }
 
   // ---------------------------------------------------------------- installed state
@@ -181,26 +174,17 @@ export class Arcotheon {
 
   /** Installed capabilities: package directories with a readable state.json. */
   installedIds(): Promise<string[]> {
-    return installedIds(this.home);
-  }
-
-  /**
-   * The stored state of an installed capability (E_NOT_INSTALLED when it is not installed).
-   * @internal Not part of the public API (see `home`); hosts use list(), installedDir() and grants().
-   */
-  state(id: string): Promise<PackageState> {
-    return this.core.state(id);
+    return installedIds(this.core.home);
   }
 
   /** Directory of the active installed version (host contract "Skills"). */
-  async installedDir(id: string): Promise<string> {
-    const state = await this.state(id);
-    return this.home.versionDir(id, state.active);
+  installedDir(id: string): Promise<string> {
+    return this.core.installedDir(id);
   }
 
   /** The manifest of the active installed version, re-validated from disk. */
   async installedManifest(id: string): Promise<Manifest> {
-    const state = await this.state(id);
+    const state = await this.core.state(id);
     return this.readInstalledManifest(id, state.active);
   }
 
@@ -274,13 +258,13 @@ export class Arcotheon {
     if (typeof options !== 'object' || options === null || typeof options.agent !== 'string') {
       throw new AdcapError('E_USAGE', 'linkSkills() takes { agent } naming the agent to link into.', { details: { argument: 'options' } });
     }
-    return this.withHome(`link ${id}`, () => linkSkillsLocked(this.core, id, options));
+    return this.core.withHome(`link ${id}`, () => linkSkillsLocked(this.core, id, options));
   }
 
   /** Removes the links Arcotheon made for `id` (one agent, or every agent); nothing else. */
   async unlinkSkills(id: string, options: { agent?: string; project?: string } = {}): Promise<UnlinkResult> {
     checkId(id, 'unlinkSkills');
-    return this.withHome(`unlink ${id}`, () => unlinkSkillsLocked(this.core, id, options));
+    return this.core.withHome(`unlink ${id}`, () => unlinkSkillsLocked(this.core, id, options));
   }
 
   /**
@@ -325,7 +309,7 @@ export class Arcotheon {
           `${id} has no tools to serve over MCP; link its skills instead ("adcap link ${id} --agent <agent>").`,
         );
     }
-    return mcpRegistrations(ids, { home: this.home.root, ...options });
+    return mcpRegistrations(ids, { home: this.core.home.root, ...options });
   }
 
   // ---------------------------------------------------------------- cache and repair
@@ -342,20 +326,16 @@ export class Arcotheon {
   /** Checks (and with `fix`, repairs) the home, like `flatpak repair`. */
   async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
     const work = async (): Promise<DoctorReport> => {
-      const report = await runDoctor(this, options);
+      const report = await runDoctor(this.core, options);
       // Policy findings (invalid policy, blocked installed, required missing, denied grants).
-      const findings = await policyFindings(this);
+      const findings = await policyFindings({
+        policyInForce: () => this.core.policyInForce(),
+        state: (id) => this.core.state(id),
+        installedIds: () => this.installedIds(),
+      });
       return findings.length === 0 ? report : { ...report, problems: [...report.problems, ...findings], ok: false };
     };
-    if (options.fix === true && options.dryRun !== true) return this.withHome('doctor --fix', work, false);
+    if (options.fix === true && options.dryRun !== true) return this.core.withHome('doctor --fix', work, false);
     return work();
-  }
-
-  /**
-   * Takes the home lock, finishing or undoing any operation a crash interrupted first.
-   * @internal Not part of the public API (see `home`): every public operation takes the lock itself.
-   */
-  withHome<T>(purpose: string, fn: () => Promise<T>, recoverFirst = true): Promise<T> {
-    return this.core.withHome(purpose, fn, recoverFirst);
   }
 }

@@ -11,8 +11,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HomeLayout } from './home.js';
+import type { Arcotheon } from './arcotheon.js';
 import { packageIdsOnDisk, type PackageState } from './state.js';
+import { storeOf } from './store-of.js';
 
 /** One change of the installed capabilities of a home. */
 export type ChangeEvent =
@@ -49,13 +50,10 @@ interface Seen {
  * Calls `listener` with every change of the capabilities installed in `arc`'s home, by this process
  * or another one. Events come in a stable order per read (by id, then installed/updated/removed
  * before enabled/disabled before grants-changed). A listener that throws does not stop the watch.
+ * E_USAGE when `arc` is not an `Arcotheon`.
  */
-export function watchChanges(
-  arc: { readonly home: HomeLayout },
-  listener: (event: ChangeEvent) => void,
-  options: WatchChangesOptions = {},
-): ChangeWatcher {
-  const home = arc.home;
+export function watchChanges(arc: Arcotheon, listener: (event: ChangeEvent) => void, options: WatchChangesOptions = {}): ChangeWatcher {
+  const home = storeOf(arc, 'watchChanges()').home;
   const debounceMs = options.debounceMs ?? 100;
   let seen = new Map<string, Seen>();
   // Per folder its watch and inode: a folder replaced by a rename (an install moves a package

@@ -11,6 +11,7 @@ import type { RemoteConfig } from '../registry/remotes.js';
 import type { Arcotheon } from './arcotheon.js';
 import type { LocatedPackage } from './sources.js';
 import type { PackageState } from './state.js';
+import { storeOf } from './store-of.js';
 
 /** The narrow view of an Arcotheon home that the app's host service uses (see the module comment). */
 export interface HostStore {
@@ -40,7 +41,8 @@ export interface HostStore {
 
 /** The host service's view of `arc`'s home. */
 export function hostStore(arc: Arcotheon): HostStore {
-  const { home, cache, sources } = arc;
+  const store = storeOf(arc, 'hostStore()');
+  const { home, cache, sources } = store;
   return {
     homeDir: home.root,
     auditDir: home.auditDir,
@@ -52,6 +54,6 @@ export function hostStore(arc: Arcotheon): HostStore {
     clients: () => sources.clients(),
     client: (name) => sources.client(name),
     locate: (id) => sources.locate(id),
-    state: (id) => arc.state(id),
+    state: (id) => store.state(id),
   };
 }

@@ -2,7 +2,8 @@
  * The parts of a store that every lifecycle module shares (DESIGN §6-§7): the home layout, the
  * content cache, the registry sources, the host's options, the host environment and the home lock.
  * The `Arcotheon` facade makes one and hands it to planning, applying, grants, rollback, removal and
- * discovery; it is not part of the public API.
+ * discovery, and it is what run/, doctor and the policy read (the narrow views of store-view.ts and
+ * run/context.ts); hosts never see it (`storeOf` in arcotheon.ts, `@arcotheon/sdk/internal`).
  */
 import type { AuthorizeFn } from '../cache/authorize.js';
 import { ContentCache } from '../cache/content-cache.js';
@@ -136,6 +137,12 @@ export class StoreCore implements InstalledView, PolicyView {
 
   readInstalledManifest(id: string, version: string): Promise<Manifest> {
     return readInstalledManifest(this.home, id, version);
+  }
+
+  /** Directory of the active installed version of `id` (E_NOT_INSTALLED when it is not installed). */
+  async installedDir(id: string): Promise<string> {
+    const state = await this.state(id);
+    return this.home.versionDir(id, state.active);
   }
 
   /**

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostService } from '../../../electron/host/service.js';
 import { nodeTool, RunHome } from '../../sdk/run/run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ describe('installs.detail: tool data', () => {
     if (!before.ok) throw new Error(before.error.message);
     expect(before.value.toolData).toEqual([{ tool: 'index', bytes: 0, quota: 5_000_000 }]);
 
-    const dir = arc.home.toolDataDir('acme/keeper', 'index');
+    const dir = storeOf(arc).home.toolDataDir('acme/keeper', 'index');
     await mkdir(join(dir, 'db'), { recursive: true });
     await writeFile(join(dir, 'db', 'index.bin'), Buffer.alloc(300_000, 7));
     const after = await host.api.installs.detail('acme/keeper');

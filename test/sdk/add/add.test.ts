@@ -14,6 +14,7 @@ import { buildSignedPackage } from '../../../sdk/src/trust/package-signature.js'
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { commitFiles, git, initRepo, writeFiles } from '../../helpers/skills-git-repos.js';
 import { skillMd } from '../../helpers/skills-repo.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let reg: LifecycleRegistry;
 let work: string;
@@ -84,19 +85,19 @@ describe('addCapability: nothing half-installed', () => {
     expect(added).toMatchObject({ id: 'good/skills', version: '0.1.0', applied: true });
     const [listed] = await arc.list();
     expect(listed?.source).toMatchObject({ kind: 'file', unsigned: false, unknownSigner: false, added: { commit: added.origin.commit } });
-    expect(await readdir(join(arc.home.root, 'packages', 'good', 'skills'))).toContain('0.1.0');
+    expect(await readdir(join(storeOf(arc).home.root, 'packages', 'good', 'skills'))).toContain('0.1.0');
 
     await reg.publishAll([{ id: 'acme/registry-one', version: '1.0.0' }]);
     await arc.install('acme/registry-one', { approve: () => true });
     await expect(
       addCapability(arc, `file://${repo}`, { cwd: work, configDir, id: 'acme/registry-one', approve: () => true }),
     ).rejects.toMatchObject({ code: 'E_CONFLICT', message: expect.stringContaining('installed from a registry') as unknown });
-    expect((await arc.state('acme/registry-one')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/registry-one')).active).toBe('1.0.0');
   });
 });
 
 describe('bad input is a coded error, and the home is left as it was (docs/skills.md "What adcap add does")', () => {
-  const packagesOf = async (): Promise<string[]> => readdir(join(arc.home.root, 'packages')).catch(() => []);
+  const packagesOf = async (): Promise<string[]> => readdir(join(storeOf(arc).home.root, 'packages')).catch(() => []);
 
   it('an unreachable URL is E_DOWNLOAD; a repository without SKILL.md is E_NOT_FOUND; nothing is installed', async () => {
     await expect(
@@ -127,8 +128,8 @@ describe('bad input is a coded error, and the home is left as it was (docs/skill
       code: 'E_DOWNLOAD',
       message: expect.stringContaining(`has no commit ${pinned} (any more)`) as unknown,
     });
-    expect((await arc.state('rewritten/skills')).active).toBe('0.1.0');
+    expect((await storeOf(arc).state('rewritten/skills')).active).toBe('0.1.0');
     expect(await arc.installedManifest('rewritten/skills')).toEqual(before);
-    expect((await readdir(join(arc.home.root, 'packages', 'rewritten', 'skills'))).sort()).toEqual(['0.1.0', 'state.json']);
+    expect((await readdir(join(storeOf(arc).home.root, 'packages', 'rewritten', 'skills'))).sort()).toEqual(['0.1.0', 'state.json']);
   });
 });

@@ -17,6 +17,7 @@ import { TestRegistry } from '../../helpers/test-registry.js';
 import { TestServer } from '../../helpers/test-server.js';
 import { trustingFetch } from '../../helpers/tls.js';
 import { RunHome } from '../run/run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const data = Buffer.from('entitled bytes\n'.repeat(100));
 const TOKEN = 'Bearer user-entitlement-token';
@@ -134,7 +135,7 @@ describe("authorize sees only the installing registry's URLs", () => {
         remotes: [{ name: 'test', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }],
       });
       await arc.install('acme/pro', { approve: () => true });
-      expect(await arc.cache.has(sha256Hex(data), data.length)).toBe(true);
+      expect(await storeOf(arc).cache.has(sha256Hex(data), data.length)).toBe(true);
       expect(auth.asked.length).toBeGreaterThan(0);
       for (const url of auth.asked) expect(url.startsWith(reg.v1Url)).toBe(true);
       const toPublisher = publisherServer.requests.filter((r) => r.path === '/cdn/data.bin');

@@ -11,6 +11,7 @@ import { grantCovers, parseGrant, PERMISSION_IDS, PERMISSION_TABLE } from '../..
 import { matchingScope, parseNetScope } from '../../../sdk/src/sandbox/net-proxy.js';
 import { interpretGrants, isScopeEnforced } from '../../../sdk/src/sandbox/sandbox.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const RUNS = { numRuns: 2000, seed: 11 };
 
@@ -143,7 +144,7 @@ describe('wildcard grants in the install lifecycle', () => {
     const arc = reg.arcotheon(await reg.newHome());
     await arc.install('acme/net@^1.0.0', { approve: () => true });
     await reg.publishAll([{ id: 'acme/net', version: '1.1.0', permissions: [wildcard], tool: true }]);
-    expect((await arc.state('acme/net')).grants).toEqual(['net:connect:*.example.com']);
+    expect((await storeOf(arc).state('acme/net')).grants).toEqual(['net:connect:*.example.com']);
     await arc.refreshRemotes();
     const plan = await arc.plan('acme/net@1.1.0');
     expect(plan.newPermissions).toEqual([]);

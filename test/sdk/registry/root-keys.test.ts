@@ -20,6 +20,7 @@ import { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { assertBuilt } from '../../helpers/built.js';
 import { rejection } from '../../helpers/errors.js';
 import { generateKey } from '../../../sdk/src/trust/keys.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -51,7 +52,7 @@ describe('ARCOTHEON_ROOT_KEYS in a checkout', () => {
       host: HOST,
       runtimes: { node: '22.12.0', python: '3.11.7' },
     });
-    expect((await arc.sources.remotes()).map((r) => r.name)).toEqual([shipped?.name]);
+    expect((await storeOf(arc).sources.remotes()).map((r) => r.name)).toEqual([shipped?.name]);
     const hits = await arc.search('csv');
     expect(hits.map((h) => h.id)).toContain('acme/csv-summary');
     expect(new Set(hits.map((h) => h.remote))).toEqual(new Set([shipped?.name]));
@@ -59,7 +60,7 @@ describe('ARCOTHEON_ROOT_KEYS in a checkout', () => {
 
   it('an instance that names its remotes, or none ([]), gets no default', async () => {
     const arc = new Arcotheon({ home: join(work, 'no-default'), host: HOST, remotes: [] });
-    expect(await arc.sources.remotes()).toEqual([]);
+    expect(await storeOf(arc).sources.remotes()).toEqual([]);
   });
 
   it('root keys the host pins replace the shipped pin, so a different key refuses the catalogue', async () => {
@@ -103,11 +104,13 @@ describe('ARCOTHEON_ROOT_KEYS from the published package', () => {
       join(app, 'host.mjs'),
       [
         "import { Arcotheon, ARCOTHEON_ROOT_KEYS, shippedRemote } from '@arcotheon/sdk';",
+        // The remotes in force (the shipped one) through the app's internal view: the class keeps its store to itself.
+        "import { hostStore } from '@arcotheon/sdk/internal';",
         'const arc = new Arcotheon({ home: process.argv[2], rootKeys: ARCOTHEON_ROOT_KEYS, ' +
           "host: { platform: 'linux-x64', agent: { id: 'arcotheon', version: '1.0.0' } } });",
         "const hits = await arc.search('csv');",
         'console.log(JSON.stringify({ keys: ARCOTHEON_ROOT_KEYS, url: shippedRemote().url, ' +
-          'remotes: (await arc.sources.remotes()).map((r) => r.name), hits: hits.map((h) => h.id) }));',
+          'remotes: (await hostStore(arc).remotes()).map((r) => r.name), hits: hits.map((h) => h.id) }));',
       ].join('\n'),
     );
     const { stdout } = await run(process.execPath, ['host.mjs', join(app, 'home')], { cwd: app, env });

@@ -4,11 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunContext } from '../../../sdk/src/run/context.js';
 import { grantedMcpTools, mcpToolName } from '../../../sdk/src/run/mcp.js';
-import { runTool } from '../../../sdk/src/run/run-tool.js';
-import { runWorkflow } from '../../../sdk/src/run/workflow.js';
+import { runToolIn } from '../../../sdk/src/run/run-tool.js';
+import { runWorkflowIn } from '../../../sdk/src/run/workflow.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { runDoctor, type DoctorContext } from '../../../sdk/src/store/doctor.js';
 import { nodeTool, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -35,19 +36,20 @@ function only<T extends object>(view: T, reached: Set<string>): T {
 }
 
 function runContextOf(a: Arcotheon): RunContext {
+  const store = storeOf(a);
   return {
-    home: a.home,
-    cache: a.cache,
-    sources: a.sources,
-    authorize: a.authorize,
-    sandboxChoice: a.sandboxChoice,
-    checkTier: a.checkTier,
-    toolDataQuota: a.toolDataQuota,
-    state: (id) => a.state(id),
-    readInstalledManifest: (id, version) => a.readInstalledManifest(id, version),
-    installedDir: (id) => a.installedDir(id),
-    sourcePolicy: (source) => a.sourcePolicy(source),
-    policyInForce: () => a.policyInForce(),
+    home: store.home,
+    cache: store.cache,
+    sources: store.sources,
+    authorize: store.authorize,
+    sandboxChoice: store.sandboxChoice,
+    checkTier: store.checkTier,
+    toolDataQuota: store.toolDataQuota,
+    state: (id) => store.state(id),
+    readInstalledManifest: (id, version) => store.readInstalledManifest(id, version),
+    installedDir: (id) => store.installedDir(id),
+    sourcePolicy: (source) => store.sourcePolicy(source),
+    policyInForce: () => store.policyInForce(),
   };
 }
 
@@ -64,12 +66,12 @@ afterAll(async () => {
 });
 
 describe('RunContext', () => {
-  it('runTool, runWorkflow and the MCP tool list need nothing of a store but RunContext', async () => {
+  it('runToolIn, runWorkflowIn and the MCP tool list need nothing of a store but RunContext', async () => {
     const reached = new Set<string>();
     const view = only(runContextOf(arc), reached);
-    const ran = await runTool(view, 'acme/flow', 'echo', { text: 'hi' });
+    const ran = await runToolIn(view, 'acme/flow', 'echo', { text: 'hi' });
     expect(ran.output).toMatchObject({ echoed: { text: 'hi' }, tool: 'echo' });
-    const result = await runWorkflow(view, 'acme/flow', 'once', {});
+    const result = await runWorkflowIn(view, 'acme/flow', 'once', {});
     expect(result).toMatchObject({ status: 'done', output: { n: 3 } });
     expect((await grantedMcpTools(view, ['acme/flow'])).map((t) => t.mcp.name)).toEqual([mcpToolName('acme/flow', 'echo')]);
     // What a run reads: the installed side, the policy, the cache and sources, the host's choices.
@@ -83,12 +85,12 @@ describe('DoctorContext', () => {
     const reached = new Set<string>();
     const view: DoctorContext = only(
       {
-        home: arc.home,
-        cache: arc.cache,
-        sources: arc.sources,
-        authorize: arc.authorize,
-        sandboxChoice: arc.sandboxChoice,
-        readInstalledManifest: (id: string, version: string) => arc.readInstalledManifest(id, version),
+        home: storeOf(arc).home,
+        cache: storeOf(arc).cache,
+        sources: storeOf(arc).sources,
+        authorize: storeOf(arc).authorize,
+        sandboxChoice: storeOf(arc).sandboxChoice,
+        readInstalledManifest: (id: string, version: string) => storeOf(arc).readInstalledManifest(id, version),
       },
       reached,
     );

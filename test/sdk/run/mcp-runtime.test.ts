@@ -15,6 +15,7 @@ import type { SecretSource } from '../../../sdk/src/run/secrets.js';
 import { ADCAP_FIXTURE, bundleTs } from '../../helpers/spawn-ts.js';
 import { listedTools, mcpServerBundle } from './mcp-fixture.js';
 import { rejectionOf, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 let listed: McpTool[];
@@ -118,7 +119,7 @@ describe('the mcp runtime', () => {
     expect(asked).toEqual(['config_digest:API_KEY']);
     expect(JSON.stringify(result)).not.toContain(SECRET);
     expect(JSON.stringify(echo)).not.toContain(SECRET);
-    const auditDir = h.arc().home.auditDir;
+    const auditDir = storeOf(h.arc()).home.auditDir;
     for (const file of await readdir(auditDir)) expect(await readFile(join(auditDir, file), 'utf8')).not.toContain(SECRET);
   });
 
@@ -193,7 +194,7 @@ describe('adcap mcp with mcp tools', () => {
   it('passes a granted secret to the server of the tool called', async () => {
     const digest = await client.callTool({ name: 'acme__fixture-mcp__config_digest', arguments: {} });
     expect(digest.structuredContent).toEqual({ digest: createHash('sha256').update(SECRET).digest('hex') });
-    const auditDir = h.arc().home.auditDir;
+    const auditDir = storeOf(h.arc()).home.auditDir;
     for (const file of await readdir(auditDir)) expect(await readFile(join(auditDir, file), 'utf8')).not.toContain(SECRET);
   });
 });

@@ -13,6 +13,7 @@ import { TestRegistry } from '../../helpers/test-registry.js';
 import { TestServer } from '../../helpers/test-server.js';
 import { trustingFetch } from '../../helpers/tls.js';
 import { nodeTool, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const words = Buffer.from('alpha\nbeta\n');
@@ -95,9 +96,9 @@ describe('the call context and runtimes', () => {
         dependencies: Record<string, string>;
         toolDataDir: string;
       };
-      expect(context.resources['words']).toBe(arc.cache.pathFor(sha(words)));
+      expect(context.resources['words']).toBe(storeOf(arc).cache.pathFor(sha(words)));
       expect(context.dependencies).toEqual({ 'acme/lib': await arc.installedDir('acme/lib') });
-      expect(context.toolDataDir).toBe(arc.home.toolDataDir('acme/data', 'ctx'));
+      expect(context.toolDataDir).toBe(storeOf(arc).home.toolDataDir('acme/data', 'ctx'));
       expect(result.output['resources']).toEqual({ words: 'alpha\nbeta\n' });
       expect(result.output['dependencies']).toEqual({ 'acme/lib': 'acme/lib' });
       expect(result.output['toolData']).toBe('kept');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
 import { DEFAULT_TOOL_DATA_QUOTA, formatBytes, toolDataUsage } from '../../../sdk/src/store/tool-data.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 import { nodeTool, RunHome, rejectionOf } from './run-fixture.js';
 
 /** Writes input.bytes bytes into a new file of its data folder (input.sparse: a sparse file), and a marker it ran. */
@@ -45,7 +46,7 @@ async function filler(arc: Arcotheon): Promise<{ id: string; dir: string }> {
     },
     arc,
   );
-  return { id, dir: arc.home.toolDataDir(id, 'fill') };
+  return { id, dir: storeOf(arc).home.toolDataDir(id, 'fill') };
 }
 
 describe('the storage:data quota', () => {

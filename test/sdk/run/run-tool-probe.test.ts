@@ -12,6 +12,7 @@ import { runTool } from '../../../sdk/src/run/run-tool.js';
 import { NoSandbox } from '../../../sdk/src/sandbox/none.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const ID = 'acme/probe';
 const GRANTS: Record<string, string[]> = {
@@ -107,7 +108,7 @@ async function probe(tool: string, on: Arcotheon = arc, escape = true): Promise<
     port,
     envName: 'GRANTED_TOKEN',
     otherEnvName: 'OTHER_SECRET',
-    toolData: on.home.toolDataDir(ID, tool),
+    toolData: storeOf(on).home.toolDataDir(ID, tool),
     // The escape attempts target a folder of the test, never a host path: run unsandboxed as
     // root, `mount` would succeed on the host (the control below never asks for them).
     ...(escape ? { unshare: true, mountTarget: mountPoint } : {}),

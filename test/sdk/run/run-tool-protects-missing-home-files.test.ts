@@ -9,6 +9,7 @@ import { runTool } from '../../../sdk/src/run/run-tool.js';
 import { planBubblewrap } from '../../../sdk/src/sandbox/bubblewrap.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const ID = 'acme/creator';
 let h: RunHome;
@@ -28,17 +29,18 @@ beforeAll(async () => {
     arc,
   );
   // A fresh home: none of these exist yet.
-  for (const p of [arc.home.config, join(arc.home.root, 'remotes'), arc.home.journalDir]) rmSync(p, { recursive: true, force: true });
+  for (const p of [storeOf(arc).home.config, join(storeOf(arc).home.root, 'remotes'), storeOf(arc).home.journalDir])
+    rmSync(p, { recursive: true, force: true });
 });
 afterAll(() => h.remove());
 
 describe('paths of the home that do not exist yet', () => {
   it("cannot be created by a tool with fs:write on the home's parent", async () => {
     const targets = {
-      config: arc.home.config,
-      remote: join(arc.home.root, 'remotes', 'evil', 'catalog.json'),
-      journal: join(arc.home.journalDir, 'op.json'),
-      newTopLevel: join(arc.home.root, 'unexpected.json'),
+      config: storeOf(arc).home.config,
+      remote: join(storeOf(arc).home.root, 'remotes', 'evil', 'catalog.json'),
+      journal: join(storeOf(arc).home.journalDir, 'op.json'),
+      newTopLevel: join(storeOf(arc).home.root, 'unexpected.json'),
     };
     const result = await runTool(arc, ID, 'attack', { writes: { ...targets, granted: join(h.root, 'beside-home.txt') } });
     const r = result.output['results'] as Record<string, string>;
@@ -64,7 +66,7 @@ describe('any protected path a host names that does not exist yet', () => {
         args: [],
         env: {},
         grants: [`fs:write:${out}`],
-        capabilityDir: arc.home.versionDir(ID, '1.0.0'),
+        capabilityDir: storeOf(arc).home.versionDir(ID, '1.0.0'),
         dependencyDirs: [],
         readOnlyFiles: [],
         workspace: null,

@@ -10,6 +10,7 @@ import { runTool } from '../../../sdk/src/run/run-tool.js';
 import type { Sandbox } from '../../../sdk/src/sandbox/sandbox.js';
 import { TestRegistry } from '../../helpers/test-registry.js';
 import { nodeTool, rejectionOf, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 
@@ -45,7 +46,7 @@ describe('runTool refuses before starting', () => {
     );
     const ok = await runTool(arc, 'acme/granted', 'reader', {});
     expect(ok.grantsUsed).toEqual(['fs:read:workspace', 'storage:data']);
-    expect((ok.output['context'] as { toolDataDir: string }).toolDataDir).toBe(arc.home.toolDataDir('acme/granted', 'reader'));
+    expect((ok.output['context'] as { toolDataDir: string }).toolDataDir).toBe(storeOf(arc).home.toolDataDir('acme/granted', 'reader'));
 
     await arc.revokeGrant('acme/granted', 'storage:data');
     const error = await rejectionOf(runTool(arc, 'acme/granted', 'reader', {}));
@@ -75,7 +76,7 @@ describe('runTool refuses before starting', () => {
       await revokeVersion(reg.dir, 'acme/revocable', '1.0.0', 'leaks credentials');
       await reg.build();
       // The host learns of it with its next catalogue fetch (spec §13); the run itself stays offline.
-      await (await arc.sources.client('test')).update();
+      await (await storeOf(arc).sources.client('test')).update();
       await arc.packageDoc('acme/revocable');
       const error = await rejectionOf(runTool(arc, 'acme/revocable', 'echo', {}));
       expect(error.code).toBe('E_REVOKED');
@@ -208,6 +209,6 @@ describe('runTool refuses before starting', () => {
     expect(error.code).toBe('E_IO');
     await mkdir(join(h.root, 'ws'));
     expect((await runTool(arc, 'acme/ws', 'echo', {}, { workspace: join(h.root, 'ws') })).output['tool']).toBe('echo');
-    expect((await new AuditLog(arc.home.auditDir).verify()).lines).toBeGreaterThan(0);
+    expect((await new AuditLog(storeOf(arc).home.auditDir).verify()).lines).toBeGreaterThan(0);
   });
 });

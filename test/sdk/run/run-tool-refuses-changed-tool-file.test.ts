@@ -11,6 +11,7 @@ import { surfaceMessage, uiNextStep } from '../../../sdk/src/surface-text.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { checkInstalledFiles } from '../../../sdk/src/store/file-fingerprints.js';
 import { nodeTool, RunHome, rejectionOf } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const EVIL = 'process.stdout.write(JSON.stringify({ type: "result", output: { pwned: true } }) + "\\n");\n';
 let h: RunHome;
@@ -30,7 +31,7 @@ async function installed(extra: { dependencies?: Record<string, string> } = {}):
     { id, tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs', 'data/words.txt': { text: 'a\nb\n' } }, ...extra },
     arc,
   );
-  return { id, dir: arc.home.versionDir(id, '1.0.0') };
+  return { id, dir: storeOf(arc).home.versionDir(id, '1.0.0') };
 }
 
 /** Writes `text` over an installed file the way a person or program with the user's rights can. */
@@ -44,8 +45,11 @@ describe('a run checks the installed files against the signed manifest', () => {
   it('a control: an intact install runs, and its fingerprints were recorded at install', async () => {
     const { id } = await installed();
     expect((await runTool(arc, id, 'echo', { a: 1 })).output['echoed']).toEqual({ a: 1 });
-    expect((await stat(arc.home.fingerprintFile(id, '1.0.0'))).isFile()).toBe(true);
-    expect(await checkInstalledFiles(arc.home, id, '1.0.0', await arc.readInstalledManifest(id, '1.0.0'))).toEqual({ files: 2, hashed: 0 });
+    expect((await stat(storeOf(arc).home.fingerprintFile(id, '1.0.0'))).isFile()).toBe(true);
+    expect(await checkInstalledFiles(storeOf(arc).home, id, '1.0.0', await arc.readInstalledManifest(id, '1.0.0'))).toEqual({
+      files: 2,
+      hashed: 0,
+    });
   });
 
   it('a rewritten tool entry is refused with E_HASH naming the file and doctor --fix, before it starts, and audited', async () => {
@@ -60,7 +64,7 @@ describe('a run checks the installed files against the signed manifest', () => {
     expect(surfaceMessage(error, 'cli')).toContain(`tools/echo.mjs of ${id}`);
     expect(uiNextStep(error)).toContain('Repair on the Health screen');
     const month = new Date().toISOString().slice(0, 7);
-    const lines = (await readFile(join(arc.home.auditDir, `${month}.jsonl`), 'utf8')).trim().split('\n');
+    const lines = (await readFile(join(storeOf(arc).home.auditDir, `${month}.jsonl`), 'utf8')).trim().split('\n');
     expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ capability: id, outcome: 'error', errorCode: 'E_HASH' });
   });
 
@@ -105,16 +109,16 @@ describe('a run checks the installed files against the signed manifest', () => {
     const path = join(dir, 'data', 'words.txt');
     await overwrite(path, 'a\nb\n');
     const manifest = await arc.readInstalledManifest(id, '1.0.0');
-    expect(await checkInstalledFiles(arc.home, id, '1.0.0', manifest)).toEqual({ files: 2, hashed: 1 });
-    expect(await checkInstalledFiles(arc.home, id, '1.0.0', manifest)).toEqual({ files: 2, hashed: 0 });
+    expect(await checkInstalledFiles(storeOf(arc).home, id, '1.0.0', manifest)).toEqual({ files: 2, hashed: 1 });
+    expect(await checkInstalledFiles(storeOf(arc).home, id, '1.0.0', manifest)).toEqual({ files: 2, hashed: 0 });
     expect((await runTool(arc, id, 'echo', { b: 2 })).output['echoed']).toEqual({ b: 2 });
   });
 
   it('without a fingerprint record every file is hashed, and the run goes ahead when they match', async () => {
     const { id } = await installed();
-    await rm(arc.home.fingerprintFile(id, '1.0.0'));
+    await rm(storeOf(arc).home.fingerprintFile(id, '1.0.0'));
     const manifest = await arc.readInstalledManifest(id, '1.0.0');
-    expect(await checkInstalledFiles(arc.home, id, '1.0.0', manifest)).toEqual({ files: 2, hashed: 2 });
+    expect(await checkInstalledFiles(storeOf(arc).home, id, '1.0.0', manifest)).toEqual({ files: 2, hashed: 2 });
     expect((await runTool(arc, id, 'echo', { c: 3 })).output['echoed']).toEqual({ c: 3 });
   });
 
@@ -123,7 +127,7 @@ describe('a run checks the installed files against the signed manifest', () => {
     await overwrite(join(dir, 'tools', 'echo.mjs'), EVIL);
     // The record still holds the install-time fingerprint: the changed file's differs, so it is hashed.
     expect(await rejectionOf(runTool(arc, id, 'echo', {}))).toMatchObject({ code: 'E_HASH' });
-    await writeFile(arc.home.fingerprintFile(id, '1.0.0'), '{not json');
+    await writeFile(storeOf(arc).home.fingerprintFile(id, '1.0.0'), '{not json');
     expect(await rejectionOf(runTool(arc, id, 'echo', {}))).toMatchObject({ code: 'E_HASH' });
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, RunHome, rejectionOf } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const ID = 'acme/rewritten';
 let h: RunHome;
@@ -25,7 +26,7 @@ describe('an installed manifest changed after install', () => {
   });
 
   it('is refused with E_HASH before the tool starts, and the refusal is audited', async () => {
-    const file = join(arc.home.versionDir(ID, '1.0.0'), 'capability.json');
+    const file = join(storeOf(arc).home.versionDir(ID, '1.0.0'), 'capability.json');
     const manifest = JSON.parse(readFileSync(file, 'utf8')) as { tools: Array<{ permissions?: unknown[] }>; permissions?: unknown[] };
     // What a tool with write access would do: give itself the network.
     manifest.permissions = [{ id: 'net:connect', reason: 'more' }];
@@ -36,7 +37,7 @@ describe('an installed manifest changed after install', () => {
     expect(error.code).toBe('E_HASH');
     expect(error.message).toContain('was changed or removed after installation');
     const month = new Date().toISOString().slice(0, 7);
-    const lines = readFileSync(join(arc.home.auditDir, `${month}.jsonl`), 'utf8')
+    const lines = readFileSync(join(storeOf(arc).home.auditDir, `${month}.jsonl`), 'utf8')
       .trim()
       .split('\n');
     expect(JSON.parse(lines[lines.length - 1] ?? '{}')).toMatchObject({

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, RunHome, rejectionOf } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const ID = 'acme/keeper';
 let h: RunHome;
@@ -39,15 +40,15 @@ afterAll(() => h.remove());
 
 describe('links inside tooldata/', () => {
   it('cannot be planted by a tool with fs:write around the home', async () => {
-    const link = join(arc.home.root, 'tooldata', 'acme', 'keeper', 'planted');
+    const link = join(storeOf(arc).home.root, 'tooldata', 'acme', 'keeper', 'planted');
     const result = await runTool(arc, ID, 'planter', { links: { plant: [outside, link] } });
     expect(['EROFS', 'ENOENT']).toContain((result.output['results'] as Record<string, string>)['plant']);
     expect(existsSync(link)).toBe(false);
   });
 
   it("refuse the run when the tool's data folder is a link, and nothing is written outside", async () => {
-    mkdirSync(join(arc.home.root, 'tooldata', 'acme', 'keeper'), { recursive: true });
-    symlinkSync(outside, arc.home.toolDataDir(ID, 'keep'));
+    mkdirSync(join(storeOf(arc).home.root, 'tooldata', 'acme', 'keeper'), { recursive: true });
+    symlinkSync(outside, storeOf(arc).home.toolDataDir(ID, 'keep'));
     const error = await rejectionOf(runTool(arc, ID, 'keep', {}));
     expect(error.code).toBe('E_IO');
     expect(error.message).toContain('symbolic link');
@@ -67,8 +68,8 @@ describe('links inside tooldata/', () => {
         },
         arc2,
       );
-      mkdirSync(join(arc2.home.root, 'tooldata'), { recursive: true });
-      symlinkSync(outside, join(arc2.home.root, 'tooldata', 'acme'));
+      mkdirSync(join(storeOf(arc2).home.root, 'tooldata'), { recursive: true });
+      symlinkSync(outside, join(storeOf(arc2).home.root, 'tooldata', 'acme'));
       const error = await rejectionOf(runTool(arc2, ID, 'other', {}));
       expect(error.code).toBe('E_IO');
       expect(readdirSync(outside)).toEqual([]); // mkdir -p through the link would have made keeper/other here
@@ -80,6 +81,6 @@ describe('links inside tooldata/', () => {
   it('control: without links the tool writes its own data folder', async () => {
     const result = await runTool(arc, ID, 'other', {});
     expect((result.output['results'] as Record<string, string>)['writeOwnData']).toBe('ok');
-    expect(result.output['toolDataDir']).toBe(join(arc.home.root, 'tooldata', 'acme', 'keeper', 'other'));
+    expect(result.output['toolDataDir']).toBe(join(storeOf(arc).home.root, 'tooldata', 'acme', 'keeper', 'other'));
   });
 });

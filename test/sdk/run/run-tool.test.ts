@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../../sdk/src/run/run-tool.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, rejectionOf, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const ID = 'acme/tools';
 let h: RunHome;
@@ -69,7 +70,7 @@ describe('runTool', () => {
     expect(context).toMatchObject({
       capability: ID,
       version: '1.0.0',
-      dir: arc.home.versionDir(ID, '1.0.0'),
+      dir: storeOf(arc).home.versionDir(ID, '1.0.0'),
       workspace,
       resources: {},
       dependencies: {},

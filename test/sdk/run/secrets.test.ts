@@ -11,6 +11,7 @@ import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { ADCAP_FIXTURE, spawnTs } from '../../helpers/spawn-ts.js';
 import { adcap } from '../cli/run-cli.js';
 import { nodeTool, rejectionOf, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 /** Reports which of the interesting variables it can see. */
 const ENV_TOOL = `import { createInterface } from 'node:readline';
@@ -108,7 +109,7 @@ describe('SecretSource in runTool and runWorkflow', () => {
   });
 
   it('never writes a value into the audit log', async () => {
-    const dir = arc.home.auditDir;
+    const dir = storeOf(arc).home.auditDir;
     const text = (await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), 'utf8')))).join('\n');
     expect(text).toContain('reads_key');
     for (const value of ['key-of-keys', 'key-of-other', 'wf-key', 'from-the-host']) expect(text).not.toContain(value);

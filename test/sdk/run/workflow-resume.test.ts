@@ -10,6 +10,7 @@ import type { Manifest } from '../../../sdk/src/format/manifest-types.js';
 import { resumeWorkflow, runWorkflow, validateInstalledWorkflows, type WorkflowRunResult } from '../../../sdk/src/run/workflow.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, rejectionOf, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -67,7 +68,7 @@ function paused(result: WorkflowRunResult): Extract<WorkflowRunResult, { status:
   return result;
 }
 
-const runsDir = (): string => join(arc.home.root, 'runs');
+const runsDir = (): string => join(storeOf(arc).home.root, 'runs');
 const pausedFiles = async (): Promise<string[]> =>
   (await readdir(runsDir()).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
 
@@ -140,7 +141,7 @@ describe('resumeWorkflow', () => {
   it('a resume token that names a path reads no file: E_USAGE before anything is opened', async () => {
     // A file a token would reach if it were joined to the runs folder as given.
     await mkdir(runsDir(), { recursive: true });
-    const bait = join(arc.home.root, 'bait.json');
+    const bait = join(storeOf(arc).home.root, 'bait.json');
     await writeFile(bait, JSON.stringify({ format: 1, capability: 'acme/resume', version: '1.0.0', workflow: 'count', stepId: 'ask' }));
     for (const token of ['../bait', '..%2Fbait', 'wfr_../../bait', `wfr_${'0'.repeat(31)}`, `WFR_${'a'.repeat(32)}`, '']) {
       const error = await rejectionOf(resumeWorkflow(arc, token, 1));

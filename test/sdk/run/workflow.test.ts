@@ -8,6 +8,7 @@ import type { Manifest } from '../../../sdk/src/format/manifest-types.js';
 import { runWorkflow, validateInstalledWorkflows } from '../../../sdk/src/run/workflow.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { nodeTool, rejectionOf, RunHome } from './run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -57,7 +58,7 @@ afterAll(async () => {
 });
 
 async function auditLines(): Promise<Array<Record<string, unknown>>> {
-  const dir = arc.home.auditDir;
+  const dir = storeOf(arc).home.auditDir;
   const out: Array<Record<string, unknown>> = [];
   for (const f of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
     for (const line of (await readFile(join(dir, f), 'utf8')).trim().split('\n')) out.push(JSON.parse(line) as Record<string, unknown>);

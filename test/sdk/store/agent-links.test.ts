@@ -18,6 +18,7 @@ import { buildSignedPackage } from '../../../sdk/src/trust/package-signature.js'
 import { rejection } from '../../helpers/errors.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { writeSkillsRepo } from '../../helpers/skills-repo.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let reg: LifecycleRegistry;
 let work: string;
@@ -80,7 +81,7 @@ describe('link and unlink', () => {
       ['pdf', 'symlink'],
       ['writing-plans', 'symlink'],
     ]);
-    const versionDir = arc.home.versionDir('obra/superpowers', '1.0.0');
+    const versionDir = storeOf(arc).home.versionDir('obra/superpowers', '1.0.0');
     expect(await linkTarget(join(claudeDir(), 'pdf'))).toBe(await realpath(join(versionDir, 'skills', 'pdf')));
     expect(await readFile(join(claudeDir(), 'brainstorming', 'SKILL.md'), 'utf8')).toContain('name: brainstorming');
 
@@ -202,7 +203,7 @@ describe('collisions', () => {
   it('adopts an unrecorded link to its own skill (made just before a crash) instead of calling it a collision', async () => {
     await arc.install('obra/superpowers', approve);
     await mkdir(claudeDir(), { recursive: true });
-    await symlink(join(arc.home.versionDir('obra/superpowers', '1.0.0'), 'skills', 'pdf'), join(claudeDir(), 'pdf'));
+    await symlink(join(storeOf(arc).home.versionDir('obra/superpowers', '1.0.0'), 'skills', 'pdf'), join(claudeDir(), 'pdf'));
     const result = await arc.linkSkills('obra/superpowers', { agent: 'claude-code', userHome });
     expect(result.linked).toHaveLength(3);
     expect((await arc.agents({ userHome })).find((a) => a.id === 'claude-code')?.links.map((l) => l.state)).toEqual(['ok', 'ok', 'ok']);
@@ -235,14 +236,14 @@ describe('links follow the active version', () => {
     await publishSkills('obra/lifecycle', '2.0.0', { 'systematic-debugging': 'Finds the root cause of a bug before fixing it.' });
     const updated = await local.update(undefined, approve);
     expect(updated.installed).toEqual([{ id: 'obra/lifecycle', version: '2.0.0' }]);
-    const v2 = local.home.versionDir('obra/lifecycle', '2.0.0');
+    const v2 = storeOf(local).home.versionDir('obra/lifecycle', '2.0.0');
     expect(await linkTarget(join(claudeDir(), 'pdf'))).toBe(await realpath(join(v2, 'skills', 'pdf')));
     expect(await linkTarget(join(claudeDir(), 'systematic-debugging'))).toBe(await realpath(join(v2, 'skills', 'systematic-debugging')));
     expect(JSON.parse(await readFile(join(copies, '.claude', 'skills', 'pdf', LINK_MARKER), 'utf8'))).toMatchObject({ version: '2.0.0' });
     expect((await local.agents({ userHome })).flatMap((a) => a.links).every((l) => l.version === '2.0.0' && l.state === 'ok')).toBe(true);
 
     await local.rollback('obra/lifecycle');
-    const v1 = local.home.versionDir('obra/lifecycle', '1.0.0');
+    const v1 = storeOf(local).home.versionDir('obra/lifecycle', '1.0.0');
     expect(await linkTarget(join(claudeDir(), 'pdf'))).toBe(await realpath(join(v1, 'skills', 'pdf')));
     // 1.0.0 has no systematic-debugging: its link goes.
     expect(await lstat(join(claudeDir(), 'systematic-debugging')).catch(() => null)).toBeNull();
@@ -264,12 +265,15 @@ describe('doctor', () => {
     await arc.linkSkills('obra/doctored', { agent: 'claude-code', userHome });
     await publishSkills('obra/doctored', '2.0.0');
     await arc.update(['obra/doctored'], approve);
-    const v1 = arc.home.versionDir('obra/doctored', '1.0.0');
+    const v1 = storeOf(arc).home.versionDir('obra/doctored', '1.0.0');
     // Stale: back at 1.0.0 (still on disk for rollback); dangling: at a version that is gone; missing: deleted.
     await rm(join(claudeDir(), 'pdf'));
     await symlink(join(v1, 'skills', 'pdf'), join(claudeDir(), 'pdf'));
     await rm(join(claudeDir(), 'brainstorming'));
-    await symlink(join(arc.home.packageDir('obra/doctored'), '0.0.1', 'skills', 'brainstorming'), join(claudeDir(), 'brainstorming'));
+    await symlink(
+      join(storeOf(arc).home.packageDir('obra/doctored'), '0.0.1', 'skills', 'brainstorming'),
+      join(claudeDir(), 'brainstorming'),
+    );
     await rm(join(claudeDir(), 'writing-plans'));
 
     const report = await arc.doctor({ checkRevocations: false, checkCache: false });
@@ -367,7 +371,7 @@ describe('disable and enable', () => {
     // An update while disabled keeps the links out; enabling brings them back at the new version.
     await publishSkills('obra/switchable', '1.1.0');
     await arc.update(undefined, approve);
-    expect((await arc.state('obra/switchable')).active).toBe('1.1.0');
+    expect((await storeOf(arc).state('obra/switchable')).active).toBe('1.1.0');
     for (const path of paths)
       expect(
         await lstat(path).then(

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchChanges, type ChangeEvent } from '../../../sdk/src/store/change-events.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { bundleTs, exited, spawnBundle, waitForLine } from '../../helpers/spawn-ts.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fixture = join(import.meta.dirname, '../../fixtures/home-change.ts');
 let reg: LifecycleRegistry;
@@ -86,7 +87,7 @@ describe('watchChanges', () => {
       await ask('rollback acme/watched');
       expect(await heard.next(1)).toEqual([{ type: 'updated', id: 'acme/watched', from: '1.1.0', to: '1.0.0' }]);
       // Rewritten with the same content: nothing to tell.
-      const stateFile = arc.home.stateFile('acme/watched');
+      const stateFile = storeOf(arc).home.stateFile('acme/watched');
       const { readFile } = await import('node:fs/promises');
       await writeFile(stateFile, await readFile(stateFile));
       await ask('uninstall acme/watched');

@@ -8,6 +8,7 @@ import { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { mulberry32 } from '../../helpers/prng.js';
 import { bundleTs, exited, spawnBundle } from '../../helpers/spawn-ts.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fixture = join(import.meta.dirname, '../../fixtures/lifecycle-op.ts');
 let reg: LifecycleRegistry;
@@ -102,7 +103,7 @@ async function assertConsistent(home: string): Promise<Map<string, string>> {
   const actives = new Map<string, string>();
   for (const item of await arc.list()) {
     actives.set(item.id, item.version);
-    const state = await arc.state(item.id);
+    const state = await storeOf(arc).state(item.id);
     for (const v of [state.active, ...state.history]) {
       const manifest = parseStrictJson(await readFile(join(home, 'packages', item.id, v, 'capability.json')), 'manifest');
       expect(manifestDigest(manifest)).toBe(state.versions[v]?.manifestSha256);
@@ -156,7 +157,7 @@ describe('crash safety', () => {
       for (let round = 0; round < rounds; round++) {
         const [op, arg] = ops[round % ops.length] as [string, string];
         const target = arg.split('@')[0] as string;
-        const beforeState = before.has(target) ? await reg.arcotheon(home).state(target) : null;
+        const beforeState = before.has(target) ? await storeOf(reg.arcotheon(home)).state(target) : null;
         const intended = op === 'uninstall' ? undefined : op === 'rollback' ? beforeState?.history.at(-1) : arg.split('@')[1];
         const run = next as Op;
         // A random point: after a randomly chosen phase of the operation, plus a random delay.

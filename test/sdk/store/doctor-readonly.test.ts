@@ -10,6 +10,7 @@ import { beginOperation } from '../../../sdk/src/store/journal.js';
 import { rejection } from '../../helpers/errors.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { exited, spawnTs, waitForLine } from '../../helpers/spawn-ts.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const holderScript = join(import.meta.dirname, '../../fixtures/lock-holder.ts');
 
@@ -27,20 +28,20 @@ describe('doctor without fix beside an operation in progress', () => {
 
     // Another process updating acme/lib: it holds the home lock, journaled its intent, and is
     // extracting 1.1.0 into a staging folder; its next journal record is half written.
-    const holder = await spawnTs(holderScript, [arc.home.homeLock]);
+    const holder = await spawnTs(holderScript, [storeOf(arc).home.homeLock]);
     await waitForLine(holder, (line) => line === 'locked');
-    const before = await arc.state('acme/lib');
-    await beginOperation(arc.home, {
+    const before = await storeOf(arc).state('acme/lib');
+    await beginOperation(storeOf(arc).home, {
       op: 'update',
       before: { 'acme/lib': before },
       after: { 'acme/lib': { ...before, active: '1.1.0', history: ['1.0.0'] } },
       creates: [{ id: 'acme/lib', version: '1.1.0' }],
     });
-    const staging = join(arc.home.packageDir('acme/lib'), '.1.1.0.staging-test');
+    const staging = join(storeOf(arc).home.packageDir('acme/lib'), '.1.1.0.staging-test');
     await mkdir(join(staging, 'skills'), { recursive: true });
-    await writeFile(join(arc.home.journalDir, 'next.json.tmp-test'), '{"op":');
+    await writeFile(join(storeOf(arc).home.journalDir, 'next.json.tmp-test'), '{"op":');
     const snapshot = async (): Promise<string[]> =>
-      [...(await readdir(arc.home.journalDir)), ...(await readdir(arc.home.packageDir('acme/lib')))].sort();
+      [...(await readdir(storeOf(arc).home.journalDir)), ...(await readdir(storeOf(arc).home.packageDir('acme/lib')))].sort();
     const files = await snapshot();
 
     try {
@@ -64,8 +65,8 @@ describe('doctor without fix beside an operation in progress', () => {
 
     const fixed = await arc.doctor({ fix: true, checkCache: false, checkRevocations: false });
     expect(fixed.ok).toBe(true);
-    expect(await readdir(arc.home.journalDir)).toEqual([]);
-    expect((await arc.state('acme/lib')).active).toBe('1.0.0');
+    expect(await readdir(storeOf(arc).home.journalDir)).toEqual([]);
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('1.0.0');
   });
 });
 
@@ -76,7 +77,7 @@ describe('errors from the journal are coded', () => {
     const arc = reg.arcotheon(await reg.newHome());
     await arc.install('acme/solo', { approve: () => true });
     await writeFile(
-      join(arc.home.journalDir, 'broken.json'),
+      join(storeOf(arc).home.journalDir, 'broken.json'),
       JSON.stringify({ opId: 'x', op: 'install', startedAt: 'now', before: {}, after: { 'acme/solo': { active: 3 } }, creates: [] }),
     );
     const error = await rejection(arc.uninstall('acme/solo'));

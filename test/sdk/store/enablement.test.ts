@@ -11,6 +11,7 @@ import { runWorkflow } from '../../../sdk/src/run/workflow.js';
 import { rejection } from '../../helpers/errors.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { nodeTool, RunHome } from '../run/run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the files you point it at.' };
 const netApi = { id: 'net:connect' as const, scope: 'api.example.com', reason: 'Looks things up online.' };
@@ -34,14 +35,14 @@ describe('disable and enable', () => {
     const arc = reg.arcotheon(home, { onEnablement: ({ id, enabled }) => void changes.push(`${id}:${enabled}`) });
     await arc.install('acme/app@1.0.0', { approve });
     await arc.install('acme/app@1.1.0', { approve });
-    expect((await arc.state('acme/app')).history).toEqual(['1.0.0']);
-    const before = await arc.state('acme/app');
+    expect((await storeOf(arc).state('acme/app')).history).toEqual(['1.0.0']);
+    const before = await storeOf(arc).state('acme/app');
 
     const done = await arc.disable('acme/app');
     expect(done).toMatchObject({ id: 'acme/app', enabled: false, changed: true, disabled: { by: 'user' } });
     const stateFile = JSON.parse(await readFile(join(home, 'packages', 'acme', 'app', 'state.json'), 'utf8')) as Record<string, unknown>;
     expect(stateFile['disabled']).toEqual({ at: expect.stringMatching(/^\d{4}-/), by: 'user' });
-    const after = await arc.state('acme/app');
+    const after = await storeOf(arc).state('acme/app');
     expect({ active: after.active, history: after.history, grants: after.grants, versions: Object.keys(after.versions) }).toEqual({
       active: before.active,
       history: before.history,
@@ -62,7 +63,7 @@ describe('disable and enable', () => {
 
     expect(await arc.disable('acme/app')).toMatchObject({ changed: false, enabled: false });
     expect(await arc.enable('acme/app')).toMatchObject({ changed: true, enabled: true });
-    expect((await arc.state('acme/app')).disabled).toBeUndefined();
+    expect((await storeOf(arc).state('acme/app')).disabled).toBeUndefined();
     expect((await arc.list())[0]?.disabled).toBeUndefined();
     const ran = await runTool(arc, 'acme/app', 'main', { hello: 1 });
     expect(ran.output).toEqual({ hello: 1 });
@@ -80,11 +81,11 @@ describe('disable and enable', () => {
     expect(plan).toMatchObject({ applied: false, needsApproval: true });
     expect(plan.plan.items.map((i) => `${i.id}@${i.version}`)).toEqual(['acme/app@2.0.0']);
     await arc.update(['acme/app'], { approve });
-    const updated = await arc.state('acme/app');
+    const updated = await storeOf(arc).state('acme/app');
     expect(updated.active).toBe('2.0.0');
     expect(updated.disabled).toMatchObject({ by: 'user' });
     await arc.rollback('acme/app');
-    expect((await arc.state('acme/app')).disabled).toMatchObject({ by: 'user' });
+    expect((await storeOf(arc).state('acme/app')).disabled).toMatchObject({ by: 'user' });
   });
 
   it('reads a state file written before enable/disable existed as enabled, and refuses one with a malformed mark', async () => {
@@ -96,7 +97,7 @@ describe('disable and enable', () => {
     expect(Object.hasOwn(state, 'disabled')).toBe(false);
     expect((await arc.list())[0]).toMatchObject({ id: 'acme/app', version: '1.0.0' });
     await writeFile(file, JSON.stringify({ ...state, disabled: { at: 'now', by: 'someone' } }));
-    expect((await rejection(arc.state('acme/app'))).code).toBe('E_JSON');
+    expect((await rejection(storeOf(arc).state('acme/app'))).code).toBe('E_JSON');
   });
 
   it('says a capability that is not installed cannot be disabled or enabled', async () => {
@@ -127,13 +128,13 @@ describe('workflows and MCP of a disabled capability', () => {
       arc,
     );
     expect((await runWorkflow(arc, 'acme/flow', 'twice', {})).status).toBe('done');
-    expect((await grantedMcpTools(arc, ['acme/flow'])).map((t) => t.mcp.name)).toEqual([mcpToolName('acme/flow', 'echo')]);
+    expect((await grantedMcpTools(storeOf(arc), ['acme/flow'])).map((t) => t.mcp.name)).toEqual([mcpToolName('acme/flow', 'echo')]);
 
     await arc.disable('acme/flow');
     const refused = await rejection(runWorkflow(arc, 'acme/flow', 'twice', {}));
     expect(refused.code).toBe('E_DISABLED');
     expect(refused.message).toMatch(/arc\.enable\("acme\/flow"\)/);
-    expect(await grantedMcpTools(arc, ['acme/flow'])).toEqual([]);
+    expect(await grantedMcpTools(storeOf(arc), ['acme/flow'])).toEqual([]);
 
     // Over the MCP wire: tools/list is empty and tools/call answers E_DISABLED.
     const stdin = new PassThrough();
@@ -173,12 +174,12 @@ describe('workflows and MCP of a disabled capability', () => {
     await server.close();
 
     await arc.enable('acme/flow');
-    expect((await grantedMcpTools(arc, ['acme/flow'])).length).toBe(1);
+    expect((await grantedMcpTools(storeOf(arc), ['acme/flow'])).length).toBe(1);
 
     // Policy: a capability the policy blocks is not listed either, even before applyPolicy.
     const path = join(h.root, 'policy.json');
     await writeFile(path, JSON.stringify({ policy: 1, blocked: ['acme/flow'] }));
     const managedArc = h.arc({ sandbox: { optOut: ['acme/flow'] }, policy: { env: { ARCOTHEON_POLICY: path } } });
-    expect(await grantedMcpTools(managedArc, ['acme/flow'])).toEqual([]);
+    expect(await grantedMcpTools(storeOf(managedArc), ['acme/flow'])).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkInstalledFiles } from '../../../sdk/src/store/file-fingerprints.js';
 import { nodeTool, RunHome } from '../run/run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 beforeAll(async () => {
@@ -23,11 +24,11 @@ describe('fingerprints follow the installed versions', () => {
   it('are recorded at install, kept for the rollback version, and removed at uninstall', async () => {
     const arc = h.arc({ limits: { keepVersions: 1 } });
     await h.install(spec('1.0.0'), arc);
-    const first = arc.home.fingerprintFile('acme/printed', '1.0.0');
+    const first = storeOf(arc).home.fingerprintFile('acme/printed', '1.0.0');
     expect((await stat(first)).isFile()).toBe(true);
     // Recorded from the files just verified: a check right after install hashes nothing.
     const manifest = await arc.readInstalledManifest('acme/printed', '1.0.0');
-    expect(await checkInstalledFiles(arc.home, 'acme/printed', '1.0.0', manifest)).toEqual({ files: 1, hashed: 0 });
+    expect(await checkInstalledFiles(storeOf(arc).home, 'acme/printed', '1.0.0', manifest)).toEqual({ files: 1, hashed: 0 });
 
     await h.install(spec('2.0.0'), arc);
     await h.install(spec('3.0.0'), arc);

@@ -8,6 +8,7 @@ import { AdcapError, isAdcapError } from '../../../sdk/src/errors.js';
 import { Arcotheon, type ArcotheonOptions } from '../../../sdk/src/store/arcotheon.js';
 import { rejection } from '../../helpers/errors.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let reg: LifecycleRegistry;
 
@@ -54,7 +55,7 @@ describe('wrong argument types are E_USAGE', () => {
     ['install with approve: true', (arc: Arcotheon) => arc.install('acme/small', { approve: true } as never)],
     ['plan(undefined)', (arc: Arcotheon) => arc.plan(undefined as never)],
     ['update("acme/small")', (arc: Arcotheon) => arc.update('acme/small' as never)],
-    ['state(null)', (arc: Arcotheon) => arc.state(null as never)],
+    ['state(null)', (arc: Arcotheon) => storeOf(arc).state(null as never)],
     ['uninstall({})', (arc: Arcotheon) => arc.uninstall({} as never)],
     ['search(null)', (arc: Arcotheon) => arc.search(null as never)],
   ])('%s', async (_label, call) => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { adcap } from '../cli/run-cli.js';
 import { RunHome } from '../run/run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -22,10 +23,10 @@ afterAll(async () => {
 
 describe('list() with damaged state', () => {
   it('lists every installed capability, the damaged ones marked with what a repair would do; the repair does it', async () => {
-    await writeFile(arc.home.stateFile('acme/two'), '{"id": "acme/two", "active": ');
+    await writeFile(storeOf(arc).home.stateFile('acme/two'), '{"id": "acme/two", "active": ');
     // No intact version left for acme/three: its manifest is gone as well.
-    await writeFile(arc.home.stateFile('acme/three'), 'not json at all');
-    const three = arc.home.versionDir('acme/three', '1.0.0');
+    await writeFile(storeOf(arc).home.stateFile('acme/three'), 'not json at all');
+    const three = storeOf(arc).home.versionDir('acme/three', '1.0.0');
     await chmod(three, 0o755);
     await rm(join(three, 'capability.json'), { force: true });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { MANIFEST_CHECKS } from '../../../sdk/src/store/file-fingerprints.js';
 import { nodeTool, RunHome, rejectionOf } from '../run/run-fixture.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 let h: RunHome;
 let arc: Arcotheon;
@@ -30,8 +31,8 @@ interface Record {
 async function installed(): Promise<{ id: string; manifestFile: string; recordFile: string }> {
   const id = `acme/checked-${++n}`;
   await h.install({ id, tools: [nodeTool('echo', 'echo.mjs')], files: { 'tools/echo.mjs': 'echo.mjs' } }, arc);
-  const manifestFile = join(arc.home.versionDir(id, '1.0.0'), 'capability.json');
-  return { id, manifestFile, recordFile: arc.home.fingerprintFile(id, '1.0.0') };
+  const manifestFile = join(storeOf(arc).home.versionDir(id, '1.0.0'), 'capability.json');
+  return { id, manifestFile, recordFile: storeOf(arc).home.fingerprintFile(id, '1.0.0') };
 }
 
 const readRecord = async (file: string): Promise<Record> => JSON.parse(await readFile(file, 'utf8')) as Record;
@@ -101,7 +102,10 @@ describe('the installed manifest is checked in full once per content', () => {
     // A copy or restore changes every file's inode: the run hashes them and records fingerprints again.
     await writeFile(recordFile, JSON.stringify({ format: 1, files: {}, manifest }));
     const { checkInstalledFiles } = await import('../../../sdk/src/store/file-fingerprints.js');
-    expect(await checkInstalledFiles(arc.home, id, '1.0.0', await arc.readInstalledManifest(id, '1.0.0'))).toEqual({ files: 1, hashed: 1 });
+    expect(await checkInstalledFiles(storeOf(arc).home, id, '1.0.0', await arc.readInstalledManifest(id, '1.0.0'))).toEqual({
+      files: 1,
+      hashed: 1,
+    });
     const after = await readRecord(recordFile);
     expect(Object.keys(after.files)).toEqual(['tools/echo.mjs']);
     expect(after.manifest).toEqual(manifest);

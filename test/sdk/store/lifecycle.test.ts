@@ -8,6 +8,7 @@ import { generateKey } from '../../../sdk/src/trust/keys.js';
 import { writeArchive } from '../../../sdk/src/format/archive/writer.js';
 import { sha256Hex } from '../../../sdk/src/util/hash.js';
 import { buildCapability, LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the files you point it at.' };
 const netApi = { id: 'net:connect' as const, scope: 'api.example.com', reason: 'Looks things up online.' };
@@ -109,7 +110,7 @@ describe('install', () => {
         return true;
       },
     });
-    expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace']);
+    expect((await storeOf(arc).state('acme/app')).grants).toEqual(['fs:read:workspace']);
   });
 
   it('installs verified, read-only files with the approved grants and reports progress', async () => {
@@ -170,7 +171,7 @@ describe('install', () => {
     const arc = reg.arcotheon(home, { limits: { lockWaitMs: 200 } });
     const holder = reg.arcotheon(home);
     let release!: () => void;
-    const held = holder.withHome('test holder', () => new Promise<void>((resolve) => (release = resolve)));
+    const held = storeOf(holder).withHome('test holder', () => new Promise<void>((resolve) => (release = resolve)));
     await new Promise((resolve) => setTimeout(resolve, 50));
     await expect(arc.install('acme/lib', { approve: approveAll })).rejects.toMatchObject({ code: 'E_LOCKED' });
     release();
@@ -213,9 +214,9 @@ describe('resources at install (spec §9)', () => {
       ]);
       const arc = local.arcotheon(await local.newHome());
       await arc.install('acme/data', { approve: approveAll });
-      expect(await arc.cache.has(sha256Hex(eagerBytes), eagerBytes.length)).toBe(true);
-      expect(await arc.cache.has(sha256Hex(lazyBytes))).toBe(false);
-      expect(await readFile(arc.cache.pathFor(sha256Hex(eagerBytes)), 'utf8')).toBe(eagerBytes.toString());
+      expect(await storeOf(arc).cache.has(sha256Hex(eagerBytes), eagerBytes.length)).toBe(true);
+      expect(await storeOf(arc).cache.has(sha256Hex(lazyBytes))).toBe(false);
+      expect(await readFile(storeOf(arc).cache.pathFor(sha256Hex(eagerBytes)), 'utf8')).toBe(eagerBytes.toString());
     },
   );
 
@@ -384,7 +385,7 @@ describe('update', () => {
       'acme/app@1.0.0->1.1.0:upgrade',
     ]);
     expect((await arc.list()).map((c) => `${c.id}@${c.version}`)).toEqual(['acme/app@1.1.0', 'acme/lib@1.1.0']);
-    expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace']);
+    expect((await storeOf(arc).state('acme/app')).grants).toEqual(['fs:read:workspace']);
   });
 
   it('does not apply an update that needs new permissions until approved, and says exactly which', async () => {
@@ -395,10 +396,10 @@ describe('update', () => {
     expect(held).toMatchObject({ applied: false, needsApproval: true });
     expect(held.plan.newPermissions.map((p) => p.grant)).toEqual(['net:connect:api.example.com', 'env:read:API_TOKEN']);
     expect(held.plan.report.lines.join('\n')).toMatch(/new permission: Connect to api\.example\.com/);
-    expect((await arc.state('acme/app')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('1.0.0');
     await expect(arc.update(['acme/app'], { approve: () => false })).rejects.toMatchObject({ code: 'E_DENIED' });
     expect((await arc.update(['acme/app'], { approve: approveAll })).applied).toBe(true);
-    const state = await arc.state('acme/app');
+    const state = await storeOf(arc).state('acme/app');
     expect(state.active).toBe('2.0.0');
     expect(state.grants).toEqual(['env:read:API_TOKEN', 'fs:read:workspace', 'net:connect:api.example.com']);
   });
@@ -407,7 +408,7 @@ describe('update', () => {
     const arc = reg.arcotheon(await reg.newHome());
     await arc.install('acme/app@~1.0.0', { approve: approveAll });
     expect((await arc.update()).plan.items).toEqual([]);
-    expect((await arc.state('acme/app')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('1.0.0');
   });
 
   it('drops grants for permissions a new version no longer declares', async () => {
@@ -415,7 +416,7 @@ describe('update', () => {
       { id: 'acme/app', version: '1.2.0', dependencies: { 'acme/lib': '^1.0.0' }, tool: true },
     ]);
     await arc.update();
-    expect((await arc.state('acme/app')).grants).toEqual([]);
+    expect((await storeOf(arc).state('acme/app')).grants).toEqual([]);
   });
 
   it('asks again for a permission the user revoked', async () => {
@@ -433,9 +434,9 @@ describe('rollback and history', () => {
     const arc = reg.arcotheon(home);
     await arc.install('acme/app@1.1.0', { approve: approveAll });
     await arc.install('acme/app@2.0.0', { approve: approveAll });
-    expect((await arc.state('acme/app')).grants).toHaveLength(3);
+    expect((await storeOf(arc).state('acme/app')).grants).toHaveLength(3);
     expect(await arc.rollback('acme/app')).toEqual({ id: 'acme/app', from: '2.0.0', to: '1.1.0' });
-    const state = await arc.state('acme/app');
+    const state = await storeOf(arc).state('acme/app');
     expect(state).toMatchObject({ active: '1.1.0', history: ['2.0.0'], grants: ['fs:read:workspace'] });
     expect(await arc.installedDir('acme/app')).toBe(join(home, 'packages', 'acme', 'app', '1.1.0'));
     expect((await arc.rollback('acme/app')).to).toBe('2.0.0');
@@ -448,17 +449,17 @@ describe('rollback and history', () => {
     expect((await arc.rollback('acme/app')).to).toBe('1.1.0');
     const result = await arc.install('acme/beta@1.0.0', { approve: approveAll });
     expect(result.plan.items.map((item) => `${item.id}@${item.version}`)).toEqual(['acme/beta@1.0.0']);
-    expect(await arc.state('acme/app')).toMatchObject({ active: '1.1.0', history: ['2.0.0'] });
+    expect(await storeOf(arc).state('acme/app')).toMatchObject({ active: '1.1.0', history: ['2.0.0'] });
     // An update of it moves it forward again, as the page's "Update to 2.0.0" says.
     await arc.update(['acme/app'], { approve: approveAll });
-    expect((await arc.state('acme/app')).active).toBe('2.0.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('2.0.0');
   });
 
   it('keeps two previous versions by default and removes older ones from disk', async () => {
     const home = await reg.newHome();
     const arc = reg.arcotheon(home);
     for (const v of ['1.0.0', '1.1.0', '1.2.0', '2.0.0']) await arc.install(`acme/lib@${v}`, { approve: approveAll });
-    expect((await arc.state('acme/lib')).history).toEqual(['1.1.0', '1.2.0']);
+    expect((await storeOf(arc).state('acme/lib')).history).toEqual(['1.1.0', '1.2.0']);
     expect((await readdir(join(home, 'packages', 'acme', 'lib'))).sort()).toEqual(['1.1.0', '1.2.0', '2.0.0', 'state.json']);
   });
 
@@ -467,15 +468,15 @@ describe('rollback and history', () => {
     await arc.install('acme/lib@1.0.0', { approve: approveAll });
     // Asking again with a looser range changes no files, but records the range…
     expect((await arc.install('acme/lib@^1.0.0', { approve: approveAll })).applied).toBe(false);
-    expect((await arc.state('acme/lib')).range).toBe('^1.0.0');
+    expect((await storeOf(arc).state('acme/lib')).range).toBe('^1.0.0');
     // app 2.0.0 needs lib ^1.1.0, so installing it moves lib on to 1.2.0 (1.0.0 stays in history).
     await arc.install('acme/app@2.0.0', { approve: approveAll });
-    expect(await arc.state('acme/lib')).toMatchObject({ active: '1.2.0', history: ['1.0.0'] });
+    expect(await storeOf(arc).state('acme/lib')).toMatchObject({ active: '1.2.0', history: ['1.0.0'] });
     await expect(arc.rollback('acme/lib')).rejects.toMatchObject({
       code: 'E_DEPENDENTS',
       message: expect.stringContaining('acme/app needs acme/lib ^1.1.0'),
     });
-    expect((await arc.state('acme/lib')).active).toBe('1.2.0');
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('1.2.0');
   });
 
   it('says there is nothing to roll back to when only one version was installed', async () => {
@@ -561,7 +562,7 @@ describe('doctor', () => {
       await removeTree(join(home, 'packages', 'acme', 'x'));
     });
     const fresh = local.arcotheon(home);
-    await (await fresh.sources.client('test')).update();
+    await (await storeOf(fresh).sources.client('test')).update();
     const report = await fresh.doctor({ fix: true });
     expect(report.problems.map((p) => p.kind).sort()).toEqual(['missing-dependency', 'revoked']);
     expect(report.ok).toBe(false);
@@ -571,12 +572,12 @@ describe('doctor', () => {
     const home = await reg.newHome();
     const arc = reg.arcotheon(home);
     await arc.install('acme/lib@1.0.0', { approve: approveAll });
-    const [sha] = await arc.cache.entries();
-    const blob = arc.cache.pathFor(sha!);
+    const [sha] = await storeOf(arc).cache.entries();
+    const blob = storeOf(arc).cache.pathFor(sha!);
     await chmod(blob, 0o644);
     await writeFile(blob, 'garbage');
     const report = await arc.doctor({ fix: true });
     expect(report.problems).toEqual([expect.objectContaining({ kind: 'corrupt-cache-entry', fixed: 'removed' })]);
-    expect(await arc.cache.entries()).toEqual([]);
+    expect(await storeOf(arc).cache.entries()).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
 import { checkPolicy, type Policy } from '../../../sdk/src/store/policy.js';
 import { rejection } from '../../helpers/errors.js';
 import { buildCapability, LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the files you point it at.' };
 const netApi = { id: 'net:connect' as const, scope: 'api.example.com', reason: 'Looks things up online.' };
@@ -112,7 +113,7 @@ describe('blocked', () => {
     expect(dep.message).toMatch(/acme\/lib@1\.2\.0 may not be installed \(blocked: acme\/lib@>=1\.2\.0\)/);
     // Asking for an allowed version works.
     await arc.install(['acme/lib@1.0.0', 'acme/app@1.0.0'], { approve });
-    expect((await arc.state('acme/lib')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('1.0.0');
   });
 
   it(
@@ -142,7 +143,7 @@ describe('blocked', () => {
 
       await set({ ...ORG });
       expect((await arc.applyPolicy()).enabled).toEqual(['acme/app']);
-      expect((await arc.state('acme/app')).disabled).toBeUndefined();
+      expect((await storeOf(arc).state('acme/app')).disabled).toBeUndefined();
     },
   );
 
@@ -150,7 +151,7 @@ describe('blocked', () => {
     const { arc, set } = await managed({ ...ORG });
     await arc.install('acme/lib@1.0.0', { approve });
     await arc.install('acme/lib@^1.0.0', { approve });
-    expect((await arc.state('acme/lib')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('1.0.0');
     await set({ ...ORG, blocked: ['acme/lib@1.2.0'] });
     const blocked = await arc.update();
     expect(blocked.plan.items).toEqual([]);
@@ -165,7 +166,7 @@ describe('blocked', () => {
     await set({ ...ORG, blocked: ['acme/lib@<1.1.0'] });
     const refused = await rejection(arc.rollback('acme/lib'));
     expect(refused.code).toBe('E_POLICY');
-    expect((await arc.state('acme/lib')).active).toBe('1.2.0');
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('1.2.0');
   });
 });
 
@@ -199,14 +200,14 @@ describe('remotes', () => {
       { ...ORG, remotes: [{ name: 'corp', url: reg.registry.v1Url, rootKeys: [reg.registry.rootKey.publicKey] }] },
       { remotes: [] },
     );
-    expect((await arc.sources.remotes()).map((r) => r.name)).toEqual(['corp']);
+    expect((await storeOf(arc).sources.remotes()).map((r) => r.name)).toEqual(['corp']);
     expect((await arc.install('acme/other', { approve })).installed).toEqual([{ id: 'acme/other', version: '1.0.0' }]);
-    expect((await arc.state('acme/other')).versions['1.0.0']?.source).toMatchObject({ kind: 'registry', remote: 'corp' });
+    expect((await storeOf(arc).state('acme/other')).versions['1.0.0']?.source).toMatchObject({ kind: 'registry', remote: 'corp' });
 
     // A policy that lists another registry: the host's default remote is not used at all.
     const nowhere = pathToFileURL(join(dir, 'nowhere', 'v1')).href + '/';
     const elsewhere = await managed({ ...ORG, remotes: [{ name: 'corp', url: nowhere, rootKeys: [reg.registry.rootKey.publicKey] }] });
-    expect((await elsewhere.arc.sources.remotes()).map((r) => r.url)).toEqual([nowhere]);
+    expect((await storeOf(elsewhere.arc).sources.remotes()).map((r) => r.url)).toEqual([nowhere]);
     // The default remote (the test registry) is not asked: the only registry in force cannot be read.
     const away = await rejection(elsewhere.arc.plan('acme/other'));
     expect(away.code).toBe('E_DOWNLOAD');
@@ -227,7 +228,7 @@ describe('required', () => {
       { id: 'acme/app', version: '1.0.0' },
     ]);
     expect(applied.failed).toEqual([]);
-    const state = await arc.state('acme/app');
+    const state = await storeOf(arc).state('acme/app');
     expect(state).toMatchObject({ explicit: true, range: '^1.0.0', grants: ['fs:read:workspace'] });
     expect((await arc.list()).find((c) => c.id === 'acme/app')?.managed).toMatchObject({
       required: 'acme/app@^1.0.0',
@@ -251,7 +252,7 @@ describe('required', () => {
     const applied = await arc.applyPolicy();
     expect(applied.enabled).toEqual(['acme/app']);
     expect(applied.updated).toEqual([{ id: 'acme/app', version: '2.0.0' }]);
-    const state = await arc.state('acme/app');
+    const state = await storeOf(arc).state('acme/app');
     expect(state.active).toBe('2.0.0');
     expect(state.disabled).toBeUndefined();
     expect(state.grants).toEqual(['fs:read:workspace', 'net:connect:api.example.com']);
@@ -283,7 +284,7 @@ describe('updates: automatic', () => {
     const applied = await arc.applyPolicy();
     expect(applied.updated).toEqual([{ id: 'acme/auto', version: '1.1.0' }]);
     expect(applied.awaitingApproval).toEqual(['acme/perm']);
-    expect((await arc.state('acme/perm')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/perm')).active).toBe('1.0.0');
 
     // Without the rule nothing is updated by applyPolicy.
     const off = await policyFile({ ...ORG });

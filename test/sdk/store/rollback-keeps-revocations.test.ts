@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { adcap } from '../cli/run-cli.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the files you point it at.' };
 const fsWrite = { id: 'fs:write' as const, scope: 'workspace', reason: 'Writes its results.' };
@@ -33,12 +34,12 @@ describe("rollback keeps the user's revocations", () => {
     expect(onDisk.revoked).toEqual(['fs:write:workspace']);
 
     expect(await arc.rollback('acme/app')).toEqual({ id: 'acme/app', from: '2.0.0', to: '1.0.0' });
-    const state = await arc.state('acme/app');
+    const state = await storeOf(arc).state('acme/app');
     expect(state.active).toBe('1.0.0');
     expect(state.grants).toEqual(['fs:read:workspace']);
     // Forward again: 2.0.0's grants minus the revocation, never more.
     await arc.rollback('acme/app');
-    expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace', 'net:connect:api.example.com']);
+    expect((await storeOf(arc).state('acme/app')).grants).toEqual(['fs:read:workspace', 'net:connect:api.example.com']);
   });
 
   it('granting again ends the revocation, and an approved plan that lists the permission grants it again', async () => {
@@ -47,16 +48,16 @@ describe("rollback keeps the user's revocations", () => {
     await arc.install('acme/app@2.0.0', { approve: approveAll });
     await arc.revokeGrant('acme/app', 'fs:write:workspace');
     await arc.grant('acme/app', 'fs:write:workspace');
-    expect((await arc.state('acme/app')).revoked).toBeUndefined();
+    expect((await storeOf(arc).state('acme/app')).revoked).toBeUndefined();
     await arc.rollback('acme/app');
-    expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace', 'fs:write:workspace']);
+    expect((await storeOf(arc).state('acme/app')).grants).toEqual(['fs:read:workspace', 'fs:write:workspace']);
 
     // Revoked on 1.0.0, then 2.0.0 asks for it again and the user approves that plan.
     await arc.revokeGrant('acme/app', 'fs:write:workspace');
     const plan = await arc.plan('acme/app@2.0.0');
     expect(plan.newPermissions.map((p) => p.grant)).toContain('fs:write:workspace');
     await arc.install('acme/app@2.0.0', { approve: approveAll });
-    expect((await arc.state('acme/app')).revoked).toBeUndefined();
+    expect((await storeOf(arc).state('acme/app')).revoked).toBeUndefined();
   });
 
   it('through the CLI: adcap grants --revoke, then adcap rollback, leaves the grant withdrawn', async () => {

@@ -10,6 +10,7 @@ import { revokeVersion } from '../../../sdk/src/registry/builder/maintain.js';
 import { addRemote } from '../../../sdk/src/registry/remotes.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 import { adcap } from '../cli/run-cli.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const approveAll = (): boolean => true;
 
@@ -54,7 +55,7 @@ describe('update refuses a registry takeover', () => {
     expect(result.plan.items).toEqual([]);
     expect(result.applied).toBe(false);
     for (const id of ['acme/app', 'acme/lib']) {
-      const state = await arc.state(id);
+      const state = await storeOf(arc).state(id);
       expect(state.active).toBe('1.0.0');
       expect(state.versions['1.0.0']?.source).toMatchObject({ kind: 'registry', remote: 'test' });
     }
@@ -85,14 +86,14 @@ describe('update refuses a registry takeover', () => {
     const update = await run(['update', '--yes', '--json']);
     expect(update.stderr).toBe('');
     expect(JSON.parse(update.stdout)).toMatchObject({ applied: false, installed: [], plan: { items: [] } });
-    expect((await arc.state('acme/app')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('1.0.0');
 
     // Without --yes and without a terminal the move is refused after printing the plan.
     const asked = await run(['install', 'attacker:acme/app@9.0.0']);
     expect(asked.code).toBe(1);
     expect(asked.stderr).toContain('source changes: from registry "test" to registry "attacker"');
     expect(asked.stderr).toMatch(/acme\/app changes source: it now comes from registry "attacker" instead of registry "test"/);
-    expect((await arc.state('acme/app')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('1.0.0');
   });
 
   it('host service: updates.apply leaves the package where it came from', async () => {
@@ -106,7 +107,7 @@ describe('update refuses a registry takeover', () => {
     // operations.wait answers with the operation's own Result.
     expect(result).toMatchObject({ ok: true, value: { applied: false, installed: [] } });
     await host.close();
-    expect((await arc.state('acme/app')).versions['1.0.0']?.source).toMatchObject({ remote: 'test' });
+    expect((await storeOf(arc).state('acme/app')).versions['1.0.0']?.source).toMatchObject({ remote: 'test' });
   });
 
   it('an explicit move (InstallRequest.remote) is a plan item with previousSource, approved as usual; updates then follow it', async () => {
@@ -123,7 +124,7 @@ describe('update refuses a registry takeover', () => {
     expect(plan.items.map((i) => i.id)).toEqual(['acme/app']);
     expect(plan.report.lines).toContain('  source changes: from registry "test" to registry "attacker"');
     await arc.install({ packages: ['acme/app@^9.0.0'], remote: 'attacker' }, { approvedDigest: plan.digest });
-    const state = await arc.state('acme/app');
+    const state = await storeOf(arc).state('acme/app');
     expect(state.active).toBe('9.0.0');
     expect(state.versions['9.0.0']?.source).toMatchObject({
       kind: 'registry',

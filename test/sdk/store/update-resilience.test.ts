@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { revokeVersion } from '../../../sdk/src/registry/builder/maintain.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 
 const fsRead = { id: 'fs:read' as const, scope: 'workspace', reason: 'Reads the files you point it at.' };
 const netApi = { id: 'net:connect' as const, scope: 'api.example.com', reason: 'Looks things up online.' };
@@ -94,13 +95,13 @@ describe('update applies what it can', () => {
     // it can pass the digest back.
     expect(result.plan.items.map((i) => `${i.id}@${i.version}`)).toEqual(['acme/app@2.0.0']);
     expect(result.plan.newPermissions.map((p) => p.grant)).toEqual(['net:connect:api.example.com']);
-    expect((await arc.state('acme/app')).active).toBe('1.0.0');
-    expect((await arc.state('acme/plain')).active).toBe('1.1.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/plain')).active).toBe('1.1.0');
 
     const approved = await arc.update(undefined, { approvedDigest: result.plan.digest });
     expect(approved).toMatchObject({ applied: true, needsApproval: true, waiting: [] });
-    expect((await arc.state('acme/app')).active).toBe('2.0.0');
-    expect((await arc.state('acme/app')).grants).toEqual(['fs:read:workspace', 'net:connect:api.example.com']);
+    expect((await storeOf(arc).state('acme/app')).active).toBe('2.0.0');
+    expect((await storeOf(arc).state('acme/app')).grants).toEqual(['fs:read:workspace', 'net:connect:api.example.com']);
   });
 
   it('holds back a capability whose new version depends on one that waits', async () => {
@@ -124,8 +125,8 @@ describe('update applies what it can', () => {
       'acme/app@1.1.0:',
       'acme/lib@2.0.0:net:connect:api.example.com',
     ]);
-    expect((await arc.state('acme/app')).active).toBe('1.0.0');
-    expect((await arc.state('acme/lib')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/app')).active).toBe('1.0.0');
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('1.0.0');
   });
 });
 
@@ -143,7 +144,7 @@ describe('an install pinned to an exact version', () => {
     expect(result.plan.items).toEqual([]);
     expect(result.pinned).toEqual([{ id: 'acme/lib', version: '1.0.0', range: '1.0.0', latest: '2.0.0', request: 'acme/lib@^2.0.0' }]);
     await arc.install(result.pinned[0]?.request as string, { approve: approveAll });
-    expect((await arc.state('acme/lib')).active).toBe('2.0.0');
+    expect((await storeOf(arc).state('acme/lib')).active).toBe('2.0.0');
     expect((await arc.update()).pinned).toEqual([]);
   });
 });

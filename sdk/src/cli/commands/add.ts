@@ -6,6 +6,7 @@ import { AdcapError } from '../../errors.js';
 import { readPackage } from '../../format/package-read.js';
 import { skillProgramsSentence } from '../../format/skill-repo.js';
 import type { Arcotheon } from '../../store/arcotheon.js';
+import { storeOf } from '../../store/store-of.js';
 import type { InstallRequest } from '../../store/planning.js';
 import { agentDefinition, AGENT_IDS } from '../../store/agent-links/agents.js';
 import { agentNames, type PresentLinkResult } from '../../store/agent-links/link-present.js';
@@ -125,7 +126,9 @@ async function addPackageFile(
       'E_USAGE',
       `${file} is a package: --skill, --id and --ref apply to folders and repositories, not to a .adcap file.`,
     );
-  const before = await arc.state(await packageId(file)).catch(() => null);
+  const before = await storeOf(arc)
+    .state(await packageId(file))
+    .catch(() => null);
   const result = await arc.install(
     { file, ...(added === undefined ? {} : { added }) },
     {
@@ -268,7 +271,9 @@ export async function addedIds(arc: Arcotheon, ids: readonly string[]): Promise<
   const states = ids.length === 0 ? (await arc.list()).map((c) => c.id) : ids;
   const out: string[] = [];
   for (const id of states) {
-    const state = await arc.state(id).catch(() => null);
+    const state = await storeOf(arc)
+      .state(id)
+      .catch(() => null);
     // An imported MCP Bundle is updated by adding its new file (updateAdded says so when named).
     const origin = state === null ? undefined : addedOrigin(state);
     if (origin !== undefined && (ids.length > 0 || origin.kind !== 'mcpb')) out.push(id);

@@ -3,6 +3,7 @@ import { AdcapError } from '../../errors.js';
 import { AGENT_IDS, AGENTS, agentDefinition } from '../../store/agent-links/agents.js';
 import { agentNames } from '../../store/agent-links/link-present.js';
 import { linkFolders } from '../../store/agent-links/presence.js';
+import { storeOf } from '../../store/store-of.js';
 import type { AgentStatus } from '../../store/agent-links/agents-status.js';
 import type { LinkStatus } from '../../store/agent-links/records.js';
 import type { CliContext } from '../context.js';
@@ -97,7 +98,7 @@ export function register(program: Command, ctx: CliContext): void {
         const registrations = await arc.agentMcp(opts.mcp, { userHome: userHome() });
         // Loaded on demand, as for `adcap mcp`: the MCP SDK is large. Only granted tools are served.
         const { grantedMcpTools } = await import('../../run/mcp.js');
-        const tools = (await grantedMcpTools(arc, opts.mcp)).map((t) => t.mcp.name);
+        const tools = (await grantedMcpTools(storeOf(arc), opts.mcp)).map((t) => t.mcp.name);
         output.result({ tools, registrations }, () => [
           tools.length === 0
             ? `no tool of ${opts.mcp?.join(', ')} is granted yet, so the server would list none; ` +

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { AdcapError } from '../../errors.js';
 import { describePermission, grantString } from '../../permissions/index.js';
 import type { ApplyOptions, Arcotheon, InstalledCapability, LifecycleProgress } from '../../store/arcotheon.js';
+import { storeOf } from '../../store/store-of.js';
 import type { DoctorReport } from '../../store/doctor.js';
 import { formatBytes, type Plan } from '../../store/plan.js';
 import type { CliContext } from '../context.js';
@@ -67,7 +68,7 @@ export function register(program: Command, ctx: CliContext): void {
           skills.set(
             c.id,
             await arc.installedManifest(c.id).then(
-              (m) => skillViews(m, arc.home.versionDir(c.id, c.version)),
+              (m) => skillViews(m, storeOf(arc).home.versionDir(c.id, c.version)),
               () => null,
             ),
           );

@@ -5,6 +5,7 @@ import { AuditLog } from '../../run/audit.js';
 import { runTool } from '../../run/run-tool.js';
 import { resumeWorkflow, runWorkflow, type WorkflowRunResult } from '../../run/workflow.js';
 import { readPausedRun } from '../../run/workflow-runs.js';
+import { storeOf } from '../../store/store-of.js';
 import type { CliContext } from '../context.js';
 import { cliSecretSource } from './secrets.js';
 // The shared CLI host: agent id "arcotheon" and the embedded default remote, whose blob mirror
@@ -59,7 +60,7 @@ export function register(program: Command, ctx: CliContext): void {
         const answer = agentAnswer(opts, ctx);
         if (id !== undefined || workflowId !== undefined) {
           // The ids are optional with --resume; given, they must be those of the paused run.
-          const paused = await readPausedRun(arc, opts.resume);
+          const paused = await readPausedRun(storeOf(arc), opts.resume);
           if ((id !== undefined && id !== paused.capability) || (workflowId !== undefined && workflowId !== paused.workflow)) {
             throw new AdcapError(
               'E_USAGE',
@@ -114,7 +115,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('check that no line of the audit log was edited, removed, inserted or reordered')
     .action(async () => {
       const arc = await openArcotheon(ctx);
-      const verified = await new AuditLog(arc.home.auditDir).verify();
+      const verified = await new AuditLog(storeOf(arc).home.auditDir).verify();
       output.result(
         { ok: true, lines: verified.lines, head: verified.head },
         () => `audit log intact: ${verified.lines} line${verified.lines === 1 ? '' : 's'}`,
