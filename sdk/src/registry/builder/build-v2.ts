@@ -7,12 +7,27 @@
  */
 import { access, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { asAdcapError } from '../../errors.js';
 import { canonicalJson } from '../../format/canonical-json.js';
 import { CATALOG_V2_CONTEXT, signEnvelope } from '../../trust/envelope.js';
 import type { KeyFile } from '../../trust/keys.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
-import type { buildV2Snapshot, TopLevelPayload, V2File } from '../layout-v2.js';
+import { sha256Hex } from '../../util/hash.js';
+import {
+  binOf,
+  buildV2Snapshot,
+  checkPin,
+  parseBin,
+  parseNode,
+  parseSearchPack,
+  searchRecordOf,
+  type Pin,
+  type SearchRecord,
+  type TopLevelPayload,
+  type V2File,
+} from '../layout-v2.js';
+import type { CatalogueCapability, PublisherFile } from '../types.js';
 
 /** The top level's file name under v2/. */
 export const V2_TOP_LEVEL = 'catalog.json';
@@ -37,6 +52,13 @@ export interface V2BuildResult {
   collected: number;
   /** Where the top level is (v2/catalog.json). */
   topLevelPath: string;
+  /**
+   * True when only the bins whose sources changed were recomputed from the previous build's files
+   * (docs/deploy.md "Incremental builds"); false for a full build.
+   */
+  incremental: boolean;
+  /** Bins recomputed from their sources (all F² in a full build). */
+  binsRecomputed: number;
 }
 
 export function v2Path(root: string, relative: string): string {
@@ -44,14 +66,15 @@ export function v2Path(root: string, relative: string): string {
 }
 
 /** The signed top level on disk, parsed (this builder's own; used for keepUnchanged and the sequence floor). */
-export async function previousTopLevel(root: string): Promise<{ payload: TopLevelPayload; keyIds: string[] } | null> {
+export async function previousTopLevel(root: string): Promise<{ payload: TopLevelPayload; keyIds: string[]; sha256: string } | null> {
   try {
-    const envelope = JSON.parse(await readFile(v2Path(root, V2_TOP_LEVEL), 'utf8')) as {
+    const bytes = await readFile(v2Path(root, V2_TOP_LEVEL));
+    const envelope = JSON.parse(bytes.toString('utf8')) as {
       payload?: TopLevelPayload;
       signatures?: { keyId?: unknown }[];
     };
     if (typeof envelope.payload?.sequence !== 'number' || !Array.isArray(envelope.signatures)) return null;
-    return { payload: envelope.payload, keyIds: envelope.signatures.map((s) => String(s.keyId)) };
+    return { payload: envelope.payload, keyIds: envelope.signatures.map((s) => String(s.keyId)), sha256: sha256Hex(bytes) };
   } catch {
     return null;
   }
@@ -66,21 +89,44 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** True when the snapshot's payload equals the top level on disk (same sequence, same pins). */
-export function sameTopLevel(snapshot: ReturnType<typeof buildV2Snapshot>, previous: { payload: TopLevelPayload } | null): boolean {
-  return previous !== null && canonicalJson(previous.payload) === canonicalJson(snapshot.payload);
+/** True when a payload equals the top level on disk (same sequence, same pins). */
+export function sameTopLevel(payload: TopLevelPayload, previous: { payload: TopLevelPayload } | null): boolean {
+  return previous !== null && canonicalJson(previous.payload) === canonicalJson(payload);
 }
 
-/**
- * Writes one snapshot: immutable files first (documents, bins, publisher bins, nodes, search
- * packs; only those missing), the signed top level last, then garbage collection.
- */
-export async function writeV2Snapshot(
+/** A content-addressed file, as layout-v2.ts names them: <dir>/<sha256 of the bytes><extension>. */
+function contentFile(dir: string, bytes: Buffer, extension: string): V2File {
+  return { path: `${dir}/${sha256Hex(bytes)}${extension}`, bytes };
+}
+
+function jsonBytes(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value)}\n`, 'utf8');
+}
+
+function pinOf(file: V2File): Pin {
+  return [file.path, file.bytes.length];
+}
+
+/** Writes one content-addressed file unless it is on disk already (its name is its hash: same name, same bytes). */
+async function writeContent(root: string, file: V2File, written: V2BuildResult['written']): Promise<void> {
+  const path = v2Path(root, file.path);
+  if (await exists(path)) return;
+  await writeFileAtomic(path, file.bytes).catch((error: unknown) => {
+    throw asAdcapError(error, `Cannot write ${path}`);
+  });
+  written[file.path.slice(0, file.path.indexOf('/')) as keyof V2BuildResult['written']]++;
+}
+
+function noneWritten(): V2BuildResult['written'] {
+  return { docs: 0, bins: 0, nodes: 0, publishers: 0, search: 0 };
+}
+
+/** Writes every immutable file of a snapshot that is missing (documents, bins, publisher bins, nodes, search packs). */
+export async function writeV2Files(
   root: string,
   snapshot: ReturnType<typeof buildV2Snapshot>,
-  options: { rootKeys: readonly KeyFile[]; now: Date; gcGraceMs?: number; writeTopLevel: boolean },
-): Promise<V2BuildResult> {
-  const written: V2BuildResult['written'] = { docs: 0, bins: 0, nodes: 0, publishers: 0, search: 0 };
+): Promise<{ written: V2BuildResult['written']; live: Set<string> }> {
+  const written = noneWritten();
   const files: V2File[] = [
     ...snapshot.docs,
     ...snapshot.bins,
@@ -89,52 +135,54 @@ export async function writeV2Snapshot(
     snapshot.publishersNode,
     ...snapshot.packs,
   ];
-  const seen = new Set<string>();
+  const live = new Set<string>();
+  const unique: V2File[] = [];
   for (const file of files) {
-    if (seen.has(file.path)) continue; // equal content, one name (empty bins share one file)
-    seen.add(file.path);
-    const path = v2Path(root, file.path);
-    if (await exists(path)) continue;
-    await writeFileAtomic(path, file.bytes).catch((error: unknown) => {
-      throw asAdcapError(error, `Cannot write ${path}`);
-    });
-    written[file.path.slice(0, file.path.indexOf('/')) as keyof V2BuildResult['written']]++;
+    if (live.has(file.path)) continue; // equal content, one name (empty bins share one file)
+    live.add(file.path);
+    unique.push(file);
   }
-  const topLevelPath = v2Path(root, V2_TOP_LEVEL);
-  if (options.writeTopLevel) {
-    const envelope = signEnvelope(snapshot.payload, CATALOG_V2_CONTEXT, options.rootKeys);
-    await writeFileAtomic(topLevelPath, `${JSON.stringify(envelope)}\n`).catch((error: unknown) => {
-      throw asAdcapError(error, `Cannot write ${topLevelPath}`);
-    });
-  }
-  const collected = await collectGarbage(root, seen, options.now, options.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
-  return {
-    fanout: snapshot.payload.fanout,
-    bins: snapshot.payload.fanout * snapshot.payload.fanout,
-    written,
-    topLevelWritten: options.writeTopLevel,
-    collected,
-    topLevelPath,
+  await inParallel(unique, (file) => writeContent(root, file, written));
+  return { written, live };
+}
+
+/** Files written at once: each write is fsynced (DESIGN §6), and the file system commits parallel fsyncs together. */
+export const WRITE_CONCURRENCY = 32;
+
+/** Runs `task` over `items`, WRITE_CONCURRENCY at a time; the first failure is thrown once all have settled. */
+export async function inParallel<T>(items: readonly T[], task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (next < items.length && failure === undefined) {
+      const item = items[next++] as T;
+      try {
+        await task(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
   };
+  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
+}
+
+/** Signs and writes the top level (after every file it pins is on disk); returns its bytes. */
+export async function writeV2TopLevel(root: string, payload: TopLevelPayload, rootKeys: readonly KeyFile[]): Promise<Buffer> {
+  const topLevelPath = v2Path(root, V2_TOP_LEVEL);
+  const bytes = Buffer.from(`${JSON.stringify(signEnvelope(payload, CATALOG_V2_CONTEXT, rootKeys))}\n`, 'utf8');
+  await writeFileAtomic(topLevelPath, bytes).catch((error: unknown) => {
+    throw asAdcapError(error, `Cannot write ${topLevelPath}`);
+  });
+  return bytes;
 }
 
 /**
- * Garbage collection (docs/deploy.md "Upload order"): a content-addressed file the current snapshot
- * does not reference is recorded as retired with the time; it is deleted once it has been retired
- * for longer than the grace period, so a client (or a cache) that read an older top level within
- * that period still finds every file it pins. A file referenced again is no longer retired.
+ * Garbage collection after a full build: every file under the content folders that the snapshot
+ * does not reference (`live`) is retired, and deleted once retired for longer than the grace period.
  */
-async function collectGarbage(root: string, live: ReadonlySet<string>, now: Date, graceMs: number): Promise<number> {
-  const recordPath = v2Path(root, RETIRED_FILE);
-  let retired: Record<string, string> = {};
-  try {
-    const value = JSON.parse(await readFile(recordPath, 'utf8')) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) retired = value as Record<string, string>;
-  } catch {
-    // none yet (or damaged: every unreferenced file starts its grace period now)
-  }
-  const next: Record<string, string> = {};
-  let collected = 0;
+export async function collectV2Garbage(root: string, live: ReadonlySet<string>, now: Date, graceMs = DEFAULT_GC_GRACE_MS): Promise<number> {
+  const unreferenced: string[] = [];
   for (const dir of V2_CONTENT_DIRS) {
     let names: string[];
     try {
@@ -145,20 +193,246 @@ async function collectGarbage(root: string, live: ReadonlySet<string>, now: Date
     for (const name of names) {
       if (name.startsWith('.')) continue; // temp files of a concurrent atomic write
       const path = `${dir}/${name}`;
-      if (live.has(path)) continue;
-      const since = Object.hasOwn(retired, path) ? Date.parse(retired[path] as string) : Number.NaN;
-      if (Number.isNaN(since)) {
-        next[path] = now.toISOString();
-      } else if (now.getTime() - since > graceMs) {
-        await rm(v2Path(root, path), { force: true });
-        collected++;
-      } else {
-        next[path] = retired[path] as string;
+      if (!live.has(path)) unreferenced.push(path);
+    }
+  }
+  return retireAndCollect(root, unreferenced, now, graceMs);
+}
+
+/** Thrown when the previous build's files do not match what its state file and pins say: build in full. */
+export class StalePreviousBuild extends Error {}
+
+/** A capability recomputed from its sources: its package document's bytes and its bin record (document pinned under docs/). */
+export interface BuiltCapability {
+  id: string;
+  bytes: Buffer;
+  record: CatalogueCapability;
+  /** The newest publishedAt of its versions (the order of the v1 subset past the cap). */
+  publishedAt: string;
+}
+
+export interface IncrementalV2Input {
+  /** The previous top level (its file hashed to the SHA-256 the state file recorded). */
+  previous: TopLevelPayload;
+  /** Bins whose sources changed, ascending. */
+  dirty: readonly number[];
+  /** The ids under each bin (sorted), from the source walk. */
+  idsByBin: readonly (readonly string[])[];
+  /** Recomputes one capability from its sources (null: it has no version). */
+  build: (id: string) => Promise<BuiltCapability | null>;
+  /** The publishers, when publishers/ changed; null keeps the previous publishers' node. */
+  publishers: readonly PublisherFile[] | null;
+}
+
+export interface IncrementalV2Result {
+  /** The new top level's payload, with the previous registry, sequence and date (the caller sets them). */
+  payload: TopLevelPayload;
+  written: V2BuildResult['written'];
+  /** The capabilities of the recomputed bins. */
+  built: BuiltCapability[];
+  /** Ids that the recomputed bins held before and no longer hold. */
+  removed: string[];
+  /** How many capabilities each recomputed bin holds now. */
+  counts: Map<number, number>;
+  /** Files of the previous snapshot that the rebuilt parts replaced (candidates for retirement). */
+  replaced: Set<string>;
+  /** Files of the rebuilt parts. */
+  referenced: Set<string>;
+}
+
+async function readPinned(root: string, pin: Pin): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(v2Path(root, pin[0]));
+  } catch {
+    throw new StalePreviousBuild(`v2/${pin[0]} is missing`);
+  }
+  try {
+    checkPin(bytes, pin);
+  } catch {
+    throw new StalePreviousBuild(`v2/${pin[0]} does not hash to its pin`);
+  }
+  return bytes;
+}
+
+/** A parse of the previous snapshot's own file; any malformation means a full rebuild. */
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new StalePreviousBuild((error as Error).message);
+  }
+}
+
+const EMPTY_BIN = contentFile('bins', jsonBytes({}), '.json');
+
+/**
+ * An incremental build of v2/ (docs/deploy.md "Incremental builds"): only the dirty bins are
+ * recomputed from their sources; the other pins of their nodes come from the previous nodes, and
+ * the search records of the other bins of their packs from the previous packs, each file checked
+ * against its pin first. The bytes are those buildV2Snapshot gives for the same sources: records
+ * of a bin in code-unit order of ids, a pack's records bin after bin, the same JSON and gzip.
+ */
+export async function buildV2Incremental(root: string, input: IncrementalV2Input): Promise<IncrementalV2Result> {
+  const previous = input.previous;
+  const fanout = previous.fanout;
+  const bins = fanout * fanout;
+  const written = noneWritten();
+  const replaced = new Set<string>();
+  const referenced = new Set<string>();
+  const built: BuiltCapability[] = [];
+  const removed: string[] = [];
+  const counts = new Map<number, number>();
+  const nodes = previous.nodes.map((pin): Pin => [pin[0], pin[1]]);
+  const search = previous.search.map((pin): Pin => [pin[0], pin[1]]);
+  let capabilities = previous.capabilities;
+  const write = async (file: V2File): Promise<void> => {
+    referenced.add(file.path);
+    await writeContent(root, file, written);
+  };
+  const byNode = new Map<number, number[]>();
+  for (const bin of input.dirty) {
+    const node = Math.floor(bin / fanout);
+    byNode.set(node, [...(byNode.get(node) ?? []), bin]);
+  }
+  for (const [node, dirtyBins] of byNode) {
+    const nodePin = previous.nodes[node] as Pin;
+    const packPin = previous.search[node] as Pin;
+    const nodeBytes = await readPinned(root, nodePin);
+    const binPins = parsed(() => parseNode(nodeBytes, fanout, 'bins', nodePin[0]));
+    const packBytes = await readPinned(root, packPin);
+    const packRecords = parsed(() => parseSearchPack(gunzipSync(packBytes), node, fanout, packPin[0]));
+    const recordsByBin = new Map<number, SearchRecord[]>();
+    for (const record of packRecords) {
+      const bin = binOf(record[0], bins);
+      const list = recordsByBin.get(bin);
+      if (list === undefined) recordsByBin.set(bin, [record]);
+      else list.push(record);
+    }
+    replaced.add(nodePin[0]);
+    replaced.add(packPin[0]);
+    for (const bin of dirtyBins) {
+      const oldPin = binPins[bin % fanout] as Pin;
+      const binBytes = await readPinned(root, oldPin);
+      const oldRecords = parsed(() => parseBin(binBytes, bin, bins, oldPin[0]));
+      replaced.add(oldPin[0]);
+      const records: [string, CatalogueCapability][] = [];
+      for (const id of input.idsByBin[bin] ?? []) {
+        const capability = await input.build(id);
+        if (capability === null) continue;
+        await write({ path: capability.record.doc.path, bytes: capability.bytes });
+        records.push([id, capability.record]);
+        built.push(capability);
       }
+      const now = new Set(records.map(([id]) => id));
+      for (const [id, record] of Object.entries(oldRecords)) {
+        replaced.add(record.doc.path);
+        if (!now.has(id)) removed.push(id);
+      }
+      capabilities += records.length - Object.keys(oldRecords).length;
+      counts.set(bin, records.length);
+      const binFile = contentFile('bins', jsonBytes(Object.fromEntries(records)), '.json');
+      await write(binFile);
+      binPins[bin % fanout] = pinOf(binFile);
+      recordsByBin.set(
+        bin,
+        records.map(([id, capability]) => searchRecordOf(id, capability)),
+      );
+    }
+    const packList: SearchRecord[] = [];
+    for (let bin = node * fanout; bin < (node + 1) * fanout; bin++) packList.push(...(recordsByBin.get(bin) ?? []));
+    // The same bytes as buildV2Snapshot: level 9, no timestamp.
+    const packFile = contentFile('search', gzipSync(JSON.stringify(packList), { level: 9 }), '.json.gz');
+    const nodeFile = contentFile('nodes', jsonBytes(binPins), '.json');
+    await write(packFile);
+    await write(nodeFile);
+    nodes[node] = pinOf(nodeFile);
+    search[node] = pinOf(packFile);
+  }
+  let publishersPin: Pin = [previous.publishers[0], previous.publishers[1]];
+  if (input.publishers !== null) {
+    const publishersBytes = await readPinned(root, previous.publishers);
+    const oldPins = parsed(() => parseNode(publishersBytes, fanout, 'publishers', previous.publishers[0]));
+    for (const pin of oldPins) replaced.add(pin[0]);
+    replaced.add(previous.publishers[0]);
+    // The publishers' half of buildV2Snapshot, over no capabilities.
+    const snapshot = buildV2Snapshot({ registry: 'r', sequence: 0, generatedAt: '', publishers: input.publishers, documents: [], fanout });
+    for (const file of snapshot.publisherBins) await write(file);
+    await write(snapshot.publishersNode);
+    publishersPin = pinOf(snapshot.publishersNode);
+  }
+  const payload: TopLevelPayload = { ...previous, capabilities, nodes, search, publishers: publishersPin };
+  return { payload, written, built, removed, counts, replaced, referenced };
+}
+
+/**
+ * Garbage collection after an incremental build: the files the rebuilt parts replaced are retired
+ * unless the new snapshot still references them, and files retired earlier are deleted once past
+ * the grace period or kept, exactly as collectV2Garbage would decide, without listing docs/.
+ * `isLive` says whether the new snapshot references a path.
+ */
+export async function collectV2GarbageIncremental(
+  root: string,
+  replaced: ReadonlySet<string>,
+  isLive: (path: string) => boolean,
+  now: Date,
+  graceMs = DEFAULT_GC_GRACE_MS,
+): Promise<number> {
+  const retired = await readRetired(root);
+  const candidates = new Set([...Object.keys(retired), ...replaced]);
+  const unreferenced: string[] = [];
+  for (const path of candidates) {
+    if (isLive(path) || !(await exists(v2Path(root, path)))) continue;
+    unreferenced.push(path);
+  }
+  return retireAndCollect(root, unreferenced, now, graceMs, retired);
+}
+
+/** The empty bin's path: the one bin file two bins can share (ids belong to one bin only). */
+export const EMPTY_BIN_PATH = EMPTY_BIN.path;
+
+/**
+ * Garbage collection (docs/deploy.md "Upload order"): a content-addressed file the current snapshot
+ * does not reference is recorded as retired with the time; it is deleted once it has been retired
+ * for longer than the grace period, so a client (or a cache) that read an older top level within
+ * that period still finds every file it pins. A file referenced again is no longer retired.
+ * `unreferenced` are the files on disk the snapshot does not reference; the record is written with
+ * its paths sorted, so a full and an incremental build write the same record.
+ */
+async function retireAndCollect(
+  root: string,
+  unreferenced: readonly string[],
+  now: Date,
+  graceMs: number,
+  known?: Record<string, string>,
+): Promise<number> {
+  const recordPath = v2Path(root, RETIRED_FILE);
+  const retired = known ?? (await readRetired(root));
+  const next: Record<string, string> = {};
+  let collected = 0;
+  for (const path of [...unreferenced].sort()) {
+    const since = Object.hasOwn(retired, path) ? Date.parse(retired[path] as string) : Number.NaN;
+    if (Number.isNaN(since)) {
+      next[path] = now.toISOString();
+    } else if (now.getTime() - since > graceMs) {
+      await rm(v2Path(root, path), { force: true });
+      collected++;
+    } else {
+      next[path] = retired[path] as string;
     }
   }
   await writeJsonAtomic(recordPath, next).catch((error: unknown) => {
     throw asAdcapError(error, `Cannot write ${recordPath}`);
   });
   return collected;
+}
+
+async function readRetired(root: string): Promise<Record<string, string>> {
+  try {
+    const value = JSON.parse(await readFile(v2Path(root, RETIRED_FILE), 'utf8')) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, string>;
+  } catch {
+    // none yet (or damaged: every unreferenced file starts its grace period now)
+  }
+  return {};
 }
