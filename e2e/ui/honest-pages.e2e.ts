@@ -5,7 +5,8 @@
  *  - a capability page on a slow registry shows its name and permissions within moments, while its
  *    archive (served at about 100 KiB/s, so half a minute for 2.9 MiB) is not fetched at all;
  *  - the overall risk counts a dependency that may connect to any server (High, with its reason),
- *    and a skill that ships a program; the install dialog's header says the same;
+ *    and a skill that ships a program; the install dialog's header and Discover's cards say the same,
+ *    and the dialog names each item (the dependency by its name, its id and publisher beside it);
  *  - a registry's status is its last attempt's: a fresh home shows none as failed, and a mirror
  *    that just went offline says "last check failed" with the reason in the UI's words, and a banner.
  */
@@ -148,7 +149,12 @@ describe('pages that say what is true, at once', () => {
     const header = dialog.locator('[data-overall-risk]');
     await header.waitFor();
     expect(await header.getAttribute('data-overall-risk')).toBe('high');
-    expect(await header.textContent()).toContain('A dependency, acme/fetcher, may connect to any server on the internet.');
+    expect(await header.textContent()).toContain('A dependency, Fetcher (acme/fetcher), may connect to any server on the internet.');
+    // Each item by its name (the catalogue's record), its id and publisher as secondary text.
+    const dependencyRow = dialog.locator('[data-plan-item="acme/fetcher"]');
+    expect((await dependencyRow.locator('strong').textContent())?.trim()).toBe('Fetcher');
+    expect(await dependencyRow.locator('.plan-item-meta').textContent()).toBe('acme/fetcher · by acme Inc.');
+    expect(await dialog.locator('[data-plan-item="acme/big-report"] strong').textContent()).toBe('Big report');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
@@ -163,6 +169,32 @@ describe('pages that say what is true, at once', () => {
       'It ships 1 program in its skill proofread that your agent may run outside Arcotheon’s sandbox.',
     );
     await page.getByText('proofread contains 1 program your agent may run with your permissions').waitFor();
+  });
+
+  it("shows each card's overall risk on Discover, the page's: High from a dependency or a skill's program, with the reason", async () => {
+    await go('#/discover');
+    const list = page.locator('[role="list"][aria-label="Capabilities"]');
+    const card = (id: string) => list.locator(`a.card[data-id="${id}"]`);
+    const expected: Array<[string, string]> = [
+      ['acme/big-report', 'High: a dependency, Fetcher (acme/fetcher), may connect to any server on the internet.'],
+      ['acme/fetcher', 'High: it may connect to any server on the internet.'],
+      ['acme/proof-skills', 'High: it ships 1 program in its skill proofread that your agent may run outside Arcotheon’s sandbox.'],
+    ];
+    for (const [id, reason] of expected) {
+      const marker = card(id).locator('[data-card-risk]');
+      await marker.waitFor({ timeout: 20_000 });
+      // The level by shape and word (the three-step meter and "High risk"), never "No risk".
+      expect(await marker.getAttribute('data-card-risk')).toBe('high');
+      expect(await marker.locator('.badge').textContent()).toBe('▮▮▮High risk');
+      // The reason: the tooltip, and the card link's accessible description.
+      expect(await marker.getAttribute('title')).toBe(reason);
+      const describedBy = await card(id).getAttribute('aria-describedby');
+      expect(await page.locator(`[id="${describedBy ?? ''}"]`).textContent()).toBe(reason);
+    }
+    // The card link's name stays short: the reason is its description, not part of its name.
+    const name = await card('acme/big-report').evaluate((a) => (a as { innerText: string }).innerText);
+    expect(name).not.toContain('may connect');
+    expect(await seriousA11yViolations(page)).toEqual([]);
   });
 
   it('says each registry’s status from its last attempt: none failed on a fresh home, then an offline mirror with its reason', async () => {

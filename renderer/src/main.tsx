@@ -12,6 +12,7 @@ import { connectHost } from './host.js';
 import { useCatalogue } from './stores/catalogue.js';
 import { useInstalled } from './stores/installed.js';
 import { useOperations } from './stores/operations.js';
+import { refreshRisks } from './stores/risks.js';
 import { useSettings } from './stores/settings.js';
 import './styles.css';
 
@@ -34,13 +35,16 @@ try {
     if (event.type === 'installed-changed') {
       useInstalled.getState().refreshAll();
       useCatalogue.getState().refresh();
+      refreshRisks();
     } else if (event.type === 'catalogue-changed') {
       useCatalogue.getState().refresh();
+      refreshRisks();
     } else if (event.type === 'policy-changed') {
       void useSettings.getState().loadPolicy();
     } else if (event.type === 'remotes-changed') {
       void useSettings.getState().loadRemotes();
       useCatalogue.getState().refresh();
+      refreshRisks();
     }
   });
   connection.onChange((state) => {
@@ -49,6 +53,7 @@ try {
       // Events sent while disconnected were missed: ask for everything shown again.
       loadAll();
       useCatalogue.getState().refresh();
+      refreshRisks();
       void useSettings.getState().loadRemotes();
     }
   });

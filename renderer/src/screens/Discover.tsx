@@ -11,6 +11,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CatalogueFilters } from '../../../electron/common/index.js';
 import { DistributionBadges, Publisher } from '../components/Badges.js';
+import { useCardRiskMarker } from '../components/CardRisk.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Monogram } from '../components/Monogram.js';
 import { SideloadButton } from '../components/Sideload.js';
@@ -329,8 +330,10 @@ function FirstScreen({ onCategory }: { onCategory: (category: string) => void })
 }
 
 function Card({ card }: { card: DiscoverCard }) {
+  // The overall risk of its page (dependencies and skills' programs counted), computed on the host.
+  const risk = useCardRiskMarker(card.id);
   return (
-    <a className="card" href={hrefOf({ screen: 'capability', id: card.id })} data-id={card.id}>
+    <a className="card" href={hrefOf({ screen: 'capability', id: card.id })} data-id={card.id} aria-describedby={risk.describedBy}>
       <Monogram id={card.id} name={card.name} />
       <div className="card-body">
         <div className="card-title">
@@ -343,6 +346,7 @@ function Card({ card }: { card: DiscoverCard }) {
         <p className="card-summary">{card.summary}</p>
       </div>
       <div className="card-badges">
+        {risk.marker}
         {card.updateAvailable ? (
           <span className="badge warn">Update available</span>
         ) : card.installed ? (

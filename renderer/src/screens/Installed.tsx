@@ -4,7 +4,8 @@
  * rollback, and uninstall (refused with the dependents named when it would break them).
  */
 import { useEffect, useState } from 'react';
-import type { HostError, InstalledDetail, InstalledHealth, PermissionView } from '../../../electron/common/index.js';
+import type { HostError, InstalledDetail, InstalledHealth, InstalledSummary, PermissionView } from '../../../electron/common/index.js';
+import { useCardRiskMarker } from '../components/CardRisk.js';
 import { DisabledBadge, EnabledToggle, ManagedNote } from '../components/Enablement.js';
 import { ErrorBox, Loading } from '../components/ErrorBox.js';
 import { RollbackButton, UninstallButton } from '../components/Lifecycle.js';
@@ -64,44 +65,60 @@ function InstalledList() {
       ) : (
         <ul className="stack" style={{ listStyle: 'none', padding: 0, margin: 0 }} aria-label="Installed capabilities">
           {list.map((item) => (
-            <li key={item.id} className="installed-row">
-              <a className="card" style={{ height: 'auto' }} href={hrefOf({ screen: 'installed', id: item.id })} data-id={item.id}>
-                <Monogram id={item.id} name={item.name} />
-                <div className="card-body">
-                  <div className="card-title">
-                    <span className="name">{item.name}</span>
-                    <span className="version">{item.version}</span>
-                  </div>
-                  <div className="card-meta mono">{item.id}</div>
-                  {item.addedFrom !== undefined && (
-                    <div className="card-meta small" data-added-from="">
-                      {sentenceCase(item.addedFrom)}
-                    </div>
-                  )}
-                  <p className="card-summary">{item.healthReason ?? item.summary}</p>
-                </div>
-                <div className="card-badges">
-                  <span className={`badge ${HEALTH[item.health].badge}`} data-health={item.health}>
-                    {item.health === 'update-available' && item.updateAvailable !== null
-                      ? `Update to ${item.updateAvailable}`
-                      : HEALTH[item.health].text}
-                  </span>
-                  <DisabledBadge item={item} />
-                  {item.managed !== undefined && <span className="badge">Managed by your organisation</span>}
-                  {/* An added capability says where it came from above; "From a file" would only repeat it. */}
-                  {ORIGIN[item.origin] !== '' && item.addedFrom === undefined && <span className="badge warn">{ORIGIN[item.origin]}</span>}
-                  <span className="small muted">
-                    {item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}
-                  </span>
-                </div>
-              </a>
-              {/* Beside the link, not inside it: a control inside a link is neither valid nor reachable. */}
-              <EnabledToggle item={item} row />
-            </li>
+            <InstalledRow key={item.id} item={item} />
           ))}
         </ul>
       )}
     </div>
+  );
+}
+
+/** One row of Installed: the card (with the installed version's overall risk) and its Enabled switch. */
+function InstalledRow({ item }: { item: InstalledSummary }) {
+  // The installed version's verdict with its dependencies as installed, computed on the host.
+  const risk = useCardRiskMarker(item.id, 'installed');
+  return (
+    <li className="installed-row">
+      <a
+        className="card"
+        style={{ height: 'auto' }}
+        href={hrefOf({ screen: 'installed', id: item.id })}
+        data-id={item.id}
+        aria-describedby={risk.describedBy}
+      >
+        <Monogram id={item.id} name={item.name} />
+        <div className="card-body">
+          <div className="card-title">
+            <span className="name">{item.name}</span>
+            <span className="version">{item.version}</span>
+          </div>
+          <div className="card-meta mono">{item.id}</div>
+          {item.addedFrom !== undefined && (
+            <div className="card-meta small" data-added-from="">
+              {sentenceCase(item.addedFrom)}
+            </div>
+          )}
+          <p className="card-summary">{item.healthReason ?? item.summary}</p>
+        </div>
+        <div className="card-badges">
+          {risk.marker}
+          <span className={`badge ${HEALTH[item.health].badge}`} data-health={item.health}>
+            {item.health === 'update-available' && item.updateAvailable !== null
+              ? `Update to ${item.updateAvailable}`
+              : HEALTH[item.health].text}
+          </span>
+          <DisabledBadge item={item} />
+          {item.managed !== undefined && <span className="badge">Managed by your organisation</span>}
+          {/* An added capability says where it came from above; "From a file" would only repeat it. */}
+          {ORIGIN[item.origin] !== '' && item.addedFrom === undefined && <span className="badge warn">{ORIGIN[item.origin]}</span>}
+          <span className="small muted">
+            {item.grants.length === 0 ? 'no permissions' : `${item.grants.length} permission${item.grants.length === 1 ? '' : 's'}`}
+          </span>
+        </div>
+      </a>
+      {/* Beside the link, not inside it: a control inside a link is neither valid nor reachable. */}
+      <EnabledToggle item={item} row />
+    </li>
   );
 }
 
