@@ -1,18 +1,24 @@
 /**
  * Discover as a person uses it (docs/ui.md "Navigation", "Fast"), in Chromium against a real
- * `arcotheon ui` child on a signed HTTPS test registry: the search runs in the page's worker over
- * the index the host sent once (sdk/src/registry/search-rank.ts rules), so the publisher's display
+ * `arcotheon ui` child on a signed HTTPS test registry: the search runs in the page (or, over a
+ * catalogue of more than 30,000, its worker) over the index the host sent once
+ * (sdk/src/registry/search-rank.ts rules, the order `adcap search` gives), so the publisher's display
  * name finds its capabilities, one typo is forgiven, and a deprecated capability comes after its
  * replacement; sort and categories reorder and narrow the list; the first screen shows what was
  * updated lately and what the organisation requires. axe in both themes at 1280 and 800 px, and
  * screenshots (E2E_SCREENSHOTS=<dir> keeps them).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deprecateCapability } from '../../sdk/src/registry/builder/maintain.js';
-import { assertBuilt } from '../helpers/adcap.js';
+import { CATALOG_CONTEXT, signEnvelope } from '../../sdk/src/trust/envelope.js';
+import { generateKey } from '../../sdk/src/trust/keys.js';
+import { syntheticCatalogue } from '../../test/bench/registry.bench.js';
+import { adcap, assertBuilt, ok } from '../helpers/adcap.js';
 import { closeBrowser, openApp, seriousA11yViolations, startUi, type UiProcess } from './helpers/app.js';
 import { manifest, UiRegistry } from './helpers/registry.js';
 
@@ -68,7 +74,7 @@ describe('Discover', () => {
     const app = await openApp(ui);
     try {
       const page = app.page;
-      // The worker answers, not the host: once the index is in, no catalogue call is made while typing.
+      // The page answers, not the host: once the index is in, no catalogue call is made while typing.
       const calls: string[] = [];
       page.on('websocket', (ws) => ws.on('framesent', (frame) => calls.push(String(frame.payload))));
       await page.reload();
@@ -81,7 +87,7 @@ describe('Discover', () => {
       expect(await page.locator('a.card[data-id="acme/weather"]').getByText('Deprecated')).toBeTruthy();
       expect(await search(page, 'pdf redaer')).toEqual(['zeta/pdf']);
       expect(calls.filter((c) => c.includes('catalogue.'))).toEqual([]);
-      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('worker');
+      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('page');
       await search(page, 'no such thing here');
       await expect.poll(() => page.getByText('Nothing matches “no such thing here”').count()).toBe(1);
       expect(app.errors).toEqual([]);
@@ -115,21 +121,45 @@ describe('Discover', () => {
     }
   });
 
-  it('searches on the page itself when its worker cannot start (the same rules, the same answers)', async () => {
-    const app = await openApp(ui);
+  it('over more than 30,000 capabilities searches in its worker, in the order adcap search gives, and on the page when the worker cannot start', async () => {
+    // A synthetic signed catalogue (as the UI bench's) in a registry folder on this computer.
+    const dir = await mkdtemp(join(tmpdir(), 'arcotheon-discover-large-'));
+    const root = generateKey();
+    await mkdir(join(dir, 'v1'), { recursive: true });
+    await writeFile(join(dir, 'v1', 'catalog.json'), JSON.stringify(signEnvelope(syntheticCatalogue(31_000), CATALOG_CONTEXT, [root])));
+    const home = join(dir, 'home');
+    const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
+    ok(await adcap(['remote', 'add', 'big', `${pathToFileURL(join(dir, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], { env }));
+    const sdkOrder = async (text: string): Promise<string[]> => {
+      const result = ok(await adcap(['search', text, '--limit', '8', '--json', '--home', home], { env }));
+      return (JSON.parse(result.stdout) as Array<{ id: string }>).map((hit) => hit.id);
+    };
+    const large = await startUi(home, env);
+    const app = await openApp(large);
     try {
       const page = app.page;
+      const first = async (text: string): Promise<string[]> => (await search(page, text)).slice(0, 8);
+      await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
+      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('worker');
+      for (const text of ['pdf tool 12', 'publisher 7 chart', 'summarse']) expect(await first(text)).toEqual(await sdkOrder(text));
+      // The first rows come with the count; the order of the others follows (scrolled to, they are there).
+      await search(page, 'p');
+      await expect.poll(() => page.locator('.result-count').textContent()).toMatch(/^31,000 capabilities/);
+      await page.locator('.card-list').evaluate((list) => list.scrollTo(0, list.scrollHeight));
+      await page.locator('[data-index="30999"] a.card').waitFor();
       // The worker's script does not load (as where a worker is refused): the page takes over.
       await page.route('**/assets/worker-*.js', (route) => route.abort());
       await page.reload();
-      await page.locator('.card-list[data-search-ready="true"]').waitFor();
-      await expect.poll(() => page.locator('.card-list').getAttribute('data-search-in')).toBe('page');
-      expect(await search(page, 'Acme Tools')).toEqual(['acme/forecast', 'acme/weather']);
-      expect(await search(page, 'weathr')).toEqual(['acme/forecast', 'acme/weather']);
+      await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
+      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('page');
+      for (const text of ['pdf tool 12', 'summarse']) expect(await first(text)).toEqual(await sdkOrder(text));
+      expect(app.errors).toEqual([]);
     } finally {
       await app.close();
+      await large.stop();
+      await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const width of [1280, 800]) {

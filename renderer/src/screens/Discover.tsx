@@ -40,7 +40,7 @@ export function Discover() {
   const listRef = useRef<HTMLDivElement>(null);
   const sectionsRef = useRef<HTMLDivElement>(null);
   const [listTop, setListTop] = useState(0);
-  const count = order === null ? rowCount : order.length;
+  const count = order === null ? rowCount : state.shownTotal;
   const home = !typing && category === null && sort === 'relevance' && Object.keys(filters).length === 0;
   const virtualizer = useVirtualizer({
     count,

@@ -5,13 +5,81 @@
  * (sdk/src/registry/search-rank.ts, the one SDK module the renderer may import), then filtered,
  * counted per facet and sorted. Plain code without DOM: it runs in the search worker (worker.ts), or
  * on the page's thread where a worker cannot start.
+ *
+ * A keystroke's answer carries the first rows in order (a screen and more) and the count; the
+ * order of every other match follows in a second message, unless another keystroke came first.
+ * Sorting 20,000 matches of a one-letter query is most of a search's time, and the list shows a
+ * screenful of them.
  */
-import { RankIndex, type RankDocument, type RankMatches } from '../../../sdk/src/registry/search-rank.js';
+import { RankIndex, compareRanked, type RankDocument, type RankMatches } from '../../../sdk/src/registry/search-rank.js';
 import { CATALOGUE_FLAGS, type CatalogueFacets, type CatalogueIndexPage, type CatalogueIndexRow } from '../../../electron/common/index.js';
 import type { SearchKnown, SearchQuery, SearchResult } from './protocol.js';
 
 /** How many categories (the commonest keywords) the screen offers. */
 const CATEGORIES = 14;
+
+/** Rows a query's first answer carries in order: more than a tall window shows, with room to scroll. */
+export const FIRST_ROWS = 100;
+
+/** A ranked match as compareRanked (sdk/src/registry/search-rank.ts) reads it. */
+interface Ranked {
+  d: number;
+  deprecated: boolean;
+  score: number;
+  id: string;
+}
+
+/**
+ * The `k` first of `matches` in relevance order, in no particular order: a bounded heap whose top is
+ * the last of those kept, by the SDK's own comparison (compareRanked).
+ */
+function firstRanked(matches: RankMatches, k: number, rows: readonly CatalogueIndexRow[]): RankMatches {
+  const heap: Ranked[] = [];
+  const after = (a: Ranked, b: Ranked): boolean => compareRanked(a, b) > 0;
+  const down = (from: number): void => {
+    let i = from;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let top = i;
+      if (l < heap.length && after(heap[l] as Ranked, heap[top] as Ranked)) top = l;
+      if (r < heap.length && after(heap[r] as Ranked, heap[top] as Ranked)) top = r;
+      if (top === i) return;
+      [heap[i], heap[top]] = [heap[top] as Ranked, heap[i] as Ranked];
+      i = top;
+    }
+  };
+  for (let i = 0; i < matches.count; i++) {
+    const d = matches.docs[i] as number;
+    const row = rows[d] as CatalogueIndexRow;
+    const ranked = { d, deprecated: (row[6] & CATALOGUE_FLAGS.deprecated) !== 0, score: matches.scores[i] as number, id: row[0] };
+    if (heap.length < k) {
+      heap.push(ranked);
+      for (let c = heap.length - 1; c > 0; ) {
+        const parent = (c - 1) >> 1;
+        if (!after(heap[c] as Ranked, heap[parent] as Ranked)) break;
+        [heap[c], heap[parent]] = [heap[parent] as Ranked, heap[c] as Ranked];
+        c = parent;
+      }
+    } else if (after(heap[0] as Ranked, ranked)) {
+      heap[0] = ranked;
+      down(0);
+    }
+  }
+  return {
+    count: heap.length,
+    docs: Int32Array.from(heap, (r) => r.d),
+    scores: Int32Array.from(heap, (r) => r.score),
+    ordered: false,
+  };
+}
+
+/** A query's answer: the first rows now, and every row's order on demand. */
+export interface Answer {
+  result: SearchResult;
+  /** The order of every match (null when `result.order` already holds them all). */
+  rest: (() => Int32Array) | null;
+}
 
 export class SearchEngine {
   readonly revision: string;
@@ -21,12 +89,25 @@ export class SearchEngine {
   private readonly keywords: string[][];
   /** The commonest keywords, most common first. */
   readonly categories: string[];
-  private installed = new Set<string>();
-  private learned = new Map<string, SearchKnown['learned'][number]>();
-  /** Row rank by last publication, newest first; rows without a date after, by name. */
-  private updatedRank: Int32Array;
-  /** Row rank when browsing: the order the host sent the rows in. */
-  private readonly browseRank: Int32Array;
+  /** Per row: installed (1) or not. */
+  private installed: Uint8Array;
+  /** Per row: its tools, skills and workflows when its package document was read, else -1. */
+  private tools: Int32Array;
+  private skills: Int32Array;
+  private workflows: Int32Array;
+  private updatedAt: Array<string | null>;
+  /**
+   * The rows in each order a list can take, for sorts that are not by relevance: the name order
+   * (the index's), last publication first (rows without a date after, by name), and browsing (the
+   * order the host sent the rows in: deprecated last, then name). Each is a permutation of the rows,
+   * so a sorted answer is one pass over it, with no sort.
+   */
+  private byName: Int32Array;
+  private byUpdated: Int32Array;
+  private readonly byBrowse: Int32Array;
+  /** Per row: the number of the last query it matched (a pass over an order keeps those rows). */
+  private readonly stamp: Int32Array;
+  private queries = 0;
 
   constructor(revision: string, rows: CatalogueIndexRow[], publishers: CatalogueIndexPage['publishers']) {
     this.revision = revision;
@@ -52,28 +133,60 @@ export class SearchEngine {
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, CATEGORIES)
       .map(([keyword]) => keyword);
-    this.updatedRank = this.index.nameRank;
-    this.browseRank = Int32Array.from(rows, (_, d) => d);
+    const n = rows.length;
+    this.byName = new Int32Array(n);
+    this.index.nameRank.forEach((rank, d) => (this.byName[rank] = d));
+    this.byBrowse = Int32Array.from(rows, (_, d) => d);
+    this.stamp = new Int32Array(n);
+    this.installed = new Uint8Array(n);
+    this.tools = new Int32Array(n).fill(-1);
+    this.skills = new Int32Array(n).fill(-1);
+    this.workflows = new Int32Array(n).fill(-1);
+    this.updatedAt = new Array<string | null>(n).fill(null);
+    this.byUpdated = this.byName;
   }
 
   /** What this computer knows beyond the catalogue: installed ids, contents and dates read so far. */
   setKnown(known: SearchKnown): void {
-    this.installed = new Set(known.installed);
-    this.learned = new Map(known.learned.map((l) => [l.id, l]));
-    const dated = this.rows.map((row, d) => ({ d, at: this.learned.get(row[0])?.updatedAt ?? null }));
+    const n = this.rows.length;
+    const rowOf = new Map(this.rows.map((row, d) => [row[0], d]));
+    this.installed = new Uint8Array(n);
+    for (const id of known.installed) {
+      const d = rowOf.get(id);
+      if (d !== undefined) this.installed[d] = 1;
+    }
+    this.tools = new Int32Array(n).fill(-1);
+    this.skills = new Int32Array(n).fill(-1);
+    this.workflows = new Int32Array(n).fill(-1);
+    this.updatedAt = new Array<string | null>(n).fill(null);
+    for (const l of known.learned) {
+      const d = rowOf.get(l.id);
+      if (d === undefined) continue;
+      this.tools[d] = l.tools;
+      this.skills[d] = l.skills;
+      this.workflows[d] = l.workflows;
+      this.updatedAt[d] = l.updatedAt;
+    }
+    // Last publication first; rows without a date after, by name.
+    const dated: number[] = [];
+    for (const d of this.byName) if (this.updatedAt[d] !== null) dated.push(d);
     dated.sort((a, b) => {
-      if (a.at !== b.at) {
-        if (a.at === null) return 1;
-        if (b.at === null) return -1;
-        return a.at < b.at ? 1 : -1;
-      }
-      return (this.index.nameRank[a.d] as number) - (this.index.nameRank[b.d] as number);
+      const x = this.updatedAt[a] as string;
+      const y = this.updatedAt[b] as string;
+      return x === y ? (this.index.nameRank[a] as number) - (this.index.nameRank[b] as number) : x < y ? 1 : -1;
     });
-    this.updatedRank = new Int32Array(this.rows.length);
-    dated.forEach(({ d }, rank) => (this.updatedRank[d] = rank));
+    const byUpdated = new Int32Array(n);
+    byUpdated.set(dated);
+    let at = dated.length;
+    for (const d of this.byName) if (this.updatedAt[d] === null) byUpdated[at++] = d;
+    this.byUpdated = byUpdated;
   }
 
-  search(query: SearchQuery): SearchResult {
+  /**
+   * The answer to a query: the rows that pass its filters (each facet counted over all filters but
+   * its own), the first FIRST_ROWS of them in order, and the rest's order on demand.
+   */
+  search(query: SearchQuery): Answer {
     const started = performance.now();
     const { filters } = query;
     const matches = this.index.search(query.text);
@@ -98,71 +211,104 @@ export class SearchEngine {
       scores: new Int32Array(matches.count),
       ordered: matches.ordered,
     };
+    const stamp = ++this.queries;
     let pending = 0;
     for (let i = 0; i < matches.count; i++) {
       const d = matches.docs[i] as number;
-      const row = this.rows[d] as CatalogueIndexRow;
-      const flags = row[6];
-      const tier = (flags & CATALOGUE_FLAGS.pro) !== 0 ? 'pro' : 'free';
-      const access = (flags & CATALOGUE_FLAGS.entitled) !== 0 ? 'entitled' : 'public';
-      const installed = this.installed.has(row[0]);
-      const contents = this.learned.get(row[0]);
+      const flags = (this.rows[d] as CatalogueIndexRow)[6];
+      const pro = (flags & CATALOGUE_FLAGS.pro) !== 0;
+      const entitled = (flags & CATALOGUE_FLAGS.entitled) !== 0;
+      const installed = this.installed[d] === 1;
+      const tools = this.tools[d] as number;
+      const skills = this.skills[d] as number;
+      const workflows = this.workflows[d] as number;
       // One bit per filter the row fails, so each facet's count (all filters but its own) is one pass.
       let failed = 0;
       if (filters.includeDeprecated === false && (flags & CATALOGUE_FLAGS.deprecated) !== 0) failed |= F_OTHER;
       if (query.category !== null && !(this.keywords[d] as string[]).includes(query.category)) failed |= F_OTHER;
-      if (filters.tier !== undefined && tier !== filters.tier) failed |= F_TIER;
-      if (filters.access !== undefined && access !== filters.access) failed |= F_ACCESS;
+      if (filters.tier !== undefined && pro !== (filters.tier === 'pro')) failed |= F_TIER;
+      if (filters.access !== undefined && entitled !== (filters.access === 'entitled')) failed |= F_ACCESS;
       if (filters.installed !== undefined && installed !== filters.installed) failed |= F_INSTALLED;
-      if (filters.hasTools !== undefined && (contents === undefined || contents.tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
-      if (filters.hasSkills !== undefined && (contents === undefined || contents.skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
-      if (filters.hasWorkflows !== undefined && (contents === undefined || contents.workflows > 0 !== filters.hasWorkflows))
-        failed |= F_WORKFLOWS;
+      if (filters.hasTools !== undefined && (tools < 0 || tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
+      if (filters.hasSkills !== undefined && (skills < 0 || skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
+      if (filters.hasWorkflows !== undefined && (workflows < 0 || workflows > 0 !== filters.hasWorkflows)) failed |= F_WORKFLOWS;
       if (failed === 0) {
         kept.docs[kept.count] = d;
         kept.scores[kept.count] = matches.scores[i] as number;
         kept.count++;
+        this.stamp[d] = stamp;
       }
-      if ((failed & ~F_TIER) === 0) facets.tier[tier]++;
-      if ((failed & ~F_ACCESS) === 0) facets.access[access]++;
+      if ((failed & ~F_TIER) === 0) facets.tier[pro ? 'pro' : 'free']++;
+      if ((failed & ~F_ACCESS) === 0) facets.access[entitled ? 'entitled' : 'public']++;
       if ((failed & ~F_INSTALLED) === 0) facets.installed[installed ? 'yes' : 'no']++;
-      if (contents === undefined) pending++;
+      if (tools < 0) pending++;
       else {
-        if (contents.tools > 0 && (failed & ~F_TOOLS) === 0) facets.hasTools++;
-        if (contents.skills > 0 && (failed & ~F_SKILLS) === 0) facets.hasSkills++;
-        if (contents.workflows > 0 && (failed & ~F_WORKFLOWS) === 0) facets.hasWorkflows++;
+        if (tools > 0 && (failed & ~F_TOOLS) === 0) facets.hasTools++;
+        if (skills > 0 && (failed & ~F_SKILLS) === 0) facets.hasSkills++;
+        if (workflows > 0 && (failed & ~F_WORKFLOWS) === 0) facets.hasWorkflows++;
       }
     }
     // An empty search is browsing: the rows' own order (the host's: deprecated last, then name).
-    const order =
+    const byOrder =
       query.text.trim() === '' && query.sort === 'relevance'
-        ? this.index.byRank(kept, this.browseRank)
+        ? this.byBrowse
         : query.sort === 'name'
-          ? this.index.byRank(kept, this.index.nameRank)
+          ? this.byName
           : query.sort === 'updated'
-            ? this.index.byRank(kept, this.updatedRank)
-            : this.index.byRelevance(kept);
+            ? this.byUpdated
+            : null;
+    let order: Int32Array;
+    let rest: (() => Int32Array) | null = null;
+    if (byOrder !== null) {
+      order = this.inOrder(byOrder, stamp, Math.min(FIRST_ROWS, kept.count));
+      if (order.length < kept.count)
+        rest = () => {
+          // Marked again: a later query may have marked rows since.
+          const again = ++this.queries;
+          for (let i = 0; i < kept.count; i++) this.stamp[kept.docs[i] as number] = again;
+          return this.inOrder(byOrder, again, kept.count);
+        };
+    } else if (kept.count <= FIRST_ROWS) order = this.index.byRelevance(kept);
+    else {
+      // The first rows are the SDK's order of the FIRST_ROWS that come first by its comparison.
+      order = this.index.byRelevance(firstRanked(kept, FIRST_ROWS, this.rows));
+      rest = () => this.index.byRelevance(kept);
+    }
     return {
-      type: 'result',
-      seq: query.seq,
-      revision: this.revision,
-      text: query.text,
-      order,
-      facets,
-      contentsPending: pending,
-      searchMs: performance.now() - started,
+      result: {
+        type: 'result',
+        seq: query.seq,
+        revision: this.revision,
+        text: query.text,
+        order,
+        total: kept.count,
+        facets,
+        contentsPending: pending,
+        searchMs: performance.now() - started,
+      },
+      rest,
     };
+  }
+
+  /** The first `count` rows of `order` that the query numbered `stamp` kept (`count` of them at most). */
+  private inOrder(order: Int32Array, stamp: number, count: number): Int32Array {
+    const out = new Int32Array(count);
+    let at = 0;
+    for (let i = 0; i < order.length && at < count; i++) {
+      const d = order[i] as number;
+      if (this.stamp[d] === stamp) out[at++] = d;
+    }
+    return out;
   }
 
   /** The newest capabilities by their last publication (only those whose date is known). */
   recentlyUpdated(limit: number): Int32Array {
-    const dated: number[] = [];
-    for (let d = 0; d < this.rows.length; d++) {
-      const row = this.rows[d] as CatalogueIndexRow;
-      const updatedAt = this.learned.get(row[0])?.updatedAt ?? null;
-      if ((row[6] & CATALOGUE_FLAGS.deprecated) === 0 && updatedAt !== null) dated.push(d);
+    const out: number[] = [];
+    for (let i = 0; i < this.byUpdated.length && out.length < limit; i++) {
+      const d = this.byUpdated[i] as number;
+      if (this.updatedAt[d] === null) break;
+      if (((this.rows[d] as CatalogueIndexRow)[6] & CATALOGUE_FLAGS.deprecated) === 0) out.push(d);
     }
-    dated.sort((a, b) => (this.updatedRank[a] as number) - (this.updatedRank[b] as number));
-    return Int32Array.from(dated.slice(0, limit));
+    return Int32Array.from(out);
   }
 }

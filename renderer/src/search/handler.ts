@@ -7,9 +7,14 @@ import type { FromWorker, ToWorker } from './protocol.js';
 
 export type Post = (message: FromWorker, transfer: Transferable[]) => void;
 
-export function createHandler(post: Post): (message: ToWorker) => void {
+/**
+ * `later` runs the order of an answer's other rows after the first rows are posted, as a task of its
+ * own, so a query that arrives meanwhile is answered first (and that order is then dropped).
+ */
+export function createHandler(post: Post, later: (task: () => void) => void = (task) => setTimeout(task, 0)): (message: ToWorker) => void {
   let engine: SearchEngine | null = null;
   let known: Extract<ToWorker, { type: 'known' }> | null = null;
+  let latest = 0;
   return (message) => {
     try {
       if (message.type === 'load') {
@@ -23,8 +28,21 @@ export function createHandler(post: Post): (message: ToWorker) => void {
       } else if (engine === null) {
         // The page sends queries only once the index is ready.
       } else if (message.type === 'query') {
-        const result = engine.search(message);
+        const { result, rest } = engine.search(message);
+        latest = message.seq;
         post(result, [result.order.buffer]);
+        if (rest !== null) {
+          const current = engine;
+          later(() => {
+            if (latest !== message.seq || current !== engine) return;
+            try {
+              const order = rest();
+              post({ type: 'rest', seq: message.seq, revision: current.revision, order }, [order.buffer]);
+            } catch (error) {
+              post({ type: 'failed', message: error instanceof Error ? error.message : String(error) }, []);
+            }
+          });
+        }
       } else {
         const order = engine.recentlyUpdated(message.limit);
         post({ type: 'recent', seq: message.seq, revision: engine.revision, order }, [order.buffer]);

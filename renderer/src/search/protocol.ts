@@ -1,7 +1,8 @@
 /**
  * Messages between the Discover screen and its search worker (worker.ts): the index once per
  * revision, what this computer knows when it changes, and a query per keystroke; the worker answers
- * each query with the rows in order (a transferred Int32Array of row numbers) and the facet counts.
+ * each query with its first rows in order (a transferred Int32Array of row numbers), the count and
+ * the facet counts, then, unless another query came first, the order of every row ('rest').
  */
 import type {
   CatalogueFacets,
@@ -41,8 +42,10 @@ export interface SearchResult {
   seq: number;
   revision: string;
   text: string;
-  /** Row numbers (into the index's rows) in the order shown. */
+  /** Row numbers (into the index's rows) in the order shown: the first `total`, or fewer ('rest' brings them all). */
   order: Int32Array;
+  /** How many rows pass the query and its filters. */
+  total: number;
   facets: CatalogueFacets;
   /** Rows whose contents are not known (their package documents are not read yet). */
   contentsPending: number;
@@ -53,5 +56,7 @@ export interface SearchResult {
 export type FromWorker =
   | { type: 'ready'; revision: string; categories: string[]; buildMs: number }
   | SearchResult
+  /** Every row of the answer to query `seq` in order, when its first answer held only the first rows. */
+  | { type: 'rest'; seq: number; revision: string; order: Int32Array }
   | { type: 'recent'; seq: number; revision: string; order: Int32Array }
   | { type: 'failed'; message: string };

@@ -61,8 +61,13 @@ interface CatalogueState {
   searchMs: number;
   /** Where the search runs: in its worker, or on the page's thread where a worker could not start. */
   searchIn: 'worker' | 'page' | null;
-  /** Row numbers in the order shown, or null to show the rows as they came (while the index loads). */
+  /**
+   * Row numbers in the order shown, or null to show the rows as they came (while the index loads).
+   * The first rows of an answer come first: `shownTotal` rows pass, and the order of those beyond
+   * `order.length` follows (search/protocol.ts 'rest').
+   */
   order: Int32Array | null;
+  shownTotal: number;
   /** The query text whose answer the list shows (the bench and tests wait for it). */
   shownText: string;
   facets: CatalogueFacets | null;
@@ -86,6 +91,8 @@ interface CatalogueState {
 
 export const useCatalogue = create<CatalogueState>((set, get) => {
   let seq = 0;
+  /** The query whose answer the list shows (its 'rest' completes the order). */
+  let shownSeq = 0;
   let recentSeq = 0;
   let searcher: Searcher | null = null;
   let loading: Promise<void> | null = null;
@@ -107,15 +114,19 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
       query();
       recent();
     } else if (message.type === 'result') {
-      if (message.seq === seq)
+      if (message.seq === seq) {
+        shownSeq = message.seq;
         set({
           order: message.order,
+          shownTotal: message.total,
           facets: message.facets,
           contentsPending: message.contentsPending,
           shownText: message.text,
           searchMs: message.searchMs,
         });
-      else send();
+      } else send();
+    } else if (message.type === 'rest') {
+      if (message.seq === shownSeq && message.seq === seq) set({ order: message.order });
     } else if (message.seq === recentSeq) set({ recent: message.order });
   };
 
@@ -192,7 +203,7 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
           set({ rowCount: rows.length });
         }
         if (restarted) continue;
-        searcher ??= startSearcher(receive);
+        searcher ??= startSearcher(receive, rows.length);
         searcher.send({ type: 'load', revision: page.revision, rows, publishers: page.publishers });
         set({ phase: 'ready' });
         await loadKnown(get().sort === 'updated');
@@ -220,6 +231,7 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
     searchIn: null,
     searchMs: 0,
     order: null,
+    shownTotal: 0,
     shownText: '',
     facets: null,
     contentsPending: 0,
