@@ -63,6 +63,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Options of `new AdcapError(code, message, options)`. */
 export interface AdcapErrorOptions {
+  /** The underlying error, kept as the standard `Error.cause`. */
   cause?: unknown;
   /** Machine-readable details (a JSON pointer, a path, the versions in conflict...). */
   details?: Readonly<Record<string, unknown>>;
@@ -71,7 +72,9 @@ export interface AdcapErrorOptions {
 /** The one error type of the SDK: a stable `code` (DESIGN §9), a sentence a person can act on, and machine-readable `details`. */
 export class AdcapError extends Error {
   override readonly name = 'AdcapError';
+  /** The stable error code (DESIGN §9) to branch on; the message is for people and may change. */
   readonly code: ErrorCode;
+  /** Machine-readable details of the failure (a JSON pointer, a path, the versions in conflict...); `{}` when there are none. */
   readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, options: AdcapErrorOptions = {}) {

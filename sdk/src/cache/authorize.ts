@@ -9,10 +9,13 @@ import { checkUrlAllowed } from './fetch.js';
 
 /** What the host's authoriser is asked about (spec §12): the package or resource, its entitlement and the URL. */
 export interface AuthorizeRequest {
+  /** Whether the download is a package archive or a resource blob. */
   kind: 'package' | 'resource';
   /** Capability id (`pub/name`) for a package, resource id for a resource. */
   id: string;
+  /** The package version; absent for a resource. */
   version?: string;
+  /** The entitlement the manifest's `distribution.entitlement` names, for the host to check against its user. */
   entitlement?: string;
 }
 
@@ -32,7 +35,9 @@ export type AuthorizeFn = (request: AuthorizeRequest, url: string) => AuthorizeG
 
 /** What a download of entitled content takes to the host's authoriser: the callback and the request it is asked. */
 export interface Authorization {
+  /** The host's authoriser, as passed in `ArcotheonOptions.authorize`. */
   fn: AuthorizeFn;
+  /** What the authoriser is asked about this download. */
   request: AuthorizeRequest;
   /**
    * The installing registry's v1/ URL: the authoriser is asked only about

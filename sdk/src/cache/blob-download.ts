@@ -45,7 +45,9 @@ export interface ContentCacheOptions {
 
 /** A download of one pinned blob into the content cache: its SHA-256 and size, the mirrors to try and how. */
 export interface BlobRequest {
+  /** The blob's pinned SHA-256 (64 lowercase hex digits); bytes that hash otherwise are refused with E_HASH. */
   sha256: string;
+  /** The blob's pinned size in bytes; a download is capped at it. */
   size: number;
   /** Mirrors in preference order (spec §9: tried in order). */
   sources: string[];
@@ -56,7 +58,9 @@ export interface BlobRequest {
    * source and every redirect must pass `publisherSourceProblem` before any request is made.
    */
   policy?: SourcePolicy;
+  /** Told `{ phase: 'download', done, total }` in bytes as the blob arrives. */
   onProgress?: DownloadProgressListener;
+  /** Cancels the download: it rejects with E_CANCELLED and leaves no partial entry behind. */
   signal?: AbortSignal;
   /** Names the blob in messages, e.g. `resource "embeddings"`. */
   what?: string;

@@ -22,10 +22,13 @@ export type EntryState = 'ok' | 'missing' | 'corrupt';
 
 /** The result of re-hashing one content cache entry. */
 export interface VerifyResult {
+  /** The entry's SHA-256, its address in the cache. */
   sha256: string;
+  /** Whether the entry was intact, absent, or damaged (and removed). */
   state: EntryState;
   /** For a corrupt entry: what the file on disk hashed to before it was removed. */
   actualSha256?: string;
+  /** The entry's size on disk in bytes; absent when it is missing. */
   size?: number;
 }
 

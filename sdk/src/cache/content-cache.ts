@@ -24,6 +24,7 @@ interface Inflight {
 
 /** The content-addressed cache of a home (DESIGN §6): pinned downloads with mirrors, resume, verification on read and gc. */
 export class ContentCache {
+  /** The home's `cache/` folder this cache lives in. */
   readonly dir: string;
   private readonly store: BlobStore;
   private readonly downloader: BlobDownloader;
@@ -36,6 +37,7 @@ export class ContentCache {
     this.downloader = new BlobDownloader(this.store, options);
   }
 
+  /** `dir/tmp/`: partial downloads and files being copied in, before they are verified and renamed into place. */
   get tmpDir(): string {
     return this.store.tmpDir;
   }

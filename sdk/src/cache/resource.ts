@@ -13,7 +13,9 @@ import type { SourcePolicy } from './source-policy.js';
 export interface MaterializeOptions {
   /** The host's authoriser (spec §12); required for `access: "entitled"` resources not yet cached. */
   authorize?: AuthorizeFn;
+  /** Told `{ phase: 'download', done, total }` in bytes while the resource downloads. */
   onProgress?: DownloadProgressListener;
+  /** Cancels the download (E_CANCELLED). */
   signal?: AbortSignal;
   /**
    * Content-addressed mirrors tried after the declared sources: base URLs under which the blob is

@@ -18,8 +18,11 @@ import type { SourcePolicy } from './source-policy.js';
 
 /** One shard of a shard set (spec §9): its path, pin and optional sources. */
 export interface ShardEntry {
+  /** The shard's path inside the set, relative and `/`-separated (spec §2 path rules). */
   path: string;
+  /** The shard's pinned SHA-256 (hex). */
   sha256: string;
+  /** The shard's pinned size in bytes. */
   size: number;
   /** Mirrors of this shard; when absent the shard is found beside each mirror of the map. */
   sources?: string[];
@@ -27,7 +30,9 @@ export interface ShardEntry {
 
 /** A verified shard map (spec §9): its shards, by path. */
 export interface ShardMap {
+  /** Every shard of the set, in the map's order. */
   shards: ShardEntry[];
+  /** The same shards keyed by `path`, for a tool's shard request. */
   byPath: ReadonlyMap<string, ShardEntry>;
 }
 
@@ -132,8 +137,11 @@ async function loadShardMap(resource: Resource, mapPath: string): Promise<ShardM
 
 /** Options of `fetchShard()`. */
 export interface ShardFetchOptions {
+  /** The host's authoriser (spec §12); needed for shards of an `access: "entitled"` resource not yet cached. */
   authorize?: AuthorizeFn;
+  /** Told `{ phase: 'download', done, total }` in bytes while the map or the shard downloads. */
   onProgress?: DownloadProgressListener;
+  /** Cancels the download (E_CANCELLED). */
   signal?: AbortSignal;
   /** Content-addressed mirrors tried after the shard's own sources (see MaterializeOptions.mirrors). */
   mirrors?: string[];
@@ -177,9 +185,13 @@ export async function fetchShard(
 
 /** spec §7: tool -> host `{"type":"shard","reqId":1,"resource":"id","path":"shards/x.jsonl"}`. */
 export interface ShardRequestMessage {
+  /** Always `'shard'`. */
   type: 'shard';
+  /** The tool's number for this request, echoed in the `shard.result` answer. */
   reqId: number;
+  /** The id of a shard-set resource the tool declares. */
   resource: string;
+  /** The shard's path in that set's map. */
   path: string;
 }
 

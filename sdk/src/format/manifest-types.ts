@@ -14,8 +14,14 @@ export type { PermissionId };
 
 /** A permission a manifest declares (spec §6): its id, scope and the reason shown to the user. */
 export interface Permission {
+  /** Which permission (spec §6 table), e.g. `fs:read` or `net:connect`. */
   id: PermissionId;
+  /**
+   * What it is limited to, in the form the permission's scope rule gives (a path pattern, a host, a variable name...); absent for an
+   * unscoped permission.
+   */
   scope?: string;
+  /** Why the capability needs it, in the publisher's words, shown to the user before approval. */
   reason: string;
 }
 
@@ -58,11 +64,13 @@ export interface Tool {
 
 /** A skill of a manifest (spec §3.1): the path of its directory in the package. */
 export interface SkillRef {
+  /** The skill's directory in the package, holding its SKILL.md. */
   path: string;
 }
 
 /** A workflow of a manifest (spec §8): the path of its document in the package. */
 export interface WorkflowRef {
+  /** The workflow document's path in the package (JSON, spec §8). */
   path: string;
 }
 
@@ -124,7 +132,9 @@ export interface Adapter {
 
 /** Where a capability runs (spec §11): platforms, agent hosts with semver ranges, interpreter requirements. */
 export interface Compat {
+  /** The platforms it runs on: `any` or `os-arch` values such as `linux-x64` and `darwin-arm64`. */
   platforms?: Platform[];
+  /** Agent host id -> semver range; when the capability ships tools, a host not listed is incompatible. */
   agents?: Record<string, string>;
   /** Interpreter ranges, keyed by the runtime table's interpreters (spec §11). */
   runtimes?: { [T in InterpreterRuntime]?: string };
@@ -132,16 +142,23 @@ export interface Compat {
 
 /** The manifest's distribution block (spec §12): product tier, access and the entitlement to ask for. */
 export interface Distribution {
+  /** The product tier: `pro` capabilities are for the host's paying users (the host checks, spec §12); default `free`. */
   tier?: 'free' | 'pro';
+  /** `entitled` downloads go through the host's authoriser; default `public`. */
   access?: 'public' | 'entitled';
+  /** The entitlement the authoriser is asked about for an `entitled` download. */
   entitlement?: string;
 }
 
 /** One file of a package as the manifest pins it (spec §2): its path, SHA-256 and size. */
 export interface FileEntry {
+  /** The file's path in the package, relative and `/`-separated. */
   path: string;
+  /** The SHA-256 of its bytes (hex); a file that hashes otherwise is refused. */
   sha256: string;
+  /** Its size in bytes. */
   size: number;
+  /** True for a file written with mode 0755 (a binary tool's entry); default false. */
   executable?: boolean;
 }
 
@@ -209,21 +226,30 @@ export const ADCAP_SUPPORTED_MAJOR = 1;
 
 /** The SIGNATURE.json envelope (spec §5, DESIGN §4). */
 export interface SignatureEntry {
+  /** The signing key's id: the SHA-256 of its raw 32-byte Ed25519 public key, in hex. */
   keyId: string;
+  /** The signature algorithm; always `ed25519` in 1.0. */
   alg: 'ed25519';
+  /** The Ed25519 signature over the envelope's signed message, in base64. */
   sig: string;
 }
 
 /** A signed envelope (spec §5): a payload and the signatures over it in one context. */
 export interface Envelope<P> {
+  /** What is signed. */
   payload: P;
+  /** One or more signatures over the payload, by key id. */
   signatures: SignatureEntry[];
 }
 
 /** The payload a package signature covers (spec §5): the capability's id, version and manifest digest. */
 export interface PackagePayload {
+  /** The format version the package is written in, `"1.0"`. */
   adcap: string;
+  /** The capability's id, `publisher/name`. */
   id: CapabilityId;
+  /** The capability's version (semver). */
   version: string;
+  /** The SHA-256 (hex) of the manifest's canonical JSON, which pins every file. */
   manifestSha256: string;
 }

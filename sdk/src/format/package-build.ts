@@ -31,6 +31,7 @@ export interface BuildPackageOptions {
   out: string;
   /** Signs the payload; its envelope becomes SIGNATURE.json, the last entry. */
   envelopeFor?: (payload: PackagePayload) => Promise<Envelope<PackagePayload>> | Envelope<PackagePayload>;
+  /** Told `{ phase, done, total }` (bytes) as files are hashed and the archive is written. */
   onProgress?: ProgressListener;
 }
 
@@ -56,8 +57,11 @@ export interface SkillBuildProblem {
   path: string;
   /** The JSON pointer of the skill in capability.json, e.g. "/skills/0". */
   pointer: string;
+  /** The id of the spec §3.1 rule broken (one of SKILL_RULES). */
   rule: string;
+  /** What is wrong, in a sentence. */
   message: string;
+  /** What to change so the skill builds. */
   fix: string;
 }
 

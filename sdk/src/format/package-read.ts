@@ -27,8 +27,11 @@ export interface ReadPackageOptions {
   extractTo?: string;
   /** Make extracted files and directories read-only (0444/0555, 0555 for directories). */
   readOnly?: boolean;
+  /** Tighter caps on entry count, sizes and manifest bytes than DEFAULT_ARCHIVE_LIMITS (E_LIMIT beyond them). */
   limits?: Partial<ArchiveLimits>;
+  /** Told `{ phase, done, total }` (bytes) as the archive is read. */
   onProgress?: ProgressListener;
+  /** Cancels the read (E_CANCELLED); nothing is left extracted. */
   signal?: AbortSignal;
   /**
    * The archive's pin (spec §2: registries pin the SHA-256 and size of the compressed file). When
@@ -54,7 +57,9 @@ export interface ReadPackageOptions {
 
 /** A package `readPackage()` read and checked: its manifest, digests, entries and signature bytes. */
 export interface ReadPackage {
+  /** The validated capability.json. */
   manifest: Manifest;
+  /** The SHA-256 (hex) of the manifest's canonical JSON, what a signature covers. */
   manifestSha256: string;
   /**
    * The bytes of SIGNATURE.json (at most maxManifestBytes), or null when the package has none.
@@ -64,6 +69,7 @@ export interface ReadPackage {
   signatureBytes: Buffer | null;
   /** SHA-256 and size of the compressed archive. */
   archiveSha256: string;
+  /** The compressed archive's size in bytes. */
   size: number;
   /** Entry paths in archive order, capability.json and SIGNATURE.json included. */
   entries: string[];

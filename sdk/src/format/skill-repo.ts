@@ -122,7 +122,9 @@ export interface InitSkillsOptions {
 
 /** What `initSkillsRepository()` found and wrote: the manifest, the skills and warnings about source files. */
 export interface InitSkillsResult {
+  /** The capability.json written (as a plain object). */
   manifest: Record<string, unknown>;
+  /** The skills found in the folder, each listed in the manifest. */
   skills: FoundSkill[];
   /** Files written, relative to the folder. */
   wrote: string[];
@@ -446,7 +448,9 @@ export function isSkillProgram(relativePath: string, executable: boolean): boole
 
 /** A skill and the programs it ships (paths relative to the skill folder). */
 export interface SkillPrograms {
+  /** The skill's folder name. */
   skill: string;
+  /** The programs it ships, relative to its folder. */
   programs: string[];
 }
 
@@ -482,9 +486,11 @@ export function skillProgramsSentence(entry: { skill: string; programs: readonly
 
 /** A file of a skills repository that should not be packaged as it is (a Git LFS pointer, a likely secret). */
 export interface SourceWarning {
+  /** `lfs-pointer`: a Git LFS pointer, not the file's content; `secret`: the file looks like a key or a password. */
   kind: 'lfs-pointer' | 'secret';
   /** Package path of the file. */
   path: string;
+  /** What was found and what to do, in a sentence. */
   message: string;
 }
 

@@ -20,7 +20,9 @@ type SkillRule = (typeof SKILL_RULES)[number];
 
 /** The front matter of a SKILL.md (Agent Skills): name, description and the optional fields. */
 export interface SkillFrontMatter {
+  /** The skill's name (lowercase letters, digits and hyphens, as its folder is named). */
   name: string;
+  /** What the skill does and when an agent should use it. */
   description: string;
 }
 

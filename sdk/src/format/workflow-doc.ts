@@ -8,12 +8,17 @@ import { parseStrictJson } from './strict-json.js';
 
 /** A workflow document (spec §8), as it is after `validateWorkflowDocument`. */
 export interface WorkflowDocument {
+  /** The workflow format version, `"1.0"`. */
   'adcap-workflow': string;
+  /** The workflow's id, unique in its capability (what runWorkflow takes). */
   id: string;
+  /** A display name. */
   name?: string;
+  /** What the workflow does, for the user and the agent. */
   description?: string;
   /** A JSON Schema for the inputs; `properties.<name>.default` fills missing inputs. */
   inputs?: { properties?: Record<string, Record<string, unknown>>; [keyword: string]: unknown };
+  /** The steps, run in order. */
   steps: WorkflowStep[];
   /** The output mapping; its templates are interpolated after the last step. */
   output?: Record<string, unknown>;
@@ -21,16 +26,24 @@ export interface WorkflowDocument {
 
 /** A workflow step that calls a declared tool (spec §8) with templated input. */
 export interface WorkflowToolStep {
+  /** The step's id, unique in the workflow; later steps read its output as `{{steps.<id>.output}}`. */
   id: string;
+  /** The name of the tool to call. */
   tool: string;
   /** A declared dependency whose tool this step calls (spec §8); the capability itself when absent. */
   capability?: string;
+  /**
+   * The tool's input, its `{{...}}` templates filled in before the call; a string that is one whole template, such as `{{steps.a.output}}`,
+   * passes that value.
+   */
   input?: Record<string, unknown> | string;
 }
 
 /** A workflow step only the host agent can carry out (spec §8): an instruction, with templates. */
 export interface WorkflowAgentStep {
+  /** The step's id, unique in the workflow; later steps read the agent's answer as `{{steps.<id>.output}}`. */
   id: string;
+  /** The instruction for the host's agent, with `{{...}}` templates filled in. */
   agent: string;
   /**
    * A JSON Schema the agent's answer must match: resumeWorkflow checks it (E_OUTPUT) before the

@@ -30,7 +30,9 @@ export function splitGrantText(text: string): { id: string; scope?: string } {
 
 /** A permission without its reason: what a grant string denotes. */
 export interface Grant {
+  /** Which permission (spec §6). */
   id: PermissionId;
+  /** What it is limited to; absent for an unscoped grant, which covers every scope. */
   scope?: string;
 }
 

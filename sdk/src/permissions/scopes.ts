@@ -52,8 +52,11 @@ export function parseFsPatternScope(scope: string): FsScope | string {
 
 /** A parsed net:connect scope: `host`, `*.host`, `host:port`, `*.host:port` (DESIGN §5). */
 export interface NetScope {
+  /** The host name (lowercase) or IP address (IPv6 in brackets), without the `*.` of a wildcard. */
   host: string;
+  /** True for `*.host`: any subdomain of `host`, not `host` itself. */
   wildcard: boolean;
+  /** The one port allowed; absent: any port. */
   port?: number;
 }
 

@@ -76,6 +76,7 @@ export interface CatalogueVerificationRecord {
 
 /** A catalogue `verifyCatalogue()` accepted: its payload and the root keys that signed it. */
 export interface VerifiedCatalogue {
+  /** The catalogue's signed content: sequence, time, publishers and capabilities. */
   payload: CataloguePayload;
   /** Root keyIds whose signatures verified. */
   signedBy: string[];

@@ -15,6 +15,7 @@ import { withLock } from '../util/lock.js';
 
 /** A remote registry of a home: its name, v1/ URL and pinned root keys. */
 export interface RemoteConfig {
+  /** The remote's name in this home, e.g. `arcotheon` (what `--remote` and search results name). */
   name: string;
   /** The registry's v1/ folder (where catalog.json is), always ending in "/". */
   url: string;
@@ -32,6 +33,7 @@ export interface RemoteConfig {
 
 /** A home's `config.json` (DESIGN §6): its remotes and settings. */
 export interface HomeConfig {
+  /** The remotes added with `adcap remote add` (or addRemote), in the order they are searched. */
   remotes: RemoteConfig[];
   [setting: string]: unknown;
 }

@@ -18,7 +18,9 @@ export type KeyStatus = 'active' | 'revoked';
 
 /** `registry.json` at the registry root: written by `registry init`, never served to clients as trust. */
 export interface RegistryConfigFile {
+  /** The registry's name. */
   registry: string;
+  /** The registry layout version, 1. */
   spec: 1;
   /** Public root keys allowed to sign the catalogue (only public halves are stored). */
   rootKeys: { keyId: string; publicKey: string }[];
@@ -28,22 +30,31 @@ export interface RegistryConfigFile {
 
 /** A publisher's key (spec §13): its id, public key and status. */
 export interface PublisherKey {
+  /** The key's id: hex SHA-256 of its raw Ed25519 public key. */
   keyId: string;
+  /** The raw 32-byte Ed25519 public key, standard base64. */
   publicKey: string;
+  /** `active`, or `revoked`: packages it signs are refused. */
   status: KeyStatus;
+  /** When the key was revoked (ISO 8601). */
   revokedAt?: string;
 }
 
 /** `publishers/<pub>.json` (authoritative). */
 export interface PublisherFile {
+  /** The publisher's id, the first part of its capability ids. */
   id: string;
+  /** The publisher's display name. */
   name: string;
+  /** Every key the publisher has had, with its status. */
   keys: PublisherKey[];
 }
 
 /** Where a version's archive is and what pins it (spec §13): SHA-256, size and download URLs. */
 export interface EntryArchive {
+  /** The SHA-256 (hex) of the compressed archive; a download that hashes otherwise is refused. */
   sha256: string;
+  /** The compressed archive's size in bytes; a download is capped at it. */
   size: number;
   /** Download URLs in preference order; relative ones resolve against the registry's v1/ URL. */
   urls: string[];
@@ -108,6 +119,7 @@ export interface VersionEntry {
 
 /** `status/<pub>/<name>.json` (mutable): deprecation, yanks, revocations (spec §13). */
 export interface StatusFile {
+  /** Set when the capability is deprecated: the publisher's message, shown beside it. */
   deprecated?: { message: string };
   /** version -> reason */
   yanked?: Record<string, string>;
@@ -123,14 +135,19 @@ export type DocumentVersion = VersionEntry & { status?: VersionStatus; statusRea
 
 /** `v1/packages/<pub>/<name>.json`: every version of one capability with its status folded in. */
 export interface PackageDocument {
+  /** The capability's id, `publisher/name`. */
   id: string;
+  /** Set when the capability is deprecated: the publisher's message. */
   deprecated?: { message: string };
+  /** Every published version by version string, with its yank or revocation. */
   versions: Record<string, DocumentVersion>;
 }
 
 /** One publisher in the signed catalogue: its name and keys with their status (spec §13). */
 export interface CataloguePublisher {
+  /** The publisher's display name. */
   name: string;
+  /** Its keys with their status; packages are accepted only with an active one. */
   keys: PublisherKey[];
 }
 

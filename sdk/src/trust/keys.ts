@@ -14,16 +14,23 @@ import { ED25519_PUBLIC_KEY_BYTES, ED25519_SECRET_KEY_BYTES, publicKeyFromSeed, 
  * and of the 32-byte secret seed, and keyId = hex SHA-256 of the raw public key.
  */
 export interface KeyFile {
+  /** The key algorithm; always `ed25519`. */
   alg: 'ed25519';
+  /** The key's id: hex SHA-256 of the raw public key. */
   keyId: string;
+  /** The raw 32-byte public key, standard base64. */
   publicKey: string;
+  /** The 32-byte secret seed, standard base64: keep the file private (0600). */
   secretKey: string;
 }
 
 /** A public key a verifier trusts (from `--trust`, a publisher record or a catalogue). */
 export interface TrustedKey {
+  /** The key's id: hex SHA-256 of the raw public key. */
   keyId: string;
+  /** The raw 32-byte Ed25519 public key, standard base64. */
   publicKey: string;
+  /** `revoked` keys are known but verify nothing; default `active`. */
   status?: 'active' | 'revoked';
 }
 

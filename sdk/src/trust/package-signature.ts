@@ -141,9 +141,13 @@ export interface VerifyPackageOptions extends PackageSignatureOptions {
   extractInto?: string;
   /** The caller's checks of the extracted files, after the signature's and before the rename (readPackage's `accept`). */
   accept?: (pkg: VerifiedPackage, dir: string) => Promise<void> | void;
+  /** Make the extracted files and folders read-only (readPackage's `readOnly`). */
   readOnly?: boolean;
+  /** Tighter archive caps than DEFAULT_ARCHIVE_LIMITS (E_LIMIT beyond them). */
   limits?: Partial<ArchiveLimits>;
+  /** Told `{ phase, done, total }` (bytes) as the archive is read. */
   onProgress?: (progress: Progress) => void;
+  /** Cancels the read (E_CANCELLED); nothing is left extracted. */
   signal?: AbortSignal;
   /** The archive's pin, checked in the same read before anything is extracted (readPackage). */
   expectArchive?: { sha256: string; size: number };
@@ -182,11 +186,17 @@ export async function verifyPackage(source: string | Readable, options: VerifyPa
 
 /** A package `signPackage()` signed: the file, its manifest and the keys that signed it. */
 export interface SignedPackage {
+  /** The signed .adcap file written. */
   file: string;
+  /** Its manifest. */
   manifest: Manifest;
+  /** The SHA-256 (hex) of the manifest's canonical JSON that was signed. */
   manifestSha256: string;
+  /** The SHA-256 (hex) of the new archive, what a registry pins. */
   archiveSha256: string;
+  /** The new archive's size in bytes. */
   size: number;
+  /** The SIGNATURE.json envelope now in the package, every signature included. */
   envelope: Envelope<PackagePayload>;
   /** keyIds that signed before this call. */
   previousSigners: string[];

@@ -3,8 +3,11 @@
  * `total` within a named `phase` through an `onProgress` option.
  */
 export interface Progress {
+  /** Which step of the operation this is (one of PROGRESS_PHASES). */
   phase: ProgressPhase;
+  /** How much of the phase is done: bytes while data moves (download, hash, read, extract, write), else a count of steps. */
   done: number;
+  /** The phase's size in the same unit, when known. */
   total?: number;
 }
 
