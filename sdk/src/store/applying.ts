@@ -39,14 +39,19 @@ export interface ApplyOptions {
   approvedDigest?: string;
   /** The extra confirmation an unsigned or unknown-signer sideload needs. */
   allowUnsigned?: boolean;
+  /** Told each step's progress (`{ phase, done, total, item }`, item naming the capability). */
   onProgress?: (progress: LifecycleProgress) => void;
+  /** Cancels the operation: E_CANCELLED, and the home is left as it was. */
   signal?: AbortSignal;
 }
 
 /** What `Arcotheon.install()` did: the plan, whether it was applied, and the versions installed. */
 export interface ApplyResult {
+  /** The plan that was (or would have been) applied. */
   plan: Plan;
+  /** False when there was nothing to do; a refused approval rejects with E_DENIED instead. */
   applied: boolean;
+  /** The versions installed or switched to. */
   installed: Array<{ id: string; version: string }>;
 }
 

@@ -36,7 +36,9 @@ export interface WatchChangesOptions {
 
 /** A running watch: `ready` resolves once the first snapshot is taken; `close()` stops it. */
 export interface ChangeWatcher {
+  /** Resolves once the first snapshot is taken: changes after it are reported. */
   readonly ready: Promise<void>;
+  /** Stops watching: no new read starts (one already under way may still report what it found). */
   close(): void;
 }
 

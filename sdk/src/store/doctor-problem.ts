@@ -26,9 +26,13 @@ export type ProblemKind =
 
 /** One problem `Arcotheon.doctor()` found: its kind, the capability, what is wrong and what a repair does. */
 export interface Problem {
+  /** What kind of problem it is. */
   kind: ProblemKind;
+  /** The capability it concerns, when one does. */
   id?: string;
+  /** The version it concerns, when one does. */
   version?: string;
+  /** What is wrong, in a sentence. */
   message: string;
   /** Whether `doctor --fix` can repair it. */
   fixable: boolean;

@@ -32,6 +32,7 @@ export type { Problem, ProblemKind } from './doctor-problem.js';
 
 /** Options of `Arcotheon.doctor()`. */
 export interface DoctorOptions {
+  /** Repair what can be repaired (takes the home lock); default false: only report. */
   fix?: boolean;
   /** With fix: say what would be repaired, change nothing. */
   dryRun?: boolean;
@@ -55,9 +56,11 @@ export interface DoctorContext extends LinkStore {
 
 /** What `Arcotheon.doctor()` found (and with `fix`, repaired). */
 export interface DoctorReport {
+  /** Everything found (with `fix`, what is left or was repaired, each saying so). */
   problems: Problem[];
   /** True when nothing is left to repair. */
   ok: boolean;
+  /** How many capabilities, installed versions and cache entries were checked. */
   checked: { packages: number; versions: number; cacheEntries: number };
   /**
    * Set when another process was changing installed capabilities during the check (it held the

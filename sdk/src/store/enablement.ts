@@ -15,9 +15,13 @@ import { runOperation } from './transaction.js';
 
 /** What `disable` and `enable` report. `changed` is false when it already was in that state. */
 export interface EnablementResult {
+  /** The capability. */
   id: string;
+  /** Whether it is switched on now. */
   enabled: boolean;
+  /** False when it already was in that state. */
   changed: boolean;
+  /** When it is off: since when and by whom. */
   disabled?: DisabledMark;
 }
 

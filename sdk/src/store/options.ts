@@ -17,6 +17,7 @@ import type { LoadPolicyOptions } from './policy.js';
 export interface HostInfo {
   /** `${os}-${arch}`; defaults to this process's. */
   platform?: string;
+  /** The host's agent id and version, checked against each capability's `compat.agents` ranges. */
   agent: { id: string; version: string };
 }
 
@@ -34,6 +35,7 @@ export interface ArcotheonOptions {
    * registry the SDK ships is the default remote; `[]` means none.
    */
   remotes?: Array<{ name: string; url: string; rootKeys?: readonly string[]; minSequence?: number; maxCatalogAgeMs?: number | null }>;
+  /** Who the host is: its platform and agent (spec §11). */
   host: HostInfo;
   /**
    * spec §12: obtains authorisation for entitled downloads; null denies. It is asked only about
@@ -46,7 +48,9 @@ export interface ArcotheonOptions {
    * public https and the installing registry are fetched for a publisher).
    */
   sourceOrigins?: string[];
+  /** The fetch used for registries and downloads (default the global `fetch`); tests and proxies pass their own. */
   fetch?: FetchLike;
+  /** Ages, waits, sizes and counts that bound the store's work (each has a default). */
   limits?: {
     /** DESIGN §10 (default 30 days). */
     maxCatalogAgeMs?: number;
@@ -77,6 +81,7 @@ export interface ArcotheonOptions {
    * trusts the host here). Return false (or a promise of false) to refuse the run: E_ENTITLEMENT.
    */
   checkTier?: (capability: { id: string; version: string; tier: 'free' | 'pro' }) => boolean | Promise<boolean>;
+  /** The clock (default `new Date()`), for catalogue ages and recorded times. */
   now?: () => Date;
   /**
    * Where the organisation policy is read from (docs/admin.md). Default: ARCOTHEON_POLICY

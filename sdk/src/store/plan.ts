@@ -38,6 +38,7 @@ export interface PlanItem {
    * (only an explicit install from another remote does that, never an update).
    */
   previousSource?: PlanSource;
+  /** The pin of the version's archive: its SHA-256 (hex) and size in bytes. */
   archive: { sha256: string; size: number };
   /** Bytes still to download (0 when the archive is already in the cache or on disk). */
   downloadSize: number;
@@ -51,9 +52,11 @@ export interface PlanItem {
   tier: 'free' | 'pro';
   /** Whether the download needs the host's authorisation (spec §12). */
   access: 'public' | 'entitled';
+  /** The entitlement the host's authoriser is asked about, for an `entitled` download. */
   entitlement?: string;
   /** Set when the registry marks the version yanked (only installed when pinned exactly). */
   yanked?: string;
+  /** Set when the publisher deprecated the capability: their message. */
   deprecated?: string;
   /** Whether the version is a prerelease. */
   prerelease: boolean;
@@ -67,23 +70,29 @@ export interface PlanItem {
 
 /** A permission in a plan: the declared permission, its text in plain language and its risk. */
 export interface PlanPermission {
+  /** The capability that asks for the permission. */
   id: string;
+  /** The permission as the manifest declares it. */
   permission: Permission;
   /** The grant string that will be recorded, `id[:scope]`. */
   grant: string;
   /** Plain language for the dialog (DESIGN §5). */
   text: string;
+  /** Why the capability needs it, in the publisher's words. */
   reason: string;
 }
 
 /** What `plan()` returns and what `approve` is asked about (host contract, "Install"). */
 export interface Plan {
+  /** One item per capability whose version changes (installed, upgraded, downgraded or reinstalled); none when nothing would change. */
   items: PlanItem[];
   /** The full resolution: every capability needed, including ones kept as installed. */
   versions: Record<string, string>;
   /** Every permission that the user has not granted yet, with its reason. */
   newPermissions: PlanPermission[];
+  /** Bytes still to download for the whole plan. */
   downloadSize: number;
+  /** Sentences to show beside the plan (yanked, deprecated, unsigned...); they do not stop it. */
   warnings: string[];
   /**
    * Why this plan cannot succeed on this host, said before anyone is asked to approve it (an

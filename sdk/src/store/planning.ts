@@ -30,6 +30,7 @@ export type PackageSpec = string | { id: string; range?: string; remote?: string
 
 /** What `Arcotheon.plan()` and `install()` take: packages by id and range from a remote, or a local file to sideload. */
 export interface InstallRequest {
+  /** The capabilities to install from registries, each `publisher/name[@range]` or its object form. */
   packages?: PackageSpec[];
   /**
    * The remote every package of this request comes from (a spec's own remote wins). Without one, an

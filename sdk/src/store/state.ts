@@ -40,10 +40,15 @@ export type InstallSource =
 
 /** One installed version in a capability's state.json: its digests, where it came from and when. */
 export interface VersionRecord {
+  /** The SHA-256 (hex) of the version's canonical manifest, checked before each run. */
   manifestSha256: string;
+  /** The SHA-256 (hex) of the archive it was installed from (kept in the cache for rollback). */
   archiveSha256: string;
+  /** That archive's size in bytes. */
   archiveSize: number;
+  /** When it was installed (ISO 8601, UTC). */
   installedAt: string;
+  /** Where it came from: a registry, or a file. */
   source: InstallSource;
   /** The grants this version ran with, so a rollback restores them. */
   grants: string[];
@@ -86,6 +91,7 @@ export interface PackageState {
 
 /** Why and since when an installed capability is switched off, and by whom (the user or the policy). */
 export interface DisabledMark {
+  /** When it was switched off (ISO 8601, UTC). */
   at: string;
   by: 'user' | 'policy';
   /** With by: 'policy', the policy entry that blocked it (e.g. "acme/tool@<2"). */

@@ -33,8 +33,11 @@ export interface UpdateResult extends ApplyResult {
 
 /** An update that needs permissions nobody approved yet: it waits for `approve`. */
 export interface WaitingUpdate {
+  /** The capability. */
   id: string;
+  /** Its installed version; absent for a dependency the update would add. */
   from?: string;
+  /** The version it would update to. */
   version: string;
   /** The permissions to approve (`id[:scope]`); empty for an update held back by one that waits. */
   newPermissions: string[];
@@ -42,7 +45,9 @@ export interface WaitingUpdate {
 
 /** A capability that the range the user asked for keeps below its newest version. */
 export interface PinnedUpdate {
+  /** The capability. */
   id: string;
+  /** Its installed version. */
   version: string;
   /** The range in state.json that keeps it there. */
   range: string;

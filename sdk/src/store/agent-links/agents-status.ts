@@ -7,7 +7,9 @@ import type { LinkStatus, LinkStore } from './records.js';
 
 /** One agent as `Arcotheon.agents()` reports it: whether it is present, its skills folders and what is linked there. */
 export interface AgentStatus {
+  /** The agent's id, as `linkSkills({ agent })` takes it. */
   id: AgentId;
+  /** The agent's display name, e.g. `Claude Code`. */
   name: string;
   /** Whether the agent is installed: its program on PATH or its own configuration file (docs/skills.md). */
   present: boolean;
@@ -19,7 +21,9 @@ export interface AgentStatus {
   linkDir: string;
   /** Project skills folders, relative to a project. */
   projectDirs: string[];
+  /** The agent's documentation its skills folders were checked against (a URL). */
   docs: string;
+  /** The links Arcotheon made into this agent's folders, with their state. */
   links: LinkStatus[];
 }
 

@@ -28,8 +28,11 @@ export type AgentId = (typeof AGENT_IDS)[number];
 
 /** How an MCP server for the granted tools is started: `adcap mcp <id>... --home <home>`. */
 export interface McpServerCommand {
+  /** The server's name in the agent's configuration: `arcotheon-<pub>-<name>` for one capability, else `arcotheon`. */
   name: string;
+  /** The program the agent starts (`adcap`, or the host's own server). */
   command: string;
+  /** Its arguments. */
   args: string[];
 }
 
@@ -40,7 +43,9 @@ export type McpRegistration =
 
 /** One agent Arcotheon links skills into: where its personal and project skills folders are, and how it registers an MCP server. */
 export interface AgentDefinition {
+  /** The agent's id (one of AGENT_IDS). */
   id: AgentId;
+  /** The agent's display name. */
   name: string;
   /**
    * Folders under the user's home where the agent reads personal skills; links go into the first,

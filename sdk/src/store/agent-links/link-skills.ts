@@ -29,6 +29,7 @@ import { readLinks, writeLinks, type LinkRecord, type LinkStore } from './record
 
 /** Options of `Arcotheon.linkSkills()`: the agent, and a project folder instead of the personal one. */
 export interface LinkOptions {
+  /** The id of the agent to link into (one of AGENT_IDS); E_USAGE for another. */
   agent: string;
   /** Link into this project's skills folder instead of the personal one. */
   project?: string;
@@ -46,15 +47,21 @@ export interface LinkOptions {
 
 /** What `Arcotheon.linkSkills()` linked, and where. */
 export interface LinkResult {
+  /** The capability whose skills were linked. */
   id: string;
+  /** The agent linked into. */
   agent: AgentId;
+  /** The skills folder the links were made in. */
   dir: string;
+  /** Each skill linked: its name, the link's path, and whether it is a symbolic link or a marked copy. */
   linked: Array<{ skill: string; path: string; mode: 'symlink' | 'copy' }>;
 }
 
 /** What `Arcotheon.unlinkSkills()` removed. */
 export interface UnlinkResult {
+  /** The capability whose links were removed. */
   id: string;
+  /** The paths of the links removed. */
   removed: string[];
   /** Recorded links that are no longer Arcotheon's (the user replaced them): left alone, forgotten. */
   kept: string[];

@@ -15,20 +15,25 @@ export type LinkStore = Pick<InstalledView, 'home' | 'readInstalledManifest'>;
 
 /** One link Arcotheon made, as recorded in home/links.json. */
 export interface LinkRecord {
+  /** The capability the skill belongs to. */
   id: string;
   /** The skill's name (its folder name in the package). */
   skill: string;
   /** The folder name in the agent's skills folder (the skill's name unless linked with --as). */
   as: string;
+  /** The agent whose folder holds the link. */
   agent: AgentId;
+  /** `user`: the agent's personal skills folder; `project`: a project's. */
   scope: 'user' | 'project';
   /** The project folder, for project scope. */
   project?: string;
   /** Absolute path of the link in the agent's skills folder. */
   path: string;
+  /** A symbolic link, or a copy with a marker file where links cannot be made. */
   mode: 'symlink' | 'copy';
   /** The installed version the link points at. */
   version: string;
+  /** When the link was made (ISO 8601, UTC). */
   linkedAt: string;
   /**
    * The capability is disabled, so the link is taken off the agent's folder and kept
