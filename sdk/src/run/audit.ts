@@ -14,24 +14,37 @@ import { withLock } from '../util/lock.js';
  * lines off the end is detected too.
  */
 export interface AuditEvent {
+  /** Whether a tool or a workflow ran. */
   kind: 'tool' | 'workflow';
+  /** The capability's id. */
   capability: string;
+  /** The installed version that ran. */
   version: string;
+  /** The SHA-256 (hex) of that version's canonical manifest. */
   manifestSha256: string;
   /** Tool name, or workflow id. */
   name: string;
+  /** The SHA-256 (hex) of the input's canonical JSON; the input itself is never logged. */
   inputSha256: string;
+  /** The SHA-256 (hex) of the output's canonical JSON; null when the run failed. */
   outputSha256: string | null;
+  /** The grants the run had, as `id[:scope]` strings. */
   grantsUsed: string[];
+  /** How long the run took, in milliseconds. */
   durationMs: number;
+  /** Whether the run succeeded. */
   outcome: 'ok' | 'error';
+  /** The AdcapError code of a failed run. */
   errorCode?: string;
 }
 
 /** One line of the audit log as stored: the event with its sequence number, time and the hash chaining it to the line before. */
 export interface AuditLine extends AuditEvent {
+  /** The line's sequence number, 1 for the first line of the home, one more for each line after. */
   seq: number;
+  /** When the line was written (ISO 8601, UTC). */
   time: string;
+  /** The SHA-256 (hex) of the previous line's bytes; 64 zeros for the first line. */
   prev: string;
 }
 

@@ -29,10 +29,13 @@ import { checkWorkspace } from './workspace.js';
 
 /** Options of `mcpServe()`: the streams, the workspace and the environment of the tools it serves. */
 export interface McpServeOptions {
+  /** Where the client's messages come from (default this process's stdin). */
   stdin?: Readable;
+  /** Where the answers go (default this process's stdout). */
   stdout?: Writable;
   /** The folder tools get as their workspace (default: none). */
   workspace?: string | null;
+  /** The environment granted env:read variables are taken from (default process.env), as for runTool. */
   env?: RunToolOptions['env'];
   /** Where granted env:read values come from (as for runTool): an mcp tool's server gets them only for the tool called. */
   secrets?: RunToolOptions['secrets'];
@@ -49,6 +52,7 @@ export interface McpServeOptions {
 export interface McpServerHandle {
   /** Resolves when the client disconnects (stdin ends) or close() is called. */
   closed: Promise<void>;
+  /** Stops the server and closes its transport; resolves once `closed` has. */
   close(): Promise<void>;
 }
 

@@ -13,9 +13,13 @@ import { isShardRequest, type ShardRequestMessage, type ShardResultMessage } fro
 
 /** spec §7: the context of a call. Paths are absolute; `workspace` and `toolDataDir` may be null. */
 export interface ToolContext {
+  /** The capability's id. */
   capability: string;
+  /** The installed version running. */
   version: string;
+  /** The version's installed folder (read-only). */
   dir: string;
+  /** The run's workspace folder, when the tool was granted fs access to it; else null. */
   workspace: string | null;
   /** Declared resource id -> verified local file (for a shard set: its shard map). */
   resources: Record<string, string>;
@@ -27,9 +31,13 @@ export interface ToolContext {
 
 /** The message that starts a tool run (spec §7 wire protocol): the tool, its input and its call context. */
 export interface CallMessage {
+  /** Always `'call'`. */
   type: 'call';
+  /** The name of the tool to run. */
   tool: string;
+  /** The input, already checked against the tool's inputSchema. */
   input: Record<string, unknown>;
+  /** Where the tool runs and what it may use. */
   context: ToolContext;
 }
 

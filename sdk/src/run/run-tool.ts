@@ -57,7 +57,9 @@ export type RunProgress = Progress & { tool?: string };
 export interface RunToolOptions {
   /** The folder chosen for this run (exposed only with fs:read:workspace / fs:write:workspace). */
   workspace?: string | null;
+  /** Cancels the run: the tool and everything it started are killed, and the run rejects with E_CANCELLED. */
   signal?: AbortSignal;
+  /** Told the run's progress, with `tool` naming the tool: `phase: 'resource'` (bytes) while resources download, then `phase: 'run'`. */
   onProgress?: (progress: RunProgress) => void;
   /** May lower the timeout; the tool's own timeoutMs (else 30 s) is the most it gets. */
   timeoutMs?: number;

@@ -15,9 +15,13 @@ import { isCapabilityId } from '../util/capability-id.js';
 
 /** What a tool run asks for: one variable, for one tool of one capability. */
 export interface SecretRequest {
+  /** The id of the capability whose tool asks. */
   capability: string;
+  /** Its installed version. */
   version: string;
+  /** The tool about to run. */
   tool: string;
+  /** The environment variable's name, one the tool declares and the user granted (env:read). */
   variable: string;
 }
 
@@ -26,7 +30,9 @@ export type SecretSource = (request: SecretRequest) => Promise<string | null | u
 
 /** Where values are kept between runs, keyed by capability id and variable name. */
 export interface SecretStore {
+  /** The stored value of `variable` for `capability`; undefined when there is none. */
   get(capability: string, variable: string): Promise<string | undefined>;
+  /** Stores a value, replacing any earlier one. */
   set(capability: string, variable: string, value: string): Promise<void>;
   /** True when there was a value to remove. */
   delete(capability: string, variable: string): Promise<boolean>;
@@ -104,10 +110,12 @@ export class FileSecretStore implements SecretStore {
     await writeJsonAtomic(this.file, { version: 1, values }, { mode: 0o600 });
   }
 
+  /** The stored value of `variable` for `capability`; undefined when there is none (E_JSON when the file is damaged). */
   async get(capability: string, variable: string): Promise<string | undefined> {
     return (await this.#read())[keyOf(capability, variable)];
   }
 
+  /** Stores a value (one non-empty line, else E_USAGE) atomically in the 0600 file. */
   async set(capability: string, variable: string, value: string): Promise<void> {
     checkNames(capability, variable);
     if (value === '' || /[\r\n\0]/.test(value)) throw new AdcapError('E_USAGE', `The value of ${variable} must be one non-empty line.`);
@@ -116,6 +124,7 @@ export class FileSecretStore implements SecretStore {
     await this.#write(values);
   }
 
+  /** Removes a value; true when there was one. */
   async delete(capability: string, variable: string): Promise<boolean> {
     const values = await this.#read();
     const key = keyOf(capability, variable);
@@ -125,6 +134,7 @@ export class FileSecretStore implements SecretStore {
     return true;
   }
 
+  /** Which variables have values, sorted by capability and variable (names only, never values). */
   async list(): Promise<Array<{ capability: string; variable: string }>> {
     return Object.keys(await this.#read())
       .map((key) => {

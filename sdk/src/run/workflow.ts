@@ -24,17 +24,23 @@ import { checkResumeToken, claimPausedRun, readPausedRun, savePausedRun, type Pa
 
 /** A tool step that ran. */
 export interface WorkflowToolStepResult {
+  /** Always `'tool'`. */
   kind: 'tool';
+  /** The step's id in the workflow. */
   id: string;
   /** The capability whose tool ran (this one, or a dependency named by the step's `capability`). */
   capability: string;
+  /** The tool's name. */
   tool: string;
+  /** The tool's validated output. */
   output: Record<string, unknown>;
 }
 
 /** An agent step whose answer the host handed back with resumeWorkflow. */
 export interface WorkflowAgentStepResult {
+  /** Always `'agent'`. */
   kind: 'agent';
+  /** The step's id in the workflow. */
   id: string;
   /** The agent's answer (any JSON value), as later steps read it through `{{steps.<id>.output}}`. */
   output: unknown;
@@ -61,13 +67,17 @@ export type WorkflowRunResult =
 
 /** Options of `runWorkflow()`. */
 export interface RunWorkflowOptions {
+  /** The folder every tool step gets as its workspace (see RunToolOptions.workspace). */
   workspace?: string | null;
+  /** Cancels the run (E_CANCELLED); the running step's tool is killed. */
   signal?: AbortSignal;
+  /** Told each tool step's progress, with `step` naming the step. */
   onProgress?: (progress: RunProgress & { step?: string }) => void;
   /** Passed to every tool step (see RunToolOptions). */
   env?: RunToolOptions['env'];
   /** Passed to every tool step: each step's granted env:read values, asked per capability and tool. */
   secrets?: RunToolOptions['secrets'];
+  /** Passed to every tool step: the interpreters node and python tools run with. */
   interpreters?: RunToolOptions['interpreters'];
 }
 
