@@ -203,27 +203,49 @@ function systemdRunWorks(base: string[]): Promise<boolean> {
   });
 }
 
+/**
+ * Creates one run's cgroups where `setup` says and checks that they hold the limits (cgroup v2:
+ * the pids and memory controllers are enabled for our children, i.e. delegated); null, with
+ * whatever was made removed, when they cannot be made or do not hold.
+ */
+async function tryRunCgroups(setup: CgroupSetup, limits: ResourceLimits): Promise<{ procs: string[]; dirs: string[] } | null> {
+  let run: { procs: string[]; dirs: string[] };
+  try {
+    run = await createRunCgroups(setup, limits);
+  } catch {
+    return null;
+  }
+  if (setup.kind === 'v2') {
+    const controllers = await fsp.readFile(path.join(path.dirname(run.procs[0] ?? ''), 'cgroup.controllers'), 'utf8').catch(() => '');
+    if (!/\bpids\b/.test(controllers) || !/\bmemory\b/.test(controllers)) {
+      await removeCgroups(run.dirs);
+      return null;
+    }
+  }
+  return run;
+}
+
+let parents: { setup: CgroupSetup | null } | undefined;
+/** This process's cgroup parents, read once (a process does not move between cgroups on its own). */
+const cgroupParentsOnce = (): CgroupSetup | null => (parents ??= { setup: cgroupParents() }).setup;
+
+/**
+ * Whether run cgroups work for this process, once a run or the detection found out (undefined
+ * before): the first run's own cgroups are the test, instead of a probe made and removed first.
+ */
+let runCgroupsWork: boolean | undefined;
+
 let detected: Promise<Mechanisms> | null = null;
 
 /** Finds, once per process, which mechanisms work here (each one tried for real, then undone). */
 function detectMechanisms(): Promise<Mechanisms> {
   detected ??= (async (): Promise<Mechanisms> => {
     const prlimit = findProgram('prlimit', SAFE_PATH);
-    let cgroup = cgroupParents();
-    if (cgroup !== null) {
-      try {
-        const probe = await createRunCgroups(cgroup, { ...DEFAULT_RESOURCE_LIMITS });
-        if (cgroup.kind === 'v2') {
-          // The controllers must be enabled for children of our cgroup (delegation), else the files above would not exist.
-          const controllers = await fsp
-            .readFile(path.join(path.dirname(probe.procs[0] ?? ''), 'cgroup.controllers'), 'utf8')
-            .catch(() => '');
-          if (!/\bpids\b/.test(controllers) || !/\bmemory\b/.test(controllers)) cgroup = null;
-        }
-        await removeCgroups(probe.dirs);
-      } catch {
-        cgroup = null;
-      }
+    let cgroup = runCgroupsWork === false ? null : cgroupParentsOnce();
+    if (cgroup !== null && runCgroupsWork !== true) {
+      const probe = await tryRunCgroups(cgroup, { ...DEFAULT_RESOURCE_LIMITS });
+      if (probe === null) cgroup = null;
+      else await removeCgroups(probe.dirs);
     }
     let systemdRun: string[] | null = null;
     const systemd = cgroup === null ? findProgram('systemd-run', SAFE_PATH) : null;
@@ -253,17 +275,19 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
     if (!Number.isSafeInteger(value) || value <= 0)
       throw new RangeError(`resource limit ${name} must be a positive integer, not ${String(value)}`);
   }
-  const m = await detectMechanisms();
-  if (m.cgroup !== null) {
-    const run = await createRunCgroups(m.cgroup, limits);
-    // Processes and memory are the cgroup's; the file size limit is set by the entering shell.
-    return {
-      hostPrefix: ['/bin/sh', '-c', ENTER_CGROUP, 'adcap-enter-cgroup', fsizeBlocks(limits.fileSizeBytes), ...run.procs, '--'],
-      hostEnv: {},
-      sandboxPrefix: [],
-      cleanup: () => removeInBackground(run.dirs),
-    };
+  // A cgroup first, as detectMechanisms would choose: this run's own cgroups are the test of
+  // whether they work (a probe cgroup made and removed first cost every `adcap run` a few
+  // cgroupfs round trips). Only when they cannot be made are the other mechanisms looked for.
+  const cgroupParent = runCgroupsWork === false ? null : cgroupParentsOnce();
+  if (cgroupParent !== null && detected === null) {
+    // Once they worked here, a failure is this run's error, as after detectMechanisms chose them.
+    if (runCgroupsWork === true) return cgroupLimited(await createRunCgroups(cgroupParent, limits), limits);
+    const run = await tryRunCgroups(cgroupParent, limits);
+    runCgroupsWork = run !== null;
+    if (run !== null) return cgroupLimited(run, limits);
   }
+  const m = await detectMechanisms();
+  if (m.cgroup !== null) return cgroupLimited(await createRunCgroups(m.cgroup, limits), limits);
   let hostPrefix: string[] = [];
   let hostEnv: Record<string, string> = {};
   let memoryHeld = false;
@@ -292,6 +316,16 @@ export async function limitRun(limits: ResourceLimits): Promise<LimitedRun> {
           '--',
         ];
   return { hostPrefix, hostEnv, sandboxPrefix, cleanup: () => Promise.resolve() };
+}
+
+/** A run held by its cgroups: processes and memory are theirs; the file size limit is set by the entering shell. */
+function cgroupLimited(run: { procs: string[]; dirs: string[] }, limits: ResourceLimits): LimitedRun {
+  return {
+    hostPrefix: ['/bin/sh', '-c', ENTER_CGROUP, 'adcap-enter-cgroup', fsizeBlocks(limits.fileSizeBytes), ...run.procs, '--'],
+    hostEnv: {},
+    sandboxPrefix: [],
+    cleanup: () => removeInBackground(run.dirs),
+  };
 }
 
 /** Run cgroups whose removal is still under way (see removeInBackground). */
