@@ -9,7 +9,9 @@ import type { Access, CatalogueCapability, CataloguePublisher, Tier } from './ty
 
 /** Filters of a catalogue search. */
 export interface SearchFilters {
+  /** Only capabilities of this product tier. */
   tier?: Tier;
+  /** Only capabilities with this download access. */
   access?: Access;
   /** true: only installed capabilities; false: only those not installed; absent: both. */
   installed?: boolean;
@@ -17,6 +19,7 @@ export interface SearchFilters {
   installedIds?: ReadonlySet<string>;
   /** Deprecated capabilities are listed (after all the others) unless this is false. */
   includeDeprecated?: boolean;
+  /** At most this many hits, the most relevant; absent: every hit. */
   limit?: number;
 }
 

@@ -3,11 +3,13 @@ import type { InterpreterRuntime } from '../format/runtime-table.js';
 
 /** One published version of a capability, as the resolver sees it (spec §11, §12). */
 export interface CandidateVersion {
+  /** The version (semver). */
   version: string;
   /** spec §12: a yanked version is used only when pinned exactly; a revoked one never. */
   status?: 'yanked' | 'revoked';
   /** spec §11: ids mapped to semver ranges. */
   dependencies: Record<string, string>;
+  /** Where the version runs (spec §11); absent: anywhere. */
   compat?: Compat;
   /** Whether the version ships tools: decides how an unlisted agent is treated (spec §11). */
   hasTools: boolean;
@@ -17,6 +19,7 @@ export interface CandidateVersion {
 export interface HostEnvironment {
   /** `${os}-${arch}`, e.g. `linux-x64` (see hostPlatform()). */
   platform: string;
+  /** The host's agent id and version, checked against `compat.agents`. */
   agent: { id: string; version: string };
   /** Interpreter versions found on this computer; absent means not installed (see detectRuntimes()). */
   runtimes: { [T in InterpreterRuntime]?: string };
@@ -34,6 +37,7 @@ export interface ResolveRequest {
    * them as roots too.
    */
   installed?: Record<string, string>;
+  /** The computer and agent to resolve for. */
   host: HostEnvironment;
   /** spec §11: prereleases are considered only when requested, or when a range names one exactly. */
   includePrerelease?: boolean;

@@ -435,7 +435,9 @@ function probeRemembered(record: string, facts: string): boolean {
 
 /** The Linux sandbox: tools run under bubblewrap with only what their grants allow (DESIGN §5). */
 export class BubblewrapSandbox implements Sandbox {
+  /** Always `'bubblewrap'`, as tool results report it. */
   readonly name = 'bubblewrap' as const;
+  /** The bwrap program used (the option, else `bwrap` on PATH, else /usr/bin/bwrap). */
   readonly bwrapPath: string;
   readonly #nodePath: string;
   readonly #limits: ResourceLimits | null;
@@ -500,6 +502,7 @@ export class BubblewrapSandbox implements Sandbox {
     });
   }
 
+  /** The bwrap command line for one run; E_SANDBOX_UNAVAILABLE when bubblewrap does not work here. */
   async wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     if (!(await this.available())) {
       throw new AdcapError(

@@ -10,12 +10,15 @@ import { interpretGrants, type Sandbox, type SandboxSpec, type OwnedWrappedComma
 
 /** No confinement: tools run as plain child processes. Only for hosts that opt out (E_SANDBOX_UNAVAILABLE otherwise). */
 export class NoSandbox implements Sandbox {
+  /** Always `'none'`, as tool results report it. */
   readonly name = 'none' as const;
 
+  /** Always true: running unconfined needs nothing. */
   available(): Promise<boolean> {
     return Promise.resolve(true);
   }
 
+  /** The tool's own command with the minimal environment its grants allow, and no confinement. */
   wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     const grants = interpretGrants(spec.grants, spec.home);
     const env = sandboxEnv(spec, grants, { home: path.resolve(spec.home), tmp: spec.tmpDir });

@@ -183,7 +183,9 @@ const availability = new Map<string, Promise<boolean>>();
 
 /** The macOS sandbox: tools run under sandbox-exec with a profile built from their grants. */
 export class SandboxExecSandbox implements Sandbox {
+  /** Always `'sandbox-exec'`, as tool results report it. */
   readonly name = 'sandbox-exec' as const;
+  /** The sandbox-exec program used (the option, else /usr/bin/sandbox-exec). */
   readonly sandboxExecPath: string;
 
   constructor(options: { sandboxExecPath?: string } = {}) {
@@ -207,6 +209,7 @@ export class SandboxExecSandbox implements Sandbox {
     return cached;
   }
 
+  /** The sandbox-exec command line, with a profile built from the grants, for one run; E_SANDBOX_UNAVAILABLE when it does not work here. */
   async wrap(spec: SandboxSpec): Promise<OwnedWrappedCommand> {
     if (!(await this.available())) {
       throw new AdcapError(

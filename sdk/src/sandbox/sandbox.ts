@@ -16,6 +16,7 @@ export type SandboxName = SandboxKind;
 export interface SandboxSpec {
   /** The program to run: an absolute path (the node or python interpreter, or a binary entry). */
   command: string;
+  /** The program's arguments (the entry script for an interpreter). */
   args: string[];
   /**
    * The host environment that granted `env:read:<NAME>` variables are taken from. Nothing else of
@@ -28,6 +29,7 @@ export interface SandboxSpec {
   grants: string[];
   /** spec §6: always readable, never writable. */
   capabilityDir: string;
+  /** The installed folders of the capability's dependencies (read-only). */
   dependencyDirs: string[];
   /** Declared resources' cached files (read-only; DESIGN §5 "always available"). */
   readOnlyFiles: string[];
@@ -65,6 +67,7 @@ export interface SandboxSpec {
 export interface WrappedCommand {
   /** The program to spawn (a path, or a name looked up on the PATH of `env`). */
   command: string;
+  /** Its arguments. */
   args: string[];
   /**
    * The complete environment to spawn `command` with. Required: the SDK never merges or falls
@@ -89,6 +92,7 @@ export interface WrappedCommand {
 
 /** What the SDK's own sandboxes return: cleanup() is always there, and idempotent. */
 export interface OwnedWrappedCommand extends WrappedCommand {
+  /** Releases the run's resources; calling it again does nothing. */
   cleanup(): Promise<void>;
 }
 
@@ -113,13 +117,19 @@ export function stdioFor(w: WrappedCommand, base: [StdioEntry, StdioEntry, Stdio
 export interface SandboxGrants {
   /** 'none': no network; 'any': unscoped net:connect; 'scoped': only `netScopes`, through the filtering proxy. */
   net: 'none' | 'any' | 'scoped';
+  /** The net:connect scopes allowed when `net` is `scoped`, e.g. `api.example.com:443`. */
   netScopes: string[];
+  /** What the tool may do in the run's workspace folder. */
   workspace: 'none' | 'read' | 'write';
   /** Absolute, normalised paths from fs:read / fs:write scopes other than `workspace`. */
   readPaths: string[];
+  /** Absolute, normalised paths from fs:write scopes other than `workspace`. */
   writePaths: string[];
+  /** The environment variables granted with env:read, passed in from the host's environment. */
   envNames: string[];
+  /** The programs granted with process:exec, which the tool may start. */
   programs: string[];
+  /** Whether storage:data is granted: the tool's data folder is mounted read-write. */
   storageData: boolean;
 }
 

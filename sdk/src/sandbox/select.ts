@@ -16,6 +16,7 @@ export interface DefaultSandboxOptions extends BubblewrapOptions {
    * itself; the host carries the risk.
    */
   optOut?: boolean;
+  /** The sandbox-exec program to use on macOS (default /usr/bin/sandbox-exec). */
   sandboxExecPath?: string;
 }
 

@@ -57,11 +57,15 @@ import {
 
 /** What `buildRegistry()` wrote: the catalogue's sequence and date, and the package documents that changed. */
 export interface BuildResult {
+  /** The catalogue's sequence number (one more than the last build's, unless kept unchanged). */
   sequence: number;
+  /** When the catalogue was signed (ISO 8601, UTC, whole seconds). */
   generatedAt: string;
+  /** How many capabilities the registry lists. */
   capabilities: number;
   /** Package documents whose bytes changed in this build (v1/packages/). */
   documentsWritten: number;
+  /** The path of the signed v1/catalog.json. */
   catalogPath: string;
   /** True when `keepUnchanged` kept the catalogue on disk as it was. */
   unchanged: boolean;
@@ -79,7 +83,9 @@ export const DEFAULT_V1_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Options of `buildRegistry()`: the root keys that sign the catalogue, the clock, and whether an unchanged catalogue is kept. */
 export interface BuildRegistryOptions {
+  /** The root key files whose secret halves sign the catalogue, each listed in registry.json (E_USAGE when none is given). */
   rootKeys: readonly KeyFile[];
+  /** The time to sign with (default now). */
   now?: Date;
   /**
    * Keep the catalogue on disk when nothing in it would change (same registry, publishers and

@@ -19,7 +19,9 @@ import { v1Path } from '../layout.js';
 
 /** A blob `mirrorBlob()` placed in a registry: its pin and its URL relative to v1/. */
 export interface MirroredBlob {
+  /** The blob's SHA-256 (hex), its address. */
   sha256: string;
+  /** Its size in bytes. */
   size: number;
   /** The blob's path relative to the registry's v1/ folder: `blobs/sha256/<hex>`. */
   url: string;

@@ -26,9 +26,11 @@ import { readEntry, readPublisher, readRegistryConfig, withRegistryLock, writeJs
 
 /** What `publishPackage()` did: the version entry, and whether it was new. */
 export interface PublishResult {
+  /** The version entry written into the registry's source (what the package document will list). */
   entry: VersionEntry;
   /** False when the same archive was already published (a no-op). */
   created: boolean;
+  /** The absolute path of the archive stored in the registry. */
   blobPath: string;
 }
 

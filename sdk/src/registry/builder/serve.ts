@@ -14,11 +14,13 @@ import { AdcapError, asAdcapError } from '../../errors.js';
 
 /** A registry `serveRegistry()` serves on 127.0.0.1: its server and URL. */
 export interface ServedRegistry {
+  /** The underlying HTTP server. */
   server: Server;
   /** Base URL of the tree, e.g. http://127.0.0.1:8080/ */
   url: string;
   /** The URL to give `adcap remote add` (the v1/ folder). */
   remoteUrl: string;
+  /** Stops serving and closes open connections. */
   close(): Promise<void>;
 }
 

@@ -62,7 +62,9 @@ export type RegistryLayout = 'v1' | 'v2';
 
 /** Options of `new RegistryClient(options)`. */
 export interface RegistryClientOptions {
+  /** The Arcotheon home whose remotes/<name>/ folder keeps this remote's verified catalogue and state. */
   home: string;
+  /** The remote to read: its name, v1/ URL and pinned root keys. */
   remote: RemoteConfig;
   /** Used for https:// and http:// (default: the global fetch, which honours NODE_EXTRA_CA_CERTS). */
   fetch?: FetchLike;
@@ -70,6 +72,7 @@ export interface RegistryClientOptions {
   maxCatalogAgeMs?: number;
   /** DESIGN §10: metadata caps (defaults 64 MiB, about 140,000 capabilities, and 4 MiB). */
   maxCatalogBytes?: number;
+  /** The most bytes a package document may have (default 4 MiB); more is E_LIMIT. */
   maxDocumentBytes?: number;
   /** Refresh the stored catalogue when it was checked longer ago than this (default 1 hour). */
   refreshAfterMs?: number;
@@ -78,12 +81,15 @@ export interface RegistryClientOptions {
    * 'v1': read v1/ only, as a version 1.0 client does (docs/scaling.md "Old clients").
    */
   layout?: 'auto' | 'v1';
+  /** The clock (default `new Date()`), for catalogue ages. */
   now?: () => Date;
 }
 
 /** What `catalogue()` and `update()` return: the verified payload and where it came from. */
 export interface LoadedCatalogue extends VerifiedCatalogue {
+  /** The remote's name. */
   remote: string;
+  /** When the catalogue was last checked against the registry (ISO 8601, UTC). */
   checkedAt: string;
   /** True when update() found new content (a higher sequence) rather than the same catalogue. */
   changed: boolean;
@@ -101,6 +107,7 @@ export interface LoadedCatalogue extends VerifiedCatalogue {
 
 /** The minimal content-cache surface needed here; `ContentCache` (sdk/src/cache) provides it. */
 export interface BlobFetcher {
+  /** Downloads a pinned blob (or finds it cached), verifies it and resolves with its path; E_HASH, E_DOWNLOAD or E_CANCELLED otherwise. */
   fetchBlob(request: {
     sha256: string;
     size: number;
@@ -117,12 +124,18 @@ export interface BlobFetcher {
 
 /** A cache that lets its caller verify a blob in the read that uses it (ContentCache.withBlob). */
 export interface BlobUser extends BlobFetcher {
+  /** Where the blob with this SHA-256 lives in the cache. */
   pathFor(sha256: string): string;
+  /**
+   * Calls `use` with a path to the blob's bytes (cached, cloned or downloaded); `use` checks the pin in its own read and throws E_HASH when
+   * it fails. Resolves with what `use` returns.
+   */
   withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
 }
 
 /** Options of `RegistryClient.downloadAndExtract()`: those of a download, and where to extract. */
 export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
+  /** The content cache the archive is fetched into and read from. */
   cache: BlobUser;
   /**
    * The new directory the verified files are extracted into, left there for the caller to rename
@@ -131,16 +144,21 @@ export interface ExtractOptions extends Omit<DownloadOptions, 'cache'> {
   extractTo: string;
   /** The caller's checks of the extracted files (workflow documents), before extractAndDownload returns; a throw removes them. */
   accept?: (pkg: VerifiedPackage, dir: string) => Promise<void> | void;
+  /** Make the extracted files and folders read-only. */
   readOnly?: boolean;
+  /** Tighter archive caps than DEFAULT_ARCHIVE_LIMITS (E_LIMIT beyond them). */
   limits?: Partial<ArchiveLimits>;
 }
 
 /** Options of `RegistryClient.downloadArchive()`. */
 export interface DownloadOptions {
+  /** The content cache the archive is fetched into. */
   cache: BlobFetcher;
   /** The host's authoriser, required for entitled archives (spec §12). */
   authorize?: AuthorizeFn;
+  /** Told `{ phase: 'download', done, total }` in bytes. */
   onProgress?: (progress: Progress) => void;
+  /** Cancels the download (E_CANCELLED). */
   signal?: AbortSignal;
 }
 
@@ -148,16 +166,23 @@ export interface DownloadOptions {
 export interface DownloadedArchive {
   /** Verified archive in the content cache. */
   path: string;
+  /** The capability's id. */
   id: string;
+  /** The version downloaded. */
   version: string;
+  /** The registry's entry for the version, with its yank or revocation. */
   entry: DocumentVersion;
+  /** The package's validated manifest. */
   manifest: Manifest;
+  /** The SHA-256 (hex) of the manifest's canonical JSON. */
   manifestSha256: string;
+  /** The key ids of the publisher's active keys whose signatures verified. */
   signedBy: string[];
 }
 
 /** A client of one remote registry (spec §13): verified catalogue, package documents and archive downloads. */
 export class RegistryClient {
+  /** The remote this client reads. */
   readonly remote: RemoteConfig;
   private readonly home: string;
   private readonly store: RemoteStore;
@@ -195,6 +220,7 @@ export class RegistryClient {
     this.now = options.now ?? (() => new Date());
   }
 
+  /** The remote's name. */
   get name(): string {
     return this.remote.name;
   }
