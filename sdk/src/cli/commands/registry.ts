@@ -133,9 +133,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--gc-grace-days <n>', 'delete v2/ files no snapshot references after this many days (default 7)', (v) =>
       parsePositive(v, '--gc-grace-days'),
     )
-    .action(async (dirArg: string, opts: { rootKey: string[]; v1MaxMib?: number; gcGraceDays?: number }) => {
+    .option('--full', 'recompute every bin from the sources, not only the bins whose sources changed since the last build')
+    .action(async (dirArg: string, opts: { rootKey: string[]; v1MaxMib?: number; gcGraceDays?: number; full?: boolean }) => {
       const result = await buildRegistry(ctx.resolvePath(dirArg), {
         rootKeys: await readKeys(ctx, opts.rootKey),
+        ...(opts.full === true ? { full: true } : {}),
         ...(opts.v1MaxMib === undefined ? {} : { v1MaxBytes: Math.floor(opts.v1MaxMib * 1024 * 1024) }),
         ...(opts.gcGraceDays === undefined ? {} : { gcGraceMs: opts.gcGraceDays * 86_400_000 }),
       });
@@ -143,7 +145,7 @@ export function register(program: Command, ctx: CliContext): void {
       output.result(result, () => [
         `built catalogue sequence ${result.sequence} at ${result.generatedAt}: ` +
           `${result.capabilities} capabilities, ${result.documentsWritten} document(s) changed`,
-        `v2/: F=${result.v2.fanout}, wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ` +
+        `v2/: F=${result.v2.fanout}, ${result.v2.incremental ? `recomputed ${result.v2.binsRecomputed} of ${result.v2.bins} bins (incremental)` : `recomputed all ${result.v2.bins} bins`}, wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ` +
           `${written.docs} document(s), ${written.publishers} publisher bin(s); collected ${result.v2.collected} old file(s)`,
         ...(result.v1Listed < result.capabilities
           ? [`v1/ lists the ${result.v1Listed} most recently published capabilities that fit its size limit (v2/ lists all)`]

@@ -3,19 +3,22 @@
  * its node and its search pack instead of the whole registry (docs/deploy.md "Incremental builds";
  * docs/scaling.md "Version 2").
  *
- *   - The source walk: every capability's entry files and status file, listed and stat'ed (never
- *     read), give it a fingerprint (name, size, mtime in nanoseconds and inode of each file, as
- *     git's index and make do); the fingerprints of the capabilities of a bin (sha256(id) mod F²)
- *     are combined into the bin's fingerprint.
+ *   - The source walk lists entries/<pub>/ and status/<pub>/ and stats, never reads: each
+ *     capability's entry directory (spec §13: a version entry is immutable and written by an atomic
+ *     rename, so a version added, removed or replaced changes the directory's mtime) and its status
+ *     file (edited in place or renamed: size, mtime and inode), as git's index and make do. The
+ *     fingerprints of a bin's capabilities (sha256(id) mod F²) are combined into the bin's.
  *   - The state file, `.adcap-build-state.json` beside registry.json (never under v1/ or v2/, so never
- *     uploaded): the fan-out, each bin's fingerprint at the last build, the publishers' fingerprint,
- *     the SHA-256 of the two signed files that build wrote, and the v1 subset's members with their
- *     publish dates. A bin whose fingerprint differs is recomputed from its sources; every other bin
- *     is taken from the previous snapshot, after the files read from it are checked against their
- *     pins (and the signed files against the SHA-256 recorded here). Anything that does not match
- *     means a full rebuild.
+ *     uploaded): the fan-out, each bin's fingerprint and capability count at the last build, the
+ *     publishers' fingerprint, the SHA-256 of the two signed files that build wrote, and the v1
+ *     subset's members with their publish dates. A bin whose fingerprint differs is recomputed from
+ *     its sources; every other bin is taken from the previous snapshot, after the files read from it
+ *     are checked against their pins (and the signed files against the SHA-256 recorded here).
+ *     Anything that does not match means a full rebuild.
  *   - A file modified within two seconds before the walk may still change within the same mtime
  *     tick (racy git): its bin is recorded as unknown, so the next build recomputes it.
+ *   - Not seen: a published entry edited in place (which spec §13 forbids); `full: true`
+ *     (`adcap registry build --full`) recomputes everything.
  */
 import { readdirSync, statSync, type BigIntStats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -83,9 +86,9 @@ function statOf(path: string): BigIntStats | undefined {
 }
 
 /**
- * Lists and stats the source tree (spec §13: entries/<pub>/<name>/<version>.json and
- * status/<pub>/<name>.json; publishers/<pub>.json), reading no file. Synchronous calls: a million
- * small stats are several times faster without the thread-pool round trip of each promise.
+ * Lists and stats the source tree (spec §13: entries/<pub>/<name>/, status/<pub>/<name>.json,
+ * publishers/<pub>.json), reading no file. Synchronous calls: half a million small stats are several
+ * times faster without the thread-pool round trip of each promise.
  */
 export function walkSources(root: string): SourceWalk {
   const racyAfter = BigInt(Date.now()) * 1_000_000n - RACY_NS;
@@ -108,7 +111,7 @@ export function walkSources(root: string): SourceWalk {
       if (statusNames.has(statusName)) {
         const info = statOf(join(root, 'status', publisher, statusName));
         if (info !== undefined) {
-          parts.push(`status:${info.size}:${info.mtimeNs}:${info.ino}`);
+          parts.push(`status:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`);
           if (info.mtimeNs >= racyAfter || info.ctimeNs >= racyAfter) isRacy = true;
         }
       }
@@ -139,7 +142,7 @@ function publishersFingerprint(root: string, racyAfter: bigint): string {
     const info = statOf(join(root, 'publishers', fileName));
     if (info === undefined) continue;
     if (info.mtimeNs >= racyAfter || info.ctimeNs >= racyAfter) return UNKNOWN_FINGERPRINT;
-    parts.push(`${fileName}:${info.size}:${info.mtimeNs}:${info.ino}`);
+    parts.push(`${fileName}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`);
   }
   return sha256Hex(parts.join('\n'));
 }

@@ -15,6 +15,8 @@ import { addPublisher, deprecateCapability, revokeKey, yankVersion } from '../..
 import { binOf, type TopLevelPayload } from '../../../../sdk/src/registry/layout-v2.js';
 import { generateKey } from '../../../../sdk/src/trust/keys.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
+import { writeKeyFile } from '../../../../sdk/src/trust/keys.js';
+import { adcap } from '../../cli/run-cli.js';
 
 let reg: TestRegistry;
 let twins: string;
@@ -253,4 +255,21 @@ describe('incremental build past the v1 cap (docs/scaling.md "Old clients")', ()
     const removed = await buildBoth({ v1MaxBytes });
     expect(removed.incremental.v2.incremental).toBe(false);
   }, 60_000);
+});
+
+describe('adcap registry build --full', () => {
+  it('says whether the build was incremental, and --full recomputes every bin', async () => {
+    await writeKeyFile(join(twins, 'root.json'), reg.rootKey);
+    const run = async (...extra: string[]): Promise<{ code: number; stdout: string }> =>
+      adcap(['registry', 'build', reg.dir, '--root-key', join(twins, 'root.json'), ...extra], { cwd: twins, env: {} });
+    await settle();
+    const first = await run();
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('recomputed all 16 bins');
+    const second = await run();
+    expect(second.stdout).toContain('recomputed 0 of 16 bins (incremental)');
+    const full = await run('--full', '--json');
+    expect(full.code).toBe(0);
+    expect((JSON.parse(full.stdout) as BuildResult).v2).toMatchObject({ incremental: false, binsRecomputed: 16 });
+  }, 30_000);
 });
