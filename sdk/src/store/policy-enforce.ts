@@ -119,12 +119,17 @@ export function toolAllowed(loaded: LoadedPolicy | null, id: string, version: st
 export interface PolicyApplyResult {
   /** Where the policy came from; null when none is in force. */
   policy: { path: string; source: LoadedPolicy['source'] } | null;
+  /** Capabilities the policy's `blocked` rule switched off, each with the entry that blocks it. */
   disabled: Array<{ id: string; rule: string }>;
+  /** Capabilities switched back on because the policy no longer blocks them (or requires them). */
   enabled: string[];
+  /** Required capabilities installed. */
   installed: Array<{ id: string; version: string }>;
+  /** Capabilities updated (required ones within their range, and automatic updates). */
   updated: Array<{ id: string; version: string }>;
   /** Updates that need a new permission, left for the user to approve (automatic updates only). */
   awaitingApproval: string[];
+  /** What could not be done (a required capability offline, say), each with its error code and sentence. */
   failed: Array<{ id: string; code: string; message: string }>;
 }
 

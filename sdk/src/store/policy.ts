@@ -22,24 +22,37 @@ import { normalizeRemoteUrl } from '../registry/remotes.js';
 
 /** A registry the organisation policy names: its name, URL and root keys. */
 export interface PolicyRemote {
+  /** The remote's name, as users see it. */
   name: string;
+  /** The URL of the registry's v1/ folder. */
   url: string;
+  /** The registry's root public keys (standard base64) the catalogue must be signed with. */
   rootKeys: string[];
 }
 
 /** The policy file, version 1 (sdk/schema/policy-1.json). */
 export interface Policy {
+  /** The policy format version, 1. */
   policy: 1;
+  /** The organisation's name, shown in every message the policy causes. */
   organisation?: string;
+  /** Whom to ask (an address or a URL), shown beside the organisation. */
   contact?: string;
+  /** The only registries in force; users can neither remove them nor add others. */
   remotes?: PolicyRemote[];
+  /** False: installing from a .adcap file is refused (E_POLICY). */
   sideload?: boolean;
+  /** False: a package not signed by a key an allowed registry trusts is refused, even with the extra confirmation. */
   unsigned?: boolean;
+  /** Permission patterns never granted (`net:connect`, `fs:read:~/`...): plans, grants and runs that need one are refused. */
   deniedPermissions?: string[];
+  /** Ids, or `id@range`, that may not be installed, rolled back to or run; installed ones are disabled. */
   blocked?: string[];
+  /** Capabilities (optionally `id@range`) installed, enabled and kept updated for every user, their permissions granted by the policy. */
   required?: string[];
   /** Suggested on the manager's Discover screen ("Recommended by <organisation>"); nothing is installed or granted. */
   recommended?: string[];
+  /** With `automatic: true`, updates that need no new permission are applied without asking. */
   updates?: { automatic?: boolean };
 }
 
@@ -48,7 +61,9 @@ export type PolicyRule = 'remotes' | 'sideload' | 'unsigned' | 'deniedPermission
 
 /** A policy in force and where it came from. */
 export interface LoadedPolicy {
+  /** The rules in force (both files merged when ARCOTHEON_POLICY adds restrictions). */
   policy: Policy;
+  /** The policy file in force (the system one when both exist). */
   path: string;
   /**
    * 'system' when the administrator's file is in force (with or without `added`), 'environment'
@@ -73,7 +88,9 @@ export function systemPolicyPath(platform: NodeJS.Platform = process.platform, e
 
 /** Options of `loadPolicy()`: where to look for the organisation policy. */
 export interface LoadPolicyOptions {
+  /** The environment ARCOTHEON_POLICY is read from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The platform whose system location is read (default this process's). */
   platform?: NodeJS.Platform;
   /** Overrides the system location (tests of the ownership rule). */
   systemPath?: string;

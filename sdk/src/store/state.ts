@@ -93,6 +93,7 @@ export interface PackageState {
 export interface DisabledMark {
   /** When it was switched off (ISO 8601, UTC). */
   at: string;
+  /** Who switched it off: the user, or the organisation policy's `blocked` rule. */
   by: 'user' | 'policy';
   /** With by: 'policy', the policy entry that blocked it (e.g. "acme/tool@<2"). */
   rule?: string;
