@@ -5,6 +5,8 @@
  *     tray and closes, and the focus goes back to the page, never to <body>;
  *   - the tray: a success leaves by itself (not while hovered), the user's cancel is not a failure,
  *     a failure stays with its details behind "Details" and its long hashes wrap, repeats coalesce;
+ *   - a confirm dialog closed with Escape while its action runs hands the action to the tray, where
+ *     its failure stays (the home held by another program, so the uninstall fails with E_LOCKED);
  *   - a tool whose input has an array of objects: add, reorder and remove items from the keyboard,
  *     errors beside their field, the last result cleared by a new run; axe in both themes.
  * Outcomes are checked with `adcap` on the same home, not only on the screen.
@@ -14,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireLock } from '../../sdk/src/util/lock.js';
 import { assertBuilt } from '../helpers/adcap.js';
 import { closeBrowser, openApp, seriousA11yViolations, startUi, type AppDriver, type UiProcess } from './helpers/app.js';
 import { manifest, nodeTool, tempDir, UiRegistry, type CapabilitySource } from './helpers/registry.js';
@@ -280,6 +283,53 @@ describe('an install from the keyboard, in the background', () => {
     await page.mouse.move(10, 10);
     await entries.waitFor({ state: 'detached', timeout: 15_000 });
   });
+});
+
+describe('a confirm dialog whose action is running', () => {
+  it('closes with Escape, and the action goes on in the tray, where its failure stays until dismissed', async () => {
+    // Another Arcotheon holds this home (a terminal's adcap, say): the uninstall waits for it, then fails.
+    const lock = await acquireLock(join(home, 'locks', 'home.lock'), 'e2e: another program changing this home', { waitMs: 5000 });
+    try {
+      await go('#/installed/acme/tables', 'Table builder');
+      for (let i = 0; i < 40 && (await focused()) !== 'page:Uninstall'; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe('page:Uninstall');
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Uninstall Table builder?' });
+      await dialog.waitFor();
+      expect(await focused()).toBe('dialog:Cancel');
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe('dialog:Uninstall');
+      await page.keyboard.press('Enter');
+      // Running: the action's button says so, Cancel became Close, and the dialog says it may be closed.
+      await dialog.getByRole('button', { name: 'Uninstall…' }).waitFor();
+      await dialog.getByText('You can close this: it goes on in the operations tray.').waitFor();
+      expect(await focused()).toBe('dialog:Close');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      // The focus is back where the dialog was opened from; the uninstall goes on in the tray, with no
+      // Cancel (a call cannot be stopped halfway).
+      expect(await focused()).toBe('page:Uninstall');
+      const entry = page.locator('.tray .op[data-operation-state="running"]', { hasText: 'Uninstall Table builder' });
+      await entry.waitFor();
+      await entry.getByText('In progress').waitFor();
+      expect(await entry.getByRole('button', { name: /^Cancel/ }).count()).toBe(0);
+      // The home stays locked past the host's wait: the failure reaches the tray, and stays.
+      const failed = page.locator('.tray [data-operation-state="failed"]', { hasText: 'Table builder could not be uninstalled' });
+      await failed.waitFor({ timeout: 60_000 });
+      await failed.locator('details summary').click();
+      expect(await failed.locator('details').textContent()).toContain('E_LOCKED');
+      await page.waitForTimeout(6500);
+      expect(await failed.count()).toBe(1);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      // Dismissed from the keyboard.
+      await failed.getByRole('button', { name: /^Dismiss / }).focus();
+      await page.keyboard.press('Enter');
+      await failed.waitFor({ state: 'detached' });
+    } finally {
+      await lock.release();
+    }
+    expect(await installed('acme/tables')).toBe(true);
+  }, 120_000);
 });
 
 describe('a Run form with nested input', () => {

@@ -93,6 +93,8 @@ try {
     const app = await openInBrowser(await ui.signInUrl(), { colorScheme: scheme });
     const page = app.page;
     await page.locator('a.card').nth(5).waitFor();
+    // Each card's overall risk comes from the host a moment after the cards.
+    await page.locator('a.card [data-card-risk]').nth(5).waitFor();
     if (scheme === 'dark') {
       await shot(page, 'catalogue-dark');
       // The Installed list at the narrowest width the layout supports (800 px), dark: the Enabled
@@ -100,6 +102,7 @@ try {
       await page.setViewportSize({ width: 800, height: 640 });
       await go(page, '#/installed', 'Installed');
       await page.locator('[data-toggle-for] input').first().waitFor();
+      await page.locator('a.card [data-card-risk]').nth(2).waitFor();
       await shot(page, 'installed-dark-800');
       await app.close();
       continue;

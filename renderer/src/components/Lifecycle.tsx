@@ -31,6 +31,14 @@ export function RollbackButton({ detail }: { detail: InstalledDetail }) {
           action={action}
           onConfirm={() => host().installs.rollback(detail.id)}
           onClose={() => setOpen(false)}
+          tray={{
+            label: forward ? `Update ${detail.name} to ${rollback.to}` : `Roll back ${detail.name} to ${rollback.to}`,
+            texts: {
+              done: forward ? `Updated ${detail.name} to ${rollback.to}` : `Rolled back ${detail.name} to ${rollback.to}`,
+              failed: forward ? `${detail.name} could not be updated to ${rollback.to}` : `${detail.name} could not be rolled back`,
+            },
+            subject: detail.id,
+          }}
         >
           <p>
             {forward
@@ -109,6 +117,11 @@ export function UninstallButton({ detail, afterwards = 'installed' }: { detail: 
             action="Uninstall"
             danger
             onConfirm={() => host().installs.uninstall(detail.id)}
+            tray={{
+              label: `Uninstall ${detail.name}`,
+              texts: { done: `Uninstalled ${detail.name}`, failed: `${detail.name} could not be uninstalled` },
+              subject: detail.id,
+            }}
             onClose={(done) => {
               setOpen(false);
               if (done && afterwards === 'installed') navigate({ screen: 'installed', id: null });

@@ -104,9 +104,11 @@ function Operation({ op }: { op: OperationView }) {
           {op.repeats > 1 && <span className="small muted"> ({op.repeats} times)</span>}
         </strong>
         {op.state === 'running' ? (
-          <button type="button" className="small" onClick={() => cancelOperation(op.id)} aria-label={`Cancel ${op.label}`}>
-            Cancel
-          </button>
+          op.cancellable && (
+            <button type="button" className="small" onClick={() => cancelOperation(op.id)} aria-label={`Cancel ${op.label}`}>
+              Cancel
+            </button>
+          )
         ) : (
           <button ref={dismissRef} type="button" className="small" onClick={() => dismiss(op.id)} aria-label={`Dismiss ${title}`}>
             ✕
@@ -116,7 +118,7 @@ function Operation({ op }: { op: OperationView }) {
       {op.state === 'running' && (
         <>
           <div className="small muted">
-            {op.progress === null ? 'Starting' : phaseText(op.progress.phase)}
+            {op.progress === null ? (op.cancellable ? 'Starting' : 'In progress') : phaseText(op.progress.phase)}
             {op.progress?.item !== undefined ? ` · ${op.progress.item}` : ''}
           </div>
           <progress

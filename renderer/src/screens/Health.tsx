@@ -122,6 +122,7 @@ export function Health() {
         <ConfirmDialog
           title="Repair these problems?"
           action="Repair"
+          tray="operation"
           onConfirm={async () => {
             const result = await runDoctor({ fix: true });
             return result === null

@@ -290,6 +290,10 @@ export function Settings() {
           action="Remove"
           danger
           onConfirm={() => host().remotes.remove(removing.name)}
+          tray={{
+            label: `Remove registry ${removing.name}`,
+            texts: { done: `Removed registry ${removing.name}`, failed: `Registry ${removing.name} could not be removed` },
+          }}
           onClose={() => {
             setRemoving(null);
             void loadAll();

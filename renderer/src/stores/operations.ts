@@ -38,6 +38,8 @@ export interface OperationView {
   repeats: number;
   /** Shown in the tray until dismissed (finished ones fade after a while). */
   visible: boolean;
+  /** Whether the tray offers Cancel while it runs: host operations yes; a plain call handed to the tray (followInTray) no. */
+  cancellable: boolean;
 }
 
 interface OperationsState {
@@ -71,6 +73,7 @@ export const useOperations = create<OperationsState>((set) => ({
               startedAt: Date.now(),
               repeats: 1,
               visible: false,
+              cancellable: true,
             };
       if (event.type === 'progress') {
         if (base.state !== 'running') return s;
@@ -94,7 +97,7 @@ export const useOperations = create<OperationsState>((set) => ({
  * Shows operation `id` in the tray under `label`. A finished entry with the same label leaves,
  * and its count carries over ("Check health" twice is one entry that says so).
  */
-function show(id: string, label: string, texts: OperationTexts, subject: string | null): void {
+function show(id: string, label: string, texts: OperationTexts, subject: string | null, cancellable = true): void {
   useOperations.setState((s) => {
     const operations = { ...s.operations };
     let repeats = 1;
@@ -116,6 +119,7 @@ function show(id: string, label: string, texts: OperationTexts, subject: string 
       startedAt: Date.now(),
       repeats,
       visible: true,
+      cancellable: known?.cancellable ?? cancellable,
     };
     return { operations };
   });
@@ -146,6 +150,30 @@ export async function runOperation<T>(
     };
   });
   return result;
+}
+
+let handedOver = 0;
+
+/**
+ * Hands a plain host call that is already running (uninstall, roll back, remove a registry: calls,
+ * not operations, so no progress and no Cancel) to the tray under `label`: a confirm dialog closed
+ * while its action runs (docs/ui.md "Nothing blocks"). The entry says it is running, then its outcome
+ * in `texts`; a success leaves by itself, a failure stays with its error until dismissed.
+ */
+export function followInTray(label: string, pending: Promise<Result<unknown>>, texts: OperationTexts = {}, subject?: string): void {
+  const id = `call-${++handedOver}`;
+  show(id, label, texts, subject ?? null, false);
+  const end = (result: Result<unknown>): void =>
+    useOperations.setState((s) => {
+      const op = s.operations[id];
+      if (op === undefined) return s;
+      return {
+        operations: { ...s.operations, [id]: { ...op, state: stateOf(result, op.state), error: result.ok ? null : result.error } },
+      };
+    });
+  pending.then(end, (error: unknown) =>
+    end({ ok: false, error: { code: 'E_IO', message: `${label} stopped: ${error instanceof Error ? error.message : String(error)}` } }),
+  );
 }
 
 export function cancelOperation(id: string): void {
