@@ -230,8 +230,6 @@ export interface IncrementalV2Result {
   written: V2BuildResult['written'];
   /** The capabilities of the recomputed bins. */
   built: BuiltCapability[];
-  /** Ids that the recomputed bins held before and no longer hold. */
-  removed: string[];
   /** How many capabilities each recomputed bin holds now. */
   counts: Map<number, number>;
   /** Files of the previous snapshot that the rebuilt parts replaced (candidates for retirement). */
@@ -281,7 +279,6 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
   const replaced = new Set<string>();
   const referenced = new Set<string>();
   const built: BuiltCapability[] = [];
-  const removed: string[] = [];
   const counts = new Map<number, number>();
   const nodes = previous.nodes.map((pin): Pin => [pin[0], pin[1]]);
   const search = previous.search.map((pin): Pin => [pin[0], pin[1]]);
@@ -324,11 +321,7 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
         records.push([id, capability.record]);
         built.push(capability);
       }
-      const now = new Set(records.map(([id]) => id));
-      for (const [id, record] of Object.entries(oldRecords)) {
-        replaced.add(record.doc.path);
-        if (!now.has(id)) removed.push(id);
-      }
+      for (const record of Object.values(oldRecords)) replaced.add(record.doc.path);
       capabilities += records.length - Object.keys(oldRecords).length;
       counts.set(bin, records.length);
       const binFile = contentFile('bins', jsonBytes(Object.fromEntries(records)), '.json');
@@ -362,7 +355,7 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
     publishersPin = pinOf(snapshot.publishersNode);
   }
   const payload: TopLevelPayload = { ...previous, capabilities, nodes, search, publishers: publishersPin };
-  return { payload, written, built, removed, counts, replaced, referenced };
+  return { payload, written, built, counts, replaced, referenced };
 }
 
 /**
