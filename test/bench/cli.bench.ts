@@ -148,10 +148,27 @@ function plainToolCall(entry: string, call: string): Promise<void> {
 }
 
 /**
- * One tools/call round trip through a warm `adcap mcp` (started once, its tools listed and one
- * call made untimed), alternately with the plain tool call, ROUNDS * 2 times each.
+ * The tool under a bare bwrap (namespaces only: no wrap(), no limits, no checks), started from this
+ * process and fed `call`: the floor of any sandboxed call, whoever makes it.
  */
-async function mcpWarmCall(home: string, entry: string, call: string): Promise<BenchResult> {
+function bareBwrapToolCall(entry: string, call: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const args = ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', process.execPath, entry];
+    const child = spawn('bwrap', args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 && out.includes('"hi"') ? resolve() : reject(new Error(`the bare bwrap tool exited ${code}`))));
+    child.stdin.end(call);
+  });
+}
+
+/**
+ * One tools/call round trip through a warm `adcap mcp` (started once, its tools listed and one
+ * call made untimed), alternately with the plain tool call and the same tool under a bare bwrap
+ * (the floor of a sandboxed call), ROUNDS * 2 times each.
+ */
+async function mcpWarmCall(home: string, entry: string, call: string): Promise<BenchResult[]> {
   const client = new Client({ name: 'adcap-cli-bench', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({ command: process.execPath, args: [BIN, '--home', home, 'mcp', 'local/bench-echo'], stderr: 'pipe' }),
@@ -172,27 +189,41 @@ async function mcpWarmCall(home: string, entry: string, call: string): Promise<B
     };
     await viaMcp();
     await plainToolCall(entry, call);
+    await bareBwrapToolCall(entry, call);
     const a: number[] = [];
     const b: number[] = [];
+    const c: number[] = [];
     const before = load();
     for (let i = 0; i < ROUNDS * 2; i++) {
       a.push(await time(viaMcp));
       b.push(await time(() => plainToolCall(entry, call)));
+      c.push(await time(() => bareBwrapToolCall(entry, call)));
     }
     const x = stats(a);
     const y = stats(b);
+    const z = stats(c);
     const f = (s: { min: number; median: number; max: number }): string =>
       `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)}`;
     console.log(
-      `  MCP tools/call via warm adcap mcp: min/median/max ${f(x)} ms; the tool under plain node: ${f(y)} ms; load ${before} -> ${load()}`,
+      `  MCP tools/call via warm adcap mcp: min/median/max ${f(x)} ms; the tool under plain node: ${f(y)} ms; ` +
+        `under a bare bwrap: ${f(z)} ms; load ${before} -> ${load()}`,
     );
-    return {
-      label: `MCP tools/call round trip through a warm adcap mcp (bubblewrap), median of ${ROUNDS * 2}`,
-      value: x.median,
-      unit: 'ms',
-      baseline: { label: 'the same tool under plain node, started per call', value: y.median },
-      target: 1.3,
-    };
+    const plain = { label: 'the same tool under plain node, started per call', value: y.median };
+    return [
+      {
+        label: `MCP tools/call round trip through a warm adcap mcp (bubblewrap), median of ${ROUNDS * 2}`,
+        value: x.median,
+        unit: 'ms',
+        baseline: plain,
+        target: 1.3,
+      },
+      {
+        label: `floor of a sandboxed call: the tool under a bare bwrap, median of ${ROUNDS * 2}`,
+        value: z.median,
+        unit: 'ms',
+        baseline: plain,
+      },
+    ];
   } finally {
     await client.close();
   }
@@ -331,7 +362,7 @@ registerBench({
         ),
       );
 
-      report(await mcpWarmCall(runHome, join(src, 'tools', 'echo.mjs'), call));
+      for (const result of await mcpWarmCall(runHome, join(src, 'tools', 'echo.mjs'), call)) report(result);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
