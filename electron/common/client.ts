@@ -1,6 +1,6 @@
 /**
  * The typed client of the host API, built from the method table (methods.ts): one function per
- * method, namespaced (`client.catalogue.query({ text: 'pdf' })`, `client.installs.install(target, { approvedDigest })`),
+ * method, namespaced (`client.catalogue.index({ limit: 1000 })`, `client.installs.install(target, { approvedDigest })`),
  * with arguments checked against the same schemas the host checks before anything is sent.
  *
  * The client needs only a `call(method, args)` function (the Electron preload's bridge, or the
@@ -97,7 +97,6 @@ export function createHostClient(call: CallFn, subscribe?: SubscribeFn): HostCli
   const api = {
     host: { info: bind('host.info') },
     catalogue: {
-      query: bind('catalogue.query'),
       index: bind('catalogue.index'),
       known: bind('catalogue.known'),
       risks: bind('catalogue.risks'),

@@ -4,7 +4,7 @@
  *   - the method list (`HOST_METHODS`, the allow-list every transport checks),
  *   - the argument validators (`checkArguments`, run host side before anything else; a refusal is
  *     E_USAGE naming the argument),
- *   - the typed client `createHostClient(call)` (client.ts): `client.catalogue.query({ text: 'pdf' })`.
+ *   - the typed client `createHostClient(call)` (client.ts): `client.catalogue.index({ limit: 1000 })`.
  *
  * Rules of the contract:
  *   - Methods are `namespace.name`, take positional JSON arguments and resolve to a `Result`
@@ -51,7 +51,6 @@ import type {
   CatalogueIndexPage,
   CatalogueKnownData,
   CardRiskData,
-  CatalogueQueryResult,
   DoctorReportData,
   GrantsData,
   HostInfoData,
@@ -115,8 +114,6 @@ const bundleChoices = object({
   values: optional(record(string({ max: 16_384 }), { maxKeys: 64 })),
 });
 
-const tier = literal('free', 'pro');
-const access = literal('public', 'entitled');
 const packageSpec = union(
   string({ min: 1, max: 512, what: 'a capability spec "publisher/name[@range]"' }),
   object({ id: capabilityId, range: optional(range) }),
@@ -134,22 +131,6 @@ const installTarget = union(
   }),
 );
 const approval = object({ approvedDigest: digest, allowUnsigned: optional(boolean()) });
-const catalogueQuery = object({
-  text: optional(string({ max: 512 })),
-  filters: optional(
-    object({
-      tier: optional(tier),
-      access: optional(access),
-      installed: optional(boolean()),
-      hasTools: optional(boolean()),
-      hasSkills: optional(boolean()),
-      hasWorkflows: optional(boolean()),
-      includeDeprecated: optional(boolean()),
-    }),
-  ),
-  offset: optional(number({ integer: true, min: 0 })),
-  limit: optional(number({ integer: true, min: 0, max: 100_000 })),
-});
 const runOptions = object({ workspace: optional(nullable(workspaceHandle)) });
 // The agents table of the SDK (sdk/src/store/agent-links/agents.ts AGENT_IDS); the contract imports nothing from the SDK.
 const agentId = literal(
@@ -224,11 +205,6 @@ export const METHODS = {
   'host.info': call(args([]), returns<HostInfoData>(), 'Versions, home folder, platform and the limits the host enforces.'),
 
   // ---- catalogue (metadata only: nothing is installed)
-  'catalogue.query': call(
-    args([], [catalogueQuery]),
-    returns<CatalogueQueryResult>(),
-    'Search with filters, facets and paging, for the Discover screen.',
-  ),
   'catalogue.index': call(
     args(
       [],

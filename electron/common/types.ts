@@ -120,37 +120,7 @@ export interface RiskVerdict {
 
 // ------------------------------------------------------------------ catalogue
 
-/** One search result (the SDK's SearchHit plus the remote it came from). */
-export interface CatalogueHit {
-  id: string;
-  name: string;
-  summary: string;
-  latest: string | null;
-  latestPrerelease: string | null;
-  tier: Tier;
-  access: Access;
-  installed: boolean;
-  deprecated: boolean;
-  publisher: string;
-  keywords: string[];
-  score: number;
-  remote: string;
-}
-
-/** A hit of `catalogue.query`, with what the UI needs for a card. */
-export interface CatalogueCard extends CatalogueHit {
-  /** Display name of the publisher from the signed catalogue. */
-  publisherName: string;
-  /** True when the registry lists an active key for the publisher (the verified mark). */
-  verified: boolean;
-  /** The installed version, when installed. */
-  installedVersion: string | null;
-  /** Installed and the catalogue has a newer version. */
-  updateAvailable: boolean;
-  /** What the package contains, when its package document has been read (else null). */
-  contents: { tools: number; skills: number; workflows: number } | null;
-}
-
+/** What the Discover screen's search filters on (renderer/src/search runs it over `catalogue.index`). */
 export interface CatalogueFilters {
   tier?: Tier;
   access?: Access;
@@ -161,7 +131,7 @@ export interface CatalogueFilters {
   includeDeprecated?: boolean;
 }
 
-/** Counts over the hits of the query text with every filter applied except the facet's own. */
+/** Counts over the matches of the query text with every filter applied except the facet's own. */
 export interface CatalogueFacets {
   tier: { free: number; pro: number };
   access: { public: number; entitled: number };
@@ -169,21 +139,6 @@ export interface CatalogueFacets {
   hasTools: number;
   hasSkills: number;
   hasWorkflows: number;
-}
-
-export interface CatalogueQueryResult {
-  /** Hits matching text and filters (before offset/limit). */
-  total: number;
-  offset: number;
-  hits: CatalogueCard[];
-  facets: CatalogueFacets;
-  /**
-   * Capabilities whose contents (tools/skills/workflows) are not known yet: the host reads their
-   * package documents in the background (at once for catalogues up to 1,000 entries, else once a
-   * has-tools/skills/workflows filter is set) and sends `catalogue-changed` when it learns more.
-   * Those filters and counts cover only known ones.
-   */
-  contentsPending: number;
 }
 
 /**

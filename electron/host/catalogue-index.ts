@@ -16,7 +16,7 @@ import type { Installed } from './installed.js';
 
 /** Rows per page when the page does not say (a 20,000-entry index is four pages of about 1 MiB). */
 const DEFAULT_PAGE_ROWS = 5000;
-/** Catalogues up to this size have their package documents read without being asked (as catalogue.query does). */
+/** Catalogues up to this size have their package documents read without being asked. */
 const SMALL_CATALOGUE = 1000;
 
 interface Part {

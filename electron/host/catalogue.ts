@@ -1,9 +1,10 @@
 /**
- * The Discover screen and the capability page: search with filters, facet counts and paging over
- * every remote's verified catalogue, and everything known about one capability (every version
- * with its marks, permissions in plain language, its overall risk with its dependencies', and,
- * from installed files or an archive already verified into the cache, its tools, skills,
- * workflows and readme). Metadata only: nothing is installed here, and the capability page is
+ * What the Discover screen learns of capabilities beyond their catalogue records (their contents
+ * and dates, from package documents read in the background; catalogue-index.ts sends them to the
+ * page, which searches and counts facets itself), and the capability page: everything known about
+ * one capability (every version with its marks, permissions in plain language, its overall risk
+ * with its dependencies', and, from installed files or an archive already verified into the cache,
+ * its tools, skills, workflows and readme). Metadata only: nothing is installed here, and the capability page is
  * drawn from the catalogue and the package document without downloading the archive (docs/ui.md
  * "Nothing blocks"); the archive is fetched when the user installs, or asks for its contents.
  */
@@ -17,18 +18,12 @@ import {
   isAdcapError,
   readPackage,
   type Arcotheon,
-  type CataloguePayload,
   type PackageDocument,
   type RegistryClient,
-  type SearchHit,
 } from '@arcotheon/sdk';
 import { hostStore, type HostStore, type RiskPart } from '@arcotheon/sdk/internal';
 import type {
   CapabilityDetail,
-  CatalogueCard,
-  CatalogueFacets,
-  CatalogueFilters,
-  CatalogueQueryResult,
   PackageContentsView,
   RiskVerdict,
   VersionView,
@@ -45,30 +40,10 @@ const MAX_PREFETCH = 2000;
 const PREFETCH_CONCURRENCY = 4;
 /** Archives larger than this are not downloaded just to show the capability page. */
 const MAX_DETAIL_DOWNLOAD = 32 * 1024 * 1024;
-const DEFAULT_PAGE = 50;
-const SMALL_CATALOGUE = 1000;
-const MAX_CACHED_SEARCHES = 32;
-const MAX_CACHED_HITS = 2000;
-
-interface Row {
-  hit: SearchHit;
-  remote: string;
-  payload: CataloguePayload;
-  /** Bits of the filters this hit fails. */
-  failed: number;
-}
-const F_DEPRECATED = 1;
-const F_TIER = 2;
-const F_ACCESS = 4;
-const F_INSTALLED = 8;
-const F_TOOLS = 16;
-const F_SKILLS = 32;
-const F_WORKFLOWS = 64;
 
 export class Catalogue {
   private readonly contents = new Map<string, Contents>();
   private readonly packages = new Map<string, PackageContentsView>();
-  private readonly searches = new WeakMap<CataloguePayload, Map<string, SearchHit[]>>();
   /** Ids whose package document could not be read (skipped until the catalogue changes). */
   private readonly unreadable = new Set<string>();
   private prefetching: Promise<void> | null = null;
@@ -94,141 +69,6 @@ export class Catalogue {
 
   close(): void {
     this.closed = true;
-  }
-
-  /** Every remote's verified catalogue, in configuration order (a remote that fails is skipped). */
-  private async catalogues(): Promise<Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }>> {
-    const out: Array<{ remote: string; payload: CataloguePayload; search: (text: string) => SearchHit[] }> = [];
-    for (const client of await this.store.clients()) {
-      try {
-        const catalogue = await client.catalogue();
-        const index = client.searchIndex(catalogue);
-        const payload = catalogue.payload;
-        out.push({
-          remote: client.remote.name,
-          payload,
-          search: (text) => this.cachedSearch(payload, text, () => index.search(text, { includeDeprecated: true })),
-        });
-      } catch (error) {
-        if (!isAdcapError(error)) throw error;
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Recent search results per catalogue content (the payload object changes when the catalogue
-   * does): typing back over a prefix, or clearing the field, answers without searching again.
-   * Only small results are kept, and the empty query's, so the cache stays a few MiB.
-   */
-  private cachedSearch(payload: CataloguePayload, text: string, search: () => SearchHit[]): SearchHit[] {
-    let perPayload = this.searches.get(payload);
-    if (perPayload === undefined) {
-      perPayload = new Map();
-      this.searches.set(payload, perPayload);
-    }
-    const known = perPayload.get(text);
-    if (known !== undefined) {
-      perPayload.delete(text);
-      perPayload.set(text, known);
-      return known;
-    }
-    const hits = search();
-    if (text === '' || hits.length <= MAX_CACHED_HITS) {
-      perPayload.set(text, hits);
-      if (perPayload.size > MAX_CACHED_SEARCHES) perPayload.delete(perPayload.keys().next().value as string);
-    }
-    return hits;
-  }
-
-  async query(request: { text?: string; filters?: CatalogueFilters; offset?: number; limit?: number }): Promise<CatalogueQueryResult> {
-    const filters = request.filters ?? {};
-    const installedList = await this.installed.list();
-    const installedVersions = new Map(installedList.map((c) => [c.id, c.version]));
-    const catalogues = await this.catalogues();
-    const rows: Row[] = [];
-    const seen = new Set<string>();
-    for (const { remote, payload, search } of catalogues) {
-      for (const hit of search(request.text ?? '')) {
-        // The first remote listing an id wins (as in install).
-        if (catalogues.length > 1) {
-          if (seen.has(hit.id)) continue;
-          seen.add(hit.id);
-        }
-        rows.push({ hit, remote, payload, failed: 0 });
-      }
-    }
-    // One remote's hits are already ranked (score, non-deprecated first, id); merge only several.
-    if (catalogues.length > 1)
-      rows.sort(
-        (a, b) => b.hit.score - a.hit.score || Number(a.hit.deprecated) - Number(b.hit.deprecated) || (a.hit.id < b.hit.id ? -1 : 1),
-      );
-    // What capabilities contain comes from their package documents, read in the background: for a
-    // small catalogue at once, for a large one only once a contents filter asks (a 20,000-entry
-    // catalogue is not read behind the user's back while they type).
-    const wantsContents = filters.hasTools !== undefined || filters.hasSkills !== undefined || filters.hasWorkflows !== undefined;
-    if (wantsContents || rows.length <= SMALL_CATALOGUE) this.startPrefetch(rows.map((r) => r.hit.id));
-
-    // Each row records which filters it fails (one bit per filter), so every facet count (all
-    // filters but its own) is one pass over the hits.
-    const facets: CatalogueFacets = {
-      tier: { free: 0, pro: 0 },
-      access: { public: 0, entitled: 0 },
-      installed: { yes: 0, no: 0 },
-      hasTools: 0,
-      hasSkills: 0,
-      hasWorkflows: 0,
-    };
-    const matching: Row[] = [];
-    let pending = 0;
-    for (const row of rows) {
-      const { hit } = row;
-      const installed = installedVersions.has(hit.id);
-      const contents = this.contents.get(hit.id);
-      let failed = 0;
-      if (filters.includeDeprecated === false && hit.deprecated) failed |= F_DEPRECATED;
-      if (filters.tier !== undefined && hit.tier !== filters.tier) failed |= F_TIER;
-      if (filters.access !== undefined && hit.access !== filters.access) failed |= F_ACCESS;
-      if (filters.installed !== undefined && installed !== filters.installed) failed |= F_INSTALLED;
-      if (filters.hasTools !== undefined && (contents === undefined || contents.tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
-      if (filters.hasSkills !== undefined && (contents === undefined || contents.skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
-      if (filters.hasWorkflows !== undefined && (contents === undefined || contents.workflows > 0 !== filters.hasWorkflows))
-        failed |= F_WORKFLOWS;
-      row.failed = failed;
-      if (failed === 0) matching.push(row);
-      if ((failed & ~F_TIER) === 0) facets.tier[hit.tier]++;
-      if ((failed & ~F_ACCESS) === 0) facets.access[hit.access]++;
-      if ((failed & ~F_INSTALLED) === 0) facets.installed[installed ? 'yes' : 'no']++;
-      if (contents === undefined) pending++;
-      else {
-        if (contents.tools > 0 && (failed & ~F_TOOLS) === 0) facets.hasTools++;
-        if (contents.skills > 0 && (failed & ~F_SKILLS) === 0) facets.hasSkills++;
-        if (contents.workflows > 0 && (failed & ~F_WORKFLOWS) === 0) facets.hasWorkflows++;
-      }
-    }
-    const offset = request.offset ?? 0;
-    const limit = request.limit ?? DEFAULT_PAGE;
-    const hits = matching
-      .slice(offset, offset + limit)
-      .map(({ hit, remote, payload }) =>
-        this.card({ ...hit, installed: installedVersions.has(hit.id) }, remote, payload, installedVersions.get(hit.id) ?? null),
-      );
-    return { total: matching.length, offset, hits, facets, contentsPending: pending };
-  }
-
-  private card(hit: SearchHit, remote: string, payload: CataloguePayload, installedVersion: string | null): CatalogueCard {
-    const publisher = Object.hasOwn(payload.publishers, hit.publisher) ? payload.publishers[hit.publisher] : undefined;
-    const newest = hit.latest ?? hit.latestPrerelease;
-    return {
-      ...hit,
-      remote,
-      publisherName: publisher?.name ?? hit.publisher,
-      verified: (publisher?.keys ?? []).some((k) => k.status === 'active'),
-      installedVersion,
-      updateAvailable:
-        installedVersion !== null && newest !== null && semver.valid(installedVersion) !== null && semver.gt(newest, installedVersion),
-      contents: this.contents.get(hit.id) ?? null,
-    };
   }
 
   /** Reads package documents (cached by the registry client, pinned by the catalogue) to learn contents. */

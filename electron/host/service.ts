@@ -136,7 +136,6 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const calls: CallImpl = {
     'host.info': async () =>
       settings.hostInfo(options.appVersion ?? '0.0.0', { maxSideloadBytes: sideloads.maxBytes, sideloadChunkBytes: sideloads.chunkBytes }),
-    'catalogue.query': (request = {}) => catalogue.query(request),
     'catalogue.index': (request = {}) => catalogueIndex.page(request),
     'catalogue.known': (request = {}) => catalogueIndex.known(request),
     'catalogue.risks': (request) => cardRisks.verdicts(request),

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostInfoData } from '../../electron/common/types.js';
+import type { CatalogueIndexPage, HostInfoData } from '../../electron/common/types.js';
 import type { HostEvent } from '../../electron/common/events.js';
 import { UtilityChannel } from '../../electron/main/router.js';
 import { assertBuilt } from '../helpers/built.js';
@@ -71,8 +71,8 @@ describe('the desktop bundles', () => {
     if (!info.ok) throw new Error(info.error.message);
     expect(info.value as HostInfoData).toMatchObject({ appVersion: '9.9.9', home });
     // The bundled example registry is the default remote.
-    const hits = await channel.call('catalogue.query', [{ text: 'csv' }]);
-    expect(hits.ok && (hits.value as { hits: Array<{ id: string }> }).hits.some((h) => h.id === 'acme/csv-summary')).toBe(true);
+    const index = await channel.call('catalogue.index', [{}]);
+    expect(index.ok && (index.value as CatalogueIndexPage).rows.some((row) => row[0] === 'acme/csv-summary')).toBe(true);
     const refused = await channel.call('catalogue.show', [{ not: 'an id' }] as never);
     expect(refused).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
     // The start-up doctor: an operation whose final event reaches main.

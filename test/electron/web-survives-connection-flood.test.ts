@@ -55,8 +55,8 @@ describe('web host survives a connection and request flood', () => {
       }),
     );
     // The first needs the disk (the catalogue), so it is still in flight when the second arrives.
-    ws.send(JSON.stringify({ id: 1, method: 'catalogue.query', args: [{ text: '' }] }));
-    ws.send(JSON.stringify({ id: 2, method: 'catalogue.query', args: [{ text: '' }] }));
+    ws.send(JSON.stringify({ id: 1, method: 'catalogue.index', args: [{}] }));
+    ws.send(JSON.stringify({ id: 2, method: 'catalogue.index', args: [{}] }));
     await both;
     expect(replies.find((r) => r.id === 2)?.result).toMatchObject({ ok: false, error: { code: 'E_LIMIT' } });
     expect(replies.find((r) => r.id === 1)?.result).toMatchObject({ ok: true });

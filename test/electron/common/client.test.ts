@@ -41,11 +41,11 @@ describe('createHostClient', () => {
   it('sends the method name and the arguments, without trailing undefined ones', async () => {
     const { calls, call } = recorder();
     const client = createHostClient(call);
-    await client.catalogue.query({ text: 'pdf', filters: { tier: 'pro' } });
+    await client.catalogue.index({ offset: 1000, limit: 500 });
     await client.updates.apply(null, undefined);
     await client.run.tool('acme/echo', 'main', { a: 1 });
     expect(calls).toEqual([
-      { method: 'catalogue.query', args: [{ text: 'pdf', filters: { tier: 'pro' } }] },
+      { method: 'catalogue.index', args: [{ offset: 1000, limit: 500 }] },
       { method: 'updates.apply', args: [null] },
       { method: 'run.tool', args: ['acme/echo', 'main', { a: 1 }] },
     ]);

@@ -95,7 +95,7 @@ describe('the method table', () => {
     expect(checkArguments('installs.uninstall', ['../../etc'])).toMatch(/capability id/);
     expect(checkArguments('installs.grant', ['acme/echo', 42])).toMatch(/args\[1\] must be a grant/);
     expect(checkArguments('remotes.add', ['Bad Name', 'https://r.example/v1/', ['k']])).toMatch(/remote name/);
-    expect(checkArguments('catalogue.query', [{ filters: { tier: 'gold' } }])).toMatch(/args\[0\]\.filters\.tier must be one of/);
+    expect(checkArguments('catalogue.index', [{ limit: 0 }])).toMatch(/args\[0\]\.limit must be at least 1/);
     expect(checkArguments('sideload.chunk', ['up_AAAAAAAAAAAAAAAAAAAAAAAA', 0, 'not base64!'])).toMatch(/base64/);
   });
 });

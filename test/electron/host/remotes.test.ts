@@ -52,8 +52,9 @@ describe('remotes refresh', () => {
           error: { code: expect.stringMatching(/^E_(CATALOG|SIGNATURE|UNTRUSTED)$/), message: expect.any(String) },
         }),
       ]);
-      // The last verified catalogue is still what search uses.
-      expect(await host.api.catalogue.query({ text: 'lib' })).toMatchObject({ ok: true, value: { hits: [{ id: 'acme/lib' }] } });
+      // The last verified catalogue is still what Discover's index lists.
+      const index = await host.api.catalogue.index({});
+      expect(index.ok && index.value.rows.map((row) => row[0])).toContain('acme/lib');
     } finally {
       for (const [file, genuine] of forgedFiles) await writeFile(file, genuine);
     }
@@ -89,17 +90,20 @@ describe('remotes refresh', () => {
     expect(seen.ok && seen.value.find((r) => r.name === 'offline')).toMatchObject({ state: 'failed', error: { code: 'E_DOWNLOAD' } });
   });
 
-  it('answers a query again from the new catalogue after a refresh (no stale cached results)', async () => {
+  it("sends Discover's index again from the new catalogue after a refresh, under a new revision (no stale rows)", async () => {
     const host = createHostService(new Arcotheon(reg.options(await mkdtemp(join(tmpdir(), 'adcap-remotes-cache-')))));
+    const revisions = new Set<string>();
     const ids = async (): Promise<string[]> => {
-      const result = await host.api.catalogue.query({ text: 'lib' });
+      const result = await host.api.catalogue.index({});
       if (!result.ok) throw new Error(result.error.message);
-      return result.value.hits.map((h) => h.id);
+      revisions.add(result.value.revision);
+      return result.value.rows.map((row) => row[0]).filter((id) => id.startsWith('acme/lib')).sort();
     };
     expect(await ids()).toEqual(['acme/lib']);
     expect(await ids()).toEqual(['acme/lib']);
     await reg.publishAll([{ id: 'acme/libby', version: '1.0.0' }]);
     expect((await host.api.perform('remotes.refresh', null)).ok).toBe(true);
     expect(await ids()).toEqual(['acme/lib', 'acme/libby']);
+    expect(revisions.size).toBe(2);
   });
 });

@@ -5,6 +5,7 @@ import { Arcotheon } from '@arcotheon/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HOST_METHODS } from '../../../electron/common/methods.js';
 import type { HostEvent } from '../../../electron/common/events.js';
+import type { CatalogueIndexPage } from '../../../electron/common/types.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
@@ -51,13 +52,14 @@ describe('host service', () => {
     for (const method of HOST_METHODS) expect(method).toMatch(/^[a-z]+\.[a-zA-Z]+$/);
   });
 
-  it('searches and shows the catalogue', async () => {
+  it("sends Discover's index and shows the catalogue", async () => {
     const { host } = await service();
-    const found = await host.dispatch('catalogue.query', [{ text: 'echo' }]);
-    expect(found).toMatchObject({
-      ok: true,
-      value: { hits: [expect.objectContaining({ id: 'acme/echo', latest: '1.0.0', remote: 'test' })] },
-    });
+    const found = await host.dispatch('catalogue.index', [{}]);
+    if (!found.ok) throw new Error(found.error.message);
+    const page = found.value as CatalogueIndexPage;
+    const echo = page.rows.find((row) => row[0] === 'acme/echo');
+    expect(echo?.[4]).toBe('1.0.0');
+    expect(page.remotes[echo?.[8] ?? -1]).toBe('test');
     const shown = await host.dispatch('catalogue.show', ['acme/echo']);
     expect(shown).toMatchObject({
       ok: true,
