@@ -57,8 +57,16 @@ export function monogramLetters(name: string, id: string): string {
   return letters.toUpperCase();
 }
 
+/** The browser's number format, made once: Number#toLocaleString makes one per call, which the profile of a Discover render showed. */
+const NUMBERS = new Intl.NumberFormat();
+
+/** A count in the browser's locale ("20,000"), as toLocaleString() writes it. */
+export function formatCount(count: number): string {
+  return NUMBERS.format(count);
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString()} ${count === 1 ? one : many}`;
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
 const PHASES: Record<string, string> = {

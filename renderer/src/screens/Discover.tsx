@@ -15,7 +15,7 @@ import { useCardRiskMarker } from '../components/CardRisk.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Monogram } from '../components/Monogram.js';
 import { SideloadButton } from '../components/Sideload.js';
-import { plural } from '../lib/format.js';
+import { formatCount, plural } from '../lib/format.js';
 import { hrefOf } from '../router.js';
 import type { SearchSort } from '../search/protocol.js';
 import { cardOf, useCatalogue, type DiscoverCard } from '../stores/catalogue.js';
@@ -88,11 +88,11 @@ export function Discover() {
   let status: string;
   if (phase === 'idle' || (phase === 'loading' && rowCount === 0)) status = 'Loading the catalogue…';
   else if (loadingIndex && typing) status = `Preparing search over ${plural(totalRows, 'capability', 'capabilities')}…`;
-  else if (loadingIndex) status = `${plural(rowCount, 'capability', 'capabilities')} of ${totalRows.toLocaleString()} loaded…`;
+  else if (loadingIndex) status = `${plural(rowCount, 'capability', 'capabilities')} of ${formatCount(totalRows)} loaded…`;
   else status = plural(count, 'capability', 'capabilities');
-  if (contentsPending > 0 && contentsFilter) status += ` (still reading the contents of ${contentsPending.toLocaleString()})`;
+  if (contentsPending > 0 && contentsFilter) status += ` (still reading the contents of ${formatCount(contentsPending)})`;
   if (sort === 'updated' && state.unread > 0 && phase === 'ready')
-    status += ` · dates known for ${state.dated.toLocaleString()}; the rest follow, by name`;
+    status += ` · dates known for ${formatCount(state.dated)}; the rest follow, by name`;
 
   return (
     <div className="screen catalogue">
@@ -127,8 +127,8 @@ export function Discover() {
             onChange={(e) => setFilter('tier', e.target.value === '' ? undefined : (e.target.value as 'free' | 'pro'))}
           >
             <option value="">Any</option>
-            <option value="free">Free{facets === null ? '' : ` (${facets.tier.free.toLocaleString()})`}</option>
-            <option value="pro">Pro{facets === null ? '' : ` (${facets.tier.pro.toLocaleString()})`}</option>
+            <option value="free">Free{facets === null ? '' : ` (${formatCount(facets.tier.free)})`}</option>
+            <option value="pro">Pro{facets === null ? '' : ` (${formatCount(facets.tier.pro)})`}</option>
           </select>
         </label>
         <label>
@@ -138,8 +138,8 @@ export function Discover() {
             onChange={(e) => setFilter('access', e.target.value === '' ? undefined : (e.target.value as 'public' | 'entitled'))}
           >
             <option value="">Any</option>
-            <option value="public">Public{facets === null ? '' : ` (${facets.access.public.toLocaleString()})`}</option>
-            <option value="entitled">Entitled{facets === null ? '' : ` (${facets.access.entitled.toLocaleString()})`}</option>
+            <option value="public">Public{facets === null ? '' : ` (${formatCount(facets.access.public)})`}</option>
+            <option value="entitled">Entitled{facets === null ? '' : ` (${formatCount(facets.access.entitled)})`}</option>
           </select>
         </label>
         <label>
@@ -149,8 +149,8 @@ export function Discover() {
             onChange={(e) => setFilter('installed', e.target.value === '' ? undefined : e.target.value === 'true')}
           >
             <option value="">Any</option>
-            <option value="true">Installed{facets === null ? '' : ` (${facets.installed.yes.toLocaleString()})`}</option>
-            <option value="false">Not installed{facets === null ? '' : ` (${facets.installed.no.toLocaleString()})`}</option>
+            <option value="true">Installed{facets === null ? '' : ` (${formatCount(facets.installed.yes)})`}</option>
+            <option value="false">Not installed{facets === null ? '' : ` (${formatCount(facets.installed.no)})`}</option>
           </select>
         </label>
         {(
@@ -163,7 +163,7 @@ export function Discover() {
           <label key={key}>
             <input type="checkbox" checked={filters[key] === true} onChange={(e) => setFilter(key, e.target.checked ? true : undefined)} />
             {label}
-            {facet === undefined || contentsPending > 0 ? '' : ` (${facet.toLocaleString()})`}
+            {facet === undefined || contentsPending > 0 ? '' : ` (${formatCount(facet)})`}
           </label>
         ))}
         {category !== null && (
@@ -266,11 +266,13 @@ function FirstScreen({ onCategory }: { onCategory: (category: string) => void })
   const state = useCatalogue();
   const { rows, rowCount, recent, categories } = state;
   const policy = useSettings((s) => s.policy);
+  const named = (policy?.policy?.required?.length ?? 0) + (policy?.policy?.recommended?.length ?? 0) > 0;
+  // Only when the policy names capabilities: a map of 20,000 ids on each page of rows costs a frame.
   const rowOf = useMemo(() => {
     const map = new Map<string, number>();
-    rows.slice(0, rowCount).forEach((row, i) => map.set(row[0], i));
+    if (named) rows.slice(0, rowCount).forEach((row, i) => map.set(row[0], i));
     return map;
-  }, [rows, rowCount]);
+  }, [rows, rowCount, named]);
   const rowsOf = (specs: readonly string[]): number[] =>
     specs.map((spec) => rowOf.get(spec.replace(/@.*$/, ''))).filter((row): row is number => row !== undefined);
   const required = rowsOf(policy?.policy?.required ?? []);

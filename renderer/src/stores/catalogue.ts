@@ -19,8 +19,8 @@ import { host } from '../host.js';
 import { startSearcher, type Searcher } from '../search/client.js';
 import type { FromWorker, SearchSort } from '../search/protocol.js';
 
-/** The first page is small so the first cards come quickly; the rest come in larger pages. */
-const FIRST_PAGE = 1000;
+/** The first page is small (a screenful and more) so the first cards come quickly; the rest come in larger pages. */
+const FIRST_PAGE = 200;
 const NEXT_PAGES = 20_000;
 /** Cards in the first screen's "Recently updated". */
 const RECENT = 4;
