@@ -71,6 +71,7 @@ export interface AdcapErrorOptions {
 
 /** The one error type of the SDK: a stable `code` (DESIGN §9), a sentence a person can act on, and machine-readable `details`. */
 export class AdcapError extends Error {
+  /** Always `'AdcapError'`; isAdcapError() tells one from other errors. */
   override readonly name = 'AdcapError';
   /** The stable error code (DESIGN §9) to branch on; the message is for people and may change. */
   readonly code: ErrorCode;

@@ -37,6 +37,7 @@ export type {
 
 /** A JSON Schema (draft 2020-12) as a plain object: a tool's input or output schema. */
 export interface JsonSchemaObject {
+  /** Any JSON Schema keyword: `type`, `properties`, `required`, `items`... */
   [key: string]: unknown;
 }
 

@@ -35,6 +35,7 @@ export interface RemoteConfig {
 export interface HomeConfig {
   /** The remotes added with `adcap remote add` (or addRemote), in the order they are searched. */
   remotes: RemoteConfig[];
+  /** Other settings of the home, kept as they are when the remotes change. */
   [setting: string]: unknown;
 }
 

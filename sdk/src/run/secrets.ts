@@ -84,7 +84,10 @@ function checkNames(capability: string, variable: string): void {
  * it stores or uses a value; the desktop app encrypts instead.
  */
 export class FileSecretStore implements SecretStore {
-  constructor(readonly file: string) {}
+  constructor(
+    /** The JSON file the values are kept in (written atomically, mode 0600). */
+    readonly file: string,
+  ) {}
 
   async #read(): Promise<Record<string, string>> {
     let text: string;

@@ -41,8 +41,11 @@ export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = { memoryBytes: 
 
 /** Which mechanism holds each limit on this machine for this user. */
 export interface LimitEnforcement {
+  /** Memory: a cgroup of the run, a systemd scope (MemoryMax), RLIMIT_AS per process, or nothing here. */
   memory: 'cgroup' | 'systemd-run' | 'rlimit-as' | 'none';
+  /** Processes and threads: a cgroup (pids.max), a systemd scope (TasksMax), RLIMIT_NPROC, or nothing here. */
   processes: 'cgroup' | 'systemd-run' | 'rlimit-nproc' | 'none';
+  /** The size of a file written: RLIMIT_FSIZE, or nothing here. */
   fileSize: 'rlimit-fsize' | 'none';
 }
 
