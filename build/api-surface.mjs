@@ -26,7 +26,9 @@ export function surfaceCounts(text) {
       // The member is the first line below its comment lines: `name`, `readonly name`, `get name()`, `[key: string]`.
       let next = i + 1;
       while (/^\s*\/\//.test(lines[next] ?? '')) next += 1;
-      const member = /^\s+(?:(?:readonly|static|get|set|protected|abstract) )*(\[[^\]]*\]|['"]?[A-Za-z0-9_$-]+['"]?)/.exec(lines[next] ?? '');
+      const member = /^\s+(?:(?:readonly|static|get|set|protected|abstract) )*(\[[^\]]*\]|['"]?[A-Za-z0-9_$-]+['"]?)/.exec(
+        lines[next] ?? '',
+      );
       undocumentedMembers.push(`${owner}.${member?.[1] ?? (lines[next] ?? '').trim()}`);
     }
     if (/^\s*\/\/ @internal/.test(line)) internal += 1;
