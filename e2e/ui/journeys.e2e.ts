@@ -381,10 +381,11 @@ describe('the manager UI, end to end in a browser', () => {
     await page.getByRole('button', { name: 'Withdraw fs:read:workspace' }).waitFor();
     expect((await grants()).granted).toEqual(['fs:read:workspace']);
 
-    await page.getByText('Needed by: acme/report-kit').waitFor();
+    // Dependents by name, with their ids.
+    await page.getByText('Needed by: Report kit (acme/report-kit)').waitFor();
     await page.getByRole('button', { name: 'Uninstall' }).click();
     const dialog = page.getByRole('dialog', { name: 'Meeting notes is still needed' });
-    await dialog.getByText('acme/report-kit').waitFor();
+    await dialog.getByText('Report kit (acme/report-kit)').waitFor();
     await page.keyboard.press('Escape');
     expect(await installed('acme/notes')).toMatchObject({ version: '1.0.0' });
   });

@@ -9,6 +9,7 @@ import { useState } from 'react';
 import type { InstalledDetail } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 import { navigate } from '../router.js';
+import { installedNames, useInstalled } from '../stores/installed.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { PermissionItem } from './Permissions.js';
 
@@ -90,6 +91,7 @@ export function RollbackButton({ detail }: { detail: InstalledDetail }) {
 export function UninstallButton({ detail, afterwards = 'installed' }: { detail: InstalledDetail; afterwards?: 'installed' | 'stay' }) {
   const [open, setOpen] = useState(false);
   const blocked = detail.dependents.length > 0;
+  const list = useInstalled((s) => s.overview.value);
   return (
     <>
       <button type="button" className="danger" onClick={() => setOpen(true)}>
@@ -108,7 +110,7 @@ export function UninstallButton({ detail, afterwards = 'installed' }: { detail: 
           >
             <p role="alert">
               {detail.name} cannot be uninstalled while these installed capabilities depend on it:{' '}
-              <strong>{detail.dependents.join(', ')}</strong>. Uninstall them first.
+              <strong>{installedNames(detail.dependents, list)}</strong>. Uninstall them first.
             </p>
           </ConfirmDialog>
         ) : (

@@ -14,7 +14,7 @@ import { PermissionItem } from '../components/Permissions.js';
 import { host } from '../host.js';
 import { formatDate } from '../lib/format.js';
 import { hrefOf } from '../router.js';
-import { useInstalled } from '../stores/installed.js';
+import { installedNames, useInstalled } from '../stores/installed.js';
 
 const HEALTH: Record<InstalledHealth, { text: string; badge: string }> = {
   ok: { text: 'OK', badge: 'ok' },
@@ -125,6 +125,7 @@ function InstalledRow({ item }: { item: InstalledSummary }) {
 function InstalledPage({ id }: { id: string }) {
   const entry = useInstalled((s) => s.details[id]);
   const loadDetail = useInstalled((s) => s.loadDetail);
+  const list = useInstalled((s) => s.overview.value);
   useEffect(() => {
     void loadDetail(id);
   }, [id, loadDetail]);
@@ -188,7 +189,7 @@ function InstalledPage({ id }: { id: string }) {
       </header>
       {d.dependents.length > 0 && (
         <p className="muted" style={{ marginTop: 12 }}>
-          Needed by: {d.dependents.join(', ')}. It cannot be uninstalled while they are installed.
+          Needed by: {installedNames(d.dependents, list)}. It cannot be uninstalled while they are installed.
         </p>
       )}
       <Grants detail={d} />

@@ -29,6 +29,16 @@ interface InstalledState {
   refreshAll(): void;
 }
 
+/** Installed capabilities' names for their ids ("Meeting notes (acme/notes)"), the id alone when the list has none. */
+export function installedNames(ids: readonly string[], list: readonly InstalledSummary[] | null): string {
+  return ids
+    .map((id) => {
+      const name = list?.find((c) => c.id === id)?.name;
+      return name === undefined || name === id ? id : `${name} (${id})`;
+    })
+    .join(', ');
+}
+
 export const useInstalled = create<InstalledState>((set, get) => ({
   overview: idle(),
   details: {},
