@@ -253,6 +253,8 @@ export interface RankMatches {
 export interface SortedStrings {
   readonly length: number;
   get(i: number): string;
+  /** The first index whose string is not below `value`, when the source can find it faster than by get(). */
+  lowerBound?(value: string): number;
 }
 
 /** An array as SortedStrings. */
@@ -262,6 +264,7 @@ export function sortedStrings(values: readonly string[]): SortedStrings {
 
 /** The first index of `keys` not below `prefix`. */
 function lowerBound(keys: SortedStrings, prefix: string): number {
+  if (keys.lowerBound !== undefined) return keys.lowerBound(prefix);
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
@@ -527,6 +530,129 @@ function selectSmallest(keys: Float64Array, k: number): void {
   }
 }
 
+/** The words a query word matches in a dictionary beyond its prefix range: by one typo, and inside a longer word. */
+export interface WordLookups {
+  typo: readonly string[];
+  inside: readonly string[];
+}
+
+/**
+ * A sorted word list (RankWords) and the lookups of a query word in it that are not a prefix
+ * range: the typo candidates among words of nearby length, and the words holding it. A RankIndex
+ * has one over its own words; a stored index of many segments has one over the words of all of
+ * them, so that these scans run once per query instead of once per segment.
+ */
+export class RankDictionary {
+  /** Numbers of the words holding a letter, by length (typo candidates), made at the first typo lookup. */
+  private letterWordsByLength: Map<number, number[]> | null = null;
+
+  constructor(readonly words: RankWords) {}
+
+  /** The word at word number w (words are numbered in code-unit order). */
+  word(w: number): string {
+    const { text, starts } = this.words;
+    return text.slice(starts[w] as number, (starts[w + 1] as number) - 1);
+  }
+
+  /** The first word number whose word is not below `value` (compared in place, no strings made). */
+  private lowerBound(value: string): number {
+    const { text, starts } = this.words;
+    let lo = 0;
+    let hi = this.words.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const from = starts[mid] as number;
+      const length = (starts[mid + 1] as number) - 1 - from;
+      // Code-unit order of the word at `from` against `value`.
+      let order = 0;
+      const common = Math.min(length, value.length);
+      for (let i = 0; i < common && order === 0; i++) order = text.charCodeAt(from + i) - value.charCodeAt(i);
+      if (order === 0) order = length - value.length;
+      if (order < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The number of `word`, or -1. */
+  find(word: string): number {
+    const at = this.lowerBound(word);
+    if (at >= this.words.count) return -1;
+    const from = this.words.starts[at] as number;
+    return (this.words.starts[at + 1] as number) - 1 - from === word.length && this.words.text.startsWith(word, from) ? at : -1;
+  }
+
+  /** The range [from, to) of word numbers that start with `token` (exact match included). */
+  prefixRange(token: string): [number, number] {
+    const next = successor(token);
+    return [this.lowerBound(token), next === null ? this.words.count : this.lowerBound(next)];
+  }
+
+  private typoCandidates(length: number): readonly number[] {
+    if (this.letterWordsByLength === null) {
+      const byLength = new Map<number, number[]>();
+      const { count, text, starts } = this.words;
+      for (let w = 0; w < count; w++) {
+        const from = starts[w] as number;
+        const to = (starts[w + 1] as number) - 1;
+        let letter = false;
+        for (let i = from; i < to && !letter; i++) {
+          const c = text.charCodeAt(i);
+          letter = c < 48 || c > 57;
+        }
+        if (!letter) continue;
+        const list = byLength.get(to - from);
+        if (list === undefined) byLength.set(to - from, [w]);
+        else list.push(w);
+      }
+      this.letterWordsByLength = byLength;
+    }
+    return this.letterWordsByLength.get(length) ?? [];
+  }
+
+  /**
+   * The numbers of the words `token` matches by one typo, then of those holding it (inside a longer
+   * word), each word once and none that starts with `token` (the prefix range has those).
+   */
+  lookups(token: string): { typo: number[]; inside: number[] } {
+    const typo: number[] = [];
+    const inside: number[] = [];
+    const [from, to] = this.prefixRange(token);
+    const seen = new Set<number>();
+    const taken = (w: number): boolean => (w >= from && w < to) || seen.has(w);
+    if (token.length >= MIN_TYPO - 1 && hasLetter(token)) {
+      const lengths = token.length >= MIN_TYPO ? [token.length - 1, token.length, token.length + 1] : [token.length];
+      for (const length of lengths)
+        for (const w of this.typoCandidates(length)) {
+          if (taken(w) || !typoMatches(token, this.word(w))) continue;
+          seen.add(w);
+          typo.push(w);
+        }
+    }
+    if (token.length >= MIN_INSIDE) {
+      // Every word holding the query word, by one scan of the words' text. A word holding a query
+      // word with a letter holds a letter itself, as the rule wants.
+      const { text, starts } = this.words;
+      let at = text.indexOf(token);
+      while (at >= 0) {
+        const w = upperBound(starts, at) - 1;
+        if (!taken(w)) {
+          seen.add(w);
+          inside.push(w);
+        }
+        at = text.indexOf(token, starts[w + 1] as number);
+      }
+    }
+    return { typo, inside };
+  }
+
+  /** lookups() as words, for another index that has its own numbers. */
+  lookupWords(token: string): WordLookups {
+    const { typo, inside } = this.lookups(token);
+    return { typo: typo.map((w) => this.word(w)), inside: inside.map((w) => this.word(w)) };
+  }
+}
+
 /**
  * An inverted index over a catalogue's words, built once: a query looks up its words (exact, by
  * prefix range, by typo among words of nearby length) and walks their postings instead of reading
@@ -540,8 +666,8 @@ export class RankIndex {
   readonly size: number;
   private readonly data: RankIndexData;
   private readonly documentAt: (d: number) => RankDocument;
-  /** Numbers of the words holding a letter, by length (typo candidates), made at the first typo lookup. */
-  private letterWordsByLength: Map<number, number[]> | null = null;
+  /** The index's own words. */
+  private readonly dictionary: RankDictionary;
   /** Each document's place in id order (code units): the last tie-break. */
   readonly idRank: Int32Array;
   /** Each document's place in name order (case-insensitive, then id), for "sort by name". */
@@ -577,6 +703,7 @@ export class RankIndex {
     }
     const { size: n, byId, byName, deprecated } = this.data;
     this.size = n;
+    this.dictionary = new RankDictionary(this.data.words);
     this.idRank = new Int32Array(n);
     byId.forEach((d, rank) => (this.idRank[d] = rank));
     this.nameRank = new Int32Array(n);
@@ -627,17 +754,13 @@ export class RankIndex {
     return out;
   }
 
-  /** The word at word number w (words are numbered in code-unit order). */
-  private wordOf(w: number): string {
-    const { text, starts } = this.data.words;
-    return text.slice(starts[w] as number, (starts[w + 1] as number) - 1);
-  }
-
   /**
    * The capabilities matching `query` that `accept` lets through (for an empty query all of them,
-   * each with score 0, already in order); `byRelevance` or `byRank` orders them.
+   * each with score 0, already in order); `byRelevance` or `byRank` orders them. `lookups` gives
+   * a query word's typo and inside matches from a shared dictionary (RankDictionary.lookupWords)
+   * instead of this index's own words; the words this index lacks are skipped.
    */
-  search(query: string, accept?: (doc: number) => boolean): RankMatches {
+  search(query: string, accept?: (doc: number) => boolean, lookups?: (token: string) => WordLookups): RankMatches {
     const phrase = query.trim().toLowerCase();
     const n = this.size;
     if (phrase === '') {
@@ -660,7 +783,7 @@ export class RankIndex {
     this.raise(shortNames, prefixRange(shortNames.keys, phrase), S.idPrefix);
     this.raise(publishers, exactKeys(publishers, phrase), S.publisher);
 
-    for (const token of tokens) this.scoreWord(token);
+    for (const token of tokens) this.scoreWord(token, lookups?.(token));
 
     const count = this.touchedCount;
     const docs = new Int32Array(count);
@@ -715,64 +838,26 @@ export class RankIndex {
     }
   }
 
-  private typoCandidates(length: number): readonly number[] {
-    if (this.letterWordsByLength === null) {
-      const byLength = new Map<number, number[]>();
-      const { count, text, starts } = this.data.words;
-      for (let w = 0; w < count; w++) {
-        const from = starts[w] as number;
-        const to = (starts[w + 1] as number) - 1;
-        let letter = false;
-        for (let i = from; i < to && !letter; i++) {
-          const c = text.charCodeAt(i);
-          letter = c < 48 || c > 57;
-        }
-        if (!letter) continue;
-        const list = byLength.get(to - from);
-        if (list === undefined) byLength.set(to - from, [w]);
-        else list.push(w);
-      }
-      this.letterWordsByLength = byLength;
-    }
-    return this.letterWordsByLength.get(length) ?? [];
-  }
-
   /** Adds each document's best score for one query word to its total. */
-  private scoreWord(token: string): void {
+  private scoreWord(token: string, shared?: WordLookups): void {
     this.word++;
     this.wordHitCount = 0;
-    const visited = new Set<number>();
-    const { words } = this.data;
-    const wordList: SortedStrings = { length: words.count, get: (i) => this.wordOf(i) };
-    const [from, to] = prefixRange(wordList, token);
-    for (let w = from; w < to; w++) {
-      visited.add(w);
-      this.walk(
-        w,
-        (words.starts[w + 1] as number) - (words.starts[w] as number) - 1 === token.length ? SCORE_TABLES.exact : SCORE_TABLES.prefix,
-      );
-    }
-    if (token.length >= MIN_TYPO - 1 && hasLetter(token)) {
-      const lengths = token.length >= MIN_TYPO ? [token.length - 1, token.length, token.length + 1] : [token.length];
-      for (const length of lengths)
-        for (const w of this.typoCandidates(length)) {
-          if (visited.has(w) || !typoMatches(token, this.wordOf(w))) continue;
-          visited.add(w);
-          this.walk(w, SCORE_TABLES.typo);
-        }
-    }
-    if (token.length >= MIN_INSIDE) {
-      // Every word holding the query word, by one scan of the words' text. A word holding a query
-      // word with a letter holds a letter itself, as the rule wants.
-      const { text, starts } = words;
-      let at = text.indexOf(token);
-      while (at >= 0) {
-        const w = upperBound(starts, at) - 1;
-        if (!visited.has(w)) {
-          visited.add(w);
-          this.walk(w, INSIDE_TABLE);
-        }
-        at = text.indexOf(token, starts[w + 1] as number);
+    const { starts } = this.data.words;
+    const [from, to] = this.dictionary.prefixRange(token);
+    for (let w = from; w < to; w++)
+      this.walk(w, (starts[w + 1] as number) - (starts[w] as number) - 1 === token.length ? SCORE_TABLES.exact : SCORE_TABLES.prefix);
+    if (shared === undefined) {
+      const { typo, inside } = this.dictionary.lookups(token);
+      for (const w of typo) this.walk(w, SCORE_TABLES.typo);
+      for (const w of inside) this.walk(w, INSIDE_TABLE);
+    } else {
+      for (const word of shared.typo) {
+        const w = this.dictionary.find(word);
+        if (w >= 0) this.walk(w, SCORE_TABLES.typo);
+      }
+      for (const word of shared.inside) {
+        const w = this.dictionary.find(word);
+        if (w >= 0) this.walk(w, INSIDE_TABLE);
       }
     }
     for (let i = 0; i < this.wordHitCount; i++) {

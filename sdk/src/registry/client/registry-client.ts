@@ -581,11 +581,11 @@ export class RegistryClient {
    * The stored index of the stored layout-1 catalogue, used without loading the catalogue when
    * everything it was built from still holds: the catalogue is not due for a refresh and not
    * below the shipped minimum, the catalogue file still hashes to the bytes a full verification
-   * accepted under today's root keys (verified.json), and the index was built from those bytes.
+   * accepted under today's root keys (verified.json), and the index was built from those bytes;
+   * for a registry on this computer, its catalogue file is still those bytes too.
    * Anything else (null) takes the full path: load and verify, refresh, rebuild the index.
    */
   private async storedV1Index(): Promise<DiskSearchIndex | null> {
-    if (this.localCatalogueFile() !== null) return null; // a registry on this computer: the full path notices a rebuild
     const [state, record] = await Promise.all([this.store.readState(), this.store.readVerification()]);
     const sha = state?.catalogueSha256;
     if (state === null || state.layout === 'v2' || sha === undefined) return null;
@@ -594,6 +594,9 @@ export class RegistryClient {
     if (record === null || record.catalogueSha256 !== sha || record.rootKeys !== rootKeysDigest(this.remote.rootKeys)) return null;
     const file = await hashFile(this.store.cataloguePath).catch(() => null);
     if (file === null || file.sha256 !== sha) return null;
+    // A registry on this computer is read again as soon as its catalogue file changed (rereadLocal).
+    const local = this.localCatalogueFile();
+    if (local !== null && (await hashFile(local).catch(() => null))?.sha256 !== sha) return null;
     let index = this.v1Index?.catalogueSha256 === sha ? this.v1Index.index : null;
     if (index === null) {
       index = await openStoredIndex(this.indexStore, (m) => m.source.layout === 'v1' && m.source.catalogueSha256 === sha);

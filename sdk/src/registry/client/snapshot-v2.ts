@@ -40,7 +40,7 @@ import {
   type SearchRecord,
   type TopLevelPayload,
 } from '../layout-v2.js';
-import { DiskSearchIndex, indexManifest, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
+import { finishIndex, type DiskSearchIndex, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
 import { decodeSegment, encodeSegment, type Segment } from '../search-index/segment.js';
 import type { CatalogueCapability, CataloguePublisher } from '../types.js';
 
@@ -312,14 +312,12 @@ export async function syncIndex(
     segments.push(decodeSegment(bytes));
     wrote = true;
   }
-  const next = indexManifest({ layout: 'v2', publishers: top.publishers[0] }, entries);
-  if (wrote || manifest === null || namesMayDiffer || manifest.segments.length !== entries.length) {
-    await indexStore.writeManifest(next).catch((error: unknown) => {
+  const changed = wrote || manifest === null || namesMayDiffer || manifest.segments.length !== entries.length;
+  return finishIndex(indexStore, { layout: 'v2', publishers: top.publishers[0] }, entries, segments, manifest, changed).catch(
+    (error: unknown) => {
       throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
-    });
-    await indexStore.prune(next);
-  }
-  return new DiskSearchIndex(next, segments);
+    },
+  );
 }
 
 /**

@@ -6,6 +6,8 @@
  *                     catalogue file; layout 2: each segment's node pin and the publishers' pin),
  *                     and each segment's file, size and number of capabilities
  *   <sha256>.seg      segments (segment.ts), named by the SHA-256 of their bytes
+ *   <sha256>.dict     every word of every segment, sorted (a RankDictionary): a query's typo and
+ *                     inside-a-word lookups scan it once instead of once per segment
  *
  * The index is derived data. A process checks the manifest against the state it verified (the
  * catalogue's hash, the top level's node pins) and each segment against its name before using it;
@@ -22,7 +24,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
 import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
 import { capabilityOfSearchRecord, searchRecordOf, SEARCH_FLAG_DEPRECATED, SEARCH_FLAG_ENTITLED, SEARCH_FLAG_PRO } from '../layout-v2.js';
 import type { SearchRecord } from '../layout-v2.js';
-import { compareRanked } from '../search-rank.js';
+import { compareRanked, RankDictionary, type RankWords, type WordLookups } from '../search-rank.js';
 import type { SearchFilters, SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload } from '../types.js';
 import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment } from './segment.js';
@@ -62,6 +64,66 @@ export interface IndexManifest {
   source: IndexSource;
   count: number;
   segments: IndexSegmentEntry[];
+  /** The dictionary of all the segments' words. */
+  dictionary: { file: string; size: number };
+}
+
+const DICTIONARY_MAGIC = 'ADCDICT1';
+
+/** The words of all `segments`, each once, in code-unit order. */
+function unionWords(segments: readonly Segment[]): RankWords {
+  const all = new Set<string>();
+  for (const segment of segments) {
+    const text = segment.wordsText;
+    let from = 0;
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
+      all.add(text.slice(from, at));
+      from = at + 1;
+    }
+  }
+  const sorted = [...all].sort();
+  const starts = new Int32Array(sorted.length + 1);
+  let offset = 0;
+  sorted.forEach((word, i) => {
+    starts[i] = offset;
+    offset += word.length + 1;
+  });
+  starts[sorted.length] = offset;
+  return { count: sorted.length, text: sorted.map((word) => `${word}\n`).join(''), starts };
+}
+
+function encodeDictionary(words: RankWords): Buffer {
+  const wide = /[\u0100-\uffff]/.test(words.text);
+  const text = Buffer.from(words.text, wide ? 'utf16le' : 'latin1');
+  const header = Buffer.alloc(16);
+  header.write(DICTIONARY_MAGIC, 0, 'latin1');
+  header.writeUInt32LE(wide ? 1 : 0, 8);
+  header.writeUInt32LE(words.count, 12);
+  return Buffer.concat([header, text]);
+}
+
+/** A dictionary read back, or null when it is not one (its words must be sorted, each once). */
+function decodeDictionary(bytes: Buffer): RankDictionary | null {
+  if (bytes.length < 16 || bytes.toString('latin1', 0, 8) !== DICTIONARY_MAGIC) return null;
+  const wide = bytes.readUInt32LE(8);
+  const count = bytes.readUInt32LE(12);
+  if (wide > 1 || (wide === 1 && bytes.length % 2 !== 0)) return null;
+  const text = bytes.toString(wide === 1 ? 'utf16le' : 'latin1', 16);
+  const starts = new Int32Array(count + 1);
+  let w = 0;
+  let from = 0;
+  let previous = '';
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
+    if (w >= count) return null;
+    const word = text.slice(from, at);
+    if (w > 0 && !(previous < word)) return null;
+    previous = word;
+    starts[w++] = from;
+    from = at + 1;
+  }
+  if (w !== count || from !== text.length) return null;
+  starts[count] = from;
+  return new RankDictionary({ count, text, starts });
 }
 
 /** The files of a remote's stored search index. */
@@ -89,6 +151,25 @@ export class SearchIndexStore {
 
   async writeManifest(manifest: IndexManifest): Promise<void> {
     await writeJsonAtomic(this.manifestPath, manifest);
+  }
+
+  /** The dictionary the manifest names, when its bytes hash to its name and read back; else null. */
+  async readDictionary(entry: { file: string; size: number }): Promise<RankDictionary | null> {
+    try {
+      const bytes = await readFile(join(this.dir, `${entry.file}.dict`));
+      return bytes.length === entry.size && sha256Hex(bytes) === entry.file ? decodeDictionary(bytes) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Writes the dictionary of `segments`' words under its SHA-256. */
+  async writeDictionary(segments: readonly Segment[]): Promise<{ entry: { file: string; size: number }; dictionary: RankDictionary }> {
+    const words = unionWords(segments);
+    const bytes = encodeDictionary(words);
+    const file = sha256Hex(bytes);
+    await writeFileAtomic(join(this.dir, `${file}.dict`), bytes);
+    return { entry: { file, size: bytes.length }, dictionary: new RankDictionary(words) };
   }
 
   /** Writes a segment's bytes under their SHA-256 (an existing file of that name is the same content). */
@@ -119,6 +200,7 @@ export class SearchIndexStore {
   async prune(manifest: IndexManifest): Promise<void> {
     const keep = new Set(manifest.segments.map((s) => `${s.file}.seg`));
     keep.add('manifest.json');
+    keep.add(`${manifest.dictionary.file}.dict`);
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -145,6 +227,10 @@ function manifestShape(value: unknown): IndexManifest | null {
       : source.layout === 'v2' && typeof source.publishers === 'string';
   if (!fits) return null;
   if (!Array.isArray(m.segments)) return null;
+  const dictionary = m.dictionary as Partial<{ file: unknown; size: unknown }> | undefined;
+  if (typeof dictionary !== 'object' || dictionary === null || typeof dictionary.file !== 'string' || !SHA256_HEX.test(dictionary.file))
+    return null;
+  if (!Number.isSafeInteger(dictionary.size)) return null;
   for (const s of m.segments as unknown[]) {
     const e = s as Partial<IndexSegmentEntry> | null;
     if (
@@ -162,14 +248,44 @@ function manifestShape(value: unknown): IndexManifest | null {
 }
 
 /** A new manifest of this SDK's formats. */
-export function indexManifest(source: IndexSource, segments: IndexSegmentEntry[]): IndexManifest {
+function indexManifest(source: IndexSource, segments: IndexSegmentEntry[], dictionary: { file: string; size: number }): IndexManifest {
   return {
     format: MANIFEST_FORMAT,
     segmentFormat: SEGMENT_FORMAT,
     source,
     count: segments.reduce((sum, s) => sum + s.count, 0),
     segments,
+    dictionary,
   };
+}
+
+/**
+ * The index of `segments` (their entries in `entries`), from `source`: the previous manifest's
+ * dictionary when nothing changed and it reads back, else a new one; the manifest is written (last)
+ * and files it no longer names removed when anything changed.
+ */
+export async function finishIndex(
+  store: SearchIndexStore,
+  source: IndexSource,
+  entries: IndexSegmentEntry[],
+  segments: Segment[],
+  previous: IndexManifest | null,
+  changed: boolean,
+): Promise<DiskSearchIndex> {
+  let dictionary = !changed && previous !== null ? await store.readDictionary(previous.dictionary) : null;
+  let dictionaryEntry = previous?.dictionary;
+  if (dictionary === null || dictionaryEntry === undefined) {
+    const written = await store.writeDictionary(segments);
+    dictionary = written.dictionary;
+    dictionaryEntry = written.entry;
+    changed = true;
+  }
+  const manifest = indexManifest(source, entries, dictionaryEntry);
+  if (changed) {
+    await store.writeManifest(manifest);
+    await store.prune(manifest);
+  }
+  return new DiskSearchIndex(manifest, segments, dictionary);
 }
 
 /** A search record's filter fields. */
@@ -210,6 +326,7 @@ export class DiskSearchIndex {
   constructor(
     readonly manifest: IndexManifest,
     readonly segments: readonly Segment[],
+    private readonly dictionary: RankDictionary,
   ) {
     this.size = segments.reduce((sum, s) => sum + s.size, 0);
   }
@@ -222,10 +339,17 @@ export class DiskSearchIndex {
     const installedIds = filters.installedIds ?? new Set<string>();
     const limit = filters.limit === undefined ? Infinity : Math.max(0, filters.limit);
     const heap: Cursor[] = [];
+    // A query word's typo and inside matches, looked up once in the dictionary of every segment's words.
+    const looked = new Map<string, WordLookups>();
+    const lookups = (token: string): WordLookups => {
+      let found = looked.get(token);
+      if (found === undefined) looked.set(token, (found = this.dictionary.lookupWords(token)));
+      return found;
+    };
     for (const segment of this.segments) {
       const accept = (d: number): boolean =>
         accepted(segment.flags(d), filters) && (filters.installed === undefined || installedIds.has(segment.id(d)) === filters.installed);
-      const matches = segment.rank.search(query, accept);
+      const matches = segment.rank.search(query, accept, lookups);
       if (matches.count === 0) continue;
       const { docs: order, scores } = segment.rank.rankedTop(matches, Math.min(limit, matches.count));
       const cursor: Cursor = { segment, order, scores, at: 0, id: '', deprecated: false, score: 0 };
@@ -320,30 +444,34 @@ export async function openStoredIndex(
     if (segment === null) return null;
     segments.push(segment);
   }
-  return new DiskSearchIndex(manifest, segments);
+  const dictionary = await store.readDictionary(manifest.dictionary);
+  // A missing or damaged dictionary is made again from the segments, which passed their checks.
+  if (dictionary === null) return finishIndex(store, manifest.source, manifest.segments, segments, manifest, true);
+  return new DiskSearchIndex(manifest, segments, dictionary);
 }
 
 /**
  * Builds and stores the index of a verified layout-1 catalogue (once per accepted catalogue, keyed
  * by the SHA-256 of its file), in segments of a few thousand capabilities in id order.
  */
-export async function writeV1Index(store: SearchIndexStore, payload: CataloguePayload, catalogueSha256: string): Promise<DiskSearchIndex> {
+export async function writeV1Index(
+  store: SearchIndexStore,
+  payload: CataloguePayload,
+  catalogueSha256: string,
+  options: { segmentDocs?: number } = {},
+): Promise<DiskSearchIndex> {
+  const perSegment = options.segmentDocs ?? V1_SEGMENT_DOCS;
   const ids = Object.keys(payload.capabilities).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const publisherName = (publisher: string): string =>
     (Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher]?.name : undefined) ?? publisher;
   const entries: IndexSegmentEntry[] = [];
   const segments: Segment[] = [];
-  for (let from = 0; from < ids.length || (from === 0 && entries.length === 0); from += V1_SEGMENT_DOCS) {
-    const records = ids
-      .slice(from, from + V1_SEGMENT_DOCS)
-      .map((id) => searchRecordOf(id, payload.capabilities[id] as CatalogueCapability));
+  for (let from = 0; from < ids.length || (from === 0 && entries.length === 0); from += perSegment) {
+    const records = ids.slice(from, from + perSegment).map((id) => searchRecordOf(id, payload.capabilities[id] as CatalogueCapability));
     const bytes = encodeSegment(records, publisherName);
     entries.push(await store.writeSegment(bytes, records.length));
     segments.push(decodeSegment(bytes));
     if (ids.length === 0) break;
   }
-  const manifest = indexManifest({ layout: 'v1', catalogueSha256, generatedAt: payload.generatedAt }, entries);
-  await store.writeManifest(manifest);
-  await store.prune(manifest);
-  return new DiskSearchIndex(manifest, segments);
+  return finishIndex(store, { layout: 'v1', catalogueSha256, generatedAt: payload.generatedAt }, entries, segments, null, true);
 }

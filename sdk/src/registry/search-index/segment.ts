@@ -6,7 +6,7 @@
  *
  * Layout (little-endian; every section starts on a 4-byte boundary; sizes follow from the header):
  *
- *   header     magic "ADCSRCH1", then u32: format, encoding (0 UTF-8, 1 UTF-16LE), docs, words,
+ *   header     magic "ADCSRCH1", then u32: format, encoding (0 Latin-1, 1 UTF-16LE), docs, words,
  *              postings, keyword refs, publishers, publisher keys, text bytes, words text length
  *   text       every string of the segment, once each: the words first ("word\n" each, in code-unit
  *              order), then ids, names, summaries, versions, keywords, lowercase keys, publishers
@@ -36,7 +36,8 @@ const HEADER_WORDS = 10;
 const HEADER_BYTES = 8 + HEADER_WORDS * 4;
 const RECORD_WORDS = 14;
 const NONE = 0xffffffff;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Text of code units above 255 (anything but Latin-1) is stored as UTF-16, else one byte a code unit. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 /** A publisher as a segment records it: its id and the display name search matches. */
 export interface SegmentPublisher {
@@ -150,8 +151,9 @@ export function encodeSegment(records: readonly SearchRecord[], publisherName: (
   const tables = [data.ids, data.names, data.shortNames, data.publishers].map((table) => ({ refs: keyRefs(table), docs: table.docs }));
 
   const all = text.text();
-  const encoding = LONE_SURROGATE.test(all) ? 1 : 0;
-  const textBytes = Buffer.from(all, encoding === 0 ? 'utf8' : 'utf16le');
+  // Positions are code units either way: Latin-1 has one byte per unit, UTF-16 two.
+  const encoding = BEYOND_LATIN1.test(all) ? 1 : 0;
+  const textBytes = Buffer.from(all, encoding === 0 ? 'latin1' : 'utf16le');
   const sections: Uint8Array[] = [
     textBytes,
     new Uint8Array(recordWords.buffer),
@@ -201,18 +203,62 @@ function damaged(why: string): AdcapError {
   });
 }
 
+/** Strings of a segment's text read on demand from its bytes (positions in code units). */
+class SegmentText {
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly at: number,
+    private readonly wide: boolean,
+    readonly length: number,
+  ) {}
+
+  /**
+   * The first of `count` sorted strings (the i-th from refs[i * 2] to refs[i * 2 + 1]) not below
+   * `value`. One byte a code unit compares in code-unit order as bytes, without making strings.
+   */
+  lowerBound(refs: Uint32Array, count: number, value: string): number {
+    let lo = 0;
+    let hi = count;
+    if (!this.wide && !BEYOND_LATIN1.test(value)) {
+      const target = Buffer.from(value, 'latin1');
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const below =
+          this.bytes.compare(target, 0, target.length, this.at + (refs[mid * 2] as number), this.at + (refs[mid * 2 + 1] as number)) < 0;
+        if (below) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.slice(refs[mid * 2] as number, refs[mid * 2 + 1] as number) < value) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  slice(from: number, to: number): string {
+    return this.wide
+      ? this.bytes.toString('utf16le', this.at + from * 2, this.at + to * 2)
+      : this.bytes.toString('latin1', this.at + from, this.at + to);
+  }
+}
+
 /** A segment read back: the rank index over its documents and their search records. */
 export class Segment {
   readonly size: number;
   readonly rank: RankIndex;
-  private readonly text: string;
+  /** The segment's words, "\n" after each (RankWords.text). */
+  readonly wordsText: string;
+  private readonly text: SegmentText;
   private readonly records: Uint32Array;
   private readonly keywordRefs: Uint32Array;
   private readonly publisherRefs: Uint32Array;
 
   constructor(fields: {
     size: number;
-    text: string;
+    text: SegmentText;
     records: Uint32Array;
     keywordRefs: Uint32Array;
     publisherRefs: Uint32Array;
@@ -223,6 +269,7 @@ export class Segment {
     this.records = fields.records;
     this.keywordRefs = fields.keywordRefs;
     this.publisherRefs = fields.publisherRefs;
+    this.wordsText = fields.data.words.text;
     this.rank = RankIndex.fromData(fields.data, (d) => this.document(d));
   }
 
@@ -333,11 +380,11 @@ export function decodeSegment(bytes: Buffer): Segment {
     if (at > buffer.length) throw damaged('truncated');
     return start;
   };
-  // Copies, not views: the file's bytes (text included) are not kept once the segment is read.
-  const u32 = (count: number): Uint32Array => new Uint32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count).slice();
-  const i32 = (count: number): Int32Array => new Int32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count).slice();
-  const textAt = take(textBytes);
-  const text = buffer.toString(encoding === 0 ? 'utf8' : 'utf16le', textAt, textAt + textBytes);
+  const u32 = (count: number): Uint32Array => new Uint32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count);
+  const i32 = (count: number): Int32Array => new Int32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count);
+  const wide = encoding === 1;
+  if (wide && textBytes % 2 !== 0) throw damaged('text');
+  const text = new SegmentText(buffer, take(textBytes), wide, wide ? textBytes / 2 : textBytes);
   const records = u32(n * RECORD_WORDS);
   const keywordRefs = u32(keywords * 2);
   const publisherRefs = u32(publishers * 4);
@@ -345,54 +392,45 @@ export function decodeSegment(bytes: Buffer): Segment {
   const postingStart = i32(words + 1);
   const postingDocs = i32(postings);
   const masksAt = take(postings);
-  const postingMasks = new Uint8Array(buffer.buffer, buffer.byteOffset + masksAt, postings).slice();
+  const postingMasks = new Uint8Array(buffer.buffer, buffer.byteOffset + masksAt, postings);
   const tables = [n, n, n, publisherKeys].map((count) => ({ refs: u32(count * 2), docs: i32(count) }));
   const byId = i32(n);
   const byName = i32(n);
   if (align4(at) !== buffer.length) throw damaged('wrong size');
 
   // Bounds: every string inside the text, every document, keyword and publisher number in range,
-  // word starts and posting starts ascending, so no lookup reads past what is there.
+  // word and posting starts ascending, so that no lookup reads past what is there.
   const length = text.length;
-  const inText = (refs: Uint32Array, from: number, step: number, optional: boolean): void => {
-    for (let i = from; i < refs.length; i += step) {
-      const s = refs[i] as number;
-      const e = refs[i + 1] as number;
-      if (optional && s === NONE && e === NONE) continue;
-      if (s > e || e > length) throw damaged('a string out of bounds');
-    }
-  };
-  for (const field of [0, 2, 4]) inText(records, field, RECORD_WORDS, false);
-  for (const field of [6, 8]) inText(records, field, RECORD_WORDS, true);
   for (let d = 0; d < n; d++) {
     const r = d * RECORD_WORDS;
+    for (let f = 0; f < 10; f += 2) {
+      const from = records[r + f] as number;
+      const to = records[r + f + 1] as number;
+      if (f >= 6 && from === NONE && to === NONE) continue;
+      if (from > to || to > length) throw damaged('a string out of bounds');
+    }
     if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
     if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
   }
-  inText(keywordRefs, 0, 2, false);
-  inText(publisherRefs, 0, 2, false);
-  const ascending = (values: Int32Array, last: number): void => {
+  for (const refs of [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)])
+    for (let i = 0; i < refs.length; i += 2)
+      if ((refs[i] as number) > (refs[i + 1] as number) || (refs[i + 1] as number) > length) throw damaged('a string out of bounds');
+  if (wordsLength > length) throw damaged('words');
+  for (const [values, last] of [
+    [wordStarts, wordsLength],
+    [postingStart, postings],
+  ] as const) {
     if (values[0] !== 0 || values[values.length - 1] !== last) throw damaged('starts');
     for (let i = 1; i < values.length; i++) if ((values[i] as number) < (values[i - 1] as number)) throw damaged('starts');
-  };
-  if (wordsLength > length) throw damaged('words');
-  ascending(wordStarts, wordsLength);
-  ascending(postingStart, postings);
-  const docsInRange = (docs: Int32Array): void => {
-    for (const d of docs) if (d < 0 || d >= n) throw damaged('a document out of range');
-  };
-  docsInRange(postingDocs);
-  for (const table of tables) {
-    inText(table.refs, 0, 2, false);
-    docsInRange(table.docs);
   }
-  docsInRange(byId);
-  docsInRange(byName);
+  for (const docs of [postingDocs, byId, byName, ...tables.map((t) => t.docs)])
+    for (let i = 0; i < docs.length; i++) if ((docs[i] as number) >>> 0 >= n) throw damaged('a document out of range');
 
   const keysOf = (table: { refs: Uint32Array; docs: Int32Array }): RankKeys => {
     const keys: SortedStrings = {
       length: table.docs.length,
       get: (i) => text.slice(table.refs[i * 2] as number, table.refs[i * 2 + 1] as number),
+      lowerBound: (value) => text.lowerBound(table.refs, table.docs.length, value),
     };
     return { keys, docs: table.docs };
   };

@@ -1,0 +1,253 @@
+/**
+ * The stored search index (sdk/src/registry/search-index/, docs/scaling.md "Cold start and offline
+ * search"): it answers exactly as the in-memory search of search-rank.ts over the same catalogue
+ * (same hits, same order, same scores, every filter), across segments; a damaged, truncated or
+ * forged file is refused and rebuilt from verified data, never used; and a client's layout-1
+ * index is built once per accepted catalogue and checked against it before each use.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { SearchIndex } from '../../../../sdk/src/registry/search.js';
+import { openStoredIndex, SearchIndexStore, writeV1Index } from '../../../../sdk/src/registry/search-index/disk-index.js';
+import { decodeSegment, encodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
+import type { SearchRecord } from '../../../../sdk/src/registry/layout-v2.js';
+import type { CatalogueCapability, CataloguePayload, CataloguePublisher } from '../../../../sdk/src/registry/types.js';
+import { TestRegistry } from '../../../helpers/test-registry.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'adcap-search-index-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const WORDS = ['pdf', 'forms', 'csv', 'tables', 'search', 'index', 'vector', 'image', 'translate', 'summarise', 'chart', 'sql', 'json'];
+
+/** `count` capabilities whose texts share words, numbers and publishers, as a real catalogue's do. */
+function syntheticCapabilities(count: number): Record<string, CatalogueCapability> {
+  const out: Record<string, CatalogueCapability> = {};
+  for (let i = 0; i < count; i++) {
+    const a = WORDS[i % WORDS.length] as string;
+    const b = WORDS[(i * 7 + 3) % WORDS.length] as string;
+    const id = `pub-${i % 97}/${a}-${b}-${i}`;
+    out[id] = {
+      name: `${a} ${b} tool ${i}`,
+      summary: `Helps with ${a} and ${b} work, number ${i}, for agents that need ${WORDS[(i * 3) % WORDS.length] as string}.`,
+      publisher: `pub-${i % 97}`,
+      latest: `1.${i % 10}.0`,
+      tier: i % 5 === 0 ? 'pro' : 'free',
+      access: i % 11 === 0 ? 'entitled' : 'public',
+      keywords: i % 3 === 0 ? [a, b] : [a],
+      deprecated: i % 41 === 0,
+      doc: { path: `packages/pub-${i % 97}/${a}-${b}-${i}.json`, sha256: '0'.repeat(64) },
+    };
+  }
+  return out;
+}
+
+function payloadOf(capabilities: Record<string, CatalogueCapability>, publishers: Record<string, CataloguePublisher>): CataloguePayload {
+  return { registry: 'test', spec: 1, sequence: 1, generatedAt: new Date().toISOString(), publishers, capabilities };
+}
+
+/** A catalogue with what the rules care about: publisher display names, typos, deprecation, other scripts. */
+function catalogue(): { capabilities: Record<string, CatalogueCapability>; publishers: Record<string, CataloguePublisher> } {
+  const capabilities = syntheticCapabilities(2_500);
+  const add = (id: string, name: string, summary: string, extra: Partial<CatalogueCapability> = {}): void => {
+    capabilities[id] = {
+      name,
+      summary,
+      publisher: id.slice(0, id.indexOf('/')),
+      latest: '1.0.0',
+      tier: 'free',
+      access: 'public',
+      keywords: [],
+      deprecated: false,
+      doc: { path: `packages/${id}.json`, sha256: '0'.repeat(64) },
+      ...extra,
+    };
+  };
+  add('acme/weather', 'Weather', 'Forecasts for any city', { keywords: ['forecast'] });
+  add('acme/forecast', 'Forecast', 'Weather forecasts', { latestPrerelease: '2.0.0-rc.1' });
+  add('kanji/jisho', '辞書ツール', '日本語の辞書を引く, café', { keywords: ['日本語'] });
+  add('odd/surrogate', 'Odd \ud800 name', 'A lone surrogate \udc00 in text');
+  add('acme/old-pdf', 'Old PDF', 'Superseded pdf helper', { deprecated: true });
+  const publishers: Record<string, CataloguePublisher> = {
+    acme: { name: 'Acme Tools', keys: [] },
+    'pub-42': { name: 'Forty Two', keys: [] },
+  };
+  return { capabilities, publishers };
+}
+
+const QUERIES = [
+  'pdf',
+  'index vector',
+  'tool 1234',
+  'summ',
+  'pub-42/sql',
+  'pub-42/sql-chart-42',
+  'acme tools',
+  'Forty Two',
+  'weathr',
+  'forecats',
+  'josn',
+  'ndex',
+  '12',
+  '辞書',
+  '日本語',
+  'café',
+  'odd',
+  'nothing-matches-this',
+  'SQL',
+  '',
+];
+
+describe('the stored index answers as the in-memory search (search-rank.ts rules)', () => {
+  it('same hits, order and scores over several segments, with every filter and limit', async () => {
+    const { capabilities, publishers } = catalogue();
+    const store = new SearchIndexStore(dir);
+    // Small segments, so that hits come from many and the merge decides the order.
+    const stored = await writeV1Index(store, payloadOf(capabilities, publishers), 'a'.repeat(64), { segmentDocs: 300 });
+    expect(stored.segments.length).toBe(Math.ceil(Object.keys(capabilities).length / 300));
+    const reopened = await openStoredIndex(store, (m) => m.source.layout === 'v1');
+    expect(reopened).not.toBeNull();
+    const memory = new SearchIndex(capabilities, publishers);
+    const installedIds = new Set(['acme/weather', 'pub-1/forms-tables-1']);
+    const filterSets = [
+      {},
+      { limit: 7 },
+      { limit: 0 },
+      { tier: 'pro' as const, limit: 15 },
+      { access: 'entitled' as const },
+      { includeDeprecated: false },
+      { installedIds, installed: true },
+      { installedIds, installed: false, limit: 3 },
+    ];
+    for (const query of QUERIES)
+      for (const filters of filterSets) {
+        const expected = memory.search(query, filters);
+        expect(stored.search(query, filters), `${query} ${JSON.stringify(filters)}`).toEqual(expected);
+        expect((reopened as NonNullable<typeof reopened>).search(query, filters)).toEqual(expected);
+      }
+    expect(memory.search('pdf').length).toBeGreaterThan(100);
+    // Lookups by id, and every record for a caller that lists them.
+    expect(stored.has('kanji/jisho')).toBe(true);
+    expect(stored.has('kanji/none')).toBe(false);
+    expect(stored.entries().map(([id]) => id)).toEqual(memory.entries().map(([id]) => id));
+  });
+});
+
+describe('a damaged stored index is refused, never used', () => {
+  async function built(): Promise<SearchIndexStore> {
+    const { capabilities, publishers } = catalogue();
+    const store = new SearchIndexStore(dir);
+    await writeV1Index(store, payloadOf(capabilities, publishers), 'b'.repeat(64), { segmentDocs: 1_000 });
+    return store;
+  }
+  const segmentFiles = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith('.seg')).sort();
+
+  it('a truncated or edited segment fails its check; the index does not open', async () => {
+    const store = await built();
+    const [first] = await segmentFiles();
+    const path = join(dir, first as string);
+    const bytes = await readFile(path);
+    await writeFile(path, bytes.subarray(0, bytes.length - 100));
+    expect(await openStoredIndex(store, () => true)).toBeNull();
+    const edited = Buffer.from(bytes);
+    edited[edited.length >> 1] = (edited[edited.length >> 1] as number) ^ 0xff;
+    await writeFile(path, edited);
+    expect(await openStoredIndex(store, () => true)).toBeNull();
+    await writeFile(path, bytes);
+    expect(await openStoredIndex(store, () => true)).not.toBeNull();
+  });
+
+  it('a forged segment that hashes to its name in a forged manifest is still refused by its bounds', async () => {
+    const records: SearchRecord[] = [['acme/a', 'A', 'one', [], '1.0.0', null, 0]];
+      (r) => [...r] as Parameters<typeof encodeSegment>[0][number],
+    );
+    const bytes = encodeSegment(records, (p) => p);
+    expect(decodeSegment(bytes).record(0)).toEqual(['acme/a', 'A', 'one', [], '1.0.0', null, 0]);
+    // The last section is the name order: a document number past the end.
+    const forged = Buffer.from(bytes);
+    forged.writeInt32LE(7, forged.length - 4);
+    expect(() => decodeSegment(forged)).toThrow(/damaged/);
+    expect(() => decodeSegment(bytes.subarray(0, bytes.length - 8))).toThrow(/damaged/);
+    expect(() => decodeSegment(Buffer.from('not a segment at all, not even close to one'))).toThrow(/damaged/);
+    // Put into the store under its own hash, named by a manifest that was edited to match.
+    const store = await built();
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { segments: Array<{ file: string; size: number }> };
+    const file = createHash('sha256').update(forged).digest('hex');
+    await writeFile(join(dir, `${file}.seg`), forged);
+    (manifest.segments[0] as { file: string; size: number }).file = file;
+    (manifest.segments[0] as { file: string; size: number }).size = forged.length;
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    expect(await openStoredIndex(store, () => true)).toBeNull();
+  });
+
+  it('a damaged dictionary is made again from the segments, with the same answers', async () => {
+    const store = await built();
+    const before = (await openStoredIndex(store, () => true))?.search('weathr');
+    const dict = (await readdir(dir)).find((name) => name.endsWith('.dict')) as string;
+    await writeFile(join(dir, dict), 'damaged');
+    const after = await openStoredIndex(store, () => true);
+    expect(after?.search('weathr')).toEqual(before);
+    expect(after?.search('weathr').map((hit) => hit.id)).toEqual(['acme/weather', 'acme/forecast']);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.dict'))).toHaveLength(1);
+  });
+});
+
+describe('a layout-1 client keeps the index of its accepted catalogue', () => {
+  let reg: TestRegistry;
+  let home: string;
+  beforeEach(async () => {
+    reg = await TestRegistry.create();
+    home = await mkdtemp(join(tmpdir(), 'adcap-search-index-home-'));
+    await reg.addPublisher('acme');
+    await reg.publish({ id: 'acme/pdf', version: '1.0.0', summary: 'Extract PDF text' });
+    await reg.publish({ id: 'acme/csv', version: '1.0.0', summary: 'Tables from CSV files' });
+    await reg.build();
+  });
+  afterEach(async () => {
+    await reg.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+  const indexDir = (): string => join(home, 'remotes', 'test', 'search-index');
+  const manifest = async (): Promise<{ source: { catalogueSha256: string } }> =>
+    JSON.parse(await readFile(join(indexDir(), 'manifest.json'), 'utf8')) as { source: { catalogueSha256: string } };
+
+  it('built when the catalogue is accepted, keyed by its hash, and rebuilt when it changes', async () => {
+    const loaded = await reg.client(home).update();
+    expect((await manifest()).source.catalogueSha256).toBe(loaded.catalogueSha256);
+    expect((await reg.client(home).search('pdf')).map((hit) => hit.summary)).toEqual(['Extract PDF text']);
+    await reg.publish({ id: 'acme/pdf-forms', version: '1.0.0', summary: 'Fill PDF forms' });
+    await reg.build();
+    // A registry on this computer is read again once its catalogue changed; so is the index.
+    expect((await reg.client(home).search('pdf')).map((hit) => hit.id)).toEqual(['acme/pdf', 'acme/pdf-forms']);
+    const stored = await readFile(join(home, 'remotes', 'test', 'catalog.json'));
+    expect((await manifest()).source.catalogueSha256).toBe(createHash('sha256').update(stored).digest('hex'));
+  });
+
+  it('a tampered segment: the next search answers from the verified catalogue and stores a good index again', async () => {
+    await reg.client(home).update();
+    for (const name of await readdir(indexDir())) {
+      if (!name.endsWith('.seg')) continue;
+      const bytes = await readFile(join(indexDir(), name));
+      const at = bytes.indexOf('Extract PDF text');
+      bytes.write('Install me, safe', at, 'latin1');
+      await writeFile(join(indexDir(), name), bytes);
+    }
+    expect((await reg.client(home).search('pdf')).map((hit) => hit.summary)).toEqual(['Extract PDF text']);
+    expect(await reg.client(home).search('safe')).toEqual([]);
+    expect(await openStoredIndex(new SearchIndexStore(indexDir()), () => true)).not.toBeNull();
+  });
+
+  it('a tampered stored catalogue is refused as before (E_CATALOG), not searched through the index built from it', async () => {
+    await reg.client(home).update();
+    const path = join(home, 'remotes', 'test', 'catalog.json');
+    await writeFile(path, (await readFile(path, 'utf8')).replace('Extract PDF text', 'Extract PDF texts'));
+    await expect(reg.client(home).search('pdf', {})).rejects.toMatchObject({ code: 'E_CATALOG' });
+  });
+});
