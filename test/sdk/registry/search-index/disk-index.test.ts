@@ -166,8 +166,6 @@ describe('a damaged stored index is refused, never used', () => {
 
   it('a forged segment that hashes to its name in a forged manifest is still refused by its bounds', async () => {
     const records: SearchRecord[] = [['acme/a', 'A', 'one', [], '1.0.0', null, 0]];
-      (r) => [...r] as Parameters<typeof encodeSegment>[0][number],
-    );
     const bytes = encodeSegment(records, (p) => p);
     expect(decodeSegment(bytes).record(0)).toEqual(['acme/a', 'A', 'one', [], '1.0.0', null, 0]);
     // The last section is the name order: a document number past the end.
