@@ -11,7 +11,16 @@
  * Sorting 20,000 matches of a one-letter query is most of a search's time, and the list shows a
  * screenful of them.
  */
-import { RankIndex, compareRanked, type RankDocument, type RankMatches } from '../../../sdk/src/registry/search-rank.js';
+import {
+  RankIndex,
+  compareRanked,
+  rankIndexData,
+  sortedStrings,
+  type RankDocument,
+  type RankIndexData,
+  type RankKeys,
+  type RankMatches,
+} from '../../../sdk/src/registry/search-rank.js';
 import { CATALOGUE_FLAGS, type CatalogueFacets, type CatalogueIndexPage, type CatalogueIndexRow } from '../../../electron/common/index.js';
 import type { SearchKnown, SearchQuery, SearchResult } from './protocol.js';
 
@@ -74,6 +83,55 @@ function firstRanked(matches: RankMatches, k: number, rows: readonly CatalogueIn
   };
 }
 
+/** RankIndexData as a message carries it: each key table's strings as an array (SortedStrings has a method). */
+export type RankIndexWire = Omit<RankIndexData, 'ids' | 'names' | 'shortNames' | 'publishers'> &
+  Record<'ids' | 'names' | 'shortNames' | 'publishers', { keys: string[]; docs: Int32Array }>;
+
+const KEY_TABLES = ['ids', 'names', 'shortNames', 'publishers'] as const;
+
+/** What the ranking reads of each row. */
+function documentsOf(rows: readonly CatalogueIndexRow[], publishers: CatalogueIndexPage['publishers']): (d: number) => RankDocument {
+  return (d) => {
+    const [id, name, summary, keywords, , , flags, publisher] = rows[d] as CatalogueIndexRow;
+    const p = publishers[publisher];
+    return {
+      id,
+      name,
+      summary,
+      keywords,
+      publisher: p?.id ?? id.slice(0, id.indexOf('/')),
+      publisherName: p?.name ?? '',
+      deprecated: (flags & CATALOGUE_FLAGS.deprecated) !== 0,
+    };
+  };
+}
+
+/**
+ * The SDK's index data over the rows, built where building does not hold up the page (the worker),
+ * and the buffers to transfer with it.
+ */
+export function buildIndexData(
+  rows: readonly CatalogueIndexRow[],
+  publishers: CatalogueIndexPage['publishers'],
+): { data: RankIndexWire; transfer: ArrayBuffer[] } {
+  const documentAt = documentsOf(rows, publishers);
+  const data = rankIndexData(Array.from(rows, (_, d) => documentAt(d)));
+  const keys = (table: RankKeys): { keys: string[]; docs: Int32Array } => ({
+    keys: Array.from({ length: table.keys.length }, (_, i) => table.keys.get(i)),
+    docs: table.docs,
+  });
+  const wire: RankIndexWire = {
+    ...data,
+    ids: keys(data.ids),
+    names: keys(data.names),
+    shortNames: keys(data.shortNames),
+    publishers: keys(data.publishers),
+  };
+  const buffers = [data.words.starts, data.postingStart, data.postingDocs, data.postingMasks, data.deprecated, data.byId, data.byName];
+  for (const table of KEY_TABLES) buffers.push(wire[table].docs);
+  return { data: wire, transfer: [...new Set(buffers.map((b) => b.buffer as ArrayBuffer))] };
+}
+
 /** A query's answer: the first rows now, and every row's order on demand. */
 export interface Answer {
   result: SearchResult;
@@ -109,22 +167,19 @@ export class SearchEngine {
   private readonly stamp: Int32Array;
   private queries = 0;
 
-  constructor(revision: string, rows: CatalogueIndexRow[], publishers: CatalogueIndexPage['publishers']) {
+  /** `built`: the index data buildIndexData made of these rows elsewhere; without it, it is built here. */
+  constructor(revision: string, rows: CatalogueIndexRow[], publishers: CatalogueIndexPage['publishers'], built?: RankIndexWire) {
     this.revision = revision;
     this.rows = rows;
-    const docs: RankDocument[] = rows.map(([id, name, summary, keywords, , , flags, publisher]) => {
-      const p = publishers[publisher];
-      return {
-        id,
-        name,
-        summary,
-        keywords,
-        publisher: p?.id ?? id.slice(0, id.indexOf('/')),
-        publisherName: p?.name ?? '',
-        deprecated: (flags & CATALOGUE_FLAGS.deprecated) !== 0,
-      };
-    });
-    this.index = new RankIndex(docs);
+    const documentAt = documentsOf(rows, publishers);
+    if (built === undefined) this.index = new RankIndex(Array.from(rows, (_, d) => documentAt(d)));
+    else {
+      const table = (wire: { keys: string[]; docs: Int32Array }): RankKeys => ({ keys: sortedStrings(wire.keys), docs: wire.docs });
+      this.index = RankIndex.fromData(
+        { ...built, ids: table(built.ids), names: table(built.names), shortNames: table(built.shortNames), publishers: table(built.publishers) },
+        documentAt,
+      );
+    }
     this.keywords = rows.map((row) => row[3].map((k) => k.toLowerCase()));
     const counts = new Map<string, number>();
     for (const list of this.keywords) for (const keyword of new Set(list)) counts.set(keyword, (counts.get(keyword) ?? 0) + 1);

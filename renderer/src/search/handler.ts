@@ -2,7 +2,7 @@
  * What the search worker does with each message (protocol.ts), apart from the worker itself so the
  * page can run the same code on its own thread where a worker cannot start (client.ts).
  */
-import { SearchEngine } from './engine.js';
+import { SearchEngine, buildIndexData } from './engine.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export type Post = (message: FromWorker, transfer: Transferable[]) => void;
@@ -19,9 +19,13 @@ export function createHandler(post: Post, later: (task: () => void) => void = (t
     try {
       if (message.type === 'load') {
         const started = performance.now();
-        engine = new SearchEngine(message.revision, message.rows, message.publishers);
+        engine = new SearchEngine(message.revision, message.rows, message.publishers, message.data);
         if (known !== null) engine.setKnown(known);
         post({ type: 'ready', revision: engine.revision, categories: engine.categories, buildMs: performance.now() - started }, []);
+      } else if (message.type === 'build') {
+        const started = performance.now();
+        const { data, transfer } = buildIndexData(message.rows, message.publishers);
+        post({ type: 'built', revision: message.revision, data, buildMs: performance.now() - started }, transfer);
       } else if (message.type === 'known') {
         known = message;
         engine?.setKnown(message);

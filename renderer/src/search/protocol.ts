@@ -11,6 +11,7 @@ import type {
   CatalogueIndexRow,
   CatalogueKnownData,
 } from '../../../electron/common/index.js';
+import type { RankIndexWire } from './engine.js';
 
 /** How the list is ordered: best match (deprecated last), name, or last published first. */
 export type SearchSort = 'relevance' | 'name' | 'updated';
@@ -32,7 +33,10 @@ export interface SearchKnown {
 }
 
 export type ToWorker =
-  | { type: 'load'; revision: string; rows: CatalogueIndexRow[]; publishers: CatalogueIndexPage['publishers'] }
+  /** The index to search; `data`, when it was built elsewhere ('build'). */
+  | { type: 'load'; revision: string; rows: CatalogueIndexRow[]; publishers: CatalogueIndexPage['publishers']; data?: RankIndexWire }
+  /** Only build the index's data and send it back ('built'): the page searches, the worker builds. */
+  | { type: 'build'; revision: string; rows: CatalogueIndexRow[]; publishers: CatalogueIndexPage['publishers'] }
   | ({ type: 'known' } & SearchKnown)
   | SearchQuery
   | { type: 'recent'; seq: number; limit: number };
@@ -55,6 +59,7 @@ export interface SearchResult {
 
 export type FromWorker =
   | { type: 'ready'; revision: string; categories: string[]; buildMs: number }
+  | { type: 'built'; revision: string; data: RankIndexWire; buildMs: number }
   | SearchResult
   /** Every row of the answer to query `seq` in order, when its first answer held only the first rows. */
   | { type: 'rest'; seq: number; revision: string; order: Int32Array }

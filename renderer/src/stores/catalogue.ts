@@ -127,7 +127,7 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
       } else send();
     } else if (message.type === 'rest') {
       if (message.seq === shownSeq && message.seq === seq) set({ order: message.order });
-    } else if (message.seq === recentSeq) set({ recent: message.order });
+    } else if (message.type === 'recent' && message.seq === recentSeq) set({ recent: message.order });
   };
 
   // One query in the worker at a time: keys typed while it answers are coalesced into one query
