@@ -243,8 +243,26 @@ describe('pages that say what is true, at once', () => {
           for (const v of await seriousA11yViolations(page))
             found.push(`${colorScheme} ${width} ${hash}: ${v.id} ${v.help} ${v.nodes.join(' ')}`);
         }
+        // Discover's cards with their risk markers, and the install dialog naming each item.
+        await go('#/discover');
+        await page.locator('[role="list"][aria-label="Capabilities"] a.card[data-id="acme/big-report"] [data-card-risk]').waitFor();
+        for (const v of await seriousA11yViolations(page))
+          found.push(`${colorScheme} ${width} #/discover: ${v.id} ${v.help} ${v.nodes.join(' ')}`);
+        const dir = process.env['E2E_SCREENSHOTS'];
+        if (dir !== undefined) await page.screenshot({ path: join(dir, `discover-risk-${colorScheme}-${width}.png`) });
+        await go('#/capability/acme/big-report');
+        await page.getByRole('heading', { name: 'Big report', level: 1 }).waitFor();
+        await page.getByRole('button', { name: 'Install', exact: true }).click();
+        const dialog = page.getByRole('dialog', { name: 'Install Big report?' });
+        await dialog.locator('[data-plan-item="acme/fetcher"]').waitFor();
+        for (const v of await seriousA11yViolations(page))
+          found.push(`${colorScheme} ${width} install dialog: ${v.id} ${v.help} ${v.nodes.join(' ')}`);
+        if (dir !== undefined) await page.screenshot({ path: join(dir, `install-dialog-${colorScheme}-${width}.png`) });
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
       }
     }
     expect(found).toEqual([]);
-  });
+    // Four passes over five screens and a dialog, axe on each: minutes on a loaded machine.
+  }, 240_000);
 });

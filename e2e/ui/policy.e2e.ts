@@ -167,6 +167,30 @@ describe('the manager UI under an organisation policy', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
   });
 
+  it("has no serious or critical axe finding on Discover's first screen and Installed, light and dark, 1280 and 800 px", async () => {
+    const found: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1280, 800]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.emulateMedia({ colorScheme });
+        await go('#/discover');
+        await page.getByRole('region', { name: 'Recommended by Acme IT' }).locator('[data-card-risk]').first().waitFor();
+        for (const v of await seriousA11yViolations(page))
+          found.push(`${colorScheme} ${width} discover: ${v.id} ${v.help} ${v.nodes.join(' ')}`);
+        const dir = process.env['E2E_SCREENSHOTS'];
+        if (dir !== undefined) await page.screenshot({ path: join(dir, `discover-policy-${colorScheme}-${width}.png`) });
+        await go('#/installed');
+        await page.locator('a.card[data-id="acme/compliance"] [data-card-risk]').waitFor();
+        for (const v of await seriousA11yViolations(page))
+          found.push(`${colorScheme} ${width} installed: ${v.id} ${v.help} ${v.nodes.join(' ')}`);
+        if (dir !== undefined) await page.screenshot({ path: join(dir, `installed-${colorScheme}-${width}.png`) });
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(found).toEqual([]);
+  });
+
   it('locks the Enabled switch of each managed row, with the reason', async () => {
     await go('#/installed');
     const required = page.getByRole('switch', { name: 'Enabled Compliance checker' });
