@@ -8,9 +8,7 @@
  * argument checks and delegation; run/ and doctor depend on narrow views (store-view.ts,
  * run/context.ts), not on it.
  */
-import type { AuthorizeFn } from '../cache/authorize.js';
 import type { GcResult } from '../cache/content-cache.js';
-import type { SourcePolicy } from '../cache/source-policy.js';
 import { AdcapError } from '../errors.js';
 import type { Manifest, Permission } from '../format/manifest-types.js';
 import type { SearchFilters, SearchHit } from '../registry/search.js';
@@ -25,7 +23,7 @@ import { installPackages, type ApplyOptions, type ApplyResult } from './applying
 import { checkArcotheonOptions, checkId, checkIds, checkInstallRequest } from './arguments.js';
 import { packageDocument, refreshRemotes, searchRemotes } from './discovery.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from './doctor.js';
-import { disableCapability, enableCapability, type EnablementHook, type EnablementResult } from './enablement.js';
+import { disableCapability, enableCapability, type EnablementResult } from './enablement.js';
 import { grantPermission, grantsOf, revokeGrant } from './grants-ops.js';
 import { installedIds, listInstalled, type InstalledCapability } from './installed.js';
 import type { ArcotheonOptions, SandboxChoice } from './options.js';
@@ -35,7 +33,6 @@ import { applyPolicy, policyFindings, policyForChange, type PolicyApplyResult, t
 import type { LoadedPolicy } from './policy.js';
 import { gcCache, uninstallCapability } from './removal.js';
 import { rollbackCapability } from './rollback.js';
-import type { InstallSource } from './state.js';
 import { StoreCore } from './store-core.js';
 import { attachStore } from './store-of.js';
 import { updatePackages, type UpdateResult } from './updating.js';
@@ -64,38 +61,14 @@ export class Arcotheon {
     return this.core.hostEnvironment();
   }
 
-  /** The host's authoriser for entitled downloads (spec §12), as passed in the options. */
-  get authorize(): AuthorizeFn | undefined {
-    return this.core.authorize;
-  }
-
-  /**
-   * The rules for publisher-chosen URLs of a version (resources, shards):
-   * the installing registry's URL (null for a sideload or a removed remote) and the host's allowed
-   * private origins.
-   */
-  sourcePolicy(source: InstallSource | undefined): Promise<SourcePolicy> {
-    return this.core.sourcePolicy(source);
-  }
-
   /** How this instance confines tools: the host's sandbox, or whether it may run them unconfined. */
   get sandboxChoice(): SandboxChoice {
     return this.core.sandboxChoice;
   }
 
-  /** The host's check of a capability's product tier before its tools run (spec §12), as passed in the options. */
-  get checkTier(): ArcotheonOptions['checkTier'] {
-    return this.core.checkTier;
-  }
-
   /** The quota of each tool's `storage:data` folder in bytes (`limits.toolDataBytes`, default 1 GiB). */
   get toolDataQuota(): number {
     return this.core.toolDataQuota;
-  }
-
-  /** The host's hook told when a capability is switched on or off, as passed in the options. */
-  get enablementHook(): EnablementHook | undefined {
-    return this.core.enablementHook;
   }
 
   // ---------------------------------------------------------------- organisation policy
@@ -131,14 +104,14 @@ export class Arcotheon {
   /** Switches a capability off, keeping its files, versions, grants and data; refuses a required one. */
   async disable(id: string): Promise<EnablementResult> {
     return this.core.withHome(`disable ${id}`, async () =>
-      disableCapability(this.core, id, await policyForChange(this.core), this.core.nowIso(), this.enablementHook),
+      disableCapability(this.core, id, await policyForChange(this.core), this.core.nowIso(), this.core.enablementHook),
     );
   }
 
   /** Switches a disabled capability back on; refuses one whose installed version the policy blocks. */
   async enable(id: string): Promise<EnablementResult> {
     return this.core.withHome(`enable ${id}`, async () =>
-      enableCapability(this.core, id, await policyForChange(this.core), this.enablementHook),
+      enableCapability(this.core, id, await policyForChange(this.core), this.core.enablementHook),
     );
   }
 

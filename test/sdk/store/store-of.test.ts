@@ -29,7 +29,8 @@ afterAll(async () => {
 
 describe('storeOf', () => {
   it('is the only way to the store: the instance shows no home, cache, sources, state or withHome', () => {
-    for (const key of ['home', 'cache', 'sources', 'state', 'withHome']) {
+    // Nor the options echoed back for the store's own use (authorize, checkTier, enablementHook, sourcePolicy).
+    for (const key of ['home', 'cache', 'sources', 'state', 'withHome', 'authorize', 'checkTier', 'enablementHook', 'sourcePolicy']) {
       expect(key in arc, key).toBe(false);
       expect(Reflect.get(arc, key), key).toBeUndefined();
     }
