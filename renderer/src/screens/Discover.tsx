@@ -8,7 +8,7 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useShallow } from 'zustand/react/shallow';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CatalogueFilters } from '../../../electron/common/index.js';
 import { DistributionBadges, Publisher } from '../components/Badges.js';
 import { useCardRiskMarker } from '../components/CardRisk.js';
@@ -331,7 +331,15 @@ function FirstScreen({ onCategory }: { onCategory: (category: string) => void })
   );
 }
 
-function Card({ card }: { card: DiscoverCard }) {
+/**
+ * A card draws again only when what it shows changed: typing on narrows a list whose first cards
+ * often stay the same, and each answer renders the list once (docs/ui.md "Fast").
+ */
+const Card = memo(CardView, (before, after) =>
+  (Object.keys(after.card) as Array<keyof DiscoverCard>).every((key) => before.card[key] === after.card[key]),
+);
+
+function CardView({ card }: { card: DiscoverCard }) {
   // The overall risk of its page (dependencies and skills' programs counted), computed on the host.
   const risk = useCardRiskMarker(card.id);
   return (
