@@ -44,6 +44,12 @@ async function timedAsync<T>(fn: () => Promise<T>): Promise<{ value: T; ms: numb
   return { value, ms: performance.now() - started };
 }
 
+/** This process's CPU time so far (user + system), in ms. */
+function cpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -124,23 +130,33 @@ async function client(dir: string, rootKey: string, home: string): Promise<void>
   const first = await timedAsync(() => arc.search('pdf', { limit: 20 }));
   const coldMs = performance.now() - started;
   const coldRss = process.resourceUsage().maxRSS * 1024;
+  // CPU time (user + system) says more than wall time on a loaded machine.
+  const coldCpuMs = cpuMs();
   const perQuery: number[] = [];
+  const perQueryCpu: number[] = [];
   for (const query of QUERIES) {
     const times: number[] = [];
-    for (let r = 0; r < 9; r++) times.push((await timedAsync(() => arc.search(query, { limit: 20 }))).ms);
+    const cpu: number[] = [];
+    for (let r = 0; r < 9; r++) {
+      const before = cpuMs();
+      times.push((await timedAsync(() => arc.search(query, { limit: 20 }))).ms);
+      cpu.push(cpuMs() - before);
+    }
     perQuery.push(median(times));
+    perQueryCpu.push(median(cpu));
   }
   // New processes on the same home: the stored snapshot, its index and the first search.
-  const newProcess: Array<{ ms: number; rss: number }> = [];
+  const newProcess: Array<{ ms: number; cpuMs: number; rss: number }> = [];
   for (let r = 0; r < 5; r++) {
     const run = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'search', dir, rootKey, home], {
       encoding: 'utf8',
       maxBuffer: 16 * 1024 * 1024,
     });
     if (run.status !== 0) throw new Error(`search child failed: ${run.stderr}`);
-    newProcess.push(JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as { ms: number; rss: number });
+    newProcess.push(JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as { ms: number; cpuMs: number; rss: number });
   }
   const newTimes = newProcess.map((p) => p.ms);
+  const newCpu = newProcess.map((p) => p.cpuMs);
   await copyFile(join(dir, 'top-after.json'), join(dir, 'v2', 'catalog.json'));
   const refresh = await timedAsync(() => make().update());
   console.log(
@@ -152,13 +168,17 @@ async function client(dir: string, rootKey: string, home: string): Promise<void>
       firstSearchMs: first.ms,
       coldMs,
       coldRss,
+      coldCpuMs,
       searchMedianMs: median(perQuery),
       searchWorstMs: Math.max(...perQuery),
       searchBestMs: Math.min(...perQuery),
+      searchCpuMedianMs: median(perQueryCpu),
       newProcessSearchMs: median(newTimes),
       newProcessMinMs: Math.min(...newTimes),
       newProcessMaxMs: Math.max(...newTimes),
       newProcessRss: median(newProcess.map((p) => p.rss)),
+      /** The whole process's CPU time (start-up, modules, loading the stored state and index, the search). */
+      newProcessCpuMs: median(newCpu),
       indexBytes: await directoryBytes(join(home, 'remotes', 'scale', 'search-index')),
       refreshBytes: refresh.value.downloadedBytes,
       refreshMs: refresh.ms,
@@ -176,7 +196,7 @@ async function searchOnce(dir: string, rootKey: string, home: string): Promise<v
   });
   const hits = await client.search('pdf', { limit: 20 });
   if (hits.length === 0) throw new Error('no hits');
-  console.log(JSON.stringify({ ms: performance.now() - started, rss: process.resourceUsage().maxRSS * 1024 }));
+  console.log(JSON.stringify({ ms: performance.now() - started, cpuMs: cpuMs(), rss: process.resourceUsage().maxRSS * 1024 }));
 }
 
 async function directoryBytes(path: string): Promise<number> {

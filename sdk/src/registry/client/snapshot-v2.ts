@@ -221,7 +221,8 @@ async function packRecords(top: TopLevelPayload, n: number, context: FetchContex
   if (context === null) {
     throw new AdcapError(
       'E_DOWNLOAD',
-      'The stored search index of this registry is missing or damaged and the registry cannot be read now.',
+      'The stored search index of this registry is missing or damaged and cannot be rebuilt offline; ' +
+        'it is rebuilt from the registry by the next update() or search() that can reach it.',
     );
   }
   const packPin = top.search[n] as Pin;
