@@ -308,6 +308,7 @@ describe("the administrators' guide", () => {
       'deniedPermissions',
       'organisation',
       'policy',
+      'recommended',
       'remotes',
       'required',
       'sideload',
