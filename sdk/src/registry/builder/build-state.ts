@@ -11,7 +11,7 @@
  *   - The state file, `.adcap-build-state.json` beside registry.json (never under v1/ or v2/, so never
  *     uploaded): the fan-out, each bin's fingerprint and capability count at the last build, the
  *     publishers' fingerprint, the SHA-256 of the two signed files that build wrote, and the v1
- *     subset's members with their publish dates. A bin whose fingerprint differs is recomputed from
+ *     subset's members with their publish dates and the capabilities right after them. A bin whose fingerprint differs is recomputed from
  *     its sources; every other bin is taken from the previous snapshot, after the files read from it
  *     are checked against their pins (and the signed files against the SHA-256 recorded here).
  *     Anything that does not match means a full rebuild.
@@ -65,7 +65,7 @@ export interface BuildState {
   /** How many capabilities each bin holds (a bin may hold none: then the empty bin's file is shared). */
   counts: number[];
   /** v1/catalog.json's members (all capabilities, or past the cap the newest that fit), newest first. */
-  v1: { complete: boolean; members: [id: string, publishedAt: string][] };
+  v1: { complete: boolean; members: [id: string, publishedAt: string][]; next: [id: string, publishedAt: string][] };
 }
 
 function listSorted(dir: string): string[] {
@@ -202,7 +202,11 @@ function isState(value: unknown): value is BuildState {
     s.v1 !== null &&
     typeof s.v1.complete === 'boolean' &&
     Array.isArray(s.v1.members) &&
-    s.v1.members.every((m) => Array.isArray(m) && m.length === 2 && typeof m[0] === 'string' && typeof m[1] === 'string')
+    [s.v1.members, (s.v1.next ??= [])].every(
+      (list) =>
+        Array.isArray(list) &&
+        list.every((m) => Array.isArray(m) && m.length === 2 && typeof m[0] === 'string' && typeof m[1] === 'string'),
+    )
   );
 }
 

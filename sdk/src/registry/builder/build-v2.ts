@@ -200,7 +200,14 @@ export async function collectV2Garbage(root: string, live: ReadonlySet<string>, 
 }
 
 /** Thrown when the previous build's files do not match what its state file and pins say: build in full. */
-export class StalePreviousBuild extends Error {}
+export class StalePreviousBuild extends Error {
+  /** Files the abandoned incremental build had already written (a full build finds them on disk). */
+  written: V2BuildResult['written'] | undefined;
+  constructor(message: string, written?: V2BuildResult['written']) {
+    super(message);
+    this.written = written;
+  }
+}
 
 /** A capability recomputed from its sources: its package document's bytes and its bin record (document pinned under docs/). */
 export interface BuiltCapability {
@@ -356,6 +363,45 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
   }
   const payload: TopLevelPayload = { ...previous, capabilities, nodes, search, publishers: publishersPin };
   return { payload, written, built, counts, replaced, referenced };
+}
+
+/**
+ * The bin records of some capabilities in the previous snapshot (the v1 subset's lookahead), each
+ * node and bin read once and checked against its pin.
+ */
+export async function readPreviousRecords(
+  root: string,
+  previous: TopLevelPayload,
+  ids: readonly string[],
+): Promise<Map<string, CatalogueCapability>> {
+  const fanout = previous.fanout;
+  const bins = fanout * fanout;
+  const byBin = new Map<number, string[]>();
+  for (const id of ids) {
+    const bin = binOf(id, bins);
+    byBin.set(bin, [...(byBin.get(bin) ?? []), id]);
+  }
+  const nodes = new Map<number, Pin[]>();
+  const out = new Map<string, CatalogueCapability>();
+  for (const [bin, wanted] of byBin) {
+    const node = Math.floor(bin / fanout);
+    let pins = nodes.get(node);
+    if (pins === undefined) {
+      const nodePin = previous.nodes[node] as Pin;
+      const nodeBytes = await readPinned(root, nodePin);
+      const parsedPins = parsed(() => parseNode(nodeBytes, fanout, 'bins', nodePin[0]));
+      nodes.set(node, parsedPins);
+      pins = parsedPins;
+    }
+    const pin = pins[bin % fanout] as Pin;
+    const binBytes = await readPinned(root, pin);
+    const records = parsed(() => parseBin(binBytes, bin, bins, pin[0]));
+    for (const id of wanted) {
+      const record = records[id];
+      if (record !== undefined) out.set(id, record);
+    }
+  }
+  return out;
 }
 
 /**

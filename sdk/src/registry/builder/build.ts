@@ -36,6 +36,7 @@ import {
   inParallel,
   previousTopLevel,
   sameTopLevel,
+  readPreviousRecords,
   StalePreviousBuild,
   V2_TOP_LEVEL,
   v2Path,
@@ -134,6 +135,8 @@ interface BuildPlan {
   v1Records: Record<string, CatalogueCapability>;
   v1Members: [id: string, publishedAt: string][];
   v1Complete: boolean;
+  /** The capabilities right after the members in the subset's order (at most V1_LOOKAHEAD). */
+  v1Next: [id: string, publishedAt: string][];
   documentsWritten: number;
   /** Garbage collection of v2/ once the top level is written. */
   collect: (now: Date, graceMs: number | undefined) => Promise<number>;
@@ -166,6 +169,7 @@ export async function buildRegistry(root: string, options: BuildRegistryOptions)
     const previousV1 = await previousCatalogue(root);
     const state = options.full === true ? null : await readBuildState(root);
     let plan: BuildPlan | null = null;
+    let abandoned: V2BuildResult['written'] | undefined;
     if (
       state !== null &&
       previousTop !== null &&
@@ -177,10 +181,15 @@ export async function buildRegistry(root: string, options: BuildRegistryOptions)
         plan = await incrementalPlan(root, { walk, state, previousTop: previousTop.payload, previousV1: previousV1.payload, v1MaxBytes });
       } catch (error) {
         if (!(error instanceof StalePreviousBuild)) throw error;
+        abandoned = error.written;
         // The previous build's files are not what its state says: build everything (below).
       }
     }
-    plan ??= await fullPlan(root, walk, v1MaxBytes);
+    if (plan === null) {
+      plan = await fullPlan(root, walk, v1MaxBytes);
+      // What the abandoned incremental build wrote is part of this build's files.
+      for (const [dir, count] of Object.entries(abandoned ?? {})) plan.written[dir as keyof V2BuildResult['written']] += count;
+    }
     const catalogPath = v1Path(root, CATALOGUE_FILE);
     const v2Result = (topLevelWritten: boolean, collected: number): V2BuildResult => ({
       fanout: plan.top.fanout,
@@ -201,7 +210,7 @@ export async function buildRegistry(root: string, options: BuildRegistryOptions)
         publishers: walk.publishers,
         bins: plan.binFingerprints,
         counts: plan.binCounts,
-        v1: { complete: plan.v1Complete, members: plan.v1Members },
+        v1: { complete: plan.v1Complete, members: plan.v1Members, next: plan.v1Next },
       });
     // The signed files, last. DESIGN §10: the sequence grows on every build, from the highest of
     // registry.json and the catalogues on disk, so deleting v1/ or v2/ can never reset it.
@@ -311,6 +320,7 @@ async function fullPlan(root: string, walk: SourceWalk, v1MaxBytes: number): Pro
     v1Records: catalogue.capabilities,
     v1Members: v1Documents.map(({ doc, publishedAt }): [string, string] => [doc.id, publishedAt]).sort(byPublished),
     v1Complete: v1Documents.length === documents.length,
+    v1Next: lookahead(documents, v1Documents),
     documentsWritten,
     collect: (now, graceMs) => collectV2Garbage(root, live, now, graceMs),
     binFingerprints: binFingerprints(walk, binCount),
@@ -371,7 +381,7 @@ async function incrementalPlan(root: string, input: IncrementalInput): Promise<B
     publishers,
   });
   // F is chosen by size: a registry that grew or shrank past a power of two is rebuilt in full.
-  if (fanoutFor(v2.payload.capabilities) !== fanout) throw new StalePreviousBuild('the fan-out changes');
+  if (fanoutFor(v2.payload.capabilities) !== fanout) throw new StalePreviousBuild('the fan-out changes', v2.written);
   const binCounts = [...state.counts];
   for (const [bin, count] of v2.counts) binCounts[bin] = count;
   // v1/catalog.json: the previous members outside the recomputed bins keep their records.
@@ -383,18 +393,36 @@ async function incrementalPlan(root: string, input: IncrementalInput): Promise<B
   for (const [id, publishedAt] of state.v1.members) {
     if (dirtySet.has(binOf(id, binCount))) continue;
     const record = Object.hasOwn(previousV1.capabilities, id) ? previousV1.capabilities[id] : undefined;
-    if (record === undefined) throw new StalePreviousBuild(`v1/catalog.json does not list ${id}`);
+    if (record === undefined) throw new StalePreviousBuild(`v1/catalog.json does not list ${id}`, v2.written);
     candidates.push({ id, publishedAt, record });
+  }
+  // The capabilities right after the subset (the lookahead), outside the recomputed bins: their
+  // records from the previous snapshot's bins, each checked against its pin.
+  const next = state.v1.next.filter(([id]) => !dirtySet.has(binOf(id, binCount)));
+  const nextRecords = await readPreviousRecords(
+    root,
+    previous,
+    next.map(([id]) => id),
+  ).catch((error: unknown) => {
+    throw error instanceof StalePreviousBuild ? new StalePreviousBuild(error.message, v2.written) : error;
+  });
+  for (const [id, publishedAt] of next) {
+    const record = nextRecords.get(id);
+    if (record === undefined) throw new StalePreviousBuild(`the previous snapshot does not list ${id}`, v2.written);
+    candidates.push({ id, publishedAt, record: { ...record, doc: { path: docRelativePath(id), sha256: record.doc.sha256 } } });
   }
   const builtById = new Map<string, BuiltCapability>();
   for (const capability of v2.built) {
     builtById.set(capability.id, capability);
     candidates.push({ id: capability.id, publishedAt: capability.publishedAt, record: v1Record(capability) });
   }
-  const last = state.v1.members[state.v1.members.length - 1];
-  if (!state.v1.complete && last === undefined) throw new StalePreviousBuild('the v1 subset is empty');
-  const subset = selectV1Subset(candidates, v1Publishers, input.v1MaxBytes, state.v1.complete ? null : (last ?? null));
-  if (subset === null) throw new StalePreviousBuild('the v1 subset needs capabilities outside the recomputed bins');
+  // Every capability not among the candidates comes after this one in the subset's order.
+  const boundary = state.v1.complete ? null : (state.v1.next[state.v1.next.length - 1] ?? state.v1.members[state.v1.members.length - 1]);
+  if (boundary === undefined) throw new StalePreviousBuild('the v1 subset is empty', v2.written);
+  const selection = selectV1Subset(candidates, v1Publishers, input.v1MaxBytes, boundary);
+  if (selection === null)
+    throw new StalePreviousBuild('the v1 subset needs capabilities outside the recomputed bins and the lookahead', v2.written);
+  const subset = selection.subset;
   let documentsWritten = 0;
   const v1Records: Record<string, CatalogueCapability> = {};
   for (const candidate of [...subset].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
@@ -416,6 +444,13 @@ async function incrementalPlan(root: string, input: IncrementalInput): Promise<B
     v1Records,
     v1Members: subset.map((c): [string, string] => [c.id, c.publishedAt]).sort(byPublished),
     v1Complete: subset.length === v2.payload.capabilities,
+    // Known and in order: the candidates after the subset up to the boundary (after it, capabilities
+    // this build did not read may come in between).
+    v1Next: selection.order
+      .slice(subset.length)
+      .map((c): [string, string] => [c.id, c.publishedAt])
+      .filter((key) => boundary === null || byPublished(key, boundary) <= 0)
+      .slice(0, V1_LOOKAHEAD),
     documentsWritten,
     collect: (now, graceMs) => collectV2GarbageIncremental(root, v2.replaced, isLive, now, graceMs),
     binFingerprints: fingerprints,
@@ -440,15 +475,15 @@ function selectV1Subset(
   publishers: Record<string, CataloguePublisher>,
   maxBytes: number,
   boundary: readonly [string, string] | null,
-): V1Candidate[] | null {
+): { subset: V1Candidate[]; order: V1Candidate[] } | null {
   const size = (subset: readonly V1Candidate[]): number => {
     const capabilities: Record<string, CatalogueCapability> = {};
     for (const c of [...subset].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) capabilities[c.id] = c.record;
     return Buffer.byteLength(JSON.stringify({ registry: 'r', spec: 1, sequence: 0, generatedAt: '', publishers, capabilities }));
   };
   const budget = maxBytes - 8 * 1024;
-  if (size(candidates) <= budget) return boundary === null ? [...candidates] : null;
   const order = [...candidates].sort((a, b) => byPublished([a.id, a.publishedAt], [b.id, b.publishedAt]));
+  if (size(candidates) <= budget) return boundary === null ? { subset: order, order } : null;
   let used = size([]);
   let count = 0;
   let stop: V1Candidate | undefined;
@@ -464,7 +499,23 @@ function selectV1Subset(
   if (boundary !== null && (stop === undefined || byPublished([stop.id, stop.publishedAt], boundary) > 0)) return null;
   let subset = order.slice(0, count);
   while (subset.length > 0 && size(subset) > budget) subset = subset.slice(0, Math.floor(subset.length * 0.98));
-  return subset;
+  return { subset, order };
+}
+
+/**
+ * How many capabilities after the v1 subset the state file keeps: a publish moves the last member
+ * into this list, and a build whose subset grows (a removal, a smaller record) takes from it, so an
+ * incremental build decides the subset without reading capabilities outside its bins.
+ */
+const V1_LOOKAHEAD = 256;
+
+/** The capabilities right after the subset in its order (a full build knows every capability). */
+function lookahead(documents: readonly BuiltDocument[], subset: readonly BuiltDocument[]): [string, string][] {
+  if (subset.length === documents.length) return [];
+  const listed = new Set(subset.map(({ doc }) => doc.id));
+  const rest: [string, string][] = [];
+  for (const { doc, publishedAt } of documents) if (!listed.has(doc.id)) rest.push([doc.id, publishedAt]);
+  return rest.sort(byPublished).slice(0, V1_LOOKAHEAD);
 }
 
 /**

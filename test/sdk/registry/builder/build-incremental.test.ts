@@ -235,7 +235,7 @@ describe('incremental build: the previous build is checked before it is trusted'
 });
 
 describe('incremental build past the v1 cap (docs/scaling.md "Old clients")', () => {
-  it('keeps v1/ the subset a full build lists, and builds in full when the subset needs capabilities it did not read', async () => {
+  it('keeps v1/ the subset a full build lists, from the lookahead when it grows, and builds in full when it cannot decide', async () => {
     await buildRegistry(reg.dir, { rootKeys: [reg.rootKey], now: nextNow() });
     const whole = (await reg.read('v1/catalog.json')).length;
     // Room for about three of the five.
@@ -249,11 +249,22 @@ describe('incremental build past the v1 cap (docs/scaling.md "Old clients")', ()
     expect(published.incremental.v1Listed).toBeLessThan(published.incremental.capabilities);
     const listed = Object.keys((await reg.catalogueEnvelope()).payload.capabilities);
     expect(listed).toContain('beta/newest');
-    // Removing a listed capability frees room for one the build did not read: a full build decides.
+    // Removing a listed capability frees room for one outside the recomputed bin: the state file's
+    // lookahead (the capabilities right after the subset) has its record.
     await rm(reg.path('entries/beta/newest'), { recursive: true });
     await settle();
     const removed = await buildBoth({ v1MaxBytes });
-    expect(removed.incremental.v2.incremental).toBe(false);
+    expect(removed.incremental.v2.incremental).toBe(true);
+    expect(removed.incremental.v1Listed).toBe(published.incremental.v1Listed);
+    // Without the lookahead (a state file of an older build), the build cannot decide: a full build does.
+    const state = JSON.parse(await readFile(reg.path(BUILD_STATE_FILE), 'utf8')) as { v1: { next: unknown[] } };
+    expect(state.v1.next.length).toBeGreaterThan(0);
+    state.v1.next = [];
+    await writeFile(reg.path(BUILD_STATE_FILE), JSON.stringify(state));
+    await rm(reg.path('entries/acme/pdf'), { recursive: true });
+    await settle();
+    const undecided = await buildBoth({ v1MaxBytes });
+    expect(undecided.incremental.v2.incremental).toBe(false);
   }, 60_000);
 });
 
