@@ -172,7 +172,10 @@ async function resolvePlan(
   pins: ReadonlyMap<string, string | null>,
   skip?: (id: string, version: string) => boolean,
 ): Promise<PlanContext> {
-  const host = await core.hostEnvironment();
+  // The host probe (spec §11 compat.runtimes: `node --version`, `python3 --version`, once per
+  // process) runs while the registries are read, not before: it is child processes, not this thread.
+  const hostProbe = core.hostEnvironment();
+  hostProbe.catch(() => undefined); // awaited below; a failed closure must not leave it unhandled
   const tolerate = new Set([...installed.keys()].filter((id) => !explicitIds.has(id)));
   const located = await core.sources.closure(
     roots
@@ -204,6 +207,7 @@ async function resolvePlan(
   // An installed capability nothing can resolve any more (its registry gone and
   // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
   const resolvable = roots.filter((r) => explicitIds.has(r.id) || !installed.has(r.id) || available(r.id).length > 0);
+  const host = await hostProbe;
   const resolution = resolve({ roots: resolvable, available, installed: preferred, host, includePrerelease });
   const items: PlanItem[] = [];
   for (const id of resolution.order) {
