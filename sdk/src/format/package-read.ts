@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -126,6 +126,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
       entries: visitor.paths,
     };
     if (staging !== undefined) {
+      await visitor.flushWrites();
       await visitor.closeAll();
       const dirs = [...visitor.directories()];
       if (options.accept !== undefined) await options.accept(result, staging);
@@ -166,13 +167,12 @@ type Current =
 const SKILL_DOC_BYTES = 256 * 1024;
 
 /**
- * Entries up to this size are extracted with one write after their hash is checked; larger ones
- * stream. Small files are written synchronously on this thread (open, write, close: three system
- * calls into the page cache, tens of microseconds): asynchronously each call was a round trip
- * through libuv's four-thread pool, queued behind the inflater's and the reader's work, and with
- * thousands of small files the install spent most of its time idle waiting for those round trips.
+ * Entries up to this size are extracted with one write after their hash is checked (one file
+ * system call sequence per file matters with thousands of small files); larger ones stream.
  */
 const SMALL_ENTRY_BYTES = 256 * 1024;
+/** Verified small files are written this many at a time while the stream goes on. */
+const PARALLEL_WRITES = 16;
 /**
  * A large file's chunks are written behind the stream: the next chunk is
  * inflated and hashed while earlier ones are still being written in the thread pool, up to this
@@ -193,9 +193,10 @@ class PackageVisitor implements ArchiveVisitor {
   private readonly seen = new Set<string>();
   private current: Current | undefined;
   private signatureSeen = false;
-  /** Directories made (mkdir -p) below the staging directory, each once. */
-  private readonly madeDirs = new Set<string>();
+  private readonly madeDirs = new Map<string, Promise<unknown>>();
   private readonly open = new Set<FileHandle>();
+  private readonly writes = new Set<Promise<void>>();
+  private writeError: unknown;
 
   constructor(
     private readonly limits: ArchiveLimits,
@@ -207,7 +208,7 @@ class PackageVisitor implements ArchiveVisitor {
   /** Every directory below the staging directory, parents of files and their ancestors (publishStaging sets their modes). */
   directories(): Set<string> {
     const dirs = new Set<string>();
-    for (let dir of this.madeDirs) {
+    for (let dir of this.madeDirs.keys()) {
       while (this.staging !== undefined && dir !== this.staging && dir.startsWith(`${this.staging}${sep}`) && !dirs.has(dir)) {
         dirs.add(dir);
         dir = dirname(dir);
@@ -313,7 +314,7 @@ class PackageVisitor implements ArchiveVisitor {
       if (current.path === SIGNATURE_ENTRY) this.signatureBytes = bytes;
       else this.acceptManifest(bytes);
       // The installed directory keeps capability.json and SIGNATURE.json beside the files they cover.
-      this.writeSmallFile(current.path, false, bytes);
+      await this.writeSmallFile(current.path, false, bytes);
       return;
     }
     const sha256 = current.hash.digest('hex');
@@ -341,26 +342,37 @@ class PackageVisitor implements ArchiveVisitor {
       );
     }
     if (current.chunks !== undefined)
-      this.writeSmallFile(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
+      await this.queueWrite(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
   }
 
-  /** A verified small file, written synchronously (see SMALL_ENTRY_BYTES) with its final mode. */
-  private writeSmallFile(path: string, executable: boolean, bytes: Buffer): void {
-    if (this.staging === undefined) return;
-    const target = this.prepareTarget(path);
-    let fd: number;
-    try {
-      fd = openSync(target, CREATE_FLAGS, this.fileMode(executable));
-    } catch (error) {
-      throw createError(error, path);
-    }
-    try {
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    } catch (error) {
-      throw asAdcapError(error, `Cannot extract ${path}`);
-    } finally {
-      closeSync(fd);
-    }
+  /** Small verified files are written in the background, at most PARALLEL_WRITES at once. */
+  private async queueWrite(path: string, executable: boolean, bytes: Buffer): Promise<void> {
+    if (this.writeError !== undefined) throw this.writeError;
+    const write = this.writeSmallFile(path, executable, bytes).then(
+      () => {
+        this.writes.delete(write);
+      },
+      (error: unknown) => {
+        this.writes.delete(write);
+        this.writeError ??= error;
+      },
+    );
+    this.writes.add(write);
+    if (this.writes.size >= PARALLEL_WRITES) await Promise.race(this.writes);
+  }
+
+  /** Waits for background writes; the first failure among them is the read's failure. */
+  async flushWrites(): Promise<void> {
+    await Promise.all(this.writes);
+    if (this.writeError !== undefined) throw this.writeError;
+  }
+
+  private async writeSmallFile(path: string, executable: boolean, bytes: Buffer): Promise<void> {
+    const handle = await this.createFile(path, executable);
+    if (handle === undefined) return;
+    await writeAll(handle, bytes);
+    this.open.delete(handle);
+    await handle.close();
   }
 
   /** spec §3/§4: parse strictly, validate, and index `files` before any other entry is accepted. */
@@ -415,61 +427,43 @@ class PackageVisitor implements ArchiveVisitor {
   async closeAll(): Promise<void> {
     // No descriptor is closed under a write still in flight (its number could be reused meanwhile).
     await this.behind.done.catch(() => undefined);
+    await Promise.all(this.writes);
     for (const handle of this.open) await handle.close().catch(() => undefined);
     this.open.clear();
   }
 
   private async createFile(path: string, executable: boolean): Promise<FileHandle | undefined> {
     if (this.staging === undefined) return undefined;
-    const target = this.prepareTarget(path);
+    const target = join(this.staging, ...path.split('/'));
     try {
-      const handle = await open(target, CREATE_FLAGS, this.fileMode(executable));
+      const parent = dirname(target);
+      let made = this.madeDirs.get(parent);
+      if (made === undefined) {
+        made = mkdir(parent, { recursive: true });
+        this.madeDirs.set(parent, made);
+      }
+      await made;
+      // O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting.
+      // Modes 0644/0755 as in the archive (DESIGN §4), narrowed by the umask as tar(1) does;
+      // `readOnly` files are created 0444/0555 at once (the descriptor stays writable), which
+      // saves a chmod per file at publishing.
+      const mode = (executable ? 0o755 : 0o644) & (this.readOnly ? 0o555 : 0o777);
+      const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
       this.open.add(handle);
       return handle;
     } catch (error) {
-      throw createError(error, path);
-    }
-  }
-
-  /** The file's path below the staging directory, its parent made (once per directory). */
-  private prepareTarget(path: string): string {
-    const target = join(this.staging!, ...path.split('/'));
-    const parent = dirname(target);
-    if (!this.madeDirs.has(parent)) {
-      try {
-        mkdirSync(parent, { recursive: true });
-      } catch (error) {
-        throw asAdcapError(error, `Cannot extract ${path}`);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new AdcapError(
+          'E_DUPLICATE',
+          `The package path ${JSON.stringify(path)} clashes with another entry on this file system (names that differ only in case?).`,
+          {
+            details: { path },
+          },
+        );
       }
-      this.madeDirs.add(parent);
+      throw asAdcapError(error, `Cannot extract ${path}`);
     }
-    return target;
   }
-
-  /**
-   * Modes 0644/0755 as in the archive (DESIGN §4), narrowed by the umask as tar(1) does;
-   * `readOnly` files are created 0444/0555 at once (the descriptor stays writable), which
-   * saves a chmod per file at publishing.
-   */
-  private fileMode(executable: boolean): number {
-    return (executable ? 0o755 : 0o644) & (this.readOnly ? 0o555 : 0o777);
-  }
-}
-
-/** O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting. */
-const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-
-function createError(error: unknown, path: string): AdcapError {
-  if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-    return new AdcapError(
-      'E_DUPLICATE',
-      `The package path ${JSON.stringify(path)} clashes with another entry on this file system (names that differ only in case?).`,
-      {
-        details: { path },
-      },
-    );
-  }
-  return asAdcapError(error, `Cannot extract ${path}`);
 }
 
 async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
