@@ -130,8 +130,13 @@ describe('Discover', () => {
     await mkdir(join(dir, 'v1'), { recursive: true });
     await writeFile(join(dir, 'v1', 'catalog.json'), JSON.stringify(signEnvelope(syntheticCatalogue(31_000), CATALOG_CONTEXT, [root])));
     const home = join(dir, 'home');
+    // Not a user's run: no built-in registry, so only the synthetic one the test added is searched.
     const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
-    ok(await adcap(['remote', 'add', 'big', `${pathToFileURL(join(dir, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], { env }));
+    ok(
+      await adcap(['remote', 'add', 'big', `${pathToFileURL(join(dir, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], {
+        env,
+      }),
+    );
     const sdkOrder = async (text: string): Promise<string[]> => {
       const result = ok(await adcap(['search', text, '--limit', '8', '--json', '--home', home], { env }));
       return (JSON.parse(result.stdout) as Array<{ id: string }>).map((hit) => hit.id);

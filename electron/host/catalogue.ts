@@ -22,12 +22,7 @@ import {
   type RegistryClient,
 } from '@arcotheon/sdk';
 import { hostStore, type HostStore, type RiskPart } from '@arcotheon/sdk/internal';
-import type {
-  CapabilityDetail,
-  PackageContentsView,
-  RiskVerdict,
-  VersionView,
-} from '../common/types.js';
+import type { CapabilityDetail, PackageContentsView, RiskVerdict, VersionView } from '../common/types.js';
 import { installRisk, liveSources } from './card-risk.js';
 import type { Installed } from './installed.js';
 import { packageContents, permissionView } from './views.js';

@@ -17,12 +17,11 @@ import {
   rankIndexData,
   sortedStrings,
   type RankDocument,
-  type RankIndexData,
   type RankKeys,
   type RankMatches,
 } from '../../../sdk/src/registry/search-rank.js';
 import { CATALOGUE_FLAGS, type CatalogueFacets, type CatalogueIndexPage, type CatalogueIndexRow } from '../../../electron/common/index.js';
-import type { SearchKnown, SearchQuery, SearchResult } from './protocol.js';
+import type { RankIndexWire, SearchKnown, SearchQuery, SearchResult } from './protocol.js';
 
 /** How many categories (the commonest keywords) the screen offers. */
 const CATEGORIES = 14;
@@ -64,7 +63,7 @@ function firstRanked(matches: RankMatches, k: number, rows: readonly CatalogueIn
     const ranked = { d, deprecated: (row[6] & CATALOGUE_FLAGS.deprecated) !== 0, score: matches.scores[i] as number, id: row[0] };
     if (heap.length < k) {
       heap.push(ranked);
-      for (let c = heap.length - 1; c > 0; ) {
+      for (let c = heap.length - 1; c > 0;) {
         const parent = (c - 1) >> 1;
         if (!after(heap[c] as Ranked, heap[parent] as Ranked)) break;
         [heap[c], heap[parent]] = [heap[parent] as Ranked, heap[c] as Ranked];
@@ -82,10 +81,6 @@ function firstRanked(matches: RankMatches, k: number, rows: readonly CatalogueIn
     ordered: false,
   };
 }
-
-/** RankIndexData as a message carries it: each key table's strings as an array (SortedStrings has a method). */
-export type RankIndexWire = Omit<RankIndexData, 'ids' | 'names' | 'shortNames' | 'publishers'> &
-  Record<'ids' | 'names' | 'shortNames' | 'publishers', { keys: string[]; docs: Int32Array }>;
 
 const KEY_TABLES = ['ids', 'names', 'shortNames', 'publishers'] as const;
 
@@ -176,7 +171,13 @@ export class SearchEngine {
     else {
       const table = (wire: { keys: string[]; docs: Int32Array }): RankKeys => ({ keys: sortedStrings(wire.keys), docs: wire.docs });
       this.index = RankIndex.fromData(
-        { ...built, ids: table(built.ids), names: table(built.names), shortNames: table(built.shortNames), publishers: table(built.publishers) },
+        {
+          ...built,
+          ids: table(built.ids),
+          names: table(built.names),
+          shortNames: table(built.shortNames),
+          publishers: table(built.publishers),
+        },
         documentAt,
       );
     }

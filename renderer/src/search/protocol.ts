@@ -11,7 +11,11 @@ import type {
   CatalogueIndexRow,
   CatalogueKnownData,
 } from '../../../electron/common/index.js';
-import type { RankIndexWire } from './engine.js';
+import type { RankIndexData } from '../../../sdk/src/registry/search-rank.js';
+
+/** RankIndexData as a message carries it: each key table's strings as an array (SortedStrings has a method). */
+export type RankIndexWire = Omit<RankIndexData, 'ids' | 'names' | 'shortNames' | 'publishers'> &
+  Record<'ids' | 'names' | 'shortNames' | 'publishers', { keys: string[]; docs: Int32Array }>;
 
 /** How the list is ordered: best match (deprecated last), name, or last published first. */
 export type SearchSort = 'relevance' | 'name' | 'updated';

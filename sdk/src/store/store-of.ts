@@ -7,14 +7,16 @@
  * without loading the whole facade.
  */
 import { AdcapError } from '../errors.js';
-import type { Arcotheon } from './arcotheon.js';
 import type { StoreCore } from './store-core.js';
 
-/** Module-private: each `Arcotheon` and its store, set by its constructor. */
+/**
+ * Module-private: each `Arcotheon` and its store, set by its constructor. Keyed by `object`, not the
+ * class's type, so this module does not import the class that imports it.
+ */
 const stores = new WeakMap<object, StoreCore>();
 
 /** Called once by the `Arcotheon` constructor. */
-export function attachStore(arc: Arcotheon, store: StoreCore): void {
+export function attachStore(arc: object, store: StoreCore): void {
   stores.set(arc, store);
 }
 
@@ -25,7 +27,7 @@ export function attachStore(arc: Arcotheon, store: StoreCore): void {
  * "runTool()"), when `arc` is not an `Arcotheon` made by `new Arcotheon(...)`.
  * @internal Exported from `@arcotheon/sdk/internal` only.
  */
-export function storeOf(arc: Arcotheon, call = 'This call'): StoreCore {
+export function storeOf(arc: object, call = 'This call'): StoreCore {
   const store = typeof arc === 'object' && arc !== null ? stores.get(arc) : undefined;
   if (store === undefined) {
     throw new AdcapError('E_USAGE', `${call} takes the Arcotheon instance a host made with new Arcotheon({ home, host }).`, {

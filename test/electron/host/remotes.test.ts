@@ -97,7 +97,10 @@ describe('remotes refresh', () => {
       const result = await host.api.catalogue.index({});
       if (!result.ok) throw new Error(result.error.message);
       revisions.add(result.value.revision);
-      return result.value.rows.map((row) => row[0]).filter((id) => id.startsWith('acme/lib')).sort();
+      return result.value.rows
+        .map((row) => row[0])
+        .filter((id) => id.startsWith('acme/lib'))
+        .sort();
     };
     expect(await ids()).toEqual(['acme/lib']);
     expect(await ids()).toEqual(['acme/lib']);
