@@ -123,50 +123,56 @@ describe('Discover', () => {
     }
   });
 
-  it('over more than 30,000 capabilities searches in its worker, in the order adcap search gives, and on the page when the worker cannot start', async () => {
-    // A synthetic signed catalogue (as the UI bench's) in a registry folder on this computer.
-    const dir = await mkdtemp(join(tmpdir(), 'arcotheon-discover-large-'));
-    const root = generateKey();
-    await mkdir(join(dir, 'v1'), { recursive: true });
-    await writeFile(join(dir, 'v1', 'catalog.json'), JSON.stringify(signEnvelope(syntheticCatalogue(31_000), CATALOG_CONTEXT, [root])));
-    const home = join(dir, 'home');
-    // Not a user's run: no built-in registry, so only the synthetic one the test added is searched.
-    const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
-    ok(
-      await adcap(['remote', 'add', 'big', `${pathToFileURL(join(dir, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], {
-        env,
-      }),
-    );
-    const sdkOrder = async (text: string): Promise<string[]> => {
-      const result = ok(await adcap(['search', text, '--limit', '8', '--json', '--home', home], { env }));
-      return (JSON.parse(result.stdout) as Array<{ id: string }>).map((hit) => hit.id);
-    };
-    const large = await startUi(home, env);
-    const app = await openApp(large);
-    try {
-      const page = app.page;
-      const first = async (text: string): Promise<string[]> => (await search(page, text)).slice(0, 8);
-      await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
-      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('worker');
-      for (const text of ['pdf tool 12', 'publisher 7 chart', 'summarse']) expect(await first(text)).toEqual(await sdkOrder(text));
-      // The first rows come with the count; the order of the others follows (scrolled to, they are there).
-      await search(page, 'p');
-      await expect.poll(() => page.locator('.result-count').textContent()).toMatch(/^31,000 capabilities/);
-      await page.locator('.card-list').evaluate((list) => list.scrollTo(0, list.scrollHeight));
-      await page.locator('[data-index="30999"] a.card').waitFor();
-      // The worker's script does not load (as where a worker is refused): the page takes over.
-      await page.route('**/assets/worker-*.js', (route) => route.abort());
-      await page.reload();
-      await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
-      expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('page');
-      for (const text of ['pdf tool 12', 'summarse']) expect(await first(text)).toEqual(await sdkOrder(text));
-      expect(app.errors).toEqual([]);
-    } finally {
-      await app.close();
-      await large.stop();
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 300_000);
+  const LARGE =
+    'over more than 30,000 capabilities searches in its worker, in the order adcap search gives, and on the page when the worker cannot start';
+  it(
+    LARGE,
+    async () => {
+      // A synthetic signed catalogue (as the UI bench's) in a registry folder on this computer.
+      const dir = await mkdtemp(join(tmpdir(), 'arcotheon-discover-large-'));
+      const root = generateKey();
+      await mkdir(join(dir, 'v1'), { recursive: true });
+      await writeFile(join(dir, 'v1', 'catalog.json'), JSON.stringify(signEnvelope(syntheticCatalogue(31_000), CATALOG_CONTEXT, [root])));
+      const home = join(dir, 'home');
+      // Not a user's run: no built-in registry, so only the synthetic one the test added is searched.
+      const env = { ...process.env, ARCOTHEON_EMBEDDED_REGISTRY: '' };
+      ok(
+        await adcap(['remote', 'add', 'big', `${pathToFileURL(join(dir, 'v1')).href}/`, '--root-key', root.publicKey, '--home', home], {
+          env,
+        }),
+      );
+      const sdkOrder = async (text: string): Promise<string[]> => {
+        const result = ok(await adcap(['search', text, '--limit', '8', '--json', '--home', home], { env }));
+        return (JSON.parse(result.stdout) as Array<{ id: string }>).map((hit) => hit.id);
+      };
+      const large = await startUi(home, env);
+      const app = await openApp(large);
+      try {
+        const page = app.page;
+        const first = async (text: string): Promise<string[]> => (await search(page, text)).slice(0, 8);
+        await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
+        expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('worker');
+        for (const text of ['pdf tool 12', 'publisher 7 chart', 'summarse']) expect(await first(text)).toEqual(await sdkOrder(text));
+        // The first rows come with the count; the order of the others follows (scrolled to, they are there).
+        await search(page, 'p');
+        await expect.poll(() => page.locator('.result-count').textContent()).toMatch(/^31,000 capabilities/);
+        await page.locator('.card-list').evaluate((list) => list.scrollTo(0, list.scrollHeight));
+        await page.locator('[data-index="30999"] a.card').waitFor();
+        // The worker's script does not load (as where a worker is refused): the page takes over.
+        await page.route('**/assets/worker-*.js', (route) => route.abort());
+        await page.reload();
+        await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
+        expect(await page.locator('.card-list').getAttribute('data-search-in')).toBe('page');
+        for (const text of ['pdf tool 12', 'summarse']) expect(await first(text)).toEqual(await sdkOrder(text));
+        expect(app.errors).toEqual([]);
+      } finally {
+        await app.close();
+        await large.stop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
 
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const width of [1280, 800]) {

@@ -24,7 +24,10 @@ export type HostEvent =
   | { type: 'installed-changed' }
   /** A remote was added, removed or refreshed: reload remotes.status. */
   | { type: 'remotes-changed' }
-  /** What the catalogue shows changed (a refresh, package documents read): ask catalogue.known again (catalogue.index when its revision moved). */
+  /**
+   * What the catalogue shows changed (a refresh, package documents read): ask catalogue.known again
+   * (catalogue.index when its revision moved).
+   */
   | { type: 'catalogue-changed' }
   /** A workspace was confirmed or forgotten: reload workspaces.list. */
   | { type: 'workspaces-changed' }

@@ -54,7 +54,8 @@ function line(label: string, steps: readonly StepResult[]): string {
   const s = stats(steps.map((step) => step.ms / 1000));
   const rss = Math.max(...steps.map((step) => step.maxRssMiB));
   const load = steps.map((step) => step.load.toFixed(1)).join('/');
-  return `${label}: min ${s.min.toFixed(1)} s, median ${s.median.toFixed(1)} s, max ${s.max.toFixed(1)} s (n=${steps.length}); peak RSS ${rss.toFixed(0)} MiB; load ${load}`;
+  const times = `min ${s.min.toFixed(1)} s, median ${s.median.toFixed(1)} s, max ${s.max.toFixed(1)} s (n=${steps.length})`;
+  return `${label}: ${times}; peak RSS ${rss.toFixed(0)} MiB; load ${load}`;
 }
 
 registerBench({

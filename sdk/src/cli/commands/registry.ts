@@ -142,10 +142,14 @@ export function register(program: Command, ctx: CliContext): void {
         ...(opts.gcGraceDays === undefined ? {} : { gcGraceMs: opts.gcGraceDays * 86_400_000 }),
       });
       const written = result.v2.written;
+      const recomputed = result.v2.incremental
+        ? `recomputed ${result.v2.binsRecomputed} of ${result.v2.bins} bins (incremental)`
+        : `recomputed all ${result.v2.bins} bins`;
       output.result(result, () => [
         `built catalogue sequence ${result.sequence} at ${result.generatedAt}: ` +
           `${result.capabilities} capabilities, ${result.documentsWritten} document(s) changed`,
-        `v2/: F=${result.v2.fanout}, ${result.v2.incremental ? `recomputed ${result.v2.binsRecomputed} of ${result.v2.bins} bins (incremental)` : `recomputed all ${result.v2.bins} bins`}, wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ` +
+        `v2/: F=${result.v2.fanout}, ${recomputed}, ` +
+          `wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ` +
           `${written.docs} document(s), ${written.publishers} publisher bin(s); collected ${result.v2.collected} old file(s)`,
         ...(result.v1Listed < result.capabilities
           ? [`v1/ lists the ${result.v1Listed} most recently published capabilities that fit its size limit (v2/ lists all)`]

@@ -92,7 +92,7 @@ async function top(): Promise<TopLevelPayload> {
 }
 
 describe('incremental registry build (docs/deploy.md "Incremental builds")', () => {
-  it('equals a full build, file for file, after a publish, a yank, a deprecation, a revocation, a new publisher and a removal', async () => {
+  it('equals a full build, file for file, after a publish, a yank, a deprecation, a revocation, a new publisher, a removal', async () => {
     await settle();
     await buildRegistry(reg.dir, { rootKeys: [reg.rootKey], now: nextNow() });
     // Nothing changed: no bin is recomputed, only the signed files are new.
