@@ -124,7 +124,8 @@ describe('Discover', () => {
   });
 
   const LARGE =
-    'over more than 30,000 capabilities searches in its worker, in the order adcap search gives, and on the page when the worker cannot start';
+    'over more than 30,000 capabilities searches in its worker, in the order adcap search gives, ' +
+    'and on the page when the worker cannot start';
   it(
     LARGE,
     async () => {

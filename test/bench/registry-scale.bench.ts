@@ -224,7 +224,8 @@ registerBench({
         report({
           label:
             `${n}: v2 (client) search as you type, SDK warm, min/median/max of 6 queries (each the median of 9): ` +
-            `${real.client.searchBestMs.toFixed(1)} / ${real.client.searchMedianMs.toFixed(1)} / ${real.client.searchWorstMs.toFixed(1)} ms ` +
+            `${real.client.searchBestMs.toFixed(1)} / ${real.client.searchMedianMs.toFixed(1)} / ` +
+            `${real.client.searchWorstMs.toFixed(1)} ms ` +
             `(CPU median ${real.client.searchCpuMedianMs.toFixed(1)} ms)`,
           value: real.client.searchMedianMs,
           unit: 'ms',
