@@ -13,7 +13,6 @@
  */
 import {
   RankIndex,
-  compareRanked,
   rankIndexData,
   sortedStrings,
   type RankDocument,
@@ -28,59 +27,6 @@ const CATEGORIES = 14;
 
 /** Rows a query's first answer carries in order: more than a tall window shows, with room to scroll. */
 export const FIRST_ROWS = 100;
-
-/** A ranked match as compareRanked (sdk/src/registry/search-rank.ts) reads it. */
-interface Ranked {
-  d: number;
-  deprecated: boolean;
-  score: number;
-  id: string;
-}
-
-/**
- * The `k` first of `matches` in relevance order, in no particular order: a bounded heap whose top is
- * the last of those kept, by the SDK's own comparison (compareRanked).
- */
-function firstRanked(matches: RankMatches, k: number, rows: readonly CatalogueIndexRow[]): RankMatches {
-  const heap: Ranked[] = [];
-  const after = (a: Ranked, b: Ranked): boolean => compareRanked(a, b) > 0;
-  const down = (from: number): void => {
-    let i = from;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let top = i;
-      if (l < heap.length && after(heap[l] as Ranked, heap[top] as Ranked)) top = l;
-      if (r < heap.length && after(heap[r] as Ranked, heap[top] as Ranked)) top = r;
-      if (top === i) return;
-      [heap[i], heap[top]] = [heap[top] as Ranked, heap[i] as Ranked];
-      i = top;
-    }
-  };
-  for (let i = 0; i < matches.count; i++) {
-    const d = matches.docs[i] as number;
-    const row = rows[d] as CatalogueIndexRow;
-    const ranked = { d, deprecated: (row[6] & CATALOGUE_FLAGS.deprecated) !== 0, score: matches.scores[i] as number, id: row[0] };
-    if (heap.length < k) {
-      heap.push(ranked);
-      for (let c = heap.length - 1; c > 0;) {
-        const parent = (c - 1) >> 1;
-        if (!after(heap[c] as Ranked, heap[parent] as Ranked)) break;
-        [heap[c], heap[parent]] = [heap[parent] as Ranked, heap[c] as Ranked];
-        c = parent;
-      }
-    } else if (after(heap[0] as Ranked, ranked)) {
-      heap[0] = ranked;
-      down(0);
-    }
-  }
-  return {
-    count: heap.length,
-    docs: Int32Array.from(heap, (r) => r.d),
-    scores: Int32Array.from(heap, (r) => r.score),
-    ordered: false,
-  };
-}
 
 const KEY_TABLES = ['ids', 'names', 'shortNames', 'publishers'] as const;
 
@@ -326,8 +272,8 @@ export class SearchEngine {
         };
     } else if (kept.count <= FIRST_ROWS) order = this.index.byRelevance(kept);
     else {
-      // The first rows are the SDK's order of the FIRST_ROWS that come first by its comparison.
-      order = this.index.byRelevance(firstRanked(kept, FIRST_ROWS, this.rows));
+      // The first rows are the SDK's own top FIRST_ROWS in relevance order, without sorting the rest.
+      order = this.index.topByRelevance(kept, FIRST_ROWS);
       rest = () => this.index.byRelevance(kept);
     }
     return {
