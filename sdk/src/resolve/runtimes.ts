@@ -1,6 +1,10 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import semver from 'semver';
 import { INTERPRETER_RUNTIMES, interpreterOf, type InterpreterRuntime } from '../format/runtime-table.js';
+import { findProgram } from '../sandbox/common.js';
+import { writeJsonAtomic } from '../util/fs-atomic.js';
 
 /** The interpreter versions found, by runtime (the runtime table's interpreters: node, python). */
 export type DetectedRuntimes = { [T in InterpreterRuntime]?: string };
@@ -11,31 +15,57 @@ interface ProbeOptions {
   /** Fallback Node.js when no `node` is on PATH: the one running this process. */
   execPath?: string;
   timeoutMs?: number;
+  /**
+   * A file where each version found is remembered with the program it came from (see
+   * programFacts), so a later process skips the child process while that program is unchanged.
+   * Default: none, every process asks.
+   */
+  record?: string;
 }
 
-let cached: Promise<DetectedRuntimes> | undefined;
+/** One probe per process and record (none: ''). */
+const cached = new Map<string, Promise<DetectedRuntimes>>();
 
 /**
  * The interpreter versions on this computer, for spec §11 `compat.runtimes`: `<program> --version`
  * for each interpreter of the runtime table (`node`, else the running one; `python3`). Missing interpreters are
- * simply absent. Cached for the life of the process; pass `refresh` after installing one.
+ * simply absent. Cached for the life of the process; pass `refresh` after installing one. With
+ * `record` (a home's runtimes-probe.json), answers are kept across processes too, each under the
+ * identity of the program that gave it.
  */
-export function detectRuntimes(options: { refresh?: boolean } = {}): Promise<DetectedRuntimes> {
-  if (cached === undefined || options.refresh === true) cached = probeRuntimes();
-  return cached;
+export function detectRuntimes(options: { refresh?: boolean; record?: string } = {}): Promise<DetectedRuntimes> {
+  const key = options.record ?? '';
+  let probe = cached.get(key);
+  if (probe === undefined || options.refresh === true) {
+    probe = probeRuntimes(options.record === undefined ? {} : { record: options.record });
+    cached.set(key, probe);
+  }
+  return probe;
 }
 
-/** Uncached probe, with the environment injectable for tests. */
+/** Uncached probe (but for `record`), with the environment injectable for tests. */
 export async function probeRuntimes(options: ProbeOptions = {}): Promise<DetectedRuntimes> {
   const env = options.env ?? process.env;
   const timeoutMs = options.timeoutMs ?? 5000;
+  const remembered = options.record === undefined ? {} : readRecord(options.record);
+  const learned: ProbeRecord['runtimes'] = {};
+  /** The version `program` reports: remembered under the same facts, else asked (and then remembered). */
+  const ask = async (runtime: InterpreterRuntime, program: string): Promise<string | undefined> => {
+    const facts = options.record === undefined ? null : programFacts(program);
+    const known = remembered[runtime];
+    if (facts !== null && known?.facts === facts) return known.version;
+    const version = await versionOf(program, env, timeoutMs);
+    // Only an answer is remembered; a program that failed is asked again next time.
+    if (facts !== null && version !== undefined) learned[runtime] = { facts, program, version };
+    return version;
+  };
   // Each interpreter's program on PATH; one the SDK runs on (node) falls back to this process.
   const found = await Promise.all(
-    INTERPRETER_RUNTIMES.map((runtime) => {
+    INTERPRETER_RUNTIMES.map(async (runtime) => {
       const kind = interpreterOf(runtime);
-      return versionOf(kind.program, env, timeoutMs).then(async (version) =>
-        version !== undefined || !kind.self ? version : await versionOf(options.execPath ?? process.execPath, env, timeoutMs),
-      );
+      const onPath = findProgram(kind.program, env.PATH ?? '');
+      const version = onPath === null ? undefined : await ask(runtime, onPath);
+      return version !== undefined || !kind.self ? version : await ask(runtime, options.execPath ?? process.execPath);
     }),
   );
   const result: DetectedRuntimes = {};
@@ -43,7 +73,64 @@ export async function probeRuntimes(options: ProbeOptions = {}): Promise<Detecte
     const version = found[i];
     if (version !== undefined) result[runtime] = version;
   });
+  if (options.record !== undefined && Object.keys(learned).length > 0) {
+    // Best effort: a record that cannot be written costs the child processes again next time.
+    await writeJsonAtomic(options.record, { format: RECORD_FORMAT, runtimes: { ...remembered, ...learned } } satisfies ProbeRecord).catch(
+      () => undefined,
+    );
+  }
   return result;
+}
+
+const RECORD_FORMAT = 1;
+
+/** `home/runtimes-probe.json`: per runtime, the version a program reported and what that program was. */
+interface ProbeRecord {
+  format: typeof RECORD_FORMAT;
+  runtimes: { [T in InterpreterRuntime]?: { facts: string; program: string; version: string } };
+}
+
+function readRecord(file: string): ProbeRecord['runtimes'] {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<ProbeRecord> | null;
+    if (value?.format !== RECORD_FORMAT || typeof value.runtimes !== 'object' || value.runtimes === null) return {};
+    const runtimes: ProbeRecord['runtimes'] = {};
+    for (const runtime of INTERPRETER_RUNTIMES) {
+      const entry = value.runtimes[runtime];
+      if (typeof entry?.facts === 'string' && typeof entry.program === 'string' && typeof entry.version === 'string') {
+        runtimes[runtime] = { facts: entry.facts, program: entry.program, version: entry.version };
+      }
+    }
+    return runtimes;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * What a remembered `--version` answer depends on: the program as found (its path and real path)
+ * and the file it resolves to (device, inode, size, modification and change times, mode), so a
+ * program replaced, upgraded, relinked or touched is asked again. A digest of them, or null when
+ * the program cannot be read or is a script: a `#!` program (a pyenv or asdf shim) answers by its
+ * environment (PYENV_VERSION, .python-version), which its file does not show, so it is always asked.
+ */
+function programFacts(program: string): string | null {
+  try {
+    const real = realpathSync(program);
+    const st = statSync(real, { bigint: true });
+    if (!st.isFile()) return null;
+    const head = Buffer.alloc(2);
+    const fd = openSync(real, 'r');
+    try {
+      if (readSync(fd, head, 0, 2, 0) === 2 && head.toString('latin1') === '#!') return null;
+    } finally {
+      closeSync(fd);
+    }
+    const facts = [program, real, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, st.mode].join(':');
+    return createHash('sha256').update(facts).digest('hex');
+  } catch {
+    return null;
+  }
 }
 
 function versionOf(command: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string | undefined> {

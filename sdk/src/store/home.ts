@@ -50,6 +50,10 @@ export class HomeLayout {
   get sandboxProbeFile(): string {
     return join(this.root, 'sandbox-probe.json');
   }
+  /** `home/runtimes-probe.json`: interpreter versions found, each with the program it came from (DESIGN §6). */
+  get runtimesProbeFile(): string {
+    return join(this.root, 'runtimes-probe.json');
+  }
   remoteDir(name: string): string {
     return join(this.root, 'remotes', name);
   }

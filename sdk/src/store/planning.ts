@@ -172,10 +172,6 @@ async function resolvePlan(
   pins: ReadonlyMap<string, string | null>,
   skip?: (id: string, version: string) => boolean,
 ): Promise<PlanContext> {
-  // The host probe (spec §11 compat.runtimes: `node --version`, `python3 --version`, once per
-  // process) runs while the registries are read, not before: it is child processes, not this thread.
-  const hostProbe = core.hostEnvironment();
-  hostProbe.catch(() => undefined); // awaited below; a failed closure must not leave it unhandled
   const tolerate = new Set([...installed.keys()].filter((id) => !explicitIds.has(id)));
   const located = await core.sources.closure(
     roots
@@ -207,7 +203,16 @@ async function resolvePlan(
   // An installed capability nothing can resolve any more (its registry gone and
   // its installed manifest unreadable: doctor reports it) is no root of unrelated work.
   const resolvable = roots.filter((r) => explicitIds.has(r.id) || !installed.has(r.id) || available(r.id).length > 0);
-  const host = await hostProbe;
+  // spec §11 compat.runtimes is the only rule that reads the interpreters' versions (`node
+  // --version`, `python3 --version`: child processes, and a pyenv shim takes seconds). They are
+  // asked only when some version this resolution could choose declares it; otherwise no answer
+  // could change the outcome.
+  const candidates = [
+    ...[...located.values()].flatMap((l) => Object.values(l.doc.versions).map(candidateOf)),
+    ...installedCandidates.values(),
+    ...(sideload === null ? [] : [candidateOfManifest(sideload.manifest)]),
+  ];
+  const host = candidates.some((c) => c.compat?.runtimes !== undefined) ? await core.hostEnvironment() : core.hostWithoutProbe();
   const resolution = resolve({ roots: resolvable, available, installed: preferred, host, includePrerelease });
   const items: PlanItem[] = [];
   for (const id of resolution.order) {

@@ -53,12 +53,25 @@ export class StoreCore implements InstalledView, PolicyView {
     });
   }
 
+  /**
+   * The environment for a resolution in which no candidate declares `compat.runtimes` (spec §11):
+   * platform and agent, and no interpreters asked, since no answer of theirs could change the
+   * outcome (planning.ts resolvePlan decides that). Interpreters the host named are passed on.
+   */
+  hostWithoutProbe(): HostEnvironment {
+    return {
+      platform: this.options.host.platform ?? hostPlatform(),
+      agent: this.options.host.agent,
+      runtimes: this.options.runtimes ?? {},
+    };
+  }
+
   /** The environment capabilities are checked against (spec §11), probed once. */
   hostEnvironment(): Promise<HostEnvironment> {
     this.hostEnv ??= (async () => ({
       platform: this.options.host.platform ?? hostPlatform(),
       agent: this.options.host.agent,
-      runtimes: this.options.runtimes ?? (await detectRuntimes()),
+      runtimes: this.options.runtimes ?? (await detectRuntimes({ record: this.home.runtimesProbeFile })),
     }))();
     return this.hostEnv;
   }
