@@ -184,6 +184,7 @@ async function applyWith(
       let archivePath: string;
       let trusted: TrustedKey[];
       let source: InstallSource;
+      let preparedManifest: Manifest | undefined; // what downloadAndExtract verified, for the prepared directory
       if (item.source.kind === 'file') {
         const sideload = context.sideload as SideloadCandidate;
         // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
@@ -229,6 +230,7 @@ async function applyWith(
                 ...core.archiveLimits,
               });
         archivePath = downloaded.path;
+        preparedManifest = downloaded.manifest;
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
         const policy = { registry: place.client.remote.url, allowedOrigins: core.allowedOrigins };
@@ -247,9 +249,12 @@ async function applyWith(
         id: item.id,
         version: item.version,
         extract: prepared.has(preparedTarget)
-          ? (target) => prepared.moveIn(target)
+          ? async (target) => {
+              await prepared.moveIn(target);
+              return preparedManifest;
+            }
           : async (target) => {
-              await verifyPackage(archivePath, {
+              const verified = await verifyPackage(archivePath, {
                 ...(unsignedOk ? {} : { trusted, requireSignature: true }),
                 extractTo: target,
                 // spec §8: workflow documents are validated at install too, before the rename into `target`.
@@ -260,6 +265,7 @@ async function applyWith(
                 onProgress: report,
                 ...core.archiveLimits,
               });
+              return verified.manifest;
             },
       });
       const previous = context.states.get(item.id) ?? null;

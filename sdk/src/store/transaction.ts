@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { asAdcapError } from '../errors.js';
 import { removeTree } from '../util/fs-tree.js';
 import { pruneFingerprints, recordFileFingerprints } from './file-fingerprints.js';
+import type { Manifest } from '../format/manifest-types.js';
 import type { HomeLayout } from './home.js';
 import { readInstalledManifest } from './installed.js';
 import { beginOperation, pendingOperations, readJournal, type JournalRecord, type OperationKind } from './journal.js';
@@ -12,7 +13,8 @@ import { writeState, type PackageState } from './state.js';
 export interface VersionToCreate {
   id: string;
   version: string;
-  extract(target: string): Promise<void>;
+  /** Extracts the verified package into `target`; returns the manifest it verified, when it has it at hand. */
+  extract(target: string): Promise<Manifest | void>;
 }
 
 interface OperationSpec {
@@ -42,9 +44,12 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
       const target = home.versionDir(create.id, create.version);
       if (await exists(target)) continue; // kept from an earlier install of the same version
       await mkdir(dirname(target), { recursive: true });
-      await create.extract(target);
-      // SECURITY.md "Installed files": the fingerprints of files just verified, so a run hashes only what changed since.
-      await readInstalledManifest(home, create.id, create.version)
+      const verified = await create.extract(target);
+      // SECURITY.md "Installed files": the fingerprints of files just verified, so a run hashes only
+      // what changed since. The manifest the extraction verified is used as it is (reading it back
+      // would validate it once more and write the record twice); recordFileFingerprints still
+      // records the manifest check only when capability.json on disk holds that very manifest.
+      await (verified === undefined ? readInstalledManifest(home, create.id, create.version) : Promise.resolve(verified))
         .then((manifest) => recordFileFingerprints(home, create.id, create.version, manifest))
         .catch(() => undefined);
     }
