@@ -611,7 +611,7 @@ export class RegistryClient {
   /** Whether a v2 snapshot's index lists `id` (it can only be in the segment of its bin's node). */
   private v2Lists(v2: { snapshot: V2Snapshot; index: DiskSearchIndex }, id: string): boolean {
     const fanout = v2.snapshot.top.fanout;
-    return v2.index.has(id, Math.floor(binOf(id, fanout * fanout) / fanout));
+    return v2.index.has(id, v2.index.segmentOfNode(Math.floor(binOf(id, fanout * fanout) / fanout)));
   }
 
   /**

@@ -8,20 +8,21 @@
  *   files/publishers/…         the publisher bins
  *
  * and beside it, in home/remotes/<name>/search-index/, the stored search index
- * (search-index/disk-index.ts): one segment per node, holding the search records of the node's
- * bins and their inverted index, named by its node's SHA-256 in the manifest.
+ * (search-index/disk-index.ts): segments of a few consecutive nodes each (nodesPerSegment), holding
+ * the search records of those nodes' bins and their inverted index, named by their nodes' SHA-256
+ * in the manifest.
  *
  * Every file under files/ is re-hashed against its name when read, so a damaged or edited copy is
- * never used (it is fetched again). A segment is checked against its name and its node's pin;
- * when anything differs it is rebuilt from files that verify (the node's search pack, fetched
+ * never used (it is fetched again). A segment is checked against its name and its nodes' pins;
+ * when anything differs it is rebuilt from files that verify (the nodes' search packs, fetched
  * again).
  *
  * A refresh follows changed pins only: the top level; for each node pin that changed, the node;
- * for each bin pin in it that changed, the bin; the node's segment is rebuilt from the old one's
- * records with those of the changed bins replaced (records in, records out). A cold start reads
- * every node and every search pack instead of every bin, one pack at a time, each written as its
- * segment before the next is read. The new top level is stored last, so a failure halfway leaves
- * the previous snapshot whole.
+ * for each bin pin in it that changed, the bin; the segment of that node is rebuilt from the old
+ * one's records with those of the changed bins replaced (records in, records out). A cold start
+ * reads every node and every search pack instead of every bin, a segment's packs at a time, each
+ * segment written before the next one's packs are read. The new top level is stored last, so a
+ * failure halfway leaves the previous snapshot whole.
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -40,7 +41,13 @@ import {
   type SearchRecord,
   type TopLevelPayload,
 } from '../layout-v2.js';
-import { finishIndex, type DiskSearchIndex, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
+import {
+  finishIndex,
+  SEGMENT_DOCS,
+  type DiskSearchIndex,
+  type IndexSegmentEntry,
+  type SearchIndexStore,
+} from '../search-index/disk-index.js';
 import { decodeSegment, encodeSegment, type Segment } from '../search-index/segment.js';
 import type { CatalogueCapability, CataloguePublisher } from '../types.js';
 
@@ -243,11 +250,28 @@ async function packRecords(top: TopLevelPayload, n: number, context: FetchContex
 }
 
 /**
- * The search index of `snapshot` (docs/scaling.md "A refresh", step 3): for each node, the stored
- * segment when it was built from this node (and with today's publisher names); else the previous
- * node's segment with the records of its changed bins replaced; else the node's search pack. Each
- * new segment is written before the next node is read, and the manifest last. `context` null:
- * nothing may be downloaded (a segment that needs a pack is then an E_DOWNLOAD).
+ * How many consecutive nodes one segment of the search index holds: as many as stay within
+ * SEGMENT_DOCS capabilities (by the top level's count), a power of two dividing the fan-out.
+ */
+export function nodesPerSegment(top: Pick<TopLevelPayload, 'fanout' | 'capabilities'>): number {
+  const perNode = Math.max(1, Math.ceil(top.capabilities / top.fanout));
+  let group = 1;
+  while (group * 2 <= top.fanout && top.fanout % (group * 2) === 0 && group * 2 * perNode <= SEGMENT_DOCS) group *= 2;
+  return group;
+}
+
+/** The key of a segment in the manifest: the SHA-256 of each of its nodes, in order. */
+function nodesKey(nodes: readonly string[]): string {
+  return nodes.join(' ');
+}
+
+/**
+ * The search index of `snapshot` (docs/scaling.md "A refresh", step 3): segments of consecutive
+ * nodes (nodesPerSegment); for each, the stored segment when it was built from these very nodes
+ * (and with today's publisher names); else the previous snapshot's segment of the same nodes with
+ * the records of its changed bins replaced; else the nodes' search packs, one at a time. Each new
+ * segment is written before the next is made, and the manifest last. `context` null: nothing may
+ * be downloaded (a segment that needs a pack is then an E_DOWNLOAD).
  */
 export async function syncIndex(
   store: V2Store,
@@ -259,18 +283,21 @@ export async function syncIndex(
   const { top, publishers } = snapshot;
   const fanout = top.fanout;
   const bins = fanout * fanout;
-  const samePlan = previous !== null && previous.top.fanout === fanout;
+  const group = nodesPerSegment(top);
+  const samePlan = previous !== null && previous.top.fanout === fanout && nodesPerSegment(previous.top) === group;
   const manifest = await indexStore.readManifest();
-  const byNode = new Map<string, IndexSegmentEntry>();
-  if (manifest?.source.layout === 'v2') for (const entry of manifest.segments) if (entry.node !== undefined) byNode.set(entry.node, entry);
+  const byNodes = new Map<string, IndexSegmentEntry>();
+  if (manifest?.source.layout === 'v2')
+    for (const entry of manifest.segments) if (entry.nodes !== undefined) byNodes.set(nodesKey(entry.nodes), entry);
   const namesMayDiffer = manifest?.source.layout !== 'v2' || manifest.source.publishers !== top.publishers[0];
   const nameOf = publisherNameIn(publishers);
   const entries: IndexSegmentEntry[] = [];
   const segments: Segment[] = [];
   let wrote = false;
-  for (let n = 0; n < fanout; n++) {
-    const sha = nodeSha(top.nodes[n] as Pin);
-    const entry = byNode.get(sha);
+  for (let first = 0; first < fanout; first += group) {
+    const nodeNumbers = Array.from({ length: group }, (_, i) => first + i);
+    const shas = nodeNumbers.map((n) => nodeSha(top.nodes[n] as Pin));
+    const entry = byNodes.get(nodesKey(shas));
     const stored = entry === undefined ? null : await indexStore.readSegment(entry);
     if (stored !== null && entry !== undefined && (!namesMayDiffer || sameNames(stored, publishers))) {
       entries.push(entry);
@@ -279,34 +306,38 @@ export async function syncIndex(
     }
     let records: SearchRecord[] | null = null;
     if (stored !== null) {
-      // Built from this node, but a publisher's display name changed since.
+      // Built from these nodes, but a publisher's display name changed since.
       records = Array.from(stored.idOrder(), (d) => stored.record(d));
     } else if (samePlan && context !== null) {
-      const oldEntry = byNode.get(nodeSha(previous.top.nodes[n] as Pin));
+      const oldEntry = byNodes.get(nodesKey(nodeNumbers.map((n) => nodeSha(previous.top.nodes[n] as Pin))));
       const old = oldEntry === undefined ? null : await indexStore.readSegment(oldEntry);
       if (old !== null) {
         // A refresh: the records of the bins whose pin changed are replaced by their new bins' records.
-        const oldNode = previous.nodes[n] as Pin[];
-        const node = snapshot.nodes[n] as Pin[];
         const changed = new Map<number, SearchRecord[]>();
-        for (let b = 0; b < fanout; b++) {
-          const binPin = node[b] as Pin;
-          if (oldNode[b] !== undefined && (oldNode[b] as Pin)[0] === binPin[0]) continue;
-          const binNumber = n * fanout + b;
-          changed.set(binNumber, recordsOfBin(parseBin(await store.pinned(binPin, context), binNumber, bins, binPin[0])));
+        for (const n of nodeNumbers) {
+          const oldNode = previous.nodes[n] as Pin[];
+          const node = snapshot.nodes[n] as Pin[];
+          for (let b = 0; b < fanout; b++) {
+            const binPin = node[b] as Pin;
+            if (oldNode[b] !== undefined && (oldNode[b] as Pin)[0] === binPin[0]) continue;
+            const binNumber = n * fanout + b;
+            changed.set(binNumber, recordsOfBin(parseBin(await store.pinned(binPin, context), binNumber, bins, binPin[0])));
+          }
         }
         records = [];
         for (const d of old.idOrder()) {
-          const id = old.id(d);
-          if (!changed.has(binOf(id, bins))) records.push(old.record(d));
+          if (changed.size === 0 || !changed.has(binOf(old.id(d), bins))) records.push(old.record(d));
         }
         for (const fresh of changed.values()) records.push(...fresh);
       }
     }
-    // A cold start (or a segment that failed its check): the node's search pack.
-    records ??= await packRecords(top, n, context);
+    // A cold start (or a segment that failed its check): the nodes' search packs, one at a time.
+    if (records === null) {
+      records = [];
+      for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
+    }
     const bytes = encodeSegment(records, nameOf);
-    const written = await indexStore.writeSegment(bytes, records.length, sha).catch((error: unknown) => {
+    const written = await indexStore.writeSegment(bytes, records.length, shas).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
     });
     entries.push(written);

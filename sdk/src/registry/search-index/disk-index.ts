@@ -3,8 +3,8 @@
  * home/remotes/<name>/search-index/ beside the remote's verified state:
  *
  *   manifest.json     what the index was built from (layout 1: the SHA-256 of the accepted
- *                     catalogue file; layout 2: each segment's node pin and the publishers' pin),
- *                     and each segment's file, size and number of capabilities
+ *                     catalogue file; layout 2: the node pins of each segment's nodes and the
+ *                     publishers' pin), and each segment's file, size and number of capabilities
  *   <sha256>.seg      segments (segment.ts), named by the SHA-256 of their bytes
  *   <sha256>.dict     every word of every segment, sorted (a RankDictionary): a query's typo and
  *                     inside-a-word lookups scan it once instead of once per segment
@@ -30,9 +30,14 @@ import type { CatalogueCapability, CataloguePayload } from '../types.js';
 import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment } from './segment.js';
 
 /** The manifest's format; a different one (an older or newer SDK) means a rebuild. */
-const MANIFEST_FORMAT = 1;
-/** Capabilities per segment of a layout-1 catalogue (layout 2 has one segment per node). */
-const V1_SEGMENT_DOCS = 4096;
+const MANIFEST_FORMAT = 2;
+/**
+ * Capabilities a segment holds at most (docs/scaling.md "Cold start and offline search"): a layout-1
+ * catalogue is cut into segments of this many, and layout 2 puts as many whole nodes in one segment
+ * as stay within it. A search costs a little per segment and a refresh rebuilds one segment, so
+ * segments are a few tens of thousands of capabilities: 16 at 500,000.
+ */
+export const SEGMENT_DOCS = 32_768;
 
 /** What an index was built from. */
 export type IndexSource =
@@ -54,8 +59,8 @@ export interface IndexSegmentEntry {
   file: string;
   size: number;
   count: number;
-  /** Layout 2: the SHA-256 of the node whose records it holds. */
-  node?: string;
+  /** Layout 2: the SHA-256 of each node whose records it holds, in node order (consecutive nodes). */
+  nodes?: string[];
 }
 
 export interface IndexManifest {
@@ -173,10 +178,10 @@ export class SearchIndexStore {
   }
 
   /** Writes a segment's bytes under their SHA-256 (an existing file of that name is the same content). */
-  async writeSegment(bytes: Buffer, count: number, node?: string): Promise<IndexSegmentEntry> {
+  async writeSegment(bytes: Buffer, count: number, nodes?: string[]): Promise<IndexSegmentEntry> {
     const file = sha256Hex(bytes);
     await writeFileAtomic(this.segmentPath(file), bytes);
-    return { file, size: bytes.length, count, ...(node === undefined ? {} : { node }) };
+    return { file, size: bytes.length, count, ...(nodes === undefined ? {} : { nodes }) };
   }
 
   /** A segment whose bytes hash to its name and decode within bounds, else null. */
@@ -240,7 +245,7 @@ function manifestShape(value: unknown): IndexManifest | null {
       !SHA256_HEX.test(e.file) ||
       !Number.isSafeInteger(e.size) ||
       !Number.isSafeInteger(e.count) ||
-      (e.node !== undefined && typeof e.node !== 'string')
+      (e.nodes !== undefined && (!Array.isArray(e.nodes) || !e.nodes.every((node) => typeof node === 'string' && SHA256_HEX.test(node))))
     )
       return null;
   }
@@ -403,6 +408,16 @@ export class DiskSearchIndex {
     };
   }
 
+  /** The segment holding the records of layout-2 node `node` (segments hold consecutive nodes), or undefined. */
+  segmentOfNode(node: number): number | undefined {
+    let first = 0;
+    for (let s = 0; s < this.manifest.segments.length; s++) {
+      first += this.manifest.segments[s]?.nodes?.length ?? 0;
+      if (node < first) return s;
+    }
+    return undefined;
+  }
+
   /** Whether the index lists `id` (`segment`: where it must be, when the caller knows). */
   has(id: string, segment?: number): boolean {
     if (segment !== undefined) return (this.segments[segment]?.find(id) ?? -1) >= 0;
@@ -452,7 +467,7 @@ export async function openStoredIndex(
 
 /**
  * Builds and stores the index of a verified layout-1 catalogue (once per accepted catalogue, keyed
- * by the SHA-256 of its file), in segments of a few thousand capabilities in id order.
+ * by the SHA-256 of its file), in segments of SEGMENT_DOCS capabilities in id order.
  */
 export async function writeV1Index(
   store: SearchIndexStore,
@@ -460,7 +475,7 @@ export async function writeV1Index(
   catalogueSha256: string,
   options: { segmentDocs?: number } = {},
 ): Promise<DiskSearchIndex> {
-  const perSegment = options.segmentDocs ?? V1_SEGMENT_DOCS;
+  const perSegment = options.segmentDocs ?? SEGMENT_DOCS;
   const ids = Object.keys(payload.capabilities).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const publisherName = (publisher: string): string =>
     (Object.hasOwn(payload.publishers, publisher) ? payload.publishers[publisher]?.name : undefined) ?? publisher;

@@ -104,25 +104,35 @@ export function encodeSegment(records: readonly SearchRecord[], publisherName: (
   text.append(data.words.text);
   const wordsLength = text.length;
 
+  // Strings a segment holds once per document (ids, names, summaries) are appended as they come;
+  // the few that repeat across documents (versions, keywords, publishers) are written once. The key
+  // tables point into those: a lowercase id or name equal to the original is the same text, and a
+  // short name is the tail of the lowercase id.
   const recordWords = new Uint32Array(n * RECORD_WORDS);
   const keywordRefs: number[] = [];
-  const ref = (value: string | null, at: number): void => {
+  const lowerId = new Uint32Array(n);
+  const lowerName = new Uint32Array(n);
+  const shortName = new Uint32Array(n);
+  const span = (start: number, length: number, at: number): void => {
+    recordWords[at] = start;
+    recordWords[at + 1] = start + length;
+  };
+  const shared = (value: string | null, at: number): void => {
     if (value === null) {
       recordWords[at] = NONE;
       recordWords[at + 1] = NONE;
-      return;
-    }
-    const start = text.add(value);
-    recordWords[at] = start;
-    recordWords[at + 1] = start + value.length;
+    } else span(text.add(value), value.length, at);
   };
   records.forEach((record, d) => {
     const at = d * RECORD_WORDS;
-    ref(record[0], at);
-    ref(record[1], at + 2);
-    ref(record[2], at + 4);
-    ref(record[4], at + 6);
-    ref(record[5], at + 8);
+    const [id, name] = record;
+    const idStart = text.append(id);
+    span(idStart, id.length, at);
+    const nameStart = text.append(name);
+    span(nameStart, name.length, at + 2);
+    span(text.append(record[2]), record[2].length, at + 4);
+    shared(record[4], at + 6);
+    shared(record[5], at + 8);
     recordWords[at + 10] = keywordRefs.length / 2;
     for (const keyword of record[3]) {
       const start = text.add(keyword);
@@ -131,6 +141,12 @@ export function encodeSegment(records: readonly SearchRecord[], publisherName: (
     recordWords[at + 11] = keywordRefs.length / 2;
     recordWords[at + 12] = publisherNumber.get(docs[d]?.publisher as string) as number;
     recordWords[at + 13] = record[6] >>> 0;
+    const idLower = id.toLowerCase();
+    const idLowerStart = idLower === id ? idStart : text.append(idLower);
+    lowerId[d] = idLowerStart;
+    shortName[d] = idLowerStart + idLower.indexOf('/') + 1;
+    const nameLower = name.toLowerCase();
+    lowerName[d] = nameLower === name ? nameStart : text.append(nameLower);
   });
   const publisherRefs = new Uint32Array(publishers.length * 4);
   publishers.forEach((p, i) => {
@@ -138,17 +154,23 @@ export function encodeSegment(records: readonly SearchRecord[], publisherName: (
     const name = text.add(p.name);
     publisherRefs.set([id, id + p.id.length, name, name + p.name.length], i * 4);
   });
-  const keyRefs = (table: RankKeys): Uint32Array => {
+  // A key of a per-document table starts where that document's string does (`starts`).
+  const keyRefs = (table: RankKeys, starts?: Uint32Array): Uint32Array => {
     const out = new Uint32Array(table.keys.length * 2);
     for (let i = 0; i < table.keys.length; i++) {
       const key = table.keys.get(i);
-      const start = text.add(key);
+      const start = starts === undefined ? text.add(key) : (starts[table.docs[i] as number] as number);
       out[i * 2] = start;
       out[i * 2 + 1] = start + key.length;
     }
     return out;
   };
-  const tables = [data.ids, data.names, data.shortNames, data.publishers].map((table) => ({ refs: keyRefs(table), docs: table.docs }));
+  const tables = [
+    { refs: keyRefs(data.ids, lowerId), docs: data.ids.docs },
+    { refs: keyRefs(data.names, lowerName), docs: data.names.docs },
+    { refs: keyRefs(data.shortNames, shortName), docs: data.shortNames.docs },
+    { refs: keyRefs(data.publishers), docs: data.publishers.docs },
+  ];
 
   const all = text.text();
   // Positions are code units either way: Latin-1 has one byte per unit, UTF-16 two.

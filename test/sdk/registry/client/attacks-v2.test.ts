@@ -257,12 +257,12 @@ describe('registry client over v2/ (docs/scaling.md)', () => {
     expect((await v2Client().search('csv')).map((hit) => hit.id)).toEqual(['acme/csv']);
     // A manifest whose segments claim other nodes: each is rebuilt from its own node's pack.
     const manifestPath = join(dir, 'manifest.json');
-    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { segments: Array<{ node: string }> };
-    for (const segment of manifest.segments) segment.node = 'f'.repeat(64);
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { segments: Array<{ nodes: string[] }> };
+    for (const segment of manifest.segments) segment.nodes = segment.nodes.map(() => 'f'.repeat(64));
     await writeFile(manifestPath, JSON.stringify(manifest));
     expect((await v2Client().search('pdf')).map((hit) => hit.id)).toEqual(['acme/pdf']);
-    const rebuilt = JSON.parse(await readFile(manifestPath, 'utf8')) as { segments: Array<{ node: string }> };
-    expect(rebuilt.segments.every((segment) => segment.node !== 'f'.repeat(64))).toBe(true);
+    const rebuilt = JSON.parse(await readFile(manifestPath, 'utf8')) as { segments: Array<{ nodes: string[] }> };
+    expect(rebuilt.segments.every((segment) => segment.nodes.length > 0 && !segment.nodes.includes('f'.repeat(64)))).toBe(true);
   });
 
   it('offline, a damaged index cannot be rebuilt: the search says so (E_DOWNLOAD) instead of answering from it', async () => {
