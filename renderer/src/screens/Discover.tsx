@@ -22,6 +22,8 @@ import { cardOf, useCatalogue, type DiscoverCard } from '../stores/catalogue.js'
 import { useSettings } from '../stores/settings.js';
 
 const ROW = 106;
+/** Rows before the end of an answer's ordered rows at which the list asks for the order of the rest. */
+const AHEAD = 40;
 
 const SORTS: Array<[SearchSort, string]> = [
   ['relevance', 'Best match'],
@@ -35,30 +37,43 @@ export function Discover() {
   const state = useCatalogue(useShallow(({ text: _text, ...rest }) => rest));
   const typing = useCatalogue((s) => s.text.trim() !== '');
   const { filters, sort, category, phase, error, rowCount, totalRows, order, shownText, facets, contentsPending } = state;
-  const { setFilters, setSort, setCategory, open, refresh } = state;
+  const { setFilters, setSort, setCategory, open, refresh, more } = state;
   const scrollRef = useRef<HTMLDivElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const sectionsRef = useRef<HTMLDivElement>(null);
-  const [listTop, setListTop] = useState(0);
+  const [sectionsHeight, setSectionsHeight] = useState(0);
   const count = order === null ? rowCount : state.shownTotal;
   const home = !typing && category === null && sort === 'relevance' && Object.keys(filters).length === 0;
+  // Where the rows start: below the first screen's sections when they show, else at the top. Known
+  // in the render that hides them, so the first key typed draws its answer in one pass.
+  const listTop = home && phase === 'ready' ? sectionsHeight : 0;
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW,
-    overscan: 6,
+    // A few rows beyond the window (Tab and the arrow keys reach them; scrolling draws the next):
+    // each row drawn is work on every keystroke.
+    overscan: 3,
     scrollMargin: listTop,
   });
   const items = virtualizer.getVirtualItems();
+  const lastShown = items.at(-1)?.index ?? -1;
 
   useEffect(() => open(), [open]);
+  // An answer comes with its first rows in order; the order of the others is asked for only when
+  // the list nears them (on the page's thread it is there before this frame is drawn).
+  useLayoutEffect(() => {
+    if (order !== null && order.length < count && lastShown >= order.length - AHEAD) more();
+  }, [order, count, lastShown, more]);
   // The rows start below the first screen's sections (inside the same scrolling box), whose height
   // changes as they load: the virtualizer's scroll margin follows it.
   useLayoutEffect(() => {
     const list = listRef.current;
     const sections = sectionsRef.current;
     if (list === null || sections === null) return;
-    const measure = (): void => setListTop(list.offsetTop);
+    const measure = (): void => {
+      if (sections.childElementCount > 0) setSectionsHeight(list.offsetTop);
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(sections);

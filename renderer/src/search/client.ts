@@ -34,12 +34,8 @@ export function startSearcher(receive: (message: FromWorker) => void, rows: numb
   let last: ToWorker | null = null;
   const onPage = rows <= PAGE_ROWS;
   let where: 'worker' | 'page' = onPage ? 'page' : 'worker';
-  // Answers on the page arrive within the call that asked; the order of an answer's other rows
-  // waits until the frame showing its first rows is drawn.
-  const handle = createHandler(
-    (message) => receive(message),
-    (task) => requestAnimationFrame(() => setTimeout(task, 0)),
-  );
+  // Answers on the page arrive within the call that asked.
+  const handle = createHandler((message) => receive(message));
   let worker: Worker | null = null;
   /** The load whose index the worker is building for the page. */
   let building: Load | null = null;

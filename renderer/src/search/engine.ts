@@ -7,7 +7,7 @@
  * on the page's thread where a worker cannot start.
  *
  * A keystroke's answer carries the first rows in order (a screen and more) and the count; the
- * order of every other match follows in a second message, unless another keystroke came first.
+ * order of every other match is worked out only when the list scrolls towards it (handler.ts).
  * Sorting 20,000 matches of a one-letter query is most of a search's time, and the list shows a
  * screenful of them.
  */

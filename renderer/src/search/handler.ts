@@ -8,13 +8,15 @@ import type { FromWorker, ToWorker } from './protocol.js';
 export type Post = (message: FromWorker, transfer: Transferable[]) => void;
 
 /**
- * `later` runs the order of an answer's other rows after the first rows are posted, as a task of its
- * own, so a query that arrives meanwhile is answered first (and that order is then dropped).
+ * The order of an answer's other rows is worked out only when the list asks for it ('rest': the
+ * user scrolled towards the end of the first rows), and only for the latest query: typing never
+ * pays for ordering thousands of matches no one scrolls to (docs/ui.md "Fast").
  */
-export function createHandler(post: Post, later: (task: () => void) => void = (task) => setTimeout(task, 0)): (message: ToWorker) => void {
+export function createHandler(post: Post): (message: ToWorker) => void {
   let engine: SearchEngine | null = null;
   let known: Extract<ToWorker, { type: 'known' }> | null = null;
-  let latest = 0;
+  /** The latest query's answer, whose other rows' order the list may ask for once. */
+  let latest: { seq: number; engine: SearchEngine; rest: (() => Int32Array) | null } | null = null;
   return (message) => {
     try {
       if (message.type === 'load') {
@@ -33,20 +35,14 @@ export function createHandler(post: Post, later: (task: () => void) => void = (t
         // The page sends queries only once the index is ready.
       } else if (message.type === 'query') {
         const { result, rest } = engine.search(message);
-        latest = message.seq;
+        latest = { seq: message.seq, engine, rest };
         post(result, [result.order.buffer]);
-        if (rest !== null) {
-          const current = engine;
-          later(() => {
-            if (latest !== message.seq || current !== engine) return;
-            try {
-              const order = rest();
-              post({ type: 'rest', seq: message.seq, revision: current.revision, order }, [order.buffer]);
-            } catch (error) {
-              post({ type: 'failed', message: error instanceof Error ? error.message : String(error) }, []);
-            }
-          });
-        }
+      } else if (message.type === 'rest') {
+        // Only the latest answer's, once, and of the index it was answered from.
+        if (latest === null || latest.seq !== message.seq || latest.engine !== engine || latest.rest === null) return;
+        const order = latest.rest();
+        latest.rest = null;
+        post({ type: 'rest', seq: message.seq, revision: engine.revision, order }, [order.buffer]);
       } else {
         const order = engine.recentlyUpdated(message.limit);
         post({ type: 'recent', seq: message.seq, revision: engine.revision, order }, [order.buffer]);

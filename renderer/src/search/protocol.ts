@@ -2,7 +2,7 @@
  * Messages between the Discover screen and its search worker (worker.ts): the index once per
  * revision, what this computer knows when it changes, and a query per keystroke; the worker answers
  * each query with its first rows in order (a transferred Int32Array of row numbers), the count and
- * the facet counts, then, unless another query came first, the order of every row ('rest').
+ * the facet counts; the order of every row follows when the list asks for it ('rest').
  */
 import type {
   CatalogueFacets,
@@ -43,6 +43,8 @@ export type ToWorker =
   | { type: 'build'; revision: string; rows: CatalogueIndexRow[]; publishers: CatalogueIndexPage['publishers'] }
   | ({ type: 'known' } & SearchKnown)
   | SearchQuery
+  /** The order of every row of the answer to query `seq` (the list needs rows past the first ones). */
+  | { type: 'rest'; seq: number }
   | { type: 'recent'; seq: number; limit: number };
 
 export interface SearchResult {
@@ -65,7 +67,7 @@ export type FromWorker =
   | { type: 'ready'; revision: string; categories: string[]; buildMs: number }
   | { type: 'built'; revision: string; data: RankIndexWire; buildMs: number }
   | SearchResult
-  /** Every row of the answer to query `seq` in order, when its first answer held only the first rows. */
+  /** Every row of the answer to query `seq` in order, when its first answer held only the first rows and the list asked. */
   | { type: 'rest'; seq: number; revision: string; order: Int32Array }
   | { type: 'recent'; seq: number; revision: string; order: Int32Array }
   | { type: 'failed'; message: string };

@@ -64,7 +64,7 @@ interface CatalogueState {
   /**
    * Row numbers in the order shown, or null to show the rows as they came (while the index loads).
    * The first rows of an answer come first: `shownTotal` rows pass, and the order of those beyond
-   * `order.length` follows (search/protocol.ts 'rest').
+   * `order.length` follows when the list asks for it (`more`, search/protocol.ts 'rest').
    */
   order: Int32Array | null;
   shownTotal: number;
@@ -83,6 +83,8 @@ interface CatalogueState {
   setFilters(filters: CatalogueFilters): void;
   setSort(sort: SearchSort): void;
   setCategory(category: string | null): void;
+  /** Asks for the order of the shown answer's rows beyond its first ones (the list scrolled towards them). */
+  more(): void;
   /** Opens the screen: loads the index the first time, else asks what changed. */
   open(): void;
   /** After installs, refreshes and reconnections: what is known again, and the index if its revision moved. */
@@ -94,6 +96,8 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
   /** The query whose answer the list shows (its 'rest' completes the order). */
   let shownSeq = 0;
   let recentSeq = 0;
+  /** The query whose other rows were asked for (once per answer). */
+  let restAsked = 0;
   let searcher: Searcher | null = null;
   let loading: Promise<void> | null = null;
 
@@ -116,6 +120,7 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
     } else if (message.type === 'result') {
       if (message.seq === seq) {
         shownSeq = message.seq;
+        restAsked = 0;
         set({
           order: message.order,
           shownTotal: message.total,
@@ -258,6 +263,12 @@ export const useCatalogue = create<CatalogueState>((set, get) => {
     setCategory(category) {
       set({ category });
       query();
+    },
+    more() {
+      const { order, shownTotal } = get();
+      if (searcher === null || order === null || order.length >= shownTotal || shownSeq !== seq || restAsked === shownSeq) return;
+      restAsked = shownSeq;
+      searcher.send({ type: 'rest', seq: shownSeq });
     },
     open() {
       if (get().phase === 'idle' || get().phase === 'error') void loadIndex();

@@ -1,7 +1,8 @@
 /**
  * The overall risk of each card (docs/ui.md "Permissions, the heart of it"): the host computes a
  * capability's verdict once per catalogue content and installed versions (`catalogue.risks`); the
- * page asks only for the cards it shows, in one batched call per frame or two, and keeps what it got
+ * page asks only for the cards it shows, in one batched call once the list is still (not while each
+ * keystroke or scroll step brings new cards: docs/ui.md "Fast"), and keeps what it got
  * until the host's revision moves (after an install, a refresh, a reconnection), when the cards on
  * screen ask again. A card without a verdict yet shows none: never a guess.
  */
@@ -16,8 +17,10 @@ export type RiskMode = 'catalogue' | 'installed';
 const MODES: readonly RiskMode[] = ['catalogue', 'installed'];
 /** Ids per call (the host's limit is 500). */
 const BATCH = 200;
-/** How long cards that appear together wait to be asked for in one call. */
-const GATHER_MS = 30;
+/** How long the cards on screen must stay the same before their verdicts are asked for, in one call... */
+const QUIET_MS = 150;
+/** ...but cards never wait longer than this (a list that keeps changing still gets its markers). */
+const MAX_WAIT_MS = 600;
 
 interface RiskState {
   revision: string | null;
@@ -32,12 +35,22 @@ const shown: Record<RiskMode, Map<string, number>> = { catalogue: new Map(), ins
 /** Ids to ask for in the next call. */
 const asking: Record<RiskMode, Set<string>> = { catalogue: new Set(), installed: new Set() };
 let timer: ReturnType<typeof setTimeout> | null = null;
+/** When the first card of the next call was shown. */
+let waitingSince = 0;
 
 function schedule(): void {
-  timer ??= setTimeout(() => {
-    timer = null;
-    void flush();
-  }, GATHER_MS);
+  const now = performance.now();
+  if (timer === null) waitingSince = now;
+  else clearTimeout(timer);
+  timer = setTimeout(
+    () => {
+      timer = null;
+      // In the page's idle time: a key typed meanwhile is handled first.
+      if (typeof requestIdleCallback === 'function') requestIdleCallback(() => void flush(), { timeout: 200 });
+      else void flush();
+    },
+    Math.max(0, Math.min(QUIET_MS, waitingSince + MAX_WAIT_MS - now)),
+  );
 }
 
 async function flush(): Promise<void> {
