@@ -22,7 +22,8 @@ const SMALL_CATALOGUE = 1000;
 interface Part {
   remote: string;
   payload: CataloguePayload;
-  capabilities: Array<[string, CatalogueCapability]>;
+  /** The capabilities as search sees them, listed only when the index is built again. */
+  capabilities: () => Array<[string, CatalogueCapability]>;
 }
 
 interface Built {
@@ -58,7 +59,7 @@ export class CatalogueIndex {
         const catalogue = await client.catalogue();
         // The capabilities as search sees them: the catalogue's own over layout 1, the search
         // records over layout 2 (whose top level lists none).
-        out.push({ remote: client.remote.name, payload: catalogue.payload, capabilities: client.searchIndex(catalogue).entries() });
+        out.push({ remote: client.remote.name, payload: catalogue.payload, capabilities: () => client.searchIndex(catalogue).entries() });
       } catch (error) {
         if (!isAdcapError(error)) throw error;
       }
@@ -97,7 +98,7 @@ export class CatalogueIndex {
     const rows: CatalogueIndexRow[] = [];
     const seen = new Set<string>();
     parts.forEach(({ payload, capabilities }, remote) => {
-      for (const [id, c] of capabilities) {
+      for (const [id, c] of capabilities()) {
         // The first remote listing an id wins (as in install and search).
         if (seen.has(id)) continue;
         seen.add(id);

@@ -2,20 +2,16 @@
  * The window: the left rail (docs/ui.md "Navigation", Ctrl/Cmd+1…6), the banners above every screen,
  * the screen of the current route, and the operations tray.
  */
-import { useEffect } from 'react';
+import { Suspense, useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { Banners } from './components/Banners.js';
 import { DesktopIntegration } from './components/Desktop.js';
 import { OperationsTray } from './components/OperationsTray.js';
 import { keepFocusOnScreen } from './lib/focus.js';
 import { navigate, useRouter, type Route, type ScreenName } from './router.js';
-import { Capability } from './screens/Capability.js';
+import { Capability, Health, Installed, preloadScreens, Run, ScreenLoading, Settings, Updates } from './screens/lazy.js';
 import { Discover } from './screens/Discover.js';
-import { Health } from './screens/Health.js';
-import { Installed } from './screens/Installed.js';
-import { Run } from './screens/Run.js';
-import { Settings } from './screens/Settings.js';
-import { Updates } from './screens/Updates.js';
+import { useCatalogue } from './stores/catalogue.js';
 import { updateCount, useInstalled } from './stores/installed.js';
 import { useSettings } from './stores/settings.js';
 
@@ -63,11 +59,28 @@ export function App() {
     return main === null ? undefined : keepFocusOnScreen(main);
   }, []);
 
-  // Move focus to the new screen's heading, so keyboard and screen-reader users land on it.
+  // The other screens' code is fetched when the page is idle after the first cards (at once when
+  // the page opens on another screen), so that it never delays them and opening a screen is instant.
   useEffect(() => {
-    if (route.screen === 'discover') return;
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('.screen h1')?.focus());
-  }, [route]);
+    let idle = 0;
+    const preload = (): void => {
+      idle = requestIdleCallback(preloadScreens, { timeout: 3000 });
+    };
+    const drawn = (s: { rowCount: number; phase: string }): boolean => s.rowCount > 0 || s.phase === 'error';
+    if (useRouter.getState().route.screen !== 'discover' || drawn(useCatalogue.getState())) {
+      preload();
+      return () => cancelIdleCallback(idle);
+    }
+    const stop = useCatalogue.subscribe((s) => {
+      if (!drawn(s)) return;
+      stop();
+      preload();
+    });
+    return () => {
+      stop();
+      cancelIdleCallback(idle);
+    };
+  }, []);
 
   const current: ScreenName = route.screen === 'capability' ? 'discover' : route.screen;
   return (
@@ -119,13 +132,31 @@ export function App() {
       <div className="main">
         <Banners />
         <main id="main" className="content" tabIndex={-1}>
-          <Screen route={route} />
+          {/* Screens other than Discover load when first opened (screens/lazy.tsx); the heading gets the
+              focus once the screen is there, not while its code loads. */}
+          <Suspense fallback={<ScreenLoading screen={route.screen} />}>
+            <Screen route={route} />
+            <FocusHeading route={route} />
+          </Suspense>
         </main>
       </div>
       <OperationsTray />
       <DesktopIntegration />
     </div>
   );
+}
+
+/**
+ * Moves focus to the new screen's heading, so keyboard and screen-reader users land on it. Inside
+ * the screen's Suspense boundary, its effect runs only once the screen has been drawn: a screen
+ * whose code is still loading gets the focus when it appears.
+ */
+function FocusHeading({ route }: { route: Route }) {
+  useEffect(() => {
+    if (route.screen === 'discover') return;
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('.screen h1')?.focus());
+  }, [route]);
+  return null;
 }
 
 function Screen({ route }: { route: Route }) {

@@ -9,6 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 import { ConnectionBanner, NotConnected, SignedOut } from './components/Connection.js';
 import { connectHost } from './host.js';
+import { useRouter } from './router.js';
 import { useCatalogue } from './stores/catalogue.js';
 import { useInstalled } from './stores/installed.js';
 import { useOperations } from './stores/operations.js';
@@ -57,6 +58,9 @@ try {
       void useSettings.getState().loadRemotes();
     }
   });
+  // Discover's first cards wait only for the index's first page: it is asked for first, before the
+  // rest and before the first render, instead of when the screen mounts.
+  if (useRouter.getState().route.screen === 'discover') useCatalogue.getState().open();
   loadAll();
   root.render(
     <StrictMode>
