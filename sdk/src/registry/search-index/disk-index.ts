@@ -351,9 +351,15 @@ export class DiskSearchIndex {
       if (found === undefined) looked.set(token, (found = this.dictionary.lookupWords(token)));
       return found;
     };
+    // Without a filter every match is kept: no call per matched capability.
+    const filtered =
+      filters.tier !== undefined || filters.access !== undefined || filters.includeDeprecated === false || filters.installed !== undefined;
     for (const segment of this.segments) {
-      const accept = (d: number): boolean =>
-        accepted(segment.flags(d), filters) && (filters.installed === undefined || installedIds.has(segment.id(d)) === filters.installed);
+      const accept = !filtered
+        ? undefined
+        : (d: number): boolean =>
+            accepted(segment.flags(d), filters) &&
+            (filters.installed === undefined || installedIds.has(segment.id(d)) === filters.installed);
       const matches = segment.rank.search(query, accept, lookups);
       if (matches.count === 0) continue;
       const { docs: order, scores } = segment.rank.rankedTop(matches, Math.min(limit, matches.count));
