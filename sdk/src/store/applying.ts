@@ -184,7 +184,8 @@ async function applyWith(
       let archivePath: string;
       let trusted: TrustedKey[];
       let source: InstallSource;
-      let preparedManifest: Manifest | undefined; // what downloadAndExtract verified, for the prepared directory
+      // What downloadAndExtract verified, for the prepared directory.
+      let preparedManifest: { manifest: Manifest; manifestSha256: string } | undefined;
       if (item.source.kind === 'file') {
         const sideload = context.sideload as SideloadCandidate;
         // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
@@ -230,7 +231,7 @@ async function applyWith(
                 ...core.archiveLimits,
               });
         archivePath = downloaded.path;
-        preparedManifest = downloaded.manifest;
+        preparedManifest = { manifest: downloaded.manifest, manifestSha256: downloaded.manifestSha256 };
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
         const policy = { registry: place.client.remote.url, allowedOrigins: core.allowedOrigins };
@@ -265,7 +266,7 @@ async function applyWith(
                 onProgress: report,
                 ...core.archiveLimits,
               });
-              return verified.manifest;
+              return { manifest: verified.manifest, manifestSha256: verified.manifestSha256 };
             },
       });
       const previous = context.states.get(item.id) ?? null;

@@ -83,7 +83,14 @@ async function readRecord(path: string): Promise<FingerprintFile> {
  * kernel's caches (about 15-40 ms for 2,000 files here), where one awaited thread-pool round trip
  * per file took 85-740 ms on a loaded machine and all of them at once 40-130 ms.
  */
-export async function recordFileFingerprints(home: HomeLayout, id: string, version: string, manifest: Manifest): Promise<void> {
+export async function recordFileFingerprints(
+  home: HomeLayout,
+  id: string,
+  version: string,
+  manifest: Manifest,
+  /** manifestDigest(manifest), when the caller has it already (the install's verification computed it). */
+  digest: string = manifestDigest(manifest),
+): Promise<void> {
   const dir = home.versionDir(id, version);
   const files: Record<string, string> = {};
   for (const file of manifest.files) files[file.path] = fingerprintOf(lstatSync(join(dir, file.path), { bigint: true }));
@@ -92,7 +99,7 @@ export async function recordFileFingerprints(home: HomeLayout, id: string, versi
   const bytes = await readFile(join(dir, 'capability.json')).catch(() => null);
   let check: ManifestCheck | undefined;
   try {
-    if (bytes !== null && manifestDigest(parseStrictJson(bytes, 'capability.json') as Manifest) === manifestDigest(manifest)) {
+    if (bytes !== null && manifestDigest(parseStrictJson(bytes, 'capability.json') as Manifest) === digest) {
       check = { sha256: sha256Hex(bytes), checks: MANIFEST_CHECKS };
     }
   } catch {

@@ -13,8 +13,8 @@ import { writeState, type PackageState } from './state.js';
 export interface VersionToCreate {
   id: string;
   version: string;
-  /** Extracts the verified package into `target`; returns the manifest it verified, when it has it at hand. */
-  extract(target: string): Promise<Manifest | void>;
+  /** Extracts the verified package into `target`; returns the manifest it verified and its digest, when it has them at hand. */
+  extract(target: string): Promise<{ manifest: Manifest; manifestSha256: string } | void>;
 }
 
 interface OperationSpec {
@@ -49,9 +49,13 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
       // what changed since. The manifest the extraction verified is used as it is (reading it back
       // would validate it once more and write the record twice); recordFileFingerprints still
       // records the manifest check only when capability.json on disk holds that very manifest.
-      await (verified === undefined ? readInstalledManifest(home, create.id, create.version) : Promise.resolve(verified))
-        .then((manifest) => recordFileFingerprints(home, create.id, create.version, manifest))
-        .catch(() => undefined);
+      await (
+        verified === undefined
+          ? readInstalledManifest(home, create.id, create.version).then((manifest) =>
+              recordFileFingerprints(home, create.id, create.version, manifest),
+            )
+          : recordFileFingerprints(home, create.id, create.version, verified.manifest, verified.manifestSha256)
+      ).catch(() => undefined);
     }
   } catch (error) {
     // A refused or failed extraction: undo now (the before-states are all on disk), so the home
