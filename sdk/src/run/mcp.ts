@@ -22,7 +22,7 @@ import { disabledError } from '../store/enablement.js';
 import { policyForReading, toolAllowed } from '../store/policy-enforce.js';
 import { storeOf } from '../store/store-of.js';
 import { sha256Hex } from '../util/hash.js';
-import { runToolIn, type RunToolOptions } from './run-tool.js';
+import { runToolIn, type InstalledRead, type RunToolOptions } from './run-tool.js';
 import type { RunContext } from './context.js';
 import { runtimeProblem } from './runtimes.js';
 import { checkWorkspace } from './workspace.js';
@@ -67,6 +67,8 @@ interface Exposed {
   id: string;
   tool: Tool;
   mcp: McpTool;
+  /** The state and active manifest the tool was found in: a call runs on these, read once for it. */
+  read: InstalledRead;
 }
 
 /** The tools that exist for MCP right now: declared, runnable here, and every permission granted. */
@@ -94,7 +96,7 @@ export async function grantedMcpTools(arc: RunContext, ids: readonly string[]): 
       };
       if (tool.outputSchema !== undefined && tool.outputSchema['type'] === 'object')
         mcp.outputSchema = tool.outputSchema as McpTool['outputSchema'];
-      out.push({ id, tool, mcp });
+      out.push({ id, tool, mcp, read: { state, manifest } });
     }
   }
   return out;
@@ -143,12 +145,21 @@ export async function mcpServeIn(arc: RunContext, ids: readonly string[], option
       );
     }
     try {
-      const result = await runToolIn(arc, exposed.id, exposed.tool.name, request.params.arguments ?? {}, {
-        signal: extra.signal,
-        workspace,
-        ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
-      });
+      // The state and manifest the tool was just found in are the ones it runs with: read once per
+      // call, never kept from one call to the next (a grant or version changed since is seen).
+      const result = await runToolIn(
+        arc,
+        exposed.id,
+        exposed.tool.name,
+        request.params.arguments ?? {},
+        {
+          signal: extra.signal,
+          workspace,
+          ...(options.env === undefined ? {} : { env: options.env }),
+          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+        },
+        exposed.read,
+      );
       return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output };
     } catch (error) {
       return errorResult(asAdcapError(error, 'The tool failed'), options.surface);

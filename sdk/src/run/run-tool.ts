@@ -24,6 +24,7 @@ import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
 import { assertEnabled } from '../store/enablement.js';
 import { assertToolAllowed } from '../store/policy-enforce.js';
 import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
+import { BubblewrapSandbox } from '../sandbox/bubblewrap.js';
 import { chooseSandbox, cleanupWrapped, wrapChecked } from './host-sandbox.js';
 import type { PackageState } from '../store/state.js';
 import type { Progress } from '../util/progress.js';
@@ -115,6 +116,20 @@ export async function runTool(
 }
 
 /**
+ * What the caller of runToolIn read of the capability for this same call (the MCP server, which
+ * looks the tool up in them first): its state and the manifest of `state.active`, as
+ * `arc.state(id)` and `arc.readInstalledManifest(id, state.active)` returned them. Every check of
+ * the run applies to them as to ones it reads itself (the manifest's digest, the installed files).
+ * @internal
+ */
+export interface InstalledRead {
+  /** The capability's state (its active version, grants and versions). */
+  state: PackageState;
+  /** The installed manifest of `state.active`. */
+  manifest: Manifest;
+}
+
+/**
  * `runTool` over a narrow view of a store (the `Arcotheon`'s own, `storeOf`): what workflows and
  * the MCP server call, and tests that give a run only what it reads.
  * @internal Exported from `@arcotheon/sdk/internal` only.
@@ -125,11 +140,12 @@ export async function runToolIn(
   toolName: string,
   input: unknown,
   options: RunToolOptions = {},
+  read?: InstalledRead,
 ): Promise<ToolRunResult> {
   const started = Date.now();
-  const state = await arc.state(id);
+  const state = read?.state ?? (await arc.state(id));
   const version = state.active;
-  const manifest = await arc.readInstalledManifest(id, version);
+  const manifest = read?.manifest ?? (await arc.readInstalledManifest(id, version));
   const tool = (manifest.tools ?? []).find((t) => t.name === toolName);
   if (tool === undefined) {
     const names = (manifest.tools ?? []).map((t) => t.name);
@@ -304,9 +320,16 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   if (toolDataDir !== null) await checkToolDataQuota(toolDataDir, toolDataQuota, { id, tool: tool.name, when: 'before' });
   const context: ToolContext = { capability: id, version, dir, workspace, resources: materialized.paths, dependencies, toolDataDir };
 
-  const runDir = await mkdtemp(path.join(os.tmpdir(), 'adcap-run-'));
-  const shardDir = path.join(runDir, 'shards');
-  await mkdir(shardDir);
+  // A folder of the run only where something needs one: the shards fetched during the run are
+  // linked into one the sandbox sees read-only (spec §9; only a declared shard set can be asked
+  // for), and a host's sandbox gets spec.tmpDir made for it (below). The SDK's bubblewrap writes no
+  // file for a run (its data goes through descriptors; the scoped network's socket folder it makes
+  // with mkdtemp in tmpDir, here the temporary folder).
+  const usesShards = materialized.resources.some((r) => r.format === 'shardset');
+  const wantsTmpDir = !(sandbox instanceof BubblewrapSandbox);
+  const runDir = usesShards || wantsTmpDir ? await mkdtemp(path.join(os.tmpdir(), 'adcap-run-')) : null;
+  const shardDir = usesShards && runDir !== null ? path.join(runDir, 'shards') : null;
+  if (shardDir !== null) await mkdir(shardDir);
   const shards = new ShardRequestHandler(arc.cache, {
     resources: materialized.resources,
     mirrors,
@@ -316,10 +339,10 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
   });
   // sdk/README.md "Sandbox hook": spec.tmpDir is the run's own folder and exists before wrap() is
   // called, so a sandbox may point HOME or TMPDIR at it (removed with runDir after the run).
-  const sandboxTmp = path.join(runDir, 'sandbox');
+  const sandboxTmp = runDir === null ? os.tmpdir() : path.join(runDir, 'sandbox');
   let wrapped: WrappedCommand | undefined;
   try {
-    await mkdir(sandboxTmp, { mode: 0o700 });
+    if (runDir !== null) await mkdir(sandboxTmp, { mode: 0o700 });
     const env =
       options.secrets === undefined
         ? Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
@@ -338,7 +361,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
       capabilityDir: dir,
       // spec §6: dependency directories are readable; the per-run shard folder is read-only too
       // (shards fetched during the run are linked into it, so the sandbox sees them).
-      dependencyDirs: [...Object.values(dependencies), shardDir],
+      dependencyDirs: [...Object.values(dependencies), ...(shardDir === null ? [] : [shardDir])],
       readOnlyFiles: Object.values(materialized.paths),
       workspace,
       toolDataDir,
@@ -392,7 +415,7 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     };
   } finally {
     await cleanupWrapped(wrapped);
-    await removeTree(runDir).catch(() => undefined);
+    if (runDir !== null) await removeTree(runDir).catch(() => undefined);
   }
 }
 
@@ -405,8 +428,10 @@ function protectedPaths(arc: RunContext): string[] {
 }
 
 /** Links a cached shard into the per-run shard folder (copies across file systems) and answers with that path. */
-async function exposeShard(answer: ShardResultMessage, shardDir: string): Promise<ShardResultMessage> {
+async function exposeShard(answer: ShardResultMessage, shardDir: string | null): Promise<ShardResultMessage> {
   if (!('path' in answer)) return answer;
+  // Only a declared shard set is answered with a path, and then the folder exists.
+  if (shardDir === null) throw new AdcapError('E_PROTOCOL', 'A shard was fetched for a tool that declares no shard set.');
   const sha = path.basename(answer.path);
   const target = path.join(shardDir, sha);
   if ((await stat(target).catch(() => null)) === null) {

@@ -76,7 +76,9 @@ export const BUBBLEWRAP_BASE_PROFILE = {
 type Mount =
   | { kind: 'ro-bind' | 'bind' | 'ro-bind-try' | 'bind-try'; src: string; dest: string }
   | { kind: 'tmpfs'; dest: string; readOnly?: true }
-  | { kind: 'symlink'; target: string; dest: string };
+  | { kind: 'symlink'; target: string; dest: string }
+  /** A read-only file whose bytes bwrap reads from its descriptor `fd` (mode 0644, as the host's). */
+  | { kind: 'ro-bind-data'; fd: number; dest: string };
 
 export interface BubblewrapPlan {
   /** bwrap options (namespaces, mounts, environment, cwd), passed through `--args 3`. */
@@ -89,8 +91,11 @@ export interface BubblewrapPlan {
 }
 
 interface PlanContext {
-  /** Per-run host directory holding passwd/group and the proxy socket dir. */
-  runDir: string;
+  /**
+   * The descriptors of bwrap that hold /etc/passwd and /etc/group of the sandbox (`--ro-bind-data`);
+   * default 5 and 6. wrap() passes the data through them: no per-run file is written for either.
+   */
+  dataFds?: { passwd: number; group: number };
   /** Host path of the proxy's socket dir (scoped net only). */
   netDir?: string;
   /** The node binary that runs the forwarder (scoped net only). */
@@ -100,7 +105,15 @@ interface PlanContext {
 }
 
 const depth = (p: string): number => p.split('/').filter(Boolean).length;
-const PRIORITY: Record<Mount['kind'], number> = { tmpfs: 0, symlink: 0, bind: 1, 'bind-try': 1, 'ro-bind': 2, 'ro-bind-try': 2 };
+const PRIORITY: Record<Mount['kind'], number> = {
+  tmpfs: 0,
+  symlink: 0,
+  bind: 1,
+  'bind-try': 1,
+  'ro-bind': 2,
+  'ro-bind-try': 2,
+  'ro-bind-data': 2,
+};
 
 function systemMounts(): Mount[] {
   const mounts: Mount[] = [];
@@ -150,7 +163,7 @@ function hideDirs(spec: SandboxSpec, user: Mount[], exempt: ReadonlySet<Mount | 
   const tmpfs: Mount[] = [];
   for (let i = user.length - 1; i >= 0; i--) {
     const m = user[i] as Mount;
-    if (m.kind === 'tmpfs' || m.kind === 'symlink' || exempt.has(m) || exempt.has(m.src)) continue;
+    if (m.kind === 'tmpfs' || m.kind === 'symlink' || m.kind === 'ro-bind-data' || exempt.has(m) || exempt.has(m.src)) continue;
     const real = safeRealpath(m.src);
     if (real === null) continue;
     if (hidden.some((h) => isInside(real, h))) {
@@ -251,10 +264,11 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
     .map(({ m }) => m);
 
   const runDir = BUBBLEWRAP_BASE_PROFILE.runDir;
+  const data = ctx.dataFds ?? { passwd: 5, group: 6 };
   const mounts: Mount[] = [
     ...systemMounts(),
-    { kind: 'ro-bind', src: path.join(ctx.runDir, 'passwd'), dest: '/etc/passwd' },
-    { kind: 'ro-bind', src: path.join(ctx.runDir, 'group'), dest: '/etc/group' },
+    { kind: 'ro-bind-data', fd: data.passwd, dest: '/etc/passwd' },
+    { kind: 'ro-bind-data', fd: data.group, dest: '/etc/group' },
     ...ordered,
   ];
   if (grants.net === 'scoped') {
@@ -284,6 +298,7 @@ export function planBubblewrap(spec: SandboxSpec, ctx: PlanContext): BubblewrapP
     if (m.kind === 'tmpfs')
       options.push(...(ctx.tmpfsSizeBytes === undefined ? [] : ['--size', String(ctx.tmpfsSizeBytes)]), '--tmpfs', m.dest);
     else if (m.kind === 'symlink') options.push('--symlink', m.target, m.dest);
+    else if (m.kind === 'ro-bind-data') options.push('--perms', '0644', '--ro-bind-data', String(m.fd), m.dest);
     else options.push(`--${m.kind}`, m.src, m.dest);
   }
   // The empty folders that hide directories are read-only once everything is mounted inside them
@@ -309,17 +324,70 @@ function encodeBwrapArgs(args: readonly string[]): Buffer {
   return Buffer.from(args.map((a) => `${a}\0`).join(''), 'utf8');
 }
 
-/** Opens a private file with `data`, unlinks it and returns the descriptor (the data lives as long as the fd). */
-async function anonymousFile(dir: string, name: string, data: Buffer): Promise<number> {
-  const file = path.join(dir, name);
-  await fsp.writeFile(file, data, { mode: 0o600, flag: 'wx' });
-  const fd = fs.openSync(file, 'r');
-  await fsp.unlink(file);
-  return fd;
+/**
+ * O_TMPFILE (Linux 3.11+): open a directory with it and get a file that has no name in it, never
+ * had one, and goes away with its last descriptor. Not in fs.constants; the value of the common
+ * architectures (__O_TMPFILE | O_DIRECTORY). Where it means something else or the file system
+ * does not support it, the open fails and the data goes through a private folder instead.
+ */
+const O_TMPFILE = 0o20000000 | fs.constants.O_DIRECTORY;
+/** Whether O_TMPFILE worked in this process (undefined: not tried yet). */
+let unnamedFilesWork: boolean | undefined;
+
+/**
+ * The descriptors bwrap reads its data from (arguments, seccomp filters, passwd and group): each
+ * a private file holding the bytes at offset 0. Unnamed files (O_TMPFILE) in the temporary folder
+ * where the file system has them: nothing is created in or removed from a folder for a run.
+ * Elsewhere, a file in a private folder (mode 0700, made once per run) that is unlinked as soon as
+ * it is open. close() closes every descriptor and removes that folder.
+ */
+class DataDescriptors {
+  readonly #fds: number[] = [];
+  #dir: string | null = null;
+
+  /** A read-only descriptor of a private file holding `data`, at offset 0. */
+  open(data: Buffer): number {
+    if (unnamedFilesWork !== false) {
+      let fd: number | undefined;
+      try {
+        fd = fs.openSync(os.tmpdir(), O_TMPFILE | fs.constants.O_RDWR, 0o600);
+        this.#fds.push(fd);
+        // Written at position 0 (pwrite): the offset stays 0, where bwrap starts reading.
+        if (!fs.fstatSync(fd).isFile() || fs.writeSync(fd, data, 0, data.length, 0) !== data.length) throw new Error('short write');
+        unnamedFilesWork = true;
+        return fd;
+      } catch (error) {
+        if (unnamedFilesWork === true) throw error; // worked before: a real failure of this run
+        unnamedFilesWork = false;
+      }
+    }
+    this.#dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'adcap-bwrap-'));
+    const file = path.join(this.#dir, String(this.#fds.length));
+    fs.writeFileSync(file, data, { mode: 0o600, flag: 'wx' });
+    const fd = fs.openSync(file, 'r');
+    this.#fds.push(fd);
+    fs.unlinkSync(file);
+    return fd;
+  }
+
+  async close(): Promise<void> {
+    for (const fd of this.#fds.splice(0)) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    const dir = this.#dir;
+    this.#dir = null;
+    if (dir !== null) await removeTree(dir);
+  }
 }
 
 /** O_CLOEXEC as /proc/<pid>/fdinfo prints it (octal flags). */
 const O_CLOEXEC = 0o2000000;
+/** What inheritedDescriptors reads each /proc/self/fdinfo file into. */
+const fdinfoBuffer = Buffer.alloc(256);
 /** More inherited descriptors than this and the run is refused (each one costs a stacked filter). */
 const MAX_INHERITED_DESCRIPTORS = 512;
 
@@ -342,7 +410,14 @@ export function inheritedDescriptors(): number[] {
     if (!Number.isInteger(fd) || fd < 3) continue;
     let info: string;
     try {
-      info = fs.readFileSync(`/proc/self/fdinfo/${name}`, 'latin1');
+      // The flags line comes second, after "pos:" (at most 20 digits): the first bytes are enough,
+      // read into one buffer (readFileSync would allocate 64 KiB for each, /proc reports no size).
+      const file = fs.openSync(`/proc/self/fdinfo/${name}`, 'r');
+      try {
+        info = fdinfoBuffer.toString('latin1', 0, fs.readSync(file, fdinfoBuffer, 0, fdinfoBuffer.length, null));
+      } finally {
+        fs.closeSync(file);
+      }
     } catch {
       continue; // closed meanwhile (e.g. the directory listing's own descriptor)
     }
@@ -512,60 +587,37 @@ export class BubblewrapSandbox implements Sandbox {
       );
     }
     const seccomp = (hostFilter ??= seccompFilterForHost());
-    await fsp.mkdir(spec.tmpDir, { recursive: true });
-    const runDir = await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-bwrap-'));
-    const fds: number[] = [];
+    const grants = interpretGrants(spec.grants, spec.home);
+    const data = new DataDescriptors();
+    // A folder only for the scoped network's proxy socket, bound into the sandbox.
+    let netRunDir: string | null = null;
     let proxy: NetProxy | null = null;
-    let limited: LimitedRun | null = null;
+    // Resource limits: a cgroup (or systemd scope) entered before bwrap starts, and rlimits set
+    // by the entering shell or by prlimit inside the sandbox. Set up while the run is planned.
+    const limiting: Promise<LimitedRun | null> = this.#limits === null ? Promise.resolve(null) : limitRun(this.#limits);
+    limiting.catch(() => undefined); // its failure is this run's, reported where it is awaited
     let cleaned = false;
     const cleanup = async (): Promise<void> => {
       if (cleaned) return;
       cleaned = true;
-      for (const fd of fds.splice(0)) {
-        try {
-          fs.closeSync(fd);
-        } catch {
-          // already closed
-        }
-      }
+      await data.close();
       await proxy?.close();
-      await limited?.cleanup();
-      // The tool may have left read-only folders in its home or tmp: the one removeTree copes.
-      await removeTree(runDir);
+      // Whatever failed, the run's cgroups, once made, are removed.
+      await (await limiting.catch(() => null))?.cleanup();
+      if (netRunDir !== null) await removeTree(netRunDir);
     };
     try {
-      const uid = process.getuid?.() ?? 65534;
-      const gid = process.getgid?.() ?? 65534;
-      const name = uid === 0 ? 'root' : 'user';
-      const home = path.resolve(spec.home);
-      // Resource limits: a cgroup (or systemd scope) entered before bwrap starts, and
-      // rlimits set by the entering shell or by prlimit inside the sandbox. Set up while the
-      // per-run files are written (the steps of a run overlap where they can).
-      const [written, limiting] = await Promise.allSettled([
-        Promise.all([
-          fsp.writeFile(
-            path.join(runDir, 'passwd'),
-            `${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
-          ),
-          fsp.writeFile(path.join(runDir, 'group'), `${name}:x:${gid}:\nnogroup:x:65534:\n`),
-        ]),
-        this.#limits === null ? null : limitRun(this.#limits),
-      ]);
-      if (limiting.status === 'fulfilled') limited = limiting.value; // so cleanup() removes its cgroup whatever failed
-      if (written.status === 'rejected') throw written.reason;
-      if (limiting.status === 'rejected') throw limiting.reason;
       const ctx: PlanContext = {
-        runDir,
         nodePath: this.#nodePath,
         ...(this.#limits === null ? {} : { tmpfsSizeBytes: this.#limits.memoryBytes }),
       };
-      const grants = interpretGrants(spec.grants, spec.home);
       if (grants.net === 'scoped') {
-        ctx.netDir = path.join(runDir, 'net');
+        await fsp.mkdir(spec.tmpDir, { recursive: true });
+        netRunDir = await fsp.mkdtemp(path.join(spec.tmpDir, 'adcap-bwrap-'));
+        ctx.netDir = path.join(netRunDir, 'net');
         await fsp.mkdir(ctx.netDir, { mode: 0o700 });
         proxy = await startNetProxy({ scopes: grants.netScopes, listen: { path: path.join(ctx.netDir, 'proxy.sock') } });
       }
-      const plan = planBubblewrap(spec, ctx);
       // Every descriptor this process would pass on besides stdio is closed
       // before the tool starts. Each inherited one is overwritten in the child by a descriptor
       // bwrap consumes and closes: an allow-all seccomp filter loaded with --add-seccomp-fd.
@@ -579,25 +631,36 @@ export class BubblewrapSandbox implements Sandbox {
             'Start the host without passing descriptors to it.',
         );
       }
+      // /etc/passwd and /etc/group of the sandbox come through the first two numbers above 4 that
+      // no inherited descriptor takes (bwrap --ro-bind-data reads and closes them).
+      const taken = new Set(inherited);
+      const free: number[] = [];
+      for (let fd = 5; free.length < 2; fd++) if (!taken.has(fd)) free.push(fd);
+      const [passwdFd = 5, groupFd = 6] = free;
+      const plan = planBubblewrap(spec, { ...ctx, dataFds: { passwd: passwdFd, group: groupFd } });
+      const uid = process.getuid?.() ?? 65534;
+      const gid = process.getgid?.() ?? 65534;
+      const name = uid === 0 ? 'root' : 'user';
+      const home = path.resolve(spec.home);
       const closers = inherited.flatMap((fd) => ['--add-seccomp-fd', String(fd)]);
-      // Descriptor 3 + i of the child gets files[i] ('ignore' keeps a number free); written at once.
-      const files: Array<{ name: string; data: Buffer } | 'ignore'> = [
-        { name: 'args', data: encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options]) },
-        { name: 'seccomp', data: seccomp },
-      ];
+      // Descriptor 3 + i of the child gets byFd[i] ('ignore' keeps a number free).
+      const byFd = new Map<number, Buffer>([
+        [3, encodeBwrapArgs(['--add-seccomp-fd', '4', ...closers, ...plan.options])],
+        [4, seccomp],
+        [
+          passwdFd,
+          Buffer.from(`${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`),
+        ],
+        [groupFd, Buffer.from(`${name}:x:${gid}:\nnogroup:x:65534:\n`)],
+      ]);
       const allowAll = allowAllSeccompFilter();
-      for (const fd of inherited) {
-        while (files.length < fd - 3) files.push('ignore');
-        files.push({ name: `close-${fd}`, data: allowAll });
+      for (const fd of inherited) byFd.set(fd, allowAll);
+      const stdioExtra: Array<number | 'ignore'> = [];
+      for (let fd = 3; fd <= Math.max(...byFd.keys()); fd++) {
+        const bytes = byFd.get(fd);
+        stdioExtra.push(bytes === undefined ? 'ignore' : data.open(bytes));
       }
-      const stdioExtra: Array<number | 'ignore'> = await Promise.all(
-        files.map(async (file) => {
-          if (file === 'ignore') return 'ignore' as const;
-          const fd = await anonymousFile(runDir, file.name, file.data);
-          fds.push(fd); // closed by cleanup(), also when a later step fails
-          return fd;
-        }),
-      );
+      const limited = await limiting;
       const hostPrefix = limited?.hostPrefix ?? [];
       const bwrapArgs = ['--args', '3', '--', ...(limited?.sandboxPrefix ?? []), ...plan.command];
       return {

@@ -75,7 +75,7 @@ describe('any protected path a host names that does not exist yet', () => {
         home: join(h.root, 'userhome'),
         protectedDirs: [missing],
       },
-      { runDir },
+      {},
     );
     const o = plan.options.join(' ');
     const rw = o.indexOf(`--bind-try ${out} ${out}`);

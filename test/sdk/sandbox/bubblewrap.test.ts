@@ -167,12 +167,37 @@ describe('bubblewrap sandbox, real runs', () => {
     }
     expect(fs.readdirSync(fx.tmpDir)).toEqual([]);
   });
+
+  it('writes no file for a run: its data reaches bwrap through unnamed files, passwd and group included', async () => {
+    const tmpDir = path.join(fx.root, 'run-without-files');
+    const code = `const fs = require('node:fs');
+      let write = 'ok'; try { fs.writeFileSync('/etc/passwd', 'x'); } catch (e) { write = e.code; }
+      console.log(JSON.stringify({ passwd: fs.readFileSync('/etc/passwd', 'utf8'), group: fs.readFileSync('/etc/group', 'utf8'),
+        mode: (fs.statSync('/etc/passwd').mode & 0o777).toString(8), write }));`;
+    const wrapped = await sandbox.wrap(fx.spec([], ['-e', code], { tmpDir }));
+    try {
+      for (const fd of wrapped.stdioExtra ?? []) {
+        if (fd !== 'ignore') expect(fs.readlinkSync(`/proc/self/fd/${fd}`), 'a file without a name').toMatch(/ \(deleted\)$/);
+      }
+    } finally {
+      await wrapped.cleanup();
+    }
+    const result = await runSandboxed(sandbox, fx.spec([], ['-e', code], { tmpDir }));
+    expect(result.code, result.stderr).toBe(0);
+    const seen = JSON.parse(result.stdout) as { passwd: string; group: string; mode: string; write: string };
+    const uid = process.getuid?.() ?? 0;
+    const name = uid === 0 ? 'root' : 'user';
+    expect(seen.passwd.split('\n')[0]).toBe(`${name}:x:${uid}:${process.getgid?.() ?? 0}:${name}:${fx.home}:/bin/sh`);
+    expect(seen.group.split('\n')[0]).toBe(`${name}:x:${process.getgid?.() ?? 0}:`);
+    expect(seen.mode).toBe('644');
+    expect(seen.write).toMatch(/EROFS|EACCES|EPERM/);
+    expect(fs.existsSync(tmpDir), 'the run made no folder').toBe(false);
+  });
 });
 
 describe('planBubblewrap', () => {
   it('builds the flatpak-style options from the grants', () => {
-    const runDir = fs.mkdtempSync(path.join(fx.root, 'plan-'));
-    const plan = planBubblewrap(fx.spec(['fs:read:workspace', 'env:read:GRANTED_TOKEN'], ['x.mjs']), { runDir });
+    const plan = planBubblewrap(fx.spec(['fs:read:workspace', 'env:read:GRANTED_TOKEN'], ['x.mjs']), { dataFds: { passwd: 7, group: 9 } });
     const o = plan.options;
     for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv'])
       expect(o).toContain(flag);
@@ -182,6 +207,8 @@ describe('planBubblewrap', () => {
     expect(o.join(' ')).toContain(`--tmpfs ${fx.home}`);
     expect(o.join(' ')).not.toMatch(/--ro-bind(-try)? \/etc \/etc/);
     expect(o.join(' ')).not.toContain('/etc/shadow');
+    // passwd and group come through descriptors, no per-run file: bwrap reads and closes them.
+    expect(o.join(' ')).toContain('--perms 0644 --ro-bind-data 7 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group');
     expect(plan.env).toEqual({
       PATH: '/usr/local/bin:/usr/bin:/bin',
       LANG: 'C.UTF-8',
@@ -193,16 +220,15 @@ describe('planBubblewrap', () => {
   });
 
   it('shares the network only with an unscoped net:connect', () => {
-    const runDir = fs.mkdtempSync(path.join(fx.root, 'plan-'));
-    expect(planBubblewrap(fx.spec(['net:connect'], []), { runDir }).options).toContain('--share-net');
-    const scoped = planBubblewrap(fx.spec(['net:connect:example.com'], []), { runDir, netDir: runDir });
+    const netDir = fs.mkdtempSync(path.join(fx.root, 'plan-'));
+    expect(planBubblewrap(fx.spec(['net:connect'], []), {}).options).toContain('--share-net');
+    const scoped = planBubblewrap(fx.spec(['net:connect:example.com'], []), { netDir });
     expect(scoped.options).not.toContain('--share-net');
     expect(scoped.command[1]).toBe('-e');
   });
 
   it('mounts parents before children so a read-only capability inside a writable grant stays read-only', () => {
-    const runDir = fs.mkdtempSync(path.join(fx.root, 'plan-'));
-    const o = planBubblewrap(fx.spec([`fs:write:${fx.home}`], []), { runDir }).options.join(' ');
+    const o = planBubblewrap(fx.spec([`fs:write:${fx.home}`], []), {}).options.join(' ');
     const rw = o.indexOf(`--bind-try ${fx.home} ${fx.home}`);
     const ro = o.indexOf(`--ro-bind ${fx.capabilityDir} ${fx.capabilityDir}`);
     expect(rw).toBeGreaterThan(0);
