@@ -4,7 +4,7 @@
  * install ends, a row leaves a list), the browser drops the focus to <body> and the next Tab starts
  * again at the top of the window. Here the focus goes to the nearest place still on screen: the
  * first focusable element of the closest container the removed one was in, else the screen's
- * heading. Dialogs keep their own focus (components/Dialog.tsx).
+ * heading (or <main> while the screen's code loads). Dialogs keep their own focus (components/Dialog.tsx).
  */
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary';
 
@@ -22,7 +22,14 @@ export function keepFocusOnScreen(main: HTMLElement): () => void {
     if (focused === null || focused.isConnected) return;
     if (document.activeElement !== null && document.activeElement !== document.body) return;
     if (document.querySelector('[role="dialog"]') !== null) return;
+    const heading = focused.tagName === 'H1';
     focused = null;
+    // The screen's heading drawn again (a page that loaded its data) keeps the focus on the heading.
+    const screenHeading = main.querySelector<HTMLElement>('.screen h1');
+    if (heading && screenHeading !== null && screenHeading.getClientRects().length > 0) {
+      screenHeading.focus();
+      return;
+    }
     for (const container of ancestors) {
       if (!container.isConnected) continue;
       const target = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].find((el) => el.getClientRects().length > 0);
@@ -31,7 +38,9 @@ export function keepFocusOnScreen(main: HTMLElement): () => void {
         return;
       }
     }
-    main.querySelector<HTMLElement>('.screen h1')?.focus();
+    // A screen whose code is still loading has no heading yet: the focus waits on <main> (App.tsx
+    // moves it to the heading once the screen is drawn).
+    (screenHeading ?? main).focus();
   });
   observer.observe(main, { childList: true, subtree: true });
   document.addEventListener('focusin', onFocusIn);

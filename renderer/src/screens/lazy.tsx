@@ -6,7 +6,7 @@
  * screen's code loads, `ScreenLoading` says so; App.tsx gives the screen's heading the focus once
  * it appears.
  */
-import { lazy } from 'react';
+import { lazy, useEffect } from 'react';
 import type { ScreenName } from '../router.js';
 
 const load = {
@@ -47,6 +47,14 @@ const TITLES: Record<ScreenName, string> = {
 
 /** Shown in place of a screen whose code is still loading (after a moment, so a quick load does not flash). */
 export function ScreenLoading({ screen }: { screen: ScreenName }) {
+  // The screen left behind is hidden while this shows, and the browser drops the focus it held to
+  // <body>: it waits on <main> instead, until App.tsx gives it to the new screen's heading.
+  useEffect(() => {
+    const main = document.getElementById('main');
+    const active = document.activeElement;
+    if (main === null) return;
+    if (active === null || active === document.body || (main.contains(active) && active.getClientRects().length === 0)) main.focus();
+  }, []);
   return (
     <div className="screen screen-loading" aria-busy="true">
       <div className="empty" role="status" aria-live="polite">
