@@ -3,9 +3,16 @@
  * start and offline search"): segments of consecutive nodes, as many as stay within SEGMENT_DOCS
  * capabilities, so a search walks a few segments instead of one per node.
  */
-import { describe, expect, it } from 'vitest';
-import { nodesPerSegment } from '../../../../sdk/src/registry/client/snapshot-v2.js';
-import { SEGMENT_DOCS } from '../../../../sdk/src/registry/search-index/disk-index.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fetchContext, nodesPerSegment, syncSnapshot, V2Store } from '../../../../sdk/src/registry/client/snapshot-v2.js';
+import { binOf, type TopLevelPayload } from '../../../../sdk/src/registry/layout-v2.js';
+import { SearchIndexStore, SEGMENT_DOCS } from '../../../../sdk/src/registry/search-index/disk-index.js';
+import type { Envelope } from '../../../../sdk/src/format/manifest-types.js';
+import { TestRegistry } from '../../../helpers/test-registry.js';
 
 describe('nodesPerSegment', () => {
   it('groups whole nodes up to SEGMENT_DOCS capabilities, a power of two dividing the fan-out', () => {
@@ -28,5 +35,67 @@ describe('nodesPerSegment', () => {
         expect(fanout % group).toBe(0);
         expect(group === 1 || group * Math.ceil(capabilities / fanout) <= SEGMENT_DOCS).toBe(true);
       }
+  });
+});
+
+describe('syncSnapshot over several segments', () => {
+  let reg: TestRegistry;
+  let home: string;
+  beforeEach(async () => {
+    reg = await TestRegistry.create();
+    home = await mkdtemp(join(tmpdir(), 'adcap-snapshot-v2-'));
+    await reg.addPublisher('acme');
+    for (let i = 0; i < 24; i++) await reg.publish({ id: `acme/tool-${i}`, version: '1.0.0', summary: `Tool number ${i} for pdf files` });
+    await reg.build();
+  });
+  afterEach(async () => {
+    await reg.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  // The top level as the client accepted it, with a count that puts one node in each segment: the
+  // plan of a registry far larger than this one, on a registry small enough to build in a test.
+  const planned = async (): Promise<TopLevelPayload> => {
+    const { payload } = JSON.parse((await reg.read('v2/catalog.json')).toString('utf8')) as Envelope<TopLevelPayload>;
+    return { ...payload, capabilities: payload.fanout * SEGMENT_DOCS };
+  };
+
+  it('a cold start writes one segment per group of nodes; a refresh rewrites only the segment of the changed node', async () => {
+    const base = `${pathToFileURL(reg.path('v2')).href}/`;
+    const store = new V2Store(join(home, 'v2'));
+    const indexStore = new SearchIndexStore(join(home, 'search-index'));
+    const top1 = await planned();
+    expect(nodesPerSegment(top1)).toBe(1);
+    const cold = await syncSnapshot(store, indexStore, top1, null, fetchContext(base, undefined));
+    expect(cold.index.segments.length).toBe(top1.fanout);
+    expect(cold.index.size).toBe(24);
+    const before = await indexStore.readManifest();
+    expect(before?.segments.map((segment) => segment.nodes?.length)).toEqual(top1.nodes.map(() => 1));
+
+    await reg.publish({ id: 'acme/tool-7', version: '2.0.0', summary: 'Tool number 7, now for csv files' });
+    await reg.build();
+    const top2 = await planned();
+    const context = fetchContext(base, undefined);
+    const warm = await syncSnapshot(store, indexStore, top2, cold.snapshot, context);
+    const after = await indexStore.readManifest();
+    const node = Math.floor(binOf('acme/tool-7', top2.fanout * top2.fanout) / top2.fanout);
+    // Every segment but the changed node's is the same file; that one holds the new record.
+    after?.segments.forEach((segment, s) => {
+      if (s === node) expect(segment.file).not.toBe(before?.segments[s]?.file);
+      else expect(segment.file).toBe(before?.segments[s]?.file);
+    });
+    // Downloaded: the changed node and its changed bin, no search pack.
+    const changedBins = (warm.snapshot.nodes[node] ?? []).filter((pin, b) => pin[0] !== cold.snapshot.nodes[node]?.[b]?.[0]);
+    expect(changedBins.length).toBe(1);
+    expect(context.downloaded).toBe((top2.nodes[node]?.[1] ?? 0) + (changedBins[0]?.[1] ?? 0));
+    expect(warm.index.segmentOfNode(node)).toBe(node);
+    expect(warm.index.has('acme/tool-7', warm.index.segmentOfNode(node))).toBe(true);
+    const hits = warm.index.search('csv');
+    expect(hits.map((hit) => [hit.id, hit.latest])).toEqual([['acme/tool-7', '2.0.0']]);
+    expect(warm.index.search('pdf').map((hit) => hit.id)).not.toContain('acme/tool-7');
+    expect(warm.index.size).toBe(24);
+    // The files the manifest names are those on disk, by their SHA-256.
+    for (const segment of after?.segments ?? [])
+      expect((await readFile(join(home, 'search-index', `${segment.file}.seg`))).length).toBe(segment.size);
   });
 });
