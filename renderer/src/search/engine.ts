@@ -83,6 +83,8 @@ export interface Answer {
 export class SearchEngine {
   readonly revision: string;
   private readonly rows: CatalogueIndexRow[];
+  /** Each row's CATALOGUE_FLAGS, in one typed array: a query reads it for every match. */
+  private readonly flags: Uint8Array;
   private readonly index: RankIndex;
   /** Each row's keywords, lowercase (categories match a whole keyword). */
   private readonly keywords: string[][];
@@ -136,6 +138,7 @@ export class SearchEngine {
       .slice(0, CATEGORIES)
       .map(([keyword]) => keyword);
     const n = rows.length;
+    this.flags = Uint8Array.from(rows, (row) => row[6]);
     this.byName = new Int32Array(n);
     this.index.nameRank.forEach((rank, d) => (this.byName[rank] = d));
     this.byBrowse = Int32Array.from(rows, (_, d) => d);
@@ -192,64 +195,9 @@ export class SearchEngine {
     const started = performance.now();
     const { filters } = query;
     const matches = this.index.search(query.text);
-    const facets: CatalogueFacets = {
-      tier: { free: 0, pro: 0 },
-      access: { public: 0, entitled: 0 },
-      installed: { yes: 0, no: 0 },
-      hasTools: 0,
-      hasSkills: 0,
-      hasWorkflows: 0,
-    };
-    const F_OTHER = 1;
-    const F_TIER = 2;
-    const F_ACCESS = 4;
-    const F_INSTALLED = 8;
-    const F_TOOLS = 16;
-    const F_SKILLS = 32;
-    const F_WORKFLOWS = 64;
-    const kept: RankMatches = {
-      count: 0,
-      docs: new Int32Array(matches.count),
-      scores: new Int32Array(matches.count),
-      ordered: matches.ordered,
-    };
-    const stamp = ++this.queries;
-    let pending = 0;
-    for (let i = 0; i < matches.count; i++) {
-      const d = matches.docs[i] as number;
-      const flags = (this.rows[d] as CatalogueIndexRow)[6];
-      const pro = (flags & CATALOGUE_FLAGS.pro) !== 0;
-      const entitled = (flags & CATALOGUE_FLAGS.entitled) !== 0;
-      const installed = this.installed[d] === 1;
-      const tools = this.tools[d] as number;
-      const skills = this.skills[d] as number;
-      const workflows = this.workflows[d] as number;
-      // One bit per filter the row fails, so each facet's count (all filters but its own) is one pass.
-      let failed = 0;
-      if (filters.includeDeprecated === false && (flags & CATALOGUE_FLAGS.deprecated) !== 0) failed |= F_OTHER;
-      if (query.category !== null && !(this.keywords[d] as string[]).includes(query.category)) failed |= F_OTHER;
-      if (filters.tier !== undefined && pro !== (filters.tier === 'pro')) failed |= F_TIER;
-      if (filters.access !== undefined && entitled !== (filters.access === 'entitled')) failed |= F_ACCESS;
-      if (filters.installed !== undefined && installed !== filters.installed) failed |= F_INSTALLED;
-      if (filters.hasTools !== undefined && (tools < 0 || tools > 0 !== filters.hasTools)) failed |= F_TOOLS;
-      if (filters.hasSkills !== undefined && (skills < 0 || skills > 0 !== filters.hasSkills)) failed |= F_SKILLS;
-      if (filters.hasWorkflows !== undefined && (workflows < 0 || workflows > 0 !== filters.hasWorkflows)) failed |= F_WORKFLOWS;
-      if (failed === 0) {
-        kept.docs[kept.count] = d;
-        kept.scores[kept.count] = matches.scores[i] as number;
-        kept.count++;
-        this.stamp[d] = stamp;
-      }
-      if ((failed & ~F_TIER) === 0) facets.tier[pro ? 'pro' : 'free']++;
-      if ((failed & ~F_ACCESS) === 0) facets.access[entitled ? 'entitled' : 'public']++;
-      if ((failed & ~F_INSTALLED) === 0) facets.installed[installed ? 'yes' : 'no']++;
-      if (tools < 0) pending++;
-      else {
-        if (tools > 0 && (failed & ~F_TOOLS) === 0) facets.hasTools++;
-        if (skills > 0 && (failed & ~F_SKILLS) === 0) facets.hasSkills++;
-        if (workflows > 0 && (failed & ~F_WORKFLOWS) === 0) facets.hasWorkflows++;
-      }
-    }
+    const { flags, installed, tools, skills, workflows, stamp } = this;
+    const PRO = CATALOGUE_FLAGS.pro;
+    const ENTITLED = CATALOGUE_FLAGS.entitled;
     // An empty search is browsing: the rows' own order (the host's: deprecated last, then name).
     const byOrder =
       query.text.trim() === '' && query.sort === 'relevance'
@@ -259,15 +207,124 @@ export class SearchEngine {
           : query.sort === 'updated'
             ? this.byUpdated
             : null;
+    const mark = ++this.queries;
+    // Each facet is counted over all filters but its own, in local counters.
+    let pro = 0;
+    let free = 0;
+    let entitled = 0;
+    let open = 0;
+    let yes = 0;
+    let no = 0;
+    let withTools = 0;
+    let withSkills = 0;
+    let withWorkflows = 0;
+    let pending = 0;
+    let kept: RankMatches;
+    const filtered =
+      filters.includeDeprecated === false ||
+      query.category !== null ||
+      filters.tier !== undefined ||
+      filters.access !== undefined ||
+      filters.installed !== undefined ||
+      filters.hasTools !== undefined ||
+      filters.hasSkills !== undefined ||
+      filters.hasWorkflows !== undefined;
+    if (!filtered) {
+      // No filter (what typing mostly is): every match is kept, and the facets are plain counts.
+      kept = matches;
+      for (let i = 0; i < matches.count; i++) {
+        const d = matches.docs[i] as number;
+        const f = flags[d] as number;
+        if ((f & PRO) !== 0) pro++;
+        if ((f & ENTITLED) !== 0) entitled++;
+        if (installed[d] === 1) yes++;
+        const t = tools[d] as number;
+        if (t < 0) pending++;
+        else {
+          if (t > 0) withTools++;
+          if ((skills[d] as number) > 0) withSkills++;
+          if ((workflows[d] as number) > 0) withWorkflows++;
+        }
+        if (byOrder !== null) stamp[d] = mark;
+      }
+      free = matches.count - pro;
+      open = matches.count - entitled;
+      no = matches.count - yes;
+    } else {
+      const F_OTHER = 1;
+      const F_TIER = 2;
+      const F_ACCESS = 4;
+      const F_INSTALLED = 8;
+      const F_TOOLS = 16;
+      const F_SKILLS = 32;
+      const F_WORKFLOWS = 64;
+      kept = { count: 0, docs: new Int32Array(matches.count), scores: new Int32Array(matches.count), ordered: matches.ordered };
+      for (let i = 0; i < matches.count; i++) {
+        const d = matches.docs[i] as number;
+        const f = flags[d] as number;
+        const isPro = (f & PRO) !== 0;
+        const isEntitled = (f & ENTITLED) !== 0;
+        const isInstalled = installed[d] === 1;
+        const t = tools[d] as number;
+        const k = skills[d] as number;
+        const w = workflows[d] as number;
+        // One bit per filter the row fails, so each facet's count (all filters but its own) is one pass.
+        let failed = 0;
+        if (filters.includeDeprecated === false && (f & CATALOGUE_FLAGS.deprecated) !== 0) failed |= F_OTHER;
+        if (query.category !== null && !(this.keywords[d] as string[]).includes(query.category)) failed |= F_OTHER;
+        if (filters.tier !== undefined && isPro !== (filters.tier === 'pro')) failed |= F_TIER;
+        if (filters.access !== undefined && isEntitled !== (filters.access === 'entitled')) failed |= F_ACCESS;
+        if (filters.installed !== undefined && isInstalled !== filters.installed) failed |= F_INSTALLED;
+        if (filters.hasTools !== undefined && (t < 0 || t > 0 !== filters.hasTools)) failed |= F_TOOLS;
+        if (filters.hasSkills !== undefined && (k < 0 || k > 0 !== filters.hasSkills)) failed |= F_SKILLS;
+        if (filters.hasWorkflows !== undefined && (w < 0 || w > 0 !== filters.hasWorkflows)) failed |= F_WORKFLOWS;
+        if (failed === 0) {
+          kept.docs[kept.count] = d;
+          kept.scores[kept.count] = matches.scores[i] as number;
+          kept.count++;
+          stamp[d] = mark;
+        }
+        if ((failed & ~F_TIER) === 0) {
+          if (isPro) pro++;
+          else free++;
+        }
+        if ((failed & ~F_ACCESS) === 0) {
+          if (isEntitled) entitled++;
+          else open++;
+        }
+        if ((failed & ~F_INSTALLED) === 0) {
+          if (isInstalled) yes++;
+          else no++;
+        }
+        if (t < 0) pending++;
+        else {
+          if (t > 0 && (failed & ~F_TOOLS) === 0) withTools++;
+          if (k > 0 && (failed & ~F_SKILLS) === 0) withSkills++;
+          if (w > 0 && (failed & ~F_WORKFLOWS) === 0) withWorkflows++;
+        }
+      }
+    }
+    const facets: CatalogueFacets = {
+      tier: { free, pro },
+      access: { public: open, entitled },
+      installed: { yes, no },
+      hasTools: withTools,
+      hasSkills: withSkills,
+      hasWorkflows: withWorkflows,
+    };
     let order: Int32Array;
     let rest: (() => Int32Array) | null = null;
-    if (byOrder !== null) {
-      order = this.inOrder(byOrder, stamp, Math.min(FIRST_ROWS, kept.count));
+    if (byOrder !== null && kept.count === byOrder.length) {
+      // Every row passes: the order is the list's own.
+      order = byOrder.slice(0, FIRST_ROWS);
+      if (order.length < kept.count) rest = () => byOrder.slice();
+    } else if (byOrder !== null) {
+      order = this.inOrder(byOrder, mark, Math.min(FIRST_ROWS, kept.count));
       if (order.length < kept.count)
         rest = () => {
           // Marked again: a later query may have marked rows since.
           const again = ++this.queries;
-          for (let i = 0; i < kept.count; i++) this.stamp[kept.docs[i] as number] = again;
+          for (let i = 0; i < kept.count; i++) stamp[kept.docs[i] as number] = again;
           return this.inOrder(byOrder, again, kept.count);
         };
     } else if (kept.count <= FIRST_ROWS) order = this.index.byRelevance(kept);
