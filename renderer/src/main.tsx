@@ -58,10 +58,17 @@ try {
       void useSettings.getState().loadRemotes();
     }
   });
-  // Discover's first cards wait only for the index's first page: it is asked for first, before the
-  // rest and before the first render, instead of when the screen mounts.
-  if (useRouter.getState().route.screen === 'discover') useCatalogue.getState().open();
-  loadAll();
+  // Discover's first cards wait only for the index's first page: it is asked for before the first
+  // render, and the rest of what the window shows (the rail's update count, banners) once it is in,
+  // so that the host answers it first.
+  if (useRouter.getState().route.screen === 'discover') {
+    useCatalogue.getState().open();
+    const stop = useCatalogue.subscribe((s) => {
+      if (s.phase === 'loading' && s.rowCount === 0) return;
+      stop();
+      loadAll();
+    });
+  } else loadAll();
   root.render(
     <StrictMode>
       <ConnectionBanner connection={connection} />
