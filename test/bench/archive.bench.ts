@@ -16,9 +16,9 @@
  * (zeros) or the worst case (pure noise).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPackage } from '../../sdk/src/format/package-build.js';
@@ -83,10 +83,30 @@ export async function writeSource(dir: string, textFiles: number, binaries: numb
   return total;
 }
 
-async function time<T>(fn: () => Promise<T> | T): Promise<{ seconds: number; value: T }> {
+/**
+ * CPU seconds used so far by this process (all its threads) and by the children it waited for
+ * (tar and its gzip, the `adcap` bin): /proc/self/stat's cutime and cstime, in clock ticks (100 a
+ * second on Linux); without /proc, this process alone.
+ */
+function cpuSeconds(): number {
+  const own = process.cpuUsage();
+  let children = 0;
+  try {
+    // Fields after the command name "(...)": state is field 3, cutime and cstime are fields 16 and 17.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    // not Linux: this process's own CPU only
+  }
+  return (own.user + own.system) / 1e6 + children;
+}
+
+async function time<T>(fn: () => Promise<T> | T): Promise<{ seconds: number; cpu: number; value: T }> {
   const started = performance.now();
+  const cpuBefore = cpuSeconds();
   const value = await fn();
-  return { seconds: (performance.now() - started) / 1000, value };
+  return { seconds: (performance.now() - started) / 1000, cpu: cpuSeconds() - cpuBefore, value };
 }
 
 const median = (xs: number[]): number => {
@@ -115,14 +135,28 @@ async function alternate(
 ): Promise<{ ours: number; baseline: number; ratios: number[] }> {
   const a: number[] = [];
   const b: number[] = [];
+  const cpuA: number[] = [];
+  const cpuB: number[] = [];
+  const loads: number[] = [];
   for (let i = 0; i < rounds; i++) {
     await ours.prepare?.();
     settle();
-    a.push((await time(ours.run)).seconds);
+    const mine = await time(ours.run);
+    a.push(mine.seconds);
+    cpuA.push(mine.cpu);
     await baseline.prepare?.();
     settle();
-    b.push((await time(baseline.run)).seconds);
+    const theirs = await time(baseline.run);
+    b.push(theirs.seconds);
+    cpuB.push(theirs.cpu);
+    loads.push(loadavg()[0] ?? 0);
   }
+  // Wall time on a loaded machine says little; CPU time (user + system, all threads and children) beside it.
+  const range = (xs: number[]): string => `${Math.min(...xs).toFixed(2)}/${median(xs).toFixed(2)}/${Math.max(...xs).toFixed(2)}`;
+  console.log(
+    `  wall min/median/max ${range(a)} s vs ${range(b)} s; CPU ${range(cpuA)} s vs ${range(cpuB)} s ` +
+      `(${(median(cpuA) / median(cpuB)).toFixed(2)}x); load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+  );
   return { ours: median(a), baseline: median(b), ratios: a.map((x, i) => x / b[i]!) };
 }
 
