@@ -14,8 +14,8 @@ beforeAll(async () => {
   reg = await LifecycleRegistry.create();
   await reg.publishAll([
     { id: 'acme/plain', version: '1.0.0', tool: true },
-    { id: 'acme/pythonic', version: '1.0.0', compat: { agents: { arcotheon: '*' }, runtimes: { python: '>=3' } } },
-    { id: 'acme/future', version: '1.0.0', compat: { agents: { arcotheon: '*' }, runtimes: { python: '>=99' } } },
+    { id: 'acme/noded', version: '1.0.0', compat: { agents: { arcotheon: '*' }, runtimes: { node: '>=18' } } },
+    { id: 'acme/future', version: '1.0.0', compat: { agents: { arcotheon: '*' }, runtimes: { node: '>=999' } } },
   ]);
 });
 afterAll(async () => {
@@ -41,7 +41,7 @@ describe('the interpreters are asked only when compat.runtimes can matter', () =
 
   it('asks them, and remembers the answers, when a candidate declares runtimes', async () => {
     const { home, arc } = await probing();
-    await arc.install('acme/pythonic', { approve: () => true });
+    await arc.install('acme/noded', { approve: () => true });
     const record = JSON.parse(await readFile(probeRecord(home), 'utf8')) as { runtimes: Record<string, { version: string }> };
     // node is always found (on PATH, else the running one) and is a binary, so it is remembered.
     expect(record.runtimes['node']?.version).toMatch(/^\d+\.\d+\.\d+$/);
