@@ -3,7 +3,7 @@
  * prints one line, wait for exit) through BubblewrapSandbox vs NoSandbox in the same run, 30
  * iterations each, interleaved so all see the same machine load (bubblewrap with the default
  * resource limits and without them). Each iteration includes
- * wrap() (temp files, seccomp filter), the spawn and cleanup(). Target: median ratio under 1.3x.
+ * wrap() (the seccomp filter and bwrap's settings in unnamed files), the spawn and cleanup(). Target: median ratio under 1.3x.
  * The scoped-network variant (host proxy + in-sandbox forwarder, a second node start) is
  * reported without a target, and so is the floor of any bubblewrap sandbox here: the same tool
  * spawned under a bare `bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev`

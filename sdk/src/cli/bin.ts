@@ -2,7 +2,6 @@
 // The `adcap` bin (sdk/package.json "bin"). It checks the Node.js version before loading the CLI:
 // ES module imports are all loaded before a module's first line runs, so the check cannot live in
 // main.ts, whose imports (and their dependencies) may need a newer Node.
-import { readFileSync } from 'node:fs';
 import { enableCliCompileCache } from './compile-cache.js';
 import { nodeVersionProblem } from './node-check.js';
 
@@ -14,6 +13,9 @@ if (problem !== null) {
 } else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // `adcap --version` alone prints what the CLI's --version prints (sdkVersion: the version in
   // sdk/package.json) without loading the CLI: a script that checks it pays for node alone.
+  // node:fs is imported here, not at the top: the ES module of a Node module reads every export,
+  // and node:fs's getters load its streams and promises API (~10 ms that other commands need not pay).
+  const { readFileSync } = await import('node:fs');
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
 } else {

@@ -353,11 +353,20 @@ class DataDescriptors {
         fd = fs.openSync(os.tmpdir(), O_TMPFILE | fs.constants.O_RDWR, 0o600);
         this.#fds.push(fd);
         // Written at position 0 (pwrite): the offset stays 0, where bwrap starts reading.
-        if (!fs.fstatSync(fd).isFile() || fs.writeSync(fd, data, 0, data.length, 0) !== data.length) throw new Error('short write');
+        if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('O_TMPFILE opened no regular file'), { code: 'EOPNOTSUPP' });
+        const written = fs.writeSync(fd, data, 0, data.length, 0);
+        if (written !== data.length) {
+          throw new AdcapError(
+            'E_IO',
+            `Writing the sandbox's settings for bwrap stopped after ${written} of ${data.length} bytes; try again.`,
+          );
+        }
         unnamedFilesWork = true;
         return fd;
       } catch (error) {
-        if (unnamedFilesWork === true) throw error; // worked before: a real failure of this run
+        // Only "not supported here" switches to the folder; anything else is this run's failure.
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        if (unnamedFilesWork === true || !['EOPNOTSUPP', 'ENOTSUP', 'EISDIR', 'EINVAL'].includes(code)) throw error;
         unnamedFilesWork = false;
       }
     }
