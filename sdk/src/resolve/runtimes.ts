@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import semver from 'semver';
 import { INTERPRETER_RUNTIMES, interpreterOf, type InterpreterRuntime } from '../format/runtime-table.js';
-import { findProgram } from '../sandbox/common.js';
+import { findProgram, SAFE_PATH } from '../sandbox/common.js';
 import { writeJsonAtomic } from '../util/fs-atomic.js';
 
 /** The interpreter versions found, by runtime (the runtime table's interpreters: node, python). */
@@ -63,8 +63,11 @@ export async function probeRuntimes(options: ProbeOptions = {}): Promise<Detecte
   const found = await Promise.all(
     INTERPRETER_RUNTIMES.map(async (runtime) => {
       const kind = interpreterOf(runtime);
-      const onPath = findProgram(kind.program, env.PATH ?? '');
-      const version = onPath === null ? undefined : await ask(runtime, onPath);
+      // Found here as the child process would find it, so the record is keyed by the very file
+      // that answers; where this lookup finds nothing (no PATH, another platform's names), the
+      // name is asked as before and nothing is remembered.
+      const onPath = findProgram(kind.program, env.PATH ?? SAFE_PATH);
+      const version = onPath === null ? await versionOf(kind.program, env, timeoutMs) : await ask(runtime, onPath);
       return version !== undefined || !kind.self ? version : await ask(runtime, options.execPath ?? process.execPath);
     }),
   );
