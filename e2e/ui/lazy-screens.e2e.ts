@@ -73,6 +73,13 @@ describe('screens loaded when first opened, in Chromium', () => {
     await page.screenshot({ path: '/tmp/arcotheon-lazy-loading.png' });
     expect(await page.locator('.screen-loading').getAttribute('aria-busy')).toBe('true');
     expect(await seriousA11yViolations(page)).toEqual([]);
+    // The same in the dark theme at 800 px.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 800, height: 800 });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.screenshot({ path: '/tmp/arcotheon-lazy-loading-dark-800.png' });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
     // The focus did not fall to the page's body while the screen loads: it waits on <main>.
     expect(
       await page.evaluate(
