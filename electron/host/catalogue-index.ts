@@ -85,6 +85,7 @@ export class CatalogueIndex {
   private current(): Promise<Built> {
     this.looking ??= this.look().finally(() => {
       this.looking = null;
+      this.catalogue.probeHost();
     });
     return this.looking;
   }

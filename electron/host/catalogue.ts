@@ -52,10 +52,20 @@ export class Catalogue {
     private readonly changed: () => void,
   ) {
     this.store = hostStore(arc);
-    // The capability page's compatibility check needs the interpreters' versions, a probe of
-    // `node --version` and `python3 --version` (seconds on a loaded machine, once per process):
-    // started with the host, so the first page opened does not wait for it.
-    void arc.hostEnvironment().catch(() => undefined);
+  }
+
+  private probing = false;
+
+  /**
+   * The capability page's compatibility check needs the interpreters' versions, a probe of
+   * `node --version` and `python3 --version` (seconds on a loaded machine, once per process):
+   * started once Discover's index is built (catalogue-index.ts), so that it neither delays
+   * Discover's first cards nor makes the first capability page opened wait for it.
+   */
+  probeHost(): void {
+    if (this.probing) return;
+    this.probing = true;
+    void this.arc.hostEnvironment().catch(() => undefined);
   }
 
   invalidate(): void {
