@@ -95,7 +95,12 @@ export function Discover() {
     const index = Number(current.dataset['index']) + (event.key === 'ArrowDown' ? 1 : -1);
     if (index < 0 || index >= count) return;
     virtualizer.scrollToIndex(index);
-    requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"] a`)?.focus());
+    // A row already drawn (the overscan) takes the focus now, so keys pressed in quick succession
+    // each move one row; one scrolled into view takes it once drawn.
+    const row = (): HTMLElement | null | undefined => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"] a`);
+    const drawn = row();
+    if (drawn) drawn.focus();
+    else requestAnimationFrame(() => row()?.focus());
   };
 
   const loadingIndex = phase === 'loading' || (phase === 'ready' && !state.searchReady);
