@@ -260,6 +260,32 @@ export function nodesPerSegment(top: Pick<TopLevelPayload, 'fanout' | 'capabilit
   return group;
 }
 
+/**
+ * The stored segments holding exactly the nodes `shas` between them, in order (each of one or more
+ * consecutive nodes, each checked against its hash by readSegment); null when any is missing or damaged.
+ */
+async function storedParts(
+  indexStore: SearchIndexStore,
+  byNodes: ReadonlyMap<string, IndexSegmentEntry>,
+  shas: readonly string[],
+): Promise<Segment[] | null> {
+  const parts: Segment[] = [];
+  let at = 0;
+  while (at < shas.length) {
+    let found: { entry: IndexSegmentEntry; length: number } | null = null;
+    for (let end = shas.length; end > at && found === null; end--) {
+      const entry = byNodes.get(nodesKey(shas.slice(at, end)));
+      if (entry !== undefined) found = { entry, length: end - at };
+    }
+    if (found === null) return null;
+    const segment = await indexStore.readSegment(found.entry);
+    if (segment === null) return null;
+    parts.push(segment);
+    at += found.length;
+  }
+  return parts;
+}
+
 /** The key of a segment in the manifest: the SHA-256 of each of its nodes, in order. */
 function nodesKey(nodes: readonly string[]): string {
   return nodes.join(' ');
@@ -305,9 +331,14 @@ export async function syncIndex(
       continue;
     }
     let records: SearchRecord[] | null = null;
+    const parts = stored === null && shas.length > 1 ? await storedParts(indexStore, byNodes, shas) : null;
     if (stored !== null) {
       // Built from these nodes, but a publisher's display name changed since.
       records = Array.from(stored.idOrder(), (d) => stored.record(d));
+    } else if (parts !== null) {
+      // These nodes are stored, each in a segment of its own (an index of an earlier SDK, or of a
+      // smaller registry): they are grouped into one segment without downloading anything.
+      records = parts.flatMap((part) => Array.from(part.idOrder(), (d) => part.record(d)));
     } else if (samePlan && context !== null) {
       const oldEntry = byNodes.get(nodesKey(nodeNumbers.map((n) => nodeSha(previous.top.nodes[n] as Pin))));
       const old = oldEntry === undefined ? null : await indexStore.readSegment(oldEntry);

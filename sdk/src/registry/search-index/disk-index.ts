@@ -223,6 +223,7 @@ export class SearchIndexStore {
 function manifestShape(value: unknown): IndexManifest | null {
   if (typeof value !== 'object' || value === null) return null;
   const m = value as Partial<IndexManifest>;
+  if (m.format === 1) return manifestShape(fromFormat1(m));
   if (m.format !== MANIFEST_FORMAT || m.segmentFormat !== SEGMENT_FORMAT || !Number.isSafeInteger(m.count)) return null;
   const source = m.source as Partial<{ layout: string; catalogueSha256: unknown; generatedAt: unknown; publishers: unknown }> | undefined;
   if (source === undefined || source === null) return null;
@@ -250,6 +251,22 @@ function manifestShape(value: unknown): IndexManifest | null {
       return null;
   }
   return value as IndexManifest;
+}
+
+/**
+ * A format-1 manifest (an earlier SDK: a layout-2 segment held one node, named by `node`) read as
+ * format 2 (`nodes: [node]`): its segments are the same bytes, so an upgrade keeps the stored index
+ * and a layout-2 refresh regroups it from these segments without downloading (syncIndex).
+ */
+function fromFormat1(m: Partial<IndexManifest>): unknown {
+  if (!Array.isArray(m.segments)) return null;
+  const segments = (m.segments as unknown[]).map((s) => {
+    if (typeof s !== 'object' || s === null) return s;
+    const { node, ...rest } = s as { node?: unknown };
+    if (node === undefined) return rest;
+    return typeof node === 'string' ? { ...rest, nodes: [node] } : { ...rest, nodes: node };
+  });
+  return { ...m, format: MANIFEST_FORMAT, segments };
 }
 
 /** A new manifest of this SDK's formats. */

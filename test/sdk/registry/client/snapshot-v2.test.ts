@@ -3,12 +3,12 @@
  * start and offline search"): segments of consecutive nodes, as many as stay within SEGMENT_DOCS
  * capabilities, so a search walks a few segments instead of one per node.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchContext, nodesPerSegment, syncSnapshot, V2Store } from '../../../../sdk/src/registry/client/snapshot-v2.js';
+import { fetchContext, nodesPerSegment, syncIndex, syncSnapshot, V2Store } from '../../../../sdk/src/registry/client/snapshot-v2.js';
 import { binOf, type TopLevelPayload } from '../../../../sdk/src/registry/layout-v2.js';
 import { SearchIndexStore, SEGMENT_DOCS } from '../../../../sdk/src/registry/search-index/disk-index.js';
 import type { Envelope } from '../../../../sdk/src/format/manifest-types.js';
@@ -97,5 +97,54 @@ describe('syncSnapshot over several segments', () => {
     // The files the manifest names are those on disk, by their SHA-256.
     for (const segment of after?.segments ?? [])
       expect((await readFile(join(home, 'search-index', `${segment.file}.seg`))).length).toBe(segment.size);
+  });
+  it('an index of one node a segment (manifest format 1, an earlier SDK) is regrouped offline, with nothing downloaded', async () => {
+    const base = `${pathToFileURL(reg.path('v2')).href}/`;
+    const store = new V2Store(join(home, 'v2'));
+    const indexStore = new SearchIndexStore(join(home, 'search-index'));
+    const top1 = await planned();
+    const cold = await syncSnapshot(store, indexStore, top1, null, fetchContext(base, undefined));
+    // The manifest as the earlier SDK wrote it: format 1, each segment naming its one `node`.
+    const written = JSON.parse(await readFile(join(home, 'search-index', 'manifest.json'), 'utf8')) as {
+      segments: { nodes?: string[]; node?: string }[];
+    };
+    const format1 = {
+      ...written,
+      format: 1,
+      segments: written.segments.map(({ nodes, ...rest }) => ({ ...rest, node: nodes?.[0] })),
+    };
+    await writeFile(join(home, 'search-index', 'manifest.json'), JSON.stringify(format1));
+    expect((await indexStore.readManifest())?.segments.every((segment) => segment.nodes?.length === 1)).toBe(true);
+
+    // The registry's real size: every node in one segment. No fetch context: a download would fail.
+    const { payload } = JSON.parse((await reg.read('v2/catalog.json')).toString('utf8')) as Envelope<TopLevelPayload>;
+    expect(nodesPerSegment(payload)).toBe(payload.fanout);
+    const index = await syncIndex(store, indexStore, { ...cold.snapshot, top: payload }, cold.snapshot, null);
+    expect(index.segments.length).toBe(1);
+    expect(index.size).toBe(24);
+    expect(index.search('pdf', { limit: 100 }).length).toBe(24);
+    const after = await indexStore.readManifest();
+    expect(after?.format).toBe(2);
+    expect(after?.segments.map((segment) => segment.nodes?.length)).toEqual([payload.fanout]);
+    // The single-node segments are gone; the one segment and the dictionary remain.
+    const files = (await readdir(join(home, 'search-index'))).filter((name) => name.endsWith('.seg'));
+    expect(files).toEqual([`${after?.segments[0]?.file}.seg`]);
+  });
+
+  it('a damaged single-node segment is not regrouped: offline, the index cannot be rebuilt and says so', async () => {
+    const base = `${pathToFileURL(reg.path('v2')).href}/`;
+    const store = new V2Store(join(home, 'v2'));
+    const indexStore = new SearchIndexStore(join(home, 'search-index'));
+    const cold = await syncSnapshot(store, indexStore, await planned(), null, fetchContext(base, undefined));
+    const manifest = await indexStore.readManifest();
+    const victim = manifest?.segments.find((segment) => segment.count > 0);
+    const file = join(home, 'search-index', `${victim?.file}.seg`);
+    const bytes = await readFile(file);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
+    await writeFile(file, bytes);
+    const { payload } = JSON.parse((await reg.read('v2/catalog.json')).toString('utf8')) as Envelope<TopLevelPayload>;
+    await expect(syncIndex(store, indexStore, { ...cold.snapshot, top: payload }, cold.snapshot, null)).rejects.toMatchObject({
+      code: 'E_DOWNLOAD',
+    });
   });
 });
