@@ -5,7 +5,7 @@
  * - NODE_COMPILE_CACHE, so the Node processes the tests start share one compile cache (the
  *   TypeScript fixtures they start are bundled from the source: test/helpers/spawn-ts.ts).
  */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RUN_ROOT_ENV, SYSTEM_TMP_ENV, leftovers, linkCaches } from './temp-root.js';
@@ -26,8 +26,15 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env['NODE_COMPILE_CACHE'] ??= join(systemTmp, 'node-compile-cache');
   return async () => {
     const left = await leftovers(root);
+    // A folder left behind is usually one a process recreated after its file's folder was removed
+    // (a child still starting, with TMPDIR pointing there): what it holds names the culprit.
     const kinds = await Promise.all(
-      left.map(async (name) => `${name} (${(await stat(join(root, name)).catch(() => null))?.isDirectory() === true ? 'folder' : 'file'})`),
+      left.map(async (name) => {
+        const folder = (await stat(join(root, name)).catch(() => null))?.isDirectory() === true;
+        if (!folder) return `${name} (file)`;
+        const inside = await readdir(join(root, name), { recursive: true }).catch(() => []);
+        return `${name} (folder${inside.length === 0 ? '' : `, holding ${inside.slice(0, 12).join(', ')}${inside.length > 12 ? ', …' : ''}`})`;
+      }),
     );
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
     if (left.length > 0) {
