@@ -54,7 +54,8 @@ export class Catalogue {
     this.store = hostStore(arc);
   }
 
-  private probing = false;
+  /** The interpreter probe once started (it may write home/runtimes-probe.json); close() waits for it. */
+  private probing: Promise<unknown> | null = null;
 
   /**
    * The capability page's compatibility check needs the interpreters' versions, a probe of
@@ -63,17 +64,18 @@ export class Catalogue {
    * Discover's first cards nor makes the first capability page opened wait for it.
    */
   probeHost(): void {
-    if (this.probing) return;
-    this.probing = true;
-    void this.arc.hostEnvironment().catch(() => undefined);
+    if (this.probing !== null || this.closed) return;
+    this.probing = this.arc.hostEnvironment().catch(() => undefined);
   }
 
   invalidate(): void {
     this.unreadable.clear();
   }
 
-  close(): void {
+  /** Stops background work; resolves once the probe it started, if any, has finished writing. */
+  async close(): Promise<void> {
     this.closed = true;
+    await this.probing;
   }
 
   /** Reads package documents (cached by the registry client, pinned by the catalogue) to learn contents. */

@@ -319,7 +319,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       await operations.close();
       await sideloads.close();
       await bundles.close();
-      catalogue.close();
+      await catalogue.close();
     },
   };
 }

@@ -33,7 +33,8 @@ export default async function setup(): Promise<() => Promise<void>> {
         const folder = (await stat(join(root, name)).catch(() => null))?.isDirectory() === true;
         if (!folder) return `${name} (file)`;
         const inside = await readdir(join(root, name), { recursive: true }).catch(() => []);
-        return `${name} (folder${inside.length === 0 ? '' : `, holding ${inside.slice(0, 12).join(', ')}${inside.length > 12 ? ', …' : ''}`})`;
+        const more = inside.length > 12 ? ', …' : '';
+        return `${name} (folder${inside.length === 0 ? '' : `, holding ${inside.slice(0, 12).join(', ')}${more}`})`;
       }),
     );
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
