@@ -38,6 +38,15 @@ beforeAll(async () => {
     requested.push(file);
     held.set(file.split('-')[0] as string, route);
   });
+  // When the first card is drawn, in the page's clock (the resource timings' origin): the other
+  // screens' files must all be asked for after it.
+  await context.addInitScript({
+    content: `new MutationObserver((_, observer) => {
+      if (document.querySelector('a.card') === null) return;
+      globalThis.__firstCardAt = performance.now();
+      observer.disconnect();
+    }).observe(document, { childList: true, subtree: true });`,
+  });
   page = await context.newPage();
   await page.goto(await ui.signInUrl());
   await page.getByRole('heading', { name: 'Discover', level: 1 }).waitFor();
@@ -52,16 +61,29 @@ afterAll(async () => {
 
 describe('screens loaded when first opened, in Chromium', () => {
   it("the first page loads Discover's code only; the other screens' files come after the first cards", async () => {
-    const scripts = await page.evaluate(() =>
-      (globalThis as unknown as { performance: { getEntriesByType(t: string): Array<{ name: string }> } }).performance
-        .getEntriesByType('resource')
-        .map((e) => e.name.split('/').pop() as string)
-        .filter((name) => name.endsWith('.js')),
-    );
     await page.locator('a.card').first().waitFor();
     // Fetched in the background once the page is idle after the first cards (held here).
     await expect.poll(() => requested.length, { timeout: 15_000 }).toBe(2);
-    expect(scripts.some((name) => /^(Settings|Capability|Run|Markdown)-/.test(name))).toBe(false);
+    const timingNow = () =>
+      page.evaluate(() => {
+        const g = globalThis as unknown as {
+          __firstCardAt?: number;
+          performance: { getEntriesByType(t: string): Array<{ name: string; startTime: number }> };
+        };
+        const scripts = g.performance
+          .getEntriesByType('resource')
+          .map((e) => ({ name: e.name.split('/').pop() as string, startTime: e.startTime }))
+          .filter((e) => e.name.endsWith('.js'));
+        return { firstCardAt: g.__firstCardAt ?? null, scripts };
+      });
+    // Run's file is not held back: once it has arrived, its timing is there to compare.
+    await expect.poll(async () => (await timingNow()).scripts.some((e) => e.name.startsWith('Run-')), { timeout: 15_000 }).toBe(true);
+    const timing = await timingNow();
+    expect(timing.firstCardAt).not.toBeNull();
+    const screens = timing.scripts.filter((e) => /^(Settings|Capability|Installed|Updates|Run|Health|Markdown)-/.test(e.name));
+    expect(screens.length).toBeGreaterThan(0);
+    for (const e of screens) expect(e.startTime, e.name).toBeGreaterThanOrEqual(timing.firstCardAt as number);
+    expect(timing.scripts.filter((e) => e.startTime < (timing.firstCardAt as number)).length).toBeGreaterThan(0);
   });
 
   it('a screen whose file has not arrived says it is loading, then its heading gets the focus when it appears', async () => {

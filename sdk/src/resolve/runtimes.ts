@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import semver from 'semver';
 import { INTERPRETER_RUNTIMES, interpreterOf, type InterpreterRuntime } from '../format/runtime-table.js';
 import { findProgram, SAFE_PATH } from '../sandbox/common.js';
@@ -76,8 +77,9 @@ export async function probeRuntimes(options: ProbeOptions = {}): Promise<Detecte
     const version = found[i];
     if (version !== undefined) result[runtime] = version;
   });
-  if (options.record !== undefined && Object.keys(learned).length > 0) {
-    // Best effort: a record that cannot be written costs the child processes again next time.
+  // Best effort: a record that cannot be written costs the child processes again next time. Kept
+  // only in a home that still exists: a probe that outlived its home (removed meanwhile) makes none.
+  if (options.record !== undefined && Object.keys(learned).length > 0 && existsSync(dirname(options.record))) {
     await writeJsonAtomic(options.record, { format: RECORD_FORMAT, runtimes: { ...remembered, ...learned } } satisfies ProbeRecord).catch(
       () => undefined,
     );

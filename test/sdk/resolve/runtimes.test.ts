@@ -1,5 +1,5 @@
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,14 @@ describe('the runtimes record', () => {
 
   type Stored = { format: number; runtimes: Record<string, { facts: string; program: string; version: string }> };
   const readStored = async (record: string): Promise<Stored> => JSON.parse(await readFile(record, 'utf8')) as Stored;
+
+  it('makes no record, and no folder, for a home that no longer exists (a probe that outlived its home)', async () => {
+    const { bin, record } = await setup();
+    const gone = join(record, '..', 'removed-home', 'runtimes-probe.json');
+    const answer = await probeRuntimes({ env: { PATH: bin }, record: gone });
+    expect(answer.python).toMatch(/^3\.\d+\.\d+$/);
+    expect(existsSync(join(record, '..', 'removed-home'))).toBe(false);
+  });
 
   it('answers from the record while the program is the same, and asks again once it is replaced', async () => {
     const { bin, record, python, real } = await setup();
