@@ -69,8 +69,7 @@ export class StoreCore implements InstalledView, PolicyView {
   /** The environment capabilities are checked against (spec §11), probed once. */
   hostEnvironment(): Promise<HostEnvironment> {
     this.hostEnv ??= (async () => ({
-      platform: this.options.host.platform ?? hostPlatform(),
-      agent: this.options.host.agent,
+      ...this.hostWithoutProbe(),
       runtimes: this.options.runtimes ?? (await detectRuntimes({ record: this.home.runtimesProbeFile })),
     }))();
     return this.hostEnv;
