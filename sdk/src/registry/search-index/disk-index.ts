@@ -8,17 +8,20 @@
  *   <sha256>.seg      segments (segment.ts), named by the SHA-256 of their bytes
  *   <sha256>.dict     every word of every segment, sorted (a RankDictionary): a query's typo and
  *                     inside-a-word lookups scan it once instead of once per segment
+ *   verified.json     the files already hashed, by their stat identity (verified-files.ts): a new
+ *                     process does not hash a file again while it is unchanged
  *
  * The index is derived data. A process checks the manifest against the state it verified (the
- * catalogue's hash, the top level's node pins) and each segment against its name before using it;
- * anything missing, different or damaged is rebuilt from verified data, never used. A search only
+ * catalogue's hash, the top level's node pins) and each segment against its name (once per content,
+ * verified-files.ts) and its bounds before using it; anything missing, different or damaged is
+ * rebuilt from verified data, never used. A search only
  * lists capabilities: opening or installing one still reads its bin or package document and
  * checks it against the signed catalogue.
  *
  * Segments are written first and the manifest last (each atomically), so a crash leaves the
  * previous manifest with the segments it names; segments no manifest names are removed afterwards.
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
 import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
@@ -28,6 +31,7 @@ import { compareRanked, RankDictionary, type RankWords, type WordLookups } from 
 import type { SearchFilters, SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload } from '../types.js';
 import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment } from './segment.js';
+import { stampOf, sameStamp, VerifiedFiles } from './verified-files.js';
 
 /** The manifest's format; a different one (an older or newer SDK) means a rebuild. */
 const MANIFEST_FORMAT = 2;
@@ -133,7 +137,53 @@ function decodeDictionary(bytes: Buffer): RankDictionary | null {
 
 /** The files of a remote's stored search index. */
 export class SearchIndexStore {
-  constructor(readonly dir: string) {}
+  private readonly verified: VerifiedFiles;
+
+  constructor(readonly dir: string) {
+    this.verified = new VerifiedFiles(dir);
+  }
+
+  /**
+   * The bytes of `name` when they are `size` bytes that hash to `sha256`, else null. A file whose
+   * stat identity (the same before and after the read) is in verified.json is not hashed again.
+   */
+  private async readVerified(name: string, sha256: string, size: number): Promise<Buffer | null> {
+    let handle;
+    try {
+      handle = await open(join(this.dir, name), 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const before = stampOf(await handle.stat({ bigint: true }));
+      if (before.size !== String(size)) return null;
+      const bytes = await handle.readFile();
+      const after = stampOf(await handle.stat({ bigint: true }));
+      if (bytes.length !== size) return null;
+      if (sameStamp(before, after) && (await this.verified.has(name, after))) return bytes;
+      if (sha256Hex(bytes) !== sha256) return null;
+      if (sameStamp(before, after)) await this.verified.add(name, after);
+      return bytes;
+    } catch {
+      return null;
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /** Records a file this SDK has just written from bytes it hashed itself. */
+  private async wrote(name: string): Promise<void> {
+    try {
+      await this.verified.add(name, stampOf(await stat(join(this.dir, name), { bigint: true })));
+    } catch {
+      // Not recorded: it is hashed when next read.
+    }
+  }
+
+  /** Writes verified.json when files were checked or written since it was read. */
+  async saveVerified(): Promise<void> {
+    await this.verified.save();
+  }
 
   private get manifestPath(): string {
     return join(this.dir, 'manifest.json');
@@ -160,12 +210,8 @@ export class SearchIndexStore {
 
   /** The dictionary the manifest names, when its bytes hash to its name and read back; else null. */
   async readDictionary(entry: { file: string; size: number }): Promise<RankDictionary | null> {
-    try {
-      const bytes = await readFile(join(this.dir, `${entry.file}.dict`));
-      return bytes.length === entry.size && sha256Hex(bytes) === entry.file ? decodeDictionary(bytes) : null;
-    } catch {
-      return null;
-    }
+    const bytes = await this.readVerified(`${entry.file}.dict`, entry.file, entry.size);
+    return bytes === null ? null : decodeDictionary(bytes);
   }
 
   /** Writes the dictionary of `segments`' words under its SHA-256. */
@@ -174,6 +220,7 @@ export class SearchIndexStore {
     const bytes = encodeDictionary(words);
     const file = sha256Hex(bytes);
     await writeFileAtomic(join(this.dir, `${file}.dict`), bytes);
+    await this.wrote(`${file}.dict`);
     return { entry: { file, size: bytes.length }, dictionary: new RankDictionary(words) };
   }
 
@@ -181,18 +228,14 @@ export class SearchIndexStore {
   async writeSegment(bytes: Buffer, count: number, nodes?: string[]): Promise<IndexSegmentEntry> {
     const file = sha256Hex(bytes);
     await writeFileAtomic(this.segmentPath(file), bytes);
+    await this.wrote(`${file}.seg`);
     return { file, size: bytes.length, count, ...(nodes === undefined ? {} : { nodes }) };
   }
 
   /** A segment whose bytes hash to its name and decode within bounds, else null. */
   async readSegment(entry: IndexSegmentEntry): Promise<Segment | null> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.segmentPath(entry.file));
-    } catch {
-      return null;
-    }
-    if (bytes.length !== entry.size || sha256Hex(bytes) !== entry.file) return null;
+    const bytes = await this.readVerified(`${entry.file}.seg`, entry.file, entry.size);
+    if (bytes === null) return null;
     try {
       const segment = decodeSegment(bytes);
       return segment.size === entry.count ? segment : null;
@@ -206,6 +249,9 @@ export class SearchIndexStore {
     const keep = new Set(manifest.segments.map((s) => `${s.file}.seg`));
     keep.add('manifest.json');
     keep.add(`${manifest.dictionary.file}.dict`);
+    await this.verified.retain(keep);
+    await this.saveVerified();
+    keep.add(VerifiedFiles.fileName);
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -306,7 +352,7 @@ export async function finishIndex(
   if (changed) {
     await store.writeManifest(manifest);
     await store.prune(manifest);
-  }
+  } else await store.saveVerified();
   return new DiskSearchIndex(manifest, segments, dictionary);
 }
 
@@ -485,6 +531,7 @@ export async function openStoredIndex(
   const dictionary = await store.readDictionary(manifest.dictionary);
   // A missing or damaged dictionary is made again from the segments, which passed their checks.
   if (dictionary === null) return finishIndex(store, manifest.source, manifest.segments, segments, manifest, true);
+  await store.saveVerified();
   return new DiskSearchIndex(manifest, segments, dictionary);
 }
 

@@ -5,7 +5,7 @@
  * forged file is refused and rebuilt from verified data, never used; and a client's layout-1
  * index is built once per accepted catalogue and checked against it before each use.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -183,6 +183,65 @@ describe('a damaged stored index is refused, never used', () => {
     (manifest.segments[0] as { file: string; size: number }).size = forged.length;
     await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
     expect(await openStoredIndex(store, () => true)).toBeNull();
+  });
+
+  it('verified.json: a file edited in place with its times put back is hashed again and refused', async () => {
+    const store = await built();
+    const files = [...(await segmentFiles()), (await readdir(dir)).find((name) => name.endsWith('.dict')) as string];
+    const listed = JSON.parse(await readFile(join(dir, 'verified.json'), 'utf8')) as { format: number; files: Record<string, unknown> };
+    expect(Object.keys(listed.files).sort()).toEqual(files.sort());
+    // The same inode and size, one byte changed, access and modification times restored.
+    const [first] = await segmentFiles();
+    const path = join(dir, first as string);
+    const before = await stat(path);
+    const handle = await open(path, 'r+');
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, before.size >> 1);
+    byte[0] = (byte[0] as number) ^ 0xff;
+    await handle.write(byte, 0, 1, before.size >> 1);
+    await handle.close();
+    await utimes(path, before.atime, before.mtime);
+    expect((await stat(path)).ino).toBe(before.ino);
+    expect(await openStoredIndex(store, () => true)).toBeNull();
+    // Put back byte for byte: its hash matches again and it opens (and is listed with its new times).
+    const restore = await open(path, 'r+');
+    byte[0] = (byte[0] as number) ^ 0xff;
+    await restore.write(byte, 0, 1, before.size >> 1);
+    await restore.close();
+    expect(await openStoredIndex(new SearchIndexStore(dir), () => true)).not.toBeNull();
+  });
+
+  it('verified.json naming a forged segment as checked: its bounds are still checked on every read', async () => {
+    await built();
+    const [first] = await segmentFiles();
+    const path = join(dir, first as string);
+    const forged = await readFile(path);
+    // The last section is the name order: a document number past the end.
+    forged.writeInt32LE(1_000_000, forged.length - 4);
+    const handle = await open(path, 'r+');
+    await handle.write(forged, 0, forged.length, 0);
+    await handle.close();
+    const now = await stat(path, { bigint: true });
+    const listed = JSON.parse(await readFile(join(dir, 'verified.json'), 'utf8')) as { files: Record<string, unknown> };
+    listed.files[first as string] = {
+      size: now.size.toString(),
+      dev: now.dev.toString(),
+      ino: now.ino.toString(),
+      mtimeNs: now.mtimeNs.toString(),
+      ctimeNs: now.ctimeNs.toString(),
+    };
+    await writeFile(join(dir, 'verified.json'), JSON.stringify({ format: 1, files: listed.files }));
+    expect(await openStoredIndex(new SearchIndexStore(dir), () => true)).toBeNull();
+  });
+
+  it('a damaged verified.json only means every file is hashed again', async () => {
+    const store = await built();
+    const expected = (await openStoredIndex(store, () => true))?.search('weathr');
+    await writeFile(join(dir, 'verified.json'), '{"format": 1, "files": {"x.seg": {"size": "oops"}}');
+    const again = await openStoredIndex(new SearchIndexStore(dir), () => true);
+    expect(again?.search('weathr')).toEqual(expected);
+    const listed = JSON.parse(await readFile(join(dir, 'verified.json'), 'utf8')) as { files: Record<string, unknown> };
+    expect(Object.keys(listed.files).filter((name) => name.endsWith('.seg'))).toEqual(await segmentFiles());
   });
 
   it('a damaged dictionary is made again from the segments, with the same answers', async () => {
