@@ -138,6 +138,12 @@ function decodeDictionary(bytes: Buffer): RankDictionary | null {
 /** The files of a remote's stored search index. */
 export class SearchIndexStore {
   private readonly verified: VerifiedFiles;
+  /**
+   * The segments of the index this store last opened or built, by file (the SHA-256 of the bytes
+   * they were decoded from after their checks): a refresh in the same process that finds the same
+   * segments uses these instead of reading and decoding the files again.
+   */
+  private held = new Map<string, Segment>();
 
   constructor(readonly dir: string) {
     this.verified = new VerifiedFiles(dir);
@@ -157,9 +163,14 @@ export class SearchIndexStore {
     try {
       const before = stampOf(await handle.stat({ bigint: true }));
       if (before.size !== String(size)) return null;
-      const bytes = await handle.readFile();
+      // One buffer of the size the manifest gives, filled in place (no chunks joined afterwards).
+      const bytes = Buffer.allocUnsafe(size);
+      for (let at = 0; at < size;) {
+        const { bytesRead } = await handle.read(bytes, at, size - at, at);
+        if (bytesRead === 0) return null;
+        at += bytesRead;
+      }
       const after = stampOf(await handle.stat({ bigint: true }));
-      if (bytes.length !== size) return null;
       if (sameStamp(before, after) && (await this.verified.has(name, after))) return bytes;
       if (sha256Hex(bytes) !== sha256) return null;
       if (sameStamp(before, after)) await this.verified.add(name, after);
@@ -234,14 +245,23 @@ export class SearchIndexStore {
 
   /** A segment whose bytes hash to its name and decode within bounds, else null. */
   async readSegment(entry: IndexSegmentEntry): Promise<Segment | null> {
+    const held = this.held.get(entry.file);
+    if (held !== undefined && held.size === entry.count) return held;
     const bytes = await this.readVerified(`${entry.file}.seg`, entry.file, entry.size);
     if (bytes === null) return null;
     try {
       const segment = decodeSegment(bytes);
-      return segment.size === entry.count ? segment : null;
+      if (segment.size !== entry.count) return null;
+      this.held.set(entry.file, segment);
+      return segment;
     } catch {
       return null;
     }
+  }
+
+  /** Keeps in memory the segments of the index just opened or built, and only those. */
+  hold(entries: readonly IndexSegmentEntry[], segments: readonly Segment[]): void {
+    this.held = new Map(entries.map((entry, i) => [entry.file, segments[i] as Segment]));
   }
 
   /** Removes segment files the manifest does not name (and stray temp files). */
@@ -262,6 +282,7 @@ export class SearchIndexStore {
   }
 
   async remove(): Promise<void> {
+    this.held = new Map();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
@@ -353,6 +374,7 @@ export async function finishIndex(
     await store.writeManifest(manifest);
     await store.prune(manifest);
   } else await store.saveVerified();
+  store.hold(entries, segments);
   return new DiskSearchIndex(manifest, segments, dictionary);
 }
 
@@ -532,6 +554,7 @@ export async function openStoredIndex(
   // A missing or damaged dictionary is made again from the segments, which passed their checks.
   if (dictionary === null) return finishIndex(store, manifest.source, manifest.segments, segments, manifest, true);
   await store.saveVerified();
+  store.hold(manifest.segments, segments);
   return new DiskSearchIndex(manifest, segments, dictionary);
 }
 

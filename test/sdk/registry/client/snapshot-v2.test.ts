@@ -143,7 +143,25 @@ describe('syncSnapshot over several segments', () => {
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
     await writeFile(file, bytes);
     const { payload } = JSON.parse((await reg.read('v2/catalog.json')).toString('utf8')) as Envelope<TopLevelPayload>;
-    await expect(syncIndex(store, indexStore, { ...cold.snapshot, top: payload }, cold.snapshot, null)).rejects.toMatchObject({
+    // A new process (a store of its own): this one still holds the segments it checked, by their hash.
+    const later = new SearchIndexStore(join(home, 'search-index'));
+    await expect(syncIndex(store, later, { ...cold.snapshot, top: payload }, cold.snapshot, null)).rejects.toMatchObject({
+      code: 'E_DOWNLOAD',
+    });
+  });
+
+  it('a sync in the same process reuses the segments it checked (by hash) instead of reading the files again', async () => {
+    const base = `${pathToFileURL(reg.path('v2')).href}/`;
+    const store = new V2Store(join(home, 'v2'));
+    const indexStore = new SearchIndexStore(join(home, 'search-index'));
+    const cold = await syncSnapshot(store, indexStore, await planned(), null, fetchContext(base, undefined));
+    const before = cold.index.search('pdf');
+    expect(before.length).toBeGreaterThan(0);
+    for (const name of await readdir(join(home, 'search-index'))) if (name.endsWith('.seg')) await rm(join(home, 'search-index', name));
+    const again = await syncIndex(store, indexStore, cold.snapshot, cold.snapshot, null);
+    expect(again.search('pdf')).toEqual(before);
+    // A new process has only the files: gone, and offline nothing can be rebuilt.
+    await expect(syncIndex(store, new SearchIndexStore(join(home, 'search-index')), cold.snapshot, null, null)).rejects.toMatchObject({
       code: 'E_DOWNLOAD',
     });
   });

@@ -150,18 +150,20 @@ describe('a damaged stored index is refused, never used', () => {
   const segmentFiles = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith('.seg')).sort();
 
   it('a truncated or edited segment fails its check; the index does not open', async () => {
-    const store = await built();
+    await built();
+    // Each open is a new process's (a store of its own; a store holds the segments it checked).
+    const fresh = (): SearchIndexStore => new SearchIndexStore(dir);
     const [first] = await segmentFiles();
     const path = join(dir, first as string);
     const bytes = await readFile(path);
     await writeFile(path, bytes.subarray(0, bytes.length - 100));
-    expect(await openStoredIndex(store, () => true)).toBeNull();
+    expect(await openStoredIndex(fresh(), () => true)).toBeNull();
     const edited = Buffer.from(bytes);
     edited[edited.length >> 1] = (edited[edited.length >> 1] as number) ^ 0xff;
     await writeFile(path, edited);
-    expect(await openStoredIndex(store, () => true)).toBeNull();
+    expect(await openStoredIndex(fresh(), () => true)).toBeNull();
     await writeFile(path, bytes);
-    expect(await openStoredIndex(store, () => true)).not.toBeNull();
+    expect(await openStoredIndex(fresh(), () => true)).not.toBeNull();
   });
 
   it('a forged segment that hashes to its name in a forged manifest is still refused by its bounds', async () => {
@@ -186,7 +188,7 @@ describe('a damaged stored index is refused, never used', () => {
   });
 
   it('verified.json: a file edited in place with its times put back is hashed again and refused', async () => {
-    const store = await built();
+    await built();
     const files = [...(await segmentFiles()), (await readdir(dir)).find((name) => name.endsWith('.dict')) as string];
     const listed = JSON.parse(await readFile(join(dir, 'verified.json'), 'utf8')) as { format: number; files: Record<string, unknown> };
     expect(Object.keys(listed.files).sort()).toEqual(files.sort());
@@ -202,7 +204,7 @@ describe('a damaged stored index is refused, never used', () => {
     await handle.close();
     await utimes(path, before.atime, before.mtime);
     expect((await stat(path)).ino).toBe(before.ino);
-    expect(await openStoredIndex(store, () => true)).toBeNull();
+    expect(await openStoredIndex(new SearchIndexStore(dir), () => true)).toBeNull();
     // Put back byte for byte: its hash matches again and it opens (and is listed with its new times).
     const restore = await open(path, 'r+');
     byte[0] = (byte[0] as number) ^ 0xff;
