@@ -1,8 +1,9 @@
-import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import { canonicalJson } from '../format/canonical-json.js';
-import { writeJsonAtomic } from '../util/fs-atomic.js';
+import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { sha256Hex } from '../util/hash.js';
 import { withLock } from '../util/lock.js';
 
@@ -78,14 +79,26 @@ export class AuditLog {
         // in file-name order.
         const month = `${now.toISOString().slice(0, 7)}.jsonl`;
         const file = head.file !== '' && head.file > month ? head.file : month;
+        // The new head is written as writeJsonAtomic writes (a temp file beside it, fsynced, renamed
+        // over it, the folder fsynced), but its temp file is made durable together with the line:
+        // one wait for the disk instead of two. It is renamed into place only once both are, so the
+        // head never records a line that a crash could lose.
+        const next: AuditHead = { seq: line.seq, hash: sha256Hex(text), file };
+        const temp = tempPathFor(this.headFile);
         const handle = await open(join(this.dir, file), 'a');
         try {
           await handle.appendFile(`${text}\n`);
-          await handle.sync();
+          // Both settle before anything else happens (a failed one leaves no write behind the rm below).
+          const settled = await Promise.allSettled([handle.sync(), writeDurable(temp, `${JSON.stringify(next, null, 2)}\n`)]);
+          for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+          await rename(temp, this.headFile);
+        } catch (error) {
+          await rm(temp, { force: true }).catch(() => undefined);
+          throw error;
         } finally {
           await handle.close();
         }
-        await writeJsonAtomic(this.headFile, { seq: line.seq, hash: sha256Hex(text), file } satisfies AuditHead);
+        await fsyncDir(this.dir);
         return line;
       },
       { what: 'The audit log' },
@@ -169,6 +182,17 @@ export class AuditLog {
       );
     }
     return { lines: lines.length, head: expectedPrev };
+  }
+}
+
+/** Writes `data` to the new file `path` (O_EXCL, mode 0644) and fsyncs it. */
+async function writeDurable(path: string, data: string): Promise<void> {
+  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

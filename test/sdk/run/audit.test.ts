@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +26,9 @@ async function logWith(count: number, months: string[] = ['2026-11-30T10:00:00Z'
   for (let i = 0; i < count; i++) await log.append(event(`t${i}`), new Date(months[i % months.length] ?? months[0]!));
   return { dir, log };
 }
+
+/** The SHA-256 (hex) of a stored line's bytes, as the next line's prev and the head record it. */
+const auditDigestOfLine = (line: string): string => createHash('sha256').update(line).digest('hex');
 
 async function editLines(dir: string, file: string, edit: (lines: string[]) => string[]): Promise<void> {
   const lines = (await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l !== '');
@@ -92,6 +96,19 @@ describe('audit log', () => {
     const log = new AuditLog(dir);
     await Promise.all(Array.from({ length: 12 }, (_, i) => log.append(event(`p${i}`))));
     await expect(log.verify()).resolves.toMatchObject({ lines: 12 });
+  });
+
+  it('writes the head after the line it records, with no temporary file left, and a failed head write leaves none either', async () => {
+    const { dir, log } = await logWith(3);
+    const head = JSON.parse(await readFile(join(dir, 'head.json'), 'utf8')) as { seq: number; hash: string; file: string };
+    const last = (await readFile(join(dir, '2026-11.jsonl'), 'utf8')).trim().split('\n').at(-1) ?? '';
+    expect(head).toEqual({ seq: 3, hash: auditDigestOfLine(last), file: '2026-11.jsonl' });
+    expect((await readdir(dir)).sort()).toEqual(['2026-11.jsonl', 'head.json']);
+    // head.json made a folder: the rename over it fails, the line is written, and no temp file stays.
+    await rm(join(dir, 'head.json'));
+    await mkdir(join(dir, 'head.json', 'x'), { recursive: true });
+    await expect(log.append(event('t3'), new Date('2026-11-30T10:00:00Z'))).rejects.toThrow();
+    expect((await readdir(dir)).sort()).toEqual(['2026-11.jsonl', 'head.json']);
   });
 
   it('digests tool data with fractions and any key order the same way', () => {
