@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import semver from 'semver';
 import { isAdcapError, type CatalogueCapability, type CataloguePayload } from '@arcotheon/sdk';
+import type { RegistryClient } from '@arcotheon/sdk';
 import type { HostStore } from '@arcotheon/sdk/internal';
 import { CATALOGUE_FLAGS, type CatalogueIndexPage, type CatalogueIndexRow, type CatalogueKnownData } from '../common/types.js';
 import type { Catalogue } from './catalogue.js';
@@ -21,7 +22,13 @@ const SMALL_CATALOGUE = 1000;
 
 interface Part {
   remote: string;
-  payload: CataloguePayload;
+  /**
+   * What names the content: over layout 1 the SHA-256 of the catalogue file a full verification
+   * accepted (the same whether it was loaded or listed from its stored index), else the payload.
+   */
+  content: string;
+  /** A publisher's display name and whether it has an active key (the cards' "verified" mark). */
+  publisher: (id: string) => { name: string; verified: boolean };
   /** The capabilities as search sees them, listed only when the index is built again. */
   capabilities: () => Array<[string, CatalogueCapability]>;
 }
@@ -44,11 +51,22 @@ export class CatalogueIndex {
   private nextSerial = 1;
   private built: Built | null = null;
   private looking: Promise<Built> | null = null;
+  /**
+   * The index listed from the stored search indexes, and the clients it was listed from: used until
+   * every catalogue has been loaded once (`loading`), which the page's first pages do not wait for.
+   */
+  private listed: { clients: readonly RegistryClient[]; built: Built } | null = null;
+  /** The catalogues' first load (started once the page asks what is known); then every look uses them. */
+  private loading: Promise<void> | null = null;
+  private loaded = false;
+  private closed = false;
 
   constructor(
     private readonly store: HostStore,
     private readonly installed: Installed,
     private readonly catalogue: Catalogue,
+    /** Tells the page the index changed (catalogue-changed). */
+    private readonly changed: () => void = () => undefined,
   ) {}
 
   /** Every remote's verified catalogue, in configuration order (a remote that fails is left out, as in search). */
@@ -57,9 +75,21 @@ export class CatalogueIndex {
     for (const client of await this.store.clients()) {
       try {
         const catalogue = await client.catalogue();
+        const { payload } = catalogue;
         // The capabilities as search sees them: the catalogue's own over layout 1, the search
         // records over layout 2 (whose top level lists none).
-        out.push({ remote: client.remote.name, payload: catalogue.payload, capabilities: () => client.searchIndex(catalogue).entries() });
+        out.push({
+          remote: client.remote.name,
+          content:
+            catalogue.layout === 'v1' && catalogue.catalogueSha256 !== undefined
+              ? `sha256-${catalogue.catalogueSha256}`
+              : `${payload.sequence}-${this.serialOf(payload)}`,
+          publisher: (id) => {
+            const record = Object.hasOwn(payload.publishers, id) ? payload.publishers[id] : undefined;
+            return { name: record?.name ?? id, verified: (record?.keys ?? []).some((k) => k.status === 'active') };
+          },
+          capabilities: () => client.searchIndex(catalogue).entries(),
+        });
       } catch (error) {
         if (!isAdcapError(error)) throw error;
       }
@@ -67,69 +97,129 @@ export class CatalogueIndex {
     return out;
   }
 
+  /**
+   * Every remote's capabilities listed from its stored search index without loading its catalogue
+   * (RegistryClient.storedListing: only what a full verification of today's catalogue file built),
+   * or null when any remote's cannot be: then the catalogues are loaded and checked first.
+   */
+  private async listings(clients: readonly RegistryClient[]): Promise<Part[] | null> {
+    const out: Part[] = [];
+    for (const client of clients) {
+      const listing = await client.storedListing().catch(() => null);
+      if (listing === null) return null;
+      out.push({
+        remote: client.remote.name,
+        content: `sha256-${listing.catalogueSha256}`,
+        publisher: (id) => listing.publishers.get(id) ?? { name: id, verified: false },
+        capabilities: () => listing.entries(),
+      });
+    }
+    return out;
+  }
+
+  private serialOf(payload: CataloguePayload): number {
+    let serial = this.serials.get(payload);
+    if (serial === undefined) {
+      serial = this.nextSerial++;
+      this.serials.set(payload, serial);
+    }
+    return serial;
+  }
+
   private revisionOf(parts: Part[]): string {
-    return [
-      this.nonce,
-      ...parts.map(({ remote, payload }) => {
-        let serial = this.serials.get(payload);
-        if (serial === undefined) {
-          serial = this.nextSerial++;
-          this.serials.set(payload, serial);
-        }
-        return `${remote}:${payload.sequence}:${serial}`;
-      }),
-    ].join(' ');
+    return [this.nonce, ...parts.map(({ remote, content }) => `${remote}:${content}`)].join(' ');
   }
 
   /** One look at the catalogues at a time: callers during it (the page's first pages, a warm-up) share it. */
   private current(): Promise<Built> {
     this.looking ??= this.look().finally(() => {
       this.looking = null;
-      this.catalogue.probeHost();
+      if (this.loaded) this.catalogue.probeHost();
     });
     return this.looking;
   }
 
   private async look(): Promise<Built> {
-    const parts = await this.payloads();
+    if (!this.loaded) {
+      // docs/ui.md "Fast": Discover's first cards from the stored search indexes, while the
+      // catalogues' load and check (a second of CPU at 20,000) waits until the page has its index.
+      const clients = await this.store.clients();
+      const same =
+        this.listed !== null && this.listed.clients.length === clients.length && clients.every((c, i) => this.listed?.clients[i] === c);
+      if (same && this.listed !== null) return this.listed.built;
+      const parts = await this.listings(clients);
+      if (parts !== null) {
+        const built = this.build(parts);
+        this.listed = { clients, built };
+        return built;
+      }
+    }
+    const built = this.build(await this.payloads());
+    this.loaded = true;
+    this.listed = null;
+    return built;
+  }
+
+  /**
+   * Loads and checks every catalogue once, in the background (the capability page, the cards'
+   * risks and installs need them); the page hears catalogue-changed when what it was sent differs.
+   */
+  private loadCatalogues(): void {
+    if (this.loaded || this.loading !== null || this.closed) return;
+    const sent = this.built?.revision;
+    this.loading = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(async () => {
+        if (this.closed) return;
+        const built = this.build(await this.payloads());
+        this.loaded = true;
+        this.listed = null;
+        this.catalogue.probeHost();
+        if (built.revision !== sent && !this.closed) this.changed();
+      })
+      .catch(() => undefined);
+  }
+
+  /** Stops background work; resolves once the catalogues' load, if started, is done. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.loading;
+  }
+
+  private build(parts: Part[]): Built {
     const revision = this.revisionOf(parts);
     if (this.built?.revision === revision) return this.built;
     const publishers: Built['publishers'] = [];
-    const publisherIndex = new Map<string, number>();
-    const rows: CatalogueIndexRow[] = [];
+    const listed: CatalogueIndexRow[] = [];
+    /** Each row's sort key: deprecated ones last ("1"), then by lowercase name. */
+    const keys: string[] = [];
     const seen = new Set<string>();
-    parts.forEach(({ payload, capabilities }, remote) => {
+    parts.forEach(({ publisher: publisherOf, capabilities }, remote) => {
+      const publisherIndex = new Map<string, number>();
       for (const [id, c] of capabilities()) {
         // The first remote listing an id wins (as in install and search).
         if (seen.has(id)) continue;
         seen.add(id);
-        const key = `${remote}\n${c.publisher}`;
-        let publisher = publisherIndex.get(key);
+        let publisher = publisherIndex.get(c.publisher);
         if (publisher === undefined) {
-          const record = Object.hasOwn(payload.publishers, c.publisher) ? payload.publishers[c.publisher] : undefined;
           publisher = publishers.length;
-          publisherIndex.set(key, publisher);
-          publishers.push({
-            id: c.publisher,
-            name: record?.name ?? c.publisher,
-            verified: (record?.keys ?? []).some((k) => k.status === 'active'),
-          });
+          publisherIndex.set(c.publisher, publisher);
+          publishers.push({ id: c.publisher, ...publisherOf(c.publisher) });
         }
         const flags =
           (c.tier === 'pro' ? CATALOGUE_FLAGS.pro : 0) |
           (c.access === 'entitled' ? CATALOGUE_FLAGS.entitled : 0) |
           (c.deprecated ? CATALOGUE_FLAGS.deprecated : 0);
-        rows.push([id, c.name, c.summary, c.keywords, c.latest ?? null, c.latestPrerelease ?? null, flags, publisher, remote]);
+        listed.push([id, c.name, c.summary, c.keywords, c.latest ?? null, c.latestPrerelease ?? null, flags, publisher, remote]);
+        keys.push(`${c.deprecated ? '1' : '0'}${c.name.toLowerCase()}`);
       }
     });
     // Browsing order, which the page shows as the rows arrive: deprecated last, then by name, then id.
-    const names = new Map(rows.map((row) => [row, row[1].toLowerCase()]));
-    rows.sort(
+    const order = Array.from(listed.keys());
+    order.sort(
       (a, b) =>
-        (a[6] & CATALOGUE_FLAGS.deprecated) - (b[6] & CATALOGUE_FLAGS.deprecated) ||
-        compareCodeUnits(names.get(a) as string, names.get(b) as string) ||
-        compareCodeUnits(a[0], b[0]),
+        compareCodeUnits(keys[a] as string, keys[b] as string) || compareCodeUnits(listed[a]?.[0] as string, listed[b]?.[0] as string),
     );
+    const rows = order.map((i) => listed[i] as CatalogueIndexRow);
     this.built = { revision, rows, publishers, remotes: parts.map((p) => p.remote) };
     return this.built;
   }
@@ -139,19 +229,23 @@ export class CatalogueIndex {
     const built = await this.current();
     const offset = built.revision === request.revision ? (request.offset ?? 0) : 0;
     const first = offset === 0;
+    const limit = request.limit ?? DEFAULT_PAGE_ROWS;
     return {
       revision: built.revision,
       total: built.rows.length,
       offset,
       publishers: first ? built.publishers : [],
       remotes: first ? built.remotes : [],
-      rows: built.rows.slice(offset, offset + (request.limit ?? DEFAULT_PAGE_ROWS)),
+      rows: built.rows.slice(offset, offset + limit),
     };
   }
 
   /** Installed versions and what the package documents read so far say; `read` reads more of them. */
   async known(request: { read?: boolean }): Promise<CatalogueKnownData> {
     const built = await this.current();
+    // The page has its whole index and its first cards (it asks once it has them): now the
+    // catalogues are loaded and checked, off the first cards' path.
+    this.loadCatalogues();
     const newest = new Map(built.rows.map((row) => [row[0], row[4] ?? row[5]]));
     const installed = (await this.installed.list()).map((c) => {
       const latest = newest.get(c.id) ?? null;

@@ -86,7 +86,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   const targets = new InstallTargets(sideloads, bundles);
   const installed = new Installed(arc);
   const catalogue = new Catalogue(arc, installed, () => emit({ type: 'catalogue-changed' }));
-  const catalogueIndex = new CatalogueIndex(store, installed, catalogue);
+  const catalogueIndex = new CatalogueIndex(store, installed, catalogue, () => emit({ type: 'catalogue-changed' }));
   const cardRisks = new CardRisks(arc, store, installed);
   const settings = new Settings(arc);
 
@@ -319,6 +319,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
       await operations.close();
       await sideloads.close();
       await bundles.close();
+      await catalogueIndex.close();
       await catalogue.close();
     },
   };

@@ -18,6 +18,8 @@ import { useSettings } from './stores/settings.js';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
+/** How long the first render waits for Discover's first cards before it shows the screen loading them. */
+const FIRST_RENDER_WAIT_MS = 300;
 
 class SignedOutError extends Error {}
 
@@ -61,14 +63,22 @@ try {
   // Discover's first cards wait only for the index's first page: it is asked for before the first
   // render, and the rest of what the window shows (the rail's update count, banners) once it is in,
   // so that the host answers it first.
+  let firstPage = Promise.resolve();
   if (useRouter.getState().route.screen === 'discover') {
     useCatalogue.getState().open();
-    const stop = useCatalogue.subscribe((s) => {
-      if (s.phase === 'loading' && s.rowCount === 0) return;
-      stop();
-      loadAll();
+    firstPage = new Promise((resolve) => {
+      const stop = useCatalogue.subscribe((s) => {
+        if (s.phase === 'loading' && s.rowCount === 0) return;
+        stop();
+        resolve();
+        loadAll();
+      });
     });
   } else loadAll();
+  // The first render has the first cards in it when they come soon: the window is laid out once,
+  // not once empty (the search field's focus forces that layout) and again with the cards. A slow
+  // index shows the screen with its loading status after FIRST_RENDER_WAIT_MS.
+  await Promise.race([firstPage, new Promise((resolve) => setTimeout(resolve, FIRST_RENDER_WAIT_MS))]);
   root.render(
     <StrictMode>
       <ConnectionBanner connection={connection} />

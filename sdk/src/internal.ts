@@ -52,6 +52,7 @@ export { startNetProxy, type NetProxy, type NetProxyOptions } from './sandbox/ne
 export { foldPackageDocument, latestVersions } from './registry/documents.js';
 export { buildCataloguePayload, publisherTrustedKeys } from './registry/catalogue.js';
 export { SearchIndex, searchCatalogue } from './registry/search.js';
+export type { StoredListing } from './registry/client/registry-client.js';
 export { readHomeConfig, updateHomeConfig } from './registry/remotes.js';
 export { EMBEDDED_REGISTRY_ENV, EMBEDDED_REMOTE_FILE, loadEmbeddedRemote, readEmbeddedRemote } from './registry/embedded.js';
 export { formatBytes } from './store/plan.js';

@@ -72,6 +72,12 @@ export interface CatalogueVerificationRecord {
   signedBy: string[];
   /** SHA-256 of the canonical JSON of the signed payload. */
   payloadSha256: string;
+  /**
+   * Ids of the payload's publishers with at least one active key, sorted: what the cards' "verified
+   * publisher" mark says, kept so a listing from the stored search index needs no load of the
+   * catalogue (RegistryClient.storedListing). Absent in a record an earlier SDK wrote.
+   */
+  activePublishers?: string[];
 }
 
 /** A catalogue `verifyCatalogue()` accepted: its payload and the root keys that signed it. */
@@ -165,6 +171,10 @@ export function catalogueVerificationRecord(verified: VerifiedCatalogue, rootKey
     rootKeys: rootKeysDigest(rootKeys),
     signedBy: [...verified.signedBy],
     payloadSha256: verified.payloadSha256,
+    activePublishers: Object.entries(verified.payload.publishers)
+      .filter(([, publisher]) => publisher.keys.some((key) => key.status === 'active'))
+      .map(([id]) => id)
+      .sort(),
   };
 }
 

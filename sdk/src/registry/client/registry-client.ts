@@ -182,6 +182,19 @@ export interface DownloadedArchive {
   signedBy: string[];
 }
 
+/**
+ * A remote's capabilities listed from its stored search index (RegistryClient.storedListing).
+ * @internal
+ */
+export interface StoredListing {
+  /** The SHA-256 of the catalogue file the listing was built from (a full verification accepted it). */
+  catalogueSha256: string;
+  /** Every publisher the capabilities name: its display name and whether it has an active key. */
+  publishers: ReadonlyMap<string, { name: string; verified: boolean }>;
+  /** Every capability as search sees it, by id (no document pin). */
+  entries(): Array<[string, CatalogueCapability]>;
+}
+
 /** A client of one remote registry (spec §13): verified catalogue, package documents and archive downloads. */
 export class RegistryClient {
   /** The remote this client reads. */
@@ -195,6 +208,8 @@ export class RegistryClient {
   private readonly refreshAfterMs: number;
   private readonly now: () => Date;
   private loaded: LoadedCatalogue | null = null;
+  /** The stored catalogue's load and check while one runs. */
+  private loadingStored: Promise<{ stored: LoadedCatalogue | null; belowMinimum: boolean }> | null = null;
   /** The local catalogue file as last hashed: its stat fingerprint and SHA-256. */
   private localSeen: { fingerprint: string; sha256: string } | null = null;
   private index: { payload: CataloguePayload; index: SearchIndex } | null = null;
@@ -516,7 +531,11 @@ export class RegistryClient {
   async catalogue(options: { refresh?: 'auto' | 'always' | 'never'; rereadLocal?: boolean } = {}): Promise<LoadedCatalogue> {
     const mode = options.refresh ?? 'auto';
     if (mode === 'always') return this.update();
-    const found = this.loaded === null ? await this.loadStoredAboveMinimum() : { stored: this.loaded, belowMinimum: false };
+    // Callers at the same moment (the app's index warm-up and a card's risk) share one load and check.
+    const found =
+      this.loaded === null
+        ? await (this.loadingStored ??= this.loadStoredAboveMinimum().finally(() => (this.loadingStored = null)))
+        : { stored: this.loaded, belowMinimum: false };
     const stored = found.stored;
     if ((stored === null || found.belowMinimum) && mode === 'never' && this.localCatalogueFile() !== null) {
       // None stored, or out of date: reading a registry folder on this computer needs no network.
@@ -608,6 +627,36 @@ export class RegistryClient {
     const source = index.manifest.source;
     if (source.layout === 'v1') checkCatalogueFreshness({ generatedAt: source.generatedAt }, this.policy());
     return index;
+  }
+
+  /**
+   * Every capability of the stored layout-1 catalogue as search sees it, with each publisher's
+   * display name and whether it has an active key, read from the stored search index without
+   * loading the catalogue (docs/ui.md "Fast": Discover's first cards). Only when everything
+   * storedV1Index checks holds (the catalogue is not due for a refresh nor below the shipped
+   * minimum, its file still hashes to the bytes a full verification accepted under today's root
+   * keys, the index was built from those bytes and its segments hash to their names) and the same
+   * verification's record lists the publishers with an active key. Anything else is null: the
+   * caller loads the catalogue (`catalogue()`), which checks it in full.
+   * @internal For the Arcotheon app's Discover screen (electron/host); hosts use search().
+   */
+  async storedListing(): Promise<StoredListing | null> {
+    const index = await this.storedV1Index();
+    const source = index?.manifest.source;
+    if (index === null || source?.layout !== 'v1') return null;
+    const record = await this.store.readVerification();
+    if (
+      record === null ||
+      record.catalogueSha256 !== source.catalogueSha256 ||
+      record.rootKeys !== rootKeysDigest(this.remote.rootKeys) ||
+      record.activePublishers === undefined
+    )
+      return null;
+    const active = new Set(record.activePublishers);
+    const publishers = new Map<string, { name: string; verified: boolean }>();
+    for (const segment of index.segments)
+      for (const p of segment.publishers()) publishers.set(p.id, { name: p.name, verified: active.has(p.id) });
+    return { catalogueSha256: source.catalogueSha256, publishers, entries: () => index.entries() };
   }
 
   /** Whether a v2 snapshot's index lists `id` (it can only be in the segment of its bin's node). */
@@ -878,7 +927,8 @@ export class RegistryClient {
     if (
       record === null ||
       record.catalogueSha256 !== verified.catalogueSha256 ||
-      record.rootKeys !== rootKeysDigest(this.remote.rootKeys)
+      record.rootKeys !== rootKeysDigest(this.remote.rootKeys) ||
+      record.activePublishers === undefined
     ) {
       await this.saveVerification(verified);
     }

@@ -103,11 +103,14 @@ export class RemoteStore {
         value.signedBy.length > 0 &&
         value.signedBy.every(hex)
       ) {
+        const active = value.activePublishers;
         return {
           catalogueSha256: value.catalogueSha256,
           rootKeys: value.rootKeys,
           signedBy: value.signedBy,
           payloadSha256: value.payloadSha256,
+          // A list of anything but strings is no list: the listing that needs it takes the full path.
+          ...(Array.isArray(active) && active.every((id) => typeof id === 'string') ? { activePublishers: active } : {}),
         };
       }
     } catch {

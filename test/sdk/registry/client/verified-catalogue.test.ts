@@ -41,6 +41,8 @@ describe('the verified catalogue record', () => {
       rootKeys: rootKeysDigest([reg.rootKey.publicKey]),
       signedBy: [reg.rootKey.keyId],
       payloadSha256: updated.payloadSha256,
+      // The publishers with an active key (RegistryClient.storedListing's "verified" marks).
+      activePublishers: ['acme'],
     });
     const loaded = await reg.client(home).catalogue({ refresh: 'never' });
     expect(loaded.payload).toEqual(updated.payload);
