@@ -24,7 +24,6 @@ import { stdioFor, type WrappedCommand } from '../sandbox/sandbox.js';
 import { assertEnabled } from '../store/enablement.js';
 import { assertToolAllowed } from '../store/policy-enforce.js';
 import { callHost, explainCancel, GuardedListener } from '../util/host-call.js';
-import { BubblewrapSandbox } from '../sandbox/bubblewrap.js';
 import { chooseSandbox, cleanupWrapped, wrapChecked } from './host-sandbox.js';
 import type { PackageState } from '../store/state.js';
 import type { Progress } from '../util/progress.js';
@@ -322,11 +321,10 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
 
   // A folder of the run only where something needs one: the shards fetched during the run are
   // linked into one the sandbox sees read-only (spec §9; only a declared shard set can be asked
-  // for), and a host's sandbox gets spec.tmpDir made for it (below). The SDK's bubblewrap writes no
-  // file for a run (its data goes through descriptors; the scoped network's socket folder it makes
-  // with mkdtemp in tmpDir, here the temporary folder).
+  // for), and a sandbox gets spec.tmpDir made for it (below) unless it says it needs none
+  // (Sandbox.needsTmpDir false: the SDK's bubblewrap, which writes no file for a run).
   const usesShards = materialized.resources.some((r) => r.format === 'shardset');
-  const wantsTmpDir = !(sandbox instanceof BubblewrapSandbox);
+  const wantsTmpDir = sandbox.needsTmpDir !== false;
   const runDir = usesShards || wantsTmpDir ? await mkdtemp(path.join(os.tmpdir(), 'adcap-run-')) : null;
   const shardDir = usesShards && runDir !== null ? path.join(runDir, 'shards') : null;
   if (shardDir !== null) await mkdir(shardDir);

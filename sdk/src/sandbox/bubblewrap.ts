@@ -552,6 +552,11 @@ function probeRemembered(record: string, facts: string): boolean {
 export class BubblewrapSandbox implements Sandbox {
   /** Always `'bubblewrap'`, as tool results report it. */
   readonly name = 'bubblewrap' as const;
+  /**
+   * No run folder: a run's data reaches bwrap through unnamed files, and the one folder a run may
+   * need (a scoped network's socket) is made with mkdtemp in `spec.tmpDir` and removed by cleanup().
+   */
+  readonly needsTmpDir = false;
   /** The bwrap program used (the option, else `bwrap` on PATH, else /usr/bin/bwrap). */
   readonly bwrapPath: string;
   readonly #nodePath: string;

@@ -40,6 +40,7 @@ export interface SandboxSpec {
   /**
    * A host directory of this run where the sandbox may create its files (a private HOME or TMPDIR):
    * runTool creates it before calling wrap() and removes it after the run (sdk/README.md "Sandbox hook").
+   * For a sandbox whose `needsTmpDir` is false, the system's temporary folder instead.
    */
   tmpDir: string;
   /**
@@ -102,6 +103,14 @@ export interface Sandbox {
   readonly name: string;
   /** Whether this sandbox works on this machine; absent means it always does. */
   available?(): boolean | Promise<boolean>;
+  /**
+   * Whether wrap() needs a folder of its own for each run in `spec.tmpDir` (sdk/README.md "Sandbox
+   * hook"). Absent or true: runTool creates one before wrap() and removes it after the run. False:
+   * none is made, and `spec.tmpDir` is the system's temporary folder, shared with other programs
+   * (a sandbox that writes no file for a run, or makes its own private folder there, as the SDK's
+   * bubblewrap does for a scoped network's socket).
+   */
+  readonly needsTmpDir?: boolean;
   /** The command for one run. May return the value or a promise of it; called once per run. */
   wrap(spec: SandboxSpec): WrappedCommand | Promise<WrappedCommand>;
 }

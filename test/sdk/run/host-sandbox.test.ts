@@ -142,6 +142,25 @@ describe('spec.tmpDir (sdk/README.md "Sandbox hook")', () => {
     // The folder is the run's own: removed once the run is over.
     expect(existsSync(seen[0]?.tmpDir ?? '')).toBe(false);
   });
+
+  it('is the system temporary folder, with no run folder made, for a sandbox whose needsTmpDir is false', async () => {
+    const { tmpdir } = await import('node:os');
+    const seen: string[] = [];
+    const noFiles: Sandbox = {
+      name: 'no-files-jail',
+      needsTmpDir: false,
+      wrap(spec) {
+        // A run folder would be <tmp>/adcap-run-XXXXXX/sandbox: the temporary folder itself means none was made.
+        seen.push(spec.tmpDir);
+        return { command: spec.command, args: spec.args, env: { PATH: '/usr/bin:/bin' }, cwd: spec.cwd };
+      },
+    };
+    const arc = h.arc({ remotes: [], sandbox: { use: noFiles } });
+    await h.install({ id: 'acme/nofiles', ...envTool }, arc);
+    const result = await runTool(arc, 'acme/nofiles', 'env', {});
+    expect(result.sandbox).toBe('no-files-jail');
+    expect(seen).toEqual([tmpdir()]);
+  });
 });
 
 describe('optOut (capabilities the host ships itself)', () => {
