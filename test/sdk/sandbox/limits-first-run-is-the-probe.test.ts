@@ -4,6 +4,7 @@
 // of the same process makes its cgroups straight away. (This file runs in its own module
 // instance, so nothing has detected the mechanisms before the first limitRun.)
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -34,8 +35,9 @@ afterEach(() => {
 
 describe('the first run of a process is the cgroup probe', () => {
   it('makes only its own cgroups, which hold the limits; a second run does the same', async () => {
-    const mkdir = vi.spyOn(fsp, 'mkdir');
-    const rmdir = vi.spyOn(fsp, 'rmdir');
+    // The cgroup file system is written with synchronous calls (limits.ts createRunCgroups).
+    const mkdir = vi.spyOn(fs, 'mkdirSync');
+    const rmdir = vi.spyOn(fs, 'rmdirSync');
     const made = (): string[] => mkdir.mock.calls.map((c) => String(c[0])).filter((p) => /adcap-run-[0-9a-f]{12}$/.test(p));
     const first = await limitRun(LIMITS);
     if (first.hostPrefix[0] !== '/bin/sh') {
