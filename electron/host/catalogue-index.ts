@@ -40,6 +40,11 @@ interface Built {
   remotes: string[];
 }
 
+/** Lets the event loop serve what is waiting (the page's files, other calls) before going on. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -149,12 +154,12 @@ export class CatalogueIndex {
       if (same && this.listed !== null) return this.listed.built;
       const parts = await this.listings(clients);
       if (parts !== null) {
-        const built = this.build(parts);
+        const built = await this.build(parts);
         this.listed = { clients, built };
         return built;
       }
     }
-    const built = this.build(await this.payloads());
+    const built = await this.build(await this.payloads());
     this.loaded = true;
     this.listed = null;
     return built;
@@ -170,7 +175,7 @@ export class CatalogueIndex {
     this.loading = new Promise<void>((resolve) => setImmediate(resolve))
       .then(async () => {
         if (this.closed) return;
-        const built = this.build(await this.payloads());
+        const built = await this.build(await this.payloads());
         this.loaded = true;
         this.listed = null;
         this.catalogue.probeHost();
@@ -185,7 +190,11 @@ export class CatalogueIndex {
     await this.loading;
   }
 
-  private build(parts: Part[]): Built {
+  /**
+   * The index of `parts`, built in a few steps with the host's other work between them: the page's
+   * files are served by the same process while it builds (at start-up, the page is loading).
+   */
+  private async build(parts: Part[]): Promise<Built> {
     const revision = this.revisionOf(parts);
     if (this.built?.revision === revision) return this.built;
     const publishers: Built['publishers'] = [];
@@ -193,9 +202,11 @@ export class CatalogueIndex {
     /** Each row's sort key: deprecated ones last ("1"), then by lowercase name. */
     const keys: string[] = [];
     const seen = new Set<string>();
-    parts.forEach(({ publisher: publisherOf, capabilities }, remote) => {
+    for (const [remote, { publisher: publisherOf, capabilities }] of parts.entries()) {
       const publisherIndex = new Map<string, number>();
-      for (const [id, c] of capabilities()) {
+      const entries = capabilities();
+      await nextTurn();
+      for (const [id, c] of entries) {
         // The first remote listing an id wins (as in install and search).
         if (seen.has(id)) continue;
         seen.add(id);
@@ -212,7 +223,8 @@ export class CatalogueIndex {
         listed.push([id, c.name, c.summary, c.keywords, c.latest ?? null, c.latestPrerelease ?? null, flags, publisher, remote]);
         keys.push(`${c.deprecated ? '1' : '0'}${c.name.toLowerCase()}`);
       }
-    });
+      await nextTurn();
+    }
     // Browsing order, which the page shows as the rows arrive: deprecated last, then by name, then id.
     const order = Array.from(listed.keys());
     order.sort(

@@ -10,9 +10,9 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Arcotheon, type RegistryClient } from '@arcotheon/sdk';
+import { Arcotheon } from '@arcotheon/sdk';
 import { hostStore } from '@arcotheon/sdk/internal';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { CatalogueIndexPage } from '../../../electron/common/types.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
 import { HOST } from '../../helpers/lifecycle-registry.js';
@@ -103,7 +103,8 @@ async function verifiedHome(): Promise<{ home: string; loaded: CatalogueIndexPag
   return { home, loaded };
 }
 
-async function watchLoads(arc: Arcotheon): Promise<Array<ReturnType<typeof vi.spyOn<RegistryClient, 'catalogue'>>>> {
+/** Watches each remote client's catalogue load (the real method runs). */
+async function watchLoads(arc: Arcotheon): Promise<MockInstance[]> {
   return (await hostStore(arc).clients()).map((client) => vi.spyOn(client, 'catalogue'));
 }
 
