@@ -2,7 +2,7 @@
  * The files of a stored search index already checked against their SHA-256 names (docs/scaling.md
  * "Cold start and offline search", "A new process"), kept as search-index/verified.json:
  *
- *   { "format": 1, "files": { "<sha256>.seg": { "size", "dev", "ino", "mtimeNs", "ctimeNs" }, … } }
+ *   { "format": 1, "files": { "<sha256>.seg": { "size", "dev", "ino", "mtimeNs", "ctimeNs", "checkedNs" }, … } }
  *
  * A file is listed once this SDK has hashed its bytes (or written them itself) and found they are
  * the content its name says. A later read whose file still has the same device, inode, size, and
@@ -10,6 +10,10 @@
  * is of those same bytes, so it is not hashed again; anything else — a file edited, replaced,
  * truncated, or its times put back with utimes (which moves the change time) — is hashed in full
  * as before. A segment's bounds are checked on every read either way (segment.ts).
+ *
+ * An entry recorded less than RACY_NS after the file's modification time is not trusted (it is
+ * hashed again, and the entry renewed): on a file system whose times are coarse (HFS+ keeps whole
+ * seconds), an edit in that second could leave every stamp field as it was (git's "racily clean").
  *
  * The list is derived data like the index: missing, unreadable or of another format, it is empty
  * and every file is hashed.
@@ -21,6 +25,8 @@ import { writeJsonAtomic } from '../../util/fs-atomic.js';
 
 const FORMAT = 1;
 const FILE_NAME = 'verified.json';
+/** How long after its last modification a file's entry must have been recorded to be trusted. */
+const RACY_NS = 2_000_000_000n;
 
 /** What identifies one version of a file's content on this computer. */
 export interface FileStamp {
@@ -45,28 +51,39 @@ export function sameStamp(a: FileStamp | undefined, b: FileStamp): boolean {
   return a !== undefined && a.size === b.size && a.dev === b.dev && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
-function isStamp(value: unknown): value is FileStamp {
+/** A file's stamp and when it was found to hold its content (ns since the epoch). */
+interface Entry extends FileStamp {
+  checkedNs: string;
+}
+
+function isEntry(value: unknown): value is Entry {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return ['size', 'dev', 'ino', 'mtimeNs', 'ctimeNs'].every((key) => typeof v[key] === 'string' && /^\d{1,40}$/.test(v[key] as string));
+  return ['size', 'dev', 'ino', 'mtimeNs', 'ctimeNs', 'checkedNs'].every(
+    (key) => typeof v[key] === 'string' && /^\d{1,40}$/.test(v[key] as string),
+  );
+}
+
+function nowNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
 }
 
 /** The verified list of one index directory, read once and written back when it changed. */
 export class VerifiedFiles {
-  private files: Map<string, FileStamp> | null = null;
+  private files: Map<string, Entry> | null = null;
   private dirty = false;
 
   constructor(private readonly dir: string) {}
 
   static readonly fileName = FILE_NAME;
 
-  private async load(): Promise<Map<string, FileStamp>> {
+  private async load(): Promise<Map<string, Entry>> {
     if (this.files !== null) return this.files;
-    const files = new Map<string, FileStamp>();
+    const files = new Map<string, Entry>();
     try {
       const value = JSON.parse(await readFile(join(this.dir, FILE_NAME), 'utf8')) as { format?: unknown; files?: unknown };
       if (value.format === FORMAT && typeof value.files === 'object' && value.files !== null) {
-        for (const [name, stamp] of Object.entries(value.files as Record<string, unknown>)) if (isStamp(stamp)) files.set(name, stamp);
+        for (const [name, entry] of Object.entries(value.files as Record<string, unknown>)) if (isEntry(entry)) files.set(name, entry);
       }
     } catch {
       // None yet, or damaged: every file is hashed.
@@ -75,16 +92,18 @@ export class VerifiedFiles {
     return files;
   }
 
-  /** Whether `name`'s content with this stamp was checked before. */
+  /** Whether `name`'s content with this stamp was checked before (and not in the second it last changed). */
   async has(name: string, stamp: FileStamp): Promise<boolean> {
-    return sameStamp((await this.load()).get(name), stamp);
+    const entry = (await this.load()).get(name);
+    return entry !== undefined && sameStamp(entry, stamp) && BigInt(entry.checkedNs) - BigInt(entry.mtimeNs) >= RACY_NS;
   }
 
   /** Records that `name`, as `stamp` identifies it, holds the content its name says. */
   async add(name: string, stamp: FileStamp): Promise<void> {
     const files = await this.load();
-    if (sameStamp(files.get(name), stamp)) return;
-    files.set(name, stamp);
+    const known = files.get(name);
+    if (known !== undefined && sameStamp(known, stamp) && BigInt(known.checkedNs) - BigInt(known.mtimeNs) >= RACY_NS) return;
+    files.set(name, { ...stamp, checkedNs: nowNs().toString() });
     this.dirty = true;
   }
 

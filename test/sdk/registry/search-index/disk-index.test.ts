@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { SearchIndex } from '../../../../sdk/src/registry/search.js';
 import { openStoredIndex, SearchIndexStore, writeV1Index } from '../../../../sdk/src/registry/search-index/disk-index.js';
 import { decodeSegment, encodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
+import { stampOf } from '../../../../sdk/src/registry/search-index/verified-files.js';
 import type { SearchRecord } from '../../../../sdk/src/registry/layout-v2.js';
 import type { CatalogueCapability, CataloguePayload, CataloguePublisher } from '../../../../sdk/src/registry/types.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
@@ -225,13 +226,31 @@ describe('a damaged stored index is refused, never used', () => {
     await handle.close();
     const now = await stat(path, { bigint: true });
     const listed = JSON.parse(await readFile(join(dir, 'verified.json'), 'utf8')) as { files: Record<string, unknown> };
-    listed.files[first as string] = {
-      size: now.size.toString(),
-      dev: now.dev.toString(),
-      ino: now.ino.toString(),
-      mtimeNs: now.mtimeNs.toString(),
-      ctimeNs: now.ctimeNs.toString(),
-    };
+    // Listed as checked three seconds after its last change: trusted, so the hash is not checked.
+    listed.files[first as string] = { ...stampOf(now), checkedNs: (now.mtimeNs + 3_000_000_000n).toString() };
+    await writeFile(join(dir, 'verified.json'), JSON.stringify({ format: 1, files: listed.files }));
+    expect(await openStoredIndex(new SearchIndexStore(dir), () => true)).toBeNull();
+  });
+
+  it('verified.json: an entry recorded within two seconds after the file last changed is not trusted (coarse file times)', async () => {
+    await built();
+    // An edit inside the text (within bounds) of a Latin-1 segment: only the hash can tell.
+    let first = '';
+    let at = -1;
+    for (const name of await segmentFiles()) {
+      at = (await readFile(join(dir, name))).indexOf('Helps with');
+      first = name;
+      if (at > 0) break;
+    }
+    expect(at).toBeGreaterThan(0);
+    const path = join(dir, first);
+    const handle = await open(path, 'r+');
+    await handle.write(Buffer.from('Harms', 'latin1'), 0, 5, at);
+    await handle.close();
+    const now = await stat(path, { bigint: true });
+    const listed = JSON.parse(await readFile(join(dir, 'verified.json'), 'utf8')) as { files: Record<string, unknown> };
+    // As if a file system of whole seconds had left the stamp as it was when the entry was made.
+    listed.files[first] = { ...stampOf(now), checkedNs: (now.mtimeNs + 1_000_000_000n).toString() };
     await writeFile(join(dir, 'verified.json'), JSON.stringify({ format: 1, files: listed.files }));
     expect(await openStoredIndex(new SearchIndexStore(dir), () => true)).toBeNull();
   });
