@@ -6,17 +6,16 @@
  * Range; publisher-chosen sources pass the source policy first, entitled ones the host's
  * authoriser (spec §12). Storage itself is blob-store.ts.
  */
-import { createReadStream } from 'node:fs';
-import { mkdir, open, rm, stat, type FileHandle } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { copyFile, mkdir, open, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdcapError, isAdcapError } from '../errors.js';
 import { tempPathFor } from '../util/fs-atomic.js';
-import { createSha256 } from '../util/hash.js';
+import { createSha256, hashFile } from '../util/hash.js';
 import { tryAcquireLock } from '../util/lock.js';
 import type { Progress, ProgressListener } from '../util/progress.js';
 import { authorizeUrl, type Authorization } from './authorize.js';
-import { BlobCopy } from './blob-copy.js';
 import { errorText, LOCK_STALE_MS, partialLockOf, type BlobStore } from './blob-store.js';
 import { checkUrlAllowed, openSource, redactUrl, type FetchLike, type OpenedSource } from './fetch.js';
 import {
@@ -114,20 +113,21 @@ export class BlobDownloader {
   }
 
   /**
-   * The local half of ContentCache.withBlob: sources that are all local files (a file:// registry).
-   * `use` reads the mirror's file once and hands every byte it read and hashed to a BlobCopy in
-   * cache/tmp, which becomes the entry at `final` only after `use` accepted it (the pin included), so
-   * the entry holds exactly the bytes that were checked. Not a hard link or clone: the cache makes its
-   * entries read-only and must not share an inode with a file someone else may change or chmod. A
-   * source that fails (missing, wrong size, wrong bytes) passes on to the next, as in download.
+   * The local half of ContentCache.withBlob: sources that are all local files (a file:// registry)
+   * are cloned into cache/tmp in the kernel (a reflink where the file system can, else
+   * copy_file_range: the bytes never pass through this process), `use` reads the clone, and the
+   * clone becomes the entry at `final` only after `use` accepted it. A source that fails (missing,
+   * wrong size, wrong bytes) passes on to the next, as in download. Not a hard link: the cache makes
+   * its entries read-only and must not share an inode with a file someone else may change or chmod.
    */
-  async readLocal<T>(request: BlobRequest, final: string, use: (path: string, copyTo: BlobCopy) => Promise<T>): Promise<T> {
+  async cloneLocal<T>(request: BlobRequest, final: string, use: (path: string) => Promise<T>): Promise<T> {
     const what = request.what ?? `blob ${request.sha256}`;
     const failures: { source: string; error: string }[] = [];
     await mkdir(this.store.tmpDir, { recursive: true });
     for (const source of request.sources) {
       const label = redactUrl(source);
-      let copy: BlobCopy | undefined;
+      const temp = tempPathFor(join(this.store.tmpDir, request.sha256));
+      let cloned = false;
       try {
         request.onProgress?.({ phase: 'download', done: 0, total: request.size });
         if (request.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `Downloading ${what} was cancelled.`);
@@ -141,30 +141,34 @@ export class BlobDownloader {
         if (info === null || !info.isFile()) throw new AdcapError('E_DOWNLOAD', `${label} cannot be read; check that the file exists.`);
         // spec §9: at most the pinned size is taken from a source; a longer or shorter file is not the blob.
         if (info.size !== request.size) throw new WrongContentError(`it has ${info.size} bytes, not the pinned ${request.size}`);
-        copy = await BlobCopy.create(tempPathFor(join(this.store.tmpDir, request.sha256)));
+        await copyFile(path, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        cloned = true;
+        // Written to disk while `use` reads it (the inflating is CPU work; this is I/O), so the
+        // entry is durable before its rename without a wait of its own.
+        const synced = handleSync(temp);
+        synced.catch(() => undefined); // awaited below
         request.onProgress?.({ phase: 'download', done: request.size, total: request.size });
         let value: T;
         try {
-          value = await use(path, copy);
+          value = await use(temp);
         } catch (error) {
-          await copy.discard();
-          copy = undefined;
-          // Whose fault: a mirror that is not the pinned blob fails this source (the next is tried);
-          // an intact one means the package itself was refused, which is the caller's error. The
-          // intact blob is kept (putFile hashes what it copies).
-          const kept = await this.store.putFile(path, request).then(
-            () => true,
-            (problem: unknown) => (isAdcapError(problem, 'E_HASH') ? false : null),
-          );
-          if (kept === false) throw new WrongContentError(`it does not hold the bytes with the pinned SHA-256 ${request.sha256}`);
+          await synced.catch(() => undefined);
+          // Whose fault: a clone that is not the pinned blob fails this source (the next is tried);
+          // an intact one means the package itself was refused, which is the caller's error.
+          const actual = await hashFile(temp).catch(() => null);
+          if (actual?.sha256 !== request.sha256 || actual.size !== request.size) {
+            throw new WrongContentError(`it holds bytes with SHA-256 ${actual?.sha256 ?? 'unknown'}, not the pinned ${request.sha256}`);
+          }
+          await this.store.commit(temp, final).catch(() => undefined);
+          cloned = false;
           throw error;
         }
-        await copy.finish(request.size);
-        await this.store.commit(copy.path, final);
-        copy = undefined;
+        await synced;
+        await this.store.commit(temp, final);
+        cloned = false;
         return value;
       } catch (error) {
-        if (copy !== undefined) await copy.discard();
+        if (cloned) await rm(temp, { force: true }).catch(() => undefined);
         if (!(error instanceof WrongContentError) && !isAdcapError(error, 'E_DOWNLOAD')) throw error;
         failures.push({ source: label, error: reasonOf(error) });
       }
@@ -386,6 +390,16 @@ interface TransferContext {
 async function sizeOf(path: string): Promise<number> {
   const info = await stat(path).catch(() => null);
   return info === null ? 0 : info.size;
+}
+
+/** fsync of a file by path (the clone is durable before it is renamed into its content address). */
+async function handleSync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function reasonOf(error: unknown): string {

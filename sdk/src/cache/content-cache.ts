@@ -13,7 +13,6 @@ import {
   type DownloadProgressListener,
 } from './blob-download.js';
 import { assertSha, assertSize, BlobStore, type GcResult, type VerifyResult } from './blob-store.js';
-import type { ArchiveCopy } from '../format/archive/reader.js';
 
 export type { BlobRequest, ContentCacheOptions, DownloadProgress, DownloadProgressListener } from './blob-download.js';
 export type { EntryState, GcResult, VerifyResult } from './blob-store.js';
@@ -99,13 +98,12 @@ export class ContentCache {
    * verify and extract in one pass, readPackage's `expectArchive`). `use` gets a path to the bytes
    * and must throw E_HASH when they are not the pinned ones, before it keeps anything.
    * - Already cached: `use` reads the cached blob.
-   * - Sources that are all local files (a file:// registry): BlobDownloader.readLocal; `use` reads
-   *   the mirror and hands every byte it read to `copyTo`, and that copy becomes the cache entry
-   *   only after `use` accepted it (one read of the archive, no copy before it).
+   * - Sources that are all local files (a file:// registry): BlobDownloader.cloneLocal, whose clone
+   *   becomes the cache entry only after `use` accepted it.
    * - Anything else (https, entitled, publisher-chosen sources): fetchBlob (hashed while it
    *   downloads, resumable), then `use` on the cached blob.
    */
-  async withBlob<T>(request: BlobRequest, use: (path: string, copyTo?: ArchiveCopy) => Promise<T>): Promise<T> {
+  async withBlob<T>(request: BlobRequest, use: (path: string) => Promise<T>): Promise<T> {
     assertSha(request.sha256);
     assertSize(request.size);
     const final = this.store.pathFor(request.sha256);
@@ -125,7 +123,7 @@ export class ContentCache {
         return use(await this.fetchBlob(request));
       }
     }
-    return this.downloader.readLocal(request, final, use);
+    return this.downloader.cloneLocal(request, final, use);
   }
 
   /** Copies a local file into the cache, verifying size and SHA-256 first (E_HASH on mismatch). */

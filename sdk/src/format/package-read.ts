@@ -9,7 +9,7 @@ import { fsyncDir } from '../util/fs-atomic.js';
 import { removeTree } from '../util/fs-tree.js';
 import { createSha256 } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
-import { readArchive, type ArchiveCopy } from './archive/reader.js';
+import { readArchive } from './archive/reader.js';
 import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
 import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js';
 import { manifestDigest } from './canonical-json.js';
@@ -53,11 +53,6 @@ export interface ReadPackageOptions {
    * nothing that failed any check ever appears at the target. Only with `extractTo` or `extractInto`.
    */
   accept?: (pkg: ReadPackage, dir: string) => Promise<void> | void;
-  /**
-   * Given every compressed byte as it is read and hashed (readArchive's `copyTo`): a cache entry
-   * written in the read that checks it against `expectArchive`.
-   */
-  copyTo?: ArchiveCopy;
 }
 
 /** A package `readPackage()` read and checked: its manifest, digests, entries and signature bytes. */
@@ -109,7 +104,6 @@ export async function readPackage(source: string | Readable, options: ReadPackag
       phase: staging === undefined ? 'verify' : 'extract',
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.copyTo === undefined ? {} : { copyTo: options.copyTo }),
     });
     const { manifest, manifestSha256 } = visitor.complete();
     const pin = options.expectArchive;

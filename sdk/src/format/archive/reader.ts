@@ -16,21 +16,6 @@ export interface ReadArchiveOptions {
   /** Progress phase name (default "read"). */
   phase?: ProgressPhase;
   signal?: AbortSignal;
-  /**
-   * Given every compressed chunk as it is read and hashed, in order (a cache entry written in the
-   * read that verifies it: cache/blob-copy.ts). A chunk's memory is reused only after its write resolved.
-   */
-  copyTo?: ArchiveCopy;
-}
-
-/**
- * Where a package read copies the compressed bytes it reads and hashes (readPackage's and
- * verifyPackage's `copyTo`; ContentCache.withBlob hands one to its `use` for a file:// mirror).
- * `write` gets every chunk in order and resolves once it is written.
- */
-export interface ArchiveCopy {
-  /** Appends `chunk` (the next bytes read); resolves once written, after which the reader may reuse its memory. */
-  write(chunk: Buffer): Promise<void>;
 }
 
 export interface ArchiveSummary {
@@ -117,11 +102,8 @@ export async function readArchive(
       const chunk = await input.next();
       if (chunk === null) break;
       const body = framer.accept(chunk);
-      // Queued first, so the thread pool can inflate (and copy) while this thread hashes the same bytes.
-      const inflated = body.length > 0 ? writeTo(inflater, body) : undefined;
-      const copied = options.copyTo === undefined ? undefined : settled(options.copyTo.write(chunk));
-      if (inflated !== undefined && copied !== undefined) queued.push(settled(Promise.all([inflated, copied]).then(() => undefined)));
-      else if (inflated !== undefined || copied !== undefined) queued.push((inflated ?? copied)!);
+      // Queued first, so the thread pool can inflate while this thread hashes the same bytes.
+      if (body.length > 0) queued.push(writeTo(inflater, body));
       archiveHash.update(chunk);
       compressedBytes += chunk.length;
       progress.report(compressedBytes);
@@ -159,12 +141,6 @@ export async function readArchive(
   }
   progress.finish(compressedBytes);
   return { sha256: archiveHash.digest('hex'), size: compressedBytes, entries: parser.entries, expandedBytes: parser.expandedBytes };
-}
-
-/** `promise`, marked as handled: it is awaited in order by the feed, or superseded by the pipeline's error. */
-function settled(promise: Promise<void>): Promise<void> {
-  promise.catch(() => undefined);
-  return promise;
 }
 
 /** Resolves once the inflater has consumed `body` entirely (its memory may then be reused). */

@@ -23,7 +23,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdcapError, asAdcapError, isAdcapError } from '../../errors.js';
 import type { ArchiveLimits } from '../../format/archive/limits.js';
-import type { ArchiveCopy } from '../../format/archive/reader.js';
 import type { Progress } from '../../util/progress.js';
 import type { Manifest } from '../../format/manifest-types.js';
 import type { AuthorizeFn, Authorization } from '../../cache/authorize.js';
@@ -128,11 +127,10 @@ export interface BlobUser extends BlobFetcher {
   /** Where the blob with this SHA-256 lives in the cache. */
   pathFor(sha256: string): string;
   /**
-   * Calls `use` with a path to the blob's bytes (cached, a file:// mirror, or downloaded); `use` checks the pin in its own read and
-   * throws E_HASH when it fails. With `copyTo` (a file:// mirror), `use` hands it every byte it reads, which becomes the cache
-   * entry once `use` resolved. Resolves with what `use` returns.
+   * Calls `use` with a path to the blob's bytes (cached, cloned or downloaded); `use` checks the pin in its own read and throws E_HASH when
+   * it fails. Resolves with what `use` returns.
    */
-  withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string, copyTo?: ArchiveCopy) => Promise<T>): Promise<T>;
+  withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
 }
 
 /** Options of `RegistryClient.downloadAndExtract()`: those of a download, and where to extract. */
@@ -802,11 +800,10 @@ export class RegistryClient {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         what: `${id}@${version}`,
       },
-      (blob, copyTo) =>
+      (blob) =>
         // One staging directory: extracted straight into the caller's new directory, every check
         // (archive, signature, registry entry, the caller's) run before it is handed back.
         verifyPackage(blob, {
-          ...(copyTo === undefined ? {} : { copyTo }),
           trusted: publisherTrustedKeys(payload, publisher),
           requireSignature: true,
           extractInto: options.extractTo,
