@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import { canonicalJson } from '../format/canonical-json.js';
@@ -67,7 +67,7 @@ export class AuditLog {
 
   /** Appends one event under the audit lock; returns the line as written. */
   async append(event: AuditEvent, now: Date = new Date()): Promise<AuditLine> {
-    await mkdir(this.dir, { recursive: true });
+    // withLock makes the folder (the lock's parent) when it does not exist yet.
     return withLock(
       join(this.dir, '.lock'),
       'audit append',
