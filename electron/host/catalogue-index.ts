@@ -184,6 +184,11 @@ export class CatalogueIndex {
       .catch(() => undefined);
   }
 
+  /** A remote was added, removed or refreshed: the next look lists or loads the catalogues again. */
+  invalidate(): void {
+    this.listed = null;
+  }
+
   /** Stops background work; resolves once the catalogues' load, if started, is done. */
   async close(): Promise<void> {
     this.closed = true;

@@ -111,6 +111,7 @@ export function createHostService(arc: Arcotheon, options: HostServiceOptions = 
   });
   const remotesChanged = (): void => {
     catalogue.invalidate();
+    catalogueIndex.invalidate();
     installed.invalidate();
     emit({ type: 'remotes-changed' });
     emit({ type: 'catalogue-changed' });

@@ -173,3 +173,40 @@ describe('catalogue.index from the stored search indexes', () => {
     await host.close();
   });
 });
+
+describe('catalogue.index after a refresh', () => {
+  it('a registry refreshed before the catalogues were loaded gives the new index, not the listing from before', async () => {
+    const reg = await v1Registry(async (r) => {
+      await r.addPublisher('acme');
+      await r.publish({ id: 'acme/old', version: '1.0.0' });
+    });
+    const home = await mkdtemp(join(tmpdir(), 'arcotheon-index-refresh-'));
+    homes.push(home);
+    const make = () => new Arcotheon({ home, host: HOST, remotes: [{ name: 'solo', url: reg.v1Url, rootKeys: [reg.rootKey.publicKey] }] });
+    try {
+      const first = createHostService(make());
+      await wholeIndex(first);
+      await first.close();
+
+      const arc = make();
+      const loads = await watchLoads(arc);
+      const host = createHostService(arc);
+      const before = await wholeIndex(host);
+      for (const load of loads) expect(load).not.toHaveBeenCalled();
+      expect(before.rows.map((r) => r[0])).toEqual(['acme/old']);
+      await reg.publish({ id: 'acme/new', version: '1.0.0' });
+      await reg.build();
+      await rm(reg.path('v2'), { recursive: true, force: true });
+      const started = await host.dispatch('remotes.refresh', ['solo']);
+      expect(started.ok).toBe(true);
+      const done = await host.dispatch('operations.wait', [(started as { value: { operation: string } }).value.operation]);
+      expect(done.ok).toBe(true);
+      const after = await wholeIndex(host);
+      expect(after.rows.map((r) => r[0])).toEqual(['acme/new', 'acme/old']);
+      expect(after.revision).not.toBe(before.revision);
+      await host.close();
+    } finally {
+      await reg.cleanup();
+    }
+  });
+});
