@@ -47,7 +47,9 @@ export function detectRuntimes(options: { refresh?: boolean; record?: string } =
 /** Uncached probe (but for `record`), with the environment injectable for tests. */
 export async function probeRuntimes(options: ProbeOptions = {}): Promise<DetectedRuntimes> {
   const env = options.env ?? process.env;
-  const timeoutMs = options.timeoutMs ?? 5000;
+  // Generous: a version manager's shim (pyenv, asdf) is a script that starts its own interpreter,
+  // 2-3 s here on a busy machine, and an answer that comes too late reads as "none is installed".
+  const timeoutMs = options.timeoutMs ?? 20_000;
   const remembered = options.record === undefined ? {} : readRecord(options.record);
   const learned: ProbeRecord['runtimes'] = {};
   /** The version `program` reports: remembered under the same facts, else asked (and then remembered). */
