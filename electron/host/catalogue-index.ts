@@ -159,6 +159,11 @@ export class CatalogueIndex {
         return built;
       }
     }
+    return this.loadAll();
+  }
+
+  /** The index of every catalogue loaded and checked; from then on every look uses them. */
+  private async loadAll(): Promise<Built> {
     const built = await this.build(await this.payloads());
     this.loaded = true;
     this.listed = null;
@@ -172,12 +177,10 @@ export class CatalogueIndex {
   private loadCatalogues(): void {
     if (this.loaded || this.loading !== null || this.closed) return;
     const sent = this.built?.revision;
-    this.loading = new Promise<void>((resolve) => setImmediate(resolve))
+    this.loading = nextTurn()
       .then(async () => {
         if (this.closed) return;
-        const built = await this.build(await this.payloads());
-        this.loaded = true;
-        this.listed = null;
+        const built = await this.loadAll();
         this.catalogue.probeHost();
         if (built.revision !== sent && !this.closed) this.changed();
       })
