@@ -3,10 +3,13 @@
  * sdk/src/registry/layout-v2.ts, builder/build-v2.ts, client/snapshot-v2.ts), one per size so each
  * gets a fresh heap and its own peak memory:
  *
- *   build <count> <dir>         the synthetic registry (registry-synthetic.ts) through buildV2Snapshot,
- *                               its files written to <dir>/v2/ with a signed top level; then one
- *                               publish (a new version of one capability): which files change, and
- *                               the new top level kept as <dir>/top-after.json.
+ *   build <count> <dir>         the synthetic registry (registry-synthetic.ts) through buildV2Snapshot
+ *                               and its wire segments (buildV2SnapshotWithIndex), its files written to
+ *                               <dir>/v2/ with a signed top level; then one publish (a new version of
+ *                               one capability): which files change, and the new top level kept as
+ *                               <dir>/top-after.json. <dir>/top-packs.json is the first top level
+ *                               without its wire segments (a registry built before them: a client
+ *                               then builds its index from the packs), to measure the two side by side.
  *   client <dir> <root> <home>  a RegistryClient on <dir>/v1/'s URL: cold start (update() through
  *                               v2/, which writes the stored search index, then the first search),
  *                               warm searches through the SDK (min / median / max over the queries),
@@ -24,7 +27,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RegistryClient } from '../../sdk/src/registry/client/registry-client.js';
 import { foldPackageDocument, packageDocumentBytes } from '../../sdk/src/registry/documents.js';
-import { buildV2Snapshot, type V2File } from '../../sdk/src/registry/layout-v2.js';
+import { buildV2SnapshotWithIndex } from '../../sdk/src/registry/builder/build-v2.js';
+import type { V2File } from '../../sdk/src/registry/layout-v2.js';
 import type { VersionEntry } from '../../sdk/src/registry/types.js';
 import { CATALOG_V2_CONTEXT, signEnvelope } from '../../sdk/src/trust/envelope.js';
 import { generateKey } from '../../sdk/src/trust/keys.js';
@@ -75,14 +79,23 @@ async function build(count: number, dir: string): Promise<void> {
     return { doc, bytes: packageDocumentBytes(doc) };
   });
   const input = { registry: 'scale', sequence: 1, generatedAt: new Date().toISOString().slice(0, 19) + 'Z', publishers: pubs, documents };
-  const before = timed(() => buildV2Snapshot(input));
+  const before = timed(() => buildV2SnapshotWithIndex(input));
   const snapshot = before.value;
   // Package documents are fetched only when a capability is opened: the bench writes the
-  // structure (nodes, bins, publishers, packs) and the one document it opens.
-  await writeFiles(dir, [...snapshot.nodes, ...snapshot.bins, ...snapshot.packs, ...snapshot.publisherBins, snapshot.publishersNode]);
+  // structure (nodes, bins, publishers, packs, wire segments) and the one document it opens.
+  await writeFiles(dir, [
+    ...snapshot.nodes,
+    ...snapshot.bins,
+    ...snapshot.packs,
+    ...snapshot.segments,
+    ...snapshot.publisherBins,
+    snapshot.publishersNode,
+  ]);
   await mkdir(join(dir, 'v1'), { recursive: true });
   await writeFile(join(dir, 'v2', 'catalog.json'), `${JSON.stringify(signEnvelope(snapshot.payload, CATALOG_V2_CONTEXT, [root]))}\n`);
   await writeFile(join(dir, 'root.json'), JSON.stringify({ publicKey: root.publicKey }));
+  const { segments: _segments, ...packsOnly } = snapshot.payload;
+  await writeFile(join(dir, 'top-packs.json'), `${JSON.stringify(signEnvelope(packsOnly, CATALOG_V2_CONTEXT, [root]))}\n`);
 
   // One publish: a new version of one capability.
   const target = Math.floor(count / 2);
@@ -90,8 +103,8 @@ async function build(count: number, dir: string): Promise<void> {
   const newer = { ...entryFor(target, '9.0.0', count), id: old.id };
   const doc = foldPackageDocument(old.id, [old, newer], {});
   const afterDocs = documents.map((d, i) => (i === target ? { doc, bytes: packageDocumentBytes(doc) } : d));
-  const after = timed(() => buildV2Snapshot({ ...input, sequence: 2, documents: afterDocs }));
-  const kinds = ['docs', 'bins', 'nodes', 'packs', 'publisherBins'] as const;
+  const after = timed(() => buildV2SnapshotWithIndex({ ...input, sequence: 2, documents: afterDocs }));
+  const kinds = ['docs', 'bins', 'nodes', 'packs', 'segments', 'publisherBins'] as const;
   const touched: Record<string, number> = {};
   const fresh = new Set<string>();
   for (const kind of kinds) {
@@ -101,7 +114,11 @@ async function build(count: number, dir: string): Promise<void> {
     for (const file of added) fresh.add(file.path);
   }
   if (after.value.publishersNode.path !== snapshot.publishersNode.path) touched['publishersNode'] = 1;
-  await writeFiles(dir, [...after.value.nodes, ...after.value.bins, ...after.value.packs, ...after.value.docs], fresh);
+  await writeFiles(
+    dir,
+    [...after.value.nodes, ...after.value.bins, ...after.value.packs, ...after.value.segments, ...after.value.docs],
+    fresh,
+  );
   await writeFile(join(dir, 'top-after.json'), `${JSON.stringify(signEnvelope(after.value.payload, CATALOG_V2_CONTEXT, [root]))}\n`);
   const sizes = (files: readonly V2File[]): number => files.reduce((sum, file) => sum + file.bytes.length, 0);
   console.log(
@@ -111,7 +128,7 @@ async function build(count: number, dir: string): Promise<void> {
       buildMs: before.ms,
       rebuildMs: after.ms,
       touched,
-      bytes: { nodes: sizes(snapshot.nodes), bins: sizes(snapshot.bins), packs: sizes(snapshot.packs) },
+      bytes: { nodes: sizes(snapshot.nodes), bins: sizes(snapshot.bins), packs: sizes(snapshot.packs), segments: sizes(snapshot.segments) },
       target: old.id,
     }),
   );

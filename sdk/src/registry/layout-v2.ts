@@ -9,6 +9,8 @@
  *   v2/publishers/<sha256>.json  publisher records, binned by sha256(publisher id)
  *   v2/search/<sha256>.json.gz   search packs: compact records of the F bins under one node
  *   v2/docs/<sha256>.json        package documents, named by the SHA-256 of their bytes
+ *   v2/index/<sha256>.seg.gz     wire segments: the search index of a client segment's nodes, built
+ *                                (search-index/wire-segment.ts), for a new client's cold start
  *
  * Every file but the top level is named by the SHA-256 of its bytes, so a pin is a path and a
  * size, a file never changes once written, and a client that read top level S reads exactly
@@ -23,6 +25,12 @@ import type { CatalogueCapability, CataloguePublisher, PackageDocument, Publishe
 
 /** A pin of a content-addressed file: its path relative to v2/ and its size in bytes. */
 export type Pin = [path: string, size: number];
+
+/**
+ * A pin of a wire segment (docs/scaling.md "Wire segments"): its path, size, and the consecutive
+ * nodes whose records it holds (the first node's number and how many).
+ */
+export type SegmentPin = [path: string, size: number, firstNode: number, nodes: number];
 
 /** The signed payload of `v2/catalog.json`. */
 export interface TopLevelPayload {
@@ -42,6 +50,11 @@ export interface TopLevelPayload {
   search: Pin[];
   /** Pin of the publishers' node (pins of the publisher bins). */
   publishers: Pin;
+  /**
+   * Pins of the wire segments, in node order, covering every node once (absent in a registry
+   * built before them: a client then builds its index from the search packs).
+   */
+  segments?: SegmentPin[];
 }
 
 /**
@@ -129,6 +142,10 @@ export interface V2Snapshot {
   packs: V2File[];
   publisherBins: V2File[];
   publishersNode: V2File;
+  /** The search records of each node (what its pack holds). */
+  searchRecords: SearchRecord[][];
+  /** Wire segments (builder/build-v2.ts withWireSegments adds them and their pins). */
+  segments: V2File[];
 }
 
 export interface V2SnapshotInput {
@@ -170,12 +187,14 @@ export function buildV2Snapshot(input: V2SnapshotInput): V2Snapshot {
   const bins = byBin.map((records) => contentFile('bins', jsonBytes(Object.fromEntries(records)), '.json'));
   const nodes: V2File[] = [];
   const packs: V2File[] = [];
+  const searchRecords: SearchRecord[][] = [];
   for (let n = 0; n < fanout; n++) {
     nodes.push(contentFile('nodes', jsonBytes(bins.slice(n * fanout, (n + 1) * fanout).map(pinOf)), '.json'));
     const records = byBin
       .slice(n * fanout, (n + 1) * fanout)
       .flat()
       .map(([id, capability]) => searchRecordOf(id, capability));
+    searchRecords.push(records);
     // Level 9 and no timestamp: the same records always give the same bytes, so the same name.
     packs.push(contentFile('search', gzipSync(JSON.stringify(records), { level: 9 }), '.json.gz'));
   }
@@ -200,7 +219,7 @@ export function buildV2Snapshot(input: V2SnapshotInput): V2Snapshot {
     search: packs.map(pinOf),
     publishers: pinOf(publishersNode),
   };
-  return { payload, docs, bins, nodes, packs, publisherBins, publishersNode };
+  return { payload, docs, bins, nodes, packs, publisherBins, publishersNode, searchRecords, segments: [] };
 }
 
 // ---- Shape checks a client applies (every failure is E_CATALOG: the registry cannot be trusted) ----
@@ -211,7 +230,7 @@ function malformed(what: string, problem: string): AdcapError {
   });
 }
 
-const PIN_PATH = /^(nodes|bins|publishers|docs)\/[0-9a-f]{64}\.json$|^search\/[0-9a-f]{64}\.json\.gz$/;
+const PIN_PATH = /^(nodes|bins|publishers|docs)\/[0-9a-f]{64}\.json$|^search\/[0-9a-f]{64}\.json\.gz$|^index\/[0-9a-f]{64}\.seg\.gz$/;
 
 function isPin(value: unknown, dir: string): value is Pin {
   return (
@@ -235,7 +254,7 @@ const MAX_FANOUT = 4096;
 export function checkTopLevelPayload(value: unknown): TopLevelPayload {
   const what = 'top level (v2/catalog.json)';
   if (!isPlainObject(value)) throw malformed(what, 'the payload is not an object');
-  const { registry, spec, sequence, generatedAt, fanout, capabilities, nodes, search, publishers } = value;
+  const { registry, spec, sequence, generatedAt, fanout, capabilities, nodes, search, publishers, segments } = value;
   if (typeof registry !== 'string' || registry.length === 0) throw malformed(what, '/registry must be a name');
   if (spec !== 2) throw malformed(what, '/spec must be 2');
   if (!Number.isSafeInteger(sequence) || (sequence as number) < 0) throw malformed(what, '/sequence must be a whole number');
@@ -257,7 +276,26 @@ export function checkTopLevelPayload(value: unknown): TopLevelPayload {
     throw malformed(what, `/search must be ${f} pins [path, size] of search/<sha256>.json.gz`);
   }
   if (!isPin(publishers, 'nodes')) throw malformed(what, '/publishers must be a pin [path, size] of nodes/<sha256>.json');
+  if (segments !== undefined && !segmentPinsCover(segments, f)) {
+    throw malformed(
+      what,
+      `/segments must be pins [path, size, first node, nodes] of index/<sha256>.seg.gz covering nodes 0-${f - 1} in order`,
+    );
+  }
   return value as unknown as TopLevelPayload;
+}
+
+/** Wire segment pins: each [path, size, first, count] with count ≥ 1, consecutive, covering nodes 0 … fanout-1. */
+function segmentPinsCover(value: unknown, fanout: number): value is SegmentPin[] {
+  if (!Array.isArray(value)) return false;
+  let next = 0;
+  for (const pin of value as unknown[]) {
+    if (!Array.isArray(pin) || pin.length !== 4 || !isPin(pin.slice(0, 2), 'index')) return false;
+    const [, , first, count] = pin as unknown[];
+    if (first !== next || !Number.isSafeInteger(count) || (count as number) < 1) return false;
+    next += count as number;
+  }
+  return next === fanout;
 }
 
 /** A file's bytes match its pin: size and the SHA-256 in its name (E_CATALOG otherwise). */

@@ -20,19 +20,24 @@ import {
   checkPin,
   parseBin,
   parseNode,
+  parsePublisherBin,
   parseSearchPack,
   searchRecordOf,
   type Pin,
   type SearchRecord,
+  type SegmentPin,
   type TopLevelPayload,
   type V2File,
+  type V2Snapshot,
+  type V2SnapshotInput,
 } from '../layout-v2.js';
-import type { CatalogueCapability, PublisherFile } from '../types.js';
+import { encodeWireSegment, nodesPerSegment } from '../search-index/wire-segment.js';
+import type { CatalogueCapability, CataloguePublisher, PublisherFile } from '../types.js';
 
 /** The top level's file name under v2/. */
 export const V2_TOP_LEVEL = 'catalog.json';
 /** Folders of content-addressed files under v2/ (garbage-collected after the grace period). */
-export const V2_CONTENT_DIRS = ['docs', 'bins', 'nodes', 'publishers', 'search'] as const;
+export const V2_CONTENT_DIRS = ['docs', 'bins', 'nodes', 'publishers', 'search', 'index'] as const;
 /** Where the builder remembers since when a file is referenced by no snapshot (a dot-file: never served). */
 const RETIRED_FILE = '.retired.json';
 /** Default grace period: longer than any cache keeps a top level, and than a client takes between a top level and its files. */
@@ -45,7 +50,7 @@ export interface V2BuildResult {
   /** F², the number of bins. */
   bins: number;
   /** Content-addressed files written in this build, by folder (files already on disk are not touched). */
-  written: Record<'docs' | 'bins' | 'nodes' | 'publishers' | 'search', number>;
+  written: Record<'docs' | 'bins' | 'nodes' | 'publishers' | 'search' | 'index', number>;
   /** Whether the top level was written (false when keepUnchanged kept it). */
   topLevelWritten: boolean;
   /** Files removed because no snapshot had referenced them for longer than the grace period. */
@@ -118,14 +123,46 @@ async function writeContent(root: string, file: V2File, written: V2BuildResult['
 }
 
 function noneWritten(): V2BuildResult['written'] {
-  return { docs: 0, bins: 0, nodes: 0, publishers: 0, search: 0 };
+  return { docs: 0, bins: 0, nodes: 0, publishers: 0, search: 0, index: 0 };
 }
 
-/** Writes every immutable file of a snapshot that is missing (documents, bins, publisher bins, nodes, search packs). */
-export async function writeV2Files(
-  root: string,
-  snapshot: ReturnType<typeof buildV2Snapshot>,
-): Promise<{ written: V2BuildResult['written']; live: Set<string> }> {
+/** The display name a client's search matches for a publisher (snapshot-v2.ts publisherNameIn): its name, else its id. */
+function publisherNameIn(publishers: Readonly<Record<string, { name: string }>>): (publisher: string) => string {
+  return (publisher) => (Object.hasOwn(publishers, publisher) ? publishers[publisher]?.name : undefined) ?? publisher;
+}
+
+/** The wire segment of `records` (one client segment's nodes), gzipped: level 9, no timestamp (same records, same name). */
+function wireSegmentFile(records: readonly SearchRecord[], publisherName: (publisher: string) => string): V2File {
+  return contentFile('index', gzipSync(encodeWireSegment(records, publisherName), { level: 9 }), '.seg.gz');
+}
+
+/**
+ * The snapshot with its wire segments (docs/scaling.md "Wire segments"): one per client segment
+ * (nodesPerSegment's groups of consecutive nodes), pinned in the top level with its node range.
+ */
+export function withWireSegments(snapshot: V2Snapshot, publishers: readonly PublisherFile[]): V2Snapshot {
+  const names: Record<string, { name: string }> = Object.create(null) as Record<string, { name: string }>;
+  for (const file of publishers) names[file.id] = { name: file.name };
+  const nameOf = publisherNameIn(names);
+  const fanout = snapshot.payload.fanout;
+  const group = nodesPerSegment(snapshot.payload);
+  const segments: V2File[] = [];
+  const pins: SegmentPin[] = [];
+  for (let first = 0; first < fanout; first += group) {
+    const file = wireSegmentFile(snapshot.searchRecords.slice(first, first + group).flat(), nameOf);
+    segments.push(file);
+    pins.push([file.path, file.bytes.length, first, group]);
+  }
+  return { ...snapshot, segments, payload: { ...snapshot.payload, segments: pins } };
+}
+
+/** buildV2Snapshot with its wire segments: every file of one v2 build but the signed top level. */
+export function buildV2SnapshotWithIndex(input: V2SnapshotInput): V2Snapshot {
+  return withWireSegments(buildV2Snapshot(input), input.publishers);
+}
+
+/** Writes every immutable file of a snapshot that is missing (documents, bins, publisher bins, nodes, search packs, wire segments). */
+export async function writeV2Files(root: string, snapshot: V2Snapshot): Promise<{ written: V2BuildResult['written']; live: Set<string> }> {
   const written = noneWritten();
   const files: V2File[] = [
     ...snapshot.docs,
@@ -134,6 +171,7 @@ export async function writeV2Files(
     ...snapshot.nodes,
     snapshot.publishersNode,
     ...snapshot.packs,
+    ...snapshot.segments,
   ];
   const live = new Set<string>();
   const unique: V2File[] = [];
@@ -289,6 +327,8 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
   const counts = new Map<number, number>();
   const nodes = previous.nodes.map((pin): Pin => [pin[0], pin[1]]);
   const search = previous.search.map((pin): Pin => [pin[0], pin[1]]);
+  /** The search records of each recomputed node (its new pack's). */
+  const nodeRecords = new Map<number, SearchRecord[]>();
   let capabilities = previous.capabilities;
   const write = async (file: V2File): Promise<void> => {
     referenced.add(file.path);
@@ -341,6 +381,7 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
     }
     const packList: SearchRecord[] = [];
     for (let bin = node * fanout; bin < (node + 1) * fanout; bin++) packList.push(...(recordsByBin.get(bin) ?? []));
+    nodeRecords.set(node, packList);
     // The same bytes as buildV2Snapshot: level 9, no timestamp.
     const packFile = contentFile('search', gzipSync(JSON.stringify(packList), { level: 9 }), '.json.gz');
     const nodeFile = contentFile('nodes', jsonBytes(binPins), '.json');
@@ -362,7 +403,86 @@ export async function buildV2Incremental(root: string, input: IncrementalV2Input
     publishersPin = pinOf(snapshot.publishersNode);
   }
   const payload: TopLevelPayload = { ...previous, capabilities, nodes, search, publishers: publishersPin };
+  payload.segments = await rebuildWireSegments(root, {
+    previous,
+    payload,
+    nodeRecords,
+    publishers: input.publishers,
+    write,
+    replaced,
+  });
   return { payload, written, built, counts, replaced, referenced };
+}
+
+/**
+ * The wire segments of an incremental build: the segment of each recomputed node is made again
+ * from its nodes' packs (the new ones, and the previous ones checked against their pins); every
+ * segment when the grouping changed (the count passed a boundary of nodesPerSegment), the
+ * publishers changed (segments hold display names), or the previous build had none.
+ */
+async function rebuildWireSegments(
+  root: string,
+  input: {
+    previous: TopLevelPayload;
+    payload: TopLevelPayload;
+    nodeRecords: ReadonlyMap<number, SearchRecord[]>;
+    publishers: readonly PublisherFile[] | null;
+    write: (file: V2File) => Promise<void>;
+    replaced: Set<string>;
+  },
+): Promise<SegmentPin[]> {
+  const { previous, payload, nodeRecords } = input;
+  const fanout = payload.fanout;
+  const group = nodesPerSegment(payload);
+  const old = previous.segments ?? [];
+  const samePlan = input.publishers === null && old.length === fanout / group && old.every((pin) => pin[3] === group);
+  let names: Record<string, { name: string }>;
+  if (input.publishers !== null) {
+    names = Object.create(null) as Record<string, { name: string }>;
+    for (const file of input.publishers) names[file.id] = { name: file.name };
+  } else names = await readPreviousPublishers(root, previous);
+  const nameOf = publisherNameIn(names);
+  const pins: SegmentPin[] = [];
+  for (let first = 0; first < fanout; first += group) {
+    const previousPin = samePlan ? old[first / group] : undefined;
+    let changed = false;
+    for (let n = first; n < first + group; n++) if (nodeRecords.has(n)) changed = true;
+    if (previousPin !== undefined && !changed) {
+      pins.push(previousPin);
+      continue;
+    }
+    const records: SearchRecord[] = [];
+    for (let n = first; n < first + group; n++) {
+      const fresh = nodeRecords.get(n);
+      if (fresh !== undefined) records.push(...fresh);
+      else {
+        const packPin = previous.search[n] as Pin;
+        const packBytes = await readPinned(root, packPin);
+        records.push(...parsed(() => parseSearchPack(gunzipSync(packBytes), n, fanout, packPin[0])));
+      }
+    }
+    const file = wireSegmentFile(records, nameOf);
+    await input.write(file);
+    pins.push([file.path, file.bytes.length, first, group]);
+  }
+  for (const pin of old) if (!pins.some((p) => p[0] === pin[0])) input.replaced.add(pin[0]);
+  return pins;
+}
+
+/** The previous snapshot's publishers (their display names), each file checked against its pin. */
+async function readPreviousPublishers(root: string, previous: TopLevelPayload): Promise<Record<string, CataloguePublisher>> {
+  const nodeBytes = await readPinned(root, previous.publishers);
+  const pins = parsed(() => parseNode(nodeBytes, previous.fanout, 'publishers', previous.publishers[0]));
+  const out: Record<string, CataloguePublisher> = Object.create(null) as Record<string, CataloguePublisher>;
+  for (let b = 0; b < pins.length; b++) {
+    const pin = pins[b] as Pin;
+    const bytes = await readPinned(root, pin);
+    Object.assign(
+      out,
+      parsed(() => parsePublisherBin(bytes, b, pins.length, pin[0])),
+    );
+  }
+  return out;
 }
 
 /**

@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../../util/fs-atomic.js';
 import { sha256Hex } from '../../util/hash.js';
 import { buildCataloguePayload } from '../catalogue.js';
 import { catalogueCapability, foldPackageDocument, packageDocumentBytes } from '../documents.js';
-import { binOf, buildV2Snapshot, checkTopLevelPayload, fanoutFor, type TopLevelPayload } from '../layout-v2.js';
+import { binOf, checkTopLevelPayload, fanoutFor, type TopLevelPayload } from '../layout-v2.js';
 import { CATALOGUE_FILE, docRelativePath, v1Path } from '../layout.js';
 import type { CatalogueCapability, CataloguePayload, CataloguePublisher, PackageDocument, PublisherFile } from '../types.js';
 import {
@@ -40,6 +40,7 @@ import {
   StalePreviousBuild,
   V2_TOP_LEVEL,
   v2Path,
+  buildV2SnapshotWithIndex,
   writeV2Files,
   writeV2TopLevel,
   type BuiltCapability,
@@ -300,7 +301,7 @@ async function fullPlan(root: string, walk: SourceWalk, v1MaxBytes: number): Pro
     if (await writeIfChanged(v1Path(root, docRelativePath(doc.id)), bytes)) documentsWritten++;
   });
   // 2. v2/'s immutable files (the signed top level is written by the caller, after them).
-  const snapshot = buildV2Snapshot({ registry: '', sequence: 0, generatedAt: '', publishers, documents });
+  const snapshot = buildV2SnapshotWithIndex({ registry: '', sequence: 0, generatedAt: '', publishers, documents });
   const { written, live } = await writeV2Files(root, snapshot);
   const fanout = snapshot.payload.fanout;
   const binCount = fanout * fanout;
@@ -431,7 +432,9 @@ async function incrementalPlan(root: string, input: IncrementalInput): Promise<B
     if (capability !== undefined && (await writeIfChanged(v1Path(root, docRelativePath(capability.id)), capability.bytes)))
       documentsWritten++;
   }
-  const topPaths = new Set([...v2.payload.nodes, ...v2.payload.search, v2.payload.publishers].map((pin) => pin[0]));
+  const topPaths = new Set(
+    [...v2.payload.nodes, ...v2.payload.search, v2.payload.publishers, ...(v2.payload.segments ?? [])].map((pin) => pin[0]),
+  );
   const anyEmptyBin = binCounts.some((count) => count === 0);
   const isLive = (path: string): boolean => v2.referenced.has(path) || topPaths.has(path) || (path === EMPTY_BIN_PATH && anyEmptyBin);
   return {

@@ -39,20 +39,18 @@ import {
   parseSearchPack,
   type Pin,
   type SearchRecord,
+  type SegmentPin,
   type TopLevelPayload,
 } from '../layout-v2.js';
-import {
-  finishIndex,
-  SEGMENT_DOCS,
-  type DiskSearchIndex,
-  type IndexSegmentEntry,
-  type SearchIndexStore,
-} from '../search-index/disk-index.js';
+import { finishIndex, type DiskSearchIndex, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
 import { decodeSegment, encodeSegment, type Segment } from '../search-index/segment.js';
+import { decodeWireSegment, nodesPerSegment } from '../search-index/wire-segment.js';
 import type { CatalogueCapability, CataloguePublisher } from '../types.js';
 
 /** The most a search pack may unpack to (a gzip bomb stops here): 1 GiB over all packs is far past 500,000 records. */
 const MAX_PACK_RAW_BYTES = 64 * 1024 * 1024;
+/** The most a wire segment may unpack to (a gzip bomb stops here): one holds about 32,768 records, a few MB. */
+const MAX_WIRE_RAW_BYTES = 64 * 1024 * 1024;
 
 /** One accepted snapshot in memory: the top level, its nodes and its publishers. */
 export interface V2Snapshot {
@@ -249,15 +247,51 @@ async function packRecords(top: TopLevelPayload, n: number, context: FetchContex
   return parseSearchPack(raw, n, top.fanout, packPin[0]);
 }
 
+export { nodesPerSegment };
+
+/** The pin of the wire segment of nodes first … first+group-1, when the registry publishes one. */
+function wireSegmentPin(top: TopLevelPayload, first: number, group: number): SegmentPin | undefined {
+  return top.segments?.find((pin) => pin[2] === first && pin[3] === group);
+}
+
 /**
- * How many consecutive nodes one segment of the search index holds: as many as stay within
- * SEGMENT_DOCS capabilities (by the top level's count), a power of two dividing the fan-out.
+ * A segment's bytes from the registry's wire segment (docs/scaling.md "Wire segments"): downloaded
+ * at most its pinned size and checked against its pin, unpacked within a cap, decoded with every
+ * number checked (wire-segment.ts). The publishers' display names it holds must be those of the
+ * verified publishers' node: a wire segment that disagrees is the registry contradicting itself in
+ * files one signature covers, and is refused.
  */
-export function nodesPerSegment(top: Pick<TopLevelPayload, 'fanout' | 'capabilities'>): number {
-  const perNode = Math.max(1, Math.ceil(top.capabilities / top.fanout));
-  let group = 1;
-  while (group * 2 <= top.fanout && top.fanout % (group * 2) === 0 && group * 2 * perNode <= SEGMENT_DOCS) group *= 2;
-  return group;
+async function wireSegment(
+  top: TopLevelPayload,
+  pin: SegmentPin,
+  publishers: Readonly<Record<string, CataloguePublisher>>,
+  context: FetchContext,
+): Promise<{ bytes: Buffer; segment: Segment }> {
+  const path = pin[0];
+  const gz = await fetchPinned([path, pin[1]], context);
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(gz, { maxOutputLength: MAX_WIRE_RAW_BYTES });
+  } catch (error) {
+    throw new AdcapError(
+      'E_CATALOG',
+      `The search segment v2/${path} does not unpack (${(error as Error).message}); the registry must rebuild it.`,
+      {
+        cause: error,
+        details: { file: path, reason: 'wire-segment-malformed' },
+      },
+    );
+  }
+  const { bytes } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
+  const segment = decodeSegment(bytes);
+  if (!sameNames(segment, publishers)) {
+    throw new AdcapError(
+      'E_CATALOG',
+      `The search segment v2/${path} names publishers other than the registry's publisher files do; the registry must rebuild it.`,
+      { details: { file: path, reason: 'wire-segment-publishers' } },
+    );
+  }
+  return { bytes, segment };
 }
 
 /**
@@ -362,17 +396,25 @@ export async function syncIndex(
         for (const fresh of changed.values()) records.push(...fresh);
       }
     }
-    // A cold start (or a segment that failed its check): the nodes' search packs, one at a time.
-    if (records === null) {
-      records = [];
-      for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
+    // A cold start (or a segment that failed its check): the registry's wire segment of these
+    // nodes when it publishes one, else the nodes' search packs, one at a time.
+    const wirePin = records === null && context !== null ? wireSegmentPin(top, first, group) : undefined;
+    let bytes: Buffer;
+    let segment: Segment | undefined;
+    if (wirePin !== undefined && context !== null) ({ bytes, segment } = await wireSegment(top, wirePin, publishers, context));
+    else {
+      if (records === null) {
+        records = [];
+        for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
+      }
+      bytes = encodeSegment(records, nameOf);
     }
-    const bytes = encodeSegment(records, nameOf);
-    const written = await indexStore.writeSegment(bytes, records.length, shas).catch((error: unknown) => {
+    segment ??= decodeSegment(bytes);
+    const written = await indexStore.writeSegment(bytes, segment.size, shas).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
     });
     entries.push(written);
-    segments.push(decodeSegment(bytes));
+    segments.push(segment);
     wrote = true;
   }
   const changed = wrote || manifest === null || namesMayDiffer || manifest.segments.length !== entries.length;

@@ -77,29 +77,70 @@ function align4(n: number): number {
   return (n + 3) & ~3;
 }
 
-/** The bytes of a segment over `records`; `publisherName` gives each publisher's display name (or its id). */
-export function encodeSegment(records: readonly SearchRecord[], publisherName: (publisher: string) => string): Buffer {
-  const n = records.length;
+/**
+ * What a segment file is written from: the records (document d is records[d]), the publishers they
+ * name (in order of first appearance) with each document's publisher number, and the rank index
+ * data over them (rankIndexData's, or the same read from a wire segment, wire-segment.ts).
+ */
+export interface SegmentParts {
+  records: readonly SearchRecord[];
+  publishers: readonly SegmentPublisher[];
+  publisherOf: Uint32Array;
+  data: RankIndexData;
+}
+
+/** The publishers of `records` in order of first appearance, and each document's publisher number. */
+export function segmentPublishers(
+  records: readonly SearchRecord[],
+  publisherName: (publisher: string) => string,
+): { publishers: SegmentPublisher[]; publisherOf: Uint32Array } {
   const publishers: SegmentPublisher[] = [];
   const publisherNumber = new Map<string, number>();
-  const docs: RankDocument[] = records.map((record) => {
+  const publisherOf = new Uint32Array(records.length);
+  records.forEach((record, d) => {
     const id = record[0];
     const publisher = id.slice(0, id.indexOf('/'));
-    if (!publisherNumber.has(publisher)) {
-      publisherNumber.set(publisher, publishers.length);
+    let p = publisherNumber.get(publisher);
+    if (p === undefined) {
+      p = publishers.length;
+      publisherNumber.set(publisher, p);
       publishers.push({ id: publisher, name: publisherName(publisher) });
     }
+    publisherOf[d] = p;
+  });
+  return { publishers, publisherOf };
+}
+
+/** The rank documents of `records` (search-rank.ts's view of a record). */
+export function rankDocuments(
+  records: readonly SearchRecord[],
+  publishers: readonly SegmentPublisher[],
+  publisherOf: Uint32Array,
+): RankDocument[] {
+  return records.map((record, d) => {
+    const publisher = publishers[publisherOf[d] as number] as SegmentPublisher;
     return {
-      id,
+      id: record[0],
       name: record[1],
       summary: record[2],
       keywords: record[3],
-      publisher,
-      publisherName: publishers[publisherNumber.get(publisher) as number]?.name as string,
+      publisher: publisher.id,
+      publisherName: publisher.name,
       deprecated: (record[6] & SEARCH_FLAG_DEPRECATED) !== 0,
     };
   });
-  const data = rankIndexData(docs);
+}
+
+/** The bytes of a segment over `records`; `publisherName` gives each publisher's display name (or its id). */
+export function encodeSegment(records: readonly SearchRecord[], publisherName: (publisher: string) => string): Buffer {
+  const { publishers, publisherOf } = segmentPublishers(records, publisherName);
+  return segmentBytes({ records, publishers, publisherOf, data: rankIndexData(rankDocuments(records, publishers, publisherOf)) });
+}
+
+/** The bytes of a segment from its parts (the layout in this file's header). */
+export function segmentBytes(parts: SegmentParts): Buffer {
+  const { records, publishers, publisherOf, data } = parts;
+  const n = records.length;
   const text = new TextBuilder();
   text.append(data.words.text);
   const wordsLength = text.length;
@@ -139,7 +180,7 @@ export function encodeSegment(records: readonly SearchRecord[], publisherName: (
       keywordRefs.push(start, start + keyword.length);
     }
     recordWords[at + 11] = keywordRefs.length / 2;
-    recordWords[at + 12] = publisherNumber.get(docs[d]?.publisher as string) as number;
+    recordWords[at + 12] = publisherOf[d] as number;
     recordWords[at + 13] = record[6] >>> 0;
     const idLower = id.toLowerCase();
     const idLowerStart = idLower === id ? idStart : text.append(idLower);

@@ -98,13 +98,13 @@ describe('incremental registry build (docs/deploy.md "Incremental builds")', () 
     // Nothing changed: no bin is recomputed, only the signed files are new.
     const still = await buildBoth();
     expect(still.incremental.v2).toMatchObject({ incremental: true, binsRecomputed: 0 });
-    expect(still.incremental.v2.written).toEqual({ docs: 0, bins: 0, nodes: 0, search: 0, publishers: 0 });
+    expect(still.incremental.v2.written).toEqual({ docs: 0, bins: 0, nodes: 0, search: 0, publishers: 0, index: 0 });
 
     await reg.publish({ id: 'acme/pdf', version: '1.1.0' });
     await settle();
     const published = await buildBoth();
     expect(published.incremental.v2).toMatchObject({ incremental: true, binsRecomputed: 1 });
-    expect(published.incremental.v2.written).toEqual({ docs: 1, bins: 1, nodes: 1, search: 1, publishers: 0 });
+    expect(published.incremental.v2.written).toEqual({ docs: 1, bins: 1, nodes: 1, search: 1, publishers: 0, index: 1 });
     expect(published.incremental.documentsWritten).toBe(1);
 
     await yankVersion(reg.dir, 'acme/pdf', '1.1.0', 'broken upload');
@@ -143,7 +143,7 @@ describe('incremental registry build (docs/deploy.md "Incremental builds")', () 
     expect(first.incremental.v2.incremental).toBe(true);
     const again = await buildBoth();
     expect(again.incremental.v2.binsRecomputed).toBeGreaterThanOrEqual(1);
-    expect(again.incremental.v2.written).toEqual({ docs: 0, bins: 0, nodes: 0, search: 0, publishers: 0 });
+    expect(again.incremental.v2.written).toEqual({ docs: 0, bins: 0, nodes: 0, search: 0, publishers: 0, index: 0 });
   }, 30_000);
 
   it('reads no bin but the changed one', async () => {

@@ -98,11 +98,11 @@ describe('registry build: v2/ (docs/scaling.md)', () => {
     await reg.build();
     await reg.publish({ id: 'acme/pdf', version: '1.1.0' });
     const built = await reg.build();
-    expect(built.v2.written).toEqual({ docs: 1, bins: 1, nodes: 1, search: 1, publishers: 0 });
+    expect(built.v2.written).toEqual({ docs: 1, bins: 1, nodes: 1, search: 1, publishers: 0, index: 1 });
     expect(built.v2.topLevelWritten).toBe(true);
     // Nothing changed: only the top level (a new sequence and date).
     const again = await reg.build();
-    expect(again.v2.written).toEqual({ docs: 0, bins: 0, nodes: 0, search: 0, publishers: 0 });
+    expect(again.v2.written).toEqual({ docs: 0, bins: 0, nodes: 0, search: 0, publishers: 0, index: 0 });
     expect((await top()).sequence).toBe(3);
   });
 

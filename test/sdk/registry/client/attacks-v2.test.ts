@@ -269,7 +269,9 @@ describe('registry client over v2/ (docs/scaling.md)', () => {
     await v2Client().update();
     const dir = join(home, 'remotes', 'test', 'search-index');
     for (const name of await readdir(dir)) if (name.endsWith('.seg')) await writeFile(join(dir, name), 'garbage');
+    // Neither the search packs nor the wire segments (v2/index/) can be read.
     await rm(reg.path('v2/search'), { recursive: true });
+    await rm(reg.path('v2/index'), { recursive: true });
     await expect(v2Client().search('pdf')).rejects.toMatchObject({ code: 'E_DOWNLOAD' });
   });
 });

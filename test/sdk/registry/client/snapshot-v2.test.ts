@@ -3,14 +3,18 @@
  * start and offline search"): segments of consecutive nodes, as many as stay within SEGMENT_DOCS
  * capabilities, so a search walks a few segments instead of one per node.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fetchContext, nodesPerSegment, syncIndex, syncSnapshot, V2Store } from '../../../../sdk/src/registry/client/snapshot-v2.js';
 import { binOf, type TopLevelPayload } from '../../../../sdk/src/registry/layout-v2.js';
-import { SearchIndexStore, SEGMENT_DOCS } from '../../../../sdk/src/registry/search-index/disk-index.js';
+import { SearchIndexStore, SEGMENT_DOCS, type DiskSearchIndex } from '../../../../sdk/src/registry/search-index/disk-index.js';
+import { decodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
+import { decodeWireSegment, encodeWireSegment } from '../../../../sdk/src/registry/search-index/wire-segment.js';
 import type { Envelope } from '../../../../sdk/src/format/manifest-types.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
 
@@ -163,6 +167,119 @@ describe('syncSnapshot over several segments', () => {
     // A new process has only the files: gone, and offline nothing can be rebuilt.
     await expect(syncIndex(store, new SearchIndexStore(join(home, 'search-index')), cold.snapshot, null, null)).rejects.toMatchObject({
       code: 'E_DOWNLOAD',
+    });
+  });
+});
+
+describe('a cold start from the registry\'s wire segments (docs/scaling.md "Wire segments")', () => {
+  let reg: TestRegistry;
+  let home: string;
+  beforeEach(async () => {
+    reg = await TestRegistry.create();
+    home = await mkdtemp(join(tmpdir(), 'adcap-snapshot-wire-'));
+    await reg.addPublisher('acme');
+    await reg.addPublisher('beta');
+    for (let i = 0; i < 24; i++)
+      await reg.publish({ id: `${i % 3 === 0 ? 'beta' : 'acme'}/tool-${i}`, version: '1.0.0', summary: `Tool number ${i} for pdf files` });
+    await reg.build();
+  });
+  afterEach(async () => {
+    await reg.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const base = (): string => `${pathToFileURL(reg.path('v2')).href}/`;
+  const published = async (): Promise<TopLevelPayload> =>
+    (JSON.parse((await reg.read('v2/catalog.json')).toString('utf8')) as Envelope<TopLevelPayload>).payload;
+  const sync = async (top: TopLevelPayload, where = home): Promise<{ index: DiskSearchIndex; downloaded: number }> => {
+    const context = fetchContext(base(), undefined);
+    const { index } = await syncSnapshot(
+      new V2Store(join(where, 'v2')),
+      new SearchIndexStore(join(where, 'search-index')),
+      top,
+      null,
+      context,
+    );
+    return { index, downloaded: context.downloaded };
+  };
+  /** Bytes of the files a cold start needs besides the search index: every node, the publishers' node and its bins. */
+  const structureBytes = async (top: TopLevelPayload): Promise<number> => {
+    const publisherNode = JSON.parse((await reg.read(`v2/${top.publishers[0]}`)).toString('utf8')) as [string, number][];
+    // Equal files (empty publisher bins) have one name and are downloaded once.
+    const unique = new Map([...top.nodes, top.publishers, ...publisherNode].map((pin) => [pin[0], pin[1]]));
+    return [...unique.values()].reduce((sum, size) => sum + size, 0);
+  };
+
+  it('the builder pins one wire segment per client segment; a new client downloads them and no search pack', async () => {
+    const top = await published();
+    expect(top.segments?.map((pin) => [pin[2], pin[3]])).toEqual([[0, nodesPerSegment(top)]]);
+    // The packs stay for clients of this layout built before wire segments, but a new client does not read them.
+    await rm(reg.path('v2/search'), { recursive: true });
+    const { index, downloaded } = await sync(top);
+    const segmentBytes = (top.segments ?? []).reduce((sum, pin) => sum + pin[1], 0);
+    expect(downloaded).toBe((await structureBytes(top)) + segmentBytes);
+    // The same answers as an index built from the packs (a top level without wire segments).
+    const { segments: _segments, ...packsOnly } = top;
+    await reg.build(); // the packs again
+    const other = await mkdtemp(join(tmpdir(), 'adcap-snapshot-packs-'));
+    try {
+      const fromPacks = await sync(packsOnly, other);
+      for (const query of ['pdf', 'tool 7', 'beta', 'acme/tool-1', 'numbr', ''])
+        expect(index.search(query, { limit: 10 }), query).toEqual(fromPacks.index.search(query, { limit: 10 }));
+      expect(index.entries()).toEqual(fromPacks.index.entries());
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('a tampered, truncated or oversize wire segment is refused by its pin (E_CATALOG); nothing is stored', async () => {
+    const top = await published();
+    const path = (top.segments?.[0] as [string, number, number, number])[0];
+    const good = await reg.read(`v2/${path}`);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length >> 1] = (flipped[flipped.length >> 1] as number) ^ 1;
+    for (const bad of [flipped, good.subarray(0, good.length - 1), Buffer.concat([good, Buffer.from('more')])]) {
+      await reg.write(`v2/${path}`, bad);
+      await expect(sync(top)).rejects.toMatchObject({ code: 'E_CATALOG' });
+      expect(await new SearchIndexStore(join(home, 'search-index')).readManifest()).toBeNull();
+    }
+    await reg.write(`v2/${path}`, good);
+    expect((await sync(top)).index.size).toBe(24);
+  });
+
+  it('a hostile wire segment pinned correctly (bad varints, documents out of range, past the end) is refused, no crash', async () => {
+    const top = await published();
+    const [path, , first, count] = top.segments?.[0] as [string, number, number, number];
+    const raw = gunzipSync(await reg.read(`v2/${path}`));
+    const end = raw.length;
+    const hostile = [
+      // The document count: a varint past 32 bits.
+      Buffer.concat([raw.subarray(0, 9), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), raw.subarray(10)]),
+      Buffer.concat([raw.subarray(0, end - 1), Buffer.from([0x7f])]), // the last order's document past the count
+      raw.subarray(0, end - 30), // a length or count past the end
+      Buffer.concat([raw, Buffer.from([1, 2, 3])]), // bytes after the end
+    ];
+    for (const bytes of hostile) {
+      const gz = gzipSync(bytes);
+      const forged = `index/${createHash('sha256').update(gz).digest('hex')}.seg.gz`;
+      await reg.write(`v2/${forged}`, gz);
+      const error = await sync({ ...top, segments: [[forged, gz.length, first, count]] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'E_CATALOG', details: { reason: 'wire-segment-malformed' } });
+    }
+  });
+
+  it("a wire segment whose publisher names differ from the publishers' node is refused (the registry contradicts itself)", async () => {
+    const top = await published();
+    const [path, , first, count] = top.segments?.[0] as [string, number, number, number];
+    const raw = gunzipSync(await reg.read(`v2/${path}`));
+    const segment = decodeSegment(decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: first, nodes: count }).bytes);
+    const records = Array.from(segment.idOrder(), (d) => segment.record(d));
+    const gz = gzipSync(encodeWireSegment(records, (p) => (p === 'beta' ? 'Someone Else' : p)));
+    const forged = `index/${createHash('sha256').update(gz).digest('hex')}.seg.gz`;
+    await reg.write(`v2/${forged}`, gz);
+    await expect(sync({ ...top, segments: [[forged, gz.length, first, count]] })).rejects.toMatchObject({
+      code: 'E_CATALOG',
+      details: { reason: 'wire-segment-publishers' },
     });
   });
 });

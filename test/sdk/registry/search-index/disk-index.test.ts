@@ -11,10 +11,17 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { SearchIndex } from '../../../../sdk/src/registry/search.js';
-import { openStoredIndex, SearchIndexStore, writeV1Index } from '../../../../sdk/src/registry/search-index/disk-index.js';
-import { decodeSegment, encodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
+import {
+  finishIndex,
+  openStoredIndex,
+  SearchIndexStore,
+  writeV1Index,
+  type IndexSegmentEntry,
+} from '../../../../sdk/src/registry/search-index/disk-index.js';
+import { decodeSegment, encodeSegment, type Segment } from '../../../../sdk/src/registry/search-index/segment.js';
+import { decodeWireSegment, encodeWireSegment } from '../../../../sdk/src/registry/search-index/wire-segment.js';
 import { stampOf } from '../../../../sdk/src/registry/search-index/verified-files.js';
-import type { SearchRecord } from '../../../../sdk/src/registry/layout-v2.js';
+import { binOf, searchRecordOf, type SearchRecord } from '../../../../sdk/src/registry/layout-v2.js';
 import type { CatalogueCapability, CataloguePayload, CataloguePublisher } from '../../../../sdk/src/registry/types.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
 
@@ -138,6 +145,48 @@ describe('the stored index answers as the in-memory search (search-rank.ts rules
     expect(stored.has('kanji/jisho')).toBe(true);
     expect(stored.has('kanji/none')).toBe(false);
     expect(stored.entries().map(([id]) => id)).toEqual(memory.entries().map(([id]) => id));
+  });
+});
+
+describe("an index decoded from the registry's wire segments answers as the in-memory search", () => {
+  it('same hits, order and scores, with every filter and limit (segments of consecutive nodes, fan-out 8)', async () => {
+    const { capabilities, publishers } = catalogue();
+    const fanout = 8;
+    const group = 2;
+    const nameOf = (p: string): string => (Object.hasOwn(publishers, p) ? publishers[p]?.name : undefined) ?? p;
+    // The records of each segment's nodes, as the registry groups them, in no particular order.
+    const bySegment: SearchRecord[][] = Array.from({ length: fanout / group }, () => []);
+    for (const [id, capability] of Object.entries(capabilities).reverse())
+      bySegment[Math.floor(Math.floor(binOf(id, fanout * fanout) / fanout) / group)]?.push(searchRecordOf(id, capability));
+    const store = new SearchIndexStore(dir);
+    const entries: IndexSegmentEntry[] = [];
+    const segments: Segment[] = [];
+    for (let s = 0; s < bySegment.length; s++) {
+      const wire = encodeWireSegment(bySegment[s] as SearchRecord[], nameOf);
+      const { bytes, count } = decodeWireSegment(wire, { path: `index/${s}.seg.gz`, fanout, firstNode: s * group, nodes: group });
+      entries.push(await store.writeSegment(bytes, count));
+      segments.push(decodeSegment(bytes));
+    }
+    const fromWire = await finishIndex(store, { layout: 'v2', publishers: 'nodes/x.json' }, entries, segments, null, true);
+    const reopened = await openStoredIndex(new SearchIndexStore(dir), () => true);
+    const memory = new SearchIndex(capabilities, publishers);
+    const installedIds = new Set(['acme/weather', 'pub-1/forms-tables-1']);
+    const filterSets = [
+      {},
+      { limit: 7 },
+      { tier: 'pro' as const, limit: 15 },
+      { access: 'entitled' as const },
+      { includeDeprecated: false },
+      { installedIds, installed: false, limit: 3 },
+    ];
+    for (const query of QUERIES)
+      for (const filters of filterSets) {
+        const expected = memory.search(query, filters);
+        expect(fromWire.search(query, filters), `${query} ${JSON.stringify(filters)}`).toEqual(expected);
+        expect((reopened as NonNullable<typeof reopened>).search(query, filters)).toEqual(expected);
+      }
+    expect(fromWire.entries().map(([id]) => id)).toEqual(memory.entries().map(([id]) => id));
+    expect(fromWire.has('odd/surrogate')).toBe(true);
   });
 });
 
