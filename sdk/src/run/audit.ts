@@ -1,9 +1,10 @@
-import { constants } from 'node:fs';
-import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { appendFileSync, closeSync, constants, fsync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { AdcapError } from '../errors.js';
 import { canonicalJson } from '../format/canonical-json.js';
-import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
+import { tempPathFor } from '../util/fs-atomic.js';
 import { sha256Hex } from '../util/hash.js';
 import { withLock } from '../util/lock.js';
 
@@ -57,6 +58,15 @@ interface AuditHead {
 
 const GENESIS = '0'.repeat(64);
 
+const fsyncFd = promisify(fsync);
+
+/**
+ * The appends of this process, per audit folder, one after the other: a run waits here for the
+ * one before it instead of polling the inter-process lock, which it still takes (the CLI and a
+ * server may append to the same log).
+ */
+const appendsInProcess = new Map<string, Promise<unknown>>();
+
 /** The hash-chained audit log of tool and workflow runs (`home/audit/<yyyy-mm>.jsonl`, DESIGN §6): append and verify. */
 export class AuditLog {
   constructor(private readonly dir: string) {}
@@ -67,7 +77,20 @@ export class AuditLog {
 
   /** Appends one event under the audit lock; returns the line as written. */
   async append(event: AuditEvent, now: Date = new Date()): Promise<AuditLine> {
-    // withLock makes the folder (the lock's parent) when it does not exist yet.
+    const before = appendsInProcess.get(this.dir) ?? Promise.resolve();
+    const appended = before.catch(() => undefined).then(() => this.appendLocked(event, now));
+    const settled = appended.catch(() => undefined);
+    appendsInProcess.set(this.dir, settled);
+    void settled.then(() => {
+      if (appendsInProcess.get(this.dir) === settled) appendsInProcess.delete(this.dir);
+    });
+    return appended;
+  }
+
+  private async appendLocked(event: AuditEvent, now: Date): Promise<AuditLine> {
+    // withLock makes the folder (the lock's parent) when it does not exist yet. The lock and the
+    // small reads and writes below are synchronous calls (metadata and page-cache writes that return
+    // at once; each promise would cost a thread-pool round trip); only the waits for the disk are not.
     return withLock(
       join(this.dir, '.lock'),
       'audit append',
@@ -85,29 +108,33 @@ export class AuditLog {
         // head never records a line that a crash could lose.
         const next: AuditHead = { seq: line.seq, hash: sha256Hex(text), file };
         const temp = tempPathFor(this.headFile);
-        const handle = await open(join(this.dir, file), 'a');
+        const fd = openSync(join(this.dir, file), 'a');
         try {
-          await handle.appendFile(`${text}\n`);
+          appendFileSync(fd, `${text}\n`);
           // Both settle before anything else happens (a failed one leaves no write behind the rm below).
-          const settled = await Promise.allSettled([handle.sync(), writeDurable(temp, `${JSON.stringify(next, null, 2)}\n`)]);
+          const settled = await Promise.allSettled([fsyncFd(fd), writeDurable(temp, `${JSON.stringify(next, null, 2)}\n`)]);
           for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-          await rename(temp, this.headFile);
+          renameSync(temp, this.headFile);
         } catch (error) {
-          await rm(temp, { force: true }).catch(() => undefined);
+          try {
+            rmSync(temp, { force: true });
+          } catch {
+            // the error that brought us here is the one to report
+          }
           throw error;
         } finally {
-          await handle.close();
+          closeSync(fd);
         }
-        await fsyncDir(this.dir);
+        await fsyncDirFd(this.dir);
         return line;
       },
-      { what: 'The audit log' },
+      { what: 'The audit log', syncFs: true },
     );
   }
 
   private async readHead(): Promise<AuditHead> {
     try {
-      return JSON.parse(await readFile(this.headFile, 'utf8')) as AuditHead;
+      return JSON.parse(readFileSync(this.headFile, 'utf8')) as AuditHead;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       // No head yet: either a new log, or a head lost in a crash right after a line was appended.
@@ -187,12 +214,29 @@ export class AuditLog {
 
 /** Writes `data` to the new file `path` (O_EXCL, mode 0644) and fsyncs it. */
 async function writeDurable(path: string, data: string): Promise<void> {
-  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
+    writeFileSync(fd, data);
+    await fsyncFd(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
+  }
+}
+
+/** fsync of the folder, so the head's rename survives a crash (as fsyncDir; a platform that refuses is not an error). */
+async function fsyncDirFd(dir: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY);
+  } catch {
+    return; // Windows cannot open directories for fsync; the rename is still atomic there.
+  }
+  try {
+    await fsyncFd(fd);
+  } catch {
+    // as fsyncDir: not fatal
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditLog, auditDigest, type AuditEvent } from '../../../sdk/src/run/audit.js';
+import { exited, spawnTs } from '../../helpers/spawn-ts.js';
+
+const appender = join(import.meta.dirname, '../../fixtures/audit-appender.ts');
 
 function event(name: string): AuditEvent {
   return {
@@ -96,6 +99,25 @@ describe('audit log', () => {
     const log = new AuditLog(dir);
     await Promise.all(Array.from({ length: 12 }, (_, i) => log.append(event(`p${i}`))));
     await expect(log.verify()).resolves.toMatchObject({ lines: 12 });
+  });
+
+  it('keeps one chain when two processes append at once, each with several appends in flight', async () => {
+    // The CLI and an MCP server may append to the same log: the in-process queue orders a process's
+    // own appends, the inter-process lock (taken with synchronous calls) the two processes'.
+    const dir = await mkdtemp(join(tmpdir(), 'adcap-audit-'));
+    const log = new AuditLog(dir);
+    const children = await Promise.all([spawnTs(appender, [dir, '15', 'a']), spawnTs(appender, [dir, '15', 'b'])]);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => log.append(event(`here-${i}`))));
+    for (const child of children) expect(await exited(child)).toBe(0);
+    await expect(log.verify()).resolves.toMatchObject({ lines: 40 });
+    const names = (await readFile(join(dir, `${new Date().toISOString().slice(0, 7)}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { name: string }).name);
+    expect(names.filter((n) => n.startsWith('a-'))).toHaveLength(15);
+    expect(names.filter((n) => n.startsWith('b-'))).toHaveLength(15);
+    // Nothing of the lock is left behind.
+    expect((await readdir(dir)).filter((n) => n.startsWith('.lock'))).toEqual([]);
   });
 
   it('writes the head after the line it records, with no temporary file left, and a failed head write leaves none either', async () => {

@@ -68,6 +68,37 @@ describe('home lock', () => {
     expect(await readdir(join(path, '..'))).toEqual([]);
   });
 
+  it('a lock taken with synchronous calls (syncFs) excludes and waits for the same holders as any other', async () => {
+    const path = await lockPathInTemp();
+    // Held by this process with syncFs: another process's acquireLock and this one's tryAcquireLock wait.
+    const mine = await acquireLock(path, 'sync holder', { syncFs: true });
+    expect(mine.owner.pid).toBe(process.pid);
+    expect(await lockHeld(path)).toBe(true);
+    expect(await tryAcquireLock(path, 'second')).toBeNull();
+    const child = await spawnTs(holder, [path, '200']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(child.exitCode).toBeNull(); // still waiting for the lock
+    await mine.release();
+    await waitForLine(child, (line) => line === 'released');
+    await exited(child);
+    // A live holder in another process: syncFs waits for it, like any acquirer.
+    const other = await spawnTs(holder, [path, '400']);
+    await waitForLine(other, (line) => line === 'locked');
+    const started = Date.now();
+    const second = await acquireLock(path, 'sync after live holder', { waitMs: 10_000, syncFs: true });
+    expect(Date.now() - started).toBeGreaterThan(100);
+    await second.release();
+    await exited(other);
+    // A SIGKILLed holder: taken over at once.
+    const dead = await spawnTs(holder, [path]);
+    await waitForLine(dead, (line) => line === 'locked');
+    dead.kill('SIGKILL');
+    await exited(dead);
+    const recovered = await acquireLock(path, 'sync recovery', { waitMs: 5_000, staleMs: 60_000, syncFs: true });
+    await recovered.release();
+    expect(await readdir(join(path, '..'))).toEqual([]);
+  });
+
   it("tryAcquireLock does not wait for a live holder (null) and takes a dead one's lock at once; lockHeld agrees", async () => {
     const path = await lockPathInTemp();
     expect(await lockHeld(path)).toBe(false);
