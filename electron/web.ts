@@ -21,15 +21,17 @@
  * server), so idle TCP connections cannot use up the descriptors a signed-in user's socket needs.
  */
 import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostService } from './host/service.js';
+import { preloadLinkHeader } from './shared/preload-links.js';
 import { openStaticFile, staticRelativePath } from './shared/static-files.js';
 import { uiContentType } from './shared/ui-content-types.js';
+import { FIRST_PAGE_PATH } from './common/ws-transport.js';
 import { cookieValue, sessionCookieName, UiSessions, type SignInOutcome } from './web-sessions.js';
 
 export interface WebHostOptions {
@@ -120,6 +122,12 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       if (!sameOrigin(req, port())) return reply(res, 403, 'forbidden');
       const signedIn = sessions.check(cookieValue(req.headers.cookie, cookieName()) ?? '');
       return replyJson(res, signedIn ? 200 : 401, { signedIn });
+    }
+    if (path === FIRST_PAGE_PATH) {
+      // The same checks as the socket: this origin only, and a signed-in browser.
+      if (!sameOrigin(req, port())) return reply(res, 403, 'forbidden');
+      if (!sessions.check(cookieValue(req.headers.cookie, cookieName()) ?? '')) return replyJson(res, 401, { signedIn: false });
+      return firstPage(req, res, options.service);
     }
     return serveStatic(req, res, staticRoot, port());
   };
@@ -439,11 +447,36 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
   const found = await openStaticFile(root, relativePath);
   if (found.status !== 200) return found.status === 403 ? reply(res, 403, 'forbidden') : reply(res, 404, 'not found');
   const { file } = found;
+  if (relativePath === 'index.html') {
+    // The page itself (about 1 KiB), read whole: its own files go with it as preloads (shared/preload-links.ts).
+    const body = await readFile(file);
+    const links = preloadLinkHeader(body.toString('utf8'));
+    res.writeHead(200, {
+      ...securityHeaders(port),
+      ...(links === null ? {} : { Link: links }),
+      'Content-Type': uiContentType(file),
+      'Content-Length': body.length,
+    });
+    return void res.end(req.method === 'HEAD' ? undefined : body);
+  }
   res.writeHead(200, { ...securityHeaders(port), 'Content-Type': uiContentType(file), 'Content-Length': found.size });
   if (req.method === 'HEAD') return void res.end();
   const stream = createReadStream(file);
   stream.on('error', () => res.destroy());
   stream.pipe(res);
+}
+
+/**
+ * GET FIRST_PAGE_PATH?limit=N (electron/common/ws-transport.ts): what the socket answers to
+ * `catalogue.index({ limit: N })`, for the page's first script (renderer/src/start.ts). Read-only;
+ * the host checks the arguments as for any call. JSON with nosniff: registry text in it is never HTML.
+ */
+async function firstPage(req: IncomingMessage, res: ServerResponse, service: HostService): Promise<void> {
+  if (req.method !== 'GET') return reply(res, 405, 'method not allowed');
+  const limit = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('limit') ?? '';
+  if (!/^[1-9][0-9]{0,5}$/.test(limit)) return reply(res, 400, 'bad request: limit must be a whole number from 1');
+  const result = await service.dispatch('catalogue.index', [{ limit: Number(limit) }]);
+  if (!res.destroyed) replyJson(res, 200, result);
 }
 
 function replyJson(res: ServerResponse, status: number, value: unknown): void {
@@ -453,6 +486,7 @@ function replyJson(res: ServerResponse, status: number, value: unknown): void {
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': 'same-origin',
   });
   res.end(body);
 }

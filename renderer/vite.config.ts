@@ -7,18 +7,32 @@ import { defineConfig, type Plugin } from 'vite';
  * The modules the page's entry imports statically (React, Discover, the stores, the shared
  * components): one file, the page's script, rather than a dozen small ones its first load would
  * wait for. What only the other screens import (src/screens/lazy.tsx) stays in their own files.
+ *
+ * src/start.ts and what it imports (the socket, the route) are a small file of their own, which
+ * index.html loads as a module script before the page's script: it runs as soon as it is in, while
+ * the larger file still downloads, and asks for Discover's first page (src/start.ts). The page's
+ * script imports it by the same address, which is the same module in the page: it runs once.
  */
 const initial = new Set<string>();
+const start = new Set<string>();
+const START = new URL('./src/start.ts', import.meta.url).pathname;
 const initialModules: Plugin = {
   name: 'arcotheon-initial-modules',
   buildEnd() {
-    initial.clear();
-    const todo = [...this.getModuleIds()].filter((id) => this.getModuleInfo(id)?.isEntry === true);
-    for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
-      if (initial.has(id)) continue;
-      initial.add(id);
-      todo.push(...(this.getModuleInfo(id)?.importedIds ?? []));
-    }
+    const reach = (from: string[], into: Set<string>): void => {
+      into.clear();
+      for (let id = from.pop(); id !== undefined; id = from.pop()) {
+        if (into.has(id)) continue;
+        into.add(id);
+        from.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+      }
+    };
+    reach([START], start);
+    reach(
+      [...this.getModuleIds()].filter((id) => this.getModuleInfo(id)?.isEntry === true),
+      initial,
+    );
+    for (const id of start) initial.delete(id);
   },
 };
 
@@ -42,7 +56,15 @@ export default defineConfig({
     // The page's script and the screens' files; their gzipped total is held under 350 KB by e2e/ui/bundle-size.e2e.ts.
     chunkSizeWarningLimit: 1024,
     rollupOptions: {
-      output: { codeSplitting: { groups: [{ name: 'index', test: (id: string) => initial.has(id) }] } },
+      output: {
+        codeSplitting: {
+          // Exactly the modules listed: not what they import besides (src/start.ts stays out).
+          groups: [
+            { name: 'start', test: (id: string) => start.has(id), includeDependenciesRecursively: false, priority: 2 },
+            { name: 'index', test: (id: string) => initial.has(id), includeDependenciesRecursively: false, priority: 1 },
+          ],
+        },
+      },
     },
   },
 });

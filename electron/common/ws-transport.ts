@@ -55,6 +55,19 @@ export function sessionUrl(origin: string): string {
   return `${origin}/api/session`;
 }
 
+/**
+ * Where `GET ?limit=N` answers `catalogue.index({ limit: N })` over plain HTTP, with the same session
+ * as the socket: the page's first script asks Discover's first page there (a fetch leaves at once;
+ * a socket's first message waits for its open event, which the browser delivers only once the
+ * page's larger script has run). Same JSON as the socket's `result`.
+ */
+export const FIRST_PAGE_PATH = '/api/catalogue-index';
+
+/** The address of the first `limit` rows of Discover's index (FIRST_PAGE_PATH). */
+export function firstPageUrl(origin: string, limit: number): string {
+  return `${origin}${FIRST_PAGE_PATH}?limit=${limit}`;
+}
+
 /** Why a socket could not be had: the browser is not signed in, or the server did not answer. */
 export type SessionStatus = 'signed-in' | 'signed-out' | 'unreachable';
 
@@ -162,6 +175,11 @@ export interface ReconnectOptions {
   session: () => Promise<SessionStatus>;
   /** Waits between tries, in order; the last repeats (default 250 ms doubling to 8 s). */
   delays?: readonly number[];
+  /**
+   * A socket already being opened (the page's first script opens one as the page starts): the first
+   * try takes it instead of opening another; null when it could not be had (then as any failed try).
+   */
+  first?: Promise<HostSocket | null>;
 }
 
 const DEFAULT_DELAYS = [250, 500, 1000, 2000, 4000, 8000] as const;
@@ -201,8 +219,10 @@ export function connectReconnecting(options: ReconnectOptions): ReconnectingHost
   const loop = async (): Promise<void> => {
     let attempt = 0;
     let everConnected = false;
+    let first = options.first;
     while (!stopped) {
-      const socket = await connectHostSocket(options.url, options.create).catch(() => null);
+      const socket = await (first ?? connectHostSocket(options.url, options.create)).catch(() => null);
+      first = undefined;
       if (socket !== null) {
         if (stopped) return socket.close();
         current = socket;

@@ -20,6 +20,7 @@ import {
   type HostClient,
 } from '../../electron/common/index.js';
 import type { PreloadBridge } from '../../electron/common/desktop.js';
+import { firstSocket, withEarlyCalls } from './start.js';
 
 export type { ConnectionState };
 
@@ -53,7 +54,7 @@ export interface Connection {
 export async function connectHost(): Promise<Connection> {
   const bridge = window.arcotheon;
   if (bridge !== undefined && typeof bridge.call === 'function') {
-    client = createHostClient(bridge.call, bridge.subscribe);
+    client = createHostClient(withEarlyCalls(bridge.call), bridge.subscribe);
     const connected: ConnectionState = { kind: 'connected', reconnected: false };
     return { kind: 'electron', client, state: () => connected, onChange: () => () => undefined, retryNow: () => undefined };
   }
@@ -64,8 +65,10 @@ export async function connectHost(): Promise<Connection> {
     url: apiUrl(origin),
     create: (url) => new WebSocket(url),
     session: () => sessionStatus(origin, (url) => fetch(url, { credentials: 'same-origin', cache: 'no-store' })),
+    // The socket the page's first script opened (start.ts), with Discover's first page asked on it.
+    ...(firstSocket === null ? {} : { first: firstSocket }),
   });
-  client = createHostClient(socket.call, socket.subscribe);
+  client = createHostClient(withEarlyCalls(socket.call), socket.subscribe);
   // The first attempt settles as connected, signed out, or (the server did not answer) reconnecting.
   await new Promise<void>((resolve) => {
     if (socket.state().kind !== 'connecting') return resolve();

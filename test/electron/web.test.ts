@@ -217,4 +217,72 @@ describe('web host', () => {
     expect(index.csp).toContain(`connect-src 'self' ws://127.0.0.1:${host.port} ws://localhost:${host.port};`);
     expect(index.csp).not.toMatch(/unsafe-inline|unsafe-eval|ws:\/\/127\.0\.0\.1:\*/);
   });
+
+  it("sends the page's own scripts and stylesheet with it as preloads (Link), and nothing its HTML does not name under assets/", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'adcap-web-preload-'));
+    await mkdir(join(dir, 'assets'));
+    await writeFile(
+      join(dir, 'index.html'),
+      '<!doctype html><head><script type="module" crossorigin src="./assets/start-Ab1.js"></script>\n' +
+        '<script type="module" crossorigin src="./assets/index-Cd2.js"></script>\n' +
+        '<link rel="stylesheet" crossorigin href="./assets/index-Ef3.css">\n' +
+        '<script type="module" src="https://cdn.example/x.js"></script><link rel="icon" href="data:,"></head>',
+    );
+    const host = await start(dir);
+    const res = await fetch(`${host.origin}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('link')).toBe(
+      '<./assets/start-Ab1.js>; rel=modulepreload, <./assets/index-Cd2.js>; rel=modulepreload, ' +
+        '<./assets/index-Ef3.css>; rel=preload; as=style; crossorigin',
+    );
+    expect(await res.text()).toContain('index-Cd2.js');
+    // Other files are served as before, without it.
+    await writeFile(join(dir, 'assets', 'index-Cd2.js'), 'export {}');
+    expect((await fetch(`${host.origin}/assets/index-Cd2.js`)).headers.get('link')).toBeNull();
+  });
+
+  it("answers Discover's first page over HTTP as the socket does, only to this origin's signed-in browser", async () => {
+    const host = await start();
+    const cookie = cookies.get(host) ?? '';
+    // node:http, not fetch: fetch does not send a Host header of the caller's choosing.
+    const get = (path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: host.port, path, headers }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const res = await fetch(`${host.origin}/api/catalogue-index?limit=1`, { headers: { Cookie: cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const page = (await res.json()) as { ok: boolean; value: { rows: unknown[][]; total: number; revision: string } };
+    expect(page.ok).toBe(true);
+    expect(page.value.rows.map((row) => row[0])).toEqual(['acme/lib']);
+    // The very answer the socket gives to catalogue.index({ limit: 1 }).
+    const ws = await connect(host);
+    const overSocket = await call(ws, 1, 'catalogue.index', [{ limit: 1 }]);
+    ws.close();
+    expect(overSocket.result).toEqual(page);
+    // Not signed in, a wrong session, another site's page, another Host name: refused, with no data.
+    for (const [headers, status] of [
+      [{}, 401],
+      [{ Cookie: `${host.cookieName}=${'x'.repeat(43)}` }, 401],
+      [{ Cookie: cookie, Origin: 'http://evil.example' }, 403],
+      [{ Cookie: cookie, Host: `rebind.evil.example:${host.port}` }, 403],
+    ] as const) {
+      const refused = await get('/api/catalogue-index?limit=1', headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(status);
+      expect(refused.body).not.toContain('acme/lib');
+    }
+    for (const limit of ['', '0', '-1', '1.5', 'abc', '1e3', '10000000']) {
+      expect((await get(`/api/catalogue-index?limit=${limit}`, { Cookie: cookie })).status, limit).toBe(400);
+    }
+    const post = await fetch(`${host.origin}/api/catalogue-index?limit=1`, { method: 'POST', headers: { Cookie: cookie } });
+    expect(post.status).toBe(405);
+  });
 });

@@ -258,13 +258,21 @@ export function Discover() {
 function SearchField({ onArrowDown }: { onArrowDown: () => void }) {
   const text = useCatalogue((s) => s.text);
   const setText = useCatalogue((s) => s.setText);
+  const ref = useRef<HTMLInputElement>(null);
+  // The field has the focus when the screen opens, given at the start of the next frame rather
+  // than during the render (autoFocus): a focus inside React's commit forces the window's first
+  // style and layout there, and the frame then lays the window out again before the cards show.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => ref.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, []);
   return (
     <input
+      ref={ref}
       id="catalogue-search"
       type="search"
       placeholder="Search by name, publisher or what it does  ( / )"
       value={text}
-      autoFocus
       autoComplete="off"
       spellCheck={false}
       onChange={(e) => setText(e.target.value)}

@@ -17,10 +17,10 @@ import {
 } from '../../../electron/common/index.js';
 import { host } from '../host.js';
 import { startSearcher, type Searcher } from '../search/client.js';
+import { FIRST_PAGE } from '../start.js';
 import type { FromWorker, SearchSort } from '../search/protocol.js';
 
-/** The first page is small (a screenful and more) so the first cards come quickly; the rest come in larger pages. */
-const FIRST_PAGE = 200;
+/** The first page (FIRST_PAGE, asked as the page starts: start.ts) is small; the rest come in larger pages. */
 const NEXT_PAGES = 20_000;
 /** Cards in the first screen's "Recently updated". */
 const RECENT = 4;

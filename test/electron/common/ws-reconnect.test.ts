@@ -6,10 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
   apiUrl,
+  connectHostSocket,
   connectReconnecting,
   sessionStatus,
   type ConnectionState,
   type ReconnectingHost,
+  type SessionStatus,
   type WebSocketLike,
 } from '../../../electron/common/ws-transport.js';
 import { createHostService, type HostService } from '../../../electron/host/service.js';
@@ -66,6 +68,41 @@ function until(
 }
 
 describe('the reconnecting browser client', () => {
+  it("takes the socket the page's first script opened as its first, and opens its own when that one could not be had", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'adcap-ws-first-'));
+    const running = await serve(home);
+    cleanup.push(async () => {
+      await running.web.close();
+      await running.service.close();
+    });
+    const cookie = await signIn(running.web.signInUrl());
+    const origin = running.web.origin;
+    let created = 0;
+    const create = (url: string): WebSocketLike => {
+      created++;
+      return new WebSocket(url, { origin, headers: { Cookie: cookie } }) as unknown as WebSocketLike;
+    };
+    const session = (): Promise<SessionStatus> => sessionStatus(origin, (url) => fetch(url, { headers: { Cookie: cookie } }));
+    // The early socket (renderer/src/start.ts) is used, with what was asked on it before.
+    const early = await connectHostSocket(apiUrl(origin), create);
+    const asked = early.call('workspaces.list', []);
+    const host = connectReconnecting({ url: apiUrl(origin), create, session, first: Promise.resolve(early), delays: [50] });
+    cleanup.push(() => host.close());
+    expect(await until(host, 'connected')).toEqual({ kind: 'connected', reconnected: false });
+    expect(await asked).toEqual({ ok: true, value: [] });
+    expect(await host.call('workspaces.list', [])).toEqual({ ok: true, value: [] });
+    expect(created).toBe(1);
+    expect(running.web.connections()).toBe(1);
+    // When it could not be had (null, or a failure), the client goes on as after any failed try.
+    for (const first of [() => Promise.resolve(null), () => Promise.reject(new Error('refused'))]) {
+      const other = connectReconnecting({ url: apiUrl(origin), create, session, first: first(), delays: [50] });
+      cleanup.push(() => other.close());
+      expect(await until(other, 'connected')).toEqual({ kind: 'connected', reconnected: false });
+      expect(await other.call('workspaces.list', [])).toEqual({ ok: true, value: [] });
+    }
+    expect(created).toBe(3);
+  });
+
   it('reconnects by itself after the server restarts on the same home and port', async () => {
     const home = await mkdtemp(join(tmpdir(), 'adcap-ws-reconnect-'));
     let running = await serve(home);
