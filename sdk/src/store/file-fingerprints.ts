@@ -8,7 +8,7 @@
  * differs; a file moved in from elsewhere has another inode. The fingerprints are a cache of a
  * verification, never the truth: a missing or unreadable record means "hash everything".
  */
-import { lstatSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AdcapError } from '../errors.js';
@@ -28,6 +28,13 @@ const FORMAT = 1;
 const HASH_CONCURRENCY = 4;
 /** Files up to this size are read whole to hash them (a stream's 1 MiB buffer per small file costs more). */
 const SMALL_FILE_BYTES = 1 << 20;
+/**
+ * Up to this many files (and folder entries), a version's files are listed and stat'ed with
+ * synchronous calls: each returns at once from the kernel's caches, where a promise costs a
+ * thread-pool round trip, and a run's check is on the path of every tool call. Larger packages
+ * are checked with promises, so the event loop is never held for long.
+ */
+const SYNC_CHECK_ENTRIES = 256;
 
 interface FingerprintFile {
   format: typeof FORMAT;
@@ -65,7 +72,8 @@ function fingerprintOf(info: BigIntStats): string {
 
 async function readRecord(path: string): Promise<FingerprintFile> {
   try {
-    const value = JSON.parse(await readFile(path, 'utf8')) as Partial<FingerprintFile> | null;
+    // Synchronous, as the small packages' checks below: the record is read before every run.
+    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<FingerprintFile> | null;
     if (value?.format !== FORMAT || typeof value.files !== 'object' || value.files === null) return { format: FORMAT, files: {} };
     const m = value.manifest;
     const manifest = typeof m?.sha256 === 'string' && typeof m.checks === 'string' ? { sha256: m.sha256, checks: m.checks } : undefined;
@@ -173,19 +181,27 @@ export async function checkInstalledFiles(home: HomeLayout, id: string, version:
   const record = await readRecord(recordPath);
   const recorded = record.files;
   const listed = new Set(manifest.files.map((f) => f.path));
-  const unlisted = await firstUnlisted(dir, '', listed);
+  const small = manifest.files.length <= SYNC_CHECK_ENTRIES;
+  const budget = { entries: SYNC_CHECK_ENTRIES };
+  let unlisted = small ? firstUnlistedSync(dir, '', listed, budget) : undefined;
+  // A large package, or a small one whose folders hold more entries than the budget: with promises.
+  if (unlisted === undefined || budget.entries < 0) unlisted = await firstUnlisted(dir, '', listed);
   if (unlisted !== null) throw changed(id, version, unlisted, 'added', 'E_UNLISTED');
   const current: Record<string, string> = {};
   const toHash: Manifest['files'] = [];
-  await Promise.all(
-    manifest.files.map(async (file) => {
-      const info = await lstat(join(dir, file.path), { bigint: true }).catch(() => null);
-      if (info === null) throw changed(id, version, file.path, 'removed', 'E_MISSING');
-      if (!info.isFile()) throw changed(id, version, file.path, 'changed', 'E_HASH');
-      current[file.path] = fingerprintOf(info);
-      if (recorded[file.path] !== current[file.path]) toHash.push(file);
-    }),
-  );
+  const compare = (file: Manifest['files'][number], info: BigIntStats | null): void => {
+    if (info === null) throw changed(id, version, file.path, 'removed', 'E_MISSING');
+    if (!info.isFile()) throw changed(id, version, file.path, 'changed', 'E_HASH');
+    current[file.path] = fingerprintOf(info);
+    if (recorded[file.path] !== current[file.path]) toHash.push(file);
+  };
+  if (small) {
+    for (const file of manifest.files) compare(file, lstatOrNull(join(dir, file.path)));
+  } else {
+    await Promise.all(
+      manifest.files.map(async (file) => compare(file, await lstat(join(dir, file.path), { bigint: true }).catch(() => null))),
+    );
+  }
   // A few at a time: after a copy or restore every file differs, and thousands of open files would not do.
   const queue = [...toHash];
   const hashOne = async (): Promise<void> => {
@@ -202,6 +218,34 @@ export async function checkInstalledFiles(home: HomeLayout, id: string, version:
     await writeJsonAtomic(recordPath, { format: FORMAT, files: current, ...kept } satisfies FingerprintFile).catch(() => undefined);
   }
   return { files: manifest.files.length, hashed };
+}
+
+function lstatOrNull(path: string): BigIntStats | null {
+  try {
+    return lstatSync(path, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * firstUnlisted with synchronous calls, for a small package: each entry seen takes one from
+ * `budget.entries`; once it is below zero the walk stops (the caller walks again with promises).
+ */
+function firstUnlistedSync(dir: string, prefix: string, listed: ReadonlySet<string>, budget: { entries: number }): string | null {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  budget.entries -= entries.length;
+  if (budget.entries < 0) return null;
+  for (const entry of entries) {
+    const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) {
+      const inner = firstUnlistedSync(join(dir, entry.name), rel, listed, budget);
+      if (inner !== null || budget.entries < 0) return inner;
+    } else if (!listed.has(rel) && !(prefix === '' && PACKAGE_OWN.has(rel))) {
+      return rel;
+    }
+  }
+  return null;
 }
 
 /** The first entry below `dir` that is neither listed nor the package's own, or a link, or null. */

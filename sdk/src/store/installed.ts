@@ -2,7 +2,8 @@
  * What is installed in a home (DESIGN §6: packages/<pub>/<name>/state.json and each version's
  * capability.json): the states, the installed manifests, and the list a host shows.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
 import { AdcapError } from '../errors.js';
@@ -144,7 +145,7 @@ export async function readInstalledManifest(home: HomeLayout, id: string, versio
   const path = join(home.versionDir(id, version), 'capability.json');
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = readFileSync(path); // synchronous, as readState: read before every run
   } catch (cause) {
     throw new AdcapError('E_MISSING', `The installed files of ${id}@${version} are missing; run "adcap doctor --fix" to reinstall them.`, {
       cause,

@@ -11,7 +11,8 @@
  *   error until the file is fixed (read-only work such as search and list goes on).
  * - Every refusal says that the organisation decided it, which rule, and where the policy lives.
  */
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstatSync, readFileSync, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { satisfies, validRange } from 'semver';
 import { AdcapError, isAdcapError } from '../errors.js';
@@ -164,7 +165,8 @@ export function mergePolicies(system: LoadedPolicy, named: LoadedPolicy): Loaded
 async function readPolicyFile(path: string, source: LoadedPolicy['source'], platform: NodeJS.Platform): Promise<LoadedPolicy | null> {
   let info;
   try {
-    info = await lstat(path);
+    // Synchronous, as readState: the policy is looked for before every run, and is at most MAX_POLICY_BYTES.
+    info = lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && source === 'system') return null;
@@ -184,7 +186,7 @@ async function readPolicyFile(path: string, source: LoadedPolicy['source'], plat
   // docs/admin.md: the file ARCOTHEON_POLICY names passes the same ownership rule as the system file.
   if (platform !== 'win32') await checkOwnership(path, info, source);
   if (info.size > MAX_POLICY_BYTES) throw policyError(path, `is larger than ${MAX_POLICY_BYTES} bytes`);
-  const bytes = await readFile(path);
+  const bytes = readFileSync(path);
   let value: unknown;
   try {
     value = parseStrictJson(bytes, `The organisation policy ${path}`);
@@ -236,7 +238,7 @@ export function checkPolicy(value: unknown, path: string): Policy {
   return policy;
 }
 
-async function checkOwnership(path: string, info: Awaited<ReturnType<typeof lstat>>, source: LoadedPolicy['source']): Promise<void> {
+async function checkOwnership(path: string, info: Stats, source: LoadedPolicy['source']): Promise<void> {
   // A policy the user can edit is no policy: root must own the file and its folder, and no one
   // else may write either of them.
   const named = source === 'environment' ? ' (named by ARCOTHEON_POLICY, which needs a file only root can change; or unset it)' : '';

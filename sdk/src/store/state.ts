@@ -1,4 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AdcapError } from '../errors.js';
 import { parseStrictJson } from '../format/strict-json.js';
@@ -102,7 +103,9 @@ export interface DisabledMark {
 export async function readState(home: HomeLayout, id: string): Promise<PackageState | null> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(home.stateFile(id));
+    // A synchronous read: a state file is a few KiB, read before every run (a promise would cost a
+    // thread-pool round trip, which on a busy machine is a wait for two threads to be scheduled).
+    bytes = readFileSync(home.stateFile(id));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new AdcapError('E_IO', `Could not read the state of ${id}: ${(error as Error).message}`, { cause: error });
