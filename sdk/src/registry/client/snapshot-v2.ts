@@ -282,8 +282,7 @@ async function wireSegment(
       },
     );
   }
-  const { bytes } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
-  const segment = decodeSegment(bytes);
+  const { bytes, segment } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
   if (!sameNames(segment, publishers)) {
     throw new AdcapError(
       'E_CATALOG',

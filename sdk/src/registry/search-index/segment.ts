@@ -217,46 +217,98 @@ export function segmentBytes(parts: SegmentParts): Buffer {
   // Positions are code units either way: Latin-1 has one byte per unit, UTF-16 two.
   const encoding = BEYOND_LATIN1.test(all) ? 1 : 0;
   const textBytes = Buffer.from(all, encoding === 0 ? 'latin1' : 'utf16le');
-  const sections: Uint8Array[] = [
-    textBytes,
-    new Uint8Array(recordWords.buffer),
-    new Uint8Array(Uint32Array.from(keywordRefs).buffer),
-    new Uint8Array(publisherRefs.buffer),
-    bytesOf(data.words.starts),
-    bytesOf(data.postingStart),
-    bytesOf(data.postingDocs),
-    data.postingMasks,
-    ...tables.flatMap((table) => [new Uint8Array(table.refs.buffer), bytesOf(table.docs)]),
-    bytesOf(data.byId),
-    bytesOf(data.byName),
+  return writeSegmentSections({
+    encoding,
+    wordsLength,
+    text: textBytes,
+    records: recordWords,
+    keywordRefs: Uint32Array.from(keywordRefs),
+    publisherRefs,
+    wordStarts: data.words.starts,
+    postingStart: data.postingStart,
+    postingDocs: data.postingDocs,
+    postingMasks: data.postingMasks,
+    tables: tables as SegmentSections['tables'],
+    byId: data.byId,
+    byName: data.byName,
+  });
+}
+
+/** The sections of a segment file as typed arrays (the layout in this file's header), not yet bound-checked. */
+export interface SegmentSections {
+  encoding: 0 | 1;
+  /** Code units of the words text at the start of the text. */
+  wordsLength: number;
+  text: Uint8Array;
+  /** RECORD_WORDS a document. */
+  records: Uint32Array;
+  keywordRefs: Uint32Array;
+  publisherRefs: Uint32Array;
+  wordStarts: Int32Array;
+  postingStart: Int32Array;
+  postingDocs: Int32Array;
+  postingMasks: Uint8Array;
+  /** ids, names, short names, publishers: sorted keys' (start, end) pairs and their documents. */
+  tables: [SectionTable, SectionTable, SectionTable, SectionTable];
+  byId: Int32Array;
+  byName: Int32Array;
+}
+
+export interface SectionTable {
+  refs: Uint32Array;
+  docs: Int32Array;
+}
+
+/** u32 words a document takes in the record table. */
+export const SEGMENT_RECORD_WORDS = 14;
+/** A missing version's start and end in the record table. */
+export const SEGMENT_NONE = NONE;
+
+/** The bytes of a segment file of these sections (header sizes follow from the sections). */
+export function writeSegmentSections(sections: SegmentSections): Buffer {
+  const parts: Uint8Array[] = [
+    sections.text,
+    bytesOf(sections.records),
+    bytesOf(sections.keywordRefs),
+    bytesOf(sections.publisherRefs),
+    bytesOf(sections.wordStarts),
+    bytesOf(sections.postingStart),
+    bytesOf(sections.postingDocs),
+    sections.postingMasks,
+    ...sections.tables.flatMap((table) => [bytesOf(table.refs), bytesOf(table.docs)]),
+    bytesOf(sections.byId),
+    bytesOf(sections.byName),
   ];
   let size = HEADER_BYTES;
-  for (const section of sections) size = align4(size) + section.byteLength;
-  const out = Buffer.alloc(align4(size));
+  for (const part of parts) size = align4(size) + part.byteLength;
+  // Not zero-filled: every byte is a section's or a padding byte set to zero below.
+  const out = Buffer.allocUnsafe(align4(size));
   out.write(MAGIC, 0, 'latin1');
   const header = [
     SEGMENT_FORMAT,
-    encoding,
-    n,
-    data.words.count,
-    data.postingDocs.length,
-    keywordRefs.length / 2,
-    publishers.length,
-    data.publishers.docs.length,
-    textBytes.length,
-    wordsLength,
+    sections.encoding,
+    sections.records.length / RECORD_WORDS,
+    sections.wordStarts.length - 1,
+    sections.postingDocs.length,
+    sections.keywordRefs.length / 2,
+    sections.publisherRefs.length / 4,
+    sections.tables[3].docs.length,
+    sections.text.byteLength,
+    sections.wordsLength,
   ];
   header.forEach((value, i) => out.writeUInt32LE(value, 8 + i * 4));
   let at = HEADER_BYTES;
-  for (const section of sections) {
+  for (const part of parts) {
+    out.fill(0, at, align4(at));
     at = align4(at);
-    out.set(section, at);
-    at += section.byteLength;
+    out.set(part, at);
+    at += part.byteLength;
   }
+  out.fill(0, at);
   return out;
 }
 
-function bytesOf(array: Int32Array): Uint8Array {
+function bytesOf(array: Int32Array | Uint32Array): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
@@ -418,6 +470,12 @@ export class Segment {
  * (E_CATALOG, reason search-index-damaged, when anything is off).
  */
 export function decodeSegment(bytes: Buffer): Segment {
+  const { sections, buffer } = readSegmentSections(bytes);
+  return checkedSegment(sections, buffer);
+}
+
+/** The sections of a segment file, their sizes checked against the header (E_CATALOG when off); not their contents. */
+export function readSegmentSections(bytes: Buffer): { sections: SegmentSections; buffer: Buffer } {
   if (bytes.length < HEADER_BYTES || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('not a segment');
   const header = Array.from({ length: HEADER_WORDS }, (_, i) => bytes.readUInt32LE(8 + i * 4));
   const [format, encoding, n, words, postings, keywords, publishers, publisherKeys, textBytes, wordsLength] = header as [
@@ -447,7 +505,7 @@ export function decodeSegment(bytes: Buffer): Segment {
   const i32 = (count: number): Int32Array => new Int32Array(buffer.buffer, buffer.byteOffset + take(count * 4), count);
   const wide = encoding === 1;
   if (wide && textBytes % 2 !== 0) throw damaged('text');
-  const text = new SegmentText(buffer, take(textBytes), wide, wide ? textBytes / 2 : textBytes);
+  const textAt = take(textBytes);
   const records = u32(n * RECORD_WORDS);
   const keywordRefs = u32(keywords * 2);
   const publisherRefs = u32(publishers * 4);
@@ -456,10 +514,44 @@ export function decodeSegment(bytes: Buffer): Segment {
   const postingDocs = i32(postings);
   const masksAt = take(postings);
   const postingMasks = new Uint8Array(buffer.buffer, buffer.byteOffset + masksAt, postings);
-  const tables = [n, n, n, publisherKeys].map((count) => ({ refs: u32(count * 2), docs: i32(count) }));
+  const tables = [n, n, n, publisherKeys].map((count) => ({ refs: u32(count * 2), docs: i32(count) })) as SegmentSections['tables'];
   const byId = i32(n);
   const byName = i32(n);
   if (align4(at) !== buffer.length) throw damaged('wrong size');
+  const sections: SegmentSections = {
+    encoding: wide ? 1 : 0,
+    wordsLength,
+    text: new Uint8Array(buffer.buffer, buffer.byteOffset + textAt, textBytes),
+    records,
+    keywordRefs,
+    publisherRefs,
+    wordStarts,
+    postingStart,
+    postingDocs,
+    postingMasks,
+    tables,
+    byId,
+    byName,
+  };
+  return { sections, buffer };
+}
+
+/** A segment over sections read from `buffer`, every reference checked against its bounds (E_CATALOG when off). */
+function checkedSegment(sections: SegmentSections, buffer: Buffer): Segment {
+  const { wordsLength, records, keywordRefs, publisherRefs, wordStarts, postingStart, postingDocs, postingMasks, tables, byId, byName } =
+    sections;
+  const wide = sections.encoding === 1;
+  const text = new SegmentText(
+    buffer,
+    sections.text.byteOffset - buffer.byteOffset,
+    wide,
+    wide ? sections.text.byteLength / 2 : sections.text.byteLength,
+  );
+  const n = records.length / RECORD_WORDS;
+  const words = wordStarts.length - 1;
+  const postings = postingDocs.length;
+  const keywords = keywordRefs.length / 2;
+  const publishers = publisherRefs.length / 4;
 
   // Bounds: every string inside the text, every document, keyword and publisher number in range,
   // word and posting starts ascending, so that no lookup reads past what is there.

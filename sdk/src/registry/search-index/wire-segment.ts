@@ -1,48 +1,66 @@
 /**
  * A wire segment (docs/scaling.md "Cold start and offline search", "Wire segments"): the search
- * index work of one client segment done by the registry, in a compact form a client turns into its
- * stored segment (segment.ts) in one pass, without tokenising a record or sorting a key.
+ * index work of one client segment done by the registry, in a compact form from which a client
+ * writes its stored segment (segment.ts) in one pass over the bytes, without tokenising a record,
+ * sorting a key or making a string of a record.
  *
  * The registry publishes one per client segment (the same consecutive nodes, nodesPerSegment) as
- * v2/index/<sha256>.seg.gz, pinned with its node range in the signed top level. It carries only what
- * the client cannot derive in one pass:
+ * v2/index/<sha256>.seg.gz, gzipped, pinned with its node range in the signed top level. It is the
+ * segment of the nodes' records in id order (encodeSegment) without what one pass derives:
  *
- *   magic "ADCWIRE1", then unsigned LEB128 varints and length-prefixed strings (UTF-8, or UTF-16LE
- *   when a string of the segment is not well-formed Unicode):
- *   header     encoding, docs, publishers, versions, keywords, words, postings, id order stored
- *   publishers each publisher's id and display name, in order of first appearance
- *   versions   the distinct version strings; keywords: the distinct keywords
- *   records    in id order (code units), column by column: publisher number, the id's name part,
- *              name, summary, latest and prerelease (0 none, else 1 + version number), keywords
- *              (count, then keyword numbers), flags
- *   words      in code-unit order, each as the length of the prefix it shares with the one before
- *              and the rest
- *   postings   each word's count, then its documents as gaps (document − previous − 1), then one
- *              byte of field mask a posting
- *   orders     the documents in order of lowercase name and of short name (and of lowercase id,
- *              when that is not the id order)
+ *   magic "ADCWIRE2", then unsigned LEB128 varints of at most 32 bits:
+ *   header    text encoding, documents, words, postings, publishers, publisher keys, text bytes,
+ *             words length, and flags of the orders stored because they are not the derived ones
+ *   text      the segment's text as is (words, then every record string once; lowercase keys that
+ *             equal their string are not repeated)
+ *   records   per document: id, name, summary, latest and prerelease (0 none, else 1 and the
+ *             string), its keywords (count, then each), publisher number, flags, the lowercase id
+ *             and name (0 when the same text as the id or name, else 1 and the string), where the
+ *             short name starts in the lowercase id. A string is 0 when it starts where the
+ *             furthest string so far ends, else 1 + its start; then its length
+ *   publishers each one's id and display name (strings)
+ *   publisher keys runs of one key: the key (a string), how many documents, their gaps
+ *   postings  each word's count, then its documents as gaps (document − previous − 1), then one
+ *             byte of field mask a posting
+ *   orders    documents in lowercase-name and short-name order (then the id keys', id and name
+ *             orders when flagged)
  *
- * The rest is derived: the id order is the document numbers (records come in id order), the name
- * order is the lowercase-name order (its ties are in document order, so in id order), the
- * publisher keys' order from sorting the few publisher keys, and the record table, key offsets and
- * lowercase keys from the text as segment.ts writes them.
+ * Derived: the word starts (the text's "\n"), posting starts (the counts), the record table and
+ * every key table's offsets (the strings), the id order and id keys' order (documents are
+ * numbered in id order, and ids are lowercase), and the name order (the lowercase-name order,
+ * whose ties are in document order).
  *
  * Input is hostile: the file hashes to its pin in the signed top level, but that only says the
- * registry wrote it. Every varint, length, count, document and word number is checked against the
- * bytes and the counts before use, the orders must be permutations whose keys are in order, the
- * words strictly ascending, the postings of a word strictly ascending documents, and every record's
- * id a capability id whose bin is under the segment's nodes; anything else is E_CATALOG. What one
- * pass cannot check (that the postings are the records' words) is the registry's signed word, as
- * the search packs' records are; opening or installing a capability still reads its bin.
+ * registry wrote it. Every varint, count, string, document and word number is checked against the
+ * bytes and the counts as it is read; the orders must be permutations whose keys are in order, the
+ * words non-empty and strictly ascending, the postings of a word strictly ascending documents; the
+ * segment written must pass decodeSegment's bounds checks; and every record's id must be a
+ * capability id, in id order, equal to its id key, whose bin is under the segment's nodes. Anything
+ * else is E_CATALOG. What one pass cannot check (that the postings are the records' words) is the
+ * registry's signed word, as the search packs' records are; opening or installing a capability
+ * still reads its bin, which is the authority.
  */
 import { AdcapError } from '../../errors.js';
 import { splitCapabilityId } from '../../util/capability-id.js';
 import { binOf, type SearchRecord, type TopLevelPayload } from '../layout-v2.js';
-import { rankIndexData, type RankIndexData, type RankKeys, type SortedStrings } from '../search-rank.js';
 import { SEGMENT_DOCS } from './disk-index.js';
-import { rankDocuments, segmentBytes, segmentPublishers, type SegmentPublisher } from './segment.js';
+import {
+  decodeSegment,
+  encodeSegment,
+  readSegmentSections,
+  SEGMENT_NONE,
+  SEGMENT_RECORD_WORDS,
+  writeSegmentSections,
+  type SectionTable,
+  type Segment,
+  type SegmentSections,
+} from './segment.js';
 
-const MAGIC = 'ADCWIRE1';
+const MAGIC = 'ADCWIRE2';
+/** Flags of orders a wire segment carries because they are not the derived ones. */
+const STORED_BY_ID = 1;
+const STORED_ID_KEYS = 2;
+const STORED_BY_NAME = 4;
 
 /**
  * How many consecutive nodes one segment of the search index holds: as many as stay within
@@ -62,16 +80,9 @@ function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Whether `text` survives UTF-8 (no lone surrogate). */
-function wellFormed(text: string): boolean {
-  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
-}
-
 class WireWriter {
-  private buffer = Buffer.allocUnsafe(1 << 16);
+  private buffer = Buffer.allocUnsafe(1 << 20);
   private at = 0;
-
-  constructor(private readonly wide: boolean) {}
 
   private room(bytes: number): void {
     if (this.at + bytes <= this.buffer.length) return;
@@ -82,24 +93,18 @@ class WireWriter {
 
   uint(value: number): void {
     this.room(5);
-    let v = value >>> 0;
+    let v = value;
     while (v >= 0x80) {
-      this.buffer[this.at++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
+      this.buffer[this.at++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
     }
     this.buffer[this.at++] = v;
   }
 
-  byte(value: number): void {
-    this.room(1);
-    this.buffer[this.at++] = value;
-  }
-
-  string(value: string): void {
-    const length = this.wide ? value.length * 2 : Buffer.byteLength(value, 'utf8');
-    this.uint(length);
-    this.room(length);
-    this.at += this.buffer.write(value, this.at, length, this.wide ? 'utf16le' : 'utf8');
+  bytes(value: Uint8Array): void {
+    this.room(value.byteLength);
+    this.buffer.set(value, this.at);
+    this.at += value.byteLength;
   }
 
   raw(value: string): void {
@@ -107,80 +112,129 @@ class WireWriter {
     this.at += this.buffer.write(value, this.at, 'latin1');
   }
 
-  bytes(): Buffer {
+  result(): Buffer {
     return this.buffer.subarray(0, this.at);
   }
 }
 
 /**
  * The wire segment of `records` (any order; they are numbered in id order) with the display names
- * `publisherName` gives: the raw bytes, which the registry gzips. The client's segment of the same
- * records in id order (encodeSegment) is what decodeWireSegment makes of them, byte for byte.
+ * `publisherName` gives: the raw bytes, which the registry gzips. decodeWireSegment makes of them
+ * the client's segment of the same records in id order (encodeSegment), byte for byte.
  */
 export function encodeWireSegment(records: readonly SearchRecord[], publisherName: (publisher: string) => string): Buffer {
   const sorted = [...records].sort((a, b) => compareCodeUnits(a[0], b[0]));
-  const n = sorted.length;
-  const { publishers, publisherOf } = segmentPublishers(sorted, publisherName);
-  const data = rankIndexData(rankDocuments(sorted, publishers, publisherOf));
-  const versions = new Map<string, number>();
-  const keywords = new Map<string, number>();
-  let wide = false;
-  const note = (text: string): void => {
-    if (!wide && !wellFormed(text)) wide = true;
-  };
-  for (const record of sorted) {
-    for (const field of [record[0], record[1], record[2]]) note(field);
-    for (const version of [record[4], record[5]]) if (version !== null && !versions.has(version)) versions.set(version, versions.size);
-    for (const keyword of record[3]) if (!keywords.has(keyword)) keywords.set(keyword, keywords.size);
-  }
-  for (const text of [...versions.keys(), ...keywords.keys(), ...publishers.map((p) => p.name), data.words.text]) note(text);
-  let idsInOrder = true;
-  for (let i = 0; i < n && idsInOrder; i++) idsInOrder = data.ids.docs[i] === i;
+  return wireOfSections(readSegmentSections(encodeSegment(sorted, publisherName)).sections);
+}
 
-  const out = new WireWriter(wide);
+/** The wire form of a segment's sections (encodeWireSegment; exported for tests that forge one). */
+export function wireOfSections(sections: SegmentSections): Buffer {
+  const n = sections.records.length / SEGMENT_RECORD_WORDS;
+  const { records: table, keywordRefs, publisherRefs, tables, postingStart, postingDocs, postingMasks } = sections;
+  const [ids, names, shortNames, publisherTable] = tables;
+  const identity = (order: Int32Array): boolean => order.every((d, i) => d === i);
+  const sameOrder = (a: Int32Array, b: Int32Array): boolean => a.every((d, i) => d === b[i]);
+  const flags =
+    (identity(sections.byId) ? 0 : STORED_BY_ID) |
+    (identity(ids.docs) ? 0 : STORED_ID_KEYS) |
+    (sameOrder(sections.byName, names.docs) ? 0 : STORED_BY_NAME);
+  // Each document's key in the id, name and short-name tables (the tables list them in key order).
+  const keyAt = (t: SectionTable): Uint32Array => {
+    const at = new Uint32Array(n);
+    t.docs.forEach((d, i) => (at[d] = i));
+    return at;
+  };
+  const [idKey, nameKey, shortKey] = [keyAt(ids), keyAt(names), keyAt(shortNames)];
+
+  const out = new WireWriter();
   out.raw(MAGIC);
-  for (const value of [wide ? 1 : 0, n, publishers.length, versions.size, keywords.size, data.words.count, data.postingDocs.length])
+  const wordCount = sections.wordStarts.length - 1;
+  for (const value of [
+    sections.encoding,
+    n,
+    wordCount,
+    postingDocs.length,
+    publisherRefs.length / 4,
+    publisherTable.docs.length,
+    sections.text.byteLength,
+    sections.wordsLength,
+    flags,
+  ])
     out.uint(value);
-  out.uint(idsInOrder ? 0 : 1);
-  for (const p of publishers) {
-    out.string(p.id);
-    out.string(p.name);
+  out.bytes(sections.text);
+  // Every string as 0 when it starts where the furthest string so far ends (a string written once
+  // per document), else 1 + its start (a string written once and shared, whose start repeats), and
+  // its length.
+  let cursor = sections.wordsLength;
+  const pair = (from: number, to: number): void => {
+    out.uint(from === cursor ? 0 : from + 1);
+    out.uint(to - from);
+    if (to > cursor) cursor = to;
+  };
+  for (let d = 0; d < n; d++) {
+    const r = d * SEGMENT_RECORD_WORDS;
+    for (let f = 0; f < 6; f += 2) pair(table[r + f] as number, table[r + f + 1] as number);
+    for (let f = 6; f < 10; f += 2) {
+      if (table[r + f] === SEGMENT_NONE) out.uint(0);
+      else {
+        out.uint(1);
+        pair(table[r + f] as number, table[r + f + 1] as number);
+      }
+    }
+    out.uint((table[r + 11] as number) - (table[r + 10] as number));
+    for (let k = table[r + 10] as number; k < (table[r + 11] as number); k++)
+      pair(keywordRefs[k * 2] as number, keywordRefs[k * 2 + 1] as number);
+    out.uint(table[r + 12] as number);
+    out.uint(table[r + 13] as number);
+    // The lowercase id and name: 0 when the same string as the id or name, else 1 and the string.
+    for (const [t, at, field] of [
+      [ids, idKey, 0],
+      [names, nameKey, 2],
+    ] as const) {
+      const k = (at[d] as number) * 2;
+      if (t.refs[k] === table[r + field] && t.refs[k + 1] === table[r + field + 1]) out.uint(0);
+      else {
+        out.uint(1);
+        pair(t.refs[k] as number, t.refs[k + 1] as number);
+      }
+    }
+    // The short name is the tail of the lowercase id: where it starts in it.
+    const lowerId = (idKey[d] as number) * 2;
+    const short = (shortKey[d] as number) * 2;
+    if (shortNames.refs[short + 1] !== ids.refs[lowerId + 1]) throw new Error('a short name that is not the tail of its id');
+    out.uint((shortNames.refs[short] as number) - (ids.refs[lowerId] as number));
   }
-  for (const version of versions.keys()) out.string(version);
-  for (const keyword of keywords.keys()) out.string(keyword);
-  for (let d = 0; d < n; d++) out.uint(publisherOf[d] as number);
-  for (const record of sorted) out.string(record[0].slice(record[0].indexOf('/') + 1));
-  for (const record of sorted) out.string(record[1]);
-  for (const record of sorted) out.string(record[2]);
-  for (const field of [4, 5] as const)
-    for (const record of sorted) out.uint(record[field] === null ? 0 : 1 + (versions.get(record[field]) as number));
-  for (const record of sorted) {
-    out.uint(record[3].length);
-    for (const keyword of record[3]) out.uint(keywords.get(keyword) as number);
-  }
-  for (const record of sorted) out.uint(record[6]);
-  let previous = '';
-  for (let w = 0; w < data.words.count; w++) {
-    const word = data.words.text.slice(data.words.starts[w] as number, (data.words.starts[w + 1] as number) - 1);
-    let shared = 0;
-    while (shared < word.length && shared < previous.length && word.charCodeAt(shared) === previous.charCodeAt(shared)) shared++;
-    out.uint(shared);
-    out.string(word.slice(shared));
-    previous = word;
-  }
-  for (let w = 0; w < data.words.count; w++) out.uint((data.postingStart[w + 1] as number) - (data.postingStart[w] as number));
-  for (let w = 0; w < data.words.count; w++) {
+  for (let p = 0; p < publisherRefs.length; p += 2) pair(publisherRefs[p] as number, publisherRefs[p + 1] as number);
+  // Publisher keys: runs of one key, each its string once and its documents as gaps.
+  for (let i = 0; i < publisherTable.docs.length;) {
+    let j = i + 1;
+    const same = (k: number): boolean =>
+      publisherTable.refs[k * 2] === publisherTable.refs[i * 2] && publisherTable.refs[k * 2 + 1] === publisherTable.refs[i * 2 + 1];
+    while (j < publisherTable.docs.length && same(j)) j++;
+    pair(publisherTable.refs[i * 2] as number, publisherTable.refs[i * 2 + 1] as number);
+    out.uint(j - i);
     let last = -1;
-    for (let p = data.postingStart[w] as number; p < (data.postingStart[w + 1] as number); p++) {
-      const doc = data.postingDocs[p] as number;
-      out.uint(doc - last - 1);
-      last = doc;
+    for (let k = i; k < j; k++) {
+      out.uint((publisherTable.docs[k] as number) - last - 1);
+      last = publisherTable.docs[k] as number;
+    }
+    i = j;
+  }
+  for (let w = 0; w < wordCount; w++) out.uint((postingStart[w + 1] as number) - (postingStart[w] as number));
+  for (let w = 0; w < wordCount; w++) {
+    let last = -1;
+    for (let p = postingStart[w] as number; p < (postingStart[w + 1] as number); p++) {
+      out.uint((postingDocs[p] as number) - last - 1);
+      last = postingDocs[p] as number;
     }
   }
-  for (let p = 0; p < data.postingMasks.length; p++) out.byte(data.postingMasks[p] as number);
-  for (const table of idsInOrder ? [data.names, data.shortNames] : [data.names, data.shortNames, data.ids])
-    for (let i = 0; i < n; i++) out.uint(table.docs[i] as number);
-  return out.bytes();
+  out.bytes(postingMasks);
+  const orders = [names.docs, shortNames.docs];
+  if ((flags & STORED_ID_KEYS) !== 0) orders.push(ids.docs);
+  if ((flags & STORED_BY_ID) !== 0) orders.push(sections.byId);
+  if ((flags & STORED_BY_NAME) !== 0) orders.push(sections.byName);
+  for (const order of orders) for (let i = 0; i < n; i++) out.uint(order[i] as number);
+  return out.result();
 }
 
 /** Where a wire segment's records must be: the fan-out and the node range it is pinned with. */
@@ -206,7 +260,6 @@ class WireReader {
 
   constructor(
     private readonly bytes: Buffer,
-    private readonly wide: boolean,
     private readonly path: string,
     at: number,
   ) {
@@ -219,6 +272,11 @@ class WireReader {
 
   /** An unsigned varint of at most 32 bits. */
   uint(): number {
+    const first = this.bytes[this.at];
+    if (first !== undefined && first < 0x80) {
+      this.at++;
+      return first;
+    }
     let value = 0;
     for (let shift = 0; shift < 35; shift += 7) {
       if (this.at >= this.bytes.length) throw this.fail('truncated');
@@ -237,17 +295,12 @@ class WireReader {
     return value;
   }
 
-  byte(): number {
-    if (this.at >= this.bytes.length) throw this.fail('truncated');
-    return this.bytes[this.at++] as number;
-  }
-
-  string(): string {
-    const length = this.uint();
-    if (length > this.bytes.length - this.at || (this.wide && length % 2 !== 0)) throw this.fail('a string past the end');
+  /** The next `length` bytes (a view of the input). */
+  take(length: number): Buffer {
+    if (length > this.left) throw this.fail('truncated');
     const from = this.at;
     this.at += length;
-    return this.bytes.toString(this.wide ? 'utf16le' : 'utf8', from, this.at);
+    return this.bytes.subarray(from, this.at);
   }
 
   get left(): number {
@@ -268,193 +321,210 @@ function readOrder(input: WireReader, n: number): Int32Array {
   return order;
 }
 
-/** Keys of `order` (key(d) of each document), checked to be in order. */
-function sortedKeys(input: WireReader, order: Int32Array, key: (d: number) => string, what: string): RankKeys {
-  let previous = '';
-  for (let i = 0; i < order.length; i++) {
-    const k = key(order[i] as number);
-    if (i > 0 && (k < previous || (k === previous && (order[i] as number) < (order[i - 1] as number))))
-      throw input.fail(`the ${what} order is not sorted`);
-    previous = k;
-  }
-  const keys: SortedStrings = { length: order.length, get: (i) => key(order[i] as number) };
-  return { keys, docs: order };
+function identityOrder(n: number): Int32Array {
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order;
 }
 
 /**
- * The stored segment's bytes (segment.ts) of a wire segment (gunzipped), and its number of
- * capabilities; E_CATALOG when it is malformed in any way (see the header).
+ * The stored segment (segment.ts) of a wire segment (gunzipped), its bytes and the segment read
+ * back with every reference checked; E_CATALOG when it is malformed in any way (see the header).
  */
-export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes: Buffer; count: number } {
+export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes: Buffer; segment: Segment } {
   const fail = (problem: string): AdcapError => malformed(scope.path, problem);
   if (raw.length < MAGIC.length || raw.toString('latin1', 0, MAGIC.length) !== MAGIC) throw fail('not a wire segment');
-  const head = new WireReader(raw, false, scope.path, MAGIC.length);
-  const encoding = head.uint();
-  if (encoding > 1) throw fail('an unknown text encoding');
-  const input = new WireReader(raw, encoding === 1, scope.path, head.at);
+  const input = new WireReader(raw, scope.path, MAGIC.length);
+  const encoding = input.below(2, 'the text encoding');
   // Counts are bounded by the bytes that must follow them, so a hostile header cannot make a large allocation.
   const n = input.uint();
   if (n > MAX_DOCS || n > input.left) throw fail('too many documents');
   const counts = [input.uint(), input.uint(), input.uint(), input.uint(), input.uint()];
-  const [publisherCount, versionCount, keywordCount, wordCount, postings] = counts as [number, number, number, number, number];
-  if (counts.some((count) => count > input.left) || publisherCount > Math.max(n, 1)) throw fail('a count past the end');
-  const idsStored = input.below(2, 'the id order flag') === 1;
+  const [wordCount, postings, publishers, publisherKeys, textBytes] = counts as [number, number, number, number, number];
+  if (counts.some((count) => count > input.left)) throw fail('a count past the end');
+  const wordsLength = input.uint();
+  const flags = input.below(8, 'the order flags');
+  const wide = encoding === 1;
+  if (wide && textBytes % 2 !== 0) throw fail('text of an odd length');
+  const text = input.take(textBytes);
+  const units = wide ? textBytes / 2 : textBytes;
+  if (wordsLength > units) throw fail('the words past the text');
+  const unit = wide ? (u: number): number => text.readUInt16LE(u * 2) : (u: number): number => text[u] as number;
 
-  const publishers: SegmentPublisher[] = [];
-  const publisherIds = new Set<string>();
-  for (let p = 0; p < publisherCount; p++) {
-    const publisher = { id: input.string(), name: input.string() };
-    if (publisherIds.has(publisher.id)) throw fail('a publisher listed twice');
-    publisherIds.add(publisher.id);
-    publishers.push(publisher);
+  // The words text: each word followed by "\n", none empty, strictly ascending.
+  const wordStarts = new Int32Array(wordCount + 1);
+  let w = 0;
+  let from = 0;
+  for (let u = 0; u < wordsLength; u++) {
+    if (unit(u) !== 10) continue;
+    if (w >= wordCount || u === from) throw fail('words');
+    wordStarts[w++] = from;
+    from = u + 1;
   }
-  const versions = Array.from({ length: versionCount }, () => input.string());
-  const keywords = Array.from({ length: keywordCount }, () => input.string());
-  const publisherOf = new Uint32Array(n);
-  for (let d = 0; d < n; d++) publisherOf[d] = input.below(publisherCount, 'a publisher number');
-  const ids: string[] = new Array<string>(n);
-  const bins = scope.fanout * scope.fanout;
-  const seenPublisher = new Uint8Array(publisherCount);
-  let nextPublisher = 0;
-  for (let d = 0; d < n; d++) {
-    const p = publisherOf[d] as number;
-    // Publishers are numbered in order of first appearance (segmentPublishers).
-    if (seenPublisher[p] === 0) {
-      if (p !== nextPublisher) throw fail('publishers out of order');
-      seenPublisher[p] = 1;
-      nextPublisher++;
-    }
-    const id = `${(publishers[p] as SegmentPublisher).id}/${input.string()}`;
-    if (splitCapabilityId(id) === null) throw fail(`${JSON.stringify(id)} is not a capability id`);
-    if (d > 0 && !((ids[d - 1] as string) < id)) throw fail('records out of id order');
-    const node = Math.floor(binOf(id, bins) / scope.fanout);
-    if (node < scope.firstNode || node >= scope.firstNode + scope.nodes) throw fail(`${JSON.stringify(id)} is not under its nodes`);
-    ids[d] = id;
-  }
-  if (nextPublisher !== publisherCount) throw fail('a publisher no record names');
-  const names = Array.from({ length: n }, () => input.string());
-  const summaries = Array.from({ length: n }, () => input.string());
-  const version = (): string | null => {
-    const v = input.below(versionCount + 1, 'a version number');
-    return v === 0 ? null : (versions[v - 1] as string);
+  if (w !== wordCount || from !== wordsLength) throw fail('words');
+  wordStarts[wordCount] = wordsLength;
+  const compare = (a0: number, a1: number, b0: number, b1: number): number =>
+    wide
+      ? compareCodeUnits(text.toString('utf16le', a0 * 2, a1 * 2), text.toString('utf16le', b0 * 2, b1 * 2))
+      : text.compare(text, b0, b1, a0, a1);
+  for (let i = 1; i < wordCount; i++)
+    if (
+      compare(wordStarts[i - 1] as number, (wordStarts[i] as number) - 1, wordStarts[i] as number, (wordStarts[i + 1] as number) - 1) >= 0
+    )
+      throw fail('words out of order');
+
+  // Strings: 0 for one starting at the furthest end so far, else 1 + its start; then its length (encodeWireSegment).
+  let cursor = wordsLength;
+  const pair = (target: Uint32Array, at: number): void => {
+    const tag = input.uint();
+    const start = tag === 0 ? cursor : tag - 1;
+    const end = start + input.uint();
+    if (start < 0 || end > units) throw fail('a string out of bounds');
+    target[at] = start;
+    target[at + 1] = end;
+    if (end > cursor) cursor = end;
   };
-  const latest = Array.from({ length: n }, version);
-  const prerelease = Array.from({ length: n }, version);
-  const recordKeywords = Array.from({ length: n }, () => {
-    const count = input.below(input.left + 1, 'a keyword count');
-    return Array.from({ length: count }, () => keywords[input.below(keywordCount, 'a keyword number')] as string);
-  });
-  const records: SearchRecord[] = new Array<SearchRecord>(n);
+  const records = new Uint32Array(n * SEGMENT_RECORD_WORDS);
+  let keywordRefs = new Uint32Array(Math.max(16, n * 2));
+  let keywords = 0;
+  const lowerIds = new Uint32Array(n * 2);
+  const lowerNames = new Uint32Array(n * 2);
+  const shortNames = new Uint32Array(n * 2);
   for (let d = 0; d < n; d++) {
-    const flags = input.uint();
-    if (flags > 7) throw fail('unknown record flags');
-    records[d] = [
-      ids[d] as string,
-      names[d] as string,
-      summaries[d] as string,
-      recordKeywords[d] as string[],
-      latest[d] as string | null,
-      prerelease[d] as string | null,
-      flags,
-    ];
+    const r = d * SEGMENT_RECORD_WORDS;
+    for (let f = 0; f < 6; f += 2) pair(records, r + f);
+    for (let f = 6; f < 10; f += 2) {
+      if (input.below(2, 'a version tag') === 1) pair(records, r + f);
+      else {
+        records[r + f] = SEGMENT_NONE;
+        records[r + f + 1] = SEGMENT_NONE;
+      }
+    }
+    const count = input.below(input.left + 1, 'a keyword count');
+    records[r + 10] = keywords;
+    if ((keywords + count) * 2 > keywordRefs.length) {
+      const grown = new Uint32Array(Math.max(keywordRefs.length * 2, (keywords + count) * 2));
+      grown.set(keywordRefs);
+      keywordRefs = grown;
+    }
+    for (let k = 0; k < count; k++) pair(keywordRefs, (keywords + k) * 2);
+    keywords += count;
+    records[r + 11] = keywords;
+    records[r + 12] = input.below(publishers, 'a publisher number');
+    records[r + 13] = input.below(8, 'record flags');
+    for (const [lower, field] of [
+      [lowerIds, 0],
+      [lowerNames, 2],
+    ] as const) {
+      if (input.below(2, 'a lowercase tag') === 1) pair(lower, d * 2);
+      else {
+        lower[d * 2] = records[r + field] as number;
+        lower[d * 2 + 1] = records[r + field + 1] as number;
+      }
+    }
+    const shortStart = (lowerIds[d * 2] as number) + input.uint();
+    if (shortStart > (lowerIds[d * 2 + 1] as number)) throw fail('a short name past its id');
+    shortNames[d * 2] = shortStart;
+    shortNames[d * 2 + 1] = lowerIds[d * 2 + 1] as number;
   }
-
-  // Words: strictly ascending, none empty or holding the separator "\n".
-  const wordList: string[] = new Array<string>(wordCount);
-  let previous = '';
-  for (let w = 0; w < wordCount; w++) {
-    const shared = input.below(previous.length + 1, 'a shared prefix');
-    const word = previous.slice(0, shared) + input.string();
-    if (word.length === 0 || word.includes('\n') || (w > 0 && !(previous < word))) throw fail('words out of order');
-    wordList[w] = word;
-    previous = word;
+  const publisherRefs = new Uint32Array(publishers * 4);
+  for (let p = 0; p < publishers; p++) {
+    pair(publisherRefs, p * 4);
+    pair(publisherRefs, p * 4 + 2);
   }
-  const starts = new Int32Array(wordCount + 1);
-  let offset = 0;
-  for (let w = 0; w < wordCount; w++) {
-    starts[w] = offset;
-    offset += (wordList[w] as string).length + 1;
+  const publisherTable = { refs: new Uint32Array(publisherKeys * 2), docs: new Int32Array(publisherKeys) };
+  const key = new Uint32Array(2);
+  for (let i = 0; i < publisherKeys;) {
+    pair(key, 0);
+    const count = input.below(publisherKeys - i + 1, 'a publisher key count');
+    if (count === 0) throw fail('an empty publisher key');
+    let last = -1;
+    for (let k = 0; k < count; k++, i++) {
+      last = last + 1 + input.below(n - last - 1, 'a publisher key document');
+      publisherTable.docs[i] = last;
+      publisherTable.refs[i * 2] = key[0] as number;
+      publisherTable.refs[i * 2 + 1] = key[1] as number;
+    }
   }
-  starts[wordCount] = offset;
   const postingStart = new Int32Array(wordCount + 1);
-  for (let w = 0; w < wordCount; w++) {
-    const count = input.below(n + 1, 'a posting count');
-    postingStart[w + 1] = (postingStart[w] as number) + count;
-    if ((postingStart[w + 1] as number) > postings) throw fail('more postings than the header says');
+  for (let i = 0; i < wordCount; i++) {
+    postingStart[i + 1] = (postingStart[i] as number) + input.below(n + 1, 'a posting count');
+    if ((postingStart[i + 1] as number) > postings) throw fail('more postings than the header says');
   }
   if (postingStart[wordCount] !== postings) throw fail('fewer postings than the header says');
   const postingDocs = new Int32Array(postings);
-  for (let w = 0; w < wordCount; w++) {
+  for (let i = 0; i < wordCount; i++) {
     let last = -1;
-    for (let p = postingStart[w] as number; p < (postingStart[w + 1] as number); p++) {
+    for (let p = postingStart[i] as number; p < (postingStart[i + 1] as number); p++) {
       last = last + 1 + input.below(n - last - 1, 'a posting document');
       postingDocs[p] = last;
     }
   }
-  if (postings > input.left) throw fail('truncated');
-  const postingMasks = new Uint8Array(postings);
-  for (let p = 0; p < postings; p++) postingMasks[p] = input.byte();
-
-  const lowerIds = ids.map((id) => id.toLowerCase());
-  const lowerNames = names.map((name) => name.toLowerCase());
-  const nameTable = sortedKeys(input, readOrder(input, n), (d) => lowerNames[d] as string, 'name');
-  const shortNameTable = sortedKeys(
-    input,
-    readOrder(input, n),
-    (d) => (lowerIds[d] as string).slice((lowerIds[d] as string).indexOf('/') + 1),
-    'short name',
-  );
-  const idOrder = idsStored ? readOrder(input, n) : Int32Array.from({ length: n }, (_, i) => i);
-  const idTable = sortedKeys(input, idOrder, (d) => lowerIds[d] as string, 'id');
+  const postingMasks = new Uint8Array(input.take(postings));
+  const nameOrder = readOrder(input, n);
+  const shortOrder = readOrder(input, n);
+  const idOrder = (flags & STORED_ID_KEYS) !== 0 ? readOrder(input, n) : identityOrder(n);
+  const byId = (flags & STORED_BY_ID) !== 0 ? readOrder(input, n) : identityOrder(n);
+  const byName = (flags & STORED_BY_NAME) !== 0 ? readOrder(input, n) : nameOrder.slice();
   if (input.left !== 0) throw fail('bytes after the end');
+  const keyTable = (order: Int32Array, of: Uint32Array, what: string): SectionTable => {
+    const refs = new Uint32Array(n * 2);
+    for (let i = 0; i < n; i++) {
+      const d = order[i] as number;
+      refs[i * 2] = of[d * 2] as number;
+      refs[i * 2 + 1] = of[d * 2 + 1] as number;
+      if (i > 0 && compare(refs[i * 2 - 2] as number, refs[i * 2 - 1] as number, refs[i * 2] as number, refs[i * 2 + 1] as number) > 0)
+        throw fail(`the ${what} order is not sorted`);
+    }
+    return { refs, docs: order };
+  };
+  const tables: SegmentSections['tables'] = [
+    keyTable(idOrder, lowerIds, 'id'),
+    keyTable(nameOrder, lowerNames, 'name'),
+    keyTable(shortOrder, shortNames, 'short name'),
+    publisherTable,
+  ];
+  for (let i = 1; i < publisherKeys; i++) {
+    const refs = publisherTable.refs;
+    if (compare(refs[i * 2 - 2] as number, refs[i * 2 - 1] as number, refs[i * 2] as number, refs[i * 2 + 1] as number) > 0)
+      throw fail('the publisher key order is not sorted');
+  }
 
-  const data: RankIndexData = {
-    size: n,
-    words: { count: wordCount, text: wordList.map((word) => `${word}\n`).join(''), starts },
+  const bytes = writeSegmentSections({
+    encoding: wide ? 1 : 0,
+    wordsLength,
+    text,
+    records,
+    keywordRefs: keywordRefs.subarray(0, keywords * 2),
+    publisherRefs,
+    wordStarts,
     postingStart,
     postingDocs,
     postingMasks,
-    ids: idTable,
-    names: nameTable,
-    shortNames: shortNameTable,
-    publishers: publisherKeys(publishers, publisherOf),
-    deprecated: Uint8Array.from(records, (record) => ((record[6] & 4) !== 0 ? 1 : 0)),
-    byId: Int32Array.from({ length: n }, (_, i) => i),
-    // rankIndexData's name order: the lowercase-name order with equal names in id order, which is
-    // document order here, as the names table's ties are.
-    byName: nameTable.docs.slice(),
-  };
-  return { bytes: segmentBytes({ records, publishers, publisherOf, data }), count: n };
-}
-
-/**
- * rankIndexData's publisher keys without a sort per document: each document adds its publisher's
- * lowercase display name and, when different, its lowercase id; entries are sorted by key, then by
- * the order they were added in, which is document order (a document adds two different keys).
- */
-function publisherKeys(publishers: readonly SegmentPublisher[], publisherOf: Uint32Array): RankKeys {
-  const docsOf: number[][] = publishers.map(() => []);
-  for (let d = 0; d < publisherOf.length; d++) (docsOf[publisherOf[d] as number] as number[]).push(d);
-  const byKey = new Map<string, number[]>();
-  publishers.forEach((p, i) => {
-    const name = p.name.toLowerCase();
-    const id = p.id.toLowerCase();
-    for (const key of name === id ? [name] : [name, id]) {
-      const list = byKey.get(key);
-      if (list === undefined) byKey.set(key, [i]);
-      else list.push(i);
-    }
+    tables,
+    byId,
+    byName,
   });
-  const keys: string[] = [];
-  const docs: number[] = [];
-  for (const key of [...byKey.keys()].sort(compareCodeUnits)) {
-    const owners = byKey.get(key) as number[];
-    const list =
-      owners.length === 1 ? (docsOf[owners[0] as number] as number[]) : owners.flatMap((o) => docsOf[o] as number[]).sort((a, b) => a - b);
-    for (const d of list) {
-      keys.push(key);
-      docs.push(d);
-    }
+  let segment: Segment;
+  try {
+    segment = decodeSegment(bytes);
+  } catch (error) {
+    throw fail((error as Error).message);
   }
-  return { keys: { length: keys.length, get: (i) => keys[i] as string }, docs: Int32Array.from(docs) };
+  // The records: capability ids, in id order (so documents are numbered in id order), each the
+  // lowercase id of the id table, and under the nodes the segment is pinned for.
+  const bins = scope.fanout * scope.fanout;
+  let previous = '';
+  for (let d = 0; d < n; d++) {
+    const r = d * SEGMENT_RECORD_WORDS;
+    const id = segment.id(d);
+    if (splitCapabilityId(id) === null) throw fail(`${JSON.stringify(id)} is not a capability id`);
+    if (d > 0 && !(previous < id)) throw fail('records out of id order');
+    if (compare(records[r] as number, records[r + 1] as number, lowerIds[d * 2] as number, lowerIds[d * 2 + 1] as number) !== 0)
+      throw fail('an id key that is not the id');
+    const node = Math.floor(binOf(id, bins) / scope.fanout);
+    if (node < scope.firstNode || node >= scope.firstNode + scope.nodes) throw fail(`${JSON.stringify(id)} is not under its nodes`);
+    previous = id;
+  }
+  return { bytes, segment };
 }

@@ -7,8 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { isAdcapError } from '../../../../sdk/src/errors.js';
 import { binOf, type SearchRecord } from '../../../../sdk/src/registry/layout-v2.js';
-import { decodeSegment, encodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
-import { decodeWireSegment, encodeWireSegment, type WireSegmentScope } from '../../../../sdk/src/registry/search-index/wire-segment.js';
+import { decodeSegment, encodeSegment, readSegmentSections } from '../../../../sdk/src/registry/search-index/segment.js';
+import {
+  decodeWireSegment,
+  encodeWireSegment,
+  wireOfSections,
+  type WireSegmentScope,
+} from '../../../../sdk/src/registry/search-index/wire-segment.js';
 
 const FANOUT = 4;
 const WHOLE: WireSegmentScope = { path: 'index/test.seg.gz', fanout: FANOUT, firstNode: 0, nodes: FANOUT };
@@ -66,17 +71,12 @@ describe('a wire segment decodes to the segment the client would build', () => {
       [],
     ]) {
       const wire = encodeWireSegment(list, nameOf);
-      const { bytes, count } = decodeWireSegment(wire, WHOLE);
-      expect(count).toBe(list.length);
+      const { bytes, segment: decoded } = decodeWireSegment(wire, WHOLE);
+      expect(decoded.size).toBe(list.length);
       expect(bytes.equals(encodeSegment(byId(list), nameOf))).toBe(true);
       const segment = decodeSegment(bytes);
       expect(Array.from(segment.idOrder(), (d) => segment.record(d))).toEqual(byId(list));
     }
-  });
-
-  it('is smaller than the search records as JSON (before gzip)', () => {
-    const list = records(3_000);
-    expect(encodeWireSegment(list, nameOf).length).toBeLessThan(Buffer.byteLength(JSON.stringify(list)));
   });
 });
 
@@ -104,23 +104,25 @@ function refused(wire: Buffer, scope: WireSegmentScope = WHOLE): string {
 }
 
 describe('a hostile wire segment (it hashes to its pin, but was built wrong) is refused with E_CATALOG', () => {
-  // Two records of one publisher: header bytes are one byte each (magic 8, then encoding, docs, publishers,
-  // versions, keywords, words, postings, id-order flag), and the file ends with the name and short-name orders.
+  // Two records of one publisher: header bytes are one byte each (magic 8, then encoding, docs, words,
+  // postings, publishers, publisher keys, text bytes, words length, order flags), and the file ends with
+  // the name and short-name orders.
   const two = [record('acme/a', 'A', 'one'), record('acme/b', 'B', 'two')];
   const good = encodeWireSegment(two, nameOf);
   const at = (offset: number, bytes: number[]): Buffer =>
     Buffer.concat([good.subarray(0, offset), Buffer.from(bytes), good.subarray(offset + 1)]);
 
   it('counts past the bytes, numbers past 32 bits, truncation and trailing bytes', () => {
-    expect(decodeWireSegment(good, WHOLE).count).toBe(2);
+    expect(decodeWireSegment(good, WHOLE).segment.size).toBe(2);
     expect(refused(at(9, varint(2 ** 31)))).toMatch(/too many documents/);
     expect(refused(at(9, [0xff, 0xff, 0xff, 0xff, 0x7f]))).toMatch(/past 32 bits/);
     expect(refused(at(9, [0xff, 0xff, 0xff, 0xff, 0xff, 0xff]))).toMatch(/past 32 bits/);
-    expect(refused(at(14, varint(100_000)))).toMatch(/count past the end/);
+    expect(refused(at(11, varint(100_000)))).toMatch(/count past the end/);
     for (let cut = 0; cut < good.length; cut++) refused(good.subarray(0, cut));
     expect(refused(Buffer.concat([good, Buffer.from([0])]))).toMatch(/after the end/);
     expect(refused(Buffer.from('not a wire segment'))).toMatch(/not a wire segment/);
-    expect(refused(at(8, [7]))).toMatch(/encoding/);
+    expect(refused(at(8, [7]))).toMatch(/encoding out of range/);
+    expect(refused(at(16, [9]))).toMatch(/order flags out of range/);
   });
 
   it('document numbers out of range, orders that repeat a document or are not sorted', () => {
@@ -133,16 +135,35 @@ describe('a hostile wire segment (it hashes to its pin, but was built wrong) is 
     swapped[end - 3] = 0;
     expect(refused(swapped)).toMatch(/not sorted/);
     // A posting gap that jumps past the last document (the postings' gaps end before the masks and orders).
-    const postings = good[14] as number;
+    const postings = good[11] as number;
     const gap = end - 4 - postings - 1;
     expect(refused(at(gap, [5]))).toMatch(/posting document out of range/);
   });
 
   it('records outside the nodes it is pinned for, or not in id order, or not capability ids', () => {
     expect(refused(good, nodeScopeWithout('acme/a'))).toMatch(/not under its nodes/);
-    expect(refused(encodeForgedIds(['acme/b', 'acme/a']))).toMatch(/id order/);
-    expect(refused(encodeForgedIds(['acme/a', 'acme/a']))).toMatch(/id order/);
-    expect(refused(encodeForgedIds(['acme/A b', 'acme/c']))).toMatch(/not a capability id/);
+    // Forged from the sections of a good segment: the records of the two documents swapped.
+    const { sections } = readSegmentSections(encodeSegment(two, nameOf));
+    const swapped = sections.records.slice();
+    swapped.set(sections.records.subarray(0, 14), 14);
+    swapped.set(sections.records.subarray(14, 28), 0);
+    expect(refused(wireOfSections({ ...sections, records: swapped }))).toMatch(/id order|not the id/);
+    // Both documents the same record.
+    const twice = sections.records.slice();
+    twice.set(sections.records.subarray(0, 14), 14);
+    expect(refused(wireOfSections({ ...sections, records: twice }))).toMatch(/id order|not the id/);
+    // An id that is not a capability id (upper case).
+    const text = Buffer.from(sections.text);
+    const idAt = text.indexOf('acme/a', sections.wordsLength, 'latin1');
+    text[idAt + 5] = 'A'.charCodeAt(0);
+    expect(refused(wireOfSections({ ...sections, text }))).toMatch(/not a capability id/);
+    // A string past the text, and a words text without its separators.
+    const past = sections.records.slice();
+    past[5] = sections.text.length + 10;
+    expect(refused(wireOfSections({ ...sections, records: past }))).toMatch(/out of bounds/);
+    const noSeparators = Buffer.from(sections.text);
+    noSeparators.fill(0x61, 0, sections.wordsLength);
+    expect(refused(wireOfSections({ ...sections, text: noSeparators }))).toMatch(/words/);
   });
 
   it('random damage to a valid wire segment: decoded within bounds or refused, never another failure', () => {
@@ -172,36 +193,4 @@ describe('a hostile wire segment (it hashes to its pin, but was built wrong) is 
 function nodeScopeWithout(id: string): WireSegmentScope {
   const node = Math.floor(binOf(id, FANOUT * FANOUT) / FANOUT);
   return { ...WHOLE, firstNode: (node + 1) % FANOUT, nodes: 1 };
-}
-
-/**
- * A wire segment of two records of publisher acme whose name parts are written as given (the
- * encoder sorts and validates its input, so a forged order is written by hand here): no versions,
- * keywords or words.
- */
-function encodeForgedIds(ids: [string, string]): Buffer {
-  const string = (value: string): number[] => [...varint(Buffer.byteLength(value)), ...Buffer.from(value)];
-  const bytes = [
-    ...Buffer.from('ADCWIRE1'),
-    ...[0, 2, 1, 0, 0, 0, 0, 0],
-    ...string('acme'),
-    ...string('acme'),
-    0,
-    0,
-    ...ids.flatMap((id) => string(id.slice(id.indexOf('/') + 1))),
-    ...string('A'),
-    ...string('B'),
-    ...string(''),
-    ...string(''),
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    ...[0, 1, 0, 1],
-  ];
-  return Buffer.from(bytes);
 }
