@@ -163,7 +163,8 @@ describe("an index decoded from the registry's wire segments answers as the in-m
     const segments: Segment[] = [];
     for (let s = 0; s < bySegment.length; s++) {
       const wire = encodeWireSegment(bySegment[s] as SearchRecord[], nameOf);
-      const { bytes, segment: decoded } = decodeWireSegment(wire, { path: `index/${s}.seg.gz`, fanout, firstNode: s * group, nodes: group });
+      const scope = { path: `index/${s}.seg.gz`, fanout, firstNode: s * group, nodes: group };
+      const { bytes, segment: decoded } = decodeWireSegment(wire, scope);
       entries.push(await store.writeSegment(bytes, decoded.size));
       segments.push(decodeSegment(bytes));
     }
