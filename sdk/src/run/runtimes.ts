@@ -11,7 +11,8 @@
  * (format/runtime-table.ts); this module only acts on it.
  */
 import { execFile } from 'node:child_process';
-import { access, constants, stat } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
+import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { reasonError } from '../surface-text.js';
@@ -230,8 +231,15 @@ async function launchInterpreter(
 
 async function entryFile(dir: string, entry: string, toolName: string): Promise<string> {
   const file = path.join(dir, ...entry.split('/'));
-  const info = await stat(file).catch(() => null);
-  if (info === null || !info.isFile()) {
+  // Synchronous, as the run's other checks of installed files (store/file-fingerprints.ts): one
+  // stat on the path of every tool call, where a promise costs a thread-pool round trip.
+  let info: Stats | undefined;
+  try {
+    info = statSync(file);
+  } catch {
+    info = undefined;
+  }
+  if (info === undefined || !info.isFile()) {
     throw reasonError('installed-files-changed', { path: file, what: `The entry ${entry} of the tool ${toolName}` });
   }
   return file;

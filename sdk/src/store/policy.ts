@@ -165,8 +165,10 @@ export function mergePolicies(system: LoadedPolicy, named: LoadedPolicy): Loaded
 async function readPolicyFile(path: string, source: LoadedPolicy['source'], platform: NodeJS.Platform): Promise<LoadedPolicy | null> {
   let info;
   try {
-    // Synchronous, as readState: the policy is looked for before every run, and is at most MAX_POLICY_BYTES.
-    info = lstatSync(path);
+    // Synchronous, as readState: the policy is looked for before every run, and is at most
+    // MAX_POLICY_BYTES. The usual answer, no system policy, is not an exception (each costs a stack).
+    info = lstatSync(path, { throwIfNoEntry: source !== 'system' });
+    if (info === undefined) return null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && source === 'system') return null;
