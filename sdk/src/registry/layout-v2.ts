@@ -16,6 +16,7 @@
  * size, a file never changes once written, and a client that read top level S reads exactly
  * snapshot S (TUF's consistent snapshots).
  */
+import { hash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { AdcapError } from '../errors.js';
 import { splitCapabilityId } from '../util/capability-id.js';
@@ -86,9 +87,13 @@ export function fanoutFor(count: number): number {
   return fanout;
 }
 
-/** The bin of a capability id: sha256(id) mod bins (uniform, stable, independent of names). */
+/**
+ * The bin of a capability id: sha256(id) mod bins (uniform, stable, independent of names), taken
+ * from the hash's first 32 bits (big-endian; its first 8 hex digits). One-shot `hash`: a client
+ * checks the bin of every record a wire segment or pack lists.
+ */
 export function binOf(id: string, bins: number): number {
-  return parseInt(sha256Hex(id).slice(0, 8), 16) % bins;
+  return hash('sha256', id, 'buffer').readUInt32BE(0) % bins;
 }
 
 /** The search record of a catalogue record. */
