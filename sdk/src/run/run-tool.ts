@@ -157,6 +157,27 @@ export async function runToolIn(
   // A throw from the host's onProgress is reported as such (E_HOST_CALLBACK), and a run whose
   // signal fired as E_CANCELLED, whatever else failed because of it.
   const progress = new GuardedListener<RunProgress>('onProgress', options.onProgress);
+  const appendAudit = (outcome: { output: Record<string, unknown> } | { error: AdcapError }) =>
+    new AuditLog(arc.home.auditDir).append({
+      kind: 'tool',
+      capability: id,
+      version,
+      manifestSha256,
+      name: toolName,
+      inputSha256: auditDigest(input),
+      outputSha256: 'output' in outcome ? auditDigest(outcome.output) : null,
+      grantsUsed: [...grantsUsed],
+      durationMs: Date.now() - started,
+      outcome: 'output' in outcome ? 'ok' : 'error',
+      ...('error' in outcome ? { errorCode: outcome.error.code } : {}),
+    });
+  // The audit line of a run whose outcome is settled by the tool's result (execute: onOutcome) is
+  // written while the tool exits, instead of after it exited; awaited before the run returns.
+  let earlyAudit: Promise<unknown> | undefined;
+  const onOutcome = (output: Record<string, unknown>): void => {
+    earlyAudit = appendAudit({ output });
+    earlyAudit.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  };
   try {
     if (options.signal?.aborted === true)
       throw new AdcapError('E_CANCELLED', `The run of ${id} ${toolName} was cancelled before it started.`);
@@ -178,27 +199,20 @@ export async function runToolIn(
     const guarded: RunToolOptions = { ...options };
     if (progress.fn === undefined) delete guarded.onProgress;
     else guarded.onProgress = progress.fn;
-    result = await execute(arc, { id, version, state, manifest, tool, input, options: guarded, started, grantsUsed });
+    result = await execute(arc, { id, version, state, manifest, tool, input, options: guarded, started, grantsUsed, onOutcome });
   } catch (error) {
     failure = asAdcapError(
       explainCancel(progress.explain(error), options.signal, `The run of ${id} ${toolName}`),
       `Running ${id} ${toolName} failed`,
     );
   }
-  // Audit every attempt, refused ones included.
-  await new AuditLog(arc.home.auditDir).append({
-    kind: 'tool',
-    capability: id,
-    version,
-    manifestSha256,
-    name: toolName,
-    inputSha256: auditDigest(input),
-    outputSha256: result === undefined ? null : auditDigest(result.output),
-    grantsUsed: [...grantsUsed],
-    durationMs: Date.now() - started,
-    outcome: failure === undefined ? 'ok' : 'error',
-    ...(failure === undefined ? {} : { errorCode: failure.code }),
-  });
+  // Audit every attempt, refused ones included: once, whether written early or now. (A failure
+  // after an early line cannot happen, since nothing after the result can change the outcome
+  // there; were it to, the failure is recorded too rather than lost.)
+  if (earlyAudit !== undefined) await earlyAudit;
+  if (earlyAudit === undefined || failure !== undefined) {
+    await appendAudit(failure === undefined ? { output: (result as ToolRunResult).output } : { error: failure });
+  }
   if (failure !== undefined) throw failure;
   return result as ToolRunResult;
 }
@@ -214,6 +228,12 @@ interface ExecuteArgs {
   started: number;
   /** Filled in once the grants are checked, for the audit line. */
   grantsUsed: string[];
+  /**
+   * Told the tool's output as soon as its result is read and matches outputSchema, when nothing
+   * after that can change the run's outcome: no storage:data quota check after the tool exits,
+   * no progress listener (whose throw would fail the run), not an mcp tool. Not called otherwise.
+   */
+  onOutcome?: (output: Record<string, unknown>) => void;
 }
 
 async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> {
@@ -377,6 +397,22 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
     const timeoutMs = Math.min(tool.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.timeoutMs ?? Number.POSITIVE_INFINITY);
     const limits = { label, timeoutMs, outputLimit: options.outputLimit ?? DEFAULT_OUTPUT_LIMIT };
     const signal = options.signal === undefined ? {} : { signal: options.signal };
+    // The outcome is settled by the result when nothing after it can change it (ExecuteArgs.onOutcome).
+    const settle = a.onOutcome;
+    let checkedOutput: Record<string, unknown> | undefined;
+    const onResult =
+      settle === undefined || toolDataDir !== null || progress !== undefined
+        ? undefined
+        : (output: Record<string, unknown>): void => {
+            try {
+              if (tool.outputSchema !== undefined)
+                assertMatches(tool.outputSchema, output, 'E_OUTPUT', `The output of tool ${tool.name}`, 'outputSchema');
+            } catch {
+              return; // E_OUTPUT, reported after the tool exited as before
+            }
+            checkedOutput = output;
+            settle(output);
+          };
     // docs/spec/mcp-runtime.md: an mcp tool is a tools/call to its server (the MCP SDK is loaded only then).
     const driven = isMcpRuntime(tool.runtime)
       ? await (await import('./mcp-runtime.js')).driveMcpTool(wrapped, tool, input, { ...limits, ...signal })
@@ -384,9 +420,10 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
           ...limits,
           ...signal,
           onShard: async (message) => exposeShard(await shards.handle(message), shardDir),
+          ...(onResult === undefined ? {} : { onResult }),
         });
-    // spec §7: output validated after the tool finished.
-    if (tool.outputSchema !== undefined) {
+    // spec §7: output validated after the tool finished (or once its result was read: onResult).
+    if (tool.outputSchema !== undefined && checkedOutput !== driven.output) {
       try {
         assertMatches(tool.outputSchema, driven.output, 'E_OUTPUT', `The output of tool ${tool.name}`, 'outputSchema');
       } catch (error) {
@@ -452,6 +489,8 @@ interface DriveOptions {
   outputLimit: number;
   signal?: AbortSignal;
   onShard: (message: ShardRequestMessage) => Promise<ShardResultMessage>;
+  /** Told the output when the tool's result is read (the run's outcome from then on; see fail below). */
+  onResult?: (output: Record<string, unknown>) => void;
 }
 
 type Final = { kind: 'result'; output: Record<string, unknown> } | { kind: 'error'; message: string } | { kind: 'fail'; error: AdcapError };
@@ -500,8 +539,11 @@ function driveTool(
       }
       if (!exited) child.kill('SIGKILL');
     };
+    // docs/tool-protocol.md: once the tool's result or error is read, it is the run's outcome; what
+    // happens while the tool exits (more output past the limit, a cancel) only stops it, as the
+    // timeout does then.
     const fail = (error: AdcapError): void => {
-      if (final === null || final.kind !== 'fail') final = { kind: 'fail', error };
+      if (final === null) final = { kind: 'fail', error };
       killTree();
       maybeFinish();
     };
@@ -545,6 +587,7 @@ function driveTool(
         return;
       }
       final = message.type === 'result' ? { kind: 'result', output: message.output } : { kind: 'error', message: message.message };
+      if (message.type === 'result') o.onResult?.(message.output);
       stdin.end();
       // The tool had its say; it may exit on its own, else it is stopped shortly.
       timers.push(setTimeout(killTree, EXIT_GRACE_MS));

@@ -46,6 +46,13 @@ afterAll(async () => {
   await h.remove();
 });
 
+/** The lines of this month's audit log of the test home. */
+function auditLines(): string[] {
+  const file = join(storeOf(arc).home.auditDir, `${new Date().toISOString().slice(0, 7)}.jsonl`);
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+}
+const lastAuditLine = (): Record<string, unknown> => JSON.parse(auditLines().at(-1) ?? '{}') as Record<string, unknown>;
+
 /** Host processes whose command line contains `token`. */
 function processesWith(token: string): number[] {
   const pids: number[] = [];
@@ -139,6 +146,29 @@ describe('runTool', () => {
     expect(ms).toBeLessThan(10_000);
     expect(growth).toBeLessThan(64 * 1024 * 1024);
     console.log(`flood: cut after ${ms} ms, RSS growth ${(growth / 1048576).toFixed(1)} MiB`);
+  });
+
+  it('a result is the outcome: output past the limit after it stops the tool, and the result stands (docs/tool-protocol.md)', async () => {
+    const started = Date.now();
+    const result = await runTool(arc, ID, 'misbehave', { mode: 'result-then-flood' }, { outputLimit: 1024 * 1024 });
+    expect(result.output).toEqual({ count: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(lastAuditLine()).toMatchObject({ name: 'misbehave', outcome: 'ok' });
+  });
+
+  it('the audit line of a run settled by its result is written while the tool exits; a cancel then stops the tool and the result stands', async () => {
+    const before = auditLines().length;
+    const controller = new AbortController();
+    const run = runTool(arc, ID, 'misbehave', { mode: 'result-then-linger' }, { signal: controller.signal });
+    // The tool lingers after its result (it would be stopped after 2 s): its line is there before it exits.
+    const deadline = Date.now() + 20_000;
+    while (auditLines().length === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lastAuditLine()).toMatchObject({ name: 'misbehave', outcome: 'ok' });
+    expect(lastAuditLine()).not.toHaveProperty('errorCode');
+    controller.abort();
+    expect((await run).output).toEqual({ count: 2 });
+    // One line for the run, not a second one for its end.
+    expect(auditLines().length).toBe(before + 1);
   });
 
   it('a smaller outputLimit option cuts sooner', async () => {
