@@ -423,6 +423,9 @@ function securityHeaders(port: number): Record<string, string> {
   };
 }
 
+/** Files up to this size (the page's scripts are a few hundred KiB) are read whole; larger ones are streamed. */
+const WHOLE_READ_BYTES = 4 * 1024 * 1024;
+
 async function serveStatic(req: IncomingMessage, res: ServerResponse, root: string | undefined, port: number): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'method not allowed');
   // DNS rebinding: a page served under another name must not read the UI either.
@@ -458,6 +461,13 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, root: stri
       'Content-Length': body.length,
     });
     return void res.end(req.method === 'HEAD' ? undefined : body);
+  }
+  if (req.method !== 'HEAD' && found.size <= WHOLE_READ_BYTES) {
+    // One read and one write: a stream takes an event-loop turn per 64 KiB, and at start-up the
+    // loop is shared with the catalogue's index being built, so the page's script waited on each.
+    const body = await readFile(file);
+    res.writeHead(200, { ...securityHeaders(port), 'Content-Type': uiContentType(file), 'Content-Length': body.length });
+    return void res.end(body);
   }
   res.writeHead(200, { ...securityHeaders(port), 'Content-Type': uiContentType(file), 'Content-Length': found.size });
   if (req.method === 'HEAD') return void res.end();

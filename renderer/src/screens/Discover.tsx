@@ -259,12 +259,19 @@ function SearchField({ onArrowDown }: { onArrowDown: () => void }) {
   const text = useCatalogue((s) => s.text);
   const setText = useCatalogue((s) => s.setText);
   const ref = useRef<HTMLInputElement>(null);
-  // The field has the focus when the screen opens, given at the start of the next frame rather
-  // than during the render (autoFocus): a focus inside React's commit forces the window's first
-  // style and layout there, and the frame then lays the window out again before the cards show.
+  // The field has the focus when the screen opens, given once the frame that shows the screen has
+  // been drawn rather than during the render (autoFocus): a focus inside React's commit forces the
+  // window's first style and layout there, and the frame then lays the window out again before the
+  // cards show; given before that frame is drawn it delays it (focus styles, the caret).
   useEffect(() => {
-    const frame = requestAnimationFrame(() => ref.current?.focus());
-    return () => cancelAnimationFrame(frame);
+    let timer = 0;
+    const frame = requestAnimationFrame(() => {
+      timer = window.setTimeout(() => ref.current?.focus(), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
   }, []);
   return (
     <input
