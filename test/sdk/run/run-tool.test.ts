@@ -156,7 +156,7 @@ describe('runTool', () => {
     expect(lastAuditLine()).toMatchObject({ name: 'misbehave', outcome: 'ok' });
   });
 
-  it('the audit line of a run settled by its result is written while the tool exits; a cancel then stops the tool and the result stands', async () => {
+  it('a run settled by its result has its audit line written while the tool exits; a cancel then stops it, the result stands', async () => {
     const before = auditLines().length;
     const controller = new AbortController();
     const run = runTool(arc, ID, 'misbehave', { mode: 'result-then-linger' }, { signal: controller.signal });
