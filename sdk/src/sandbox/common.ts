@@ -63,7 +63,7 @@ export function findProgram(program: string, searchPath: string): string | null 
  * the executable is exposed.
  */
 export function executableExposure(command: string, home: string): { command: string; real: string; prefix: string | null } {
-  const real = fs.realpathSync(command);
+  const real = fs.realpathSync.native(command);
   const dir = path.dirname(real);
   let prefix: string | null = path.basename(dir) === 'bin' ? path.dirname(dir) : dir;
   const realHome = safeRealpath(home);
@@ -83,7 +83,7 @@ const LIBRARY_DIRS = ['lib', 'lib64', 'libexec'];
  * Everything under /usr is visible to every tool anyway.
  */
 export function programExposure(command: string, home: string): { command: string; real: string; libraryDirs: string[] } {
-  const real = fs.realpathSync(command);
+  const real = fs.realpathSync.native(command);
   const dir = path.dirname(real);
   const libraryDirs: string[] = [];
   if (path.basename(dir) === 'bin') {
@@ -101,9 +101,14 @@ export function programExposure(command: string, home: string): { command: strin
   return { command, real, libraryDirs };
 }
 
+/**
+ * The real path of `p` (every link resolved), or null when it does not exist. realpathSync.native
+ * (the C library's realpath) throughout this module: the same answer as fs.realpathSync's walk in
+ * JavaScript, which lstats every component of every path, and a tool run plans dozens of paths.
+ */
 export function safeRealpath(p: string): string | null {
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync.native(p);
   } catch {
     return null;
   }
