@@ -154,7 +154,11 @@ export class UiSessions {
     entry.session = session;
     this.sessions.set(session, { port: this.port, created: now, lastUsed: now, saved: now });
     this.prune(now);
-    await this.save();
+    // The session is live at once; its record is written behind the answer (two disk syncs the page's
+    // first load would wait for), and close() waits for it (flush). Lost by a crash before it lands,
+    // the session only ends: the browser is told to sign in again. An ended session (above) is
+    // written before the answer.
+    void this.save();
     return { kind: 'signed-in', cookie: secret };
   }
 
