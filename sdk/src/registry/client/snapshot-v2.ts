@@ -43,7 +43,7 @@ import {
   type TopLevelPayload,
 } from '../layout-v2.js';
 import { finishIndex, type DiskSearchIndex, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
-import { decodeSegment, encodeSegment, type Segment } from '../search-index/segment.js';
+import { encodeSegment, type Segment } from '../search-index/segment.js';
 import { decodeWireSegment, nodesPerSegment } from '../search-index/wire-segment.js';
 import type { CatalogueCapability, CataloguePublisher } from '../types.js';
 
@@ -367,11 +367,11 @@ export async function syncIndex(
     const parts = stored === null && shas.length > 1 ? await storedParts(indexStore, byNodes, shas) : null;
     if (stored !== null) {
       // Built from these nodes, but a publisher's display name changed since.
-      records = Array.from(stored.idOrder(), (d) => stored.record(d));
+      records = stored.recordsInIdOrder();
     } else if (parts !== null) {
       // These nodes are stored, each in a segment of its own (an index of an earlier SDK, or of a
       // smaller registry): they are grouped into one segment without downloading anything.
-      records = parts.flatMap((part) => Array.from(part.idOrder(), (d) => part.record(d)));
+      records = parts.flatMap((part) => part.recordsInIdOrder());
     } else if (samePlan && context !== null) {
       const oldEntry = byNodes.get(nodesKey(nodeNumbers.map((n) => nodeSha(previous.top.nodes[n] as Pin))));
       const old = oldEntry === undefined ? null : await indexStore.readSegment(oldEntry);
@@ -389,8 +389,8 @@ export async function syncIndex(
           }
         }
         records = [];
-        for (const d of old.idOrder()) {
-          if (changed.size === 0 || !changed.has(binOf(old.id(d), bins))) records.push(old.record(d));
+        for (const record of old.recordsInIdOrder()) {
+          if (changed.size === 0 || !changed.has(binOf(record[0], bins))) records.push(record);
         }
         for (const fresh of changed.values()) records.push(...fresh);
       }
@@ -408,12 +408,14 @@ export async function syncIndex(
       }
       bytes = encodeSegment(records, nameOf);
     }
-    segment ??= decodeSegment(bytes);
-    const written = await indexStore.writeSegment(bytes, segment.size, shas).catch((error: unknown) => {
+    // Bytes this process made or checked (decodeWireSegment): held without their summaries,
+    // which are read from the file written (docs/scaling.md "Client memory").
+    const count = segment?.size ?? (records as SearchRecord[]).length;
+    const written = await indexStore.writeSegment(bytes, count, shas, { checked: true }).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
     });
-    entries.push(written);
-    segments.push(segment);
+    entries.push(written.entry);
+    segments.push(written.segment);
     wrote = true;
   }
   const changed = wrote || manifest === null || namesMayDiffer || manifest.segments.length !== entries.length;

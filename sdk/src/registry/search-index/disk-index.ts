@@ -21,8 +21,10 @@
  * Segments are written first and the manifest last (each atomically), so a crash leaves the
  * previous manifest with the segments it names; segments no manifest names are removed afterwards.
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AdcapError } from '../../errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
 import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
 import { capabilityOfSearchRecord, searchRecordOf, SEARCH_FLAG_DEPRECATED, SEARCH_FLAG_ENTITLED, SEARCH_FLAG_PRO } from '../layout-v2.js';
@@ -30,8 +32,8 @@ import type { SearchRecord } from '../layout-v2.js';
 import { compareRanked, RankDictionary, type RankWords, type WordLookups } from '../search-rank.js';
 import type { SearchFilters, SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload } from '../types.js';
-import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment } from './segment.js';
-import { stampOf, sameStamp, VerifiedFiles } from './verified-files.js';
+import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment, type SummarySource } from './segment.js';
+import { stampOf, sameStamp, VerifiedFiles, type FileStamp } from './verified-files.js';
 
 /** The manifest's format; a different one (an older or newer SDK) means a rebuild. */
 const MANIFEST_FORMAT = 2;
@@ -153,7 +155,7 @@ export class SearchIndexStore {
    * The bytes of `name` when they are `size` bytes that hash to `sha256`, else null. A file whose
    * stat identity (the same before and after the read) is in verified.json is not hashed again.
    */
-  private async readVerified(name: string, sha256: string, size: number): Promise<Buffer | null> {
+  private async readVerified(name: string, sha256: string, size: number): Promise<{ bytes: Buffer; stamp: FileStamp } | null> {
     let handle;
     try {
       handle = await open(join(this.dir, name), 'r');
@@ -171,10 +173,11 @@ export class SearchIndexStore {
         at += bytesRead;
       }
       const after = stampOf(await handle.stat({ bigint: true }));
-      if (sameStamp(before, after) && (await this.verified.has(name, after))) return bytes;
+      if (sameStamp(before, after) && (await this.verified.has(name, after))) return { bytes, stamp: after };
       if (sha256Hex(bytes) !== sha256) return null;
-      if (sameStamp(before, after)) await this.verified.add(name, after);
-      return bytes;
+      if (!sameStamp(before, after)) return null; // changed while read: what was hashed may not be the file
+      await this.verified.add(name, after);
+      return { bytes, stamp: after };
     } catch {
       return null;
     } finally {
@@ -182,13 +185,57 @@ export class SearchIndexStore {
     }
   }
 
-  /** Records a file this SDK has just written from bytes it hashed itself. */
-  private async wrote(name: string): Promise<void> {
+  /** Records a file this SDK has just written from bytes it hashed itself; its stamp, or null. */
+  private async wrote(name: string): Promise<FileStamp | null> {
     try {
-      await this.verified.add(name, stampOf(await stat(join(this.dir, name), { bigint: true })));
+      const stamp = stampOf(await stat(join(this.dir, name), { bigint: true }));
+      await this.verified.add(name, stamp);
+      return stamp;
     } catch {
-      // Not recorded: it is hashed when next read.
+      return null; // Not recorded: it is hashed when next read.
     }
+  }
+
+  /**
+   * The summaries of a segment held without them (docs/scaling.md "Client memory"): read from its
+   * file, which must still be the file that was checked (the same stamp), else E_CATALOG: the index
+   * is read and checked again by the next open.
+   */
+  private summariesOf(file: string, stamp: FileStamp): SummarySource {
+    const path = this.segmentPath(file);
+    // A segment whose file changed is no longer held: the next open or sync reads and checks the files.
+    const changed = (): AdcapError => {
+      this.held.delete(file);
+      return changedSegment();
+    };
+    return (from, to) => {
+      let fd: number;
+      try {
+        fd = openSync(path, 'r');
+      } catch {
+        throw changed();
+      }
+      try {
+        if (!sameStamp(stampOf(fstatSync(fd, { bigint: true })), stamp)) throw changed();
+        const out = Buffer.allocUnsafe(to - from);
+        for (let at = 0; at < out.length;) {
+          const read = readSync(fd, out, at, out.length - at, from + at);
+          if (read === 0) throw changed();
+          at += read;
+        }
+        return out;
+      } finally {
+        closeSync(fd);
+      }
+    };
+  }
+
+  /**
+   * The segment of `bytes` just written as `entry`, held without its summaries (read from the
+   * file); with them when the file's stamp could not be read. `checked`: see decodeSegment.
+   */
+  private segmentOf(entry: IndexSegmentEntry, bytes: Buffer, stamp: FileStamp | null, checked: boolean): Segment {
+    return stamp === null ? decodeSegment(bytes) : decodeSegment(bytes, this.summariesOf(entry.file, stamp), { checked });
   }
 
   /** Writes verified.json when files were checked or written since it was read. */
@@ -221,8 +268,8 @@ export class SearchIndexStore {
 
   /** The dictionary the manifest names, when its bytes hash to its name and read back; else null. */
   async readDictionary(entry: { file: string; size: number }): Promise<RankDictionary | null> {
-    const bytes = await this.readVerified(`${entry.file}.dict`, entry.file, entry.size);
-    return bytes === null ? null : decodeDictionary(bytes);
+    const read = await this.readVerified(`${entry.file}.dict`, entry.file, entry.size);
+    return read === null ? null : decodeDictionary(read.bytes);
   }
 
   /** Writes the dictionary of `segments`' words under its SHA-256. */
@@ -235,22 +282,31 @@ export class SearchIndexStore {
     return { entry: { file, size: bytes.length }, dictionary: new RankDictionary(words) };
   }
 
-  /** Writes a segment's bytes under their SHA-256 (an existing file of that name is the same content). */
-  async writeSegment(bytes: Buffer, count: number, nodes?: string[]): Promise<IndexSegmentEntry> {
+  /**
+   * Writes a segment's bytes under their SHA-256 (an existing file of that name is the same
+   * content); the entry, and the segment held without its summaries (segmentOf).
+   */
+  async writeSegment(
+    bytes: Buffer,
+    count: number,
+    nodes?: string[],
+    options: { checked?: boolean } = {},
+  ): Promise<{ entry: IndexSegmentEntry; segment: Segment }> {
     const file = sha256Hex(bytes);
     await writeFileAtomic(this.segmentPath(file), bytes);
-    await this.wrote(`${file}.seg`);
-    return { file, size: bytes.length, count, ...(nodes === undefined ? {} : { nodes }) };
+    const stamp = await this.wrote(`${file}.seg`);
+    const entry = { file, size: bytes.length, count, ...(nodes === undefined ? {} : { nodes }) };
+    return { entry, segment: this.segmentOf(entry, bytes, stamp, options.checked === true) };
   }
 
   /** A segment whose bytes hash to its name and decode within bounds, else null. */
   async readSegment(entry: IndexSegmentEntry): Promise<Segment | null> {
     const held = this.held.get(entry.file);
     if (held !== undefined && held.size === entry.count) return held;
-    const bytes = await this.readVerified(`${entry.file}.seg`, entry.file, entry.size);
-    if (bytes === null) return null;
+    const read = await this.readVerified(`${entry.file}.seg`, entry.file, entry.size);
+    if (read === null) return null;
     try {
-      const segment = decodeSegment(bytes);
+      const segment = decodeSegment(read.bytes, this.summariesOf(entry.file, read.stamp));
       if (segment.size !== entry.count) return null;
       this.held.set(entry.file, segment);
       return segment;
@@ -376,6 +432,14 @@ export async function finishIndex(
   } else await store.saveVerified();
   store.hold(entries, segments);
   return new DiskSearchIndex(manifest, segments, dictionary);
+}
+
+function changedSegment(): AdcapError {
+  return new AdcapError(
+    'E_CATALOG',
+    'A stored search index segment changed after it was checked; search again, and the index is checked (and rebuilt) again.',
+    { details: { reason: 'search-index-damaged' } },
+  );
 }
 
 /** A search record's filter fields. */
@@ -517,9 +581,7 @@ export class DiskSearchIndex {
 
   /** The search records of one segment, in id order. */
   records(segment: number): SearchRecord[] {
-    const s = this.segments[segment];
-    if (s === undefined) return [];
-    return Array.from(s.idOrder(), (d) => s.record(d));
+    return this.segments[segment]?.recordsInIdOrder() ?? [];
   }
 
   /**
@@ -529,7 +591,7 @@ export class DiskSearchIndex {
   entries(): Array<[string, CatalogueCapability]> {
     const out: Array<[string, CatalogueCapability]> = [];
     for (const s of this.segments)
-      for (const d of s.idOrder()) out.push([s.id(d), capabilityOfSearchRecord(s.record(d)) as CatalogueCapability]);
+      for (const record of s.recordsInIdOrder()) out.push([record[0], capabilityOfSearchRecord(record) as CatalogueCapability]);
     return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   }
 }
@@ -576,9 +638,9 @@ export async function writeV1Index(
   const segments: Segment[] = [];
   for (let from = 0; from < ids.length || (from === 0 && entries.length === 0); from += perSegment) {
     const records = ids.slice(from, from + perSegment).map((id) => searchRecordOf(id, payload.capabilities[id] as CatalogueCapability));
-    const bytes = encodeSegment(records, publisherName);
-    entries.push(await store.writeSegment(bytes, records.length));
-    segments.push(decodeSegment(bytes));
+    const written = await store.writeSegment(encodeSegment(records, publisherName), records.length, undefined, { checked: true });
+    entries.push(written.entry);
+    segments.push(written.segment);
     if (ids.length === 0) break;
   }
   return finishIndex(store, { layout: 'v1', catalogueSha256, generatedAt: payload.generatedAt }, entries, segments, null, true);

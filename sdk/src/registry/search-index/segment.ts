@@ -7,9 +7,11 @@
  * Layout (little-endian; every section starts on a 4-byte boundary; sizes follow from the header):
  *
  *   header     magic "ADCSRCH1", then u32: format, encoding (0 Latin-1, 1 UTF-16LE), docs, words,
- *              postings, keyword refs, publishers, publisher keys, text bytes, words text length
- *   text       every string of the segment, once each: the words first ("word\n" each, in code-unit
- *              order), then ids, names, summaries, versions, keywords, lowercase keys, publishers
+ *              postings, keyword refs, publishers, publisher keys, text bytes, words text length,
+ *              summary bytes
+ *   text       every string of the segment but the summaries, once each: the words first ("word\n"
+ *              each, in code-unit order), then ids, names, versions, keywords, lowercase keys,
+ *              publishers
  *   records    u32 × 14 per document: id, name, summary, latest, latestPrerelease (start, end in
  *              the text; a missing version is 0xffffffff, 0xffffffff), keywords (from, to in the
  *              keyword refs), publisher, flags (search record flags: 1 pro, 2 entitled, 4 deprecated)
@@ -20,6 +22,11 @@
  *   keys       for ids, names, short names (docs each) and publishers (publisher keys): u32 pairs
  *              (the sorted lowercase keys' start and end), then i32 documents
  *   orders     i32 × docs documents in id order, i32 × docs in name order
+ *   summaries  the summaries' text (same encoding), last: their positions continue the text's
+ *
+ * Search never reads a summary, and a search shows a few: a segment held in memory can leave the
+ * summaries in its file (about half the text) and read one when a hit is made (decodeSegment's
+ * `summaries`), so the memory of an index is what search needs (docs/scaling.md "Client memory").
  *
  * A segment is derived data: the manifest (disk-index.ts) names it by the SHA-256 of its bytes and
  * checks that before use, and decodeSegment checks every reference against the bounds as well, so
@@ -31,8 +38,8 @@ import { SEARCH_FLAG_DEPRECATED } from '../layout-v2.js';
 import { RankIndex, rankIndexData, type RankDocument, type RankIndexData, type RankKeys, type SortedStrings } from '../search-rank.js';
 
 const MAGIC = 'ADCSRCH1';
-export const SEGMENT_FORMAT = 1;
-const HEADER_WORDS = 10;
+export const SEGMENT_FORMAT = 2;
+const HEADER_WORDS = 11;
 const HEADER_BYTES = 8 + HEADER_WORDS * 4;
 const RECORD_WORDS = 14;
 const NONE = 0xffffffff;
@@ -151,6 +158,8 @@ export function segmentBytes(parts: SegmentParts): Buffer {
   // short name is the tail of the lowercase id.
   const recordWords = new Uint32Array(n * RECORD_WORDS);
   const keywordRefs: number[] = [];
+  // Summaries go to their own text after everything else; their positions are made global below.
+  const summaries = new TextBuilder();
   const lowerId = new Uint32Array(n);
   const lowerName = new Uint32Array(n);
   const shortName = new Uint32Array(n);
@@ -171,7 +180,7 @@ export function segmentBytes(parts: SegmentParts): Buffer {
     span(idStart, id.length, at);
     const nameStart = text.append(name);
     span(nameStart, name.length, at + 2);
-    span(text.append(record[2]), record[2].length, at + 4);
+    span(summaries.append(record[2]), record[2].length, at + 4);
     shared(record[4], at + 6);
     shared(record[5], at + 8);
     recordWords[at + 10] = keywordRefs.length / 2;
@@ -212,10 +221,15 @@ export function segmentBytes(parts: SegmentParts): Buffer {
     { refs: keyRefs(data.shortNames, shortName), docs: data.shortNames.docs },
     { refs: keyRefs(data.publishers), docs: data.publishers.docs },
   ];
+  for (let d = 0; d < n; d++) {
+    recordWords[d * RECORD_WORDS + 4] = (recordWords[d * RECORD_WORDS + 4] as number) + text.length;
+    recordWords[d * RECORD_WORDS + 5] = (recordWords[d * RECORD_WORDS + 5] as number) + text.length;
+  }
 
   const all = text.text();
+  const summaryText = summaries.text();
   // Positions are code units either way: Latin-1 has one byte per unit, UTF-16 two.
-  const encoding = BEYOND_LATIN1.test(all) ? 1 : 0;
+  const encoding = BEYOND_LATIN1.test(all) || BEYOND_LATIN1.test(summaryText) ? 1 : 0;
   const textBytes = Buffer.from(all, encoding === 0 ? 'latin1' : 'utf16le');
   return writeSegmentSections({
     encoding,
@@ -231,6 +245,7 @@ export function segmentBytes(parts: SegmentParts): Buffer {
     tables: tables as SegmentSections['tables'],
     byId: data.byId,
     byName: data.byName,
+    summaries: Buffer.from(summaryText, encoding === 0 ? 'latin1' : 'utf16le'),
   });
 }
 
@@ -252,6 +267,10 @@ export interface SegmentSections {
   tables: [SectionTable, SectionTable, SectionTable, SectionTable];
   byId: Int32Array;
   byName: Int32Array;
+  /** The summaries' text (empty in a segment read without them; summaryBytes says their size). */
+  summaries: Uint8Array;
+  /** Bytes of the summaries' section (the file's last). */
+  summaryBytes?: number;
 }
 
 export interface SectionTable {
@@ -278,6 +297,7 @@ export function writeSegmentSections(sections: SegmentSections): Buffer {
     ...sections.tables.flatMap((table) => [bytesOf(table.refs), bytesOf(table.docs)]),
     bytesOf(sections.byId),
     bytesOf(sections.byName),
+    sections.summaries,
   ];
   let size = HEADER_BYTES;
   for (const part of parts) size = align4(size) + part.byteLength;
@@ -295,6 +315,7 @@ export function writeSegmentSections(sections: SegmentSections): Buffer {
     sections.tables[3].docs.length,
     sections.text.byteLength,
     sections.wordsLength,
+    sections.summaries.byteLength,
   ];
   header.forEach((value, i) => out.writeUInt32LE(value, 8 + i * 4));
   let at = HEADER_BYTES;
@@ -370,6 +391,8 @@ export class Segment {
   private readonly records: Uint32Array;
   private readonly keywordRefs: Uint32Array;
   private readonly publisherRefs: Uint32Array;
+  private readonly summaryText: (from: number, to: number) => string;
+  private readonly allSummaries: () => (from: number, to: number) => string;
 
   constructor(fields: {
     size: number;
@@ -377,6 +400,10 @@ export class Segment {
     records: Uint32Array;
     keywordRefs: Uint32Array;
     publisherRefs: Uint32Array;
+    /** One summary's text (read from the file when the segment is held without them). */
+    summaryText: (from: number, to: number) => string;
+    /** Every summary, read once: for callers that list every record. */
+    allSummaries: () => (from: number, to: number) => string;
     data: RankIndexData;
   }) {
     this.size = fields.size;
@@ -384,6 +411,8 @@ export class Segment {
     this.records = fields.records;
     this.keywordRefs = fields.keywordRefs;
     this.publisherRefs = fields.publisherRefs;
+    this.summaryText = fields.summaryText;
+    this.allSummaries = fields.allSummaries;
     this.wordsText = fields.data.words.text;
     this.rank = RankIndex.fromData(fields.data, (d) => this.document(d));
   }
@@ -426,13 +455,19 @@ export class Segment {
     return out;
   }
 
-  /** The search record of document d. */
-  record(d: number): SearchRecord {
+  /** The summary of document d. */
+  summary(d: number): string {
+    const at = d * RECORD_WORDS;
+    return this.summaryText(this.records[at + 4] as number, this.records[at + 5] as number);
+  }
+
+  /** The search record of document d (`summaries`: every summary, read once by recordsInIdOrder). */
+  record(d: number, summaries?: (from: number, to: number) => string): SearchRecord {
     const at = d * RECORD_WORDS;
     return [
       this.slice(at),
       this.slice(at + 2),
-      this.slice(at + 4),
+      summaries === undefined ? this.summary(d) : summaries(this.records[at + 4] as number, this.records[at + 5] as number),
       this.keywords(d),
       this.optional(at + 6),
       this.optional(at + 8),
@@ -440,18 +475,28 @@ export class Segment {
     ];
   }
 
+  /** Document d as search-rank.ts sees it; its summary is read only when asked for. */
   document(d: number): RankDocument {
     const at = d * RECORD_WORDS;
     const publisher = this.publisherOf(d);
+    const summary = (): string => this.summary(d);
     return {
       id: this.slice(at),
       name: this.slice(at + 2),
-      summary: this.slice(at + 4),
+      get summary(): string {
+        return summary();
+      },
       keywords: this.keywords(d),
       publisher: publisher.id,
       publisherName: publisher.name,
       deprecated: (this.flags(d) & SEARCH_FLAG_DEPRECATED) !== 0,
     };
+  }
+
+  /** Every search record in id order, the summaries read once. */
+  recordsInIdOrder(): SearchRecord[] {
+    const summaries = this.allSummaries();
+    return Array.from(this.idOrder(), (d) => this.record(d, summaries));
   }
 
   /** Document numbers of the segment in id order. */
@@ -469,16 +514,38 @@ export class Segment {
  * Reads a segment back, checking the header, the sizes and every reference against its bounds
  * (E_CATALOG, reason search-index-damaged, when anything is off).
  */
-export function decodeSegment(bytes: Buffer): Segment {
+export function decodeSegment(bytes: Buffer, summaries?: SummarySource, options: { checked?: boolean } = {}): Segment {
   const { sections, buffer } = readSegmentSections(bytes);
-  return checkedSegment(sections, buffer);
+  if (summaries === undefined) {
+    const at = sections.summaries.byteOffset - buffer.byteOffset;
+    const inMemory = sections.summaries;
+    return checkedSegment(sections, buffer, at, (from, to) => Buffer.from(inMemory.buffer, inMemory.byteOffset + from - at, to - from));
+  }
+  // `checked`: these very bytes passed decodeSegment's checks in this process already (a wire
+  // segment just decoded, or bytes encodeSegment just made), so their bounds are not walked again.
+  // Held without its summaries: a copy of the bytes before them (the rest is garbage once returned).
+  const at = sections.summaries.byteOffset - buffer.byteOffset;
+  const head = Buffer.allocUnsafe(at);
+  buffer.copy(head, 0, 0, at);
+  const read = readSegmentSections(head, true);
+  return checkedSegment(read.sections, read.buffer, at, summaries, options.checked === true);
 }
 
-/** The sections of a segment file, their sizes checked against the header (E_CATALOG when off); not their contents. */
-export function readSegmentSections(bytes: Buffer): { sections: SegmentSections; buffer: Buffer } {
+/**
+ * Reads `to − from` bytes of a segment's file from byte `from` (its summaries, decodeSegment): the
+ * file it was decoded from, or a check that it is still that file.
+ */
+export type SummarySource = (from: number, to: number) => Buffer;
+
+/**
+ * The sections of a segment file, their sizes checked against the header (E_CATALOG when off); not
+ * their contents. `withoutSummaries`: the bytes end where the summaries would start.
+ */
+export function readSegmentSections(bytes: Buffer, withoutSummaries = false): { sections: SegmentSections; buffer: Buffer } {
   if (bytes.length < HEADER_BYTES || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('not a segment');
   const header = Array.from({ length: HEADER_WORDS }, (_, i) => bytes.readUInt32LE(8 + i * 4));
-  const [format, encoding, n, words, postings, keywords, publishers, publisherKeys, textBytes, wordsLength] = header as [
+  const [format, encoding, n, words, postings, keywords, publishers, publisherKeys, textBytes, wordsLength, summaryBytes] = header as [
+    number,
     number,
     number,
     number,
@@ -517,7 +584,9 @@ export function readSegmentSections(bytes: Buffer): { sections: SegmentSections;
   const tables = [n, n, n, publisherKeys].map((count) => ({ refs: u32(count * 2), docs: i32(count) })) as SegmentSections['tables'];
   const byId = i32(n);
   const byName = i32(n);
-  if (align4(at) !== buffer.length) throw damaged('wrong size');
+  if (wide && summaryBytes % 2 !== 0) throw damaged('text');
+  const summariesAt = withoutSummaries ? align4(at) : take(summaryBytes);
+  if (align4(withoutSummaries ? summariesAt : at) !== buffer.length) throw damaged('wrong size');
   const sections: SegmentSections = {
     encoding: wide ? 1 : 0,
     wordsLength,
@@ -532,12 +601,23 @@ export function readSegmentSections(bytes: Buffer): { sections: SegmentSections;
     tables,
     byId,
     byName,
+    summaries: new Uint8Array(buffer.buffer, buffer.byteOffset + summariesAt, withoutSummaries ? 0 : summaryBytes),
+    summaryBytes,
   };
   return { sections, buffer };
 }
 
-/** A segment over sections read from `buffer`, every reference checked against its bounds (E_CATALOG when off). */
-function checkedSegment(sections: SegmentSections, buffer: Buffer): Segment {
+/**
+ * A segment over sections read from `buffer`, every reference checked against its bounds (E_CATALOG
+ * when off); its summaries, `summaryBytes` from byte `summariesAt` of its file, read through `summaries`.
+ */
+function checkedSegment(
+  sections: SegmentSections,
+  buffer: Buffer,
+  summariesAt: number,
+  summaries: SummarySource,
+  checked = false,
+): Segment {
   const { wordsLength, records, keywordRefs, publisherRefs, wordStarts, postingStart, postingDocs, postingMasks, tables, byId, byName } =
     sections;
   const wide = sections.encoding === 1;
@@ -556,18 +636,21 @@ function checkedSegment(sections: SegmentSections, buffer: Buffer): Segment {
   // Bounds: every string inside the text, every document, keyword and publisher number in range,
   // word and posting starts ascending, so that no lookup reads past what is there.
   const length = text.length;
-  for (let d = 0; d < n; d++) {
+  // Summaries lie in their own text, whose positions continue the text's.
+  const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / (wide ? 2 : 1);
+  for (let d = 0; d < n && !checked; d++) {
     const r = d * RECORD_WORDS;
     for (let f = 0; f < 10; f += 2) {
       const from = records[r + f] as number;
       const to = records[r + f + 1] as number;
       if (f >= 6 && from === NONE && to === NONE) continue;
-      if (from > to || to > length) throw damaged('a string out of bounds');
+      if (f === 4 ? from < length || from > to || to > length + summaryUnits : from > to || to > length)
+        throw damaged('a string out of bounds');
     }
     if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
     if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
   }
-  for (const refs of [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)])
+  for (const refs of checked ? [] : [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)])
     for (let i = 0; i < refs.length; i += 2)
       if ((refs[i] as number) > (refs[i + 1] as number) || (refs[i + 1] as number) > length) throw damaged('a string out of bounds');
   if (wordsLength > length) throw damaged('words');
@@ -578,7 +661,7 @@ function checkedSegment(sections: SegmentSections, buffer: Buffer): Segment {
     if (values[0] !== 0 || values[values.length - 1] !== last) throw damaged('starts');
     for (let i = 1; i < values.length; i++) if ((values[i] as number) < (values[i - 1] as number)) throw damaged('starts');
   }
-  for (const docs of [postingDocs, byId, byName, ...tables.map((t) => t.docs)])
+  for (const docs of checked ? [] : [postingDocs, byId, byName, ...tables.map((t) => t.docs)])
     for (let i = 0; i < docs.length; i++) if ((docs[i] as number) >>> 0 >= n) throw damaged('a document out of range');
 
   const keysOf = (table: { refs: Uint32Array; docs: Int32Array }): RankKeys => {
@@ -592,12 +675,25 @@ function checkedSegment(sections: SegmentSections, buffer: Buffer): Segment {
   const deprecated = new Uint8Array(n);
   for (let d = 0; d < n; d++) deprecated[d] = ((records[d * RECORD_WORDS + 13] as number) & SEARCH_FLAG_DEPRECATED) !== 0 ? 1 : 0;
   const [ids, names, shortNames, publisherTable] = tables.map(keysOf) as [RankKeys, RankKeys, RankKeys, RankKeys];
+  const summaryText = (from: number, to: number): string => {
+    const at = summariesAt + (from - length) * (wide ? 2 : 1);
+    const bytes = summaries(at, at + (to - from) * (wide ? 2 : 1));
+    if (bytes.length !== (to - from) * (wide ? 2 : 1)) throw damaged('summaries');
+    return bytes.toString(wide ? 'utf16le' : 'latin1');
+  };
+  const allSummaries = (): ((from: number, to: number) => string) => {
+    const bytes = summaries(summariesAt, summariesAt + summaryUnits * (wide ? 2 : 1));
+    if (bytes.length !== summaryUnits * (wide ? 2 : 1)) throw damaged('summaries');
+    return (from, to) => bytes.toString(wide ? 'utf16le' : 'latin1', (from - length) * (wide ? 2 : 1), (to - length) * (wide ? 2 : 1));
+  };
   return new Segment({
     size: n,
     text,
     records,
     keywordRefs,
     publisherRefs,
+    summaryText,
+    allSummaries,
     data: {
       size: n,
       words: { count: words, text: text.slice(0, wordsLength), starts: wordStarts },

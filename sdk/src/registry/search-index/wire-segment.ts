@@ -56,7 +56,7 @@ import {
   type SegmentSections,
 } from './segment.js';
 
-const MAGIC = 'ADCWIRE2';
+const MAGIC = 'ADCWIRE3';
 /** Flags of orders a wire segment carries because they are not the derived ones. */
 const STORED_BY_ID = 1;
 const STORED_ID_KEYS = 2;
@@ -157,23 +157,29 @@ export function wireOfSections(sections: SegmentSections): Buffer {
     publisherRefs.length / 4,
     publisherTable.docs.length,
     sections.text.byteLength,
+    sections.summaries.byteLength,
     sections.wordsLength,
     flags,
   ])
     out.uint(value);
   out.bytes(sections.text);
+  out.bytes(sections.summaries);
   // Every string as 0 when it starts where the furthest string so far ends (a string written once
   // per document), else 1 + its start (a string written once and shared, whose start repeats), and
   // its length.
-  let cursor = sections.wordsLength;
-  const pair = (from: number, to: number): void => {
+  // The summaries have a cursor of their own: their text follows the rest.
+  const cursors = [sections.wordsLength, sections.text.byteLength / (sections.encoding === 1 ? 2 : 1)];
+  const pair = (from: number, to: number, which = 0): void => {
+    const cursor = cursors[which] as number;
     out.uint(from === cursor ? 0 : from + 1);
     out.uint(to - from);
-    if (to > cursor) cursor = to;
+    if (to > cursor) cursors[which] = to;
   };
   for (let d = 0; d < n; d++) {
     const r = d * SEGMENT_RECORD_WORDS;
-    for (let f = 0; f < 6; f += 2) pair(table[r + f] as number, table[r + f + 1] as number);
+    pair(table[r] as number, table[r + 1] as number);
+    pair(table[r + 2] as number, table[r + 3] as number);
+    pair(table[r + 4] as number, table[r + 5] as number, 1);
     for (let f = 6; f < 10; f += 2) {
       if (table[r + f] === SEGMENT_NONE) out.uint(0);
       else {
@@ -339,15 +345,24 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
   // Counts are bounded by the bytes that must follow them, so a hostile header cannot make a large allocation.
   const n = input.uint();
   if (n > MAX_DOCS || n > input.left) throw fail('too many documents');
-  const counts = [input.uint(), input.uint(), input.uint(), input.uint(), input.uint()];
-  const [wordCount, postings, publishers, publisherKeys, textBytes] = counts as [number, number, number, number, number];
+  const counts = [input.uint(), input.uint(), input.uint(), input.uint(), input.uint(), input.uint()];
+  const [wordCount, postings, publishers, publisherKeys, textBytes, summaryBytes] = counts as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (counts.some((count) => count > input.left)) throw fail('a count past the end');
   const wordsLength = input.uint();
   const flags = input.below(8, 'the order flags');
   const wide = encoding === 1;
-  if (wide && textBytes % 2 !== 0) throw fail('text of an odd length');
+  if (wide && (textBytes % 2 !== 0 || summaryBytes % 2 !== 0)) throw fail('text of an odd length');
   const text = input.take(textBytes);
+  const summaries = input.take(summaryBytes);
   const units = wide ? textBytes / 2 : textBytes;
+  const summaryUnits = wide ? summaryBytes / 2 : summaryBytes;
   if (wordsLength > units) throw fail('the words past the text');
   const unit = wide ? (u: number): number => text.readUInt16LE(u * 2) : (u: number): number => text[u] as number;
 
@@ -374,15 +389,18 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
       throw fail('words out of order');
 
   // Strings: 0 for one starting at the furthest end so far, else 1 + its start; then its length (encodeWireSegment).
-  let cursor = wordsLength;
-  const pair = (target: Uint32Array, at: number): void => {
+  // The text's strings and the summaries (which follow the text's positions) each have a cursor.
+  const cursors = [wordsLength, units];
+  const lowest = [0, units];
+  const highest = [units, units + summaryUnits];
+  const pair = (target: Uint32Array, at: number, which = 0): void => {
     const tag = input.uint();
-    const start = tag === 0 ? cursor : tag - 1;
+    const start = tag === 0 ? (cursors[which] as number) : tag - 1;
     const end = start + input.uint();
-    if (start < 0 || end > units) throw fail('a string out of bounds');
+    if (start < (lowest[which] as number) || end > (highest[which] as number)) throw fail('a string out of bounds');
     target[at] = start;
     target[at + 1] = end;
-    if (end > cursor) cursor = end;
+    if (end > (cursors[which] as number)) cursors[which] = end;
   };
   const records = new Uint32Array(n * SEGMENT_RECORD_WORDS);
   let keywordRefs = new Uint32Array(Math.max(16, n * 2));
@@ -392,7 +410,9 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
   const shortNames = new Uint32Array(n * 2);
   for (let d = 0; d < n; d++) {
     const r = d * SEGMENT_RECORD_WORDS;
-    for (let f = 0; f < 6; f += 2) pair(records, r + f);
+    pair(records, r);
+    pair(records, r + 2);
+    pair(records, r + 4, 1);
     for (let f = 6; f < 10; f += 2) {
       if (input.below(2, 'a version tag') === 1) pair(records, r + f);
       else {
@@ -504,6 +524,7 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
     tables,
     byId,
     byName,
+    summaries,
   });
   let segment: Segment;
   try {

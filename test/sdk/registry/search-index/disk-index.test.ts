@@ -165,8 +165,9 @@ describe("an index decoded from the registry's wire segments answers as the in-m
       const wire = encodeWireSegment(bySegment[s] as SearchRecord[], nameOf);
       const scope = { path: `index/${s}.seg.gz`, fanout, firstNode: s * group, nodes: group };
       const { bytes, segment: decoded } = decodeWireSegment(wire, scope);
-      entries.push(await store.writeSegment(bytes, decoded.size));
-      segments.push(decodeSegment(bytes));
+      const written = await store.writeSegment(bytes, decoded.size);
+      entries.push(written.entry);
+      segments.push(written.segment);
     }
     const fromWire = await finishIndex(store, { layout: 'v2', publishers: 'nodes/x.json' }, entries, segments, null, true);
     const reopened = await openStoredIndex(new SearchIndexStore(dir), () => true);
@@ -221,9 +222,9 @@ describe('a damaged stored index is refused, never used', () => {
     const records: SearchRecord[] = [['acme/a', 'A', 'one', [], '1.0.0', null, 0]];
     const bytes = encodeSegment(records, (p) => p);
     expect(decodeSegment(bytes).record(0)).toEqual(['acme/a', 'A', 'one', [], '1.0.0', null, 0]);
-    // The last section is the name order: a document number past the end.
+    // The name order is the section before the summaries ("one", padded to 4 bytes): a document number past the end.
     const forged = Buffer.from(bytes);
-    forged.writeInt32LE(7, forged.length - 4);
+    forged.writeInt32LE(7, forged.length - 8);
     expect(() => decodeSegment(forged)).toThrow(/damaged/);
     expect(() => decodeSegment(bytes.subarray(0, bytes.length - 8))).toThrow(/damaged/);
     expect(() => decodeSegment(Buffer.from('not a segment at all, not even close to one'))).toThrow(/damaged/);
@@ -269,8 +270,10 @@ describe('a damaged stored index is refused, never used', () => {
     const [first] = await segmentFiles();
     const path = join(dir, first as string);
     const forged = await readFile(path);
-    // The last section is the name order: a document number past the end.
-    forged.writeInt32LE(1_000_000, forged.length - 4);
+    // The name order is the section before the summaries (their size is the header's last word): a
+    // document number past the end.
+    const summaryBytes = forged.readUInt32LE(8 + 10 * 4);
+    forged.writeInt32LE(1_000_000, forged.length - ((summaryBytes + 3) & ~3) - 4);
     const handle = await open(path, 'r+');
     await handle.write(forged, 0, forged.length, 0);
     await handle.close();

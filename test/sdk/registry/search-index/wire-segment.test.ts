@@ -105,8 +105,8 @@ function refused(wire: Buffer, scope: WireSegmentScope = WHOLE): string {
 
 describe('a hostile wire segment (it hashes to its pin, but was built wrong) is refused with E_CATALOG', () => {
   // Two records of one publisher: header bytes are one byte each (magic 8, then encoding, docs, words,
-  // postings, publishers, publisher keys, text bytes, words length, order flags), and the file ends with
-  // the name and short-name orders.
+  // postings, publishers, publisher keys, text bytes, summary bytes, words length, order flags), and the
+  // file ends with the name and short-name orders.
   const two = [record('acme/a', 'A', 'one'), record('acme/b', 'B', 'two')];
   const good = encodeWireSegment(two, nameOf);
   const at = (offset: number, bytes: number[]): Buffer =>
@@ -122,7 +122,7 @@ describe('a hostile wire segment (it hashes to its pin, but was built wrong) is 
     expect(refused(Buffer.concat([good, Buffer.from([0])]))).toMatch(/after the end/);
     expect(refused(Buffer.from('not a wire segment'))).toMatch(/not a wire segment/);
     expect(refused(at(8, [7]))).toMatch(/encoding out of range/);
-    expect(refused(at(16, [9]))).toMatch(/order flags out of range/);
+    expect(refused(at(17, [9]))).toMatch(/order flags out of range/);
   });
 
   it('document numbers out of range, orders that repeat a document or are not sorted', () => {
