@@ -218,7 +218,7 @@ describe('web host', () => {
     expect(index.csp).not.toMatch(/unsafe-inline|unsafe-eval|ws:\/\/127\.0\.0\.1:\*/);
   });
 
-  it("sends the page's own scripts and stylesheet with it as preloads (Link), and nothing its HTML does not name under assets/", async () => {
+  it("sends the page's own scripts and stylesheet with it as preloads (Link), nothing else", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'adcap-web-preload-'));
     await mkdir(join(dir, 'assets'));
     await writeFile(
