@@ -67,6 +67,13 @@ function runChild(command: Command): SpawnSyncReturns<string> {
   return result;
 }
 
+/** CPU time (user + system) of process `pid` itself, in ms (Linux: utime and stime of /proc/<pid>/stat). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /**
  * CPU time (user + system) of this process's children that have been waited for, in ms: Linux's
  * cutime and cstime (/proc/self/stat, in clock ticks of 10 ms). A child's own reaped children count
@@ -203,9 +210,12 @@ function bareBwrapToolCall(entry: string, call: string): Promise<void> {
  */
 async function mcpWarmCall(home: string, entry: string, call: string): Promise<BenchResult[]> {
   const client = new Client({ name: 'adcap-cli-bench', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [BIN, '--home', home, 'mcp', 'local/bench-echo'], stderr: 'pipe' }),
-  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--home', home, 'mcp', 'local/bench-echo'],
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
   try {
     const name = (await client.listTools()).tools.find((t) => t.name.endsWith('__echo'))?.name;
     if (name === undefined) throw new Error('adcap mcp lists no echo tool');
@@ -227,8 +237,14 @@ async function mcpWarmCall(home: string, entry: string, call: string): Promise<B
     const b: number[] = [];
     const c: number[] = [];
     const before = load();
+    // The server's own CPU (user + system, not its children's) over its timed calls: under load the
+    // wall time is mostly waiting for a core; this is the work the server does per call.
+    const serverPid = transport.pid;
+    let serverCpuMs = 0;
     for (let i = 0; i < ROUNDS * 2; i++) {
+      const cpuBefore = serverPid === null ? 0 : processCpuMs(serverPid);
       a.push(await time(viaMcp));
+      if (serverPid !== null) serverCpuMs += processCpuMs(serverPid) - cpuBefore;
       b.push(await time(() => plainToolCall(entry, call)));
       c.push(await time(() => bareBwrapToolCall(entry, call)));
     }
@@ -239,7 +255,8 @@ async function mcpWarmCall(home: string, entry: string, call: string): Promise<B
       `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)}`;
     console.log(
       `  MCP tools/call via warm adcap mcp: min/median/max ${f(x)} ms; the tool under plain node: ${f(y)} ms; ` +
-        `under a bare bwrap: ${f(z)} ms; load ${before} -> ${load()}`,
+        `under a bare bwrap: ${f(z)} ms; load ${before} -> ${load()}; ` +
+        `the server's own CPU ${(serverCpuMs / (ROUNDS * 2)).toFixed(1)} ms a call (clock ticks of 10 ms, summed over the calls)`,
     );
     const plain = { label: 'the same tool under plain node, started per call', value: y.median };
     return [
