@@ -2,8 +2,10 @@
  * Discover's first page comes with the page's start, not after it (docs/ui.md "Fast"): the page's
  * first small script (renderer/src/start.ts) asks for it over HTTP before the app's script has run,
  * the app shows that answer instead of asking the socket again, and the address that answers it
- * holds to the session like the socket does. `arcotheon ui` sends the page's own files as preloads
- * with index.html. Real Chromium against a real `arcotheon ui` child on a signed test registry.
+ * holds to the session like the socket does; in the desktop window it goes through the preload
+ * bridge instead (a bridge shaped like electron/preload/bridge.ts's here). `arcotheon ui` sends the
+ * page's own files as preloads with index.html. Real Chromium against a real `arcotheon ui` child
+ * on a signed test registry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/adcap.js';
@@ -105,6 +107,60 @@ describe("Discover's first page", () => {
       await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
       await page.locator('.rail-link[aria-current="page"]').waitFor();
       expect(requests.some((url) => url.includes('/api/catalogue-index'))).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is asked through the preload bridge in the desktop window, once, before the app has run', async () => {
+    // A bridge shaped like the Electron preload's (electron/preload/bridge.ts: call and subscribe),
+    // carrying each call over this server's socket, and recording when each was made.
+    const BRIDGE = `
+      window.__calls = [];
+      const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/api');
+      const opened = new Promise((resolve) => ws.addEventListener('open', resolve));
+      const pending = new Map();
+      const listeners = new Set();
+      let next = 1;
+      ws.addEventListener('message', (m) => {
+        const message = JSON.parse(m.data);
+        if (message.event !== undefined) { for (const l of listeners) l(message.event); return; }
+        pending.get(message.id)?.(message.result);
+        pending.delete(message.id);
+      });
+      window.arcotheon = {
+        call: async (method, args) => {
+          window.__calls.push({ method, args: JSON.stringify(args), at: performance.now() });
+          await opened;
+          const id = next++;
+          return new Promise((resolve) => { pending.set(id, resolve); ws.send(JSON.stringify({ id, method, args })); });
+        },
+        subscribe: (listener) => { listeners.add(listener); return () => listeners.delete(listener); },
+        desktop: {
+          pickWorkspace: async () => ({ ok: true, value: null }),
+          pickSideload: async () => ({ ok: true, value: null }),
+          takeOpenRequests: async () => ({ ok: true, value: [] }),
+          provideSecret: async () => ({ ok: true, value: null }),
+          subscribe: () => () => undefined,
+        },
+      };
+    `;
+    const app = await openInBrowser(await ui.signInUrl());
+    try {
+      const page = app.page;
+      await page.context().addInitScript(BRIDGE);
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.reload();
+      await page.locator('a.card[data-id="acme/weather"]').first().waitFor();
+      const calls = (await page.evaluate('window.__calls')) as Array<{ method: string; args: string; at: number }>;
+      const firstPage = calls.filter((c) => c.method === 'catalogue.index' && c.args === '[{"limit":200}]');
+      expect(firstPage).toHaveLength(1);
+      const appRan = (await page.evaluate(`performance.getEntriesByType('navigation')[0].domContentLoadedEventStart`)) as number;
+      expect(firstPage[0]?.at).toBeLessThan(appRan);
+      // No HTTP request for it: in the desktop window the bridge is the way to the host.
+      expect(requests.some((url) => url.includes('/api/catalogue-index'))).toBe(false);
+      expect(app.errors).toEqual([]);
     } finally {
       await app.close();
     }
