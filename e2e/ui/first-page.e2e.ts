@@ -63,7 +63,7 @@ describe("Discover's first page", () => {
       const indexCalls = frames.filter((f) => f.includes('"method":"catalogue.index"'));
       expect(indexCalls.some((f) => f.includes('"args":[{"limit":200}]'))).toBe(false);
       // The search field has the focus on Discover's first open.
-      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('catalogue-search');
+      await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('catalogue-search');
       expect(app.errors).toEqual([]);
     } finally {
       await app.close();
@@ -100,9 +100,7 @@ describe("Discover's first page", () => {
       const requests: string[] = [];
       page.on('request', (request) => requests.push(request.url()));
       // A new load of the page on that address (a bookmark, a reload there).
-      await page.evaluate(() => {
-        location.hash = '#/settings';
-      });
+      await page.evaluate(`location.hash = '#/settings'`);
       await page.reload();
       await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
       await page.locator('.rail-link[aria-current="page"]').waitFor();
