@@ -266,7 +266,7 @@ async function wireSegment(
   pin: SegmentPin,
   publishers: Readonly<Record<string, CataloguePublisher>>,
   context: FetchContext,
-): Promise<{ bytes: Buffer; segment: Segment }> {
+): Promise<{ bytes: Buffer; count: number }> {
   const path = pin[0];
   const gz = await fetchPinned([path, pin[1]], context);
   let raw: Buffer;
@@ -282,15 +282,16 @@ async function wireSegment(
       },
     );
   }
-  const { bytes, segment } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
-  if (!sameNames(segment, publishers)) {
+  const { bytes, count, publishers: named } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
+  const nameOf = publisherNameIn(publishers);
+  if (!named.every((p) => nameOf(p.id) === p.name)) {
     throw new AdcapError(
       'E_CATALOG',
       `The search segment v2/${path} names publishers other than the registry's publisher files do; the registry must rebuild it.`,
       { details: { file: path, reason: 'wire-segment-publishers' } },
     );
   }
-  return { bytes, segment };
+  return { bytes, count };
 }
 
 /**
@@ -399,18 +400,18 @@ export async function syncIndex(
     // nodes when it publishes one, else the nodes' search packs, one at a time.
     const wirePin = records === null && context !== null ? wireSegmentPin(top, first, group) : undefined;
     let bytes: Buffer;
-    let segment: Segment | undefined;
-    if (wirePin !== undefined && context !== null) ({ bytes, segment } = await wireSegment(top, wirePin, publishers, context));
+    let count: number;
+    if (wirePin !== undefined && context !== null) ({ bytes, count } = await wireSegment(top, wirePin, publishers, context));
     else {
       if (records === null) {
         records = [];
         for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
       }
       bytes = encodeSegment(records, nameOf);
+      count = records.length;
     }
     // Bytes this process made or checked (decodeWireSegment): held without their summaries,
     // which are read from the file written (docs/scaling.md "Client memory").
-    const count = segment?.size ?? (records as SearchRecord[]).length;
     const written = await indexStore.writeSegment(bytes, count, shas, { checked: true }).catch((error: unknown) => {
       throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
     });

@@ -81,18 +81,55 @@ export interface IndexManifest {
 
 const DICTIONARY_MAGIC = 'ADCDICT1';
 
-/** The words of all `segments`, each once, in code-unit order. */
-function unionWords(segments: readonly Segment[]): RankWords {
-  const all = new Set<string>();
-  for (const segment of segments) {
-    const text = segment.wordsText;
-    let from = 0;
-    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
-      all.add(text.slice(from, at));
-      from = at + 1;
+/** Two lists of words in code-unit order, each word once, merged (each word once). */
+function mergeWords(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as string;
+    const y = b[j] as string;
+    if (x < y) {
+      out.push(x);
+      i++;
+    } else if (y < x) {
+      out.push(y);
+      j++;
+    } else {
+      out.push(x);
+      i++;
+      j++;
     }
   }
-  const sorted = [...all].sort();
+  for (; i < a.length; i++) out.push(a[i] as string);
+  for (; j < b.length; j++) out.push(b[j] as string);
+  return out;
+}
+
+/**
+ * The words of all `segments`, each once, in code-unit order: each segment's words are sorted (an
+ * SDK writes them so, and a wire segment's are checked), so they are merged pairwise instead of
+ * sorted again. A forged segment's unsorted words would only misorder the dictionary, whose lookups
+ * stay within its bounds.
+ */
+function unionWords(segments: readonly Segment[]): RankWords {
+  let lists = segments.map((segment) => {
+    const text = segment.wordsText;
+    const words: string[] = [];
+    let from = 0;
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
+      words.push(text.slice(from, at));
+      from = at + 1;
+    }
+    return words;
+  });
+  while (lists.length > 1) {
+    const next: string[][] = [];
+    for (let i = 0; i < lists.length; i += 2)
+      next.push(i + 1 < lists.length ? mergeWords(lists[i] as string[], lists[i + 1] as string[]) : (lists[i] as string[]));
+    lists = next;
+  }
+  const sorted = lists[0] ?? [];
   const starts = new Int32Array(sorted.length + 1);
   let offset = 0;
   sorted.forEach((word, i) => {

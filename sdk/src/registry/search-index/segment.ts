@@ -629,40 +629,9 @@ function checkedSegment(
   );
   const n = records.length / RECORD_WORDS;
   const words = wordStarts.length - 1;
-  const postings = postingDocs.length;
-  const keywords = keywordRefs.length / 2;
-  const publishers = publisherRefs.length / 4;
-
-  // Bounds: every string inside the text, every document, keyword and publisher number in range,
-  // word and posting starts ascending, so that no lookup reads past what is there.
   const length = text.length;
-  // Summaries lie in their own text, whose positions continue the text's.
+  if (!checked) checkSections(sections);
   const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / (wide ? 2 : 1);
-  for (let d = 0; d < n && !checked; d++) {
-    const r = d * RECORD_WORDS;
-    for (let f = 0; f < 10; f += 2) {
-      const from = records[r + f] as number;
-      const to = records[r + f + 1] as number;
-      if (f >= 6 && from === NONE && to === NONE) continue;
-      if (f === 4 ? from < length || from > to || to > length + summaryUnits : from > to || to > length)
-        throw damaged('a string out of bounds');
-    }
-    if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
-    if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
-  }
-  for (const refs of checked ? [] : [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)])
-    for (let i = 0; i < refs.length; i += 2)
-      if ((refs[i] as number) > (refs[i + 1] as number) || (refs[i + 1] as number) > length) throw damaged('a string out of bounds');
-  if (wordsLength > length) throw damaged('words');
-  for (const [values, last] of [
-    [wordStarts, wordsLength],
-    [postingStart, postings],
-  ] as const) {
-    if (values[0] !== 0 || values[values.length - 1] !== last) throw damaged('starts');
-    for (let i = 1; i < values.length; i++) if ((values[i] as number) < (values[i - 1] as number)) throw damaged('starts');
-  }
-  for (const docs of checked ? [] : [postingDocs, byId, byName, ...tables.map((t) => t.docs)])
-    for (let i = 0; i < docs.length; i++) if ((docs[i] as number) >>> 0 >= n) throw damaged('a document out of range');
 
   const keysOf = (table: { refs: Uint32Array; docs: Int32Array }): RankKeys => {
     const keys: SortedStrings = {
@@ -709,4 +678,53 @@ function checkedSegment(
       byName,
     },
   });
+}
+
+/**
+ * Bounds (E_CATALOG when off): every string inside the text (a summary inside the summaries'),
+ * every document, keyword and publisher number in range, word and posting starts ascending, so that
+ * no lookup reads past what is there.
+ */
+function checkSections(sections: SegmentSections): void {
+  const { wordsLength, records, keywordRefs, publisherRefs, wordStarts, postingStart, postingDocs, tables, byId, byName } = sections;
+  const wide = sections.encoding === 1;
+  const length = sections.text.byteLength / (wide ? 2 : 1);
+  const n = records.length / RECORD_WORDS;
+  const postings = postingDocs.length;
+  const keywords = keywordRefs.length / 2;
+  const publishers = publisherRefs.length / 4;
+  // Summaries lie in their own text, whose positions continue the text's.
+  const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / (wide ? 2 : 1);
+  for (let d = 0; d < n; d++) {
+    const r = d * RECORD_WORDS;
+    for (let f = 0; f < 10; f += 2) {
+      const from = records[r + f] as number;
+      const to = records[r + f + 1] as number;
+      if (f >= 6 && from === NONE && to === NONE) continue;
+      if (f === 4 ? from < length || from > to || to > length + summaryUnits : from > to || to > length)
+        throw damaged('a string out of bounds');
+    }
+    if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
+    if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
+  }
+  for (const refs of [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)])
+    for (let i = 0; i < refs.length; i += 2)
+      if ((refs[i] as number) > (refs[i + 1] as number) || (refs[i + 1] as number) > length) throw damaged('a string out of bounds');
+  if (wordsLength > length) throw damaged('words');
+  for (const [values, last] of [
+    [wordStarts, wordsLength],
+    [postingStart, postings],
+  ] as const) {
+    if (values[0] !== 0 || values[values.length - 1] !== last) throw damaged('starts');
+    for (let i = 1; i < values.length; i++) if ((values[i] as number) < (values[i - 1] as number)) throw damaged('starts');
+  }
+  for (const docs of [postingDocs, byId, byName, ...tables.map((t) => t.docs)])
+    for (let i = 0; i < docs.length; i++) if ((docs[i] as number) >>> 0 >= n) throw damaged('a document out of range');
+}
+
+/** The checks of decodeSegment on a segment file's bytes, without making a segment of them. */
+export function checkSegmentBytes(bytes: Buffer): SegmentSections {
+  const { sections } = readSegmentSections(bytes);
+  checkSections(sections);
+  return sections;
 }

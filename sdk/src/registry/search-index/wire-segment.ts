@@ -45,14 +45,14 @@ import { splitCapabilityId } from '../../util/capability-id.js';
 import { binOf, type SearchRecord, type TopLevelPayload } from '../layout-v2.js';
 import { SEGMENT_DOCS } from './disk-index.js';
 import {
-  decodeSegment,
+  checkSegmentBytes,
   encodeSegment,
   readSegmentSections,
   SEGMENT_NONE,
   SEGMENT_RECORD_WORDS,
   writeSegmentSections,
   type SectionTable,
-  type Segment,
+  type SegmentPublisher,
   type SegmentSections,
 } from './segment.js';
 
@@ -334,10 +334,11 @@ function identityOrder(n: number): Int32Array {
 }
 
 /**
- * The stored segment (segment.ts) of a wire segment (gunzipped), its bytes and the segment read
- * back with every reference checked; E_CATALOG when it is malformed in any way (see the header).
+ * The stored segment (segment.ts) of a wire segment (gunzipped): its bytes (which passed
+ * decodeSegment's checks), its number of capabilities and the publishers it names; E_CATALOG when it
+ * is malformed in any way (see the header).
  */
-export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes: Buffer; segment: Segment } {
+export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes: Buffer; count: number; publishers: SegmentPublisher[] } {
   const fail = (problem: string): AdcapError => malformed(scope.path, problem);
   if (raw.length < MAGIC.length || raw.toString('latin1', 0, MAGIC.length) !== MAGIC) throw fail('not a wire segment');
   const input = new WireReader(raw, scope.path, MAGIC.length);
@@ -526,19 +527,20 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
     byName,
     summaries,
   });
-  let segment: Segment;
   try {
-    segment = decodeSegment(bytes);
+    checkSegmentBytes(bytes);
   } catch (error) {
     throw fail((error as Error).message);
   }
+  const string = (from: number, to: number): string =>
+    text.toString(wide ? 'utf16le' : 'latin1', from * (wide ? 2 : 1), to * (wide ? 2 : 1));
   // The records: capability ids, in id order (so documents are numbered in id order), each the
   // lowercase id of the id table, and under the nodes the segment is pinned for.
   const bins = scope.fanout * scope.fanout;
   let previous = '';
   for (let d = 0; d < n; d++) {
     const r = d * SEGMENT_RECORD_WORDS;
-    const id = segment.id(d);
+    const id = string(records[r] as number, records[r + 1] as number);
     if (splitCapabilityId(id) === null) throw fail(`${JSON.stringify(id)} is not a capability id`);
     if (d > 0 && !(previous < id)) throw fail('records out of id order');
     if (compare(records[r] as number, records[r + 1] as number, lowerIds[d * 2] as number, lowerIds[d * 2 + 1] as number) !== 0)
@@ -547,5 +549,9 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
     if (node < scope.firstNode || node >= scope.firstNode + scope.nodes) throw fail(`${JSON.stringify(id)} is not under its nodes`);
     previous = id;
   }
-  return { bytes, segment };
+  const publisherList = Array.from({ length: publishers }, (_, p) => ({
+    id: string(publisherRefs[p * 4] as number, publisherRefs[p * 4 + 1] as number),
+    name: string(publisherRefs[p * 4 + 2] as number, publisherRefs[p * 4 + 3] as number),
+  }));
+  return { bytes, count: n, publishers: publisherList };
 }

@@ -164,8 +164,8 @@ describe("an index decoded from the registry's wire segments answers as the in-m
     for (let s = 0; s < bySegment.length; s++) {
       const wire = encodeWireSegment(bySegment[s] as SearchRecord[], nameOf);
       const scope = { path: `index/${s}.seg.gz`, fanout, firstNode: s * group, nodes: group };
-      const { bytes, segment: decoded } = decodeWireSegment(wire, scope);
-      const written = await store.writeSegment(bytes, decoded.size);
+      const { bytes, count } = decodeWireSegment(wire, scope);
+      const written = await store.writeSegment(bytes, count);
       entries.push(written.entry);
       segments.push(written.segment);
     }

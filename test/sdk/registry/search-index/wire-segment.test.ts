@@ -71,8 +71,8 @@ describe('a wire segment decodes to the segment the client would build', () => {
       [],
     ]) {
       const wire = encodeWireSegment(list, nameOf);
-      const { bytes, segment: decoded } = decodeWireSegment(wire, WHOLE);
-      expect(decoded.size).toBe(list.length);
+      const { bytes, count } = decodeWireSegment(wire, WHOLE);
+      expect(count).toBe(list.length);
       expect(bytes.equals(encodeSegment(byId(list), nameOf))).toBe(true);
       const segment = decodeSegment(bytes);
       expect(Array.from(segment.idOrder(), (d) => segment.record(d))).toEqual(byId(list));
@@ -113,7 +113,7 @@ describe('a hostile wire segment (it hashes to its pin, but was built wrong) is 
     Buffer.concat([good.subarray(0, offset), Buffer.from(bytes), good.subarray(offset + 1)]);
 
   it('counts past the bytes, numbers past 32 bits, truncation and trailing bytes', () => {
-    expect(decodeWireSegment(good, WHOLE).segment.size).toBe(2);
+    expect(decodeWireSegment(good, WHOLE).count).toBe(2);
     expect(refused(at(9, varint(2 ** 31)))).toMatch(/too many documents/);
     expect(refused(at(9, [0xff, 0xff, 0xff, 0xff, 0x7f]))).toMatch(/past 32 bits/);
     expect(refused(at(9, [0xff, 0xff, 0xff, 0xff, 0xff, 0xff]))).toMatch(/past 32 bits/);
