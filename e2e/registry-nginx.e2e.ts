@@ -190,6 +190,16 @@ describe('a registry served by nginx (docs/deploy.md recipe)', () => {
     expect(pack.status).toBe(200);
     expect(pack.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(pack.headers['content-encoding']).toBeUndefined();
+    const segments = top.payload.segments ?? [];
+    expect(segments.length).toBeGreaterThan(0);
+    const wire = await head(`/v2/${segments[0]?.[0] ?? ''}`, { 'accept-encoding': 'gzip' });
+    expect(wire.status).toBe(200);
+    expect(wire.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(wire.headers['content-encoding']).toBeUndefined();
+    // The cold start (remote add) read the wire segments, and no search pack.
+    const cold = (await accessLog()).map((line) => line.request);
+    expect(cold.filter((request) => request.startsWith('GET /v2/index/')).length).toBe(segments.length);
+    expect(cold.filter((request) => request.startsWith('GET /v2/search/'))).toEqual([]);
     expect((await head('/v2/.retired.json')).status).toBe(404);
     expect((await head('/v2/nodes/not-a-hash.json')).status).toBe(404);
     // The client added the v1/ URL and reads v2/ (remote show says which).
