@@ -43,7 +43,7 @@ import {
   type TopLevelPayload,
 } from '../layout-v2.js';
 import { finishIndex, type DiskSearchIndex, type IndexSegmentEntry, type SearchIndexStore } from '../search-index/disk-index.js';
-import { encodeSegment, type Segment } from '../search-index/segment.js';
+import { encodeSegment, type Segment, type SegmentFileParts } from '../search-index/segment.js';
 import { decodeWireSegment, nodesPerSegment } from '../search-index/wire-segment.js';
 import type { CatalogueCapability, CataloguePublisher } from '../types.js';
 
@@ -266,7 +266,7 @@ async function wireSegment(
   pin: SegmentPin,
   publishers: Readonly<Record<string, CataloguePublisher>>,
   context: FetchContext,
-): Promise<{ bytes: Buffer; count: number }> {
+): Promise<{ file: SegmentFileParts; count: number }> {
   const path = pin[0];
   const gz = await fetchPinned([path, pin[1]], context);
   let raw: Buffer;
@@ -282,7 +282,7 @@ async function wireSegment(
       },
     );
   }
-  const { bytes, count, publishers: named } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
+  const { file, count, publishers: named } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: pin[2], nodes: pin[3] });
   const nameOf = publisherNameIn(publishers);
   if (!named.every((p) => nameOf(p.id) === p.name)) {
     throw new AdcapError(
@@ -291,7 +291,7 @@ async function wireSegment(
       { details: { file: path, reason: 'wire-segment-publishers' } },
     );
   }
-  return { bytes, count };
+  return { file, count };
 }
 
 /**
@@ -399,20 +399,22 @@ export async function syncIndex(
     // A cold start (or a segment that failed its check): the registry's wire segment of these
     // nodes when it publishes one, else the nodes' search packs, one at a time.
     const wirePin = records === null && context !== null ? wireSegmentPin(top, first, group) : undefined;
-    let bytes: Buffer;
-    let count: number;
-    if (wirePin !== undefined && context !== null) ({ bytes, count } = await wireSegment(top, wirePin, publishers, context));
-    else {
+    // Bytes this process made or checked (decodeWireSegment): held without their summaries,
+    // which are read from the file written (docs/scaling.md "Client memory").
+    let write: () => Promise<{ entry: IndexSegmentEntry; segment: Segment }>;
+    if (wirePin !== undefined && context !== null) {
+      const { file, count } = await wireSegment(top, wirePin, publishers, context);
+      write = () => indexStore.writeSegmentParts(file, count, shas, { checked: true });
+    } else {
       if (records === null) {
         records = [];
         for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
       }
-      bytes = encodeSegment(records, nameOf);
-      count = records.length;
+      const bytes = encodeSegment(records, nameOf);
+      const count = records.length;
+      write = () => indexStore.writeSegment(bytes, count, shas, { checked: true });
     }
-    // Bytes this process made or checked (decodeWireSegment): held without their summaries,
-    // which are read from the file written (docs/scaling.md "Client memory").
-    const written = await indexStore.writeSegment(bytes, count, shas, { checked: true }).catch((error: unknown) => {
+    const written = await write().catch((error: unknown) => {
       throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
     });
     entries.push(written.entry);

@@ -22,17 +22,25 @@
  * previous manifest with the segments it names; segments no manifest names are removed afterwards.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AdcapError } from '../../errors.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
-import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
+import { fsyncDir, tempPathFor, writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
+import { createSha256, sha256Hex, SHA256_HEX } from '../../util/hash.js';
 import { capabilityOfSearchRecord, searchRecordOf, SEARCH_FLAG_DEPRECATED, SEARCH_FLAG_ENTITLED, SEARCH_FLAG_PRO } from '../layout-v2.js';
 import type { SearchRecord } from '../layout-v2.js';
 import { compareRanked, RankDictionary, type RankWords, type WordLookups } from '../search-rank.js';
 import type { SearchFilters, SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload } from '../types.js';
-import { decodeSegment, encodeSegment, SEGMENT_FORMAT, type Segment, type SummarySource } from './segment.js';
+import {
+  decodeSegment,
+  decodeSegmentHead,
+  encodeSegment,
+  SEGMENT_FORMAT,
+  type Segment,
+  type SegmentFileParts,
+  type SummarySource,
+} from './segment.js';
 import { stampOf, sameStamp, VerifiedFiles, type FileStamp } from './verified-files.js';
 
 /** The manifest's format; a different one (an older or newer SDK) means a rebuild. */
@@ -334,6 +342,44 @@ export class SearchIndexStore {
     const stamp = await this.wrote(`${file}.seg`);
     const entry = { file, size: bytes.length, count, ...(nodes === undefined ? {} : { nodes }) };
     return { entry, segment: this.segmentOf(entry, bytes, stamp, options.checked === true) };
+  }
+
+  /**
+   * Writes a segment file given in its two parts (SegmentFileParts) under the SHA-256 of its bytes,
+   * atomically (temp, fsync, rename), without joining them: the entry, and the segment held from the
+   * head (its summaries read from the file). `checked`: see decodeSegment.
+   */
+  async writeSegmentParts(
+    parts: SegmentFileParts,
+    count: number,
+    nodes?: string[],
+    options: { checked?: boolean } = {},
+  ): Promise<{ entry: IndexSegmentEntry; segment: Segment }> {
+    const file = createSha256().update(parts.head).update(parts.tail).digest('hex');
+    const path = this.segmentPath(file);
+    await mkdir(this.dir, { recursive: true });
+    const temp = tempPathFor(path);
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(temp, 'wx', 0o644);
+      await handle.writev([parts.head, parts.tail]);
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await rename(temp, path);
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    await fsyncDir(this.dir);
+    const stamp = await this.wrote(`${file}.seg`);
+    const entry = { file, size: parts.head.length + parts.tail.length, count, ...(nodes === undefined ? {} : { nodes }) };
+    const segment =
+      stamp === null
+        ? decodeSegment(Buffer.concat([parts.head, parts.tail]))
+        : decodeSegmentHead(parts.head, this.summariesOf(file, stamp), { checked: options.checked === true });
+    return { entry, segment };
   }
 
   /** A segment whose bytes hash to its name and decode within bounds, else null. */

@@ -285,6 +285,22 @@ export const SEGMENT_NONE = NONE;
 
 /** The bytes of a segment file of these sections (header sizes follow from the sections). */
 export function writeSegmentSections(sections: SegmentSections): Buffer {
+  const { head, tail } = segmentFileParts(sections);
+  return Buffer.concat([head, tail]);
+}
+
+/**
+ * A segment file in two parts: `head`, everything before the summaries (what a segment held in
+ * memory keeps, decodeSegmentHead), and `tail`, the summaries and the file's end padding. The file
+ * is the two one after the other.
+ */
+export interface SegmentFileParts {
+  head: Buffer;
+  tail: Buffer;
+}
+
+/** The bytes of a segment file of these sections, in the two parts of SegmentFileParts. */
+export function segmentFileParts(sections: SegmentSections): SegmentFileParts {
   const parts: Uint8Array[] = [
     sections.text,
     bytesOf(sections.records),
@@ -297,7 +313,6 @@ export function writeSegmentSections(sections: SegmentSections): Buffer {
     ...sections.tables.flatMap((table) => [bytesOf(table.refs), bytesOf(table.docs)]),
     bytesOf(sections.byId),
     bytesOf(sections.byName),
-    sections.summaries,
   ];
   let size = HEADER_BYTES;
   for (const part of parts) size = align4(size) + part.byteLength;
@@ -326,7 +341,23 @@ export function writeSegmentSections(sections: SegmentSections): Buffer {
     at += part.byteLength;
   }
   out.fill(0, at);
-  return out;
+  const tail = Buffer.alloc(align4(sections.summaries.byteLength));
+  tail.set(sections.summaries, 0);
+  return { head: out, tail };
+}
+
+/**
+ * A segment held without its summaries from the head of its file (SegmentFileParts): the same as
+ * decodeSegment(file, summaries), without the file's bytes in memory.
+ */
+export function decodeSegmentHead(head: Buffer, summaries: SummarySource, options: { checked?: boolean } = {}): Segment {
+  const read = readSegmentSections(head, true);
+  return checkedSegment(read.sections, read.buffer, head.length, summaries, options.checked === true);
+}
+
+/** decodeSegment's checks on the head of a segment file (SegmentFileParts), without making a segment of it. */
+export function checkSegmentHead(head: Buffer): void {
+  checkSections(readSegmentSections(head, true).sections);
 }
 
 function bytesOf(array: Int32Array | Uint32Array): Uint8Array {

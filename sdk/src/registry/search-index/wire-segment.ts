@@ -45,13 +45,14 @@ import { splitCapabilityId } from '../../util/capability-id.js';
 import { binOf, type SearchRecord, type TopLevelPayload } from '../layout-v2.js';
 import { SEGMENT_DOCS } from './disk-index.js';
 import {
-  checkSegmentBytes,
+  checkSegmentHead,
   encodeSegment,
   readSegmentSections,
   SEGMENT_NONE,
   SEGMENT_RECORD_WORDS,
-  writeSegmentSections,
+  segmentFileParts,
   type SectionTable,
+  type SegmentFileParts,
   type SegmentPublisher,
   type SegmentSections,
 } from './segment.js';
@@ -334,11 +335,14 @@ function identityOrder(n: number): Int32Array {
 }
 
 /**
- * The stored segment (segment.ts) of a wire segment (gunzipped): its bytes (which passed
- * decodeSegment's checks), its number of capabilities and the publishers it names; E_CATALOG when it
- * is malformed in any way (see the header).
+ * The stored segment (segment.ts) of a wire segment (gunzipped): its file's bytes in two parts
+ * (which passed decodeSegment's checks), its number of capabilities and the publishers it names;
+ * E_CATALOG when it is malformed in any way (see the header).
  */
-export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes: Buffer; count: number; publishers: SegmentPublisher[] } {
+export function decodeWireSegment(
+  raw: Buffer,
+  scope: WireSegmentScope,
+): { file: SegmentFileParts; count: number; publishers: SegmentPublisher[] } {
   const fail = (problem: string): AdcapError => malformed(scope.path, problem);
   if (raw.length < MAGIC.length || raw.toString('latin1', 0, MAGIC.length) !== MAGIC) throw fail('not a wire segment');
   const input = new WireReader(raw, scope.path, MAGIC.length);
@@ -511,7 +515,7 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
       throw fail('the publisher key order is not sorted');
   }
 
-  const bytes = writeSegmentSections({
+  const file = segmentFileParts({
     encoding: wide ? 1 : 0,
     wordsLength,
     text,
@@ -528,7 +532,7 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
     summaries,
   });
   try {
-    checkSegmentBytes(bytes);
+    checkSegmentHead(file.head);
   } catch (error) {
     throw fail((error as Error).message);
   }
@@ -553,5 +557,5 @@ export function decodeWireSegment(raw: Buffer, scope: WireSegmentScope): { bytes
     id: string(publisherRefs[p * 4] as number, publisherRefs[p * 4 + 1] as number),
     name: string(publisherRefs[p * 4 + 2] as number, publisherRefs[p * 4 + 3] as number),
   }));
-  return { bytes, count: n, publishers: publisherList };
+  return { file, count: n, publishers: publisherList };
 }

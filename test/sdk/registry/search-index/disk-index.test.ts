@@ -164,8 +164,9 @@ describe("an index decoded from the registry's wire segments answers as the in-m
     for (let s = 0; s < bySegment.length; s++) {
       const wire = encodeWireSegment(bySegment[s] as SearchRecord[], nameOf);
       const scope = { path: `index/${s}.seg.gz`, fanout, firstNode: s * group, nodes: group };
-      const { bytes, count } = decodeWireSegment(wire, scope);
-      const written = await store.writeSegment(bytes, count);
+      const { file, count } = decodeWireSegment(wire, scope);
+      // Written as a client's cold start does: in two parts, held without the summaries.
+      const written = await store.writeSegmentParts(file, count);
       entries.push(written.entry);
       segments.push(written.segment);
     }

@@ -71,7 +71,8 @@ describe('a wire segment decodes to the segment the client would build', () => {
       [],
     ]) {
       const wire = encodeWireSegment(list, nameOf);
-      const { bytes, count } = decodeWireSegment(wire, WHOLE);
+      const { file, count } = decodeWireSegment(wire, WHOLE);
+      const bytes = Buffer.concat([file.head, file.tail]);
       expect(count).toBe(list.length);
       expect(bytes.equals(encodeSegment(byId(list), nameOf))).toBe(true);
       const segment = decodeSegment(bytes);
@@ -178,8 +179,8 @@ describe('a hostile wire segment (it hashes to its pin, but was built wrong) is 
       const damaged = Buffer.from(wire);
       for (let k = 0; k <= random(3); k++) damaged[random(damaged.length)] = random(256);
       try {
-        const { bytes } = decodeWireSegment(damaged, WHOLE);
-        decodeSegment(bytes); // what the client does next: within bounds, or E_CATALOG
+        const { file } = decodeWireSegment(damaged, WHOLE);
+        decodeSegment(Buffer.concat([file.head, file.tail])); // what the client does next: within bounds, or E_CATALOG
       } catch (error) {
         expect(isAdcapError(error, 'E_CATALOG'), String(error)).toBe(true);
         refusedCount++;
