@@ -149,7 +149,7 @@ export function register(program: Command, ctx: CliContext): void {
         `built catalogue sequence ${result.sequence} at ${result.generatedAt}: ` +
           `${result.capabilities} capabilities, ${result.documentsWritten} document(s) changed`,
         `v2/: F=${result.v2.fanout}, ${recomputed}, ` +
-          `wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ` +
+          `wrote ${written.bins} bin(s), ${written.nodes} node(s), ${written.search} search pack(s), ${written.index} wire segment(s), ` +
           `${written.docs} document(s), ${written.publishers} publisher bin(s); collected ${result.v2.collected} old file(s)`,
         ...(result.v1Listed < result.capabilities
           ? [`v1/ lists the ${result.v1Listed} most recently published capabilities that fit its size limit (v2/ lists all)`]
