@@ -4,8 +4,8 @@
  * renderer in Chromium, measured in the page:
  *   - first cards: from the navigation to the first animation frame after the first card is in
  *     the DOM, on a server just started (nothing read yet: the catalogue is verified and its index
- *     built for that page); beside it, when the frame that shows them was drawn (a task after that
- *     animation frame: style, layout and paint of the cards done);
+ *     built for that page); beside it, when the first card's name was painted (Element Timing: the
+ *     name carries elementtiming="card-name"), and a task after that animation frame;
  *   - keystroke -> updated list: from the keydown event to the first animation frame after the list
  *     shows the answer for the text typed (the list's data-results-for). The search runs over the
  *     index the host sent once (renderer/src/search): on the page's thread up to 30,000
@@ -45,6 +45,13 @@ export const UI_TARGETS = {
 const FIRST_CARD_SOURCE = `
 let drawn;
 window.__firstCardDrawn = new Promise((resolve) => { drawn = resolve; });
+// Element Timing: the paint of the first card's name (the card's name span carries elementtiming).
+window.__firstCardPainted = new Promise((resolve) => {
+  new PerformanceObserver((list, observer) => {
+    const entry = list.getEntries().find((e) => e.identifier === 'card-name');
+    if (entry) { observer.disconnect(); resolve(entry.renderTime || entry.startTime); }
+  }).observe({ type: 'element', buffered: true });
+});
 window.__firstCard = new Promise((resolve) => {
   const seen = () => document.querySelector('a.card') !== null;
   const done = () => requestAnimationFrame(() => { resolve(performance.now()); setTimeout(() => drawn(performance.now()), 0); });
@@ -140,8 +147,10 @@ function percentile(values: number[], p: number): number {
 export interface UiBenchResult {
   count: number;
   firstCardsMs: number;
-  /** When the frame showing them was drawn. */
+  /** A task after that frame (later than the paint when other tasks were queued first). */
   firstCardsDrawnMs: number;
+  /** When the first card's name was painted (Element Timing). */
+  firstCardsPaintedMs: number;
   searchReadyMs: number;
   medianMs: number;
   p95Ms: number;
@@ -184,6 +193,7 @@ export async function runUiBench(count: number): Promise<UiBenchResult> {
     await page.goto(ui.url);
     const firstCardsMs = (await page.evaluate('window.__firstCard')) as number;
     const firstCardsDrawnMs = (await page.evaluate('window.__firstCardDrawn')) as number;
+    const firstCardsPaintedMs = (await page.evaluate('window.__firstCardPainted')) as number;
     await page.locator('.card-list[data-search-ready="true"]').waitFor({ timeout: 120_000 });
     const searchReadyMs = (await page.evaluate('performance.now()')) as number;
     // Plain source text: tsx rewrites functions (esbuild's __name helper), which the page does not have.
@@ -228,6 +238,7 @@ export async function runUiBench(count: number): Promise<UiBenchResult> {
       count,
       firstCardsMs,
       firstCardsDrawnMs,
+      firstCardsPaintedMs,
       searchReadyMs,
       medianMs: percentile(samples, 50),
       searchMedianMs: percentile(searchMs, 50),
@@ -261,7 +272,8 @@ function report(result: UiBenchResult, emit: Parameters<Parameters<typeof regist
     unit: 'ms',
     target: targets.firstCardsMs,
   });
-  emit({ label: '  the frame showing them drawn', value: result.firstCardsDrawnMs, unit: 'ms' });
+  emit({ label: "  the first card's name painted (Element Timing)", value: result.firstCardsPaintedMs, unit: 'ms' });
+  emit({ label: '  a task after that frame (later when others were queued)', value: result.firstCardsDrawnMs, unit: 'ms' });
   emit({ label: `search ready in the page (${result.where}) after it opens`, value: result.searchReadyMs, unit: 'ms' });
   emit({ label: `keystroke -> updated list, median of ${n}`, value: result.medianMs, unit: 'ms', target: targets.keystrokeMedianMs });
   emit({ label: `keystroke -> updated list, p95 of ${n}`, value: result.p95Ms, unit: 'ms', target: targets.keystrokeP95Ms });

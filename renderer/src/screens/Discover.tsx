@@ -382,7 +382,10 @@ function CardView({ card }: { card: DiscoverCard }) {
       <Monogram id={card.id} name={card.name} />
       <div className="card-body">
         <div className="card-title">
-          <span className="name">{card.name}</span>
+          {/* Element Timing (W3C): the browser reports when a card's name was first painted (the UI bench reads it). */}
+          <span className="name" {...{ elementtiming: 'card-name' }}>
+            {card.name}
+          </span>
           {card.version !== null && <span className="version">{card.version}</span>}
         </div>
         <div className="card-meta">
