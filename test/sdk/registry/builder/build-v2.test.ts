@@ -11,6 +11,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildRegistry } from '../../../../sdk/src/registry/builder/build.js';
 import { binOf, fanoutFor, type SearchRecord, type TopLevelPayload } from '../../../../sdk/src/registry/layout-v2.js';
+import { decodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
+import { decodeWireSegment, nodesPerSegment } from '../../../../sdk/src/registry/search-index/wire-segment.js';
 import { verifyEnvelope } from '../../../../sdk/src/trust/envelope.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
 
@@ -90,6 +92,16 @@ describe('registry build: v2/ (docs/scaling.md)', () => {
       ...(await Promise.all(publisherNode.map(async (pin) => JSON.parse((await check(...pin)).toString('utf8')) as object))),
     );
     expect(Object.keys(publishers).sort()).toEqual(['acme', 'beta']);
+    // Wire segments: pinned with their node ranges, covering every node once, each the client's
+    // segment of those nodes' records (the pack's records, in id order).
+    const segments = payload.segments ?? [];
+    expect(segments.map((pin) => [pin[2], pin[3]])).toEqual([[0, nodesPerSegment(payload)]]);
+    for (const [path, size, firstNode, nodes] of segments) {
+      const { file, count } = decodeWireSegment(gunzipSync(await check(path, size)), { path, fanout: payload.fanout, firstNode, nodes });
+      expect(count).toBe(3);
+      const segment = decodeSegment(Buffer.concat([file.head, file.tail]));
+      expect(Array.from(segment.idOrder(), (d) => segment.record(d))).toEqual([...records].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    }
     const v1 = await reg.catalogueEnvelope();
     expect(v1.payload.sequence).toBe(payload.sequence);
   });
