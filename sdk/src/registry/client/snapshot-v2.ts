@@ -14,15 +14,17 @@
  *
  * Every file under files/ is re-hashed against its name when read, so a damaged or edited copy is
  * never used (it is fetched again). A segment is checked against its name and its nodes' pins;
- * when anything differs it is rebuilt from files that verify (the nodes' search packs, fetched
- * again).
+ * when anything differs it is rebuilt from files that verify (the registry's wire segment of its
+ * nodes, or their search packs, fetched again).
  *
  * A refresh follows changed pins only: the top level; for each node pin that changed, the node;
  * for each bin pin in it that changed, the bin; the segment of that node is rebuilt from the old
- * one's records with those of the changed bins replaced (records in, records out). A cold start
- * reads every node and every search pack instead of every bin, a segment's packs at a time, each
- * segment written before the next one's packs are read. The new top level is stored last, so a
- * failure halfway leaves the previous snapshot whole.
+ * one's records with those of the changed bins replaced (records in, records out); a refresh never
+ * downloads a wire segment. A cold start reads every node and, instead of every bin, each segment's
+ * wire segment (search-index/wire-segment.ts: the index the registry built, decoded and checked),
+ * or from a registry without them its nodes' search packs, each segment written before the next
+ * one is read. The new top level is stored last, so a failure halfway leaves the previous snapshot
+ * whole.
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
