@@ -403,11 +403,18 @@ export async function syncIndex(
     const wirePin = records === null && context !== null ? wireSegmentPin(top, first, group) : undefined;
     // Bytes this process made or checked (decodeWireSegment): held without their summaries,
     // which are read from the file written (docs/scaling.md "Client memory").
-    let write: () => Promise<{ entry: IndexSegmentEntry; segment: Segment }>;
+    let write: (() => Promise<{ entry: IndexSegmentEntry; segment: Segment }>) | undefined;
     if (wirePin !== undefined && context !== null) {
-      const { file, count } = await wireSegment(top, wirePin, publishers, context);
-      write = () => indexStore.writeSegmentParts(file, count, shas, { checked: true });
-    } else {
+      // A host that does not serve v2/index/ (a web server configured before wire segments: 404,
+      // 403 or 410) leaves the packs; anything else, a file that does not match its pin above all,
+      // is an error as for any pinned file.
+      const wire = await wireSegment(top, wirePin, publishers, context).catch((error: unknown) => {
+        if (meansNoV2(error)) return null;
+        throw error;
+      });
+      if (wire !== null) write = () => indexStore.writeSegmentParts(wire.file, wire.count, shas, { checked: true });
+    }
+    if (write === undefined) {
       if (records === null) {
         records = [];
         for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);

@@ -236,6 +236,14 @@ describe('a cold start from the registry\'s wire segments (docs/scaling.md "Wire
     }
   });
 
+  it('a host that does not serve v2/index/ (404: configured before wire segments): the cold start reads the packs', async () => {
+    const top = await published();
+    await rm(reg.path('v2/index'), { recursive: true });
+    const { index, downloaded } = await sync(top);
+    expect(index.size).toBe(24);
+    expect(downloaded).toBe((await structureBytes(top)) + top.search.reduce((sum, pin) => sum + pin[1], 0));
+  });
+
   it('a tampered, truncated or oversize wire segment is refused by its pin (E_CATALOG); nothing is stored', async () => {
     const top = await published();
     const path = (top.segments?.[0] as [string, number, number, number])[0];
