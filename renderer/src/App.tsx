@@ -7,6 +7,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { Banners } from './components/Banners.js';
 import { DesktopIntegration } from './components/Desktop.js';
 import { OperationsTray } from './components/OperationsTray.js';
+import { RailIcon, type RailScreen } from './components/RailIcon.js';
 import { keepFocusOnScreen } from './lib/focus.js';
 import { navigate, useRouter, type Route, type ScreenName } from './router.js';
 import { Capability, Health, Installed, preloadScreens, Run, ScreenLoading, Settings, Updates } from './screens/lazy.js';
@@ -15,13 +16,13 @@ import { useCatalogue } from './stores/catalogue.js';
 import { updateCount, useInstalled } from './stores/installed.js';
 import { useSettings } from './stores/settings.js';
 
-const NAV: Array<{ screen: ScreenName; label: string; icon: string; route: Route }> = [
-  { screen: 'discover', label: 'Discover', icon: '⌕', route: { screen: 'discover' } },
-  { screen: 'installed', label: 'Installed', icon: '▤', route: { screen: 'installed', id: null } },
-  { screen: 'updates', label: 'Updates', icon: '↻', route: { screen: 'updates' } },
-  { screen: 'run', label: 'Run', icon: '▶', route: { screen: 'run', id: null, kind: null, name: null } },
-  { screen: 'health', label: 'Health', icon: '✚', route: { screen: 'health' } },
-  { screen: 'settings', label: 'Settings', icon: '⚙', route: { screen: 'settings' } },
+const NAV: Array<{ screen: RailScreen; label: string; route: Route }> = [
+  { screen: 'discover', label: 'Discover', route: { screen: 'discover' } },
+  { screen: 'installed', label: 'Installed', route: { screen: 'installed', id: null } },
+  { screen: 'updates', label: 'Updates', route: { screen: 'updates' } },
+  { screen: 'run', label: 'Run', route: { screen: 'run', id: null, kind: null, name: null } },
+  { screen: 'health', label: 'Health', route: { screen: 'health' } },
+  { screen: 'settings', label: 'Settings', route: { screen: 'settings' } },
 ];
 
 const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
@@ -106,9 +107,7 @@ export function App() {
                   aria-keyshortcuts={`${isMac ? 'Meta' : 'Control'}+${index + 1}`}
                   title={`${item.label} (${isMac ? '⌘' : 'Ctrl+'}${index + 1})`}
                 >
-                  <span className="icon" aria-hidden="true">
-                    {item.icon}
-                  </span>
+                  <RailIcon screen={item.screen} />
                   <span className="label">{item.label}</span>
                   {item.screen === 'updates' && updates > 0 && (
                     <span className="count">
