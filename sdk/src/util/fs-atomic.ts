@@ -7,13 +7,19 @@ import { basename, dirname, join } from 'node:path';
  * Atomic file writes (DESIGN §6): write a temp file beside the target with O_EXCL, fsync it, rename
  * it over the target and fsync the directory, so a crash leaves either the old or the new content.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array | readonly Uint8Array[],
+  options: { mode?: number } = {},
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = tempPathFor(path);
   let handle: FileHandle | undefined;
   try {
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, options.mode ?? 0o644);
-    await handle.writeFile(data);
+    // Parts are written one after the other (each in full), without joining them in memory.
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else for (const part of data) await handle.writeFile(part);
     await handle.sync();
     await handle.close();
     handle = undefined;

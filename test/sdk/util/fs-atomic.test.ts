@@ -15,4 +15,15 @@ describe('writeFileAtomic', () => {
     // The mode applies to the new file that replaced the old one.
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
+
+  it('writes parts one after the other, as the file of their bytes joined, without a temp file left', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'adcap-atomic-'));
+    const file = join(dir, 'parts.bin');
+    // Larger than one write of the kernel's, so each part must be written in full before the next.
+    const head = Buffer.alloc(3 * 1024 * 1024 + 7, 0x41);
+    const tail = Buffer.from('the tail');
+    await writeFileAtomic(file, [head, new Uint8Array(0), tail]);
+    expect((await readFile(file)).equals(Buffer.concat([head, tail]))).toBe(true);
+    expect(await readdir(dir)).toEqual(['parts.bin']);
+  });
 });

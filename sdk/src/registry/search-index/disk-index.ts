@@ -22,10 +22,10 @@
  * previous manifest with the segments it names; segments no manifest names are removed afterwards.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AdcapError } from '../../errors.js';
-import { fsyncDir, tempPathFor, writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
 import { createSha256, sha256Hex, SHA256_HEX } from '../../util/hash.js';
 import { capabilityOfSearchRecord, searchRecordOf, SEARCH_FLAG_DEPRECATED, SEARCH_FLAG_ENTITLED, SEARCH_FLAG_PRO } from '../layout-v2.js';
 import type { SearchRecord } from '../layout-v2.js';
@@ -356,23 +356,7 @@ export class SearchIndexStore {
     options: { checked?: boolean } = {},
   ): Promise<{ entry: IndexSegmentEntry; segment: Segment }> {
     const file = createSha256().update(parts.head).update(parts.tail).digest('hex');
-    const path = this.segmentPath(file);
-    await mkdir(this.dir, { recursive: true });
-    const temp = tempPathFor(path);
-    let handle: FileHandle | undefined;
-    try {
-      handle = await open(temp, 'wx', 0o644);
-      await handle.writev([parts.head, parts.tail]);
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-      await rename(temp, path);
-    } catch (error) {
-      await handle?.close().catch(() => undefined);
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw error;
-    }
-    await fsyncDir(this.dir);
+    await writeFileAtomic(this.segmentPath(file), [parts.head, parts.tail]);
     const stamp = await this.wrote(`${file}.seg`);
     const entry = { file, size: parts.head.length + parts.tail.length, count, ...(nodes === undefined ? {} : { nodes }) };
     const segment =
