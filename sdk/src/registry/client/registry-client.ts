@@ -569,6 +569,21 @@ export class RegistryClient {
    * and offline search"): a new process reads the index instead of parsing every record.
    */
   async search(query: string, filters: SearchFilters = {}): Promise<SearchHit[]> {
+    try {
+      return await this.searchOnce(query, filters);
+    } catch (error) {
+      // A held segment whose file changed or turned out damaged while read (another process
+      // rebuilt or pruned the index, or the disk): forget what this client holds, and read and
+      // check the index again (rebuilt from verified data when it does not pass), once.
+      if (!isAdcapError(error, 'E_CATALOG') || error.details['reason'] !== 'search-index-damaged') throw error;
+      this.v1Index = null;
+      this.index = null;
+      this.loaded = null;
+      return this.searchOnce(query, filters);
+    }
+  }
+
+  private async searchOnce(query: string, filters: SearchFilters): Promise<SearchHit[]> {
     const stored = this.loaded === null ? await this.storedV1Index() : null;
     if (stored !== null) return stored.search(query, filters);
     const catalogue = await this.catalogue({ rereadLocal: true });

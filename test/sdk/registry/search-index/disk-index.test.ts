@@ -193,6 +193,32 @@ describe("an index decoded from the registry's wire segments answers as the in-m
   });
 });
 
+describe('a held segment reads its summaries from the file it checked, and only from it', () => {
+  it('answers while the file is the same; once it changed, E_CATALOG, and a new open reads and checks it again', async () => {
+    const { capabilities, publishers } = catalogue();
+    const store = new SearchIndexStore(dir);
+    const index = await writeV1Index(store, payloadOf(capabilities, publishers), 'c'.repeat(64), { segmentDocs: 1_000 });
+    const memory = new SearchIndex(capabilities, publishers);
+    expect(index.search('pdf', { limit: 5 })).toEqual(memory.search('pdf', { limit: 5 }));
+    // The same bytes in a new file (a new inode, new times): not the file that was checked.
+    for (const name of (await readdir(dir)).filter((n) => n.endsWith('.seg'))) {
+      const bytes = await readFile(join(dir, name));
+      await rm(join(dir, name));
+      await writeFile(join(dir, name), bytes);
+    }
+    let error: unknown;
+    try {
+      index.search('pdf', { limit: 5 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: 'E_CATALOG', details: { reason: 'search-index-damaged' } });
+    // A new open hashes the files again (they are the bytes the manifest names) and answers.
+    const reopened = await openStoredIndex(new SearchIndexStore(dir), () => true);
+    expect(reopened?.search('pdf', { limit: 5 })).toEqual(memory.search('pdf', { limit: 5 }));
+  });
+});
+
 describe('a damaged stored index is refused, never used', () => {
   async function built(): Promise<SearchIndexStore> {
     const { capabilities, publishers } = catalogue();

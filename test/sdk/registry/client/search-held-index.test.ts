@@ -1,0 +1,47 @@
+/**
+ * RegistryClient.search over the stored search index it holds (docs/scaling.md "Client memory"):
+ * a held segment reads a hit's summary from the file it checked. When that file changed since
+ * (another process rebuilt or pruned the index), the search forgets what it holds and reads and
+ * checks the index again, instead of failing: the caller never sees the change.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TestRegistry } from '../../../helpers/test-registry.js';
+
+let reg: TestRegistry;
+let home: string;
+
+beforeEach(async () => {
+  reg = await TestRegistry.create();
+  home = await mkdtemp(join(tmpdir(), 'adcap-held-index-home-'));
+  await reg.addPublisher('acme');
+  await reg.publish({ id: 'acme/pdf', version: '1.0.0', summary: 'Extract PDF text', keywords: ['pdf'] });
+  await reg.publish({ id: 'acme/csv', version: '1.0.0', summary: 'Summarise a CSV file' });
+  await reg.build();
+});
+afterEach(async () => {
+  await reg.cleanup();
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('RegistryClient.search with a held index', () => {
+  it('a segment file replaced after it was checked: the next search reads and checks the index again and answers', async () => {
+    const client = reg.client(home);
+    await client.update();
+    const first = await client.search('pdf');
+    expect(first.map((hit) => [hit.id, hit.summary])).toEqual([['acme/pdf', 'Extract PDF text']]);
+    // The same bytes in a new file (a new inode and times), as a rebuild in another process leaves it.
+    const dir = join(home, 'remotes', 'test', 'search-index');
+    const segments = (await readdir(dir)).filter((name) => name.endsWith('.seg'));
+    expect(segments.length).toBeGreaterThan(0);
+    for (const name of segments) {
+      const bytes = await readFile(join(dir, name));
+      await rm(join(dir, name));
+      await writeFile(join(dir, name), bytes);
+    }
+    expect(await client.search('pdf')).toEqual(first);
+    expect((await client.search('csv')).map((hit) => hit.summary)).toEqual(['Summarise a CSV file']);
+  });
+});
