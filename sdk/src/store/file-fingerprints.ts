@@ -220,6 +220,16 @@ export async function checkInstalledFiles(home: HomeLayout, id: string, version:
   return { files: manifest.files.length, hashed };
 }
 
+/** The package path of `name` inside the folder at `prefix` ('' for the version's own folder). */
+function childPath(prefix: string, name: string): string {
+  return prefix === '' ? name : `${prefix}/${name}`;
+}
+
+/** Whether the file at `rel` (in the folder at `prefix`) is neither listed nor one of the package's own files. */
+function isUnlisted(rel: string, prefix: string, listed: ReadonlySet<string>): boolean {
+  return !listed.has(rel) && !(prefix === '' && PACKAGE_OWN.has(rel));
+}
+
 function lstatOrNull(path: string): BigIntStats | null {
   try {
     return lstatSync(path, { bigint: true });
@@ -237,11 +247,11 @@ function firstUnlistedSync(dir: string, prefix: string, listed: ReadonlySet<stri
   budget.entries -= entries.length;
   if (budget.entries < 0) return null;
   for (const entry of entries) {
-    const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    const rel = childPath(prefix, entry.name);
     if (entry.isDirectory()) {
       const inner = firstUnlistedSync(join(dir, entry.name), rel, listed, budget);
       if (inner !== null || budget.entries < 0) return inner;
-    } else if (!listed.has(rel) && !(prefix === '' && PACKAGE_OWN.has(rel))) {
+    } else if (isUnlisted(rel, prefix, listed)) {
       return rel;
     }
   }
@@ -251,11 +261,11 @@ function firstUnlistedSync(dir: string, prefix: string, listed: ReadonlySet<stri
 /** The first entry below `dir` that is neither listed nor the package's own, or a link, or null. */
 async function firstUnlisted(dir: string, prefix: string, listed: ReadonlySet<string>): Promise<string | null> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    const rel = childPath(prefix, entry.name);
     if (entry.isDirectory()) {
       const inner = await firstUnlisted(join(dir, entry.name), rel, listed);
       if (inner !== null) return inner;
-    } else if (!listed.has(rel) && !(prefix === '' && PACKAGE_OWN.has(rel))) {
+    } else if (isUnlisted(rel, prefix, listed)) {
       return rel;
     }
   }
