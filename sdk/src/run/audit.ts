@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AdcapError } from '../errors.js';
 import { canonicalJson } from '../format/canonical-json.js';
-import { tempPathFor } from '../util/fs-atomic.js';
+import { fsyncDir, tempPathFor } from '../util/fs-atomic.js';
 import { sha256Hex } from '../util/hash.js';
 import { withLock } from '../util/lock.js';
 
@@ -125,7 +125,7 @@ export class AuditLog {
         } finally {
           closeSync(fd);
         }
-        await fsyncDirFd(this.dir);
+        await fsyncDir(this.dir);
         return line;
       },
       { what: 'The audit log', syncFs: true },
@@ -218,23 +218,6 @@ async function writeDurable(path: string, data: string): Promise<void> {
   try {
     writeFileSync(fd, data);
     await fsyncFd(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** fsync of the folder, so the head's rename survives a crash (as fsyncDir; a platform that refuses is not an error). */
-async function fsyncDirFd(dir: string): Promise<void> {
-  let fd: number;
-  try {
-    fd = openSync(dir, constants.O_RDONLY);
-  } catch {
-    return; // Windows cannot open directories for fsync; the rename is still atomic there.
-  }
-  try {
-    await fsyncFd(fd);
-  } catch {
-    // as fsyncDir: not fatal
   } finally {
     closeSync(fd);
   }

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { closeSync, constants, fsync, openSync } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const fsyncFd = promisify(fsync);
 
 /**
  * Atomic file writes (DESIGN §6): write a temp file beside the target with O_EXCL, fsync it, rename
@@ -44,13 +47,19 @@ export function tempPathFor(path: string): string {
 
 /** fsync a directory so a rename inside it survives a crash. Some platforms refuse; that is not fatal. */
 export async function fsyncDir(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
+  // Opened and closed with synchronous calls (metadata calls that return at once; a promise would
+  // cost a thread-pool round trip each, on the path of every audit line); only the wait for the disk is not.
+  let fd: number;
   try {
-    handle = await open(dir, constants.O_RDONLY);
-    await handle.sync();
+    fd = openSync(dir, constants.O_RDONLY);
   } catch {
-    // Windows cannot open directories for fsync; the rename is still atomic there.
+    return; // Windows cannot open directories for fsync; the rename is still atomic there.
+  }
+  try {
+    await fsyncFd(fd);
+  } catch {
+    // Not fatal: some file systems refuse to fsync a directory.
   } finally {
-    await handle?.close().catch(() => undefined);
+    closeSync(fd);
   }
 }
