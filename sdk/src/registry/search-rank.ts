@@ -654,6 +654,76 @@ export class RankDictionary {
 }
 
 /**
+ * Scratch space of a query, one set per thread for every RankIndex (a search is synchronous, so no
+ * two use it at once; a stored index of 16 segments held 16 sets of 8 arrays of its size before,
+ * 16 MB at 500,000 capabilities). A document belongs to the current query when its stamp is the
+ * query's number, and to the current query word when its word stamp is the word's; the other
+ * arrays of a document outside them hold leftovers of earlier queries and are never read. Numbers
+ * are unique across indexes, so one index's leftovers never pass for another's.
+ */
+interface QueryScratch {
+  stamp: Int32Array;
+  band: Int32Array;
+  total: Int32Array;
+  matched: Int32Array;
+  touched: Int32Array;
+  wordStamp: Int32Array;
+  wordBest: Int32Array;
+  wordHits: Int32Array;
+  query: number;
+  word: number;
+}
+
+function newScratch(size: number, query: number, word: number): QueryScratch {
+  const array = (): Int32Array => new Int32Array(size);
+  return {
+    stamp: array(),
+    band: array(),
+    total: array(),
+    matched: array(),
+    touched: array(),
+    wordStamp: array(),
+    wordBest: array(),
+    wordHits: array(),
+    query,
+    word,
+  };
+}
+
+let sharedScratch = newScratch(0, 0, 0);
+
+/** The scratch space for an index of `size` documents (grown, stamps all new, when a larger index asks). */
+function queryScratch(size: number): QueryScratch {
+  if (sharedScratch.stamp.length < size) sharedScratch = newScratch(size, sharedScratch.query, sharedScratch.word);
+  return sharedScratch;
+}
+
+/** Starts a query: a number no stamp holds (past 2^31 the stamps are cleared and numbering starts again). */
+function nextQuery(scratch: QueryScratch): void {
+  if (scratch.query === 0x7fffffff) {
+    scratch.stamp.fill(0);
+    scratch.query = 0;
+  }
+  scratch.query++;
+}
+
+/** Starts a query word, as nextQuery. */
+function nextWord(scratch: QueryScratch): void {
+  if (scratch.word === 0x7fffffff) {
+    scratch.wordStamp.fill(0);
+    scratch.word = 0;
+  }
+  scratch.word++;
+}
+
+/** The inverse of a permutation: out[order[i]] = i. */
+function inverse(order: Int32Array): Int32Array {
+  const out = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) out[order[i] as number] = i;
+  return out;
+}
+
+/**
  * An inverted index over a catalogue's words, built once: a query looks up its words (exact, by
  * prefix range, by typo among words of nearby length) and walks their postings instead of reading
  * every capability, so a keystroke over 100,000 capabilities costs a few milliseconds. It gives
@@ -668,27 +738,12 @@ export class RankIndex {
   private readonly documentAt: (d: number) => RankDocument;
   /** The index's own words. */
   private readonly dictionary: RankDictionary;
-  /** Each document's place in id order (code units): the last tie-break. */
-  readonly idRank: Int32Array;
-  /** Each document's place in name order (case-insensitive, then id), for "sort by name". */
-  readonly nameRank: Int32Array;
-  /** The empty query's answer: every document, deprecated last, then by id. */
-  private readonly defaultOrder: Int32Array;
-  // Scratch space reused by every query (a search is synchronous, so one set suffices). A document
-  // belongs to the current query when its stamp is the query's number; the other arrays of a
-  // document outside it hold leftovers of earlier queries and are never read.
-  private readonly stamp: Int32Array;
-  private readonly band: Int32Array;
-  private readonly total: Int32Array;
-  private readonly matched: Int32Array;
-  private readonly touched: Int32Array;
+  /** Each document's place in id order, in name order, and the empty query's answer: made when first asked for. */
+  private ranks: { id?: Int32Array; name?: Int32Array; defaultOrder?: Int32Array } = {};
+  // The query's scratch space (queryScratch), taken at the start of each search.
+  private scratch: QueryScratch = queryScratch(0);
   private touchedCount = 0;
-  private query = 0;
-  private readonly wordStamp: Int32Array;
-  private readonly wordBest: Int32Array;
-  private readonly wordHits: Int32Array;
   private wordHitCount = 0;
-  private word = 0;
 
   constructor(docs: readonly RankDocument[]);
   constructor(data: RankIndexData, documentAt: (d: number) => RankDocument);
@@ -701,25 +756,41 @@ export class RankIndex {
       this.data = source as RankIndexData;
       this.documentAt = documentAt as (d: number) => RankDocument;
     }
-    const { size: n, byId, byName, deprecated } = this.data;
-    this.size = n;
+    this.size = this.data.size;
     this.dictionary = new RankDictionary(this.data.words);
-    this.idRank = new Int32Array(n);
-    byId.forEach((d, rank) => (this.idRank[d] = rank));
-    this.nameRank = new Int32Array(n);
-    byName.forEach((d, rank) => (this.nameRank[d] = rank));
-    this.defaultOrder = new Int32Array(n);
-    let rank = 0;
-    for (const wanted of [0, 1]) for (const d of byId) if (deprecated[d] === wanted) this.defaultOrder[rank++] = d;
+  }
 
-    this.stamp = new Int32Array(n);
-    this.band = new Int32Array(n);
-    this.total = new Int32Array(n);
-    this.matched = new Int32Array(n);
-    this.touched = new Int32Array(n);
-    this.wordStamp = new Int32Array(n);
-    this.wordBest = new Int32Array(n);
-    this.wordHits = new Int32Array(n);
+  /**
+   * Each document's place in id order (code units): the last tie-break. Made at the first search
+   * that ranks; the id order itself when documents are numbered in id order (a stored segment's
+   * are), as the inverse of that order is itself.
+   */
+  get idRank(): Int32Array {
+    if (this.ranks.id === undefined) {
+      const { byId } = this.data;
+      let identity = true;
+      for (let i = 0; i < byId.length && identity; i++) identity = byId[i] === i;
+      this.ranks.id = identity ? byId : inverse(byId);
+    }
+    return this.ranks.id;
+  }
+
+  /** Each document's place in name order (case-insensitive, then id), for "sort by name"; made when first asked for. */
+  get nameRank(): Int32Array {
+    this.ranks.name ??= inverse(this.data.byName);
+    return this.ranks.name;
+  }
+
+  /** The empty query's answer: every document, deprecated last, then by id; made when first asked for. */
+  private get defaultOrder(): Int32Array {
+    if (this.ranks.defaultOrder === undefined) {
+      const { byId, deprecated } = this.data;
+      const order = new Int32Array(this.size);
+      let rank = 0;
+      for (const wanted of [0, 1]) for (const d of byId) if (deprecated[d] === wanted) order[rank++] = d;
+      this.ranks.defaultOrder = order;
+    }
+    return this.ranks.defaultOrder;
   }
 
   /** The index over the data of a stored index; `documentAt` reads document d when it is asked for. */
@@ -771,7 +842,8 @@ export class RankIndex {
       return { count, docs, scores: new Int32Array(count), ordered: true };
     }
     const tokens = tokenize(phrase);
-    this.query++;
+    this.scratch = queryScratch(n);
+    nextQuery(this.scratch);
     this.touchedCount = 0;
     const S = RANK_SCORES;
     const { ids, names, shortNames, publishers } = this.data;
@@ -789,42 +861,44 @@ export class RankIndex {
     const docs = new Int32Array(count);
     const scores = new Int32Array(count);
     let kept = 0;
+    const { touched, band: bands, matched, total } = this.scratch;
     for (let i = 0; i < count; i++) {
-      const d = this.touched[i] as number;
-      const band = this.band[d] as number;
-      if (band === 0 && this.matched[d] !== tokens.length) continue;
+      const d = touched[i] as number;
+      const band = bands[d] as number;
+      if (band === 0 && matched[d] !== tokens.length) continue;
       if (accept !== undefined && !accept(d)) continue;
       docs[kept] = d;
-      scores[kept] = band + (this.total[d] as number);
+      scores[kept] = band + (total[d] as number);
       kept++;
     }
     return { count: kept, docs, scores, ordered: false };
   }
 
   private touch(d: number): void {
-    if (this.stamp[d] === this.query) return;
-    this.stamp[d] = this.query;
-    this.band[d] = 0;
-    this.total[d] = 0;
-    this.matched[d] = 0;
-    this.touched[this.touchedCount++] = d;
+    const scratch = this.scratch;
+    if (scratch.stamp[d] === scratch.query) return;
+    scratch.stamp[d] = scratch.query;
+    scratch.band[d] = 0;
+    scratch.total[d] = 0;
+    scratch.matched[d] = 0;
+    scratch.touched[this.touchedCount++] = d;
   }
 
   /** Raises the band of the documents table.docs[from .. to) to at least `band`. */
   private raise(table: RankKeys, [from, to]: [number, number], band: number): void {
     const { docs } = table;
+    const bands = this.scratch.band;
     for (let i = from; i < to; i++) {
       const d = docs[i] as number;
       this.touch(d);
-      if (band > (this.band[d] as number)) this.band[d] = band;
+      if (band > (bands[d] as number)) bands[d] = band;
     }
   }
 
   /** Each document's best score for word w in this query word, by the score table of the match kind. */
   private walk(w: number, table: Uint8Array): void {
     const { postingDocs, postingMasks, postingStart } = this.data;
-    const { wordStamp, wordBest, wordHits } = this;
-    const round = this.word;
+    const { wordStamp, wordBest, wordHits, word: round } = this.scratch;
     const end = postingStart[w + 1] as number;
     for (let p = postingStart[w] as number; p < end; p++) {
       const s = table[postingMasks[p] as number] as number;
@@ -840,7 +914,7 @@ export class RankIndex {
 
   /** Adds each document's best score for one query word to its total. */
   private scoreWord(token: string, shared?: WordLookups): void {
-    this.word++;
+    nextWord(this.scratch);
     this.wordHitCount = 0;
     const { starts } = this.data.words;
     const [from, to] = this.dictionary.prefixRange(token);
@@ -860,11 +934,12 @@ export class RankIndex {
         if (w >= 0) this.walk(w, INSIDE_TABLE);
       }
     }
+    const { wordHits, wordBest, matched, total } = this.scratch;
     for (let i = 0; i < this.wordHitCount; i++) {
-      const d = this.wordHits[i] as number;
+      const d = wordHits[i] as number;
       this.touch(d);
-      this.matched[d] = (this.matched[d] as number) + 1;
-      this.total[d] = (this.total[d] as number) + (this.wordBest[d] as number);
+      matched[d] = (matched[d] as number) + 1;
+      total[d] = (total[d] as number) + (wordBest[d] as number);
     }
   }
 

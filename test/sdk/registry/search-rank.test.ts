@@ -161,3 +161,22 @@ describe('RankIndex gives the answers of the plain rules', () => {
     });
   }
 });
+
+describe('indexes of different sizes share one set of query scratch space', () => {
+  it('searched in turn, each answers as the plain rules, as when searched alone', () => {
+    const small = corpus(40);
+    const large = corpus(900);
+    const reversed = [...corpus(300)].reverse();
+    const indexes = [new RankIndex(small), new RankIndex(large), new RankIndex(reversed)];
+    const sets = [small, large, reversed];
+    const queries = ['pdf', 'weathr', 'tool 1', 'pub-3', 'kit', 'pdf', 'Publisher 4 Labs', ''];
+    // The small index searched first takes the scratch space of its size; the larger ones grow it.
+    for (const query of queries)
+      indexes.forEach((index, i) => expect(indexed(index, query), `${i} ${query}`).toEqual(reference(sets[i] as RankDocument[], query)));
+    // Id and name ranks are made when first asked for: a permutation of the documents each.
+    for (const index of indexes) {
+      expect([...index.idRank].sort((a, b) => a - b)).toEqual(Array.from({ length: index.size }, (_, i) => i));
+      expect([...index.nameRank].sort((a, b) => a - b)).toEqual(Array.from({ length: index.size }, (_, i) => i));
+    }
+  });
+});

@@ -506,21 +506,36 @@ export class Segment {
     ];
   }
 
-  /** Document d as search-rank.ts sees it; its summary is read only when asked for. */
+  /**
+   * Document d as search-rank.ts sees it: its id at once, the rest read only when asked for (a
+   * lookup by id reads the id alone).
+   */
   document(d: number): RankDocument {
-    const at = d * RECORD_WORDS;
-    const publisher = this.publisherOf(d);
+    const name = (): string => this.slice(d * RECORD_WORDS + 2);
     const summary = (): string => this.summary(d);
+    const keywords = (): string[] => this.keywords(d);
+    const publisher = (): SegmentPublisher => this.publisherOf(d);
+    const flags = (): number => this.flags(d);
     return {
-      id: this.slice(at),
-      name: this.slice(at + 2),
+      id: this.id(d),
+      get name(): string {
+        return name();
+      },
       get summary(): string {
         return summary();
       },
-      keywords: this.keywords(d),
-      publisher: publisher.id,
-      publisherName: publisher.name,
-      deprecated: (this.flags(d) & SEARCH_FLAG_DEPRECATED) !== 0,
+      get keywords(): string[] {
+        return keywords();
+      },
+      get publisher(): string {
+        return publisher().id;
+      },
+      get publisherName(): string {
+        return publisher().name;
+      },
+      get deprecated(): boolean {
+        return (flags() & SEARCH_FLAG_DEPRECATED) !== 0;
+      },
     };
   }
 

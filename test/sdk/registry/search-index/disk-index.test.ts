@@ -357,6 +357,28 @@ describe('a damaged stored index is refused, never used', () => {
   });
 });
 
+describe("the dictionary of every segment's words", () => {
+  it('lists each word of every segment once, in code-unit order, other scripts included, and reads back the same', async () => {
+    const { capabilities, publishers } = catalogue();
+    const store = new SearchIndexStore(dir);
+    // Segments of 700: words repeat across them, and one holds words beyond Latin-1.
+    const index = await writeV1Index(store, payloadOf(capabilities, publishers), 'd'.repeat(64), { segmentDocs: 700 });
+    const expected = [...new Set(index.segments.flatMap((segment) => segment.wordsText.split('\n').slice(0, -1)))].sort();
+    expect(expected).toContain('辞書ツール');
+    const { entry, dictionary } = await store.writeDictionary(index.segments);
+    const listed = (words: { count: number; text: string; starts: Int32Array }): string[] =>
+      Array.from({ length: words.count }, (_, w) => words.text.slice(words.starts[w], (words.starts[w + 1] as number) - 1));
+    expect(listed(dictionary.words)).toEqual(expected);
+    expect(dictionary.words.text).toBe(expected.map((word) => `${word}\n`).join(''));
+    const read = await new SearchIndexStore(dir).readDictionary(entry);
+    expect(read === null ? null : listed(read.words)).toEqual(expected);
+    // A segment with no words adds none.
+    const empty = await writeV1Index(new SearchIndexStore(join(dir, 'empty')), payloadOf({}, {}), 'e'.repeat(64));
+    const withEmpty = await store.writeDictionary([...empty.segments, ...index.segments]);
+    expect(listed(withEmpty.dictionary.words)).toEqual(expected);
+  });
+});
+
 describe('a layout-1 client keeps the index of its accepted catalogue', () => {
   let reg: TestRegistry;
   let home: string;
