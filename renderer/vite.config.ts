@@ -41,8 +41,18 @@ export default defineConfig({
   base: './',
   plugins: [react(), initialModules],
   resolve: {
-    // @rjsf/core's test helper imports Ajv's validator without declaring it; see src/run/no-ajv.ts.
-    alias: { '@rjsf/validator-ajv8': new URL('./src/run/no-ajv.ts', import.meta.url).pathname },
+    alias: [
+      // @rjsf/core's test helper imports Ajv's validator without declaring it; see src/run/no-ajv.ts.
+      { find: '@rjsf/validator-ajv8', replacement: new URL('./src/run/no-ajv.ts', import.meta.url).pathname },
+      // The page runs on Preact (preact/compat): the code and the libraries are written against React's
+      // API and types, and React DOM was 207 of the page script's 359 KB. A trace of the first cards at
+      // 20,000 (docs/performance.md) put that script's parse (127 ms, off the main thread but on the
+      // critical path) and evaluation (about 150 ms) before the first render; with Preact the script is
+      // 160 KB. Every e2e spec runs against this build.
+      { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+      { find: /^react\/jsx-(dev-)?runtime$/, replacement: 'preact/jsx-runtime' },
+      { find: /^react(-dom)?$/, replacement: 'preact/compat' },
+    ],
   },
   build: {
     outDir: 'dist',

@@ -9,7 +9,7 @@
  * Escape are handled at the document (so they work wherever the focus is), and focus that lands
  * outside the dialog is brought back in. Escape cancels unless `busy`.
  */
-import { useEffect, useId, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import './feedback.css';
 
@@ -66,7 +66,10 @@ export function Dialog({ title, onCancel, children, footer, initialFocus, busy =
   const initialRef = useRef(initialFocus);
   initialRef.current = initialFocus;
 
-  useEffect(() => {
+  // As the dialog is put in the page, before it is drawn: a key pressed as soon as it shows is
+  // already the dialog's (a passive effect runs after the paint, and Preact does not run it before
+  // the next key as React does, so Tab would leave from the opener).
+  useLayoutEffect(() => {
     const node = ref.current;
     if (node === null) return;
     const previous =
