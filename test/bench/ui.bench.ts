@@ -2,10 +2,13 @@
  * UI bench (docs/ui.md "Fast: search results update within a frame or two of typing"): a synthetic
  * catalogue of 20,000 and of 100,000 capabilities served by a real `arcotheon ui` child, the built
  * renderer in Chromium, measured in the page:
- *   - first cards: from the navigation to the first animation frame after the first card is in
- *     the DOM, on a server just started (nothing read yet: the catalogue is verified and its index
- *     built for that page); beside it, when the first card's name was painted (Element Timing: the
- *     name carries elementtiming="card-name"), and a task after that animation frame;
+ *   - first cards: from the navigation (the one-time sign-in address, as `arcotheon ui` opens it) to
+ *     the first card visible: the presentation of the frame that painted the first card's name
+ *     (Element Timing: the name carries elementtiming="card-name"), on a server just started (nothing
+ *     read yet: the catalogue is verified and its index built for that page). Beside it, the first
+ *     animation frame after the first card is in the DOM: the frame that will show it starts there,
+ *     and its style, layout and paint on the page's thread, the raster on a worker (software here)
+ *     and the display's draw come after (0.2-0.4 s on a 2-core machine, docs/performance.md);
  *   - keystroke -> updated list: from the keydown event to the first animation frame after the list
  *     shows the answer for the text typed (the list's data-results-for). The search runs over the
  *     index the host sent once (renderer/src/search): on the page's thread up to 30,000
@@ -15,7 +18,7 @@
  *     spent per keystroke (Linux: /proc/<renderer>/task/<renderer>/schedstat around each key), and
  *     what the cards' risk verdicts cost while typing: the `catalogue.risks` calls the page made
  *     (their round trip, from the browser's WebSocket frames) and the host's CPU time over the 50 keys.
- * Targets: at 20,000 first cards <= 1 s, keystroke median <= 16 ms and p95 <= 50 ms; at 100,000
+ * Targets: at 20,000 first cards visible <= 1 s, keystroke median <= 16 ms and p95 <= 50 ms; at 100,000
  * keystroke median <= 50 ms.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -33,7 +36,7 @@ import { registerBench } from './registry.js';
 const KEYSTROKES = 50;
 const QUERIES = ['pdf tool 1', 'index vector', 'summarise csv', 'chart 42', 'translate audio'];
 export const UI_TARGETS = {
-  20_000: { firstCardsMs: 1000, keystrokeMedianMs: 16, keystrokeP95Ms: 50 },
+  20_000: { firstCardsVisibleMs: 1000, keystrokeMedianMs: 16, keystrokeP95Ms: 50 },
   100_000: { keystrokeMedianMs: 50 },
 } as const;
 
@@ -146,10 +149,11 @@ function percentile(values: number[], p: number): number {
 
 export interface UiBenchResult {
   count: number;
+  /** The first animation frame after the first card is in the DOM (ms after the navigation started). */
   firstCardsMs: number;
   /** A task after that frame (later than the paint when other tasks were queued first). */
   firstCardsDrawnMs: number;
-  /** When the first card's name was painted (Element Timing). */
+  /** The first cards visible: the frame that painted the first card's name presented (Element Timing); the target's figure. */
   firstCardsPaintedMs: number;
   searchReadyMs: number;
   medianMs: number;
@@ -262,17 +266,19 @@ export async function runUiBench(count: number): Promise<UiBenchResult> {
 }
 
 function report(result: UiBenchResult, emit: Parameters<Parameters<typeof registerBench>[0]['run']>[0]): void {
-  const targets: { firstCardsMs?: number; keystrokeMedianMs?: number; keystrokeP95Ms?: number } =
+  const targets: { firstCardsVisibleMs?: number; keystrokeMedianMs?: number; keystrokeP95Ms?: number } =
     UI_TARGETS[result.count as keyof typeof UI_TARGETS] ?? {};
   const n = result.samples.length;
   emit({ label: 'load average (1 min) at the end, on this machine', value: loadavg()[0] ?? 0, unit: '' });
+  // The issue's target is the first cards visible: the paint of the first card's name, not the
+  // animation frame that starts drawing it.
   emit({
-    label: 'first cards after the page opens (server just started)',
-    value: result.firstCardsMs,
+    label: "first cards visible after the page opens (the first card's name painted; server just started)",
+    value: result.firstCardsPaintedMs,
     unit: 'ms',
-    target: targets.firstCardsMs,
+    target: targets.firstCardsVisibleMs,
   });
-  emit({ label: "  the first card's name painted (Element Timing)", value: result.firstCardsPaintedMs, unit: 'ms' });
+  emit({ label: '  the first animation frame after the first card is in the DOM', value: result.firstCardsMs, unit: 'ms' });
   emit({ label: '  a task after that frame (later when others were queued)', value: result.firstCardsDrawnMs, unit: 'ms' });
   emit({ label: `search ready in the page (${result.where}) after it opens`, value: result.searchReadyMs, unit: 'ms' });
   emit({ label: `keystroke -> updated list, median of ${n}`, value: result.medianMs, unit: 'ms', target: targets.keystrokeMedianMs });
