@@ -34,12 +34,13 @@ import type { SearchFilters, SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload } from '../types.js';
 import {
   decodeSegment,
-  decodeSegmentHead,
   encodeSegment,
+  heldSegment,
   SEGMENT_FORMAT,
   type Segment,
   type SegmentFileParts,
-  type SummarySource,
+  type SegmentPublisher,
+  type SegmentFile,
 } from './segment.js';
 import { stampOf, sameStamp, VerifiedFiles, type FileStamp } from './verified-files.js';
 
@@ -274,18 +275,19 @@ export class SearchIndexStore {
   }
 
   /**
-   * The summaries of a segment held without them (docs/scaling.md "Client memory"): read from its
-   * file, which must still be the file that was checked (the same stamp), else E_CATALOG: the index
-   * is read and checked again by the next open.
+   * The file of a segment held without its record table, keyword references and summaries
+   * (docs/scaling.md "Client memory"): opened once for a batch of reads, and it must still be the
+   * file that was checked (the same stamp), else E_CATALOG: the index is read and checked again by
+   * the next open.
    */
-  private summariesOf(file: string, stamp: FileStamp): SummarySource {
+  private fileOf(file: string, stamp: FileStamp): SegmentFile {
     const path = this.segmentPath(file);
     // A segment whose file changed is no longer held: the next open or sync reads and checks the files.
     const changed = (): AdcapError => {
       this.held.delete(file);
       return changedSegment();
     };
-    return (from, to) => {
+    return (use) => {
       let fd: number;
       try {
         fd = openSync(path, 'r');
@@ -294,13 +296,15 @@ export class SearchIndexStore {
       }
       try {
         if (!sameStamp(stampOf(fstatSync(fd, { bigint: true })), stamp)) throw changed();
-        const out = Buffer.allocUnsafe(to - from);
-        for (let at = 0; at < out.length;) {
-          const read = readSync(fd, out, at, out.length - at, from + at);
-          if (read === 0) throw changed();
-          at += read;
-        }
-        return out;
+        return use((from, to) => {
+          const out = Buffer.allocUnsafe(to - from);
+          for (let at = 0; at < out.length;) {
+            const read = readSync(fd, out, at, out.length - at, from + at);
+            if (read === 0) throw changed();
+            at += read;
+          }
+          return out;
+        });
       } finally {
         closeSync(fd);
       }
@@ -312,7 +316,7 @@ export class SearchIndexStore {
    * file); with them when the file's stamp could not be read. `checked`: see decodeSegment.
    */
   private segmentOf(entry: IndexSegmentEntry, bytes: Buffer, stamp: FileStamp | null, checked: boolean): Segment {
-    return stamp === null ? decodeSegment(bytes) : decodeSegment(bytes, this.summariesOf(entry.file, stamp), { checked });
+    return stamp === null ? decodeSegment(bytes) : decodeSegment(bytes, this.fileOf(entry.file, stamp), { checked });
   }
 
   /** Writes verified.json when files were checked or written since it was read. */
@@ -376,9 +380,9 @@ export class SearchIndexStore {
   }
 
   /**
-   * Writes a segment file given in its two parts (SegmentFileParts) under the SHA-256 of its bytes,
-   * atomically (temp, fsync, rename), without joining them: the entry, and the segment held from the
-   * head (its summaries read from the file). `checked`: see decodeSegment.
+   * Writes a segment file given as its chunks (SegmentFileParts) under the SHA-256 of its bytes,
+   * atomically (temp, fsync, rename), without joining them: the entry, and the segment held from
+   * its sections (what it reads from the file read from the file written). `checked`: see decodeSegment.
    */
   async writeSegmentParts(
     parts: SegmentFileParts,
@@ -386,14 +390,16 @@ export class SearchIndexStore {
     nodes?: string[],
     options: { checked?: boolean } = {},
   ): Promise<{ entry: IndexSegmentEntry; segment: Segment }> {
-    const file = createSha256().update(parts.head).update(parts.tail).digest('hex');
-    await writeFileAtomic(this.segmentPath(file), [parts.head, parts.tail]);
+    const hash = createSha256();
+    for (const chunk of parts.chunks) hash.update(chunk);
+    const file = hash.digest('hex');
+    await writeFileAtomic(this.segmentPath(file), parts.chunks);
     const stamp = await this.wrote(`${file}.seg`);
-    const entry = { file, size: parts.head.length + parts.tail.length, count, ...(nodes === undefined ? {} : { nodes }) };
+    const entry = { file, size: parts.layout.size, count, ...(nodes === undefined ? {} : { nodes }) };
     const segment =
       stamp === null
-        ? decodeSegment(Buffer.concat([parts.head, parts.tail]))
-        : decodeSegmentHead(parts.head, this.summariesOf(file, stamp), { checked: options.checked === true });
+        ? decodeSegment(Buffer.concat(parts.chunks))
+        : heldSegment(parts.sections, parts.layout, this.fileOf(file, stamp), { checked: options.checked === true });
     return { entry, segment };
   }
 
@@ -404,7 +410,7 @@ export class SearchIndexStore {
     const read = await this.readVerified(`${entry.file}.seg`, entry.file, entry.size);
     if (read === null) return null;
     try {
-      const segment = decodeSegment(read.bytes, this.summariesOf(entry.file, read.stamp));
+      const segment = decodeSegment(read.bytes, this.fileOf(entry.file, read.stamp));
       if (segment.size !== entry.count) return null;
       this.held.set(entry.file, segment);
       return segment;
@@ -628,10 +634,11 @@ export class DiskSearchIndex {
       }
     };
     for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
-    const hits: SearchHit[] = [];
-    while (heap.length > 0 && hits.length < limit) {
+    // The page's documents in order; then each segment's records read together (one open of its file).
+    const picks: Array<{ segment: Segment; d: number; score: number }> = [];
+    while (heap.length > 0 && picks.length < limit) {
       const top = heap[0] as Cursor;
-      hits.push(this.hit(top.segment, top.order[top.at] as number, top.score, installedIds));
+      picks.push({ segment: top.segment, d: top.order[top.at] as number, score: top.score });
       top.at++;
       if (!advance(top)) {
         const last = heap.pop() as Cursor;
@@ -640,11 +647,25 @@ export class DiskSearchIndex {
       }
       down(0);
     }
+    const hits: SearchHit[] = new Array<SearchHit>(picks.length);
+    const bySegment = new Map<Segment, number[]>();
+    picks.forEach((pick, i) => {
+      const places = bySegment.get(pick.segment);
+      if (places === undefined) bySegment.set(pick.segment, [i]);
+      else places.push(i);
+    });
+    for (const [segment, places] of bySegment) {
+      const read = segment.hits(places.map((i) => (picks[i] as { d: number }).d));
+      places.forEach((i, k) => {
+        const { record, publisher } = read[k] as { record: SearchRecord; publisher: SegmentPublisher };
+        hits[i] = this.hit(record, publisher, (picks[i] as { score: number }).score, installedIds);
+      });
+    }
     return hits;
   }
 
-  private hit(segment: Segment, d: number, score: number, installedIds: ReadonlySet<string>): SearchHit {
-    const [id, name, summary, keywords, latest, latestPrerelease, flags] = segment.record(d);
+  private hit(record: SearchRecord, publisher: SegmentPublisher, score: number, installedIds: ReadonlySet<string>): SearchHit {
+    const [id, name, summary, keywords, latest, latestPrerelease, flags] = record;
     return {
       id,
       name,
@@ -655,7 +676,7 @@ export class DiskSearchIndex {
       access: (flags & SEARCH_FLAG_ENTITLED) !== 0 ? 'entitled' : 'public',
       installed: installedIds.has(id),
       deprecated: (flags & SEARCH_FLAG_DEPRECATED) !== 0,
-      publisher: segment.publisherOf(d).id,
+      publisher: publisher.id,
       keywords,
       score,
     };

@@ -24,9 +24,11 @@
  *   orders     i32 × docs documents in id order, i32 × docs in name order
  *   summaries  the summaries' text (same encoding), last: their positions continue the text's
  *
- * Search never reads a summary, and a search shows a few: a segment held in memory can leave the
- * summaries in its file (about half the text) and read one when a hit is made (decodeSegment's
- * `summaries`), so the memory of an index is what search needs (docs/scaling.md "Client memory").
+ * Search never reads a summary, the record table or a keyword reference, and a search shows a few
+ * hits: a segment held in memory leaves them in its file (about 45% of it) and reads a page of hits'
+ * rows, keywords and summaries with one open of the file (decodeSegment's `file`), keeping what every
+ * match reads (the text, postings, key tables, orders, each document's id span and flags) in one
+ * buffer, so the memory of an index is what search needs (docs/scaling.md "Client memory").
  *
  * A segment is derived data: the manifest (disk-index.ts) names it by the SHA-256 of its bytes and
  * checks that before use, and decodeSegment checks every reference against the bounds as well, so
@@ -285,41 +287,37 @@ export const SEGMENT_NONE = NONE;
 
 /** The bytes of a segment file of these sections (header sizes follow from the sections). */
 export function writeSegmentSections(sections: SegmentSections): Buffer {
-  const { head, tail } = segmentFileParts(sections);
-  return Buffer.concat([head, tail]);
+  return Buffer.concat(segmentFileParts(sections).chunks);
+}
+
+/** Where sections of a segment file start, in bytes from the file's start. */
+export interface SegmentLayout {
+  records: number;
+  keywordRefs: number;
+  summaries: number;
+  /** The file's size. */
+  size: number;
 }
 
 /**
- * A segment file in two parts: `head`, everything before the summaries (what a segment held in
- * memory keeps, decodeSegmentHead), and `tail`, the summaries and the file's end padding. The file
- * is the two one after the other.
+ * A segment file as the list of its bytes, without joining them in memory: the header, then each
+ * section of `sections` (views of their arrays, not copies) with the zero padding between them. The
+ * file is the chunks one after the other; `layout` says where its record table, keyword references
+ * and summaries start.
  */
 export interface SegmentFileParts {
-  head: Buffer;
-  tail: Buffer;
+  chunks: Uint8Array[];
+  sections: SegmentSections;
+  layout: SegmentLayout;
 }
 
-/** The bytes of a segment file of these sections, in the two parts of SegmentFileParts. */
+const PADDING = new Uint8Array(4);
+
+/** A segment file of these sections, as SegmentFileParts. */
 export function segmentFileParts(sections: SegmentSections): SegmentFileParts {
-  const parts: Uint8Array[] = [
-    sections.text,
-    bytesOf(sections.records),
-    bytesOf(sections.keywordRefs),
-    bytesOf(sections.publisherRefs),
-    bytesOf(sections.wordStarts),
-    bytesOf(sections.postingStart),
-    bytesOf(sections.postingDocs),
-    sections.postingMasks,
-    ...sections.tables.flatMap((table) => [bytesOf(table.refs), bytesOf(table.docs)]),
-    bytesOf(sections.byId),
-    bytesOf(sections.byName),
-  ];
-  let size = HEADER_BYTES;
-  for (const part of parts) size = align4(size) + part.byteLength;
-  // Not zero-filled: every byte is a section's or a padding byte set to zero below.
-  const out = Buffer.allocUnsafe(align4(size));
-  out.write(MAGIC, 0, 'latin1');
-  const header = [
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.write(MAGIC, 0, 'latin1');
+  [
     SEGMENT_FORMAT,
     sections.encoding,
     sections.records.length / RECORD_WORDS,
@@ -331,33 +329,42 @@ export function segmentFileParts(sections: SegmentSections): SegmentFileParts {
     sections.text.byteLength,
     sections.wordsLength,
     sections.summaries.byteLength,
-  ];
-  header.forEach((value, i) => out.writeUInt32LE(value, 8 + i * 4));
+  ].forEach((value, i) => header.writeUInt32LE(value, 8 + i * 4));
+  const chunks: Uint8Array[] = [header];
   let at = HEADER_BYTES;
-  for (const part of parts) {
-    out.fill(0, at, align4(at));
+  const add = (part: Uint8Array): number => {
+    if (align4(at) > at) chunks.push(PADDING.subarray(0, align4(at) - at));
     at = align4(at);
-    out.set(part, at);
+    const start = at;
+    if (part.byteLength > 0) chunks.push(part);
     at += part.byteLength;
-  }
-  out.fill(0, at);
-  const tail = Buffer.alloc(align4(sections.summaries.byteLength));
-  tail.set(sections.summaries, 0);
-  return { head: out, tail };
+    return start;
+  };
+  add(sections.text);
+  const records = add(bytesOf(sections.records));
+  const keywordRefs = add(bytesOf(sections.keywordRefs));
+  for (const part of [
+    bytesOf(sections.publisherRefs),
+    bytesOf(sections.wordStarts),
+    bytesOf(sections.postingStart),
+    bytesOf(sections.postingDocs),
+    sections.postingMasks,
+    ...sections.tables.flatMap((table) => [bytesOf(table.refs), bytesOf(table.docs)]),
+    bytesOf(sections.byId),
+    bytesOf(sections.byName),
+  ])
+    add(part);
+  const summaries = add(sections.summaries);
+  add(new Uint8Array(0));
+  return { chunks, sections, layout: { records, keywordRefs, summaries, size: at } };
 }
 
 /**
- * A segment held without its summaries from the head of its file (SegmentFileParts): the same as
- * decodeSegment(file, summaries), without the file's bytes in memory.
+ * decodeSegment's checks on the sections of a segment file about to be written from them
+ * (SegmentFileParts), without making a segment of them.
  */
-export function decodeSegmentHead(head: Buffer, summaries: SummarySource, options: { checked?: boolean } = {}): Segment {
-  const read = readSegmentSections(head, true);
-  return checkedSegment(read.sections, read.buffer, head.length, summaries, options.checked === true);
-}
-
-/** decodeSegment's checks on the head of a segment file (SegmentFileParts), without making a segment of it. */
-export function checkSegmentHead(head: Buffer): void {
-  checkSections(readSegmentSections(head, true).sections);
+export function checkSegmentSections(sections: SegmentSections): void {
+  checkSections(sections);
 }
 
 function bytesOf(array: Int32Array | Uint32Array): Uint8Array {
@@ -412,6 +419,26 @@ class SegmentText {
   }
 }
 
+/**
+ * The record table, keyword references and summaries of a segment: in memory, or read from its
+ * file when a hit or a listing asks (a segment held without them, docs/scaling.md "Client memory").
+ */
+interface RecordSource {
+  /** Reads through `use` (from the file: one open of it for every read `use` makes). */
+  read<T>(use: (reader: RecordReader) => T): T;
+  /** The whole record table, keyword references and summaries, read once: for callers that list every record. */
+  all(): { rows: Uint32Array; keywordRefs: Uint32Array; summary: (from: number, to: number) => string };
+}
+
+interface RecordReader {
+  /** Document d's row of the record table (RECORD_WORDS words). */
+  row(d: number): Uint32Array;
+  /** Keyword references from..to (a start and an end each). */
+  keywordRefs(from: number, to: number): Uint32Array;
+  /** A summary's text (positions in code units, continuing the text's). */
+  summary(from: number, to: number): string;
+}
+
 /** A segment read back: the rank index over its documents and their search records. */
 export class Segment {
   readonly size: number;
@@ -419,54 +446,47 @@ export class Segment {
   /** The segment's words, "\n" after each (RankWords.text). */
   readonly wordsText: string;
   private readonly text: SegmentText;
-  private readonly records: Uint32Array;
-  private readonly keywordRefs: Uint32Array;
+  /** Each document's id: its start and end in the text (search merges segments by id). */
+  private readonly idSpans: Uint32Array;
+  /** Each document's search record flags (filters read them for every match). */
+  private readonly flagBytes: Uint8Array;
   private readonly publisherRefs: Uint32Array;
-  private readonly summaryText: (from: number, to: number) => string;
-  private readonly allSummaries: () => (from: number, to: number) => string;
+  private readonly source: RecordSource;
 
   constructor(fields: {
     size: number;
     text: SegmentText;
-    records: Uint32Array;
-    keywordRefs: Uint32Array;
+    idSpans: Uint32Array;
+    flags: Uint8Array;
     publisherRefs: Uint32Array;
-    /** One summary's text (read from the file when the segment is held without them). */
-    summaryText: (from: number, to: number) => string;
-    /** Every summary, read once: for callers that list every record. */
-    allSummaries: () => (from: number, to: number) => string;
+    records: RecordSource;
     data: RankIndexData;
   }) {
     this.size = fields.size;
     this.text = fields.text;
-    this.records = fields.records;
-    this.keywordRefs = fields.keywordRefs;
+    this.idSpans = fields.idSpans;
+    this.flagBytes = fields.flags;
     this.publisherRefs = fields.publisherRefs;
-    this.summaryText = fields.summaryText;
-    this.allSummaries = fields.allSummaries;
+    this.source = fields.records;
     this.wordsText = fields.data.words.text;
     this.rank = RankIndex.fromData(fields.data, (d) => this.document(d));
   }
 
-  private slice(at: number, words: Uint32Array = this.records): string {
+  private slice(at: number, words: Uint32Array): string {
     return this.text.slice(words[at] as number, words[at + 1] as number);
   }
 
-  private optional(at: number): string | null {
-    return this.records[at] === NONE ? null : this.slice(at);
-  }
-
   id(d: number): string {
-    return this.slice(d * RECORD_WORDS);
+    return this.slice(d * 2, this.idSpans);
   }
 
   flags(d: number): number {
-    return this.records[d * RECORD_WORDS + 13] as number;
+    return this.flagBytes[d] as number;
   }
 
   /** The publisher of document d: its id and display name. */
   publisherOf(d: number): SegmentPublisher {
-    return this.publisher(this.records[d * RECORD_WORDS + 12] as number);
+    return this.source.read((reader) => this.publisher(reader.row(d)[12] as number));
   }
 
   /** Every publisher the segment's documents name, with the display name it was built with. */
@@ -479,30 +499,62 @@ export class Segment {
   }
 
   keywords(d: number): string[] {
-    const from = this.records[d * RECORD_WORDS + 10] as number;
-    const to = this.records[d * RECORD_WORDS + 11] as number;
+    return this.source.read((reader) => {
+      const row = reader.row(d);
+      return this.keywordsOf(row, reader.keywordRefs(row[10] as number, row[11] as number), row[10] as number);
+    });
+  }
+
+  /** The keywords of a row whose references are refs[(row[10] - first) * 2 …]. */
+  private keywordsOf(row: Uint32Array, refs: Uint32Array, first: number): string[] {
     const out: string[] = [];
-    for (let k = from; k < to; k++) out.push(this.slice(k * 2, this.keywordRefs));
+    for (let k = (row[10] as number) - first; k < (row[11] as number) - first; k++) out.push(this.slice(k * 2, refs));
     return out;
   }
 
   /** The summary of document d. */
   summary(d: number): string {
-    const at = d * RECORD_WORDS;
-    return this.summaryText(this.records[at + 4] as number, this.records[at + 5] as number);
+    return this.source.read((reader) => {
+      const row = reader.row(d);
+      return reader.summary(row[4] as number, row[5] as number);
+    });
   }
 
-  /** The search record of document d (`summaries`: every summary, read once by recordsInIdOrder). */
-  record(d: number, summaries?: (from: number, to: number) => string): SearchRecord {
-    const at = d * RECORD_WORDS;
+  /** The search record of document d. */
+  record(d: number): SearchRecord {
+    return this.hits([d])[0]?.record as SearchRecord;
+  }
+
+  /** The search records and publishers of documents `ds` (a page of hits), read together. */
+  hits(ds: readonly number[]): Array<{ record: SearchRecord; publisher: SegmentPublisher }> {
+    return this.source.read((reader) =>
+      ds.map((d) => {
+        const row = reader.row(d);
+        const keywords = reader.keywordRefs(row[10] as number, row[11] as number);
+        return {
+          record: this.recordOf(d, row, keywords, row[10] as number, (from, to) => reader.summary(from, to)),
+          publisher: this.publisher(row[12] as number),
+        };
+      }),
+    );
+  }
+
+  private recordOf(
+    d: number,
+    row: Uint32Array,
+    keywordRefs: Uint32Array,
+    firstKeyword: number,
+    summary: (from: number, to: number) => string,
+  ): SearchRecord {
+    const optional = (at: number): string | null => (row[at] === NONE ? null : this.slice(at, row));
     return [
-      this.slice(at),
-      this.slice(at + 2),
-      summaries === undefined ? this.summary(d) : summaries(this.records[at + 4] as number, this.records[at + 5] as number),
-      this.keywords(d),
-      this.optional(at + 6),
-      this.optional(at + 8),
-      this.flags(d),
+      this.id(d),
+      this.slice(2, row),
+      summary(row[4] as number, row[5] as number),
+      this.keywordsOf(row, keywordRefs, firstKeyword),
+      optional(6),
+      optional(8),
+      row[13] as number,
     ];
   }
 
@@ -511,21 +563,19 @@ export class Segment {
    * lookup by id reads the id alone).
    */
   document(d: number): RankDocument {
-    const name = (): string => this.slice(d * RECORD_WORDS + 2);
-    const summary = (): string => this.summary(d);
-    const keywords = (): string[] => this.keywords(d);
+    const record = (): SearchRecord => this.record(d);
     const publisher = (): SegmentPublisher => this.publisherOf(d);
-    const flags = (): number => this.flags(d);
+    const flags = this.flags(d);
     return {
       id: this.id(d),
       get name(): string {
-        return name();
+        return record()[1];
       },
       get summary(): string {
-        return summary();
+        return record()[2];
       },
       get keywords(): string[] {
-        return keywords();
+        return record()[3];
       },
       get publisher(): string {
         return publisher().id;
@@ -533,16 +583,16 @@ export class Segment {
       get publisherName(): string {
         return publisher().name;
       },
-      get deprecated(): boolean {
-        return (flags() & SEARCH_FLAG_DEPRECATED) !== 0;
-      },
+      deprecated: (flags & SEARCH_FLAG_DEPRECATED) !== 0,
     };
   }
 
-  /** Every search record in id order, the summaries read once. */
+  /** Every search record in id order, the record table, keywords and summaries read once. */
   recordsInIdOrder(): SearchRecord[] {
-    const summaries = this.allSummaries();
-    return Array.from(this.idOrder(), (d) => this.record(d, summaries));
+    const { rows, keywordRefs, summary } = this.source.all();
+    return Array.from(this.idOrder(), (d) =>
+      this.recordOf(d, rows.subarray(d * RECORD_WORDS, (d + 1) * RECORD_WORDS), keywordRefs, 0, summary),
+    );
   }
 
   /** Document numbers of the segment in id order. */
@@ -558,36 +608,231 @@ export class Segment {
 
 /**
  * Reads a segment back, checking the header, the sizes and every reference against its bounds
- * (E_CATALOG, reason search-index-damaged, when anything is off).
+ * (E_CATALOG, reason search-index-damaged, when anything is off). With `file`, the file it was
+ * read from (SegmentFile), the segment is held without its record table, keyword references and
+ * summaries, which are read from the file when asked for (docs/scaling.md "Client memory"): `bytes`
+ * is garbage once this returns. `checked`: these very bytes passed decodeSegment's checks in this
+ * process already (bytes encodeSegment just made), so their bounds are not walked again.
  */
-export function decodeSegment(bytes: Buffer, summaries?: SummarySource, options: { checked?: boolean } = {}): Segment {
+export function decodeSegment(bytes: Buffer, file?: SegmentFile, options: { checked?: boolean } = {}): Segment {
   const { sections, buffer } = readSegmentSections(bytes);
-  if (summaries === undefined) {
-    const at = sections.summaries.byteOffset - buffer.byteOffset;
-    const inMemory = sections.summaries;
-    return checkedSegment(sections, buffer, at, (from, to) => Buffer.from(inMemory.buffer, inMemory.byteOffset + from - at, to - from));
+  if (file === undefined) {
+    checkSections(sections);
+    return inMemorySegment(sections);
   }
-  // `checked`: these very bytes passed decodeSegment's checks in this process already (a wire
-  // segment just decoded, or bytes encodeSegment just made), so their bounds are not walked again.
-  // Held without its summaries: a copy of the bytes before them (the rest is garbage once returned).
-  const at = sections.summaries.byteOffset - buffer.byteOffset;
-  const head = Buffer.allocUnsafe(at);
-  buffer.copy(head, 0, 0, at);
-  const read = readSegmentSections(head, true);
-  return checkedSegment(read.sections, read.buffer, at, summaries, options.checked === true);
+  const offset = (array: Uint8Array | Uint32Array): number => array.byteOffset - buffer.byteOffset;
+  const layout = {
+    records: offset(sections.records),
+    keywordRefs: offset(sections.keywordRefs),
+    summaries: offset(sections.summaries),
+    size: buffer.length,
+  };
+  return heldSegment(sections, layout, file, options);
 }
 
 /**
- * Reads `to − from` bytes of a segment's file from byte `from` (its summaries, decodeSegment): the
- * file it was decoded from, or a check that it is still that file.
+ * A segment's file, which must still be the one it was decoded from (decodeSegment): `use` reads
+ * `to − from` bytes from byte `from` (its record table, keyword references and summaries) as often
+ * as it needs, the file opened and its identity checked once for them all.
  */
-export type SummarySource = (from: number, to: number) => Buffer;
+export type SegmentFile = <T>(use: (read: (from: number, to: number) => Buffer) => T) => T;
+
+/**
+ * The segment of sections just written to a file of `layout` (SegmentFileParts), held without what
+ * it reads from the file through `file` (decodeSegment). `checked`: see decodeSegment.
+ */
+export function heldSegment(
+  sections: SegmentSections,
+  layout: SegmentLayout,
+  file: SegmentFile,
+  options: { checked?: boolean } = {},
+): Segment {
+  if (options.checked !== true) checkSections(sections);
+  const wide = sections.encoding === 1;
+  const unit = wide ? 2 : 1;
+  const n = sections.records.length / RECORD_WORDS;
+  const keywords = sections.keywordRefs.length / 2;
+  const publishers = sections.publisherRefs.length / 4;
+  const textUnits = sections.text.byteLength / unit;
+  const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / unit;
+  // What search reads for every match, copied into one buffer of their own: the text (keys, ids,
+  // words), the postings, key tables and orders, each document's id span and flags.
+  const kept: Array<Uint8Array | Uint32Array | Int32Array> = [
+    sections.text,
+    sections.publisherRefs,
+    sections.wordStarts,
+    sections.postingStart,
+    sections.postingDocs,
+    sections.postingMasks,
+    ...sections.tables.flatMap((table) => [table.refs, table.docs]),
+    sections.byId,
+    sections.byName,
+  ];
+  let size = 0;
+  for (const part of kept) size = align4(size) + part.byteLength;
+  size = align4(size) + n * 8;
+  size += n;
+  const held = Buffer.allocUnsafe(size);
+  let at = 0;
+  const place = (part: Uint8Array | Uint32Array | Int32Array): number => {
+    at = align4(at);
+    const start = at;
+    held.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), start);
+    at += part.byteLength;
+    return held.byteOffset + start;
+  };
+  const copy = <T extends Uint8Array | Uint32Array | Int32Array>(part: T): T => {
+    if (part instanceof Uint32Array) return new Uint32Array(held.buffer, place(part), part.length) as T;
+    if (part instanceof Int32Array) return new Int32Array(held.buffer, place(part), part.length) as T;
+    return new Uint8Array(held.buffer, place(part), part.length) as T;
+  };
+  const text = copy(sections.text);
+  const copied: SegmentSections = {
+    ...sections,
+    text,
+    publisherRefs: copy(sections.publisherRefs),
+    wordStarts: copy(sections.wordStarts),
+    postingStart: copy(sections.postingStart),
+    postingDocs: copy(sections.postingDocs),
+    postingMasks: copy(sections.postingMasks),
+    tables: sections.tables.map((table) => ({ refs: copy(table.refs), docs: copy(table.docs) })) as SegmentSections['tables'],
+    byId: copy(sections.byId),
+    byName: copy(sections.byName),
+  };
+  at = align4(at);
+  const idSpans = new Uint32Array(held.buffer, held.byteOffset + at, n * 2);
+  const flags = new Uint8Array(held.buffer, held.byteOffset + at + n * 8, n);
+  const { records } = sections;
+  for (let d = 0; d < n; d++) {
+    idSpans[d * 2] = records[d * RECORD_WORDS] as number;
+    idSpans[d * 2 + 1] = records[d * RECORD_WORDS + 1] as number;
+    flags[d] = (records[d * RECORD_WORDS + 13] as number) & 0xff;
+  }
+  // Read from the file, which must still be the one checked (`file`); each row and reference read is
+  // checked against the bounds again, as decodeSegment checked them all.
+  const words = (read: (from: number, to: number) => Buffer, from: number, count: number, what: string): Uint32Array => {
+    const bytes = read(from, from + count * 4);
+    if (bytes.length !== count * 4) throw damaged(what);
+    const out = new Uint32Array(count);
+    new Uint8Array(out.buffer).set(bytes);
+    return out;
+  };
+  const checkedRefs = (refs: Uint32Array): Uint32Array => {
+    checkRefs(refs, textUnits);
+    return refs;
+  };
+  const summaryBytes = (read: (from: number, to: number) => Buffer, from: number, to: number): Buffer => {
+    const bytes = read(layout.summaries + (from - textUnits) * unit, layout.summaries + (to - textUnits) * unit);
+    if (bytes.length !== (to - from) * unit) throw damaged('summaries');
+    return bytes;
+  };
+  const fromFile: RecordSource = {
+    read: (use) =>
+      file((read) =>
+        use({
+          row: (d) => {
+            const row = words(read, layout.records + d * RECORD_WORDS * 4, RECORD_WORDS, 'records');
+            checkRow(row, 0, textUnits, summaryUnits, keywords, publishers);
+            return row;
+          },
+          keywordRefs: (from, to) =>
+            to > from ? checkedRefs(words(read, layout.keywordRefs + from * 8, (to - from) * 2, 'keywords')) : new Uint32Array(0),
+          summary: (from, to) => {
+            if (from < textUnits || from > to || to > textUnits + summaryUnits) throw damaged('a string out of bounds');
+            return summaryBytes(read, from, to).toString(wide ? 'utf16le' : 'latin1');
+          },
+        }),
+      ),
+    all: () =>
+      file((read) => {
+        const rows = words(read, layout.records, n * RECORD_WORDS, 'records');
+        for (let d = 0; d < n; d++) checkRow(rows, d * RECORD_WORDS, textUnits, summaryUnits, keywords, publishers);
+        const keywordRefs = checkedRefs(words(read, layout.keywordRefs, keywords * 2, 'keywords'));
+        const all = summaryBytes(read, textUnits, textUnits + summaryUnits);
+        const summary = (from: number, to: number): string =>
+          all.toString(wide ? 'utf16le' : 'latin1', (from - textUnits) * unit, (to - textUnits) * unit);
+        return { rows, keywordRefs, summary };
+      }),
+  };
+  return segmentOf(copied, fromFile, idSpans, flags);
+}
+
+/** A segment whose sections are all in memory (`bytes` of a whole file; checked already). */
+function inMemorySegment(sections: SegmentSections): Segment {
+  const wide = sections.encoding === 1;
+  const unit = wide ? 2 : 1;
+  const n = sections.records.length / RECORD_WORDS;
+  const textUnits = sections.text.byteLength / unit;
+  const { records, keywordRefs, summaries } = sections;
+  const summary = (from: number, to: number): string =>
+    Buffer.from(summaries.buffer, summaries.byteOffset, summaries.byteLength).toString(
+      wide ? 'utf16le' : 'latin1',
+      (from - textUnits) * unit,
+      (to - textUnits) * unit,
+    );
+  const idSpans = new Uint32Array(n * 2);
+  const flags = new Uint8Array(n);
+  for (let d = 0; d < n; d++) {
+    idSpans[d * 2] = records[d * RECORD_WORDS] as number;
+    idSpans[d * 2 + 1] = records[d * RECORD_WORDS + 1] as number;
+    flags[d] = (records[d * RECORD_WORDS + 13] as number) & 0xff;
+  }
+  const reader: RecordReader = {
+    row: (d) => records.subarray(d * RECORD_WORDS, (d + 1) * RECORD_WORDS),
+    keywordRefs: (from, to) => keywordRefs.subarray(from * 2, to * 2),
+    summary,
+  };
+  const source: RecordSource = { read: (use) => use(reader), all: () => ({ rows: records, keywordRefs, summary }) };
+  return segmentOf(sections, source, idSpans, flags);
+}
+
+/** The Segment over checked sections (the text's bytes in `sections.text`). */
+function segmentOf(sections: SegmentSections, records: RecordSource, idSpans: Uint32Array, flags: Uint8Array): Segment {
+  const { wordsLength, publisherRefs, wordStarts, postingStart, postingDocs, postingMasks, tables, byId, byName } = sections;
+  const wide = sections.encoding === 1;
+  const bytes = Buffer.from(sections.text.buffer, sections.text.byteOffset, sections.text.byteLength);
+  const text = new SegmentText(bytes, 0, wide, wide ? bytes.length / 2 : bytes.length);
+  const n = flags.length;
+  const keysOf = (table: { refs: Uint32Array; docs: Int32Array }): RankKeys => {
+    const keys: SortedStrings = {
+      length: table.docs.length,
+      get: (i) => text.slice(table.refs[i * 2] as number, table.refs[i * 2 + 1] as number),
+      lowerBound: (value) => text.lowerBound(table.refs, table.docs.length, value),
+    };
+    return { keys, docs: table.docs };
+  };
+  const deprecated = new Uint8Array(n);
+  for (let d = 0; d < n; d++) deprecated[d] = ((flags[d] as number) & SEARCH_FLAG_DEPRECATED) !== 0 ? 1 : 0;
+  const [ids, names, shortNames, publisherTable] = tables.map(keysOf) as [RankKeys, RankKeys, RankKeys, RankKeys];
+  return new Segment({
+    size: n,
+    text,
+    idSpans,
+    flags,
+    publisherRefs,
+    records,
+    data: {
+      size: n,
+      words: { count: wordStarts.length - 1, text: text.slice(0, wordsLength), starts: wordStarts },
+      postingStart,
+      postingDocs,
+      postingMasks,
+      ids,
+      names,
+      shortNames,
+      publishers: publisherTable,
+      deprecated,
+      byId,
+      byName,
+    },
+  });
+}
 
 /**
  * The sections of a segment file, their sizes checked against the header (E_CATALOG when off); not
- * their contents. `withoutSummaries`: the bytes end where the summaries would start.
+ * their contents.
  */
-export function readSegmentSections(bytes: Buffer, withoutSummaries = false): { sections: SegmentSections; buffer: Buffer } {
+export function readSegmentSections(bytes: Buffer): { sections: SegmentSections; buffer: Buffer } {
   if (bytes.length < HEADER_BYTES || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('not a segment');
   const header = Array.from({ length: HEADER_WORDS }, (_, i) => bytes.readUInt32LE(8 + i * 4));
   const [format, encoding, n, words, postings, keywords, publishers, publisherKeys, textBytes, wordsLength, summaryBytes] = header as [
@@ -631,8 +876,8 @@ export function readSegmentSections(bytes: Buffer, withoutSummaries = false): { 
   const byId = i32(n);
   const byName = i32(n);
   if (wide && summaryBytes % 2 !== 0) throw damaged('text');
-  const summariesAt = withoutSummaries ? align4(at) : take(summaryBytes);
-  if (align4(withoutSummaries ? summariesAt : at) !== buffer.length) throw damaged('wrong size');
+  const summariesAt = take(summaryBytes);
+  if (align4(at) !== buffer.length) throw damaged('wrong size');
   const sections: SegmentSections = {
     encoding: wide ? 1 : 0,
     wordsLength,
@@ -647,83 +892,33 @@ export function readSegmentSections(bytes: Buffer, withoutSummaries = false): { 
     tables,
     byId,
     byName,
-    summaries: new Uint8Array(buffer.buffer, buffer.byteOffset + summariesAt, withoutSummaries ? 0 : summaryBytes),
+    summaries: new Uint8Array(buffer.buffer, buffer.byteOffset + summariesAt, summaryBytes),
     summaryBytes,
   };
   return { sections, buffer };
 }
 
 /**
- * A segment over sections read from `buffer`, every reference checked against its bounds (E_CATALOG
- * when off); its summaries, `summaryBytes` from byte `summariesAt` of its file, read through `summaries`.
+ * Whether row r of `records` (RECORD_WORDS words) is within bounds (E_CATALOG when not): its strings
+ * inside the text (its summary inside the summaries', whose positions continue the text's), its
+ * keywords and publisher in range.
  */
-function checkedSegment(
-  sections: SegmentSections,
-  buffer: Buffer,
-  summariesAt: number,
-  summaries: SummarySource,
-  checked = false,
-): Segment {
-  const { wordsLength, records, keywordRefs, publisherRefs, wordStarts, postingStart, postingDocs, postingMasks, tables, byId, byName } =
-    sections;
-  const wide = sections.encoding === 1;
-  const text = new SegmentText(
-    buffer,
-    sections.text.byteOffset - buffer.byteOffset,
-    wide,
-    wide ? sections.text.byteLength / 2 : sections.text.byteLength,
-  );
-  const n = records.length / RECORD_WORDS;
-  const words = wordStarts.length - 1;
-  const length = text.length;
-  if (!checked) checkSections(sections);
-  const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / (wide ? 2 : 1);
+function checkRow(records: Uint32Array, r: number, length: number, summaryUnits: number, keywords: number, publishers: number): void {
+  for (let f = 0; f < 10; f += 2) {
+    const from = records[r + f] as number;
+    const to = records[r + f + 1] as number;
+    if (f >= 6 && from === NONE && to === NONE) continue;
+    if (f === 4 ? from < length || from > to || to > length + summaryUnits : from > to || to > length)
+      throw damaged('a string out of bounds');
+  }
+  if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
+  if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
+}
 
-  const keysOf = (table: { refs: Uint32Array; docs: Int32Array }): RankKeys => {
-    const keys: SortedStrings = {
-      length: table.docs.length,
-      get: (i) => text.slice(table.refs[i * 2] as number, table.refs[i * 2 + 1] as number),
-      lowerBound: (value) => text.lowerBound(table.refs, table.docs.length, value),
-    };
-    return { keys, docs: table.docs };
-  };
-  const deprecated = new Uint8Array(n);
-  for (let d = 0; d < n; d++) deprecated[d] = ((records[d * RECORD_WORDS + 13] as number) & SEARCH_FLAG_DEPRECATED) !== 0 ? 1 : 0;
-  const [ids, names, shortNames, publisherTable] = tables.map(keysOf) as [RankKeys, RankKeys, RankKeys, RankKeys];
-  const summaryText = (from: number, to: number): string => {
-    const at = summariesAt + (from - length) * (wide ? 2 : 1);
-    const bytes = summaries(at, at + (to - from) * (wide ? 2 : 1));
-    if (bytes.length !== (to - from) * (wide ? 2 : 1)) throw damaged('summaries');
-    return bytes.toString(wide ? 'utf16le' : 'latin1');
-  };
-  const allSummaries = (): ((from: number, to: number) => string) => {
-    const bytes = summaries(summariesAt, summariesAt + summaryUnits * (wide ? 2 : 1));
-    if (bytes.length !== summaryUnits * (wide ? 2 : 1)) throw damaged('summaries');
-    return (from, to) => bytes.toString(wide ? 'utf16le' : 'latin1', (from - length) * (wide ? 2 : 1), (to - length) * (wide ? 2 : 1));
-  };
-  return new Segment({
-    size: n,
-    text,
-    records,
-    keywordRefs,
-    publisherRefs,
-    summaryText,
-    allSummaries,
-    data: {
-      size: n,
-      words: { count: words, text: text.slice(0, wordsLength), starts: wordStarts },
-      postingStart,
-      postingDocs,
-      postingMasks,
-      ids,
-      names,
-      shortNames,
-      publishers: publisherTable,
-      deprecated,
-      byId,
-      byName,
-    },
-  });
+/** Whether every (start, end) pair of `refs` lies inside a text of `length` code units (E_CATALOG when not). */
+function checkRefs(refs: Uint32Array, length: number): void {
+  for (let i = 0; i < refs.length; i += 2)
+    if ((refs[i] as number) > (refs[i + 1] as number) || (refs[i + 1] as number) > length) throw damaged('a string out of bounds');
 }
 
 /**
@@ -741,21 +936,8 @@ function checkSections(sections: SegmentSections): void {
   const publishers = publisherRefs.length / 4;
   // Summaries lie in their own text, whose positions continue the text's.
   const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / (wide ? 2 : 1);
-  for (let d = 0; d < n; d++) {
-    const r = d * RECORD_WORDS;
-    for (let f = 0; f < 10; f += 2) {
-      const from = records[r + f] as number;
-      const to = records[r + f + 1] as number;
-      if (f >= 6 && from === NONE && to === NONE) continue;
-      if (f === 4 ? from < length || from > to || to > length + summaryUnits : from > to || to > length)
-        throw damaged('a string out of bounds');
-    }
-    if ((records[r + 10] as number) > (records[r + 11] as number) || (records[r + 11] as number) > keywords) throw damaged('keywords');
-    if ((records[r + 12] as number) >= publishers) throw damaged('a publisher out of range');
-  }
-  for (const refs of [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)])
-    for (let i = 0; i < refs.length; i += 2)
-      if ((refs[i] as number) > (refs[i + 1] as number) || (refs[i + 1] as number) > length) throw damaged('a string out of bounds');
+  for (let d = 0; d < n; d++) checkRow(records, d * RECORD_WORDS, length, summaryUnits, keywords, publishers);
+  for (const refs of [keywordRefs, publisherRefs, ...tables.map((t) => t.refs)]) checkRefs(refs, length);
   if (wordsLength > length) throw damaged('words');
   for (const [values, last] of [
     [wordStarts, wordsLength],

@@ -45,7 +45,7 @@ import { splitCapabilityId } from '../../util/capability-id.js';
 import { binOf, type SearchRecord, type TopLevelPayload } from '../layout-v2.js';
 import { SEGMENT_DOCS } from './disk-index.js';
 import {
-  checkSegmentHead,
+  checkSegmentSections,
   encodeSegment,
   readSegmentSections,
   SEGMENT_NONE,
@@ -335,8 +335,9 @@ function identityOrder(n: number): Int32Array {
 }
 
 /**
- * The stored segment (segment.ts) of a wire segment (gunzipped): its file's bytes in two parts
- * (which passed decodeSegment's checks), its number of capabilities and the publishers it names;
+ * The stored segment (segment.ts) of a wire segment (gunzipped): its file as chunks over its sections
+ * (which passed decodeSegment's checks; the text and summaries are views of `raw`), its number of
+ * capabilities and the publishers it names;
  * E_CATALOG when it is malformed in any way (see the header).
  */
 export function decodeWireSegment(
@@ -532,7 +533,7 @@ export function decodeWireSegment(
     summaries,
   });
   try {
-    checkSegmentHead(file.head);
+    checkSegmentSections(file.sections);
   } catch (error) {
     throw fail((error as Error).message);
   }

@@ -99,7 +99,7 @@ describe('registry build: v2/ (docs/scaling.md)', () => {
     for (const [path, size, firstNode, nodes] of segments) {
       const { file, count } = decodeWireSegment(gunzipSync(await check(path, size)), { path, fanout: payload.fanout, firstNode, nodes });
       expect(count).toBe(3);
-      const segment = decodeSegment(Buffer.concat([file.head, file.tail]));
+      const segment = decodeSegment(Buffer.concat(file.chunks));
       expect(Array.from(segment.idOrder(), (d) => segment.record(d))).toEqual([...records].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
     }
     const v1 = await reg.catalogueEnvelope();

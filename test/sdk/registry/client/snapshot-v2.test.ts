@@ -285,7 +285,7 @@ describe('a cold start from the registry\'s wire segments (docs/scaling.md "Wire
     const [path, , first, count] = top.segments?.[0] as [string, number, number, number];
     const raw = gunzipSync(await reg.read(`v2/${path}`));
     const { file } = decodeWireSegment(raw, { path, fanout: top.fanout, firstNode: first, nodes: count });
-    const segment = decodeSegment(Buffer.concat([file.head, file.tail]));
+    const segment = decodeSegment(Buffer.concat(file.chunks));
     const records = Array.from(segment.idOrder(), (d) => segment.record(d));
     const gz = gzipSync(encodeWireSegment(records, (p) => (p === 'beta' ? 'Someone Else' : p)));
     const forged = `index/${createHash('sha256').update(gz).digest('hex')}.seg.gz`;

@@ -18,7 +18,13 @@ import {
   writeV1Index,
   type IndexSegmentEntry,
 } from '../../../../sdk/src/registry/search-index/disk-index.js';
-import { decodeSegment, encodeSegment, type Segment } from '../../../../sdk/src/registry/search-index/segment.js';
+import {
+  decodeSegment,
+  encodeSegment,
+  readSegmentSections,
+  type Segment,
+  type SegmentFile,
+} from '../../../../sdk/src/registry/search-index/segment.js';
 import { decodeWireSegment, encodeWireSegment } from '../../../../sdk/src/registry/search-index/wire-segment.js';
 import { stampOf } from '../../../../sdk/src/registry/search-index/verified-files.js';
 import { binOf, searchRecordOf, type SearchRecord } from '../../../../sdk/src/registry/layout-v2.js';
@@ -193,7 +199,7 @@ describe("an index decoded from the registry's wire segments answers as the in-m
   });
 });
 
-describe('a held segment reads its summaries from the file it checked, and only from it', () => {
+describe('a held segment reads its records, keywords and summaries from the file it checked, and only from it', () => {
   it('answers while the file is the same; once it changed, E_CATALOG, and a new open reads and checks it again', async () => {
     const { capabilities, publishers } = catalogue();
     const store = new SearchIndexStore(dir);
@@ -216,6 +222,44 @@ describe('a held segment reads its summaries from the file it checked, and only 
     // A new open hashes the files again (they are the bytes the manifest names) and answers.
     const reopened = await openStoredIndex(new SearchIndexStore(dir), () => true);
     expect(reopened?.search('pdf', { limit: 5 })).toEqual(memory.search('pdf', { limit: 5 }));
+  });
+
+  it('its record table and keywords are read from the file as well, each row and reference checked against the bounds again', () => {
+    const { capabilities, publishers } = catalogue();
+    const records = Object.keys(capabilities)
+      .sort()
+      .slice(0, 400)
+      .map((id) => searchRecordOf(id, capabilities[id] as CatalogueCapability));
+    const nameOf = (p: string): string => (Object.hasOwn(publishers, p) ? publishers[p]?.name : undefined) ?? p;
+    const bytes = encodeSegment(records, nameOf);
+    const { sections } = readSegmentSections(bytes);
+    const recordsAt = sections.records.byteOffset - bytes.byteOffset;
+    const keywordsAt = sections.keywordRefs.byteOffset - bytes.byteOffset;
+    let opens = 0;
+    let forged: Buffer | null = null;
+    const file: SegmentFile = (use) => {
+      opens++;
+      return use((from, to) => Buffer.from((forged ?? bytes).subarray(from, to)));
+    };
+    const held = decodeSegment(bytes, file);
+    const inMemory = decodeSegment(bytes);
+    // The same records, publishers and listing as the segment with everything in memory, a page of hits with one open.
+    expect(held.hits([0, 7, 399]).map((hit) => hit.record)).toEqual([0, 7, 399].map((d) => inMemory.record(d)));
+    expect(held.hits([3]).map((hit) => hit.publisher)).toEqual([inMemory.publisherOf(3)]);
+    expect(opens).toBe(2);
+    expect(held.recordsInIdOrder()).toEqual(inMemory.recordsInIdOrder());
+    expect(held.find(records[5]?.[0] as string)).toBe(5);
+    // A row whose name ends past the text, or a keyword reference past it: E_CATALOG, never a read past the bounds.
+    forged = Buffer.from(bytes);
+    forged.writeUInt32LE(0xfffffff0, recordsAt + 7 * 14 * 4 + 3 * 4);
+    expect(() => held.record(7)).toThrow(expect.objectContaining({ code: 'E_CATALOG' }) as Error);
+    expect(() => held.recordsInIdOrder()).toThrow(expect.objectContaining({ code: 'E_CATALOG' }) as Error);
+    expect(held.record(8)).toEqual(inMemory.record(8));
+    forged = Buffer.from(bytes);
+    const withKeywords = records.findIndex((record) => record[3].length > 0);
+    const firstKeyword = bytes.readUInt32LE(recordsAt + withKeywords * 14 * 4 + 10 * 4);
+    forged.writeUInt32LE(0xfffffff0, keywordsAt + firstKeyword * 8 + 4);
+    expect(() => held.keywords(withKeywords)).toThrow(expect.objectContaining({ code: 'E_CATALOG' }) as Error);
   });
 });
 

@@ -72,7 +72,7 @@ describe('a wire segment decodes to the segment the client would build', () => {
     ]) {
       const wire = encodeWireSegment(list, nameOf);
       const { file, count } = decodeWireSegment(wire, WHOLE);
-      const bytes = Buffer.concat([file.head, file.tail]);
+      const bytes = Buffer.concat(file.chunks);
       expect(count).toBe(list.length);
       expect(bytes.equals(encodeSegment(byId(list), nameOf))).toBe(true);
       const segment = decodeSegment(bytes);
@@ -180,7 +180,7 @@ describe('a hostile wire segment (it hashes to its pin, but was built wrong) is 
       for (let k = 0; k <= random(3); k++) damaged[random(damaged.length)] = random(256);
       try {
         const { file } = decodeWireSegment(damaged, WHOLE);
-        decodeSegment(Buffer.concat([file.head, file.tail])); // what the client does next: within bounds, or E_CATALOG
+        decodeSegment(Buffer.concat(file.chunks)); // what the client does next: within bounds, or E_CATALOG
       } catch (error) {
         expect(isAdcapError(error, 'E_CATALOG'), String(error)).toBe(true);
         refusedCount++;
