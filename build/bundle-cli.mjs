@@ -9,6 +9,7 @@
 // out/electron/ relative to the bundle (build/esbuild-node-bundle.mjs), so what the code finds
 // beside its modules (schema/, package.json, the bundled registry, the renderer) is found as without it.
 import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,31 @@ function builtinsThroughRequire() {
   };
 }
 
+/**
+ * An esbuild plugin: the validators generated ahead of time (sdk/src/generated/, Ajv's standalone
+ * code) load Ajv's run-time helpers with a require() of their own (createRequire), which esbuild
+ * cannot follow, so every start of the bundle loaded a second copy of those helpers and of
+ * ajv-formats' formats from node_modules, file by file. Here that local require is dropped: the
+ * calls then use the bundle's require() of the banner, which esbuild resolves statically to the
+ * copies it already bundles for Ajv. Fails the build when the generated code stops matching.
+ */
+function generatedValidatorsRequireBundled() {
+  const localRequire = /^import \{ createRequire \} from 'node:module';\n|^const require = createRequire\(import\.meta\.url\);\n/gm;
+  return {
+    name: 'generated-validators-require-bundled',
+    setup(bundler) {
+      bundler.onLoad({ filter: /[\\/]sdk[\\/]dist[\\/]generated[\\/][^\\/]+\.js$/ }, async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        const contents = source.replace(localRequire, '');
+        if (!source.includes('createRequire') || contents.includes('createRequire') || contents.includes('import.meta.url')) {
+          throw new Error(`bundle-cli: ${args.path} no longer makes its require() as this plugin expects; update the plugin`);
+        }
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 const name = process.argv[2];
 const target = TARGETS[name];
 if (target === undefined) {
@@ -87,7 +113,7 @@ if (name === 'adcap') {
   // - Node's own modules through require() (builtinsThroughRequire): an ES import of one builds its
   //   ES module facade, reading every export, and a few exports are getters that load more of Node
   //   (fs.promises, fs.ReadStream's streams). Measured: `adcap list` 444 -> 410 ms of CPU.
-  options.plugins = [builtinsThroughRequire(), ...options.plugins];
+  options.plugins = [builtinsThroughRequire(), generatedValidatorsRequireBundled(), ...options.plugins];
   const outdir = dirname(outfile);
   delete options.outfile;
   Object.assign(options, {
