@@ -251,6 +251,18 @@ async function packRecords(top: TopLevelPayload, n: number, context: FetchContex
 
 export { nodesPerSegment };
 
+/**
+ * The size to unpack a gzip stream into, from its own statement of its unpacked size (its last 4
+ * bytes, ISIZE, RFC 1952 §2.3.1), one more byte, within `cap`: the output is then one buffer,
+ * without a chunk of 16 KiB at a time joined at the end. A hint only: a stream that unpacks to more
+ * takes more chunks (zlib refuses a single stream whose ISIZE is not its length), and
+ * `maxOutputLength` still stops it at the cap.
+ */
+function unpackedSizeHint(gz: Buffer, cap: number): number {
+  if (gz.length < 18) return 16 * 1024;
+  return Math.max(64, Math.min(gz.readUInt32LE(gz.length - 4) + 1, cap));
+}
+
 /** The pin of the wire segment of nodes first … first+group-1, when the registry publishes one. */
 function wireSegmentPin(top: TopLevelPayload, first: number, group: number): SegmentPin | undefined {
   return top.segments?.find((pin) => pin[2] === first && pin[3] === group);
@@ -273,7 +285,7 @@ async function wireSegment(
   const gz = await fetchPinned([path, pin[1]], context);
   let raw: Buffer;
   try {
-    raw = gunzipSync(gz, { maxOutputLength: MAX_WIRE_RAW_BYTES });
+    raw = gunzipSync(gz, { maxOutputLength: MAX_WIRE_RAW_BYTES, chunkSize: unpackedSizeHint(gz, MAX_WIRE_RAW_BYTES) });
   } catch (error) {
     throw new AdcapError(
       'E_CATALOG',
@@ -356,80 +368,98 @@ export async function syncIndex(
   const entries: IndexSegmentEntry[] = [];
   const segments: Segment[] = [];
   let wrote = false;
-  for (let first = 0; first < fanout; first += group) {
-    const nodeNumbers = Array.from({ length: group }, (_, i) => first + i);
-    const shas = nodeNumbers.map((n) => nodeSha(top.nodes[n] as Pin));
-    const entry = byNodes.get(nodesKey(shas));
-    const stored = entry === undefined ? null : await indexStore.readSegment(entry);
-    if (stored !== null && entry !== undefined && (!namesMayDiffer || sameNames(stored, publishers))) {
-      entries.push(entry);
-      segments.push(stored);
-      continue;
-    }
-    let records: SearchRecord[] | null = null;
-    const parts = stored === null && shas.length > 1 ? await storedParts(indexStore, byNodes, shas) : null;
-    if (stored !== null) {
-      // Built from these nodes, but a publisher's display name changed since.
-      records = stored.recordsInIdOrder();
-    } else if (parts !== null) {
-      // These nodes are stored, each in a segment of its own (an index of an earlier SDK, or of a
-      // smaller registry): they are grouped into one segment without downloading anything.
-      records = parts.flatMap((part) => part.recordsInIdOrder());
-    } else if (samePlan && context !== null) {
-      const oldEntry = byNodes.get(nodesKey(nodeNumbers.map((n) => nodeSha(previous.top.nodes[n] as Pin))));
-      const old = oldEntry === undefined ? null : await indexStore.readSegment(oldEntry);
-      if (old !== null) {
-        // A refresh: the records of the bins whose pin changed are replaced by their new bins' records.
-        const changed = new Map<number, SearchRecord[]>();
-        for (const n of nodeNumbers) {
-          const oldNode = previous.nodes[n] as Pin[];
-          const node = snapshot.nodes[n] as Pin[];
-          for (let b = 0; b < fanout; b++) {
-            const binPin = node[b] as Pin;
-            if (oldNode[b] !== undefined && (oldNode[b] as Pin)[0] === binPin[0]) continue;
-            const binNumber = n * fanout + b;
-            changed.set(binNumber, recordsOfBin(parseBin(await store.pinned(binPin, context), binNumber, bins, binPin[0])));
+  let writing: Promise<void> = Promise.resolve();
+  // A write still pending when anything fails is let finish (its file is named by its hash) before the error leaves.
+  try {
+    for (let first = 0; first < fanout; first += group) {
+      const nodeNumbers = Array.from({ length: group }, (_, i) => first + i);
+      const shas = nodeNumbers.map((n) => nodeSha(top.nodes[n] as Pin));
+      const entry = byNodes.get(nodesKey(shas));
+      const stored = entry === undefined ? null : await indexStore.readSegment(entry);
+      if (stored !== null && entry !== undefined && (!namesMayDiffer || sameNames(stored, publishers))) {
+        entries.push(entry);
+        segments.push(stored);
+        continue;
+      }
+      let records: SearchRecord[] | null = null;
+      const parts = stored === null && shas.length > 1 ? await storedParts(indexStore, byNodes, shas) : null;
+      if (stored !== null) {
+        // Built from these nodes, but a publisher's display name changed since.
+        records = stored.recordsInIdOrder();
+      } else if (parts !== null) {
+        // These nodes are stored, each in a segment of its own (an index of an earlier SDK, or of a
+        // smaller registry): they are grouped into one segment without downloading anything.
+        records = parts.flatMap((part) => part.recordsInIdOrder());
+      } else if (samePlan && context !== null) {
+        const oldEntry = byNodes.get(nodesKey(nodeNumbers.map((n) => nodeSha(previous.top.nodes[n] as Pin))));
+        const old = oldEntry === undefined ? null : await indexStore.readSegment(oldEntry);
+        if (old !== null) {
+          // A refresh: the records of the bins whose pin changed are replaced by their new bins' records.
+          const changed = new Map<number, SearchRecord[]>();
+          for (const n of nodeNumbers) {
+            const oldNode = previous.nodes[n] as Pin[];
+            const node = snapshot.nodes[n] as Pin[];
+            for (let b = 0; b < fanout; b++) {
+              const binPin = node[b] as Pin;
+              if (oldNode[b] !== undefined && (oldNode[b] as Pin)[0] === binPin[0]) continue;
+              const binNumber = n * fanout + b;
+              changed.set(binNumber, recordsOfBin(parseBin(await store.pinned(binPin, context), binNumber, bins, binPin[0])));
+            }
           }
+          records = [];
+          for (const record of old.recordsInIdOrder()) {
+            if (changed.size === 0 || !changed.has(binOf(record[0], bins))) records.push(record);
+          }
+          for (const fresh of changed.values()) records.push(...fresh);
         }
-        records = [];
-        for (const record of old.recordsInIdOrder()) {
-          if (changed.size === 0 || !changed.has(binOf(record[0], bins))) records.push(record);
+      }
+      // A cold start (or a segment that failed its check): the registry's wire segment of these
+      // nodes when it publishes one, else the nodes' search packs, one at a time.
+      const wirePin = records === null && context !== null ? wireSegmentPin(top, first, group) : undefined;
+      // Bytes this process made or checked (decodeWireSegment): held without their summaries,
+      // which are read from the file written (docs/scaling.md "Client memory").
+      let write: (() => Promise<{ entry: IndexSegmentEntry; segment: Segment }>) | undefined;
+      if (wirePin !== undefined && context !== null) {
+        // A host that does not serve v2/index/ (a web server configured before wire segments: 404,
+        // 403 or 410) leaves the packs; anything else, a file that does not match its pin above all,
+        // is an error as for any pinned file.
+        const wire = await wireSegment(top, wirePin, publishers, context).catch((error: unknown) => {
+          if (meansNoV2(error)) return null;
+          throw error;
+        });
+        if (wire !== null) write = () => indexStore.writeSegmentParts(wire.file, wire.count, shas, { checked: true });
+      }
+      if (write === undefined) {
+        if (records === null) {
+          records = [];
+          for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
         }
-        for (const fresh of changed.values()) records.push(...fresh);
+        const bytes = encodeSegment(records, nameOf);
+        const count = records.length;
+        write = () => indexStore.writeSegment(bytes, count, shas, { checked: true });
       }
+      // Written (and synced to disk) while the next segment is fetched and decoded: one write pending at most.
+      await writing;
+      const slot = entries.length;
+      entries.length = slot + 1;
+      segments.length = slot + 1;
+      writing = write().then(
+        (written) => {
+          entries[slot] = written.entry;
+          segments[slot] = written.segment;
+        },
+        (error: unknown) => {
+          throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
+        },
+      );
+      // Awaited before the next write or the manifest; a failure before that leaves it unobserved here.
+      writing.catch(() => undefined);
+      wrote = true;
     }
-    // A cold start (or a segment that failed its check): the registry's wire segment of these
-    // nodes when it publishes one, else the nodes' search packs, one at a time.
-    const wirePin = records === null && context !== null ? wireSegmentPin(top, first, group) : undefined;
-    // Bytes this process made or checked (decodeWireSegment): held without their summaries,
-    // which are read from the file written (docs/scaling.md "Client memory").
-    let write: (() => Promise<{ entry: IndexSegmentEntry; segment: Segment }>) | undefined;
-    if (wirePin !== undefined && context !== null) {
-      // A host that does not serve v2/index/ (a web server configured before wire segments: 404,
-      // 403 or 410) leaves the packs; anything else, a file that does not match its pin above all,
-      // is an error as for any pinned file.
-      const wire = await wireSegment(top, wirePin, publishers, context).catch((error: unknown) => {
-        if (meansNoV2(error)) return null;
-        throw error;
-      });
-      if (wire !== null) write = () => indexStore.writeSegmentParts(wire.file, wire.count, shas, { checked: true });
-    }
-    if (write === undefined) {
-      if (records === null) {
-        records = [];
-        for (const n of nodeNumbers) for (const record of await packRecords(top, n, context)) records.push(record);
-      }
-      const bytes = encodeSegment(records, nameOf);
-      const count = records.length;
-      write = () => indexStore.writeSegment(bytes, count, shas, { checked: true });
-    }
-    const written = await write().catch((error: unknown) => {
-      throw asAdcapError(error, `Cannot store the search index in ${indexStore.dir}`);
-    });
-    entries.push(written.entry);
-    segments.push(written.segment);
-    wrote = true;
+  } finally {
+    await writing.catch(() => undefined);
   }
+  await writing;
   const changed = wrote || manifest === null || namesMayDiffer || manifest.segments.length !== entries.length;
   return finishIndex(indexStore, { layout: 'v2', publishers: top.publishers[0] }, entries, segments, manifest, changed).catch(
     (error: unknown) => {

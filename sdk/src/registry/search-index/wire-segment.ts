@@ -295,6 +295,33 @@ class WireReader {
     throw this.fail('a number past 32 bits');
   }
 
+  /**
+   * Documents out[from] … out[to − 1], strictly ascending below `n`, each read as its gap after the
+   * one before (document − previous − 1, the first after −1): `below` in a loop of its own, as
+   * postings are most of a wire segment's numbers.
+   */
+  ascending(out: Int32Array, from: number, to: number, n: number): void {
+    const bytes = this.bytes;
+    let at = this.at;
+    let last = -1;
+    for (let p = from; p < to; p++) {
+      let gap = bytes[at] ?? 0x80;
+      if (gap < 0x80 && at < bytes.length) at++;
+      else {
+        this.at = at;
+        gap = this.uint();
+        at = this.at;
+      }
+      if (gap >= n - last - 1) {
+        this.at = at;
+        throw this.fail('a posting document out of range');
+      }
+      last = last + 1 + gap;
+      out[p] = last;
+    }
+    this.at = at;
+  }
+
   /** A varint below `limit`. */
   below(limit: number, what: string): number {
     const value = this.uint();
@@ -384,10 +411,17 @@ export function decodeWireSegment(
   }
   if (w !== wordCount || from !== wordsLength) throw fail('words');
   wordStarts[wordCount] = wordsLength;
-  const compare = (a0: number, a1: number, b0: number, b1: number): number =>
-    wide
-      ? compareCodeUnits(text.toString('utf16le', a0 * 2, a1 * 2), text.toString('utf16le', b0 * 2, b1 * 2))
-      : text.compare(text, b0, b1, a0, a1);
+  // Code-unit order of two strings of the text (one byte a unit compared in place: keys differ early,
+  // and a native compare per pair costs more than the loop).
+  const compare = (a0: number, a1: number, b0: number, b1: number): number => {
+    if (wide) return compareCodeUnits(text.toString('utf16le', a0 * 2, a1 * 2), text.toString('utf16le', b0 * 2, b1 * 2));
+    const common = Math.min(a1 - a0, b1 - b0);
+    for (let i = 0; i < common; i++) {
+      const order = (text[a0 + i] as number) - (text[b0 + i] as number);
+      if (order !== 0) return order;
+    }
+    return a1 - a0 - (b1 - b0);
+  };
   for (let i = 1; i < wordCount; i++)
     if (
       compare(wordStarts[i - 1] as number, (wordStarts[i] as number) - 1, wordStarts[i] as number, (wordStarts[i + 1] as number) - 1) >= 0
@@ -479,14 +513,8 @@ export function decodeWireSegment(
   }
   if (postingStart[wordCount] !== postings) throw fail('fewer postings than the header says');
   const postingDocs = new Int32Array(postings);
-  for (let i = 0; i < wordCount; i++) {
-    let last = -1;
-    for (let p = postingStart[i] as number; p < (postingStart[i + 1] as number); p++) {
-      last = last + 1 + input.below(n - last - 1, 'a posting document');
-      postingDocs[p] = last;
-    }
-  }
-  const postingMasks = new Uint8Array(input.take(postings));
+  for (let i = 0; i < wordCount; i++) input.ascending(postingDocs, postingStart[i] as number, postingStart[i + 1] as number, n);
+  const postingMasks = input.take(postings);
   const nameOrder = readOrder(input, n);
   const shortOrder = readOrder(input, n);
   const idOrder = (flags & STORED_ID_KEYS) !== 0 ? readOrder(input, n) : identityOrder(n);
