@@ -36,7 +36,7 @@ import { blobMirrors, dependencyDirs, materializeToolResources, revocationReason
 import { encodeMessage, LineSplitter, parseToolLine, TailBuffer, type CallMessage, type ToolContext } from './protocol.js';
 import { serverLaunchParts } from './mcp-server-launch.js';
 import { resolveLaunch, runtimeProblem, type Interpreters } from './runtimes.js';
-import { assertMatches } from './schemas.js';
+import { assertMatches, prepareValidator } from './schemas.js';
 import { envReadVariables, secretEnv, type SecretSource } from './secrets.js';
 import { checkWorkspace } from './workspace.js';
 import { checkToolDataQuota, DEFAULT_TOOL_DATA_QUOTA } from '../store/tool-data.js';
@@ -414,14 +414,21 @@ async function execute(arc: RunContext, a: ExecuteArgs): Promise<ToolRunResult> 
             settle(output);
           };
     // docs/spec/mcp-runtime.md: an mcp tool is a tools/call to its server (the MCP SDK is loaded only then).
-    const driven = isMcpRuntime(tool.runtime)
-      ? await (await import('./mcp-runtime.js')).driveMcpTool(wrapped, tool, input, { ...limits, ...signal })
-      : await driveTool(wrapped, encodeMessage(call), {
-          ...limits,
-          ...signal,
-          onShard: async (message) => exposeShard(await shards.handle(message), shardDir),
-          ...(onResult === undefined ? {} : { onResult }),
-        });
+    let driven: { output: Record<string, unknown>; stderr: string };
+    if (isMcpRuntime(tool.runtime)) {
+      driven = await (await import('./mcp-runtime.js')).driveMcpTool(wrapped, tool, input, { ...limits, ...signal });
+    } else {
+      // driveTool starts the tool before it returns; while the tool's process starts, its
+      // outputSchema is compiled here (at most a compile the result's check would do anyway).
+      const driving = driveTool(wrapped, encodeMessage(call), {
+        ...limits,
+        ...signal,
+        onShard: async (message) => exposeShard(await shards.handle(message), shardDir),
+        ...(onResult === undefined ? {} : { onResult }),
+      });
+      if (tool.outputSchema !== undefined) prepareValidator(tool.outputSchema);
+      driven = await driving;
+    }
     // spec §7: output validated after the tool finished (or once its result was read: onResult).
     if (tool.outputSchema !== undefined && checkedOutput !== driven.output) {
       try {

@@ -51,6 +51,19 @@ function validatorFor(schema: object, what: string): ValidateFunction {
 }
 
 /**
+ * Compiles `schema` ahead of its first assertMatches (the output schema while the tool starts), so
+ * that check finds it compiled. A schema that does not compile is left to assertMatches, which
+ * reports it as it always does.
+ */
+export function prepareValidator(schema: object): void {
+  try {
+    validatorFor(schema, 'The schema');
+  } catch {
+    // reported by the assertMatches that needs it
+  }
+}
+
+/**
  * Throws `code` (E_INPUT or E_OUTPUT) naming the JSON pointer and keyword of the first problems.
  * `what` names the data ("The input of tool x").
  */

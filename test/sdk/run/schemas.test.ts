@@ -1,7 +1,7 @@
 // E_INPUT names the fields a tool accepts, and advice meant for the format's
 // own documents ("vendor data belongs under x") never appears for a publisher's schema.
 import { describe, expect, it } from 'vitest';
-import { acceptedFields, acceptedFieldsSentence, assertMatches } from '../../../sdk/src/run/schemas.js';
+import { acceptedFields, acceptedFieldsSentence, assertMatches, prepareValidator } from '../../../sdk/src/run/schemas.js';
 import { validateManifest } from '../../../sdk/src/format/manifest.js';
 import type { AdcapError } from '../../../sdk/src/errors.js';
 
@@ -92,5 +92,24 @@ describe('a publisher schema that does not compile', () => {
     expect(() =>
       assertMatches({ type: 'object', properties: { n: { minimum: 0 } } }, { n: 1 }, 'E_INPUT', 'x', 'inputSchema'),
     ).not.toThrow();
+  });
+});
+
+describe('prepareValidator (an output schema compiled while the tool starts)', () => {
+  it('never throws, and leaves a schema that does not compile to assertMatches, which reports it as before', () => {
+    const bad = { type: 'object', properties: { n: { type: 'integer', minimum: 'not a number' } } };
+    expect(() => prepareValidator(bad)).not.toThrow();
+    const error = thrown(() => assertMatches(bad, {}, 'E_OUTPUT', 'The output of tool x', 'outputSchema'));
+    expect(error.code).toBe('E_SCHEMA');
+    expect(error.message).toMatch(/^The outputSchema of tool x cannot be compiled \(/);
+  });
+
+  it('compiles a schema that assertMatches then checks data with, refusals included', () => {
+    const output = { type: 'object', required: ['echoed'], properties: { echoed: { type: 'string' } } };
+    prepareValidator(output);
+    expect(() => assertMatches(output, { echoed: 'hi' }, 'E_OUTPUT', 'The output of tool x', 'outputSchema')).not.toThrow();
+    const error = thrown(() => assertMatches(output, { echoed: 1 }, 'E_OUTPUT', 'The output of tool x', 'outputSchema'));
+    expect(error.code).toBe('E_OUTPUT');
+    expect(error.message).toContain('/echoed must be a string');
   });
 });
