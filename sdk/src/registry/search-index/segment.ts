@@ -655,8 +655,11 @@ export function heldSegment(
   const publishers = sections.publisherRefs.length / 4;
   const textUnits = sections.text.byteLength / unit;
   const summaryUnits = (sections.summaryBytes ?? sections.summaries.byteLength) / unit;
-  // What search reads for every match, copied into one buffer of their own: the text (keys, ids,
-  // words), the postings, key tables and orders, each document's id span and flags.
+  // What search reads for every match is kept: the text (keys, ids, words), the postings, key tables
+  // and orders, each document's id span and flags. A part that is a view of a larger buffer (the
+  // file's bytes, a gunzipped wire segment) is copied into one buffer of their own, so that the
+  // larger one is garbage once this returns; an array of its own (a wire segment's decoded arrays)
+  // is kept as it is, not copied.
   const kept: Array<Uint8Array | Uint32Array | Int32Array> = [
     sections.text,
     sections.publisherRefs,
@@ -668,8 +671,9 @@ export function heldSegment(
     sections.byId,
     sections.byName,
   ];
+  const own = (part: Uint8Array | Uint32Array | Int32Array): boolean => part.byteOffset === 0 && part.buffer.byteLength === part.byteLength;
   let size = 0;
-  for (const part of kept) size = align4(size) + part.byteLength;
+  for (const part of kept) if (!own(part)) size = align4(size) + part.byteLength;
   size = align4(size) + n * 8;
   size += n;
   const held = Buffer.allocUnsafe(size);
@@ -682,6 +686,7 @@ export function heldSegment(
     return held.byteOffset + start;
   };
   const copy = <T extends Uint8Array | Uint32Array | Int32Array>(part: T): T => {
+    if (own(part)) return part;
     if (part instanceof Uint32Array) return new Uint32Array(held.buffer, place(part), part.length) as T;
     if (part instanceof Int32Array) return new Int32Array(held.buffer, place(part), part.length) as T;
     return new Uint8Array(held.buffer, place(part), part.length) as T;
