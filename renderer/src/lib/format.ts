@@ -57,12 +57,17 @@ export function monogramLetters(name: string, id: string): string {
   return letters.toUpperCase();
 }
 
-/** The browser's number format, made once: Number#toLocaleString makes one per call, which the profile of a Discover render showed. */
-const NUMBERS = new Intl.NumberFormat();
+/**
+ * The browser's number format, made once: Number#toLocaleString makes one per call, which the profile of a Discover
+ * render showed. Made on first use, not as the script loads: the process's first one loads ICU's number data, which
+ * start.ts has done while the script downloads.
+ */
+let numbers: Intl.NumberFormat | null = null;
 
 /** A count in the browser's locale ("20,000"), as toLocaleString() writes it. */
 export function formatCount(count: number): string {
-  return NUMBERS.format(count);
+  numbers ??= new Intl.NumberFormat();
+  return numbers.format(count);
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {
