@@ -430,17 +430,25 @@ export function decodeWireSegment(
 
   // Strings: 0 for one starting at the furthest end so far, else 1 + its start; then its length (encodeWireSegment).
   // The text's strings and the summaries (which follow the text's positions) each have a cursor.
-  const cursors = [wordsLength, units];
-  const lowest = [0, units];
-  const highest = [units, units + summaryUnits];
-  const pair = (target: Uint32Array, at: number, which = 0): void => {
+  let cursor = wordsLength;
+  let summaryCursor = units;
+  const pair = (target: Uint32Array, at: number): void => {
     const tag = input.uint();
-    const start = tag === 0 ? (cursors[which] as number) : tag - 1;
+    const start = tag === 0 ? cursor : tag - 1;
     const end = start + input.uint();
-    if (start < (lowest[which] as number) || end > (highest[which] as number)) throw fail('a string out of bounds');
+    if (end > units) throw fail('a string out of bounds');
     target[at] = start;
     target[at + 1] = end;
-    if (end > (cursors[which] as number)) cursors[which] = end;
+    if (end > cursor) cursor = end;
+  };
+  const summaryPair = (target: Uint32Array, at: number): void => {
+    const tag = input.uint();
+    const start = tag === 0 ? summaryCursor : tag - 1;
+    const end = start + input.uint();
+    if (start < units || end > units + summaryUnits) throw fail('a string out of bounds');
+    target[at] = start;
+    target[at + 1] = end;
+    if (end > summaryCursor) summaryCursor = end;
   };
   const records = new Uint32Array(n * SEGMENT_RECORD_WORDS);
   let keywordRefs = new Uint32Array(Math.max(16, n * 2));
@@ -452,7 +460,7 @@ export function decodeWireSegment(
     const r = d * SEGMENT_RECORD_WORDS;
     pair(records, r);
     pair(records, r + 2);
-    pair(records, r + 4, 1);
+    summaryPair(records, r + 4);
     for (let f = 6; f < 10; f += 2) {
       if (input.below(2, 'a version tag') === 1) pair(records, r + f);
       else {
@@ -472,15 +480,16 @@ export function decodeWireSegment(
     records[r + 11] = keywords;
     records[r + 12] = input.below(publishers, 'a publisher number');
     records[r + 13] = input.below(8, 'record flags');
-    for (const [lower, field] of [
-      [lowerIds, 0],
-      [lowerNames, 2],
-    ] as const) {
-      if (input.below(2, 'a lowercase tag') === 1) pair(lower, d * 2);
-      else {
-        lower[d * 2] = records[r + field] as number;
-        lower[d * 2 + 1] = records[r + field + 1] as number;
-      }
+    // The lowercase id, then the lowercase name.
+    if (input.below(2, 'a lowercase tag') === 1) pair(lowerIds, d * 2);
+    else {
+      lowerIds[d * 2] = records[r] as number;
+      lowerIds[d * 2 + 1] = records[r + 1] as number;
+    }
+    if (input.below(2, 'a lowercase tag') === 1) pair(lowerNames, d * 2);
+    else {
+      lowerNames[d * 2] = records[r + 2] as number;
+      lowerNames[d * 2 + 1] = records[r + 3] as number;
     }
     const shortStart = (lowerIds[d * 2] as number) + input.uint();
     if (shortStart > (lowerIds[d * 2 + 1] as number)) throw fail('a short name past its id');
