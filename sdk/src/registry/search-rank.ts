@@ -692,9 +692,14 @@ function newScratch(size: number, query: number, word: number): QueryScratch {
 
 let sharedScratch = newScratch(0, 0, 0);
 
-/** The scratch space for an index of `size` documents (grown, stamps all new, when a larger index asks). */
+/**
+ * The scratch space for an index of `size` documents: grown (stamps all new) when a larger index
+ * asks, by a quarter at least, so that segments of slightly different sizes searched in turn do not
+ * each make a set.
+ */
 function queryScratch(size: number): QueryScratch {
-  if (sharedScratch.stamp.length < size) sharedScratch = newScratch(size, sharedScratch.query, sharedScratch.word);
+  const capacity = sharedScratch.stamp.length;
+  if (capacity < size) sharedScratch = newScratch(Math.max(size, Math.ceil(capacity * 1.25)), sharedScratch.query, sharedScratch.word);
   return sharedScratch;
 }
 
