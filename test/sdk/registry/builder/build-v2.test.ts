@@ -106,7 +106,7 @@ describe('registry build: v2/ (docs/scaling.md)', () => {
     expect(v1.payload.sequence).toBe(payload.sequence);
   });
 
-  it('after one publish, touches one bin, one node, one pack, the new document and the top level', async () => {
+  it('after one publish, touches one bin, one node, one pack, one wire segment, the new document and the top level', async () => {
     await reg.build();
     await reg.publish({ id: 'acme/pdf', version: '1.1.0' });
     const built = await reg.build();
