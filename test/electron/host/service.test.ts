@@ -80,7 +80,11 @@ describe('host service', () => {
 
     const installed = await finished(host, host.dispatch('installs.install', ['acme/echo', { approvedDigest: plan.digest }]));
     expect(installed).toMatchObject({ ok: true, value: { applied: true, installed: [{ id: 'acme/lib' }, { id: 'acme/echo' }] } });
-    expect(events.filter((e) => e.type === 'installed-changed')).toHaveLength(1);
+    // The call's own installed-changed has been sent when it answers. The home's watch (so that
+    // another process's changes reach the page too) adds its own once the state files have been quiet
+    // for 200 ms, which a loaded machine can reach while the install is still running (a fresh
+    // clone's npm test saw 3), so the count is at least one, not exactly one.
+    expect(events.filter((e) => e.type === 'installed-changed').length).toBeGreaterThanOrEqual(1);
     expect(
       events.some(
         (e) => e.type === 'progress' && e.method === 'installs.install' && e.phase === 'download' && e.item === 'acme/echo@1.0.0',
