@@ -430,26 +430,21 @@ export function decodeWireSegment(
 
   // Strings: 0 for one starting at the furthest end so far, else 1 + its start; then its length (encodeWireSegment).
   // The text's strings and the summaries (which follow the text's positions) each have a cursor.
-  let cursor = wordsLength;
-  let summaryCursor = units;
-  const pair = (target: Uint32Array, at: number): void => {
-    const tag = input.uint();
-    const start = tag === 0 ? cursor : tag - 1;
-    const end = start + input.uint();
-    if (end > units) throw fail('a string out of bounds');
-    target[at] = start;
-    target[at + 1] = end;
-    if (end > cursor) cursor = end;
+  // One reader per cursor, its cursor in a closure variable (no array lookup per string).
+  const strings = (lowest: number, highest: number, first: number) => {
+    let cursor = first;
+    return (target: Uint32Array, at: number): void => {
+      const tag = input.uint();
+      const start = tag === 0 ? cursor : tag - 1;
+      const end = start + input.uint();
+      if (start < lowest || end > highest) throw fail('a string out of bounds');
+      target[at] = start;
+      target[at + 1] = end;
+      if (end > cursor) cursor = end;
+    };
   };
-  const summaryPair = (target: Uint32Array, at: number): void => {
-    const tag = input.uint();
-    const start = tag === 0 ? summaryCursor : tag - 1;
-    const end = start + input.uint();
-    if (start < units || end > units + summaryUnits) throw fail('a string out of bounds');
-    target[at] = start;
-    target[at + 1] = end;
-    if (end > summaryCursor) summaryCursor = end;
-  };
+  const pair = strings(0, units, wordsLength);
+  const summaryPair = strings(units, units + summaryUnits, units);
   const records = new Uint32Array(n * SEGMENT_RECORD_WORDS);
   let keywordRefs = new Uint32Array(Math.max(16, n * 2));
   let keywords = 0;
