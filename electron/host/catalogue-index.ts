@@ -81,6 +81,7 @@ export class CatalogueIndex {
       try {
         const catalogue = await client.catalogue();
         const { payload } = catalogue;
+        const index = await client.searchIndex(catalogue);
         // The capabilities as search sees them: the catalogue's own over layout 1, the search
         // records over layout 2 (whose top level lists none).
         out.push({
@@ -93,7 +94,7 @@ export class CatalogueIndex {
             const record = Object.hasOwn(payload.publishers, id) ? payload.publishers[id] : undefined;
             return { name: record?.name ?? id, verified: (record?.keys ?? []).some((k) => k.status === 'active') };
           },
-          capabilities: () => client.searchIndex(catalogue).entries(),
+          capabilities: () => index.entries(),
         });
       } catch (error) {
         if (!isAdcapError(error)) throw error;

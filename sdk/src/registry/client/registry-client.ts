@@ -49,7 +49,18 @@ import { openStoredIndex, SearchIndexStore, writeV1Index, type DiskSearchIndex }
 import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDocument } from '../types.js';
 import { catalogueFallbacks, checkDocumentPin, parsePackageDocument } from './package-document.js';
 import { RemoteStore, type RemoteAttempt, type RemoteState } from './remote-store.js';
-import { fetchContext, loadSnapshot, meansNoV2, snapshotRecord, syncIndex, syncSnapshot, V2Store, type V2Snapshot } from './snapshot-v2.js';
+import {
+  fetchContext,
+  loadSnapshot,
+  meansNoV2,
+  snapshotRecord,
+  storedBinRecord,
+  storedSegmentLists,
+  syncIndex,
+  syncSnapshot,
+  V2Store,
+  type V2Snapshot,
+} from './snapshot-v2.js';
 
 const DEFAULT_MAX_CATALOG_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
@@ -59,6 +70,12 @@ const MAX_TOP_LEVEL_BYTES = 4 * 1024 * 1024;
 
 /** Which layout a registry serves this client: one signed catalogue (v1/) or hashed bins under a signed top level (v2/). */
 export type RegistryLayout = 'v1' | 'v2';
+
+/** A v2 snapshot a payload stands for, and its search index: opened or opening, else null (v2Index). */
+interface V2Held {
+  snapshot: V2Snapshot;
+  index: Promise<DiskSearchIndex> | null;
+}
 
 /** Options of `new RegistryClient(options)`. */
 export interface RegistryClientOptions {
@@ -213,8 +230,8 @@ export class RegistryClient {
   private index: { payload: CataloguePayload; index: SearchIndex } | null = null;
   private readonly v2Store: V2Store;
   private readonly layoutChoice: 'auto' | 'v1';
-  /** The v2 snapshot and search index behind each v2 payload handed out. */
-  private readonly v2State = new WeakMap<CataloguePayload, { snapshot: V2Snapshot; index: DiskSearchIndex }>();
+  /** The v2 snapshot behind each v2 payload handed out, and its search index once opened (v2Index). */
+  private readonly v2State = new WeakMap<CataloguePayload, V2Held>();
   /** The stored search index (search-index/disk-index.ts) of this remote. */
   private readonly indexStore: SearchIndexStore;
   /** The stored index of a layout-1 catalogue, by the SHA-256 of the catalogue file it was built from. */
@@ -453,7 +470,7 @@ export class RegistryClient {
   private v2Loaded(
     verified: ReturnType<typeof verifyTopLevel>,
     snapshot: V2Snapshot,
-    index: DiskSearchIndex,
+    index: DiskSearchIndex | null,
     meta: { checkedAt: string; changed: boolean; downloadedBytes: number },
   ): LoadedCatalogue {
     const payload: CataloguePayload = {
@@ -464,7 +481,7 @@ export class RegistryClient {
       publishers: snapshot.publishers,
       capabilities: {},
     };
-    this.v2State.set(payload, { snapshot, index });
+    this.v2State.set(payload, { snapshot, index: index === null ? null : Promise.resolve(index) });
     return {
       payload,
       signedBy: verified.signedBy,
@@ -472,7 +489,8 @@ export class RegistryClient {
       catalogueSha256: verified.catalogueSha256,
       remote: this.name,
       layout: 'v2',
-      capabilityCount: index.size,
+      // The top level's signed count; the index, built from the same nodes, holds as many.
+      capabilityCount: index?.size ?? verified.payload.capabilities,
       ...meta,
     };
   }
@@ -483,7 +501,7 @@ export class RegistryClient {
     if (catalogue === null) return false;
     if (catalogue.layout === 'v1') return Object.hasOwn(catalogue.payload.capabilities, id);
     const v2 = this.v2State.get(catalogue.payload);
-    return v2 !== undefined && this.v2Lists(v2, id);
+    return v2 !== undefined && (await this.v2Lists(v2, id));
   }
 
   /**
@@ -502,7 +520,11 @@ export class RegistryClient {
     if (catalogue.layout === 'v1')
       return Object.hasOwn(payload.capabilities, id) ? (payload.capabilities[id] as CatalogueCapability) : null;
     const v2 = this.v2State.get(payload);
-    if (v2 === undefined || !this.v2Lists(v2, id)) return null;
+    if (v2 === undefined) return null;
+    // The capability's bin, when stored (an installed capability's is), answers without the index.
+    const stored = await storedBinRecord(this.v2Store, v2.snapshot, id);
+    if (stored !== undefined) return stored;
+    if (!(await this.v2Lists(v2, id))) return null;
     const offline = options.refresh === 'never';
     try {
       return await snapshotRecord(this.v2Store, v2.snapshot, id, offline ? null : fetchContext(this.v2Url as string, this.fetchImpl));
@@ -597,7 +619,7 @@ export class RegistryClient {
       if (opened !== null) this.v1Index = { catalogueSha256: sha, index: opened };
       else await this.storeV1Index(catalogue).catch(() => undefined);
     }
-    return this.searchIndex(catalogue).search(query, filters);
+    return (await this.searchIndex(catalogue)).search(query, filters);
   }
 
   /**
@@ -672,24 +694,58 @@ export class RegistryClient {
     return { catalogueSha256: source.catalogueSha256, publishers, entries: () => index.entries() };
   }
 
-  /** Whether a v2 snapshot's index lists `id` (it can only be in the segment of its bin's node). */
-  private v2Lists(v2: { snapshot: V2Snapshot; index: DiskSearchIndex }, id: string): boolean {
+  /**
+   * Whether a v2 snapshot lists `id` (it can only be in the index segment of its bin's node): from
+   * the open index, else from that one stored segment (storedSegmentLists), else from the whole
+   * index, opened (and made again where needed) for it.
+   */
+  private async v2Lists(v2: V2Held, id: string): Promise<boolean> {
     const fanout = v2.snapshot.top.fanout;
-    return v2.index.has(id, v2.index.segmentOfNode(Math.floor(binOf(id, fanout * fanout) / fanout)));
+    const node = Math.floor(binOf(id, fanout * fanout) / fanout);
+    if (v2.index === null) {
+      const listed = await storedSegmentLists(this.indexStore, v2.snapshot, id);
+      if (listed !== null) return listed;
+    }
+    const index = await this.v2Index(v2);
+    return index.has(id, index.segmentOfNode(node));
+  }
+
+  /**
+   * The search index of a stored v2 snapshot, opened on first use (syncIndex: the stored segments
+   * built from its nodes, each checked; any other made again from the registry's files, downloaded
+   * and checked against their pins). Loading the catalogue does not open it: a run's revocation
+   * check, `list` and an install's lookup read one segment or one bin, not the whole index.
+   */
+  private v2Index(v2: V2Held): Promise<DiskSearchIndex> {
+    if (v2.index === null) {
+      const context = this.v2Url === null ? null : fetchContext(this.v2Url, this.fetchImpl);
+      const opening = syncIndex(this.v2Store, this.indexStore, v2.snapshot, null, context);
+      v2.index = opening;
+      // A failed open is tried again by the next caller, not remembered.
+      opening.catch(() => {
+        if (v2.index === opening) v2.index = null;
+      });
+    }
+    return v2.index;
   }
 
   /**
    * The search index of a verified catalogue, built once per catalogue content.
    * @internal For the Arcotheon app's Discover screen (electron/host); hosts use search().
    */
-  searchIndex(catalogue: VerifiedCatalogue): SearchIndex {
+  async searchIndex(catalogue: VerifiedCatalogue): Promise<SearchIndex> {
     if (this.index === null || this.index.payload !== catalogue.payload) {
       const v2 = this.v2State.get(catalogue.payload);
       // Over v2 the stored index answers (its records carry no document pin: search reads none,
       // the pin is looked up in the capability's bin when it is opened); over v1 the stored index
       // of this very catalogue file when there is one, else an index built in memory.
       const stored =
-        v2?.index ?? (this.v1Index !== null && this.v1Index.catalogueSha256 === catalogue.catalogueSha256 ? this.v1Index.index : undefined);
+        v2 !== undefined
+          ? await this.v2Index(v2)
+          : this.v1Index !== null && this.v1Index.catalogueSha256 === catalogue.catalogueSha256
+            ? this.v1Index.index
+            : undefined;
+      if (this.index !== null && this.index.payload === catalogue.payload) return this.index.index;
       this.index = {
         payload: catalogue.payload,
         index:
@@ -915,10 +971,8 @@ export class RegistryClient {
     if (layoutState?.layout === 'v2' && this.v2Url !== null) {
       const stored = await this.storedV2(layoutState);
       if (stored === null) return null;
-      // The stored index when it was built from this snapshot's nodes; a segment that is missing,
-      // damaged or of other nodes is rebuilt from its search pack (downloaded and checked).
-      const index = await syncIndex(this.v2Store, this.indexStore, stored.snapshot, null, fetchContext(this.v2Url, this.fetchImpl));
-      return this.v2Loaded(stored.verified, stored.snapshot, index, {
+      // The search index is opened when first needed (v2Index), not here.
+      return this.v2Loaded(stored.verified, stored.snapshot, null, {
         checkedAt: layoutState.checkedAt,
         changed: false,
         downloadedBytes: 0,

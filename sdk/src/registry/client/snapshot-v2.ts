@@ -334,6 +334,30 @@ async function storedParts(
   return parts;
 }
 
+/**
+ * Whether `id` is listed, answered from the one stored index segment that can hold it (the
+ * segment of its bin's node, nodesPerSegment) without opening the rest of the index: a run's
+ * revocation check, an install's lookup and `list` need one membership, not search (at 100,000
+ * capabilities the whole index is about 8 MiB of segments and a dictionary). The segment is read
+ * as every segment is (readSegment: its bytes hash to its name, its count and bounds are checked)
+ * and only when the manifest says it was built from this snapshot's very nodes (the SHA-256 of
+ * each, as syncIndex keys it), so it holds exactly those nodes' records. Null when there is no
+ * such segment (none stored yet, built from other nodes, damaged): the caller opens the whole
+ * index (syncIndex), which makes it again.
+ */
+export async function storedSegmentLists(indexStore: SearchIndexStore, snapshot: V2Snapshot, id: string): Promise<boolean | null> {
+  const { top } = snapshot;
+  const group = nodesPerSegment(top);
+  const node = Math.floor(binOf(id, top.fanout * top.fanout) / top.fanout);
+  const first = node - (node % group);
+  const key = nodesKey(Array.from({ length: group }, (_, i) => nodeSha(top.nodes[first + i] as Pin)));
+  const manifest = await indexStore.readManifest();
+  if (manifest?.source.layout !== 'v2') return null;
+  const entry = manifest.segments.find((e) => e.nodes !== undefined && nodesKey(e.nodes) === key);
+  const segment = entry === undefined ? null : await indexStore.readSegment(entry);
+  return segment === null ? null : segment.find(id) >= 0;
+}
+
 /** The key of a segment in the manifest: the SHA-256 of each of its nodes, in order. */
 function nodesKey(nodes: readonly string[]): string {
   return nodes.join(' ');
@@ -499,16 +523,35 @@ export async function snapshotRecord(
   id: string,
   context: FetchContext | null,
 ): Promise<CatalogueCapability | null> {
-  const fanout = snapshot.top.fanout;
-  const bins = fanout * fanout;
-  const bin = binOf(id, bins);
-  const pin = (snapshot.nodes[Math.floor(bin / fanout)] as Pin[])[bin % fanout] as Pin;
+  const { bin, bins, pin } = binPin(snapshot, id);
   let bytes = await store.readPinned(pin);
   if (bytes === null) {
     if (context === null) return null;
     bytes = await store.pinned(pin, context);
   }
-  const records = parseBin(bytes, bin, bins, pin[0]);
+  return recordIn(parseBin(bytes, bin, bins, pin[0]), id);
+}
+
+/**
+ * The record of `id` from its bin when the bin is stored and matches its pin (the node's, which
+ * the verified top level pins): the bin lists every capability of its hash, so it answers for
+ * `id` either way. Undefined when the bin is not stored: the caller asks the index first whether
+ * there is anything to download.
+ */
+export async function storedBinRecord(store: V2Store, snapshot: V2Snapshot, id: string): Promise<CatalogueCapability | null | undefined> {
+  const { bin, bins, pin } = binPin(snapshot, id);
+  const bytes = await store.readPinned(pin);
+  return bytes === null ? undefined : recordIn(parseBin(bytes, bin, bins, pin[0]), id);
+}
+
+function binPin(snapshot: V2Snapshot, id: string): { bin: number; bins: number; pin: Pin } {
+  const fanout = snapshot.top.fanout;
+  const bins = fanout * fanout;
+  const bin = binOf(id, bins);
+  return { bin, bins, pin: (snapshot.nodes[Math.floor(bin / fanout)] as Pin[])[bin % fanout] as Pin };
+}
+
+function recordIn(records: Record<string, CatalogueCapability>, id: string): CatalogueCapability | null {
   return Object.hasOwn(records, id) ? (records[id] as CatalogueCapability) : null;
 }
 

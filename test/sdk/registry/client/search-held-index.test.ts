@@ -7,7 +7,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SearchIndexStore } from '../../../../sdk/src/registry/search-index/disk-index.js';
 import { TestRegistry } from '../../../helpers/test-registry.js';
 
 let reg: TestRegistry;
@@ -43,5 +44,42 @@ describe('RegistryClient.search with a held index', () => {
     }
     expect(await client.search('pdf')).toEqual(first);
     expect((await client.search('csv')).map((hit) => hit.summary)).toEqual(['Summarise a CSV file']);
+  });
+});
+
+describe('RegistryClient over a stored v2 catalogue opens its search index only for search', () => {
+  it('record(), lists() and capability() read one segment, not the index; search() opens it', async () => {
+    await reg.client(home, { layout: 'auto' }).update();
+    // A new process: a client of its own on the same home.
+    const client = reg.client(home, { layout: 'auto' });
+    expect((await client.catalogue({ refresh: 'never' })).layout).toBe('v2');
+    const dictionary = vi.spyOn(SearchIndexStore.prototype, 'readDictionary');
+    const segments = vi.spyOn(SearchIndexStore.prototype, 'readSegment');
+    try {
+      expect((await client.record('acme/pdf'))?.latest).toBe('1.0.0');
+      expect(await client.lists('acme/csv')).toBe(true);
+      expect(await client.lists('acme/absent')).toBe(false);
+      expect(await client.record('acme/absent', { refresh: 'never' })).toBeNull();
+      expect((await client.capability('acme/csv')).latest).toBe('1.0.0');
+      expect((await client.catalogue({ refresh: 'never' })).capabilityCount).toBe(2);
+      expect(dictionary).not.toHaveBeenCalled();
+      expect(segments.mock.calls.length).toBeGreaterThan(0);
+
+      expect((await client.search('pdf')).map((hit) => hit.id)).toEqual(['acme/pdf']);
+      expect(dictionary).toHaveBeenCalled();
+    } finally {
+      dictionary.mockRestore();
+      segments.mockRestore();
+    }
+  });
+
+  it('a stored index with no usable segment: record() opens the index, which is made again from the registry', async () => {
+    await reg.client(home, { layout: 'auto' }).update();
+    const dir = join(home, 'remotes', 'test', 'search-index');
+    for (const name of await readdir(dir)) if (name.endsWith('.seg')) await rm(join(dir, name));
+    const client = reg.client(home, { layout: 'auto' });
+    expect((await client.record('acme/pdf'))?.latest).toBe('1.0.0');
+    expect((await readdir(dir)).some((name) => name.endsWith('.seg'))).toBe(true);
+    expect((await client.search('csv')).map((hit) => hit.id)).toEqual(['acme/csv']);
   });
 });

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchContext, nodesPerSegment, syncIndex, syncSnapshot, V2Store } from '../../../../sdk/src/registry/client/snapshot-v2.js';
+import {
+  fetchContext,
+  nodesPerSegment,
+  storedSegmentLists,
+  syncIndex,
+  syncSnapshot,
+  V2Store,
+} from '../../../../sdk/src/registry/client/snapshot-v2.js';
 import { binOf, type TopLevelPayload } from '../../../../sdk/src/registry/layout-v2.js';
 import { SearchIndexStore, SEGMENT_DOCS, type DiskSearchIndex } from '../../../../sdk/src/registry/search-index/disk-index.js';
 import { decodeSegment } from '../../../../sdk/src/registry/search-index/segment.js';
@@ -152,6 +159,48 @@ describe('syncSnapshot over several segments', () => {
     await expect(syncIndex(store, later, { ...cold.snapshot, top: payload }, cold.snapshot, null)).rejects.toMatchObject({
       code: 'E_DOWNLOAD',
     });
+  });
+
+  it("storedSegmentLists answers from the one segment of the id's node, and only from one built from these nodes", async () => {
+    const base = `${pathToFileURL(reg.path('v2')).href}/`;
+    const store = new V2Store(join(home, 'v2'));
+    const dir = join(home, 'search-index');
+    const cold = await syncSnapshot(store, new SearchIndexStore(dir), await planned(), null, fetchContext(base, undefined));
+    const nodeOf = (id: string): number => Math.floor(binOf(id, cold.snapshot.top.fanout ** 2) / cold.snapshot.top.fanout);
+    // A new process each time (a store of its own, holding nothing yet).
+    const lists = (id: string, snapshot = cold.snapshot): Promise<boolean | null> =>
+      storedSegmentLists(new SearchIndexStore(dir), snapshot, id);
+    for (let i = 0; i < 24; i++) expect(await lists(`acme/tool-${i}`)).toBe(true);
+    expect(await lists('acme/absent')).toBe(false);
+    expect(await lists('other/tool-1')).toBe(false);
+
+    // Every other segment removed: the id's own is all it reads.
+    const manifest = await new SearchIndexStore(dir).readManifest();
+    const own = manifest?.segments[nodeOf('acme/tool-3')]?.file;
+    for (const segment of manifest?.segments ?? []) if (segment.file !== own) await rm(join(dir, `${segment.file}.seg`), { force: true });
+    expect(await lists('acme/tool-3')).toBe(true);
+    const elsewhere = Array.from({ length: 24 }, (_, i) => `acme/tool-${i}`).find((id) => nodeOf(id) !== nodeOf('acme/tool-3'));
+    expect(elsewhere).toBeDefined();
+    // Its segment is gone: no answer (the caller opens the whole index, which makes it again).
+    expect(await lists(elsewhere as string)).toBeNull();
+
+    // A damaged segment is no answer either, never a wrong one.
+    const file = join(dir, `${own}.seg`);
+    const bytes = await readFile(file);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
+    await writeFile(file, bytes);
+    expect(await lists('acme/tool-3')).toBeNull();
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
+    await writeFile(file, bytes);
+    expect(await lists('acme/tool-3')).toBe(true);
+
+    // A newer snapshot whose node of acme/tool-3 changed: the stored segment was built from the old
+    // node, so it does not answer for the new one (the new version may list other ids).
+    await reg.publish({ id: 'acme/tool-3', version: '2.0.0', summary: 'Tool number 3, version 2' });
+    await reg.build();
+    const top2 = await planned();
+    expect(top2.nodes[nodeOf('acme/tool-3')]).not.toEqual(cold.snapshot.top.nodes[nodeOf('acme/tool-3')]);
+    expect(await lists('acme/tool-3', { ...cold.snapshot, top: top2 })).toBeNull();
   });
 
   it('a sync in the same process reuses the segments it checked (by hash) instead of reading the files again', async () => {
