@@ -61,6 +61,11 @@ interface V2Real {
     newProcessMinMs: number;
     newProcessMaxMs: number;
     newProcessRss: number;
+    lookupMinMs: number;
+    lookupMs: number;
+    lookupMaxMs: number;
+    lookupCpuMs: number;
+    lookupRss: number;
     indexBytes: number;
     refreshBytes: number;
   };
@@ -244,6 +249,15 @@ registerBench({
             `peak RSS ${(real.client.newProcessRss / MiB).toFixed(0)} MiB)`,
           value: real.client.newProcessSearchMs / 1000,
           unit: 's',
+        });
+        report({
+          label:
+            `${n}: v2 (client) a new process's lookup of one listed and one unlisted id on a warm home (a run's ` +
+            `revocation check), min/median/max of 5: ${real.client.lookupMinMs.toFixed(0)} / ${real.client.lookupMs.toFixed(0)} / ` +
+            `${real.client.lookupMaxMs.toFixed(0)} ms (CPU ${real.client.lookupCpuMs.toFixed(0)} ms, ` +
+            `peak RSS ${(real.client.lookupRss / MiB).toFixed(0)} MiB)`,
+          value: real.client.lookupMs,
+          unit: 'ms',
         });
         report({ label: `${n}: v2 (client) stored search index on disk`, value: real.client.indexBytes / MiB, unit: 'MiB' });
         console.log(

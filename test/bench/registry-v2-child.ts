@@ -17,6 +17,7 @@
  *                               publish: refresh and the bytes it downloaded.
  *   search <dir> <root> <home>  a new process: a RegistryClient on the warm home, one search, its time
  *                               from the client's creation and the process's peak RSS.
+ *   lookup <dir> <root> <home> <id>  the same for two lookups: <id> (listed) and an id not listed.
  *   baseline                    loads the same modules and does nothing (the RSS floor).
  *
  * Each prints one JSON line.
@@ -174,6 +175,17 @@ async function client(dir: string, rootKey: string, home: string): Promise<void>
   }
   const newTimes = newProcess.map((p) => p.ms);
   const newCpu = newProcess.map((p) => p.cpuMs);
+  // New processes looking one capability up (a tool run's revocation check, `list`): the stored
+  // snapshot and one segment or bin, not the index. The first stores the listed id's bin.
+  const lookups: Array<{ ms: number; cpuMs: number; rss: number }> = [];
+  for (let r = 0; r < 6; r++) {
+    const listed = entryFor(0, '1.0.0', cold.capabilityCount).id;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'lookup', dir, rootKey, home, listed], {
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) throw new Error(`lookup child failed: ${run.stderr}`);
+    if (r > 0) lookups.push(JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as { ms: number; cpuMs: number; rss: number });
+  }
   await copyFile(join(dir, 'top-after.json'), join(dir, 'v2', 'catalog.json'));
   const refresh = await timedAsync(() => make().update());
   console.log(
@@ -196,6 +208,11 @@ async function client(dir: string, rootKey: string, home: string): Promise<void>
       newProcessRss: median(newProcess.map((p) => p.rss)),
       /** The whole process's CPU time (start-up, modules, loading the stored state and index, the search). */
       newProcessCpuMs: median(newCpu),
+      lookupMinMs: Math.min(...lookups.map((p) => p.ms)),
+      lookupMs: median(lookups.map((p) => p.ms)),
+      lookupMaxMs: Math.max(...lookups.map((p) => p.ms)),
+      lookupCpuMs: median(lookups.map((p) => p.cpuMs)),
+      lookupRss: median(lookups.map((p) => p.rss)),
       indexBytes: await directoryBytes(join(home, 'remotes', 'scale', 'search-index')),
       refreshBytes: refresh.value.downloadedBytes,
       refreshMs: refresh.ms,
@@ -216,15 +233,35 @@ async function searchOnce(dir: string, rootKey: string, home: string): Promise<v
   console.log(JSON.stringify({ ms: performance.now() - started, cpuMs: cpuMs(), rss: process.resourceUsage().maxRSS * 1024 }));
 }
 
+/**
+ * A new process's lookups on a warm home, as a tool run's revocation check makes them: a listed id
+ * (its record, from its bin) and an id the registry does not list (a sideload: one index segment
+ * says so). Timed from the client's creation; the process's CPU and peak RSS.
+ */
+async function lookupOnce(dir: string, rootKey: string, home: string, listed: string): Promise<void> {
+  const started = performance.now();
+  const client = new RegistryClient({
+    home,
+    remote: { name: 'scale', url: `${pathToFileURL(join(dir, 'v1')).href}/`, rootKeys: [rootKey] },
+  });
+  if ((await client.record(listed)) === null) throw new Error(`${listed} was not found`);
+  if ((await client.record('local/not-listed-here')) !== null) throw new Error('an unlisted id was found');
+  console.log(JSON.stringify({ ms: performance.now() - started, cpuMs: cpuMs(), rss: process.resourceUsage().maxRSS * 1024 }));
+}
+
 async function directoryBytes(path: string): Promise<number> {
   let total = 0;
   for (const name of await readdir(path)) total += (await stat(join(path, name))).size;
   return total;
 }
 
-const [mode, a, b, c] = process.argv.slice(2);
+const [mode, a, b, c, d] = process.argv.slice(2);
 if (mode === 'build' && a !== undefined && b !== undefined) await build(Number(a), b);
 else if (mode === 'client' && a !== undefined && b !== undefined && c !== undefined) await client(a, b, c);
 else if (mode === 'search' && a !== undefined && b !== undefined && c !== undefined) await searchOnce(a, b, c);
+else if (mode === 'lookup' && a !== undefined && b !== undefined && c !== undefined && d !== undefined) await lookupOnce(a, b, c, d);
 else if (mode === 'baseline') console.log(JSON.stringify({ maxRss: process.resourceUsage().maxRSS * 1024 }));
-else throw new Error('usage: registry-v2-child.ts build <count> <dir> | client <dir> <rootKey> <home> | baseline');
+else
+  throw new Error(
+    'usage: registry-v2-child.ts build <count> <dir> | client|search <dir> <rootKey> <home> | lookup <dir> <rootKey> <home> <id> | baseline',
+  );
