@@ -30,14 +30,15 @@ const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${p
 // npm keeps its logs and cache in the user's home: here, in the test's temporary folder.
 const npmEnv = (): NodeJS.ProcessEnv => ({ ...env, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
 
-let work: string;
+let work = '';
 beforeAll(async () => {
   // The package is packed from the dist/ this checkout built: refuse a stale one.
   await assertBuilt('sdk');
   work = await mkdtemp(join(tmpdir(), 'adcap-root-keys-'));
 });
 afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
+  // Unset when beforeAll failed (a stale build): that failure is the one to read.
+  if (work !== '') await rm(work, { recursive: true, force: true });
 });
 
 describe('ARCOTHEON_ROOT_KEYS in a checkout', () => {
