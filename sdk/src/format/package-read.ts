@@ -7,7 +7,7 @@ import type { Hash } from 'node:crypto';
 import { AdcapError, asAdcapError } from '../errors.js';
 import { fsyncDir } from '../util/fs-atomic.js';
 import { removeTree } from '../util/fs-tree.js';
-import { createSha256 } from '../util/hash.js';
+import { createSha256, sha256Hex } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
 import { readArchive } from './archive/reader.js';
 import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
@@ -62,6 +62,11 @@ export interface ReadPackage {
   /** The SHA-256 (hex) of the manifest's canonical JSON, what a signature covers. */
   manifestSha256: string;
   /**
+   * The SHA-256 (hex) of capability.json's bytes as they were read, parsed strictly and validated,
+   * and, when extracting, written: what a record of that check names (store/file-fingerprints.ts).
+   */
+  manifestFileSha256: string;
+  /**
    * The bytes of SIGNATURE.json (at most maxManifestBytes), or null when the package has none.
    * The format layer only places it (spec §2: last entry); parsing and verifying it is the trust
    * layer's one job (trust/package-signature.ts parsePackageEnvelope, verifyPackage).
@@ -105,7 +110,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    const { manifest, manifestSha256 } = visitor.complete();
+    const { manifest, manifestSha256, manifestFileSha256 } = visitor.complete();
     const pin = options.expectArchive;
     if (pin !== undefined && (summary.sha256 !== pin.sha256 || summary.size !== pin.size)) {
       throw new AdcapError(
@@ -120,6 +125,7 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     const result: ReadPackage = {
       manifest,
       manifestSha256,
+      manifestFileSha256,
       signatureBytes: visitor.signatureBytes,
       archiveSha256: summary.sha256,
       size: summary.size,
@@ -187,6 +193,7 @@ class PackageVisitor implements ArchiveVisitor {
   signatureBytes: Buffer | null = null;
   private manifest: Manifest | undefined;
   private digest = '';
+  private fileDigest = '';
   private readonly expected = new Map<string, FileEntry>();
   /** spec §3.1: skills[].path/SKILL.md -> the skill's directory name and JSON pointer. */
   private readonly skillDocs = new Map<string, { dirName: string; pointer: string }>();
@@ -418,10 +425,11 @@ class PackageVisitor implements ArchiveVisitor {
     });
     this.manifest = manifest;
     this.digest = manifestDigest(manifest);
+    this.fileDigest = sha256Hex(bytes);
   }
 
   /** After the last entry: spec §4 rejects missing files; an empty archive has no manifest at all. */
-  complete(): { manifest: Manifest; manifestSha256: string } {
+  complete(): { manifest: Manifest; manifestSha256: string; manifestFileSha256: string } {
     if (this.manifest === undefined) {
       throw new AdcapError('E_ORDER', 'The package has no entries; spec §2 requires capability.json as its first entry.');
     }
@@ -440,7 +448,7 @@ class PackageVisitor implements ArchiveVisitor {
         },
       );
     }
-    return { manifest: this.manifest, manifestSha256: this.digest };
+    return { manifest: this.manifest, manifestSha256: this.digest, manifestFileSha256: this.fileDigest };
   }
 
   /** The large file being written: its chain of writes and the bytes in it. */

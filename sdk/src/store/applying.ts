@@ -26,7 +26,7 @@ import type { SideloadCandidate } from './sideload.js';
 import type { LocatedPackage } from './sources.js';
 import type { InstallSource, PackageState, VersionRecord } from './state.js';
 import type { StoreCore } from './store-core.js';
-import { runOperation, type VersionToCreate } from './transaction.js';
+import { runOperation, type ExtractedManifest, type VersionToCreate } from './transaction.js';
 
 /** Progress of an install or update: the SDK-wide shape, with the item it concerns. */
 export type LifecycleProgress = Progress & { item?: string };
@@ -185,7 +185,7 @@ async function applyWith(
       let trusted: TrustedKey[];
       let source: InstallSource;
       // What downloadAndExtract verified, for the prepared directory.
-      let preparedManifest: { manifest: Manifest; manifestSha256: string } | undefined;
+      let preparedManifest: ExtractedManifest | undefined;
       if (item.source.kind === 'file') {
         const sideload = context.sideload as SideloadCandidate;
         // Keep the sideloaded archive in the cache, so doctor can reinstall it from there.
@@ -216,6 +216,7 @@ async function applyWith(
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         };
         const preparedDir = await prepared.dirFor(core.home.versionDir(item.id, item.version));
+        let checkedFileSha256: string | undefined;
         const downloaded =
           preparedDir === undefined
             ? await place.client.downloadArchive(item.id, item.version, download)
@@ -226,12 +227,20 @@ async function applyWith(
                 // the one staging directory before the install may use it.
                 accept: async (pkg, dir) => {
                   await validateWorkflowFiles(pkg.manifest, dir);
+                  checkedFileSha256 = pkg.manifestFileSha256;
                 },
                 readOnly: true,
                 ...core.archiveLimits,
               });
         archivePath = downloaded.path;
-        preparedManifest = { manifest: downloaded.manifest, manifestSha256: downloaded.manifestSha256 };
+        // The accept above ran on the verified package (downloadAndExtract hands back only its manifest and digest).
+        if (checkedFileSha256 !== undefined) {
+          preparedManifest = {
+            manifest: downloaded.manifest,
+            manifestSha256: downloaded.manifestSha256,
+            manifestFileSha256: checkedFileSha256,
+          };
+        }
         trusted = place.publisherKeys;
         source = { kind: 'registry', remote: place.remote, signedBy: downloaded.signedBy };
         const policy = { registry: place.client.remote.url, allowedOrigins: core.allowedOrigins };
@@ -266,7 +275,11 @@ async function applyWith(
                 onProgress: report,
                 ...core.archiveLimits,
               });
-              return { manifest: verified.manifest, manifestSha256: verified.manifestSha256 };
+              return {
+                manifest: verified.manifest,
+                manifestSha256: verified.manifestSha256,
+                manifestFileSha256: verified.manifestFileSha256,
+              };
             },
       });
       const previous = context.states.get(item.id) ?? null;

@@ -96,22 +96,36 @@ export async function recordFileFingerprints(
   id: string,
   version: string,
   manifest: Manifest,
-  /** manifestDigest(manifest), when the caller has it already (the install's verification computed it). */
-  digest: string = manifestDigest(manifest),
+  verified: {
+    /** manifestDigest(manifest), when the caller has it already (the install's verification computed it). */
+    digest?: string;
+    /**
+     * The SHA-256 of the capability.json bytes that were parsed strictly, passed validateManifest
+     * into `manifest`, and were written as the version's capability.json (readPackage's
+     * manifestFileSha256). The record names those bytes: a later read checks the bytes on disk
+     * against it (manifestCheckRecorded), so bytes that differ are checked in full.
+     */
+    checkedFileSha256?: string;
+  } = {},
 ): Promise<void> {
   const dir = home.versionDir(id, version);
   const files: Record<string, string> = {};
   for (const file of manifest.files) files[file.path] = fingerprintOf(lstatSync(join(dir, file.path), { bigint: true }));
-  // `manifest` passed validateManifest at install: the capability.json on disk is recorded as
-  // checked only when its bytes hold that very manifest (same canonical digest).
-  const bytes = await readFile(join(dir, 'capability.json')).catch(() => null);
   let check: ManifestCheck | undefined;
-  try {
-    if (bytes !== null && manifestDigest(parseStrictJson(bytes, 'capability.json') as Manifest) === digest) {
-      check = { sha256: sha256Hex(bytes), checks: MANIFEST_CHECKS };
+  if (verified.checkedFileSha256 !== undefined) {
+    check = { sha256: verified.checkedFileSha256, checks: MANIFEST_CHECKS };
+  } else {
+    // `manifest` passed validateManifest at install: the capability.json on disk is recorded as
+    // checked only when its bytes hold that very manifest (same canonical digest).
+    const digest = verified.digest ?? manifestDigest(manifest);
+    const bytes = await readFile(join(dir, 'capability.json')).catch(() => null);
+    try {
+      if (bytes !== null && manifestDigest(parseStrictJson(bytes, 'capability.json') as Manifest) === digest) {
+        check = { sha256: sha256Hex(bytes), checks: MANIFEST_CHECKS };
+      }
+    } catch {
+      // not the manifest that was checked: the next read checks it in full
     }
-  } catch {
-    // not the manifest that was checked: the next read checks it in full
   }
   await writeJsonAtomic(home.fingerprintFile(id, version), {
     format: FORMAT,

@@ -13,8 +13,18 @@ import { writeState, type PackageState } from './state.js';
 export interface VersionToCreate {
   id: string;
   version: string;
-  /** Extracts the verified package into `target`; returns the manifest it verified and its digest, when it has them at hand. */
-  extract(target: string): Promise<{ manifest: Manifest; manifestSha256: string } | void>;
+  /**
+   * Extracts the verified package into `target`; returns the manifest it verified, its digest and
+   * the SHA-256 of the capability.json bytes it checked and wrote, when it has them at hand.
+   */
+  extract(target: string): Promise<ExtractedManifest | void>;
+}
+
+/** What an extraction verified: the manifest, its canonical digest and the SHA-256 of the capability.json bytes it wrote. */
+export interface ExtractedManifest {
+  manifest: Manifest;
+  manifestSha256: string;
+  manifestFileSha256: string;
 }
 
 interface OperationSpec {
@@ -47,14 +57,17 @@ export async function runOperation(home: HomeLayout, spec: OperationSpec): Promi
       const verified = await create.extract(target);
       // SECURITY.md "Installed files": the fingerprints of files just verified, so a run hashes only
       // what changed since. The manifest the extraction verified is used as it is (reading it back
-      // would validate it once more and write the record twice); recordFileFingerprints still
-      // records the manifest check only when capability.json on disk holds that very manifest.
+      // would validate it once more and write the record twice), and the manifest check is recorded
+      // under the SHA-256 of the very bytes the extraction validated and wrote as capability.json.
       await (
         verified === undefined
           ? readInstalledManifest(home, create.id, create.version).then((manifest) =>
               recordFileFingerprints(home, create.id, create.version, manifest),
             )
-          : recordFileFingerprints(home, create.id, create.version, verified.manifest, verified.manifestSha256)
+          : recordFileFingerprints(home, create.id, create.version, verified.manifest, {
+              digest: verified.manifestSha256,
+              checkedFileSha256: verified.manifestFileSha256,
+            })
       ).catch(() => undefined);
     }
   } catch (error) {

@@ -1,4 +1,5 @@
 /** readPackage: verification results, staging extraction, progress (spec §2, §4). */
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,12 @@ describe('readPackage', () => {
     expect((await readFile(join(target, 'data/large.bin'))).equals(Buffer.alloc(700_000, 7))).toBe(true);
     expect((await stat(join(target, 'bin/tool'))).mode & 0o111).not.toBe(0);
     expect((await stat(join(target, 'README.md'))).mode & 0o111).toBe(0);
+    // The SHA-256 of the capability.json bytes that were checked is that of the file written.
+    expect(result.manifestFileSha256).toBe(
+      createHash('sha256')
+        .update(await readFile(join(target, 'capability.json')))
+        .digest('hex'),
+    );
   });
 
   it('makes files and directories read-only when asked', async () => {

@@ -2,11 +2,14 @@
 // read, before the journal, beside the version's final place; the switch renames it in. What a
 // failed install prepared is removed: a later item whose mirror holds other bytes leaves no package
 // directory, no prepared directory and no cache entry for the bad archive behind.
+import { createHash } from 'node:crypto';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPackage } from '../../../sdk/src/format/package-read.js';
 import { blobRelativePath } from '../../../sdk/src/registry/layout.js';
+import { MANIFEST_CHECKS } from '../../../sdk/src/store/file-fingerprints.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 import { removeTree } from '../../../sdk/src/util/fs-tree.js';
 import { LifecycleRegistry } from '../../helpers/lifecycle-registry.js';
 
@@ -57,6 +60,17 @@ describe('install from a registry in one read of each archive', () => {
     const cached = (await tree(join(home, 'cache', 'sha256'))).filter((p) => /[0-9a-f]{64}$/.test(p));
     expect(cached).toHaveLength(1);
     expect(await readdir(join(home, 'cache', 'tmp'))).toEqual([]);
+  });
+
+  it('records the manifest check under the SHA-256 of the capability.json the extraction checked and wrote', async () => {
+    const home = await newHome();
+    const arc = reg.arcotheon(home);
+    await arc.install('acme/solo', { approve: () => true });
+    const written = await readFile(join(await arc.installedDir('acme/solo'), 'capability.json'));
+    const record = JSON.parse(await readFile(storeOf(arc).home.fingerprintFile('acme/solo', '1.0.0'), 'utf8')) as {
+      manifest?: { sha256: string; checks: string };
+    };
+    expect(record.manifest).toEqual({ sha256: createHash('sha256').update(written).digest('hex'), checks: MANIFEST_CHECKS });
   });
 
   it('removes what it prepared when a later item of the plan cannot be downloaded', async () => {
