@@ -25,7 +25,17 @@ export const DEFAULT_LIST_ROWS = 20;
  * ("… and 1,234 more; use --limit N or --all"). `limit` null shows every row.
  */
 export function truncatedRows(rows: readonly string[], limit: number | null, hint = 'use --limit <n> or --all to see more'): string[] {
-  if (limit === null || rows.length <= limit) return [...rows];
-  const left = rows.length - limit;
-  return [...rows.slice(0, limit), `… and ${left.toLocaleString('en-US')} more; ${hint}`];
+  return truncatedList(rows, limit, (row) => row, hint);
+}
+
+/** truncatedRows over items made rows by `row`, only those shown (a search may list every capability). */
+export function truncatedList<T>(
+  items: readonly T[],
+  limit: number | null,
+  row: (item: T) => string,
+  hint = 'use --limit <n> or --all to see more',
+): string[] {
+  if (limit === null || items.length <= limit) return items.map(row);
+  const left = items.length - limit;
+  return [...items.slice(0, limit).map(row), `… and ${left.toLocaleString('en-US')} more; ${hint}`];
 }

@@ -1,6 +1,6 @@
 // Hostile text is escaped and long lists are cut with a count.
 import { describe, expect, it } from 'vitest';
-import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../../../sdk/src/cli/terminal-text.js';
+import { cliListText, DEFAULT_LIST_ROWS, truncatedList, truncatedRows } from '../../../sdk/src/cli/terminal-text.js';
 
 describe('cliListText', () => {
   it('makes control characters and text-reordering marks visible, and leaves other text alone', () => {
@@ -28,5 +28,20 @@ describe('truncatedRows', () => {
     expect(truncatedRows(rows.slice(0, 20), 20)).toEqual(rows.slice(0, 20));
     expect(truncatedRows(rows, null)).toEqual(rows);
     expect(truncatedRows([], 5)).toEqual([]);
+  });
+});
+
+describe('truncatedList', () => {
+  it('makes rows of the items shown only, and counts the rest as truncatedRows does', () => {
+    const items = Array.from({ length: 1254 }, (_, i) => i);
+    const made: number[] = [];
+    const row = (i: number): string => {
+      made.push(i);
+      return `item ${i}`;
+    };
+    expect(truncatedList(items, 3, row, 'narrow it')).toEqual(['item 0', 'item 1', 'item 2', '… and 1,251 more; narrow it']);
+    expect(made).toEqual([0, 1, 2]);
+    expect(truncatedList(items.slice(0, 2), 3, row)).toEqual(['item 0', 'item 1']);
+    expect(truncatedList(items.slice(0, 4), null, row)).toEqual(['item 0', 'item 1', 'item 2', 'item 3']);
   });
 });

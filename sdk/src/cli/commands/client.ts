@@ -24,7 +24,7 @@ import { assertRemoteAllowed, assertRemoteRemovable, loadPolicy, managedBy, type
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { installedView, type InstalledView } from '../installed-view.js';
-import { cliListText, DEFAULT_LIST_ROWS, truncatedRows } from '../terminal-text.js';
+import { cliListText, DEFAULT_LIST_ROWS, truncatedList, truncatedRows } from '../terminal-text.js';
 import { originText } from './add.js';
 
 /**
@@ -213,12 +213,10 @@ export function register(program: Command, ctx: CliContext): void {
           () =>
             hits.length === 0
               ? `no capabilities match "${cliListText(query)}"`
-              : truncatedRows(
-                  hits.map(
-                    (h) =>
-                      `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${cliListText(h.name)} - ${cliListText(h.summary)}${flags(h)}`,
-                  ),
+              : truncatedList(
+                  hits,
                   shownRows,
+                  (h) => `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${cliListText(h.name)} - ${cliListText(h.summary)}${flags(h)}`,
                   `use --limit <n> or --all to see more, or narrow the search`,
                 ),
         );

@@ -45,6 +45,11 @@ const HEADER_WORDS = 11;
 const HEADER_BYTES = 8 + HEADER_WORDS * 4;
 const RECORD_WORDS = 14;
 const NONE = 0xffffffff;
+/**
+ * Above this many hits of one segment, hits() reads the segment's records in one go (about what
+ * 512 hits' three small reads each cost at 32,768 records a segment) instead of hit by hit.
+ */
+const BULK_HITS = 512;
 /** Text of code units above 255 (anything but Latin-1) is stored as UTF-16, else one byte a code unit. */
 const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
@@ -527,6 +532,17 @@ export class Segment {
 
   /** The search records and publishers of documents `ds` (a page of hits), read together. */
   hits(ds: readonly number[]): Array<{ record: SearchRecord; publisher: SegmentPublisher }> {
+    if (ds.length > BULK_HITS) {
+      // Many hits of one segment (a search that lists every match): the record table, keyword
+      // references and summaries in one read each, checked as a whole (as recordsInIdOrder reads
+      // them), instead of three reads per hit (measured: 1.0 s of reads for a 500,000 catalogue's
+      // "pdf"; memory: one segment's rows and summaries while the hits are made).
+      const { rows, keywordRefs, summary } = this.source.all();
+      return ds.map((d) => {
+        const row = rows.subarray(d * RECORD_WORDS, (d + 1) * RECORD_WORDS);
+        return { record: this.recordOf(d, row, keywordRefs, 0, summary), publisher: this.publisher(row[12] as number) };
+      });
+    }
     return this.source.read((reader) =>
       ds.map((d) => {
         const row = reader.row(d);

@@ -263,6 +263,45 @@ describe('a held segment reads its records, keywords and summaries from the file
   });
 });
 
+describe('many hits of one held segment are read from its file in one go', () => {
+  it('the same hits as one by one, with one open of the file; a forged row is still refused', () => {
+    const { capabilities, publishers } = catalogue();
+    const ids = Object.keys(capabilities).sort();
+    expect(ids.length).toBeGreaterThan(600);
+    const records = ids.slice(0, 600).map((id) => searchRecordOf(id, capabilities[id] as CatalogueCapability));
+    const nameOf = (p: string): string => (Object.hasOwn(publishers, p) ? publishers[p]?.name : undefined) ?? p;
+    const bytes = encodeSegment(records, nameOf);
+    const { sections } = readSegmentSections(bytes);
+    const recordsAt = sections.records.byteOffset - bytes.byteOffset;
+    let opens = 0;
+    let reads = 0;
+    let forged: Buffer | null = null;
+    const file: SegmentFile = (use) => {
+      opens++;
+      return use((from, to) => {
+        reads++;
+        return Buffer.from((forged ?? bytes).subarray(from, to));
+      });
+    };
+    const held = decodeSegment(bytes, file);
+    const inMemory = decodeSegment(bytes);
+    // Over the bulk threshold (512 hits), in an order of their own, as a search hands them over:
+    // the record table, the keyword references and the summaries, one read each.
+    const many = Array.from({ length: 600 }, (_, i) => (i * 7) % 600);
+    const hits = held.hits(many);
+    expect([opens, reads]).toEqual([1, 3]);
+    expect(hits.map((hit) => hit.record)).toEqual(many.map((d) => inMemory.record(d)));
+    expect(hits.map((hit) => hit.publisher)).toEqual(many.map((d) => inMemory.publisherOf(d)));
+    // A few hits: one by one (three reads each), the same answers.
+    expect(held.hits(many.slice(0, 5)).map((hit) => hit.record)).toEqual(hits.slice(0, 5).map((hit) => hit.record));
+    expect(reads).toBeGreaterThanOrEqual(3 + 5 * 2);
+    // Row 7's name made to end past the text: the whole read is refused, never a read past the bounds.
+    forged = Buffer.from(bytes);
+    forged.writeUInt32LE(0xfffffff0, recordsAt + 7 * 14 * 4 + 3 * 4);
+    expect(() => held.hits(many)).toThrow(expect.objectContaining({ code: 'E_CATALOG' }) as Error);
+  });
+});
+
 describe('a damaged stored index is refused, never used', () => {
   async function built(): Promise<SearchIndexStore> {
     const { capabilities, publishers } = catalogue();
