@@ -10,6 +10,7 @@ import { removeTree } from '../util/fs-tree.js';
 import { createSha256, sha256Hex } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
 import { readArchive } from './archive/reader.js';
+import { ThreadWriter } from './extract-thread.js';
 import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
 import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js';
 import { manifestDigest } from './canonical-json.js';
@@ -89,7 +90,8 @@ export interface ReadPackage {
  * refused, and the manifest digest recomputed. With `extractTo`, files are written only into a
  * fresh staging sibling that is renamed into place after all of that and the caller's `accept`
  * passed (spec §4: nothing is extracted before verification passes); with `extractInto`, into that
- * directory, left for the caller to rename. On any failure the staging directory is removed.
+ * directory, left for the caller to rename. On any failure the staging directory is removed (after
+ * the writer thread of a large package, extract-thread.ts, has ended).
  */
 export async function readPackage(source: string | Readable, options: ReadPackageOptions = {}): Promise<ReadPackage> {
   const limits = resolveLimits(options.limits);
@@ -160,6 +162,8 @@ type Current =
       expected: FileEntry;
       hash: Hash;
       handle: FileHandle | undefined;
+      /** A large file whose bytes stream to the writer thread as they are inflated. */
+      threaded: boolean;
       chunks: Buffer[] | undefined;
       /** A skill's SKILL.md, kept (up to SKILL_DOC_BYTES) to check its front matter once its hash is verified. */
       skill: { dirName: string; pointer: string; chunks: Buffer[]; bytes: number } | undefined;
@@ -186,6 +190,12 @@ const PARALLEL_WRITES = 16;
  * them is safe.
  */
 const WRITE_BEHIND_BYTES = 8 * 1024 * 1024;
+/**
+ * From this many files, or this many bytes, a package is extracted by a writer thread
+ * (extract-thread.ts), whose start costs about as much as this many files cost through the pool.
+ */
+export const THREAD_MIN_FILES = 256;
+const THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
 /** The package rules on top of the archive rules: order, manifest, files, signature. */
 class PackageVisitor implements ArchiveVisitor {
@@ -204,6 +214,8 @@ class PackageVisitor implements ArchiveVisitor {
   private readonly open = new Set<FileHandle>();
   private readonly writes = new Set<Promise<void>>();
   private writeError: unknown;
+  /** The writer thread of a large extraction (chosen once the manifest is known), else the thread pool's calls. */
+  private thread: ThreadWriter | undefined;
 
   constructor(
     private readonly limits: ArchiveLimits,
@@ -283,7 +295,9 @@ class PackageVisitor implements ArchiveVisitor {
     }
     this.seen.add(path);
     const small = this.staging !== undefined && size <= SMALL_ENTRY_BYTES;
-    const handle = small ? undefined : await this.createFile(path, expected.executable === true);
+    const threaded = !small && this.thread !== undefined;
+    if (threaded) this.thread!.open(this.targetOf(path), this.fileMode(expected.executable === true), path);
+    const handle = small || threaded ? undefined : await this.createFile(path, expected.executable === true);
     const skillDoc = this.skillDocs.get(path);
     this.current = {
       kind: 'file',
@@ -291,6 +305,7 @@ class PackageVisitor implements ArchiveVisitor {
       expected,
       hash: createSha256(),
       handle,
+      threaded,
       chunks: small ? [] : undefined,
       skill: skillDoc === undefined ? undefined : { ...skillDoc, chunks: [], bytes: 0 },
     };
@@ -310,6 +325,7 @@ class PackageVisitor implements ArchiveVisitor {
       current.skill.bytes += keep.length;
     }
     if (current.chunks !== undefined) current.chunks.push(chunk);
+    else if (current.threaded) return this.thread!.write(chunk);
     else if (current.handle !== undefined) return this.writeBehind(current.handle, chunk);
   }
 
@@ -325,6 +341,7 @@ class PackageVisitor implements ArchiveVisitor {
       return;
     }
     const sha256 = current.hash.digest('hex');
+    if (current.threaded) this.thread!.close();
     if (current.handle !== undefined) {
       await this.behind.done;
       this.open.delete(current.handle);
@@ -348,8 +365,11 @@ class PackageVisitor implements ArchiveVisitor {
         current.skill.pointer,
       );
     }
-    if (current.chunks !== undefined)
-      await this.queueWrite(current.path, current.expected.executable === true, Buffer.concat(current.chunks));
+    if (current.chunks === undefined) return;
+    const executable = current.expected.executable === true;
+    if (this.thread !== undefined)
+      await this.thread.file(this.targetOf(current.path), this.fileMode(executable), current.path, current.chunks, current.expected.size);
+    else await this.queueWrite(current.path, executable, Buffer.concat(current.chunks));
   }
 
   /** Small verified files are written in the background, at most PARALLEL_WRITES at once. */
@@ -370,6 +390,7 @@ class PackageVisitor implements ArchiveVisitor {
 
   /** Waits for background writes; the first failure among them is the read's failure. */
   async flushWrites(): Promise<void> {
+    await this.thread?.flush();
     await Promise.all(this.writes);
     if (this.writeError !== undefined) throw this.writeError;
   }
@@ -382,12 +403,24 @@ class PackageVisitor implements ArchiveVisitor {
    */
   private async writeSmallFile(path: string, executable: boolean, bytes: Buffer): Promise<void> {
     if (this.staging === undefined) return;
+    if (this.thread !== undefined) return this.thread.file(this.targetOf(path), this.fileMode(executable), path, [bytes], bytes.length);
     const target = await this.parentMade(path);
     try {
       await writeNewFile(target, this.fileMode(executable), bytes);
     } catch (error) {
       throw extractError(error, path);
     }
+  }
+
+  /**
+   * The target path of `path` in the staging directory, for the writer thread, which makes its
+   * folders; they are remembered here for publishStaging's modes.
+   */
+  private targetOf(path: string): string {
+    const target = join(this.staging!, ...path.split('/'));
+    const parent = dirname(target);
+    if (!this.madeDirs.has(parent)) this.madeDirs.set(parent, MADE);
+    return target;
   }
 
   /** The target path of `path` in the staging directory, once its parent folder exists. */
@@ -426,6 +459,14 @@ class PackageVisitor implements ArchiveVisitor {
     this.manifest = manifest;
     this.digest = manifestDigest(manifest);
     this.fileDigest = sha256Hex(bytes);
+    const bytesListed = manifest.files.reduce((sum, file) => sum + file.size, 0);
+    if (this.staging !== undefined && (manifest.files.length >= THREAD_MIN_FILES || bytesListed >= THREAD_MIN_BYTES)) {
+      try {
+        this.thread = new ThreadWriter(CREATE_FLAGS, (error) => extractError(error, error.path));
+      } catch {
+        // No thread to be had (a resource limit): the thread pool's calls write the files instead.
+      }
+    }
   }
 
   /** After the last entry: spec §4 rejects missing files; an empty archive has no manifest at all. */
@@ -467,6 +508,8 @@ class PackageVisitor implements ArchiveVisitor {
   }
 
   async closeAll(): Promise<void> {
+    // The writer thread ends (its open file closed) before anyone removes or renames what it wrote.
+    await this.thread?.stop();
     // No descriptor is closed under a write still in flight (its number could be reused meanwhile).
     await this.behind.done.catch(() => undefined);
     await Promise.all(this.writes);
@@ -486,6 +529,9 @@ class PackageVisitor implements ArchiveVisitor {
     }
   }
 }
+
+/** A folder the writer thread makes as its first file needs it (targetOf). */
+const MADE = Promise.resolve();
 
 /** O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting. */
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
