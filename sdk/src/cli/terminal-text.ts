@@ -25,17 +25,22 @@ export const DEFAULT_LIST_ROWS = 20;
  * ("… and 1,234 more; use --limit N or --all"). `limit` null shows every row.
  */
 export function truncatedRows(rows: readonly string[], limit: number | null, hint = 'use --limit <n> or --all to see more'): string[] {
-  return truncatedList(rows, limit, (row) => row, hint);
+  return truncatedList(rows, limit, (row) => row, { hint });
 }
 
-/** truncatedRows over items made rows by `row`, only those shown (a search may list every capability). */
+/**
+ * truncatedRows over items made rows by `row`, only those shown (a search may list every
+ * capability). `total`: how many there are in all when `items` holds the first ones only.
+ */
 export function truncatedList<T>(
   items: readonly T[],
   limit: number | null,
   row: (item: T) => string,
-  hint = 'use --limit <n> or --all to see more',
+  options: { hint?: string; total?: number } = {},
 ): string[] {
-  if (limit === null || items.length <= limit) return items.map(row);
-  const left = items.length - limit;
+  const total = Math.max(options.total ?? items.length, items.length);
+  if (limit === null || total <= limit) return items.map(row);
+  const left = total - Math.min(limit, items.length);
+  const hint = options.hint ?? 'use --limit <n> or --all to see more';
   return [...items.slice(0, limit).map(row), `… and ${left.toLocaleString('en-US')} more; ${hint}`];
 }

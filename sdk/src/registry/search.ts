@@ -74,6 +74,8 @@ export function compareSearchHits(
 export interface SearchSource {
   readonly size: number;
   search(query: string, filters: SearchFilters): SearchHit[];
+  /** The ids of every hit of search() without a limit, in no particular order, without making the hits. */
+  matchIds(query: string, filters: SearchFilters): string[];
   entries(): Array<[string, CatalogueCapability]>;
 }
 
@@ -114,6 +116,15 @@ export class SearchIndex {
   /** The hits of `query` in relevance order; with `filters.limit`, only the first that many are ranked and made. */
   search(query: string, filters: SearchFilters = {}): SearchHit[] {
     return this.source.search(query, filters);
+  }
+
+  /**
+   * The ids of every hit of `query` (search() without a limit returns as many), in no particular
+   * order and without making the hits: how many there are in all, beside a page of them.
+   * @internal
+   */
+  matchIds(query: string, filters: SearchFilters = {}): string[] {
+    return this.source.matchIds(query, filters);
   }
 }
 
@@ -159,10 +170,10 @@ class CatalogueSearch implements SearchSource {
     return this.index;
   }
 
-  search(query: string, filters: SearchFilters): SearchHit[] {
+  /** The filters as a test of one document. */
+  private accept(filters: SearchFilters): (d: number) => boolean {
     const installedIds = filters.installedIds ?? new Set<string>();
-    const index = this.rankIndex();
-    const accept = (d: number): boolean => {
+    return (d: number): boolean => {
       const id = this.ids[d] as string;
       const c = this.capabilities[id] as CatalogueCapability;
       if (filters.tier !== undefined && c.tier !== filters.tier) return false;
@@ -170,7 +181,17 @@ class CatalogueSearch implements SearchSource {
       if (filters.includeDeprecated === false && c.deprecated) return false;
       return filters.installed === undefined || installedIds.has(id) === filters.installed;
     };
-    const matches = index.search(query, accept);
+  }
+
+  matchIds(query: string, filters: SearchFilters): string[] {
+    const matches = this.rankIndex().search(query, this.accept(filters));
+    return Array.from(matches.docs.subarray(0, matches.count), (d) => this.ids[d] as string);
+  }
+
+  search(query: string, filters: SearchFilters): SearchHit[] {
+    const installedIds = filters.installedIds ?? new Set<string>();
+    const index = this.rankIndex();
+    const matches = index.search(query, this.accept(filters));
     // Hits are made (and ranked) only for what the limit keeps.
     const { docs, scores } = index.rankedTop(matches, filters.limit === undefined ? matches.count : Math.max(0, filters.limit));
     return Array.from(docs, (d, i) => {

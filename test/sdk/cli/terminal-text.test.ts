@@ -39,9 +39,12 @@ describe('truncatedList', () => {
       made.push(i);
       return `item ${i}`;
     };
-    expect(truncatedList(items, 3, row, 'narrow it')).toEqual(['item 0', 'item 1', 'item 2', '… and 1,251 more; narrow it']);
+    expect(truncatedList(items, 3, row, { hint: 'narrow it' })).toEqual(['item 0', 'item 1', 'item 2', '… and 1,251 more; narrow it']);
     expect(made).toEqual([0, 1, 2]);
     expect(truncatedList(items.slice(0, 2), 3, row)).toEqual(['item 0', 'item 1']);
     expect(truncatedList(items.slice(0, 4), null, row)).toEqual(['item 0', 'item 1', 'item 2', 'item 3']);
+    // The first items of a longer list, and how many there are in all.
+    expect(truncatedList(items.slice(0, 3), 3, row, { total: 1254 }).at(-1)).toBe('… and 1,251 more; use --limit <n> or --all to see more');
+    expect(truncatedList(items.slice(0, 3), 3, row, { total: 3 })).toEqual(['item 0', 'item 1', 'item 2']);
   });
 });

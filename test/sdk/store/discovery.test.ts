@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Arcotheon } from '../../../sdk/src/index.js';
+import { searchRemotesCounted } from '../../../sdk/src/store/discovery.js';
+import { storeOf } from '../../../sdk/src/store/store-of.js';
 import { TestRegistry } from '../../helpers/test-registry.js';
 
 let first: TestRegistry;
@@ -63,5 +65,25 @@ describe('search across remotes', () => {
       );
     }
     expect(new Set(all.map((hit) => hit.remote))).toEqual(new Set(['first', 'second']));
+  });
+});
+
+describe("a page of hits and how many there are in all (what a person's adcap search prints)", () => {
+  it("the page is the limited search; the total is the unlimited search's length, the first remote listing an id winning", async () => {
+    const a = arc();
+    const counted = (query: string, filters: NonNullable<Parameters<Arcotheon['search']>[1]>) =>
+      searchRemotesCounted(storeOf(a), query, filters, () => a.list());
+    for (const query of ['pdf', '', 'shared', 'nothing-matches']) {
+      const all = await a.search(query);
+      for (const limit of [1, 2, 4, 5, 50]) {
+        const { hits, total } = await counted(query, { limit });
+        expect(hits.map((hit) => [hit.id, hit.remote])).toEqual(all.slice(0, limit).map((hit) => [hit.id, hit.remote]));
+        // acme/shared is listed by both remotes: counted once.
+        expect(total, `${query} limit ${limit}`).toBe(all.length);
+      }
+      const second = await a.search(query, { remote: 'second' });
+      expect((await counted(query, { remote: 'second', limit: 1 })).total).toBe(second.length);
+    }
+    expect((await counted('pdf', { limit: 1 })).total).toBe(5);
   });
 });

@@ -20,7 +20,9 @@ import {
 import type { SearchHit } from '../../registry/search.js';
 import type { Access, Tier } from '../../registry/types.js';
 import type { Arcotheon } from '../../store/arcotheon.js';
+import { searchRemotesCounted } from '../../store/discovery.js';
 import { assertRemoteAllowed, assertRemoteRemovable, loadPolicy, managedBy, type LoadedPolicy } from '../../store/policy.js';
+import { storeOf } from '../../store/store-of.js';
 import type { CliContext } from '../context.js';
 import { openArcotheon } from '../host.js';
 import { installedView, type InstalledView } from '../installed-view.js';
@@ -194,12 +196,18 @@ export function register(program: Command, ctx: CliContext): void {
         if (opts.installed === true) filters.installed = true;
         if (opts.notInstalled === true) filters.installed = false;
         if (opts.remote !== undefined) filters.remote = opts.remote;
-        // The SDK's one search: the same hits in the same order as every host gets.
-        const hits = await (await openArcotheon(ctx)).search(query, filters);
-        // JSON gets every hit unless --limit says otherwise; a person gets the first rows and a count
-        // of the rest, with catalogue text escaped.
-        const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
+        // The SDK's one search: the same hits in the same order as every host gets. JSON gets every
+        // hit unless --limit says otherwise; a person gets the first rows and a count of the rest
+        // (counted without making a hit of each), with catalogue text escaped.
+        const arc = await openArcotheon(ctx);
         const shownRows = opts.all === true ? null : (opts.limit ?? DEFAULT_LIST_ROWS);
+        const page =
+          output.json || shownRows === null
+            ? null
+            : await searchRemotesCounted(storeOf(arc), query, { ...filters, limit: shownRows }, () => arc.list());
+        const hits = page?.hits ?? (await arc.search(query, filters));
+        const total = page?.total ?? hits.length;
+        const limited = opts.limit === undefined ? hits : hits.slice(0, opts.limit);
         output.result(
           limited.map((h) => ({
             id: h.id,
@@ -211,13 +219,13 @@ export function register(program: Command, ctx: CliContext): void {
             installed: h.installed,
           })),
           () =>
-            hits.length === 0
+            total === 0
               ? `no capabilities match "${cliListText(query)}"`
               : truncatedList(
                   hits,
                   shownRows,
                   (h) => `${h.id}@${h.latest ?? h.latestPrerelease ?? '-'}  ${cliListText(h.name)} - ${cliListText(h.summary)}${flags(h)}`,
-                  `use --limit <n> or --all to see more, or narrow the search`,
+                  { hint: 'use --limit <n> or --all to see more, or narrow the search', total },
                 ),
         );
       },

@@ -44,7 +44,7 @@ import { compareVersions } from '../documents.js';
 import { binOf } from '../layout-v2.js';
 import { parseCapabilityId } from '../layout.js';
 import { remoteStateDir, type RemoteConfig } from '../remotes.js';
-import { SearchIndex, type SearchFilters, type SearchHit } from '../search.js';
+import { SearchIndex, type SearchFilters, type SearchHit, type SearchSource } from '../search.js';
 import { openStoredIndex, SearchIndexStore, writeV1Index, type DiskSearchIndex } from '../search-index/disk-index.js';
 import type { CatalogueCapability, CataloguePayload, DocumentVersion, PackageDocument } from '../types.js';
 import { catalogueFallbacks, checkDocumentPin, parsePackageDocument } from './package-document.js';
@@ -591,8 +591,21 @@ export class RegistryClient {
    * and offline search"): a new process reads the index instead of parsing every record.
    */
   async search(query: string, filters: SearchFilters = {}): Promise<SearchHit[]> {
+    return this.withSearch((index) => index.search(query, filters));
+  }
+
+  /**
+   * The ids of every hit of search(query, filters) without its limit, in no particular order,
+   * without making the hits (`adcap search` prints a page and how many more there are).
+   * @internal
+   */
+  async searchIds(query: string, filters: SearchFilters = {}): Promise<string[]> {
+    return this.withSearch((index) => index.matchIds(query, filters));
+  }
+
+  private async withSearch<T>(use: (index: Pick<SearchSource, 'search' | 'matchIds'>) => T): Promise<T> {
     try {
-      return await this.searchOnce(query, filters);
+      return use(await this.searchSource());
     } catch (error) {
       // A held segment whose file changed or turned out damaged while read (another process
       // rebuilt or pruned the index, or the disk): forget what this client holds, and read and
@@ -601,13 +614,13 @@ export class RegistryClient {
       this.v1Index = null;
       this.index = null;
       this.loaded = null;
-      return this.searchOnce(query, filters);
+      return use(await this.searchSource());
     }
   }
 
-  private async searchOnce(query: string, filters: SearchFilters): Promise<SearchHit[]> {
+  private async searchSource(): Promise<Pick<SearchSource, 'search' | 'matchIds'>> {
     const stored = this.loaded === null ? await this.storedV1Index() : null;
-    if (stored !== null) return stored.search(query, filters);
+    if (stored !== null) return stored;
     const catalogue = await this.catalogue({ rereadLocal: true });
     if (
       catalogue.layout === 'v1' &&
@@ -619,7 +632,7 @@ export class RegistryClient {
       if (opened !== null) this.v1Index = { catalogueSha256: sha, index: opened };
       else await this.storeV1Index(catalogue).catch(() => undefined);
     }
-    return (await this.searchIndex(catalogue)).search(query, filters);
+    return this.searchIndex(catalogue);
   }
 
   /**

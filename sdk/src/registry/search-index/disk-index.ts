@@ -29,7 +29,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
 import { createSha256, sha256Hex, SHA256_HEX } from '../../util/hash.js';
 import { capabilityOfSearchRecord, searchRecordOf, SEARCH_FLAG_DEPRECATED, SEARCH_FLAG_ENTITLED, SEARCH_FLAG_PRO } from '../layout-v2.js';
 import type { SearchRecord } from '../layout-v2.js';
-import { compareRanked, RankDictionary, type RankWords, type WordLookups } from '../search-rank.js';
+import { compareRanked, RankDictionary, type RankMatches, type RankWords, type WordLookups } from '../search-rank.js';
 import type { SearchFilters, SearchHit } from '../search.js';
 import type { CatalogueCapability, CataloguePayload } from '../types.js';
 import {
@@ -597,24 +597,7 @@ export class DiskSearchIndex {
     const installedIds = filters.installedIds ?? new Set<string>();
     const limit = filters.limit === undefined ? Infinity : Math.max(0, filters.limit);
     const heap: Cursor[] = [];
-    // A query word's typo and inside matches, looked up once in the dictionary of every segment's words.
-    const looked = new Map<string, WordLookups>();
-    const lookups = (token: string): WordLookups => {
-      let found = looked.get(token);
-      if (found === undefined) looked.set(token, (found = this.dictionary.lookupWords(token)));
-      return found;
-    };
-    // Without a filter every match is kept: no call per matched capability.
-    const filtered =
-      filters.tier !== undefined || filters.access !== undefined || filters.includeDeprecated === false || filters.installed !== undefined;
-    for (const segment of this.segments) {
-      const accept = !filtered
-        ? undefined
-        : (d: number): boolean =>
-            accepted(segment.flags(d), filters) &&
-            (filters.installed === undefined || installedIds.has(segment.id(d)) === filters.installed);
-      const matches = segment.rank.search(query, accept, lookups);
-      if (matches.count === 0) continue;
+    for (const { segment, matches } of this.segmentMatches(query, filters)) {
       const { docs: order, scores } = segment.rank.rankedTop(matches, Math.min(limit, matches.count));
       const cursor: Cursor = { segment, order, scores, at: 0, id: '', deprecated: false, score: 0 };
       if (advance(cursor)) heap.push(cursor);
@@ -662,6 +645,46 @@ export class DiskSearchIndex {
       });
     }
     return hits;
+  }
+
+  /**
+   * The ids of every hit of `query` (as many as search() without a limit returns), in no particular
+   * order: the matches of each segment, without ranking them or reading their records (a caller
+   * that shows a page of hits and how many there are in all).
+   */
+  matchIds(query: string, filters: SearchFilters = {}): string[] {
+    const ids: string[] = [];
+    for (const { segment, matches } of this.segmentMatches(query, filters))
+      for (let i = 0; i < matches.count; i++) ids.push(segment.id(matches.docs[i] as number));
+    return ids;
+  }
+
+  /**
+   * Each segment's matches of `query` under `filters` (not the limit), segments without any left
+   * out. A segment's matches live in the thread's shared query scratch (search-rank.ts): the caller
+   * uses them before it asks for the next segment's.
+   */
+  private *segmentMatches(query: string, filters: SearchFilters): Generator<{ segment: Segment; matches: RankMatches }> {
+    const installedIds = filters.installedIds ?? new Set<string>();
+    // A query word's typo and inside matches, looked up once in the dictionary of every segment's words.
+    const looked = new Map<string, WordLookups>();
+    const lookups = (token: string): WordLookups => {
+      let found = looked.get(token);
+      if (found === undefined) looked.set(token, (found = this.dictionary.lookupWords(token)));
+      return found;
+    };
+    // Without a filter every match is kept: no call per matched capability.
+    const filtered =
+      filters.tier !== undefined || filters.access !== undefined || filters.includeDeprecated === false || filters.installed !== undefined;
+    for (const segment of this.segments) {
+      const accept = !filtered
+        ? undefined
+        : (d: number): boolean =>
+            accepted(segment.flags(d), filters) &&
+            (filters.installed === undefined || installedIds.has(segment.id(d)) === filters.installed);
+      const matches = segment.rank.search(query, accept, lookups);
+      if (matches.count > 0) yield { segment, matches };
+    }
   }
 
   private hit(record: SearchRecord, publisher: SegmentPublisher, score: number, installedIds: ReadonlySet<string>): SearchHit {

@@ -145,6 +145,13 @@ describe('the stored index answers as the in-memory search (search-rank.ts rules
         const expected = memory.search(query, filters);
         expect(stored.search(query, filters), `${query} ${JSON.stringify(filters)}`).toEqual(expected);
         expect((reopened as NonNullable<typeof reopened>).search(query, filters)).toEqual(expected);
+        // Every hit's id, limit or not, without making the hits: the same set in memory and on disk.
+        const everyId = memory
+          .search(query, { ...filters, limit: undefined })
+          .map((hit) => hit.id)
+          .sort();
+        expect(memory.matchIds(query, filters).sort()).toEqual(everyId);
+        expect(stored.matchIds(query, filters).sort(), `ids: ${query} ${JSON.stringify(filters)}`).toEqual(everyId);
       }
     expect(memory.search('pdf').length).toBeGreaterThan(100);
     // Lookups by id, and every record for a caller that lists them.
