@@ -148,9 +148,9 @@ export async function readPackage(source: string | Readable, options: ReadPackag
     }
     return result;
   } catch (error) {
-    await visitor.closeAll();
+    const earlier = await visitor.closeAll();
     if (staging !== undefined) await removeTree(staging).catch(() => undefined);
-    throw error;
+    throw earlier ?? error;
   }
 }
 
@@ -160,7 +160,8 @@ type Current =
       kind: 'file';
       path: string;
       expected: FileEntry;
-      hash: Hash;
+      /** The entry's SHA-256 as it streams, or undefined when the writer thread checks it (extract-thread.ts). */
+      hash: Hash | undefined;
       handle: FileHandle | undefined;
       /** A large file whose bytes stream to the writer thread as they are inflated. */
       threaded: boolean;
@@ -296,14 +297,18 @@ class PackageVisitor implements ArchiveVisitor {
     this.seen.add(path);
     const small = this.staging !== undefined && size <= SMALL_ENTRY_BYTES;
     const threaded = !small && this.thread !== undefined;
-    if (threaded) this.thread!.open(this.targetOf(path), this.fileMode(expected.executable === true), path);
-    const handle = small || threaded ? undefined : await this.createFile(path, expected.executable === true);
     const skillDoc = this.skillDocs.get(path);
+    // spec §4: the writer thread hashes what it writes and checks it (a small file before it is
+    // created); a skill's document is hashed here, as its front matter is checked after its hash.
+    const writerChecks = this.thread !== undefined && skillDoc === undefined;
+    if (threaded)
+      this.thread!.open(this.targetOf(path), this.fileMode(expected.executable === true), path, writerChecks ? expected.sha256 : undefined);
+    const handle = small || threaded ? undefined : await this.createFile(path, expected.executable === true);
     this.current = {
       kind: 'file',
       path,
       expected,
-      hash: createSha256(),
+      hash: writerChecks ? undefined : createSha256(),
       handle,
       threaded,
       chunks: small ? [] : undefined,
@@ -318,7 +323,7 @@ class PackageVisitor implements ArchiveVisitor {
       current.bytes += chunk.length;
       return;
     }
-    current.hash.update(chunk);
+    current.hash?.update(chunk);
     if (current.skill !== undefined && current.skill.bytes < SKILL_DOC_BYTES) {
       const keep = chunk.subarray(0, SKILL_DOC_BYTES - current.skill.bytes);
       current.skill.chunks.push(keep);
@@ -340,22 +345,14 @@ class PackageVisitor implements ArchiveVisitor {
       await this.writeSmallFile(current.path, false, bytes);
       return;
     }
-    const sha256 = current.hash.digest('hex');
+    const sha256 = current.hash?.digest('hex');
     if (current.threaded) this.thread!.close();
     if (current.handle !== undefined) {
       await this.behind.done;
       this.open.delete(current.handle);
       await current.handle.close();
     }
-    if (sha256 !== current.expected.sha256) {
-      throw new AdcapError(
-        'E_HASH',
-        `The package entry ${JSON.stringify(current.path)} does not match the SHA-256 in its manifest; it was tampered with or corrupted.`,
-        {
-          details: { path: current.path, expected: current.expected.sha256, actual: sha256 },
-        },
-      );
-    }
+    if (sha256 !== undefined && sha256 !== current.expected.sha256) throw entryHashError(current.path, current.expected.sha256, sha256);
     // spec §3.1: skills are checked by every reader (verify, install), not only
     // by the builder, so a package made by another tool cannot carry a skill agents would refuse.
     if (current.skill !== undefined) {
@@ -367,9 +364,17 @@ class PackageVisitor implements ArchiveVisitor {
     }
     if (current.chunks === undefined) return;
     const executable = current.expected.executable === true;
-    if (this.thread !== undefined)
-      await this.thread.file(this.targetOf(current.path), this.fileMode(executable), current.path, current.chunks, current.expected.size);
-    else await this.queueWrite(current.path, executable, Buffer.concat(current.chunks));
+    if (this.thread !== undefined) {
+      const check = sha256 === undefined ? current.expected.sha256 : undefined;
+      await this.thread.file(
+        this.targetOf(current.path),
+        this.fileMode(executable),
+        current.path,
+        current.chunks,
+        current.expected.size,
+        check,
+      );
+    } else await this.queueWrite(current.path, executable, Buffer.concat(current.chunks));
   }
 
   /** Small verified files are written in the background, at most PARALLEL_WRITES at once. */
@@ -462,7 +467,11 @@ class PackageVisitor implements ArchiveVisitor {
     const bytesListed = manifest.files.reduce((sum, file) => sum + file.size, 0);
     if (this.staging !== undefined && (manifest.files.length >= THREAD_MIN_FILES || bytesListed >= THREAD_MIN_BYTES)) {
       try {
-        this.thread = new ThreadWriter(CREATE_FLAGS, (error) => extractError(error, error.path));
+        this.thread = new ThreadWriter(CREATE_FLAGS, (error) =>
+          error.actualSha256 === undefined
+            ? extractError(error, error.path)
+            : entryHashError(error.path, this.expected.get(error.path)?.sha256 ?? '', error.actualSha256),
+        );
       } catch {
         // No thread to be had (a resource limit): the thread pool's calls write the files instead.
       }
@@ -507,14 +516,20 @@ class PackageVisitor implements ArchiveVisitor {
     if (behind.bytes > WRITE_BEHIND_BYTES) return behind.done;
   }
 
-  async closeAll(): Promise<void> {
+  /**
+   * Ends every write. Resolves with the writer thread's own failure, if it had one: it checks and
+   * writes entries in archive order behind the read, so its failure is of an earlier entry than any
+   * the read failed on since, and is the read's error (as it would be on the thread pool's path).
+   */
+  async closeAll(): Promise<Error | undefined> {
     // The writer thread ends (its open file closed) before anyone removes or renames what it wrote.
-    await this.thread?.stop();
+    const writerFailure = await this.thread?.stop();
     // No descriptor is closed under a write still in flight (its number could be reused meanwhile).
     await this.behind.done.catch(() => undefined);
     await Promise.all(this.writes);
     for (const handle of this.open) await handle.close().catch(() => undefined);
     this.open.clear();
+    return writerFailure;
   }
 
   private async createFile(path: string, executable: boolean): Promise<FileHandle | undefined> {
@@ -535,6 +550,15 @@ const MADE = Promise.resolve();
 
 /** O_EXCL: a case-insensitive file system folding two paths together fails here instead of overwriting. */
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/** spec §4: an entry whose bytes do not hash to its `files` SHA-256. */
+function entryHashError(path: string, expected: string, actual: string): AdcapError {
+  return new AdcapError(
+    'E_HASH',
+    `The package entry ${JSON.stringify(path)} does not match the SHA-256 in its manifest; it was tampered with or corrupted.`,
+    { details: { path, expected, actual } },
+  );
+}
 
 function extractError(error: unknown, path: string): AdcapError {
   if ((error as NodeJS.ErrnoException).code === 'EEXIST') {

@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadWriter, type WriterError } from '../../../sdk/src/format/extract-thread.js';
 import { readPackage, THREAD_MIN_FILES } from '../../../sdk/src/format/package-read.js';
-import { manifestFor, packageBytes } from '../../helpers/tar-writer.js';
+import { manifestFor, packageBytes, sha256 } from '../../helpers/tar-writer.js';
 
 let work: string;
 beforeAll(async () => {
@@ -67,6 +67,30 @@ describe('a large package is extracted by the writer thread', () => {
     expect(await readdir(parent)).toEqual([]);
   });
 
+  it('a small file whose bytes hash otherwise is refused (E_HASH naming it) and never written', async () => {
+    const parent = await mkdtemp(join(work, 'small-hash-'));
+    // The same size (it passes the size check), other bytes.
+    const tampered = files.map((f) => (f.path === 'docs/s5/f17.md' ? { ...f, data: String(f.data).replace('#', '$') } : f));
+    const read = readPackage(Readable.from([packageBytes({ manifest: manifestFor(files), files: tampered })]), {
+      extractTo: join(parent, 'pkg'),
+    });
+    await expect(read).rejects.toMatchObject({ code: 'E_HASH', details: { path: 'docs/s5/f17.md' } });
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('the first failure in archive order is the error: a file that hashes otherwise before an unlisted entry', async () => {
+    const parent = await mkdtemp(join(work, 'order-'));
+    const tampered = files.map((f) => (f.path === 'docs/s0/f0.md' ? { ...f, data: '# file 0\n?' } : f));
+    const read = readPackage(
+      Readable.from([
+        packageBytes({ manifest: manifestFor(files), files: tampered, extra: [{ name: 'zz-extra.md', data: 'not listed' }] }),
+      ]),
+      { extractTo: join(parent, 'pkg') },
+    );
+    await expect(read).rejects.toMatchObject({ code: 'E_HASH', details: { path: 'docs/s0/f0.md' } });
+    expect(await readdir(parent)).toEqual([]);
+  });
+
   it('removes everything written when an unlisted entry follows (E_UNLISTED), with extractInto too', async () => {
     const parent = await mkdtemp(join(work, 'unlisted-'));
     const read = readPackage(Readable.from([packageBytes({ files, extra: [{ name: 'zz-extra.md', data: 'not listed' }] })]), {
@@ -96,6 +120,30 @@ describe('ThreadWriter', () => {
     await writer.stop();
     expect((await readFile(join(dir, 'a', 'big.bin'))).equals(Buffer.concat(expected))).toBe(true);
     expect(await readFile(join(dir, 'a', 'small.txt'), 'utf8')).toBe('one two');
+  });
+
+  it('creates a file only when its bytes hash to the SHA-256 given, and checks a streamed one at its close', async () => {
+    const dir = await mkdtemp(join(work, 'sha-'));
+    const seen: WriterError[] = [];
+    const writer = new ThreadWriter(FLAGS, (error) => {
+      seen.push(error);
+      return new Error(`explained: ${error.path}`);
+    });
+    const bytes = Buffer.from('checked');
+    await writer.file(join(dir, 'ok.txt'), 0o644, 'ok.txt', [bytes], bytes.length, sha256(bytes));
+    await writer.file(join(dir, 'bad.txt'), 0o644, 'bad.txt', [bytes], bytes.length, sha256('other'));
+    await expect(writer.flush()).rejects.toThrow('explained: bad.txt');
+    expect(seen.map((e) => [e.path, e.actualSha256])).toEqual([['bad.txt', sha256(bytes)]]);
+    expect(await writer.stop()).toBeInstanceOf(Error);
+    expect(await readdir(dir)).toEqual(['ok.txt']);
+
+    const streamed = new ThreadWriter(FLAGS, (error) => new Error(`streamed: ${error.path} ${error.actualSha256}`));
+    streamed.open(join(dir, 'big.bin'), 0o644, 'big.bin', sha256('abc'));
+    await streamed.write(Buffer.from('ab'));
+    await streamed.write(Buffer.from('d'));
+    streamed.close();
+    await expect(streamed.flush()).rejects.toThrow(`streamed: big.bin ${sha256('abd')}`);
+    await streamed.stop();
   });
 
   it('stops at its first failure, names the entry, and writes nothing after it', async () => {
