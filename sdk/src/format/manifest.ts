@@ -121,9 +121,32 @@ function fail(rule: ManifestRule, pointer: string, problem: string): never {
   throw new AdcapError('E_SEMANTIC', `[${rule}] ${pointer || '/'} ${problem}.`, { details: { rule, pointer } });
 }
 
-/** Compares strings by UTF-8 byte order (spec §2 "byte order"), which differs from UTF-16 order for astral characters. */
+/**
+ * Compares strings by UTF-8 byte order (spec §2 "byte order"), which differs from UTF-16 order for
+ * astral characters. UTF-8's byte order is code point order, which UTF-16 code units follow as long
+ * as no surrogate is involved, so only a difference at a surrogate (or a string ending in one) is
+ * settled by encoding both: 2,000 paths are compared without encoding each of them twice.
+ */
 function byteCompare(a: string, b: string): number {
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (isSurrogate(x) || isSurrogate(y)) return utf8Compare(a, b);
+    return x < y ? -1 : 1;
+  }
+  if (a.length === b.length) return 0;
+  if (shorter > 0 && isSurrogate(a.charCodeAt(shorter - 1))) return utf8Compare(a, b);
+  return a.length < b.length ? -1 : 1;
+}
+
+function utf8Compare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function isSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdfff;
 }
 
 function checkSemantics(m: Manifest): void {

@@ -151,6 +151,12 @@ const cases: Record<ManifestRule, RuleCase[]> = {
       bad: () => minimalManifest({ files: [fileEntry('a.txt'), fileEntry('B.txt')] }),
       pointer: '/files/1/path',
     },
+    {
+      name: 'a path before the longer paths it begins',
+      ok: () => minimalManifest({ files: [fileEntry('a'), fileEntry('a.txt')] }),
+      bad: () => minimalManifest({ files: [fileEntry('a.txt'), fileEntry('a')] }),
+      pointer: '/files/1/path',
+    },
   ],
   'file-listed': [
     {
