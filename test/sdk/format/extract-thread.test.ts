@@ -104,7 +104,7 @@ describe('a large package is extracted by the writer thread', () => {
 describe('ThreadWriter', () => {
   const FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
-  it('streams a file larger than its ring in order', async () => {
+  it('streams a file larger than all its slabs in order', async () => {
     const dir = await mkdtemp(join(work, 'ring-'));
     const writer = new ThreadWriter(FLAGS, (error) => error);
     const chunk = (i: number): Buffer => Buffer.alloc(200_000 + (i % 7) * 1000, i % 251);
