@@ -265,7 +265,10 @@ export class ThreadWriter {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  /** Gathers `op` into the next message, posted once its slab is full or it holds POST_OPS operations (or the read waits, flushes or stops). */
+  /**
+   * Gathers `op` into the next message, posted once its slab is full or it holds POST_OPS
+   * operations (or the read waits for a slab, flushes or stops).
+   */
   private queue(op: Op): void {
     if (this.failure !== undefined) throw this.failure;
     this.ops.push(op);
