@@ -263,5 +263,6 @@ else if (mode === 'lookup' && a !== undefined && b !== undefined && c !== undefi
 else if (mode === 'baseline') console.log(JSON.stringify({ maxRss: process.resourceUsage().maxRSS * 1024 }));
 else
   throw new Error(
-    'usage: registry-v2-child.ts build <count> <dir> | client|search <dir> <rootKey> <home> | lookup <dir> <rootKey> <home> <id> | baseline',
+    'usage: registry-v2-child.ts build <count> <dir> | client|search <dir> <rootKey> <home> | ' +
+      'lookup <dir> <rootKey> <home> <id> | baseline',
   );
