@@ -75,7 +75,12 @@ export type RegistryLayout = 'v1' | 'v2';
 interface V2Held {
   snapshot: V2Snapshot;
   index: Promise<DiskSearchIndex> | null;
+  /** Ids looked up in the snapshot's one segment (v2Lists), and the answer: a snapshot never changes. */
+  listed: Map<string, boolean>;
 }
+
+/** The most ids a held snapshot remembers the listing of (an MCP server looks its tools' ids up at every call). */
+const MAX_LISTED = 4096;
 
 /** Options of `new RegistryClient(options)`. */
 export interface RegistryClientOptions {
@@ -481,7 +486,7 @@ export class RegistryClient {
       publishers: snapshot.publishers,
       capabilities: {},
     };
-    this.v2State.set(payload, { snapshot, index: index === null ? null : Promise.resolve(index) });
+    this.v2State.set(payload, { snapshot, index: index === null ? null : Promise.resolve(index), listed: new Map() });
     return {
       payload,
       signedBy: verified.signedBy,
@@ -716,8 +721,13 @@ export class RegistryClient {
     const fanout = v2.snapshot.top.fanout;
     const node = Math.floor(binOf(id, fanout * fanout) / fanout);
     if (v2.index === null) {
+      const known = v2.listed.get(id);
+      if (known !== undefined) return known;
       const listed = await storedSegmentLists(this.indexStore, v2.snapshot, id);
-      if (listed !== null) return listed;
+      if (listed !== null) {
+        if (v2.listed.size < MAX_LISTED) v2.listed.set(id, listed);
+        return listed;
+      }
     }
     const index = await this.v2Index(v2);
     return index.has(id, index.segmentOfNode(node));

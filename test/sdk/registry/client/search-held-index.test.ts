@@ -64,6 +64,15 @@ describe('RegistryClient over a stored v2 catalogue opens its search index only 
       expect((await client.catalogue({ refresh: 'never' })).capabilityCount).toBe(2);
       expect(dictionary).not.toHaveBeenCalled();
       expect(segments.mock.calls.length).toBeGreaterThan(0);
+      // Asked again (an MCP server's next call): the answer is remembered for this snapshot.
+      const manifests = vi.spyOn(SearchIndexStore.prototype, 'readManifest');
+      try {
+        expect(await client.lists('acme/absent')).toBe(false);
+        expect(await client.lists('acme/csv')).toBe(true);
+        expect(manifests).not.toHaveBeenCalled();
+      } finally {
+        manifests.mockRestore();
+      }
 
       expect((await client.search('pdf')).map((hit) => hit.id)).toEqual(['acme/pdf']);
       expect(dictionary).toHaveBeenCalled();
