@@ -718,8 +718,6 @@ export class RegistryClient {
    * index, opened (and made again where needed) for it.
    */
   private async v2Lists(v2: V2Held, id: string): Promise<boolean> {
-    const fanout = v2.snapshot.top.fanout;
-    const node = Math.floor(binOf(id, fanout * fanout) / fanout);
     if (v2.index === null) {
       const known = v2.listed.get(id);
       if (known !== undefined) return known;
@@ -730,7 +728,8 @@ export class RegistryClient {
       }
     }
     const index = await this.v2Index(v2);
-    return index.has(id, index.segmentOfNode(node));
+    const fanout = v2.snapshot.top.fanout;
+    return index.has(id, index.segmentOfNode(Math.floor(binOf(id, fanout * fanout) / fanout)));
   }
 
   /**
