@@ -206,6 +206,8 @@ class PackageVisitor implements ArchiveVisitor {
   private digest = '';
   private fileDigest = '';
   private readonly expected = new Map<string, FileEntry>();
+  /** A file's position in the manifest's `files`: the writer thread's creator makes them in that order (extract-thread.ts). */
+  private readonly fileIndex = new Map<string, number>();
   /** spec §3.1: skills[].path/SKILL.md -> the skill's directory name and JSON pointer. */
   private readonly skillDocs = new Map<string, { dirName: string; pointer: string }>();
   private readonly seen = new Set<string>();
@@ -301,8 +303,15 @@ class PackageVisitor implements ArchiveVisitor {
     // spec §4: the writer thread hashes what it writes and checks it (a small file before it is
     // created); a skill's document is hashed here, as its front matter is checked after its hash.
     const writerChecks = this.thread !== undefined && skillDoc === undefined;
-    if (threaded)
-      this.thread!.open(this.targetOf(path), this.fileMode(expected.executable === true), path, writerChecks ? expected.sha256 : undefined);
+    if (threaded) {
+      this.thread!.open(
+        this.targetOf(path),
+        this.fileMode(expected.executable === true),
+        path,
+        writerChecks ? expected.sha256 : undefined,
+        this.fileIndex.get(path),
+      );
+    }
     const handle = small || threaded ? undefined : await this.createFile(path, expected.executable === true);
     this.current = {
       kind: 'file',
@@ -373,6 +382,7 @@ class PackageVisitor implements ArchiveVisitor {
         current.chunks,
         current.expected.size,
         check,
+        this.fileIndex.get(current.path),
       );
     } else await this.queueWrite(current.path, executable, Buffer.concat(current.chunks));
   }
@@ -457,7 +467,10 @@ class PackageVisitor implements ArchiveVisitor {
   /** spec §3/§4: parse strictly, validate, and index `files` before any other entry is accepted. */
   private acceptManifest(bytes: Buffer): void {
     const manifest = validateManifest(parseStrictJson(bytes, 'The package manifest (capability.json)'));
-    for (const file of manifest.files) this.expected.set(file.path, file);
+    manifest.files.forEach((file, i) => {
+      this.expected.set(file.path, file);
+      this.fileIndex.set(file.path, i);
+    });
     manifest.skills?.forEach((skill, i) => {
       this.skillDocs.set(`${skill.path}/SKILL.md`, { dirName: skill.path.split('/').pop() ?? skill.path, pointer: `/skills/${i}/path` });
     });
@@ -467,10 +480,18 @@ class PackageVisitor implements ArchiveVisitor {
     const bytesListed = manifest.files.reduce((sum, file) => sum + file.size, 0);
     if (this.staging !== undefined && (manifest.files.length >= THREAD_MIN_FILES || bytesListed >= THREAD_MIN_BYTES)) {
       try {
-        this.thread = new ThreadWriter(CREATE_FLAGS, (error) =>
-          error.actualSha256 === undefined
-            ? extractError(error, error.path)
-            : entryHashError(error.path, this.expected.get(error.path)?.sha256 ?? '', error.actualSha256),
+        this.thread = new ThreadWriter(
+          CREATE_FLAGS,
+          (error) =>
+            error.actualSha256 === undefined
+              ? extractError(error, error.path)
+              : entryHashError(error.path, this.expected.get(error.path)?.sha256 ?? '', error.actualSha256),
+          // Every listed file, created ahead of the writer in the staging directory (paths the
+          // manifest's schema checked; an entry is written only to its own listed path).
+          {
+            targets: manifest.files.map((file) => this.targetOf(file.path)),
+            modes: manifest.files.map((file) => this.fileMode(file.executable === true)),
+          },
         );
       } catch {
         // No thread to be had (a resource limit): the thread pool's calls write the files instead.

@@ -2,15 +2,19 @@
  * The writer thread of a large extraction (sdk/src/format/extract-thread.ts): a package of 256
  * files or more (or 64 MiB) is written by one worker thread. The same results as the thread-pool
  * path of package-read.test.ts, the same cleanup when a check fails after files were written, and
- * the writer's own failure (an existing file: O_EXCL) stops it and is the read's error.
+ * the writer's own failure (an existing file: O_EXCL) stops it and is the read's error. The files the
+ * creator thread makes ahead of the writer: in the manifest's order or another, their modes (also
+ * for a user who is not root, whom a read-only file refuses), at most AHEAD ahead, and its failures.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ThreadWriter, type WriterError } from '../../../sdk/src/format/extract-thread.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { AHEAD, ThreadWriter, type WriterError } from '../../../sdk/src/format/extract-thread.js';
 import { readPackage, THREAD_MIN_FILES } from '../../../sdk/src/format/package-read.js';
 import { manifestFor, packageBytes, sha256 } from '../../helpers/tar-writer.js';
 
@@ -91,6 +95,55 @@ describe('a large package is extracted by the writer thread', () => {
     expect(await readdir(parent)).toEqual([]);
   });
 
+  it("writes a package in its manifest's order (the creator ahead of the writer) with the archive's modes", async () => {
+    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : 1));
+    for (const readOnly of [false, true]) {
+      const parent = await mkdtemp(join(work, 'sorted-'));
+      const target = join(parent, 'pkg');
+      await readPackage(Readable.from([packageBytes({ files: sorted })]), { extractTo: target, readOnly });
+      expect(await listTree(target)).toEqual([...files.map((f) => f.path), 'capability.json'].sort());
+      for (const file of files) expect((await readFile(join(target, file.path))).equals(Buffer.from(file.data)), file.path).toBe(true);
+      // The umask narrows them as tar(1)'s do: what it leaves of a file created 0777.
+      const probe = join(parent, 'probe');
+      await writeFile(probe, '', { mode: 0o777 });
+      const umask = 0o777 & ~(await stat(probe)).mode;
+      expect((await stat(join(target, 'bin/tool'))).mode & 0o777).toBe((readOnly ? 0o555 : 0o755) & ~umask);
+      expect((await stat(join(target, 'docs/s0/f0.md'))).mode & 0o777).toBe((readOnly ? 0o444 : 0o644) & ~umask);
+      expect((await stat(join(target, 'data/large.bin'))).mode & 0o777).toBe((readOnly ? 0o444 : 0o644) & ~umask);
+    }
+  });
+
+  it('writes read-only files for a user who is not root (who may not open a 0444 file for writing)', async () => {
+    // Beside the test's own temporary folders, whose 0700 ancestors that user could not pass.
+    const parent = await mkdtemp(join('/tmp', 'adcap-unprivileged-'));
+    onTestFinished(() => rm(parent, { recursive: true, force: true }));
+    const pkg = join(parent, 'package.adcap');
+    await writeFile(pkg, packageBytes({ files: [...files].sort((a, b) => (a.path < b.path ? -1 : 1)) }));
+    await chmod(parent, 0o777);
+    const script = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'helpers', 'read-package-child.ts');
+    const args = ['--import', 'tsx', script, pkg, join(parent, 'pkg')];
+    // Root may write any file, so as root the read runs as nobody (setpriv, util-linux); else as this user.
+    const root = process.getuid?.() === 0;
+    // TMPDIR: tsx's cache, somewhere that user may write.
+    const options = { encoding: 'utf8' as const, env: { ...process.env, TMPDIR: parent } };
+    const out = root
+      ? execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args], options)
+      : execFileSync(process.execPath, args, options);
+    expect(JSON.parse(out)).toMatchObject({ entries: files.length + 1 });
+    if (root) expect((await stat(join(parent, 'pkg', 'docs/s0/f0.md'))).uid).toBe(65534);
+    expect((await stat(join(parent, 'pkg', 'docs/s0/f0.md'))).mode & 0o777).toBe(0o444);
+    expect((await readFile(join(parent, 'pkg', 'docs/s3/f15.md'))).equals(Buffer.from(files[15]!.data))).toBe(true);
+  });
+
+  it('removes the files made ahead when the archive lacks some its manifest lists (E_MISSING)', async () => {
+    const parent = await mkdtemp(join(work, 'missing-'));
+    const read = readPackage(Readable.from([packageBytes({ manifest: manifestFor(files), files: files.slice(0, 200) })]), {
+      extractTo: join(parent, 'pkg'),
+    });
+    await expect(read).rejects.toMatchObject({ code: 'E_MISSING' });
+    expect(await readdir(parent)).toEqual([]);
+  });
+
   it('removes everything written when an unlisted entry follows (E_UNLISTED), with extractInto too', async () => {
     const parent = await mkdtemp(join(work, 'unlisted-'));
     const read = readPackage(Readable.from([packageBytes({ files, extra: [{ name: 'zz-extra.md', data: 'not listed' }] })]), {
@@ -144,6 +197,57 @@ describe('ThreadWriter', () => {
     streamed.close();
     await expect(streamed.flush()).rejects.toThrow(`streamed: big.bin ${sha256('abd')}`);
     await streamed.stop();
+  });
+
+  it('makes at most its bound of files ahead of the writer (AHEAD unless told), and nothing once stopped', async () => {
+    expect(AHEAD).toBe(4096);
+    const dir = await mkdtemp(join(work, 'ahead-'));
+    const bound = 200;
+    const targets = Array.from({ length: 500 }, (_, i) => join(dir, `d${i % 10}`, `f${i}`));
+    const writer = new ThreadWriter(FLAGS, (error) => error, { targets, modes: targets.map(() => 0o644), bound });
+    const made = async (): Promise<number> => {
+      let n = 0;
+      for (const sub of await readdir(dir)) n += (await readdir(join(dir, sub))).length;
+      return n;
+    };
+    // Waits until `count` files are there (a loaded machine may take a while to start a thread),
+    // then a little longer, to see that no more come.
+    const reaches = async (count: number): Promise<number> => {
+      for (let tries = 0; (await made()) < count && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return made();
+    };
+    // The creator works on its own: it stops at its bound while the writer has reached nothing.
+    expect(await reaches(bound)).toBe(bound);
+    // Reaching file 150 lets it go on to 150 + 1 + bound; what it made is written as any file.
+    await writer.file(targets[150]!, 0o644, 'f150', [Buffer.from('one fifty')], 9, undefined, 150);
+    await writer.flush();
+    expect(await reaches(150 + 1 + bound)).toBe(150 + 1 + bound);
+    expect(await readFile(targets[150]!, 'utf8')).toBe('one fifty');
+    expect(await writer.stop()).toBeUndefined();
+    expect(await made()).toBe(150 + 1 + bound);
+  });
+
+  it('makes a file the creator could not make itself, and its failure is the error', async () => {
+    const dir = await mkdtemp(join(work, 'creator-failed-'));
+    await writeFile(join(dir, 'plain'), 'a file, not a folder');
+    const targets = [join(dir, 'ok', 'a.txt'), join(dir, 'plain', 'b.txt')];
+    const seen: WriterError[] = [];
+    const writer = new ThreadWriter(
+      FLAGS,
+      (error) => {
+        seen.push(error);
+        return new Error(`explained: ${error.path}`);
+      },
+      { targets, modes: [0o644, 0o644] },
+    );
+    await writer.file(targets[0]!, 0o644, 'ok/a.txt', [Buffer.from('a')], 1, undefined, 0);
+    await writer.file(targets[1]!, 0o644, 'plain/b.txt', [Buffer.from('b')], 1, undefined, 1);
+    await expect(writer.flush()).rejects.toThrow('explained: plain/b.txt');
+    // The writer's own call failed as it does without a creator (its folder is a file).
+    expect(seen.map((e) => [e.code, e.path])).toEqual([['EEXIST', 'plain/b.txt']]);
+    await writer.stop();
+    expect(await readFile(targets[0]!, 'utf8')).toBe('a');
   });
 
   it('stops at its first failure, names the entry, and writes nothing after it', async () => {
