@@ -24,7 +24,6 @@ export { validateManifest } from './format/manifest.js';
 export { buildPackage, type BuildPackageOptions, type BuiltPackage } from './format/package-build.js';
 export { readPackage, type ReadPackage, type ReadPackageOptions } from './format/package-read.js';
 export { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './format/archive/limits.js';
-export type { ArchiveCopy } from './format/archive/reader.js';
 export { PROGRESS_PHASES, type Progress, type ProgressListener, type ProgressPhase } from './util/progress.js';
 export { watchChanges, type ChangeEvent, type ChangeWatcher, type WatchChangesOptions } from './store/change-events.js';
 export { skillDocumentProblems, validateSkillDocument, type SkillFrontMatter } from './format/skills.js';
@@ -84,9 +83,7 @@ export { type FetchLike } from './cache/fetch.js';
 export type { AuthorizeFn, AuthorizeGrant, AuthorizeRequest, Authorization } from './cache/authorize.js';
 export {
   ContentCache,
-  type BlobCopy,
   type BlobRequest,
-  type BlobUse,
   type DownloadProgressListener,
   type EntryState,
   type ContentCacheOptions,

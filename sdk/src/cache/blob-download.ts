@@ -43,21 +43,6 @@ export interface ContentCacheOptions {
   lookup?: LookupAddresses;
 }
 
-/**
- * Where a reader of a local blob writes the bytes it reads (ContentCache.withBlob): they become the
- * cache entry once the reader accepted them. Structurally the format reader's ArchiveCopy.
- */
-export interface BlobCopy {
-  /** Writes `bytes` at `position`; the caller leaves `bytes` untouched until the promise settles. */
-  write(bytes: Buffer, position: number): Promise<void>;
-}
-
-/**
- * ContentCache.withBlob's reader: reads the blob at `path` once, checking its pin in that read
- * (E_HASH), and, given a `copy`, writes every byte it reads to it in order of position.
- */
-export type BlobUse<T> = (path: string, copy?: BlobCopy) => Promise<T>;
-
 /** A download of one pinned blob into the content cache: its SHA-256 and size, the mirrors to try and how. */
 export interface BlobRequest {
   /** The blob's pinned SHA-256 (64 lowercase hex digits); bytes that hash otherwise are refused with E_HASH. */
@@ -128,25 +113,21 @@ export class BlobDownloader {
   }
 
   /**
-   * The local half of ContentCache.withBlob: sources that are all local files (a file:// registry).
-   * Where the file system shares blocks (a reflink: btrfs, XFS, APFS), the source is cloned into
-   * cache/tmp for nothing and `use` reads the clone. Elsewhere `use` reads the source itself and
-   * writes every byte it reads to a new file in cache/tmp (its `copy`), in that one read: a serial copy
-   * before the read cost 50-100 ms of a 162 MiB install on ext4. Either way the new file holds exactly
-   * the bytes `use` hashed, and becomes the entry at `final` only after `use` accepted them (spec §9:
-   * verified before use). A source that fails (missing, wrong size, wrong bytes) passes on to the next,
-   * as in download. Never a hard link: the cache makes its entries read-only and must not share an
-   * inode with a file someone else may change or chmod.
+   * The local half of ContentCache.withBlob: sources that are all local files (a file:// registry)
+   * are cloned into cache/tmp in the kernel (a reflink where the file system can, else
+   * copy_file_range: the bytes never pass through this process), `use` reads the clone, and the
+   * clone becomes the entry at `final` only after `use` accepted it. A source that fails (missing,
+   * wrong size, wrong bytes) passes on to the next, as in download. Not a hard link: the cache makes
+   * its entries read-only and must not share an inode with a file someone else may change or chmod.
    */
-  async cloneLocal<T>(request: BlobRequest, final: string, use: BlobUse<T>): Promise<T> {
+  async cloneLocal<T>(request: BlobRequest, final: string, use: (path: string) => Promise<T>): Promise<T> {
     const what = request.what ?? `blob ${request.sha256}`;
     const failures: { source: string; error: string }[] = [];
     await mkdir(this.store.tmpDir, { recursive: true });
     for (const source of request.sources) {
       const label = redactUrl(source);
       const temp = tempPathFor(join(this.store.tmpDir, request.sha256));
-      let made = false;
-      let handle: FileHandle | undefined;
+      let cloned = false;
       try {
         request.onProgress?.({ phase: 'download', done: 0, total: request.size });
         if (request.signal?.aborted === true) throw new AdcapError('E_CANCELLED', `Downloading ${what} was cancelled.`);
@@ -160,81 +141,34 @@ export class BlobDownloader {
         if (info === null || !info.isFile()) throw new AdcapError('E_DOWNLOAD', `${label} cannot be read; check that the file exists.`);
         // spec §9: at most the pinned size is taken from a source; a longer or shorter file is not the blob.
         if (info.size !== request.size) throw new WrongContentError(`it has ${info.size} bytes, not the pinned ${request.size}`);
-        const cloned = await copyFile(path, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE_FORCE).then(
-          () => true,
-          () => false,
-        );
-        made = cloned;
-        // Durable before its rename: a clone is synced while `use` reads it; a copy once its last byte is written.
-        let synced = cloned ? handleSync(temp) : undefined;
-        synced?.catch(() => undefined); // awaited below
-        let copied = 0;
-        let copyError: unknown;
-        let copy: BlobCopy | undefined;
-        if (!cloned) {
-          const file = await open(temp, 'wx');
-          handle = file;
-          made = true;
-          copy = {
-            write: async (bytes, position) => {
-              try {
-                for (let done = 0; done < bytes.length;) {
-                  done += (await file.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
-                }
-              } catch (error) {
-                copyError ??= error;
-                throw error;
-              }
-              copied += bytes.length;
-              if (copied === request.size && synced === undefined) {
-                synced = file.sync();
-                synced.catch(() => undefined); // awaited below
-              }
-            },
-          };
-        }
+        await copyFile(path, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        cloned = true;
+        // Written to disk while `use` reads it (the inflating is CPU work; this is I/O), so the
+        // entry is durable before its rename without a wait of its own.
+        const synced = handleSync(temp);
+        synced.catch(() => undefined); // awaited below
         request.onProgress?.({ phase: 'download', done: request.size, total: request.size });
         let value: T;
         try {
-          value = await use(cloned ? temp : path, copy);
+          value = await use(temp);
         } catch (error) {
-          await synced?.catch(() => undefined);
-          await handle?.close();
-          handle = undefined;
-          // The copy's own failure (a full disk, say) is the error, as a failed clone's was.
-          if (copyError !== undefined) throw copyError;
-          // Whose fault: a source that is not the pinned blob fails this source (the next is tried);
-          // an intact one means the package itself was refused, which is the caller's error. A read
-          // that stopped early copied only part of it: the source is copied again to tell.
-          if (!cloned && copied !== request.size) await recopy(path, temp);
+          await synced.catch(() => undefined);
+          // Whose fault: a clone that is not the pinned blob fails this source (the next is tried);
+          // an intact one means the package itself was refused, which is the caller's error.
           const actual = await hashFile(temp).catch(() => null);
           if (actual?.sha256 !== request.sha256 || actual.size !== request.size) {
             throw new WrongContentError(`it holds bytes with SHA-256 ${actual?.sha256 ?? 'unknown'}, not the pinned ${request.sha256}`);
           }
           await this.store.commit(temp, final).catch(() => undefined);
-          made = false;
+          cloned = false;
           throw error;
         }
-        if (!cloned && copied !== request.size) {
-          // A `use` that did not copy all it read: the source is copied now, and checked, as it was not read.
-          await handle?.close();
-          handle = undefined;
-          await recopy(path, temp);
-          const actual = await hashFile(temp);
-          if (actual.sha256 !== request.sha256 || actual.size !== request.size) {
-            throw new WrongContentError(`it holds bytes with SHA-256 ${actual.sha256}, not the pinned ${request.sha256}`);
-          }
-          synced = handleSync(temp);
-        }
-        await (synced ?? handle?.sync());
-        await handle?.close();
-        handle = undefined;
+        await synced;
         await this.store.commit(temp, final);
-        made = false;
+        cloned = false;
         return value;
       } catch (error) {
-        await handle?.close().catch(() => undefined);
-        if (made) await rm(temp, { force: true }).catch(() => undefined);
+        if (cloned) await rm(temp, { force: true }).catch(() => undefined);
         if (!(error instanceof WrongContentError) && !isAdcapError(error, 'E_DOWNLOAD')) throw error;
         failures.push({ source: label, error: reasonOf(error) });
       }
@@ -459,12 +393,6 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /** fsync of a file by path (the clone is durable before it is renamed into its content address). */
-/** `temp` made again as a copy of `path` (in the kernel). */
-async function recopy(path: string, temp: string): Promise<void> {
-  await rm(temp, { force: true });
-  await copyFile(path, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-}
-
 async function handleSync(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {

@@ -8,14 +8,13 @@
 import {
   BlobDownloader,
   type BlobRequest,
-  type BlobUse,
   type ContentCacheOptions,
   type DownloadProgress,
   type DownloadProgressListener,
 } from './blob-download.js';
 import { assertSha, assertSize, BlobStore, type GcResult, type VerifyResult } from './blob-store.js';
 
-export type { BlobCopy, BlobRequest, BlobUse, ContentCacheOptions, DownloadProgress, DownloadProgressListener } from './blob-download.js';
+export type { BlobRequest, ContentCacheOptions, DownloadProgress, DownloadProgressListener } from './blob-download.js';
 export type { EntryState, GcResult, VerifyResult } from './blob-store.js';
 
 interface Inflight {
@@ -99,13 +98,12 @@ export class ContentCache {
    * verify and extract in one pass, readPackage's `expectArchive`). `use` gets a path to the bytes
    * and must throw E_HASH when they are not the pinned ones, before it keeps anything.
    * - Already cached: `use` reads the cached blob.
-   * - Sources that are all local files (a file:// registry): BlobDownloader.cloneLocal; `use` reads
-   *   a clone, or the source while writing what it reads to its `copy`, which becomes the cache
-   *   entry only after `use` accepted it.
+   * - Sources that are all local files (a file:// registry): BlobDownloader.cloneLocal, whose clone
+   *   becomes the cache entry only after `use` accepted it.
    * - Anything else (https, entitled, publisher-chosen sources): fetchBlob (hashed while it
    *   downloads, resumable), then `use` on the cached blob.
    */
-  async withBlob<T>(request: BlobRequest, use: BlobUse<T>): Promise<T> {
+  async withBlob<T>(request: BlobRequest, use: (path: string) => Promise<T>): Promise<T> {
     assertSha(request.sha256);
     assertSize(request.size);
     const final = this.store.pathFor(request.sha256);

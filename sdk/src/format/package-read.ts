@@ -9,7 +9,7 @@ import { fsyncDir } from '../util/fs-atomic.js';
 import { removeTree } from '../util/fs-tree.js';
 import { createSha256, sha256Hex } from '../util/hash.js';
 import type { ProgressListener } from '../util/progress.js';
-import { readArchive, type ArchiveCopy } from './archive/reader.js';
+import { readArchive } from './archive/reader.js';
 import { ThreadWriter } from './extract-thread.js';
 import { resolveLimits, type ArchiveLimits } from './archive/limits.js';
 import type { ArchiveEntryHeader, ArchiveVisitor } from './archive/tar-parser.js';
@@ -40,11 +40,6 @@ export interface ReadPackageOptions {
    * so a caller can verify a download and extract it in one pass.
    */
   expectArchive?: { sha256: string; size: number };
-  /**
-   * Copies the archive's bytes as they are read (ContentCache.withBlob's cache entry of a local
-   * source), in this one read: the copy is the bytes hashed against `expectArchive`.
-   */
-  copyArchive?: ArchiveCopy;
   /**
    * Extract into this directory, which must not exist yet, and leave it there: no rename. For a
    * caller that moves the directory into place itself, later (a prepared version: the install's
@@ -113,7 +108,6 @@ export async function readPackage(source: string | Readable, options: ReadPackag
   try {
     const summary = await readArchive(source, visitor, {
       limits,
-      ...(options.copyArchive === undefined ? {} : { copyTo: options.copyArchive }),
       phase: staging === undefined ? 'verify' : 'extract',
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -6,7 +6,6 @@ import { AdcapError, asAdcapError } from '../errors.js';
 import type { ArchiveEntrySource } from '../format/archive/writer.js';
 import { writeArchive } from '../format/archive/writer.js';
 import type { ArchiveLimits } from '../format/archive/limits.js';
-import type { ArchiveCopy } from '../format/archive/reader.js';
 import type { Envelope, Manifest, PackagePayload } from '../format/manifest-types.js';
 import { buildPackage, type BuiltPackage } from '../format/package-build.js';
 import { MANIFEST_ENTRY, readPackage, SIGNATURE_ENTRY, type ReadPackage } from '../format/package-read.js';
@@ -152,8 +151,6 @@ export interface VerifyPackageOptions extends PackageSignatureOptions {
   signal?: AbortSignal;
   /** The archive's pin, checked in the same read before anything is extracted (readPackage). */
   expectArchive?: { sha256: string; size: number };
-  /** Copies the archive's bytes as they are read (readPackage's `copyArchive`). */
-  copyArchive?: ArchiveCopy;
 }
 
 /** A package `verifyPackage()` accepted: what `readPackage()` returns, with the signature check's result. */

@@ -10,19 +10,8 @@ import { asGzipError, GzipMemberFramer } from './gzip.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import { TarParser, type ArchiveVisitor } from './tar-parser.js';
 
-/**
- * Where the compressed bytes are copied as they are read (a download's cache entry: ContentCache.withBlob),
- * so the copy holds exactly the bytes this read hashed.
- */
-export interface ArchiveCopy {
-  /** Writes `bytes` at `position` of the copy; `bytes` stays untouched until the promise settles. */
-  write(bytes: Buffer, position: number): Promise<void>;
-}
-
 export interface ReadArchiveOptions {
   limits?: Partial<ArchiveLimits>;
-  /** Copies every compressed byte read, in the same pass (the read fails when the copy does). */
-  copyTo?: ArchiveCopy;
   onProgress?: ProgressListener;
   /** Progress phase name (default "read"). */
   phase?: ProgressPhase;
@@ -103,15 +92,6 @@ export async function readArchive(
     },
   });
 
-  // Copies under way: the read ends (either way) only once none is, so its caller may close the copy.
-  const copies = new Set<Promise<void>>();
-  const copying = (write: Promise<void>): Promise<void> => {
-    copies.add(write);
-    const done = (): void => void copies.delete(write);
-    write.then(done, done);
-    return settledLater(write);
-  };
-
   /** Compressed side: hash, frame and queue each chunk; a chunk's memory is reused once inflated. */
   const feed = async (): Promise<void> => {
     const queued: Promise<void>[] = [];
@@ -121,14 +101,9 @@ export async function readArchive(
       if (options.signal?.aborted === true) throw new AdcapError('E_IO', 'Reading the package was cancelled.');
       const chunk = await input.next();
       if (chunk === null) break;
-      // The copy is queued with the inflating of the same chunk: its buffer is reused only once both are done.
-      const copied = options.copyTo === undefined ? undefined : copying(options.copyTo.write(chunk, compressedBytes));
       const body = framer.accept(chunk);
       // Queued first, so the thread pool can inflate while this thread hashes the same bytes.
-      if (body.length > 0) {
-        const inflated = writeTo(inflater, body);
-        queued.push(copied === undefined ? inflated : settledLater(Promise.all([inflated, copied]).then(() => undefined)));
-      } else if (copied !== undefined) queued.push(copied);
+      if (body.length > 0) queued.push(writeTo(inflater, body));
       archiveHash.update(chunk);
       compressedBytes += chunk.length;
       progress.report(compressedBytes);
@@ -162,17 +137,10 @@ export async function readArchive(
     }
     throw asAdcapError(converted, 'Cannot read the package');
   } finally {
-    await Promise.allSettled(copies);
     await input.close();
   }
   progress.finish(compressedBytes);
   return { sha256: archiveHash.digest('hex'), size: compressedBytes, entries: parser.entries, expandedBytes: parser.expandedBytes };
-}
-
-/** `promise`, marked as handled: it is awaited in order by the feed, or superseded by the pipeline's error. */
-function settledLater<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
 }
 
 /** Resolves once the inflater has consumed `body` entirely (its memory may then be reused). */

@@ -149,14 +149,10 @@ export interface BlobUser extends BlobFetcher {
   /** Where the blob with this SHA-256 lives in the cache. */
   pathFor(sha256: string): string;
   /**
-   * Calls `use` with a path to the blob's bytes (cached, cloned, downloaded, or a local source whose
-   * bytes `use` writes to `copy` as it reads them); `use` checks the pin in its own read and throws
-   * E_HASH when it fails. Resolves with what `use` returns.
+   * Calls `use` with a path to the blob's bytes (cached, cloned or downloaded); `use` checks the pin in its own read and throws E_HASH when
+   * it fails. Resolves with what `use` returns.
    */
-  withBlob<T>(
-    request: Parameters<BlobFetcher['fetchBlob']>[0],
-    use: (path: string, copy?: { write(bytes: Buffer, position: number): Promise<void> }) => Promise<T>,
-  ): Promise<T>;
+  withBlob<T>(request: Parameters<BlobFetcher['fetchBlob']>[0], use: (path: string) => Promise<T>): Promise<T>;
 }
 
 /** Options of `RegistryClient.downloadAndExtract()`: those of a download, and where to extract. */
@@ -878,8 +874,8 @@ export class RegistryClient {
    * size), every spec §2-§4 rule, the spec §5 signature under the publisher's keys from the signed
    * catalogue and the registry entry's manifest are all checked in the pass that extracts, and
    * `extractTo` is removed again unless all of them (and the caller's `accept`) passed. A local mirror is
-   * read once and copied into the cache in that read (ContentCache.withBlob); the cache keeps the
-   * copy only if it was the pinned archive.
+   * cloned into the cache and read once (ContentCache.withBlob); the cache keeps it only if it was
+   * the pinned archive.
    */
   async downloadAndExtract(id: string, version: string, options: ExtractOptions): Promise<DownloadedArchive> {
     const { payload } = await this.catalogue();
@@ -897,16 +893,14 @@ export class RegistryClient {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         what: `${id}@${version}`,
       },
-      (blob, copy) =>
+      (blob) =>
         // One staging directory: extracted straight into the caller's new directory, every check
-        // (archive, signature, registry entry, the caller's) run before it is handed back; a local
-        // source's bytes are copied into the cache in the same read.
+        // (archive, signature, registry entry, the caller's) run before it is handed back.
         verifyPackage(blob, {
           trusted: publisherTrustedKeys(payload, publisher),
           requireSignature: true,
           extractInto: options.extractTo,
           expectArchive: pin,
-          ...(copy === undefined ? {} : { copyArchive: copy }),
           accept: async (result, dir) => {
             checkArchiveMatchesEntry(result, entry);
             await options.accept?.(result, dir);

@@ -85,59 +85,6 @@ describe('readArchive from a file path (reused read buffers)', () => {
   });
 });
 
-describe('readArchive copying what it reads (copyTo)', () => {
-  const entries = [
-    { name: 'a.bin', data: randomBytes(3 * MiB + 17) },
-    { name: 'b.bin', data: randomBytes(2 * MiB) },
-  ];
-  const gz = gzipBytes(rawTar(entries), 1);
-
-  it('copies every compressed byte at its position, each buffer untouched until its write settled', async () => {
-    const file = join(work, 'copied.adcap');
-    await writeFile(file, gz);
-    const copy = Buffer.alloc(gz.length);
-    let inFlight = 0;
-    let most = 0;
-    const summary = await readArchive(file, recorder().visitor, {
-      copyTo: {
-        write: async (bytes, position) => {
-          inFlight += 1;
-          most = Math.max(most, inFlight);
-          // A slow disk: the bytes are taken only after a while, so an early reuse of the buffer shows.
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          bytes.copy(copy, position);
-          inFlight -= 1;
-        },
-      },
-    });
-    expect(summary).toMatchObject({ sha256: sha256(gz), size: gz.length });
-    expect(copy.equals(gz)).toBe(true);
-    expect(most).toBeGreaterThan(1); // the copies run beside the read, not one after another
-    expect(inFlight).toBe(0);
-  });
-
-  it("fails with the copy's failure, and returns only once no write is under way", async () => {
-    const file = join(work, 'copy-fails.adcap');
-    await writeFile(file, gz);
-    let calls = 0;
-    let pending = 0;
-    const read = readArchive(file, recorder().visitor, {
-      copyTo: {
-        write: async () => {
-          const call = ++calls;
-          pending += 1;
-          // The second write fails first; the others are still under way when it does.
-          await new Promise((resolve) => setTimeout(resolve, call === 2 ? 5 : 40));
-          pending -= 1;
-          if (call === 2) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-        },
-      },
-    });
-    await expect(read).rejects.toMatchObject({ code: 'E_IO', message: /no space left/ });
-    expect(pending).toBe(0);
-  });
-});
-
 describe("readArchive from a caller's stream", () => {
   it('fails at once on a corrupt entry even when the stream then stalls without ending', async () => {
     const gz = gzipBytes(rawTar([{ name: 'bad', data: 'x', checksumDelta: 1 }]));
