@@ -333,9 +333,18 @@ export class ThreadWriter {
           workerData: { targets: ahead.targets, modes: ahead.modes, bound: ahead.bound ?? AHEAD, flags, ...shared },
         });
         // Its failures are per file (CREATE_FAILED: the writer then creates the file and reports
-        // its own error).
+        // its own error). Should the thread itself die, a file it was making is left to the writer,
+        // which would otherwise wait for it for ever (on a normal end no slot is CREATING).
         worker.on('error', () => undefined);
-        const exit = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        const { slots } = shared;
+        const exit = new Promise<void>((resolve) =>
+          worker.once('exit', () => {
+            for (let i = 0; i < slots.length; i++) {
+              if (Atomics.compareExchange(slots, i, CREATING, CREATE_FAILED) === CREATING) Atomics.notify(slots, i);
+            }
+            resolve();
+          }),
+        );
         this.creator = { worker, control: shared.control, exit };
       } catch {
         // No second thread to be had: every slot stays unclaimed, and the writer creates every file.

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
+import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { AHEAD, ThreadWriter, type WriterError } from '../../../sdk/src/format/extract-thread.js';
 import { readPackage, THREAD_MIN_FILES } from '../../../sdk/src/format/package-read.js';
@@ -219,13 +220,37 @@ describe('ThreadWriter', () => {
     };
     // The creator works on its own: it stops at its bound while the writer has reached nothing.
     expect(await reaches(bound)).toBe(bound);
-    // Reaching file 150 lets it go on to 150 + 1 + bound; what it made is written as any file.
+    // Reaching file 150 lets it go on to 150 + 1 + bound; a file it made is written like any other.
     await writer.file(targets[150]!, 0o644, 'f150', [Buffer.from('one fifty')], 9, undefined, 150);
     await writer.flush();
     expect(await reaches(150 + 1 + bound)).toBe(150 + 1 + bound);
     expect(await readFile(targets[150]!, 'utf8')).toBe('one fifty');
     expect(await writer.stop()).toBeUndefined();
     expect(await made()).toBe(150 + 1 + bound);
+  });
+
+  it('does not wait for ever on a creator thread that died (its file under way is left to the writer)', async () => {
+    const dir = await mkdtemp(join(work, 'creator-died-'));
+    const targets = Array.from({ length: 3000 }, (_, i) => join(dir, `d${i % 30}`, `f${i}`));
+    const writer = new ThreadWriter(FLAGS, (error) => error, { targets, modes: targets.map(() => 0o644) });
+    const creator = (writer as unknown as { creator: { worker: Worker } }).creator.worker;
+    for (let tries = 0; tries < 200; tries++) {
+      const made = await readdir(dir).then((subs) => subs.length);
+      if (made >= 10) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await creator.terminate();
+    for (let i = 0; i < targets.length; i++) await writer.file(targets[i]!, 0o644, `f${i}`, [Buffer.from('x')], 1, undefined, i);
+    const outcome = await Promise.race([
+      writer.flush().then(
+        () => 'written',
+        (error: WriterError) => `failed ${error.code}`,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 20_000)),
+    ]);
+    // Written, or (the thread died between a file's creation and its mark) that one file clashes.
+    expect(['written', 'failed EEXIST']).toContain(outcome);
+    await writer.stop();
   });
 
   it('makes a file the creator could not make itself, and its failure is the error', async () => {
