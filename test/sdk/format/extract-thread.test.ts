@@ -240,14 +240,17 @@ describe('ThreadWriter', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await creator.terminate();
-    for (let i = 0; i < targets.length; i++) await writer.file(targets[i]!, 0o644, `f${i}`, [Buffer.from('x')], 1, undefined, i);
-    const outcome = await Promise.race([
-      writer.flush().then(
-        () => 'written',
-        (error: WriterError) => `failed ${error.code}`,
-      ),
-      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 20_000)),
-    ]);
+    const writeAll = async (): Promise<string> => {
+      try {
+        for (let i = 0; i < targets.length; i++) await writer.file(targets[i]!, 0o644, `f${i}`, [Buffer.from('x')], 1, undefined, i);
+        await writer.flush();
+        return 'written';
+      } catch (error) {
+        // Once the writer failed, the next call throws its failure too.
+        return `failed ${(error as WriterError).code}`;
+      }
+    };
+    const outcome = await Promise.race([writeAll(), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 20_000))]);
     // Written, or (the thread died between a file's creation and its mark) that one file clashes.
     expect(['written', 'failed EEXIST']).toContain(outcome);
     await writer.stop();
