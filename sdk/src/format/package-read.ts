@@ -160,6 +160,8 @@ type Current =
       kind: 'file';
       path: string;
       expected: FileEntry;
+      /** Its position in the manifest's `files`. */
+      listedAt: number;
       /** The entry's SHA-256 as it streams, or undefined when the writer thread checks it (extract-thread.ts). */
       hash: Hash | undefined;
       handle: FileHandle | undefined;
@@ -205,9 +207,11 @@ class PackageVisitor implements ArchiveVisitor {
   private manifest: Manifest | undefined;
   private digest = '';
   private fileDigest = '';
-  private readonly expected = new Map<string, FileEntry>();
-  /** A file's position in the manifest's `files`: the writer thread's creator makes them in that order (extract-thread.ts). */
-  private readonly fileIndex = new Map<string, number>();
+  /**
+   * Each listed path's position in the manifest's `files` (its entry there; the writer thread's
+   * creator makes the files in that order, extract-thread.ts).
+   */
+  private readonly listed = new Map<string, number>();
   /** spec §3.1: skills[].path/SKILL.md -> the skill's directory name and JSON pointer. */
   private readonly skillDocs = new Map<string, { dirName: string; pointer: string }>();
   private readonly seen = new Set<string>();
@@ -276,8 +280,9 @@ class PackageVisitor implements ArchiveVisitor {
       return;
     }
     // spec §4: check each entry against files (hash and size) and reject unlisted files.
-    const expected = this.expected.get(path);
-    if (expected === undefined) {
+    const listedAt = this.listed.get(path);
+    const expected = listedAt === undefined ? undefined : this.manifest!.files[listedAt];
+    if (listedAt === undefined || expected === undefined) {
       throw new AdcapError(
         'E_UNLISTED',
         `The package contains ${JSON.stringify(path)}, which its manifest does not list in files; it was tampered with or built wrongly.`,
@@ -309,7 +314,7 @@ class PackageVisitor implements ArchiveVisitor {
         this.fileMode(expected.executable === true),
         path,
         writerChecks ? expected.sha256 : undefined,
-        this.fileIndex.get(path),
+        listedAt,
       );
     }
     const handle = small || threaded ? undefined : await this.createFile(path, expected.executable === true);
@@ -317,6 +322,7 @@ class PackageVisitor implements ArchiveVisitor {
       kind: 'file',
       path,
       expected,
+      listedAt,
       hash: writerChecks ? undefined : createSha256(),
       handle,
       threaded,
@@ -382,7 +388,7 @@ class PackageVisitor implements ArchiveVisitor {
         current.chunks,
         current.expected.size,
         check,
-        this.fileIndex.get(current.path),
+        current.listedAt,
       );
     } else await this.queueWrite(current.path, executable, Buffer.concat(current.chunks));
   }
@@ -467,10 +473,7 @@ class PackageVisitor implements ArchiveVisitor {
   /** spec §3/§4: parse strictly, validate, and index `files` before any other entry is accepted. */
   private acceptManifest(bytes: Buffer): void {
     const manifest = validateManifest(parseStrictJson(bytes, 'The package manifest (capability.json)'));
-    manifest.files.forEach((file, i) => {
-      this.expected.set(file.path, file);
-      this.fileIndex.set(file.path, i);
-    });
+    manifest.files.forEach((file, i) => this.listed.set(file.path, i));
     manifest.skills?.forEach((skill, i) => {
       this.skillDocs.set(`${skill.path}/SKILL.md`, { dirName: skill.path.split('/').pop() ?? skill.path, pointer: `/skills/${i}/path` });
     });
@@ -485,7 +488,7 @@ class PackageVisitor implements ArchiveVisitor {
           (error) =>
             error.actualSha256 === undefined
               ? extractError(error, error.path)
-              : entryHashError(error.path, this.expected.get(error.path)?.sha256 ?? '', error.actualSha256),
+              : entryHashError(error.path, manifest.files[this.listed.get(error.path) ?? -1]?.sha256 ?? '', error.actualSha256),
           // Every listed file, created ahead of the writer in the staging directory (paths the
           // manifest's schema checked; an entry is written only to its own listed path).
           {
