@@ -68,7 +68,7 @@ export type { InstalledView, PolicyView } from './store/store-view.js';
 export type { DoctorContext } from './store/doctor.js';
 export type { LinkStore } from './store/agent-links/records.js';
 export type { PolicyHost } from './store/policy-enforce.js';
-export { runToolIn, type InstalledRead } from './run/run-tool.js';
+export { runToolIn, type InstalledRead, type RunInternals, type SettledListener } from './run/run-tool.js';
 export { resumeWorkflowIn, runWorkflowIn } from './run/workflow.js';
 export type { LocatedPackage } from './store/sources.js';
 export { auditDigest } from './run/audit.js';

@@ -132,6 +132,8 @@ export async function mcpServeIn(arc: RunContext, ids: readonly string[], option
   const server = new McpServer(options.serverInfo ?? { name: 'arcotheon', version: '1.0.0' }, {
     capabilities: { tools: { listChanged: false } },
   });
+  // Runs whose calls were answered before their tool's process had exited (see the call handler).
+  const runs = new Set<Promise<unknown>>();
   server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await grantedMcpTools(arc, ids)).map((e) => e.mcp) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const exposed = (await grantedMcpTools(arc, ids)).find((e) => e.mcp.name === request.params.name);
@@ -144,26 +146,38 @@ export async function mcpServeIn(arc: RunContext, ids: readonly string[], option
         new AdcapError('E_NOT_FOUND', `There is no granted tool named "${request.params.name}" on this server; list the tools again.`),
       );
     }
-    try {
-      // The state and manifest the tool was just found in are the ones it runs with: read once per
-      // call, never kept from one call to the next (a grant or version changed since is seen).
-      const result = await runToolIn(
-        arc,
-        exposed.id,
-        exposed.tool.name,
-        request.params.arguments ?? {},
-        {
-          signal: extra.signal,
-          workspace,
-          ...(options.env === undefined ? {} : { env: options.env }),
-          ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
-        },
-        exposed.read,
-      );
-      return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output };
-    } catch (error) {
-      return errorResult(asAdcapError(error, 'The tool failed'), options.surface);
-    }
+    const answer = (output: Record<string, unknown>): CallToolResult => ({
+      content: [{ type: 'text', text: JSON.stringify(output) }],
+      structuredContent: output,
+    });
+    // The call is answered as soon as its outcome is settled (RunInternals.onSettled: the output
+    // checked, the audit line written), while the tool's process exits and the run's folders and
+    // cgroups are removed; the server does not close before those runs have ended.
+    let settled: ((result: CallToolResult) => void) | undefined;
+    const early = new Promise<CallToolResult>((resolve) => {
+      settled = resolve;
+    });
+    // The state and manifest the tool was just found in are the ones it runs with: read once per
+    // call, never kept from one call to the next (a grant or version changed since is seen).
+    const run = runToolIn(
+      arc,
+      exposed.id,
+      exposed.tool.name,
+      request.params.arguments ?? {},
+      {
+        signal: extra.signal,
+        workspace,
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+      },
+      { read: exposed.read, onSettled: (output) => settled?.(answer(output)) },
+    ).then(
+      (result) => answer(result.output),
+      (error: unknown) => errorResult(asAdcapError(error, 'The tool failed'), options.surface),
+    );
+    runs.add(run);
+    void run.finally(() => runs.delete(run));
+    return Promise.race([early, run]);
   });
 
   const stdin = options.stdin ?? process.stdin;
@@ -172,13 +186,18 @@ export async function mcpServeIn(arc: RunContext, ids: readonly string[], option
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  transport.onclose = () => resolveClosed();
+  // Closed once the transport is and every run it started has ended (its sandbox removed).
+  const settleRuns = async (): Promise<void> => {
+    while (runs.size > 0) await Promise.allSettled([...runs]);
+  };
+  transport.onclose = () => void settleRuns().then(resolveClosed);
   await server.connect(transport);
   const inFlight = trackRequests(transport);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       await server.close();
+      await settleRuns();
       resolveClosed();
     })();
     return closing;

@@ -129,6 +129,28 @@ export interface InstalledRead {
 }
 
 /**
+ * Told the run's output as soon as its outcome is settled (see RunInternals.onSettled).
+ * @internal
+ */
+export type SettledListener = (output: Record<string, unknown>) => void;
+
+/**
+ * What runToolIn's internal callers add to a run (the MCP server).
+ * @internal
+ */
+export interface RunInternals {
+  /** The state and manifest the caller read for this same call (InstalledRead). */
+  read?: InstalledRead;
+  /**
+   * Called once, with the tool's validated output, when nothing after it can change the run's
+   * outcome (ExecuteArgs.onOutcome) and its audit line is written: the MCP server answers then,
+   * while the tool's process exits and the run's folders and cgroups are removed. The run's
+   * promise still settles only after all that; a run settled another way never calls it.
+   */
+  onSettled?: SettledListener;
+}
+
+/**
  * `runTool` over a narrow view of a store (the `Arcotheon`'s own, `storeOf`): what workflows and
  * the MCP server call, and tests that give a run only what it reads.
  * @internal Exported from `@arcotheon/sdk/internal` only.
@@ -139,8 +161,9 @@ export async function runToolIn(
   toolName: string,
   input: unknown,
   options: RunToolOptions = {},
-  read?: InstalledRead,
+  internals: RunInternals = {},
 ): Promise<ToolRunResult> {
+  const { read, onSettled } = internals;
   const started = Date.now();
   const state = read?.state ?? (await arc.state(id));
   const version = state.active;
@@ -176,7 +199,18 @@ export async function runToolIn(
   let earlyAudit: Promise<unknown> | undefined;
   const onOutcome = (output: Record<string, unknown>): void => {
     earlyAudit = appendAudit({ output });
-    earlyAudit.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    // Awaited below; not an unhandled rejection meanwhile. A line that could not be written
+    // settles nothing early: the run then fails with that error, as it would have without onSettled.
+    earlyAudit.then(
+      () => {
+        try {
+          onSettled?.(output);
+        } catch {
+          // the listener's own failure is the caller's; the run goes on to its end
+        }
+      },
+      () => undefined,
+    );
   };
   try {
     if (options.signal?.aborted === true)

@@ -14,7 +14,7 @@ const MiB = 1024 * 1024;
 const LIMITS = { processes: 48, memoryBytes: 300 * MiB, fileSizeBytes: 2 * MiB };
 
 /** The run cgroup directories a LimitedRun enters. */
-const runDirs = (run: LimitedRun): string[] => run.hostPrefix.filter((a) => a.endsWith('/cgroup.procs')).map((p) => dirname(p));
+const runDirs = (run: LimitedRun): string[] => run.hostPrefix.filter((a) => /\/(tasks|cgroup\.procs)$/.test(a)).map((p) => dirname(p));
 
 /** What the entering shell sees: its file size limit and its cgroups. */
 function enter(run: LimitedRun): Promise<string> {

@@ -40,7 +40,7 @@ describe('resource limits off the critical path', () => {
     } finally {
       await run.cleanup();
     }
-    const dirs = run.hostPrefix.filter((a) => a.endsWith('/cgroup.procs')).map((p) => dirname(p));
+    const dirs = run.hostPrefix.filter((a) => /\/(tasks|cgroup\.procs)$/.test(a)).map((p) => dirname(p));
     expect(dirs.length).toBeGreaterThan(0);
     await settleRunCgroups();
     for (const dir of dirs) expect(existsSync(dir)).toBe(false);
