@@ -64,7 +64,7 @@ async function runRecorded(tool: string, mode: string) {
 }
 
 describe('runToolIn onSettled', () => {
-  it('is told the output once the line is audited, while the tool still lingers; the run itself ends after the tool is stopped', async () => {
+  it('is told the output once the line is audited, while the tool lingers; the run ends after the tool is stopped', async () => {
     const r = await runRecorded('misbehave', 'result-then-linger');
     const result = await r.run;
     const ended = Date.now() - r.started;
