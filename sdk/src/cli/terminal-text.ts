@@ -42,5 +42,14 @@ export function truncatedList<T>(
   if (limit === null || total <= limit) return items.map(row);
   const left = total - Math.min(limit, items.length);
   const hint = options.hint ?? 'use --limit <n> or --all to see more';
-  return [...items.slice(0, limit).map(row), `… and ${left.toLocaleString('en-US')} more; ${hint}`];
+  return [...items.slice(0, limit).map(row), `… and ${groupedDigits(left)} more; ${hint}`];
+}
+
+/**
+ * A count with a comma every three digits, as `toLocaleString('en-US')` writes it, without
+ * starting Intl's number formatting: its first use cost ~17 ms of every `adcap search` that
+ * printed a count.
+ */
+export function groupedDigits(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

@@ -1,6 +1,6 @@
 // Hostile text is escaped and long lists are cut with a count.
 import { describe, expect, it } from 'vitest';
-import { cliListText, DEFAULT_LIST_ROWS, truncatedList, truncatedRows } from '../../../sdk/src/cli/terminal-text.js';
+import { cliListText, DEFAULT_LIST_ROWS, groupedDigits, truncatedList, truncatedRows } from '../../../sdk/src/cli/terminal-text.js';
 
 describe('cliListText', () => {
   it('makes control characters and text-reordering marks visible, and leaves other text alone', () => {
@@ -10,6 +10,14 @@ describe('cliListText', () => {
       'evil\\u{202e}exe.txt \\u{2066}x\\u{2069} zero\\u{200b}width\\u{2028}',
     );
     expect(cliListText('Café – naïve 😀 漢字 "quotes" \\ backslash')).toBe('Café – naïve 😀 漢字 "quotes" \\ backslash');
+  });
+});
+
+describe('groupedDigits', () => {
+  it('writes a count as toLocaleString("en-US") does', () => {
+    for (const n of [0, 7, 999, 1000, 1234, 99999, 100000, 1234567, 1000000000, 9007199254740991]) {
+      expect(groupedDigits(n)).toBe(n.toLocaleString('en-US'));
+    }
   });
 });
 

@@ -654,8 +654,9 @@ export class RegistryClient {
   /**
    * The stored index of the stored layout-1 catalogue, used without loading the catalogue when
    * everything it was built from still holds: the catalogue is not due for a refresh and not
-   * below the shipped minimum, the catalogue file still hashes to the bytes a full verification
-   * accepted under today's root keys (verified.json), and the index was built from those bytes;
+   * below the shipped minimum, the catalogue file still holds the bytes a full verification
+   * accepted under today's root keys (verified.json; hashed, or by its stat stamp when that is the
+   * one it had when last hashed: RemoteStore.catalogueHolds), and the index was built from those bytes;
    * for a registry on this computer, its catalogue file is still those bytes too.
    * Anything else (null) takes the full path: load and verify, refresh, rebuild the index.
    */
@@ -666,8 +667,7 @@ export class RegistryClient {
     if (this.now().getTime() - Date.parse(state.checkedAt) > this.refreshAfterMs) return null;
     if (this.remote.minSequence !== undefined && state.sequence < this.remote.minSequence) return null;
     if (record === null || record.catalogueSha256 !== sha || record.rootKeys !== rootKeysDigest(this.remote.rootKeys)) return null;
-    const file = await hashFile(this.store.cataloguePath).catch(() => null);
-    if (file === null || file.sha256 !== sha) return null;
+    if (!(await this.store.catalogueHolds(sha))) return null;
     // A registry on this computer is read again as soon as its catalogue file changed (rereadLocal).
     const local = this.localCatalogueFile();
     if (local !== null && (await hashFile(local).catch(() => null))?.sha256 !== sha) return null;

@@ -9,18 +9,22 @@
  *                      digest of the root keys, signers, payload digest): a later load of the same
  *                      bytes under the same keys skips the signature check (verifyCatalogue's
  *                      verifiedBefore); a cache, so a missing or damaged one only costs a full check
+ *   checked.json       the stat stamp catalog.json had when it was last hashed and found to be the
+ *                      bytes state.json names (search-index/verified-files.ts): a read whose file
+ *                      still has that stamp is not hashed again; a cache like verified.json
  *   attempt.json       the last attempt to fetch and verify the catalogue, by any process on this
  *                      home: when, and its error when it failed (a status, never trust: a failed
  *                      attempt leaves the stored catalogue and the floor as they were)
  * Written catalogue first, state second: a crash in between leaves a catalogue newer than the
  * floor, which the next load accepts.
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asAdcapError } from '../../errors.js';
 import { parseStrictJson } from '../../format/strict-json.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs-atomic.js';
-import { sha256Hex, SHA256_HEX } from '../../util/hash.js';
+import { hashFile, sha256Hex, SHA256_HEX } from '../../util/hash.js';
+import { sameStamp, stampOf, VerifiedFiles } from '../search-index/verified-files.js';
 import type { CatalogueVerificationRecord } from '../catalogue.js';
 
 export interface RemoteState {
@@ -81,6 +85,33 @@ export class RemoteStore {
 
   async readCatalogue(): Promise<Buffer | null> {
     return readOptional(this.cataloguePath);
+  }
+
+  /**
+   * Whether catalog.json still holds the bytes whose SHA-256 is `sha256`. A file whose stat stamp
+   * (device, inode, size, modification and change times) is the one it had when it was last hashed
+   * and found to be those bytes (checked.json) is not hashed again; anything else is hashed in
+   * full, and the stamp recorded when it matches (measured: 16 ms of every `adcap search` over a
+   * 9 MiB catalogue).
+   */
+  async catalogueHolds(sha256: string): Promise<boolean> {
+    const checked = new VerifiedFiles(this.dir, 'checked.json');
+    const name = `catalog.json@${sha256}`;
+    try {
+      const before = stampOf(await stat(this.cataloguePath, { bigint: true }));
+      if (await checked.has(name, before)) return true;
+      const hashed = await hashFile(this.cataloguePath);
+      if (hashed.sha256 !== sha256) return false;
+      const after = stampOf(await stat(this.cataloguePath, { bigint: true }));
+      // Changed while hashed: what was hashed may not be the file now (the caller takes the full path).
+      if (!sameStamp(before, after)) return false;
+      await checked.add(name, after);
+      await checked.retain(new Set([name]));
+      await checked.save();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get verificationPath(): string {

@@ -73,7 +73,11 @@ export class VerifiedFiles {
   private files: Map<string, Entry> | null = null;
   private dirty = false;
 
-  constructor(private readonly dir: string) {}
+  /** `fileName`: the list's file in `dir` (default verified.json, a search index's). */
+  constructor(
+    private readonly dir: string,
+    private readonly fileName: string = FILE_NAME,
+  ) {}
 
   static readonly fileName = FILE_NAME;
 
@@ -81,7 +85,7 @@ export class VerifiedFiles {
     if (this.files !== null) return this.files;
     const files = new Map<string, Entry>();
     try {
-      const value = JSON.parse(await readFile(join(this.dir, FILE_NAME), 'utf8')) as { format?: unknown; files?: unknown };
+      const value = JSON.parse(await readFile(join(this.dir, this.fileName), 'utf8')) as { format?: unknown; files?: unknown };
       if (value.format === FORMAT && typeof value.files === 'object' && value.files !== null) {
         for (const [name, entry] of Object.entries(value.files as Record<string, unknown>)) if (isEntry(entry)) files.set(name, entry);
       }
@@ -123,6 +127,6 @@ export class VerifiedFiles {
     if (!this.dirty || this.files === null) return;
     this.dirty = false;
     const files = Object.fromEntries([...this.files].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
-    await writeJsonAtomic(join(this.dir, FILE_NAME), { format: FORMAT, files }).catch(() => undefined);
+    await writeJsonAtomic(join(this.dir, this.fileName), { format: FORMAT, files }).catch(() => undefined);
   }
 }

@@ -6,7 +6,7 @@
  * and its segments hash to their names, and the catalogue is not due for a refresh. Anything that
  * differs is null: the caller loads and checks the catalogue in full.
  */
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,30 @@ describe('RegistryClient.storedListing', () => {
     const text = await readFile(stored('catalog.json'), 'utf8');
     await writeFile(stored('catalog.json'), text.replace('Extract PDF text', 'Extract PDF text, and your keys'));
     expect(await reg.client(home).storedListing()).toBeNull();
+  });
+
+  it('catalog.json is hashed once per stat stamp (checked.json); a same-size edit, times put back, is hashed and refused', async () => {
+    await reg.client(home).update();
+    // Times two minutes back, so the stamp recorded next is not "racy" (recorded within 2 s of them).
+    const past = new Date(Date.now() - 120_000);
+    await utimes(stored('catalog.json'), past, past);
+    const sha = (await reg.client(home).storedListing())?.catalogueSha256;
+    expect(sha).toMatch(/^[0-9a-f]{64}$/);
+    const stamp = (await stat(stored('catalog.json'), { bigint: true })).ctimeNs.toString();
+    const checked = JSON.parse(await readFile(stored('checked.json'), 'utf8')) as { files: Record<string, { ctimeNs: string }> };
+    expect(Object.keys(checked.files)).toEqual([`catalog.json@${sha}`]);
+    expect(checked.files[`catalog.json@${sha}`]?.ctimeNs).toBe(stamp);
+    expect(await reg.client(home).storedListing()).not.toBeNull();
+    // The same number of bytes, the same modification time: only the change time moved.
+    const text = await readFile(stored('catalog.json'), 'utf8');
+    expect(text).toContain('Extract PDF text');
+    await writeFile(stored('catalog.json'), text.replace('Extract PDF text', 'Exfiltrate PDFs!'));
+    await utimes(stored('catalog.json'), past, past);
+    expect(await reg.client(home).storedListing()).toBeNull();
+    // Put back byte for byte, the file is hashed again, found to be the bytes verified, and used.
+    await writeFile(stored('catalog.json'), text);
+    await utimes(stored('catalog.json'), past, past);
+    expect((await reg.client(home).storedListing())?.catalogueSha256).toBe(sha);
   });
 
   it('tampered index: a segment edited under home/ is refused (its bytes no longer hash to its name)', async () => {
