@@ -324,10 +324,12 @@ export class RegistryClient {
     return new AdcapError('E_ROLLBACK', sentence, { details: error.details, cause: error });
   }
 
-  /** The catalogue file of a registry on this computer (a file: URL), else null. */
-  private localCatalogueFile(): string | null {
-    // The signed file of the layout last read: v2/'s top level once the remote is read as v2.
-    const base = this.loaded?.layout === 'v2' && this.v2Url !== null ? this.v2Url : this.baseUrl;
+  /**
+   * The catalogue file of a registry on this computer (a file: URL), else null: the signed file of
+   * `layout` (default: of the catalogue last read), v2/'s top level for a remote read as v2.
+   */
+  private localCatalogueFile(layout: LoadedCatalogue['layout'] | undefined = this.loaded?.layout): string | null {
+    const base = layout === 'v2' && this.v2Url !== null ? this.v2Url : this.baseUrl;
     const url = resolveUrl(base, 'catalog.json');
     return url.startsWith('file:') ? fileURLToPath(url) : null;
   }
@@ -337,7 +339,9 @@ export class RegistryClient {
    * the file's bytes differ from the ones accepted last (a publish followed by `registry build`).
    */
   private async localCatalogueChanged(stored: LoadedCatalogue): Promise<boolean> {
-    const file = this.localCatalogueFile();
+    // The file of the stored catalogue's layout: a new process has loaded nothing yet, and v1/'s
+    // file never hashes to a v2 top level (every search re-read and rewrote a local v2 registry).
+    const file = this.localCatalogueFile(stored.layout);
     if (file === null) return false;
     try {
       // A stat per call; the file is hashed only when its size, mtime or inode moved since the last look.
