@@ -113,24 +113,54 @@ function scalarBelowOrder(s: Uint8Array): boolean {
   return lessThan(s, L_LE);
 }
 
-/** Whether this Node's crypto signs and verifies Ed25519 (RFC 8032 §7.1 test 1); Electron builds may not. */
-function opensslWorks(): boolean {
+/** RFC 8032 §7.1 test 1: a seed, its public key, and its signature of the empty message. */
+const RFC8032_TEST1 = {
+  seed: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+  publicKey: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+  signature:
+    'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+};
+
+/**
+ * Whether this Node's crypto verifies Ed25519 (Electron builds may not): test 1's signature
+ * verifies, and with one bit of it changed does not. Verification only: deriving a key and
+ * signing as well cost every process that checks a signature 6-13 ms more (keys and signatures
+ * are made by publishers only, and checked apart: opensslSigns).
+ */
+function opensslVerifies(): boolean {
   try {
-    const seed = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
-    const publicKey = openssl.publicKeyFromSeed(seed);
-    const signature = openssl.sign(new Uint8Array(0), seed);
+    const publicKey = Buffer.from(RFC8032_TEST1.publicKey, 'hex');
+    const signature = Buffer.from(RFC8032_TEST1.signature, 'hex');
+    const changed = Buffer.from(signature);
+    changed[10] = (changed[10] ?? 0) ^ 1;
+    return openssl.verify(signature, new Uint8Array(0), publicKey) && !openssl.verify(changed, new Uint8Array(0), publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether this Node's crypto derives Ed25519 keys and signs: test 1's public key and signature from its seed. */
+function opensslSigns(): boolean {
+  try {
+    const seed = Buffer.from(RFC8032_TEST1.seed, 'hex');
     return (
-      Buffer.from(publicKey).toString('hex') === 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a' &&
-      openssl.verify(signature, new Uint8Array(0), publicKey)
+      Buffer.from(openssl.publicKeyFromSeed(seed)).toString('hex') === RFC8032_TEST1.publicKey &&
+      Buffer.from(openssl.sign(new Uint8Array(0), seed)).toString('hex') === RFC8032_TEST1.signature
     );
   } catch {
     return false;
   }
 }
 
-let chosen: Ed25519 | undefined;
-function impl(): Ed25519 {
-  return (chosen ??= opensslWorks() ? openssl : noble);
+let verifier: Ed25519 | undefined;
+let signer: Ed25519 | undefined;
+const verifyImpl = (): Ed25519 => (verifier ??= opensslVerifies() ? openssl : noble);
+const signImpl = (): Ed25519 => (signer ??= opensslSigns() ? openssl : noble);
+
+/** Which implementation verifies and which signs in this process (the tests check node:crypto's is chosen here). */
+export function ed25519InUse(): { verify: 'node:crypto' | '@noble/ed25519'; sign: 'node:crypto' | '@noble/ed25519' } {
+  const name = (chosen: Ed25519): 'node:crypto' | '@noble/ed25519' => (chosen === openssl ? 'node:crypto' : '@noble/ed25519');
+  return { verify: name(verifyImpl()), sign: name(signImpl()) };
 }
 
 /** Both implementations, for the tests that compare them. */
@@ -141,11 +171,11 @@ export function randomSeed(): Uint8Array {
 }
 
 export function publicKeyFromSeed(seed: Uint8Array): Uint8Array {
-  return impl().publicKeyFromSeed(seed);
+  return signImpl().publicKeyFromSeed(seed);
 }
 
 export function signBytes(message: Uint8Array, seed: Uint8Array): Uint8Array {
-  return impl().sign(message, seed);
+  return signImpl().sign(message, seed);
 }
 
 /**
@@ -154,5 +184,5 @@ export function signBytes(message: Uint8Array, seed: Uint8Array): Uint8Array {
  * false instead of throwing.
  */
 export function verifyBytes(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  return impl().verify(signature, message, publicKey);
+  return verifyImpl().verify(signature, message, publicKey);
 }

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
-import { ed25519Implementations, publicKeyFromSeed, signBytes, verifyBytes } from '../../../sdk/src/trust/ed25519.js';
+import { ed25519Implementations, ed25519InUse, publicKeyFromSeed, signBytes, verifyBytes } from '../../../sdk/src/trust/ed25519.js';
 import { mulberry32 } from '../../helpers/prng.js';
 
 const { openssl, noble } = ed25519Implementations;
@@ -68,7 +68,8 @@ describe('Ed25519 through node:crypto and @noble', () => {
         expect(impl.verify(bytes(v.sig), bytes(v.msg), bytes(v.pub))).toBe(true);
       }
     }
-    // What the SDK uses on this Node is node:crypto, and it gives the same bytes.
+    // What the SDK uses on this Node is node:crypto (its self-tests pass), and it gives the same bytes.
+    expect(ed25519InUse()).toEqual({ verify: 'node:crypto', sign: 'node:crypto' });
     expect(hex(signBytes(bytes(VECTORS[1]!.msg), bytes(VECTORS[1]!.seed)))).toBe(VECTORS[1]!.sig);
     expect(hex(publicKeyFromSeed(bytes(VECTORS[2]!.seed)))).toBe(VECTORS[2]!.pub);
   });
