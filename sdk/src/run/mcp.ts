@@ -50,7 +50,11 @@ export interface McpServeOptions {
 
 /** A running MCP server from `mcpServe()`: when it closes, and how to close it. */
 export interface McpServerHandle {
-  /** Resolves when the client disconnects (stdin ends) or close() is called. */
+  /**
+   * Resolves when the client disconnects (stdin ends) or close() is called, once every tool run
+   * the server started has ended: a call is answered at the tool's checked and audited result,
+   * while its process may still be exiting and its sandbox being removed.
+   */
   closed: Promise<void>;
   /** Stops the server and closes its transport; resolves once `closed` has. */
   close(): Promise<void>;
