@@ -1,7 +1,7 @@
 // `adcap mcp` answers a tools/call once the tool's result is read, checked and audited, without
 // waiting for the tool's process to exit; it still exits only after that run has ended. A real
 // `adcap mcp` child process, a real tool in bubblewrap that lingers after its result.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADCAP_FIXTURE, exited, spawnTs, waitForLine } from '../../helpers/spawn-ts.js';
@@ -36,10 +36,7 @@ function toolProcesses(): number[] {
   return pids;
 }
 
-function auditLines(): string[] {
-  const file = join(h.home, 'audit', `${new Date().toISOString().slice(0, 7)}.jsonl`);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
+const auditLines = (): string[] => h.auditLines();
 
 describe('adcap mcp answers a call at its result', () => {
   it('answers while the tool still lingers, with its audit line written; exits only once the tool is stopped', async () => {

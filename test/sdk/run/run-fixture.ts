@@ -1,6 +1,7 @@
 // Shared setup for the run tests: real packages built from test/fixtures/tools/, sideloaded into a
 // temp home through the lead's install lifecycle, and an Arcotheon that runs them under real
 // bubblewrap (the platform default) unless a test says otherwise.
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -103,6 +104,12 @@ export class RunHome {
   async install(spec: CapabilityFixture, arc: Arcotheon = this.arc()): Promise<void> {
     const file = await this.build(spec);
     await arc.install({ file }, { approve: () => true, allowUnsigned: true });
+  }
+
+  /** The lines of this month's audit log of the home (home/audit/<yyyy-mm>.jsonl), none when there is none. */
+  auditLines(): string[] {
+    const file = join(this.home, 'audit', `${new Date().toISOString().slice(0, 7)}.jsonl`);
+    return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
   }
 
   async remove(): Promise<void> {

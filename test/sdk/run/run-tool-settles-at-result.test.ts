@@ -1,8 +1,6 @@
 // runToolIn's onSettled (RunInternals): the MCP server answers a call once the tool's result is
 // read, checked and audited, while the tool's process exits; never for a run whose outcome can
 // still change after the result. Real tools under real bubblewrap.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToolIn } from '../../../sdk/src/run/run-tool.js';
 import type { Arcotheon } from '../../../sdk/src/store/arcotheon.js';
@@ -36,10 +34,7 @@ afterAll(async () => {
   await h.remove();
 });
 
-function auditLines(): string[] {
-  const file = join(storeOf(arc).home.auditDir, `${new Date().toISOString().slice(0, 7)}.jsonl`);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
+const auditLines = (): string[] => h.auditLines();
 
 /** Runs `tool` with onSettled; records when it was called, with what, and what the audit log held then. */
 async function runRecorded(tool: string, mode: string) {

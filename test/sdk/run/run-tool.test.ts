@@ -47,10 +47,7 @@ afterAll(async () => {
 });
 
 /** The lines of this month's audit log of the test home. */
-function auditLines(): string[] {
-  const file = join(storeOf(arc).home.auditDir, `${new Date().toISOString().slice(0, 7)}.jsonl`);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
+const auditLines = (): string[] => h.auditLines();
 const lastAuditLine = (): Record<string, unknown> => JSON.parse(auditLines().at(-1) ?? '{}') as Record<string, unknown>;
 
 /** Host processes whose command line contains `token`. */

@@ -13,6 +13,7 @@ import { TestRegistry } from '../../../helpers/test-registry.js';
 
 let reg: TestRegistry;
 let home: string;
+const remoteFile = (name: string): Promise<string> => readFile(join(home, 'remotes', 'test', name), 'utf8');
 
 beforeEach(async () => {
   reg = await TestRegistry.create();
@@ -90,5 +91,26 @@ describe('RegistryClient over a stored v2 catalogue opens its search index only 
     expect((await client.record('acme/pdf'))?.latest).toBe('1.0.0');
     expect((await readdir(dir)).some((name) => name.endsWith('.seg'))).toBe(true);
     expect((await client.search('csv')).map((hit) => hit.id)).toEqual(['acme/csv']);
+  });
+});
+
+describe('a registry on this computer read as v2', () => {
+  // The embedded example registry is one. Its top level was read again by every new process: the
+  // check for a changed local catalogue hashed v1/'s file (no layout loaded yet) and compared it
+  // with the stored v2 top level, so each search fetched, verified and rewrote the remote.
+  it('is not read again by a new client while its top level is unchanged; it is once that changes', async () => {
+    expect((await reg.client(home, { layout: 'auto' }).update()).layout).toBe('v2');
+    const state = await remoteFile('state.json');
+    const attempt = await remoteFile('attempt.json');
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a re-read would record a later time
+    const hits = await reg.client(home, { layout: 'auto' }).search('pdf');
+    expect(hits.map((hit) => hit.id)).toEqual(['acme/pdf']);
+    expect(await remoteFile('state.json')).toBe(state);
+    expect(await remoteFile('attempt.json')).toBe(attempt);
+    // Published and built again: the next new client reads the new top level at once.
+    await reg.publish({ id: 'acme/pdf-forms', version: '1.0.0', summary: 'Fill PDF forms' });
+    await reg.build();
+    expect((await reg.client(home, { layout: 'auto' }).search('pdf')).map((hit) => hit.id).sort()).toEqual(['acme/pdf', 'acme/pdf-forms']);
+    expect(await remoteFile('state.json')).not.toBe(state);
   });
 });
