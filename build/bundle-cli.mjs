@@ -92,7 +92,9 @@ export const LAZY_PACKAGES = ['ajv/dist/2020.js', 'ajv-formats', 'semver', 'yaml
  * CommonJS package's default to an ES module) forwards every property read, call and `new`. The
  * package itself is a require() that esbuild bundles as a CommonJS module, which runs when first
  * required: on the first of those uses. A named import of anything but a function fails the build
- * (no matching export), so nothing is read from a package before it is loaded.
+ * (no matching export), so nothing is read from a package before it is loaded. A class these
+ * packages export is constructed (a named import) or reached through the default export (for
+ * `instanceof`, statics); a class of ours extending a named import would not get its prototype.
  */
 export function lazyPackages(packages = LAZY_PACKAGES) {
   const pattern = new RegExp(`^(${packages.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
@@ -166,7 +168,8 @@ async function bundle(name) {
     //   V8 then kept it as a two-byte string. Identifiers keep their names, so stack traces stay readable;
     // - Node's own modules through require() (builtinsThroughRequire): an ES import of one builds its
     //   ES module facade, reading every export, and a few exports are getters that load more of Node
-    //   (fs.promises, fs.ReadStream's streams). Measured: `adcap list` 444 -> 410 ms of CPU.
+    //   (fs.promises, fs.ReadStream's streams). Measured: `adcap list` 444 -> 410 ms of CPU;
+    // - the CommonJS packages few commands use run on their first use (lazyPackages).
     options.plugins = [lazyPackages(), builtinsThroughRequire(), generatedValidatorsRequireBundled(), ...options.plugins];
     const outdir = dirname(outfile);
     delete options.outfile;
