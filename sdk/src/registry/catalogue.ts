@@ -150,9 +150,12 @@ export function verifyTopLevel(
   state: CatalogueState & { sameLayout: boolean },
 ): VerifiedTopLevel {
   const catalogueSha256 = sha256Hex(bytes);
-  const { payload: signed, signedBy } = checkCatalogueSignature(parseCatalogueBytes(bytes), rootKeys, CATALOG_V2_CONTEXT);
+  // As for a catalogue (CatalogueState.verifiedBefore): the signature of the very bytes a full check
+  // accepted under the same keys is not checked again; the shape, floor and freshness always are.
+  const before = verifiedBefore(bytes, catalogueSha256, rootKeys, state);
+  const { payload: signed, signedBy } = before?.signed ?? checkCatalogueSignature(parseCatalogueBytes(bytes), rootKeys, CATALOG_V2_CONTEXT);
   const payload = checkTopLevelPayload(signed);
-  const payloadSha256 = sha256Hex(canonicalBytes(payload));
+  const payloadSha256 = before?.payloadSha256 ?? sha256Hex(canonicalBytes(payload));
   const floor: CatalogueState = { ...state };
   if (!state.sameLayout) {
     delete floor.payloadSha256;
@@ -161,6 +164,16 @@ export function verifyTopLevel(
   checkCatalogueSequence(payload, { catalogueSha256, payloadSha256: () => payloadSha256 }, floor);
   checkCatalogueFreshness(payload, state);
   return { payload, signedBy, catalogueSha256, payloadSha256 };
+}
+
+/** The record of a verified v2 top level, for CatalogueState.verifiedBefore on a later load. */
+export function topLevelVerificationRecord(verified: VerifiedTopLevel, rootKeys: readonly RootKey[]): CatalogueVerificationRecord {
+  return {
+    catalogueSha256: verified.catalogueSha256,
+    rootKeys: rootKeysDigest(rootKeys),
+    signedBy: [...verified.signedBy],
+    payloadSha256: verified.payloadSha256,
+  };
 }
 
 /** The record of a verified catalogue, for CatalogueState.verifiedBefore on a later load; null without its bytes' digest. */

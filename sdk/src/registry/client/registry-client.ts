@@ -36,9 +36,11 @@ import {
   checkCatalogueFreshness,
   publisherTrustedKeys,
   rootKeysDigest,
+  topLevelVerificationRecord,
   verifyCatalogue,
   verifyTopLevel,
   type VerifiedCatalogue,
+  type VerifiedTopLevel,
 } from '../catalogue.js';
 import { compareVersions } from '../documents.js';
 import { binOf } from '../layout-v2.js';
@@ -441,6 +443,7 @@ export class RegistryClient {
       await this.v2Store.writeTopLevel(bytes).catch((error: unknown) => {
         throw asAdcapError(error, `Cannot store the catalogue in ${this.v2Store.dir}`);
       });
+      await this.saveTopLevelVerification(verified);
       await this.store.save(null, {
         sequence: verified.payload.sequence,
         payloadSha256: verified.payloadSha256,
@@ -462,16 +465,29 @@ export class RegistryClient {
     state?: RemoteState,
     options: { belowMinimum?: boolean } = {},
   ): Promise<{ verified: ReturnType<typeof verifyTopLevel>; snapshot: V2Snapshot } | null> {
-    const bytes = await this.v2Store.readTopLevel();
+    const [bytes, record] = await Promise.all([
+      this.v2Store.readTopLevel(),
+      this.store.readVerification(this.store.topLevelVerificationPath),
+    ]);
     if (bytes === null) return null;
     const floor = state === undefined ? {} : floorOf(state);
+    // The signature of the very bytes a full check accepted under the same keys is not checked
+    // again (v2-verified.json, keyed by their SHA-256); any difference means the full check.
     const verified = verifyTopLevel(bytes, this.remote.rootKeys, {
       ...floor,
       ...(this.remote.minSequence === undefined || options.belowMinimum === true ? {} : { minSequence: this.remote.minSequence }),
+      ...(record === null ? {} : { verifiedBefore: record }),
       maxAgeMs: Number.MAX_SAFE_INTEGER,
       now: this.now(),
       sameLayout: true,
     });
+    if (
+      record === null ||
+      record.catalogueSha256 !== verified.catalogueSha256 ||
+      record.rootKeys !== rootKeysDigest(this.remote.rootKeys)
+    ) {
+      await this.saveTopLevelVerification(verified);
+    }
     const snapshot = await loadSnapshot(this.v2Store, verified.payload);
     return snapshot === null ? null : { verified, snapshot };
   }
@@ -934,6 +950,11 @@ export class RegistryClient {
   }
 
   /** Keeps what a full verification of the stored bytes found, for the next load of the same bytes. */
+  /** Records a full verification of the stored v2 top level (a cache: a failure only costs a full check). */
+  private async saveTopLevelVerification(verified: VerifiedTopLevel): Promise<void> {
+    await this.store.saveVerification(topLevelVerificationRecord(verified, this.remote.rootKeys), this.store.topLevelVerificationPath);
+  }
+
   private async saveVerification(verified: VerifiedCatalogue): Promise<void> {
     const record = catalogueVerificationRecord(verified, this.remote.rootKeys);
     if (record !== null) await this.store.saveVerification(record);

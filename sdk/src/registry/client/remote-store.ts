@@ -9,6 +9,7 @@
  *                      digest of the root keys, signers, payload digest): a later load of the same
  *                      bytes under the same keys skips the signature check (verifyCatalogue's
  *                      verifiedBefore); a cache, so a missing or damaged one only costs a full check
+ *   v2-verified.json   the same record for v2/catalog.json, the top level of a remote read as v2
  *   checked.json       the stat stamp catalog.json had when it was last hashed and found to be the
  *                      bytes state.json names (search-index/verified-files.ts): a read whose file
  *                      still has that stamp is not hashed again; a cache like verified.json
@@ -118,9 +119,16 @@ export class RemoteStore {
     return join(this.dir, 'verified.json');
   }
 
-  /** The record of the last full verification, or null when there is none or it is damaged. */
-  async readVerification(): Promise<CatalogueVerificationRecord | null> {
-    const bytes = await readOptional(this.verificationPath).catch(() => null);
+  get topLevelVerificationPath(): string {
+    return join(this.dir, 'v2-verified.json');
+  }
+
+  /**
+   * The record of the last full verification (of catalog.json; of the v2 top level with
+   * `topLevelVerificationPath`), or null when there is none or it is damaged.
+   */
+  async readVerification(path: string = this.verificationPath): Promise<CatalogueVerificationRecord | null> {
+    const bytes = await readOptional(path).catch(() => null);
     if (bytes === null) return null;
     try {
       const value = JSON.parse(bytes.toString('utf8')) as Partial<CatalogueVerificationRecord> | null;
@@ -151,8 +159,8 @@ export class RemoteStore {
   }
 
   /** A cache: a failure to write it only costs the next load a full check. */
-  async saveVerification(record: CatalogueVerificationRecord): Promise<void> {
-    await writeJsonAtomic(this.verificationPath, record).catch(() => undefined);
+  async saveVerification(record: CatalogueVerificationRecord, path: string = this.verificationPath): Promise<void> {
+    await writeJsonAtomic(path, record).catch(() => undefined);
   }
 
   async save(catalogue: Uint8Array | null, state: RemoteState): Promise<void> {

@@ -5,6 +5,7 @@
  * not hash to its pin, a mixed snapshot, a top level signed in the v1 context, and a refresh that
  * follows changed pins only.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -225,6 +226,30 @@ describe('registry client over v2/ (docs/scaling.md)', () => {
     const text = await readFile(path, 'utf8');
     await writeFile(path, text.replace('"capabilities":2', '"capabilities":3'));
     await expect(v2Client().catalogue({ refresh: 'never' })).rejects.toMatchObject({ code: 'E_CATALOG' });
+  });
+
+  it('a stored top level verified in full is recorded by its SHA-256: those bytes under those keys skip the signature check', async () => {
+    await v2Client().update();
+    const remote = (...parts: string[]): string => join(home, 'remotes', 'test', ...parts);
+    const bytes = await readFile(remote('v2', 'catalog.json'));
+    const record = JSON.parse(await readFile(remote('v2-verified.json'), 'utf8')) as Record<string, unknown>;
+    expect(record['catalogueSha256']).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect((await v2Client().catalogue({ refresh: 'never' })).layout).toBe('v2');
+    // The same payload with a broken signature: refused, unless a record names these very bytes.
+    const envelope = JSON.parse(bytes.toString('utf8')) as Envelope<TopLevelPayload>;
+    const signature = envelope.signatures[0] as { sig: string };
+    signature.sig = `${signature.sig.startsWith('A') ? 'B' : 'A'}${signature.sig.slice(1)}`;
+    const broken = Buffer.from(JSON.stringify(envelope));
+    await writeFile(remote('v2', 'catalog.json'), broken);
+    await expect(v2Client().catalogue({ refresh: 'never' })).rejects.toMatchObject({ code: 'E_CATALOG' });
+    await writeFile(
+      remote('v2-verified.json'),
+      JSON.stringify({ ...record, catalogueSha256: createHash('sha256').update(broken).digest('hex') }),
+    );
+    expect((await v2Client().catalogue({ refresh: 'never' })).layout).toBe('v2');
+    // Other root keys pinned: the record is not theirs, so the full check runs (and refuses).
+    const other = reg.client(home, { layout: 'auto', remote: { ...reg.remote(), rootKeys: [generateKey().publicKey] } });
+    await expect(other.catalogue({ refresh: 'never' })).rejects.toMatchObject({ code: 'E_CATALOG' });
   });
 
   it('tampered stored search index: a segment that no longer hashes to its name is rebuilt from the verified pack', async () => {
