@@ -184,7 +184,23 @@ function nonIntegerIn(value: unknown, path: Array<string | number>): boolean {
   return false;
 }
 
-let toolAjv: Ajv2020 | undefined;
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * Whether compiling `schema` needs an Ajv instance that holds the draft 2020-12 meta-schemas: when
+ * it declares another `$schema` (Ajv checks it against that one) or names a json-schema.org
+ * document anywhere else (a `$ref` to a meta-schema). Any other schema is compiled by an instance
+ * made without them (`meta: false`), which is how a publisher schema is compiled in every process
+ * that checks one: adding the meta-schemas was a third of making the instance (4-7 ms of a profile
+ * of `adcap run`); the default `$schema` is checked by the validator compiled ahead of time
+ * (metaSchemaProblem), which an instance with the meta-schemas would not use either.
+ */
+export function needsMetaSchemas(schema: object): boolean {
+  const { $schema, ...rest } = schema as Record<string, unknown>;
+  return ($schema !== undefined && $schema !== DRAFT_2020_12) || JSON.stringify(rest).includes('json-schema.org');
+}
+
+const toolAjv: { lean?: Ajv2020; full?: Ajv2020 } = {};
 
 /**
  * Whether a schema a publisher wrote (a tool's inputSchema/outputSchema) can actually be compiled,
@@ -192,23 +208,24 @@ let toolAjv: Ajv2020 | undefined;
  * resolves nowhere. Returns the compiler's complaint, or undefined. Nothing is fetched.
  */
 export function schemaCompileProblem(schema: object): string | undefined {
-  toolAjv ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false });
+  const options = { strict: false, allErrors: false, validateFormats: false, validateSchema: false } as const;
+  const ajv = needsMetaSchemas(schema)
+    ? (toolAjv.full ??= new Ajv2020(options))
+    : (toolAjv.lean ??= new Ajv2020({ ...options, meta: false }));
   try {
-    const problem = metaSchemaProblem(toolAjv, schema);
+    const problem = metaSchemaProblem(ajv, schema);
     if (problem !== undefined) return problem;
-    toolAjv.compile(schema);
+    ajv.compile(schema);
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message.split('\n')[0] : String(error);
   } finally {
     // Compiled schemas are cached by object and by $id; drop them so manifests never collide or pile up.
-    toolAjv.removeSchema(schema);
+    ajv.removeSchema(schema);
     const id = (schema as { $id?: unknown }).$id;
-    if (typeof id === 'string') toolAjv.removeSchema(id);
+    if (typeof id === 'string') ajv.removeSchema(id);
   }
 }
-
-const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
  * What Ajv's compile checks first, in its words: the schema against the meta-schema it declares.

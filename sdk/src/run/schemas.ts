@@ -10,10 +10,13 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { AdcapError, type ErrorCode } from '../errors.js';
-import { describeSchemaErrors, metaSchemaProblem } from '../format/json-schema.js';
+import { describeSchemaErrors, metaSchemaProblem, needsMetaSchemas } from '../format/json-schema.js';
 
-let ajv: Ajv2020 | undefined;
-let formatsAdded = false;
+/**
+ * The two instances (json-schema.ts needsMetaSchemas): without the meta-schemas, and with them;
+ * each with the formats once a schema needs them.
+ */
+const instances: { lean?: { ajv: Ajv2020; formats: boolean }; full?: { ajv: Ajv2020; formats: boolean } } = {};
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 256;
 
@@ -21,13 +24,17 @@ function validatorFor(schema: object, what: string): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate !== undefined) return validate;
-  ajv ??= new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, validateSchema: false });
+  const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, validateSchema: false } as const;
+  const instance = needsMetaSchemas(schema)
+    ? (instances.full ??= { ajv: new Ajv2020(options), formats: false })
+    : (instances.lean ??= { ajv: new Ajv2020({ ...options, meta: false }), formats: false });
+  const ajv = instance.ajv;
   // The formats (ajv-formats: ~40 definitions and their patterns) are added before the first schema
   // that can use one: every "format" keyword shows in the schema's text as a "format" key, so no
   // schema is ever compiled without them when it names one (a property called "format" only adds them early).
-  if (!formatsAdded && key.includes('"format":')) {
+  if (!instance.formats && key.includes('"format":')) {
     addFormatsModule.default(ajv);
-    formatsAdded = true;
+    instance.formats = true;
   }
   try {
     // A schema's $id would be registered globally; compile a copy without it so two tools that

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { schemaCompileProblem, schemaValidator } from '../../../sdk/src/format/json-schema.js';
+import { needsMetaSchemas, schemaCompileProblem, schemaValidator } from '../../../sdk/src/format/json-schema.js';
 
 const SCHEMAS = ['capability-1.json', 'workflow-1.json', 'policy-1.json'];
 
@@ -46,9 +46,21 @@ describe("a publisher's tool schema", () => {
     ['a remote $ref', { $ref: 'https://schemas.example/x.json' }],
     ['another meta-schema', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'string' }],
     ['a $schema that is not a string', { $schema: 7, type: 'string' }],
+    // These need the meta-schemas, which the instance for every other schema is made without (needsMetaSchemas).
+    ['a $ref to the 2020-12 meta-schema', { type: 'object', properties: { s: { $ref: 'https://json-schema.org/draft/2020-12/schema' } } }],
+    ['a $ref to one of its vocabularies', { $ref: 'https://json-schema.org/draft/2020-12/meta/validation' }],
+    ['the 2020-12 meta-schema named with a "#"', { $schema: 'https://json-schema.org/draft/2020-12/schema#', type: 'string' }],
   ])('%s: the same verdict and words as Ajv compiling it', (_label, schema) => {
     const expected = stockAjvSays(schema);
     expect(schemaCompileProblem(schema)).toBe(expected);
+  });
+
+  it('needs the meta-schemas only for a schema that names one other than by its own default $schema', () => {
+    expect(needsMetaSchemas({ type: 'object', properties: { a: { type: 'string', format: 'email' } } })).toBe(false);
+    expect(needsMetaSchemas({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string' })).toBe(false);
+    expect(needsMetaSchemas({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'string' })).toBe(true);
+    expect(needsMetaSchemas({ properties: { s: { $ref: 'https://json-schema.org/draft/2020-12/schema' } } })).toBe(true);
+    expect(needsMetaSchemas({ $schema: 7 })).toBe(true);
   });
 
   it("refuses with the meta-schema's words", () => {

@@ -95,6 +95,25 @@ describe('a publisher schema that does not compile', () => {
   });
 });
 
+describe('a publisher schema that refers to the draft 2020-12 meta-schema', () => {
+  // Compiled by the instance that holds the meta-schemas (format/json-schema.ts needsMetaSchemas).
+  it('checks data against it: a tool whose input holds a JSON Schema', () => {
+    const input = { type: 'object', properties: { schema: { $ref: 'https://json-schema.org/draft/2020-12/schema' } } };
+    expect(() =>
+      assertMatches(input, { schema: { type: 'string', minLength: 1 } }, 'E_INPUT', 'The input of tool x', 'inputSchema'),
+    ).not.toThrow();
+    const error = thrown(() => assertMatches(input, { schema: { type: 5 } }, 'E_INPUT', 'The input of tool x', 'inputSchema'));
+    expect(error.code).toBe('E_INPUT');
+    expect(error.message).toContain('/schema/type');
+  });
+
+  it('a schema that only declares it as its $schema is checked as any other', () => {
+    const declared = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: ['n'] };
+    expect(() => assertMatches(declared, { n: 1 }, 'E_INPUT', 'The input of tool x', 'inputSchema')).not.toThrow();
+    expect(thrown(() => assertMatches(declared, {}, 'E_INPUT', 'The input of tool x', 'inputSchema')).code).toBe('E_INPUT');
+  });
+});
+
 describe('prepareValidator (an output schema compiled while the tool starts)', () => {
   it('never throws, and leaves a schema that does not compile to assertMatches, which reports it as before', () => {
     const bad = { type: 'object', properties: { n: { type: 'integer', minimum: 'not a number' } } };
