@@ -1,4 +1,4 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import { AdcapError } from '../errors.js';
 import { escapePointer } from './canonical-json.js';
 import { draft2020 } from '../generated/meta-schema-validator.js';
@@ -200,7 +200,18 @@ export function needsMetaSchemas(schema: object): boolean {
   return ($schema !== undefined && $schema !== DRAFT_2020_12) || JSON.stringify(rest).includes('json-schema.org');
 }
 
-const toolAjv: { lean?: Ajv2020; full?: Ajv2020 } = {};
+/** Where a caller keeps its two publisher-schema instances (publisherAjv): without the meta-schemas, and with them. */
+export interface PublisherAjvs {
+  lean?: Ajv2020;
+  full?: Ajv2020;
+}
+
+/** The instance of `ajvs` that compiles `schema` (needsMetaSchemas), made with `options` when first needed. */
+export function publisherAjv(ajvs: PublisherAjvs, options: Options, schema: object): Ajv2020 {
+  return needsMetaSchemas(schema) ? (ajvs.full ??= new Ajv2020(options)) : (ajvs.lean ??= new Ajv2020({ ...options, meta: false }));
+}
+
+const toolAjvs: PublisherAjvs = {};
 
 /**
  * Whether a schema a publisher wrote (a tool's inputSchema/outputSchema) can actually be compiled,
@@ -208,10 +219,7 @@ const toolAjv: { lean?: Ajv2020; full?: Ajv2020 } = {};
  * resolves nowhere. Returns the compiler's complaint, or undefined. Nothing is fetched.
  */
 export function schemaCompileProblem(schema: object): string | undefined {
-  const options = { strict: false, allErrors: false, validateFormats: false, validateSchema: false } as const;
-  const ajv = needsMetaSchemas(schema)
-    ? (toolAjv.full ??= new Ajv2020(options))
-    : (toolAjv.lean ??= new Ajv2020({ ...options, meta: false }));
+  const ajv = publisherAjv(toolAjvs, { strict: false, allErrors: false, validateFormats: false, validateSchema: false }, schema);
   try {
     const problem = metaSchemaProblem(ajv, schema);
     if (problem !== undefined) return problem;

@@ -7,16 +7,14 @@
  * of draft 2020-12 compiled ahead of time (format/json-schema.ts metaSchemaProblem): compiling the
  * meta-schema at run time cost every `adcap run` and every first MCP call of a tool ~60 ms.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { AdcapError, type ErrorCode } from '../errors.js';
-import { describeSchemaErrors, metaSchemaProblem, needsMetaSchemas } from '../format/json-schema.js';
+import { describeSchemaErrors, metaSchemaProblem, publisherAjv, type PublisherAjvs } from '../format/json-schema.js';
 
-/**
- * The two instances (json-schema.ts needsMetaSchemas): without the meta-schemas, and with them;
- * each with the formats once a schema needs them.
- */
-const instances: { lean?: { ajv: Ajv2020; formats: boolean }; full?: { ajv: Ajv2020; formats: boolean } } = {};
+const ajvs: PublisherAjvs = {};
+/** The instances the formats were added to (each once a schema needs them). */
+const withFormats = new WeakSet<Ajv2020>();
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 256;
 
@@ -24,17 +22,13 @@ function validatorFor(schema: object, what: string): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate !== undefined) return validate;
-  const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, validateSchema: false } as const;
-  const instance = needsMetaSchemas(schema)
-    ? (instances.full ??= { ajv: new Ajv2020(options), formats: false })
-    : (instances.lean ??= { ajv: new Ajv2020({ ...options, meta: false }), formats: false });
-  const ajv = instance.ajv;
+  const ajv = publisherAjv(ajvs, { strict: false, allErrors: true, verbose: true, validateFormats: true, validateSchema: false }, schema);
   // The formats (ajv-formats: ~40 definitions and their patterns) are added before the first schema
   // that can use one: every "format" keyword shows in the schema's text as a "format" key, so no
   // schema is ever compiled without them when it names one (a property called "format" only adds them early).
-  if (!instance.formats && key.includes('"format":')) {
+  if (!withFormats.has(ajv) && key.includes('"format":')) {
     addFormatsModule.default(ajv);
-    instance.formats = true;
+    withFormats.add(ajv);
   }
   try {
     // A schema's $id would be registered globally; compile a copy without it so two tools that

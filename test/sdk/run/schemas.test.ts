@@ -107,7 +107,7 @@ describe('a publisher schema that refers to the draft 2020-12 meta-schema', () =
     expect(error.message).toContain('/schema/type');
   });
 
-  it('a schema that only declares it as its $schema is checked as any other', () => {
+  it('a schema that declares it as its $schema and names no other is checked as any other', () => {
     const declared = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: ['n'] };
     expect(() => assertMatches(declared, { n: 1 }, 'E_INPUT', 'The input of tool x', 'inputSchema')).not.toThrow();
     expect(thrown(() => assertMatches(declared, {}, 'E_INPUT', 'The input of tool x', 'inputSchema')).code).toBe('E_INPUT');
